@@ -1,0 +1,56 @@
+/**
+ * The cache store contract. Every tier (memory, Redis) implements `CacheStore`
+ * and passes the one shared contract test (test/cache/store-contract.ts).
+ */
+
+/**
+ * A time-relative number inside the body (`server_timestamp`, `currentTimestamp`,
+ * `timeDiff`): byte range of the number token in `body`. On delivery the range is
+ * replaced by `now` ('now') or `now - base` ('diff'), without touching the JSON.
+ */
+export interface Stamp {
+  start: number;
+  end: number;
+  kind: 'now' | 'diff';
+  /** For 'diff': the item's own timestamp in ms. */
+  base: number;
+}
+
+export interface CacheEntry {
+  key: string;
+  /** HTTP status to answer with (200, or the upstream's 4xx for negative entries). */
+  status: number;
+  /** Ready-to-send identity bytes (links already rewritten, envelope normalized). */
+  body: Buffer;
+  /** Weak validator of the content, stable across re-stamping: W/"...". */
+  etag: string;
+  /** ms epoch when the upstream answered (base of the Age header). */
+  createdAt: number;
+  /** Fresh until (ms epoch). */
+  freshUntil: number;
+  /** Servable stale-while-revalidate until (ms epoch), >= freshUntil. */
+  swrUntil: number;
+  /** Servable stale-if-error until (ms epoch), >= swrUntil. The store drops it after this. */
+  sieUntil: number;
+  /** Best chain head when the fetch started (null if unknown). */
+  head: number | null;
+  /** Stale once the best head is above `head`. */
+  headDependent: boolean;
+  /** May be kept for the endpoint's finalTtlMs once the final height reaches this. */
+  finalAt: number | null;
+  /** An upstream error envelope kept briefly (never served as stale). */
+  negative: boolean;
+  stamps: readonly Stamp[];
+}
+
+export interface CacheStore {
+  readonly name: string;
+  get(key: string): Promise<CacheEntry | undefined>;
+  /** Stores until entry.sieUntil. */
+  set(entry: CacheEntry): Promise<void>;
+  delete(key: string): Promise<void>;
+  close?(): Promise<void>;
+}
+
+export type CacheResult = 'HIT' | 'MISS' | 'STALE' | 'BYPASS';
+export type Encoding = 'br' | 'gzip' | 'identity';

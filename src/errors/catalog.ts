@@ -1,0 +1,108 @@
+/**
+ * The one error catalogue: every error the proxy makes or relays leaves through
+ * here as a well-formed `{code, msg, data: null}` envelope with a stable code and
+ * HTTP status. Foreign errors (undici, ioredis, JSON.parse) are translated at one
+ * boundary, `toProxyError`, so no other module maps exceptions to statuses.
+ */
+
+export const ERRORS = {
+  BAD_PARAMETER: { code: 4001, status: 400, msg: 'invalid parameter' },
+  MISSING_PARAMETER: { code: 4002, status: 400, msg: 'missing parameter' },
+  DUPLICATE_PARAMETER: { code: 4003, status: 400, msg: 'duplicated parameter' },
+  ROUTE_NOT_FOUND: { code: 4040, status: 404, msg: 'no such endpoint' },
+  METHOD_NOT_ALLOWED: { code: 4050, status: 405, msg: 'method not allowed; use GET or HEAD' },
+  RATE_LIMITED: { code: 4290, status: 429, msg: 'rate limit exceeded' },
+  INTERNAL: { code: 5000, status: 500, msg: 'internal error' },
+  UPSTREAM_BAD_RESPONSE: { code: 5021, status: 502, msg: 'upstream sent an invalid response' },
+  UPSTREAM_UNAVAILABLE: { code: 5022, status: 502, msg: 'no upstream available' },
+  UPSTREAM_ERROR: { code: 5023, status: 502, msg: 'upstream error' },
+  UPSTREAM_LAGGING: { code: 5024, status: 502, msg: 'upstream is behind the chain head' },
+  SHUTTING_DOWN: { code: 5030, status: 503, msg: 'server is shutting down' },
+  UPSTREAM_TIMEOUT: { code: 5040, status: 504, msg: 'upstream timed out' },
+  REQUEST_TIMEOUT: { code: 5041, status: 504, msg: 'request timed out' },
+} as const satisfies Record<string, { code: number; status: number; msg: string }>;
+
+export type ErrorKind = keyof typeof ERRORS;
+
+/** Kinds after which an idempotent GET may be tried on another upstream. */
+const RETRYABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
+  'UPSTREAM_BAD_RESPONSE',
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_ERROR',
+  'UPSTREAM_LAGGING',
+  'UPSTREAM_TIMEOUT',
+]);
+
+export class ProxyError extends Error {
+  readonly kind: ErrorKind;
+  readonly code: number;
+  readonly status: number;
+  /** Extra detail for logs only; never sent to clients. */
+  readonly detail: string | undefined;
+
+  constructor(kind: ErrorKind, message?: string, options?: { cause?: unknown; detail?: string }) {
+    const def = ERRORS[kind];
+    super(message ?? def.msg, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ProxyError';
+    this.kind = kind;
+    this.code = def.code;
+    this.status = def.status;
+    this.detail = options?.detail;
+  }
+
+  get retryable(): boolean {
+    return RETRYABLE.has(this.kind);
+  }
+
+  /** The JSON body sent to clients. */
+  toBody(): Buffer {
+    return envelopeBody(this.code, this.message);
+  }
+}
+
+export function envelopeBody(code: number, msg: string, data: unknown = null): Buffer {
+  return Buffer.from(JSON.stringify({ code, msg, data }));
+}
+
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
+const BAD_RESPONSE_CODES = new Set([
+  'UND_ERR_SOCKET',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+  'UND_ERR_RES_EXCEEDED_MAX_SIZE',
+  'ECONNRESET',
+  'EPIPE',
+  'HPE_INVALID_CONSTANT',
+  'HPE_INVALID_CHUNK_SIZE',
+  'HPE_UNEXPECTED_CONTENT_LENGTH',
+]);
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err === 'object' && err !== null && 'code' in err) {
+    const code = (err as { code: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+/** The boundary: any thrown value becomes a ProxyError. */
+export function toProxyError(err: unknown): ProxyError {
+  if (err instanceof ProxyError) return err;
+  const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
+    return new ProxyError('UPSTREAM_TIMEOUT', undefined, { cause: err, detail });
+  }
+  const code = errorCode(err) ?? errorCode(err instanceof Error ? err.cause : undefined);
+  if (code !== undefined) {
+    if (TIMEOUT_CODES.has(code)) return new ProxyError('UPSTREAM_TIMEOUT', undefined, { cause: err, detail });
+    if (BAD_RESPONSE_CODES.has(code)) return new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { cause: err, detail });
+    if (UNAVAILABLE_CODES.has(code)) return new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { cause: err, detail });
+  }
+  if (err instanceof SyntaxError) return new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { cause: err, detail });
+  return new ProxyError('INTERNAL', undefined, { cause: err, detail });
+}

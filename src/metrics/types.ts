@@ -1,0 +1,37 @@
+import type { CacheResult } from '../cache/types.js';
+
+/** Cache result label of a client request; ERROR when the proxy answered with a 5xx it made. */
+export type RequestResult = CacheResult | 'ERROR';
+export type UpstreamOutcome = 'ok' | 'http_error' | 'timeout' | 'bad_response' | 'unavailable' | 'lagging' | 'cancelled';
+export type TierName = 'memory' | 'redis';
+
+/**
+ * Events the components push. Label values come only from bounded sets
+ * (catalogue endpoint names, configured upstream names, fixed enums).
+ * Gauges (sizes, heads, breaker states) are pulled at scrape time from
+ * `MetricSources` instead.
+ */
+export interface Metrics {
+  request(endpoint: string, status: number, result: RequestResult, seconds: number): void;
+  upstreamRequest(upstream: string, endpoint: string, outcome: UpstreamOutcome, seconds: number): void;
+  upstreamRetry(endpoint: string): void;
+  upstreamHedge(endpoint: string): void;
+  singleFlightJoin(endpoint: string): void;
+  /** A request answered without an upstream request (hit, stale, joined flight). */
+  upstreamSaved(endpoint: string): void;
+  cacheEviction(tier: TierName): void;
+  tierError(tier: TierName, op: 'get' | 'set' | 'delete' | 'publish'): void;
+  rateLimited(): void;
+}
+
+export const noopMetrics: Metrics = {
+  request() {},
+  upstreamRequest() {},
+  upstreamRetry() {},
+  upstreamHedge() {},
+  singleFlightJoin() {},
+  upstreamSaved() {},
+  cacheEviction() {},
+  tierError() {},
+  rateLimited() {},
+};

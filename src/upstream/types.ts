@@ -1,0 +1,54 @@
+import type { ChainView } from '../chain/types.js';
+import type { EndpointName, Freshness } from '../catalogue/types.js';
+
+export interface UpstreamRequest {
+  /** Path and query relative to the upstream's base URL, e.g. `/tx/list?page=1&page_size=20`. */
+  path: string;
+  endpoint: EndpointName;
+  /** 'head': only upstreams within maxLagBlocks of the best head. */
+  freshness: Freshness;
+  /**
+   * Extra acceptance check on a parsed answer; a returned string rejects that
+   * answer as UPSTREAM_LAGGING (or the reason) and the next upstream is tried.
+   * Used e.g. to keep block/max monotonic.
+   */
+  accept?: ((res: UpstreamResponse) => string | null) | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  body: Buffer;
+  /** JSON.parse(body): always a non-null object (anything else is UPSTREAM_BAD_RESPONSE). */
+  json: Record<string, unknown>;
+  /** Configured name of the upstream that answered. */
+  upstream: string;
+  durationMs: number;
+  attempts: number;
+}
+
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
+export interface UpstreamStatus {
+  name: string;
+  url: string;
+  healthy: boolean;
+  lagging: boolean;
+  head: number | null;
+  lag: number | null;
+  breaker: BreakerState;
+  inFlight: number;
+  latencyP50Ms: number | null;
+  latencyP99Ms: number | null;
+  lastError: string | null;
+}
+
+/** The upstream pool (one or more backends). Rejects only with ProxyError. */
+export interface UpstreamPool {
+  fetch(req: UpstreamRequest): Promise<UpstreamResponse>;
+  readonly chain: ChainView;
+  status(): UpstreamStatus[];
+  /** At least one upstream healthy and not lagging. */
+  ready(): boolean;
+  close(): Promise<void>;
+}

@@ -1,0 +1,100 @@
+/**
+ * A controllable fake upstream on a real socket (port 0), in the spirit of
+ * @fastify/reply-from's test servers and erpc's fake_server.go. Tests swap the
+ * handler at will and read the request log.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+}
+
+export interface FakeUpstream {
+  url: string;
+  requests: RecordedRequest[];
+  /** Requests whose path (without query) equals `path` (leading slash optional). */
+  count(path?: string): number;
+  setHandler(handler: Handler): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeUpstream(handler: Handler = serveFixtures()): Promise<FakeUpstream> {
+  let current = handler;
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
+    Promise.resolve(current(req, res)).catch((err: unknown) => {
+      res.statusCode = 599;
+      res.end(String(err));
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    count(path?: string) {
+      if (path === undefined) return requests.length;
+      const want = path.startsWith('/') ? path : `/${path}`;
+      return requests.filter((r) => r.url.split('?')[0] === want).length;
+    },
+    setHandler(h) {
+      current = h;
+    },
+    close() {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface Fixture {
+  path: string;
+  query: string;
+  body: string;
+}
+
+const FIXTURE_FILE = fileURLToPath(new URL('../../../shared/fixtures/datacenter-examples.json', import.meta.url));
+
+export function loadFixtures(): Fixture[] {
+  return JSON.parse(readFileSync(FIXTURE_FILE, 'utf8')) as Fixture[];
+}
+
+export function sendJson(res: ServerResponse, status: number, body: string | Buffer): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json');
+  res.end(body);
+}
+
+/** Serves each fixture's raw body at its path, whatever the query; unknown paths get a 404 envelope. */
+export function serveFixtures(fixtures: Fixture[] = loadFixtures()): Handler {
+  const byPath = new Map(fixtures.map((f) => [`/${f.path}`, f.body]));
+  return (req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const body = byPath.get(path);
+    if (body === undefined) sendJson(res, 404, '{"code":404,"msg":"not found","data":null}');
+    else sendJson(res, 200, body);
+  };
+}
+
+/** Resolves when `predicate` holds, polling without fixed sleeps in the assertion itself. */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
