@@ -6,6 +6,7 @@
  */
 
 export const ERRORS = {
+  BAD_REQUEST: { code: 4000, status: 400, msg: 'bad request' },
   BAD_PARAMETER: { code: 4001, status: 400, msg: 'invalid parameter' },
   MISSING_PARAMETER: { code: 4002, status: 400, msg: 'missing parameter' },
   DUPLICATE_PARAMETER: { code: 4003, status: 400, msg: 'duplicated parameter' },

@@ -1,0 +1,103 @@
+/**
+ * recv → hash → lookup → fetch → deliver for the 22 catalogue endpoints.
+ * Validation runs before any lookup: an invalid request gets a 400 envelope
+ * naming the parameter, and never reaches the cache or the upstream.
+ * A fresh memory hit is answered synchronously (no promise, no JSON work).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { Catalogue } from '../catalogue/index.js';
+import { canonicalize } from '../catalogue/canonicalize.js';
+import type { EndpointDef, ParamLimits } from '../catalogue/types.js';
+import type { ChainView } from '../chain/types.js';
+import type { AccessLog } from '../config/types.js';
+import { ProxyError, toProxyError } from '../errors/catalog.js';
+import type { Metrics } from '../metrics/types.js';
+import type { Resolution, Resolver } from '../pipeline/resolver.js';
+import { deliver, deliverError } from './deliver.js';
+
+export interface ApiRouteDeps {
+  catalogue: Catalogue;
+  resolver: Resolver;
+  chain: ChainView;
+  metrics: Metrics;
+  limits: ParamLimits & { requestTimeoutMs: number };
+  accessLog: AccessLog;
+  clock: () => number;
+  logger: Logger;
+}
+
+function rawQuery(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? '' : url.slice(q + 1);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ProxyError('REQUEST_TIMEOUT')), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): void {
+  const { resolver, chain, metrics, limits, accessLog, clock } = deps;
+
+  const finish = (request: FastifyRequest, endpoint: EndpointDef, started: number, status: number, res: Resolution | null, err: ProxyError | null): void => {
+    const seconds = (performance.now() - started) / 1000;
+    const result = res !== null ? res.result : err !== null && err.status >= 500 ? 'ERROR' : 'BYPASS';
+    metrics.request(endpoint.name, status, result, seconds);
+    if (accessLog === 'off' || (accessLog === 'misses' && result === 'HIT')) return;
+    request.log.info(
+      {
+        endpoint: endpoint.name,
+        cache: result,
+        status,
+        upstream: res?.upstream ?? undefined,
+        upstreamMs: res?.upstreamMs ?? undefined,
+        ms: Math.round(seconds * 10_000) / 10,
+        stale: res?.staleReason ?? undefined,
+        err: err?.message ?? res?.error?.message ?? undefined,
+        detail: err?.detail ?? res?.error?.detail ?? undefined,
+      },
+      'request',
+    );
+  };
+
+  const handlerFor = (endpoint: EndpointDef) =>
+    function handler(request: FastifyRequest, reply: FastifyReply): void {
+      const started = performance.now();
+      let req;
+      try {
+        req = canonicalize(endpoint, rawQuery(request.raw.url ?? ''), limits);
+      } catch (e) {
+        const err = toProxyError(e);
+        deliverError(reply, err, 'BYPASS', chain.bestHead());
+        finish(request, endpoint, started, err.status, null, err);
+        return;
+      }
+      const now = clock();
+      const fast = resolver.hit(req, now);
+      if (fast !== undefined) {
+        metrics.upstreamSaved(endpoint.name);
+        deliver(request, reply, fast, now, chain.bestHead());
+        finish(request, endpoint, started, reply.statusCode, fast, null);
+        return;
+      }
+      withTimeout(resolver.resolve(req), limits.requestTimeoutMs).then(
+        (res) => {
+          deliver(request, reply, res, clock(), chain.bestHead());
+          finish(request, endpoint, started, reply.statusCode, res, null);
+        },
+        (e: unknown) => {
+          const err = toProxyError(e);
+          deliverError(reply, err, 'MISS', chain.bestHead());
+          finish(request, endpoint, started, err.status, null, err);
+        },
+      );
+    };
+
+  for (const endpoint of deps.catalogue.all()) {
+    app.get(`/${endpoint.name}`, handlerFor(endpoint));
+  }
+}

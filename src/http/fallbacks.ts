@@ -1,0 +1,38 @@
+/**
+ * Everything that is not a catalogue GET/HEAD: CORS preflight, 405 for other
+ * methods on known paths, 404 for unknown paths, and Fastify's own errors —
+ * all as `{code, msg, data}` envelopes.
+ */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ProxyError } from '../errors/catalog.js';
+import { CORS_HEADERS } from './deliver.js';
+
+export function registerFallbacks(app: FastifyInstance, knownPaths: ReadonlySet<string>): void {
+  const send = (reply: import('fastify').FastifyReply, err: ProxyError) =>
+    reply.code(err.status).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').headers(CORS_HEADERS).send(err.toBody());
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = (request.raw.url ?? '/').split('?')[0] ?? '/';
+    if (!knownPaths.has(path)) return send(reply, new ProxyError('ROUTE_NOT_FOUND', `no such endpoint: ${path.slice(0, 80)}`));
+    if (request.method === 'OPTIONS') {
+      return reply
+        .code(204)
+        .headers(CORS_HEADERS)
+        .header('access-control-allow-methods', 'GET, HEAD, OPTIONS')
+        .header('access-control-allow-headers', 'If-None-Match, Accept-Encoding, Content-Type')
+        .header('access-control-max-age', '86400')
+        .send();
+    }
+    reply.header('allow', 'GET, HEAD, OPTIONS');
+    return send(reply, new ProxyError('METHOD_NOT_ALLOWED'));
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status < 500) {
+      return send(reply, new ProxyError('BAD_REQUEST', `bad request: ${error.message.slice(0, 120)}`));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return send(reply, new ProxyError('INTERNAL'));
+  });
+}

@@ -1,0 +1,71 @@
+/**
+ * `npm start`: validate the configuration once, start the built-in chain
+ * simulator when no upstream is configured, serve, and shut down gracefully on
+ * SIGTERM/SIGINT (stop accepting, finish in-flight requests, close pools).
+ */
+import { pino } from 'pino';
+import { loadConfig, ConfigError } from './config/load.js';
+import { helpText } from './config/help.js';
+import { startProxy } from './app.js';
+import { startSimulator } from './sim/index.js';
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(helpText());
+    return;
+  }
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`chainproxy: invalid configuration\n${err.message}\n(see npm start -- --help)\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = pino({ level: config.logLevel });
+
+  let simulator: Awaited<ReturnType<typeof startSimulator>> | null = null;
+  if (config.upstreamUrls.length === 0) {
+    simulator = await startSimulator({
+      port: 0,
+      blockIntervalMs: config.simulator.blockIntervalMs,
+      seed: config.simulator.seed,
+      advertisedUrl: 'http://data.nebulas.io',
+    });
+    config = { ...config, upstreamUrls: [simulator.url] };
+    logger.info(
+      { simulator: simulator.url },
+      `no UPSTREAM_URLS configured: serving the built-in chain simulator; try ${config.publicBaseUrl}/block/max`,
+    );
+  }
+
+  const proxy = await startProxy(config, { logger });
+  logger.info({ url: proxy.url, upstreams: config.upstreamUrls, publicBaseUrl: config.publicBaseUrl, redis: config.redisUrl !== null }, 'chainproxy listening');
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    const force = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    void (async () => {
+      await proxy.close();
+      await simulator?.close();
+      logger.info('bye');
+      process.exit(0);
+    })();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`chainproxy: failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,208 @@
+/**
+ * The request pipeline after validation: lookup (memory, then the second
+ * tier), single flight to the upstream pool on a miss, store, and the stale
+ * rules. Callable in-process (`resolve(canonicalRequest)`) so aggregate
+ * endpoints compose lookups without HTTP hops.
+ *
+ *   fresh in memory        → HIT   (synchronous fast path: `hit()`)
+ *   stale (SWR window)     → STALE at once, one background refresh
+ *   finalAt reached        → promoted to the final TTL, HIT
+ *   fresh in second tier   → HIT, memory filled with the remaining TTL
+ *   otherwise              → join or lead one flight → MISS (BYPASS if not storable)
+ *   flight failed          → STALE from the stale-if-error window, else the error
+ */
+import type { Logger } from 'pino';
+import type { CanonicalRequest } from '../catalogue/types.js';
+import type { ChainView } from '../chain/types.js';
+import type { CacheEntry, CacheResult, CacheStore } from '../cache/types.js';
+import { entryState, promoteIfFinal } from '../cache/entry.js';
+import type { MemoryEntry, MemoryStore } from '../cache/memory-store.js';
+import { toProxyError, type ProxyError } from '../errors/catalog.js';
+import type { Metrics } from '../metrics/types.js';
+import type { FetchStage } from './fetch-stage.js';
+import { SingleFlight } from './single-flight.js';
+
+/** Fleet-wide single flight (issue 5): a Redis lease so one replica fetches for all. */
+export interface FleetCoordinator {
+  acquire(key: string): Promise<boolean>;
+  waitForFill(key: string): Promise<CacheEntry | undefined>;
+  release(key: string): Promise<void>;
+}
+
+export interface Resolution {
+  result: CacheResult;
+  entry: CacheEntry;
+  /** The memory-tier wrapper (compressed variants) when the entry is stored there. */
+  mem: MemoryEntry | undefined;
+  upstream: string | null;
+  upstreamMs: number | null;
+  /** Why a stale entry was served instead of a fresh answer. */
+  staleReason: 'revalidate' | 'error' | null;
+  error: ProxyError | null;
+}
+
+interface Filled {
+  entry: CacheEntry;
+  stored: boolean;
+  upstream: string | null;
+  upstreamMs: number | null;
+}
+
+export interface ResolverDeps {
+  memory: MemoryStore;
+  second: CacheStore | null;
+  fetcher: FetchStage;
+  chain: ChainView;
+  fleet: FleetCoordinator | null;
+  metrics: Metrics;
+  clock: () => number;
+  logger: Logger;
+}
+
+type Judged = { state: 'fresh' | 'stale' | 'error-only' | 'dead'; entry: CacheEntry };
+
+export class Resolver {
+  readonly #d: ResolverDeps;
+  readonly #flights = new SingleFlight<Filled>();
+
+  constructor(deps: ResolverDeps) {
+    this.#d = deps;
+  }
+
+  /** Synchronous fast path: a fresh memory entry, or undefined. */
+  hit(req: CanonicalRequest, now: number): Resolution | undefined {
+    const mem = this.#d.memory.peek(req.key);
+    if (mem === undefined || entryState(mem.entry, now, this.#d.chain) !== 'fresh') return undefined;
+    return { result: 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
+  }
+
+  async resolve(req: CanonicalRequest): Promise<Resolution> {
+    const { memory, second, clock } = this.#d;
+    const now = clock();
+    let fallback: CacheEntry | undefined;
+
+    const mem = memory.peek(req.key);
+    if (mem !== undefined) {
+      const j = await this.#judge(req, mem.entry, now);
+      const served = this.#serve(req, j, memory.peek(req.key) ?? mem);
+      if (served !== undefined) return served;
+      if (j.state === 'error-only') fallback = j.entry;
+    }
+
+    if (second !== null) {
+      const found = await second.get(req.key);
+      if (found !== undefined) {
+        const j = await this.#judge(req, found, now);
+        if (j.state === 'fresh' || j.state === 'stale') {
+          await memory.set(j.entry);
+          const served = this.#serve(req, j, memory.peek(req.key));
+          if (served !== undefined) return served;
+        }
+        if (j.state === 'error-only' && (fallback === undefined || j.entry.createdAt > fallback.createdAt)) fallback = j.entry;
+      }
+    }
+
+    const { promise, joined } = this.#flights.run(req.key, () => this.#fill(req));
+    if (joined) {
+      this.#d.metrics.singleFlightJoin(req.endpoint.name);
+      this.#d.metrics.upstreamSaved(req.endpoint.name);
+    }
+    try {
+      const f = await promise;
+      const result: CacheResult = f.stored ? 'MISS' : 'BYPASS';
+      const stored = f.stored ? memory.peek(req.key) : undefined;
+      return {
+        result,
+        entry: f.entry,
+        mem: stored !== undefined && stored.entry === f.entry ? stored : undefined,
+        upstream: joined ? null : f.upstream,
+        upstreamMs: joined ? null : f.upstreamMs,
+        staleReason: null,
+        error: null,
+      };
+    } catch (err) {
+      const error = toProxyError(err);
+      if (fallback === undefined) throw error;
+      this.#d.metrics.upstreamSaved(req.endpoint.name);
+      const again = memory.peek(req.key);
+      return {
+        result: 'STALE',
+        entry: fallback,
+        mem: again !== undefined && again.entry === fallback ? again : undefined,
+        upstream: null,
+        upstreamMs: null,
+        staleReason: 'error',
+        error,
+      };
+    }
+  }
+
+  /** State of an entry, promoting it to the final TTL when its block has become final. */
+  async #judge(req: CanonicalRequest, entry: CacheEntry, now: number): Promise<Judged> {
+    const state = entryState(entry, now, this.#d.chain);
+    if (state === 'fresh' || entry.finalAt === null) return { state, entry };
+    const final = this.#d.chain.finalHeight();
+    if (final === null) return { state, entry };
+    const promoted = promoteIfFinal(entry, req.endpoint.policy.finalTtlMs, now, final);
+    if (promoted === null) return { state, entry };
+    await this.#store(promoted);
+    return { state: 'fresh', entry: promoted };
+  }
+
+  #serve(req: CanonicalRequest, j: Judged, mem: MemoryEntry | undefined): Resolution | undefined {
+    if (j.state !== 'fresh' && j.state !== 'stale') return undefined;
+    this.#d.metrics.upstreamSaved(req.endpoint.name);
+    if (j.state === 'stale') this.refresh(req);
+    return {
+      result: j.state === 'fresh' ? 'HIT' : 'STALE',
+      entry: j.entry,
+      mem: mem !== undefined && mem.entry === j.entry ? mem : undefined,
+      upstream: null,
+      upstreamMs: null,
+      staleReason: j.state === 'stale' ? 'revalidate' : null,
+      error: null,
+    };
+  }
+
+  /** Starts a background refresh unless one is under way. */
+  refresh(req: CanonicalRequest): void {
+    if (this.#flights.has(req.key)) return;
+    this.#flights.run(req.key, () => this.#fill(req)).promise.catch((err: unknown) => {
+      this.#d.logger.warn({ key: req.key, err: toProxyError(err).message }, 'background refresh failed');
+    });
+  }
+
+  async #fill(req: CanonicalRequest): Promise<Filled> {
+    const { fleet, second, clock, chain } = this.#d;
+    if (fleet === null || second === null) return this.#fetchAndStore(req);
+    const leader = await fleet.acquire(req.key);
+    if (!leader) {
+      const filled = await fleet.waitForFill(req.key);
+      if (filled !== undefined && entryState(filled, clock(), chain) === 'fresh') {
+        await this.#d.memory.set(filled);
+        this.#d.metrics.upstreamSaved(req.endpoint.name);
+        return { entry: filled, stored: true, upstream: null, upstreamMs: null };
+      }
+    }
+    try {
+      return await this.#fetchAndStore(req);
+    } finally {
+      if (leader) await fleet.release(req.key);
+    }
+  }
+
+  async #fetchAndStore(req: CanonicalRequest): Promise<Filled> {
+    const f = await this.#d.fetcher.fetch(req);
+    if (f.cacheable) await this.#store(f.entry);
+    return { entry: f.entry, stored: f.cacheable, upstream: f.upstream, upstreamMs: f.upstreamMs };
+  }
+
+  async #store(entry: CacheEntry): Promise<void> {
+    await this.#d.memory.set(entry);
+    if (this.#d.second !== null) await this.#d.second.set(entry);
+  }
+
+  get inFlight(): number {
+    return this.#flights.size;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Starts a real proxy (port 0) for integration tests, with the defaults of
+ * src/config/defaults.ts and test-friendly overrides (quiet logs, no probing
+ * surprises, no rate limit unless asked).
+ */
+import { pino } from 'pino';
+import { startProxy, type ProxyHandle } from '../../src/app.js';
+import { defaultConfig } from '../../src/config/defaults.js';
+import type { Config } from '../../src/config/types.js';
+
+export type ConfigPatch = Partial<Omit<Config, 'limits' | 'upstream' | 'redis' | 'rateLimit' | 'simulator'>> & {
+  limits?: Partial<Config['limits']>;
+  upstream?: Partial<Config['upstream']>;
+  redis?: Partial<Config['redis']>;
+  rateLimit?: Partial<Config['rateLimit']>;
+};
+
+export function testConfig(upstreamUrls: string[], patch: ConfigPatch = {}): Config {
+  const base = defaultConfig();
+  return {
+    ...base,
+    ...patch,
+    port: 0,
+    host: '127.0.0.1',
+    upstreamUrls,
+    publicBaseUrl: patch.publicBaseUrl ?? 'https://api.example.test',
+    logLevel: patch.logLevel ?? 'silent',
+    limits: { ...base.limits, ...patch.limits },
+    upstream: { ...base.upstream, probeIntervalMs: 60_000, ...patch.upstream },
+    redis: { ...base.redis, ...patch.redis },
+    rateLimit: { ...base.rateLimit, enabled: false, ...patch.rateLimit },
+    policies: { ...base.policies, ...patch.policies },
+  };
+}
+
+export async function startTestProxy(upstreamUrls: string[], patch: ConfigPatch = {}, clock?: () => number): Promise<ProxyHandle> {
+  const config = testConfig(upstreamUrls, patch);
+  return startProxy(config, { logger: pino({ level: config.logLevel }), ...(clock ? { clock } : {}) });
+}
+
+/** A settable clock for policy tests. */
+export function fakeClock(start = 1_700_000_000_000): { now: () => number; advance(ms: number): void; set(ms: number): void } {
+  let t = start;
+  return {
+    now: () => t,
+    advance(ms) {
+      t += ms;
+    },
+    set(ms) {
+      t = ms;
+    },
+  };
+}
