@@ -1,0 +1,4 @@
+export { validateRecord, schema, arrayOf, optional, pattern } from './validate.js';
+export type { Schema, FieldSpec, ArraySpec, OptionalSpec, PatternSpec, Primitive } from './validate.js';
+export * from './records.js';
+export { schemaForEndpoint, ENDPOINT_PATHS } from './endpoints.js';
