@@ -1,4 +1,6 @@
 import type { CacheResult } from '../cache/types.js';
+import type { ChainView } from '../chain/types.js';
+import type { UpstreamStatus } from '../upstream/types.js';
 
 /** Cache result label of a client request; ERROR when the proxy answered with a 5xx it made. */
 export type RequestResult = CacheResult | 'ERROR';
@@ -35,3 +37,24 @@ export const noopMetrics: Metrics = {
   tierError() {},
   rateLimited() {},
 };
+
+/** Size of one cache tier at scrape time. */
+export interface TierStats {
+  tier: TierName;
+  entries: number;
+  bytes: number;
+  /** Configured capacity, when the tier has one. */
+  maxBytes?: number | undefined;
+}
+
+/**
+ * State pulled at scrape time (gauges), so components never push sizes,
+ * heads or breaker states. Every callback must be cheap and must not throw.
+ */
+export interface MetricSources {
+  tiers(): TierStats[];
+  upstreams(): UpstreamStatus[];
+  chain: ChainView;
+  /** Redis tier health; null when no Redis tier is configured (no series then). */
+  redisHealthy(): boolean | null;
+}
