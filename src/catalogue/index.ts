@@ -1,0 +1,47 @@
+/**
+ * The endpoint catalogue: one EndpointDef per endpoint (parameters, cross
+ * checks, cache policy with configured overrides applied).
+ */
+import { ENDPOINT_SHAPES } from './endpoints.js';
+import { applyOverrides, DEFAULT_POLICIES, type PolicyOverrides } from './policies.js';
+import { ENDPOINT_NAMES, type EndpointDef, type EndpointName } from './types.js';
+
+export class Catalogue {
+  readonly #defs: readonly EndpointDef[];
+  readonly #byName: ReadonlyMap<string, EndpointDef>;
+  readonly #byPath: ReadonlyMap<string, EndpointDef>;
+
+  constructor(defs: readonly EndpointDef[]) {
+    this.#defs = defs;
+    this.#byName = new Map(defs.map((d) => [d.name, d]));
+    this.#byPath = new Map(defs.map((d) => [`/${d.name}`, d]));
+  }
+
+  get(name: EndpointName): EndpointDef {
+    const def = this.#byName.get(name);
+    if (def === undefined) throw new Error(`no catalogue entry for ${name}`);
+    return def;
+  }
+
+  all(): readonly EndpointDef[] {
+    return this.#defs;
+  }
+
+  /**
+   * The endpoint of a request path such as `/tx/list` (no query). Exact match:
+   * no trailing-slash, case or double-slash tolerance, like the routes.
+   */
+  match(pathname: string): EndpointDef | undefined {
+    return this.#byPath.get(pathname);
+  }
+}
+
+export function buildCatalogue(overrides: PolicyOverrides = {}): Catalogue {
+  const policies = applyOverrides(DEFAULT_POLICIES, overrides);
+  return new Catalogue(
+    ENDPOINT_NAMES.map((name) => {
+      const shape = ENDPOINT_SHAPES[name];
+      return { name, params: shape.params, check: shape.check, policy: policies[name] };
+    }),
+  );
+}

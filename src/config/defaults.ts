@@ -1,0 +1,45 @@
+/** Typed defaults of every setting (no validation here; see validate.ts). */
+import type { Config } from './types.js';
+
+export const MIB = 1024 * 1024;
+
+/** A fresh default Config (callers may mutate it). */
+export function defaultConfig(): Config {
+  return {
+    port: 8080,
+    host: '0.0.0.0',
+    upstreamUrls: [],
+    publicBaseUrl: 'http://localhost:8080',
+    cacheMaxBytes: 256 * MIB,
+    logLevel: 'info',
+    accessLog: 'misses',
+    redisUrl: null,
+    trustProxy: [],
+    limits: { maxPageSize: 100, maxDays: 365, requestTimeoutMs: 15_000 },
+    upstream: {
+      connectTimeoutMs: 1000,
+      attemptTimeoutMs: 5000,
+      totalDeadlineMs: 10_000,
+      maxAttempts: 3,
+      hedgeAfterMs: 300,
+      hedgeQuantile: 0.95,
+      probeIntervalMs: 1000,
+      maxLagBlocks: 3,
+      breakerFailures: 5,
+      breakerCooldownMs: 5000,
+      connections: 32,
+      maxBodyBytes: 8 * MIB,
+    },
+    redis: {
+      commandTimeoutMs: 100,
+      keyPrefix: 'chainproxy:',
+      compressAboveBytes: 1024,
+      leaseMs: 3000,
+      breakerFailures: 5,
+      breakerCooldownMs: 2000,
+    },
+    rateLimit: { enabled: true, max: 600, windowMs: 60_000 },
+    simulator: { blockIntervalMs: 15_000, seed: 1 },
+    policies: {},
+  };
+}

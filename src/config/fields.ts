@@ -1,0 +1,93 @@
+/**
+ * The one table of settings: environment variable, CONFIG_FILE key (a path in
+ * Config), value kind and bounds, meaning. load.ts, validate.ts, help.ts and
+ * README.md are all driven by it.
+ */
+
+export type FieldKind =
+  | { type: 'int'; min: number; max: number }
+  | { type: 'number'; min: number; max: number }
+  | { type: 'bytes'; min: number; max: number }
+  | { type: 'bool' }
+  | { type: 'enum'; values: readonly string[] }
+  | { type: 'host' }
+  | { type: 'prefix' }
+  | { type: 'url' }
+  | { type: 'urls' }
+  | { type: 'redisUrl' }
+  | { type: 'addresses' };
+
+export interface Field {
+  env: string;
+  /** Path in Config, also the CONFIG_FILE key (`upstream.attemptTimeoutMs`). */
+  key: string;
+  kind: FieldKind;
+  help: string;
+}
+
+const int = (min: number, max: number): FieldKind => ({ type: 'int', min, max });
+const ms = (min: number, max: number): FieldKind => int(min, max);
+const HOUR = 3_600_000;
+const GIB = 1024 ** 3;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const ACCESS_LOGS = ['all', 'misses', 'off'] as const;
+
+// prettier-ignore
+export const FIELDS: readonly Field[] = [
+  { env: 'PORT', key: 'port', kind: int(0, 65535), help: 'TCP port to listen on (0: any free port).' },
+  { env: 'HOST', key: 'host', kind: { type: 'host' }, help: 'Interface to bind.' },
+  { env: 'UPSTREAM_URLS', key: 'upstreamUrls', kind: { type: 'urls' }, help: 'Comma-separated http(s) base URLs of the upstream service, optionally with a path prefix (trailing slash dropped). Empty: the built-in simulator is started in-process.' },
+  { env: 'PUBLIC_BASE_URL', key: 'publicBaseUrl', kind: { type: 'url' }, help: 'Base URL of this proxy as clients see it; next/previous links are built from it, never from request headers. Default http://localhost:$PORT.' },
+  { env: 'CACHE_MAX_BYTES', key: 'cacheMaxBytes', kind: { type: 'bytes', min: 1024 * 1024, max: 64 * GIB }, help: 'Memory cache bound: bytes, or with a unit (KiB, MiB, GiB = 1024-based; KB, MB, GB = 1000-based), e.g. 256MiB.' },
+  { env: 'LOG_LEVEL', key: 'logLevel', kind: { type: 'enum', values: LOG_LEVELS }, help: 'pino log level.' },
+  { env: 'ACCESS_LOG', key: 'accessLog', kind: { type: 'enum', values: ACCESS_LOGS }, help: 'Which requests get an access-log line: all, misses (everything but fresh hits), off.' },
+  { env: 'REDIS_URL', key: 'redisUrl', kind: { type: 'redisUrl' }, help: 'Shared second cache tier and fleet coordination: redis://, rediss://, redis-cluster://h1:p1,h2:p2, redis-sentinel://h1:p1,h2:p2/master. Empty: memory tier only.' },
+  { env: 'TRUST_PROXY', key: 'trustProxy', kind: { type: 'addresses' }, help: 'Comma-separated IPs/CIDRs (or loopback, linklocal, uniquelocal) of reverse proxies whose X-Forwarded-For hop is believed (client IP for rate limiting). Empty: none.' },
+  { env: 'MAX_PAGE_SIZE', key: 'limits.maxPageSize', kind: int(1, 10_000), help: 'Largest accepted page_size.' },
+  { env: 'MAX_DAYS', key: 'limits.maxDays', kind: int(1, 36_500), help: 'Largest accepted days.' },
+  { env: 'REQUEST_TIMEOUT_MS', key: 'limits.requestTimeoutMs', kind: ms(100, 10 * 60_000), help: 'Whole client request, upstream phase included (504 past it).' },
+  { env: 'UPSTREAM_CONNECT_TIMEOUT_MS', key: 'upstream.connectTimeoutMs', kind: ms(1, 60_000), help: 'Connect timeout of one upstream attempt.' },
+  { env: 'UPSTREAM_TIMEOUT_MS', key: 'upstream.attemptTimeoutMs', kind: ms(1, 10 * 60_000), help: 'Time to the full response of one upstream attempt.' },
+  { env: 'UPSTREAM_DEADLINE_MS', key: 'upstream.totalDeadlineMs', kind: ms(1, 10 * 60_000), help: 'Whole upstream phase of one request, retries and hedges included.' },
+  { env: 'UPSTREAM_MAX_ATTEMPTS', key: 'upstream.maxAttempts', kind: int(1, 10), help: 'Attempts per request, on distinct upstreams where possible.' },
+  { env: 'UPSTREAM_HEDGE_AFTER_MS', key: 'upstream.hedgeAfterMs', kind: ms(0, 60_000), help: 'Race a second upstream when an attempt is slower than this; 0 disables hedging.' },
+  { env: 'UPSTREAM_HEDGE_QUANTILE', key: 'upstream.hedgeQuantile', kind: { type: 'number', min: 0, max: 0.999 }, help: 'When > 0: hedge after this latency quantile of the upstream instead, floored by UPSTREAM_HEDGE_AFTER_MS.' },
+  { env: 'UPSTREAM_PROBE_INTERVAL_MS', key: 'upstream.probeIntervalMs', kind: ms(100, HOUR), help: 'Health/head probe interval per upstream.' },
+  { env: 'UPSTREAM_MAX_LAG_BLOCKS', key: 'upstream.maxLagBlocks', kind: int(0, 1_000_000), help: 'An upstream further behind the best head is not used for head-sensitive endpoints.' },
+  { env: 'UPSTREAM_BREAKER_FAILURES', key: 'upstream.breakerFailures', kind: int(1, 1000), help: "Consecutive failures that open an upstream's circuit breaker." },
+  { env: 'UPSTREAM_BREAKER_COOLDOWN_MS', key: 'upstream.breakerCooldownMs', kind: ms(100, HOUR), help: 'Open time before the half-open probe.' },
+  { env: 'UPSTREAM_CONNECTIONS', key: 'upstream.connections', kind: int(1, 4096), help: 'Keep-alive connections per upstream.' },
+  { env: 'UPSTREAM_MAX_BODY_BYTES', key: 'upstream.maxBodyBytes', kind: { type: 'bytes', min: 1024, max: GIB }, help: 'Largest upstream body accepted (same units as CACHE_MAX_BYTES).' },
+  { env: 'REDIS_COMMAND_TIMEOUT_MS', key: 'redis.commandTimeoutMs', kind: ms(1, 60_000), help: 'Per-command Redis timeout; past it the request goes on without the tier.' },
+  { env: 'REDIS_KEY_PREFIX', key: 'redis.keyPrefix', kind: { type: 'prefix' }, help: 'Prefix of every Redis key (1-64 printable characters, no spaces).' },
+  { env: 'REDIS_COMPRESS_ABOVE_BYTES', key: 'redis.compressAboveBytes', kind: { type: 'bytes', min: 0, max: GIB }, help: 'Bodies above this size are stored gzip-compressed in Redis.' },
+  { env: 'REDIS_LEASE_MS', key: 'redis.leaseMs', kind: ms(100, 60_000), help: 'Fleet-wide single-flight lease.' },
+  { env: 'REDIS_BREAKER_FAILURES', key: 'redis.breakerFailures', kind: int(1, 1000), help: "Consecutive failures that open the Redis tier's breaker." },
+  { env: 'REDIS_BREAKER_COOLDOWN_MS', key: 'redis.breakerCooldownMs', kind: ms(100, HOUR), help: "Redis tier breaker's open time." },
+  { env: 'RATE_LIMIT_ENABLED', key: 'rateLimit.enabled', kind: { type: 'bool' }, help: 'Per-client-IP rate limit (true/false/1/0/yes/no/on/off).' },
+  { env: 'RATE_LIMIT_MAX', key: 'rateLimit.max', kind: int(1, 1_000_000_000), help: 'Requests per window per client IP (hits and misses).' },
+  { env: 'RATE_LIMIT_WINDOW_MS', key: 'rateLimit.windowMs', kind: ms(1000, 24 * HOUR), help: 'Rate-limit window.' },
+  { env: 'SIM_BLOCK_INTERVAL_MS', key: 'simulator.blockIntervalMs', kind: ms(10, HOUR), help: 'Built-in simulator: time between blocks (used only without UPSTREAM_URLS).' },
+  { env: 'SIM_SEED', key: 'simulator.seed', kind: int(0, 4_294_967_295), help: 'Built-in simulator: seed of its deterministic chain.' },
+];
+
+export const FIELD_BY_KEY: ReadonlyMap<string, Field> = new Map(FIELDS.map((f) => [f.key, f]));
+
+/** Objects of Config whose keys are fields (`upstream.*` ...); `policies` is handled apart. */
+export const SECTIONS: ReadonlySet<string> = new Set(FIELDS.filter((f) => f.key.includes('.')).map((f) => f.key.split('.')[0]!));
+
+/** Read a value at a dotted path. */
+export function getPath(root: object, key: string): unknown {
+  let v: unknown = root;
+  for (const part of key.split('.')) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[part] : undefined;
+  return v;
+}
+
+/** Write a value at a dotted path (intermediate objects must exist). */
+export function setPath(root: object, key: string, value: unknown): void {
+  const parts = key.split('.');
+  let o = root as Record<string, unknown>;
+  for (const part of parts.slice(0, -1)) o = o[part] as Record<string, unknown>;
+  o[parts[parts.length - 1]!] = value;
+}

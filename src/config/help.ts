@@ -1,0 +1,55 @@
+/** `--help` text and the README configuration table, both from fields.ts. */
+import { defaultConfig } from './defaults.js';
+import { FIELDS, getPath, type Field } from './fields.js';
+
+function defaultOf(field: Field): string {
+  if (field.key === 'publicBaseUrl') return 'http://localhost:$PORT';
+  const v = getPath(defaultConfig(), field.key);
+  if (v === null || (Array.isArray(v) && v.length === 0)) return '(none)';
+  if (field.kind.type === 'bytes' && typeof v === 'number') {
+    if (v >= 1024 * 1024 && v % (1024 * 1024) === 0) return `${v / (1024 * 1024)}MiB`;
+    if (v >= 1024 && v % 1024 === 0) return `${v / 1024}KiB`;
+  }
+  return Array.isArray(v) ? v.join(',') : String(v);
+}
+
+const EXTRA = [
+  {
+    env: 'CONFIG_FILE',
+    key: '',
+    def: '(none)',
+    help: 'YAML (.yaml/.yml) or JSON (.json) file with the same settings under their keys (upstream:, redis:, rateLimit:, limits:, simulator:, top-level port, host, ...) and per-endpoint cache policies under policies:. Environment variables win over the file. Unknown keys are errors.',
+  },
+];
+
+export function helpText(): string {
+  const lines = [
+    'chainproxy: caching reverse proxy for the Chain Data Query Service',
+    '',
+    'Usage: npm start [-- --help]',
+    'Configuration comes from environment variables (empty = unset) and an optional CONFIG_FILE.',
+    '',
+  ];
+  const rows = [...FIELDS.map((f) => ({ env: f.env, key: f.key, def: defaultOf(f), help: f.help })), ...EXTRA];
+  for (const r of rows) {
+    lines.push(`  ${r.env}${r.key ? `  (file: ${r.key})` : ''}`);
+    lines.push(`      default: ${r.def}`);
+    lines.push(`      ${r.help}`);
+  }
+  lines.push(
+    '',
+    'CONFIG_FILE policies: <endpoint name>: { ttlMs, finalTtlMs, volatileTtlMs, swrMs, sieMs, negativeTtlMs, invalidateOnHead }',
+    'e.g. policies: { "block/detail": { finalTtlMs: 604800000 } }',
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** The configuration reference as a markdown table (src/config/README.md). */
+export function configTable(): string {
+  const esc = (s: string): string => s.replaceAll('|', '\\|');
+  const out = ['| Variable | File key | Default | Meaning |', '|---|---|---|---|'];
+  for (const f of FIELDS) out.push(`| \`${f.env}\` | \`${f.key}\` | \`${esc(defaultOf(f))}\` | ${esc(f.help)} |`);
+  for (const e of EXTRA) out.push(`| \`${e.env}\` | | ${e.def} | ${esc(e.help)} |`);
+  return out.join('\n');
+}

@@ -1,0 +1,129 @@
+/**
+ * Configuration = defaults, then CONFIG_FILE (YAML or JSON by extension), then
+ * environment variables (env wins). Every problem is collected and thrown at
+ * once as a ConfigError; empty environment variables count as unset.
+ */
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { defaultConfig } from './defaults.js';
+import { FIELD_BY_KEY, FIELDS, SECTIONS, setPath } from './fields.js';
+import type { Config } from './types.js';
+import { checkField, checkPolicies, crossCheck, shown } from './validate.js';
+
+export class ConfigError extends Error {
+  readonly errors: readonly string[];
+
+  constructor(errors: readonly string[]) {
+    super(errors.join('\n'));
+    this.name = 'ConfigError';
+    this.errors = errors;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** `--config <file>` / `--config=<file>` in argv, else CONFIG_FILE. */
+function configFilePath(env: Env, argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--config') return argv[i + 1];
+    if (a.startsWith('--config=')) return a.slice('--config='.length);
+  }
+  const f = env['CONFIG_FILE'];
+  return f === undefined || f.trim() === '' ? undefined : f.trim();
+}
+
+function readConfigFile(path: string, errors: string[]): Record<string, unknown> | null {
+  const ext = extname(path).toLowerCase();
+  if (ext !== '.json' && ext !== '.yaml' && ext !== '.yml') {
+    errors.push(`CONFIG_FILE: expected a .yaml, .yml or .json file, got ${shown(path)}`);
+    return null;
+  }
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unreadable';
+    errors.push(`CONFIG_FILE: expected a readable file, got ${shown(path)} (${code})`);
+    return null;
+  }
+  let doc: unknown;
+  try {
+    doc = ext === '.json' ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    const msg = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+    errors.push(`CONFIG_FILE: expected valid ${ext === '.json' ? 'JSON' : 'YAML'} in ${shown(path)}, got a syntax error: ${msg}`);
+    return null;
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    errors.push(`CONFIG_FILE: expected a map of settings in ${shown(path)}, got ${shown(doc)}`);
+    return null;
+  }
+  return doc as Record<string, unknown>;
+}
+
+function applyFile(config: Config, doc: Record<string, unknown>, file: string, labels: Map<string, string>, errors: string[]): void {
+  const label = (key: string): string => `${key} (in ${file})`;
+  const set = (key: string, raw: unknown): void => {
+    const field = FIELD_BY_KEY.get(key);
+    if (field === undefined) {
+      errors.push(`${label(key)}: expected a known setting (see --help), got an unknown key`);
+      return;
+    }
+    const r = checkField(field, raw, label(key));
+    if (!r.ok) errors.push(r.error);
+    else {
+      setPath(config, key, r.value);
+      labels.set(key, label(key));
+    }
+  };
+  for (const [key, value] of Object.entries(doc)) {
+    if (key === 'policies') {
+      const r = checkPolicies(value, label('policies'));
+      config.policies = r.policies;
+      errors.push(...r.errors);
+    } else if (SECTIONS.has(key)) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        errors.push(`${label(key)}: expected a map of settings, got ${shown(value)}`);
+        continue;
+      }
+      for (const [sub, v] of Object.entries(value as Record<string, unknown>)) set(`${key}.${sub}`, v);
+    } else {
+      set(key, value);
+    }
+  }
+}
+
+export function loadConfig(env: Env = process.env, argv: readonly string[] = []): Config {
+  const config = defaultConfig();
+  const errors: string[] = [];
+  /** Where each set key came from, for messages: env var or file key. */
+  const labels = new Map<string, string>();
+
+  const file = configFilePath(env, argv);
+  if (file !== undefined) {
+    const doc = readConfigFile(file, errors);
+    if (doc !== null) applyFile(config, doc, file, labels, errors);
+  }
+
+  for (const field of FIELDS) {
+    const raw = env[field.env];
+    if (raw === undefined || raw.trim() === '') continue;
+    const r = checkField(field, raw, field.env);
+    if (!r.ok) errors.push(r.error);
+    else {
+      setPath(config, field.key, r.value);
+      labels.set(field.key, field.env);
+    }
+  }
+
+  if (!labels.has('publicBaseUrl')) config.publicBaseUrl = `http://localhost:${config.port}`;
+
+  // Fields that failed keep their defaults, so the cross checks still make sense.
+  const envName = (key: string): string => FIELD_BY_KEY.get(key)?.env ?? key;
+  errors.push(...crossCheck(config, (key) => labels.get(key) ?? envName(key)));
+  if (errors.length > 0) throw new ConfigError(errors);
+  return config;
+}
