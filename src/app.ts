@@ -3,7 +3,7 @@
  * into one Fastify server. No stage knows about the others beyond its
  * constructor's interfaces.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { buildCatalogue } from './catalogue/index.js';
@@ -78,7 +78,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   });
 
   const app = Fastify({
-    loggerInstance: logger,
+    loggerInstance: logger as FastifyBaseLogger,
     disableRequestLogging: true,
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     return503OnClosing: true,

@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   }
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig(process.env, process.argv.slice(2));
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`chainproxy: invalid configuration\n${err.message}\n(see npm start -- --help)\n`);

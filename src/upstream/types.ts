@@ -25,6 +25,11 @@ export interface UpstreamResponse {
   upstream: string;
   durationMs: number;
   attempts: number;
+  /**
+   * Set when a 'head' request was answered by a lagging upstream because no
+   * fresh one could take it (the pool falls back rather than failing).
+   */
+  laggingFallback?: boolean;
 }
 
 export type BreakerState = 'closed' | 'open' | 'half-open';

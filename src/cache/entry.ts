@@ -1,0 +1,127 @@
+/**
+ * Cache entries and their freshness: the heart of the cache semantics.
+ *
+ * Timeline of an entry fetched at `createdAt` (all absolute ms epochs):
+ *
+ *   createdAt ── freshUntil ── swrUntil ─────────── sieUntil
+ *   |  fresh    |  stale        |  error-only        |  dead
+ *
+ * - fresh:      served as a HIT, no upstream work.
+ * - stale:      served at once (STALE) while one background refresh runs
+ *               (stale-while-revalidate).
+ * - error-only: served only if the refresh fails, times out or answers garbage
+ *               (stale-if-error); otherwise the client waits for the upstream.
+ * - dead:       never served; the stores drop entries at sieUntil.
+ *
+ * Two more rules cut across the timeline:
+ * - head invalidation: a `headDependent` entry (a list whose first page moves
+ *   with every block) is no longer fresh nor stale once the best known chain
+ *   head is above the head it was fetched at; it stays usable as error-only.
+ * - negative entries (an upstream not-found / client-error envelope kept
+ *   briefly) are fresh or dead: an error is never served as stale.
+ *
+ * Finality promotion: content tied to a block that was not final yet
+ * (`finalAt`) becomes immutable once the chain's final height reaches that
+ * block; `promoteIfFinal` then extends the entry to the endpoint's final TTL.
+ */
+import { createHash } from 'node:crypto';
+import type { CacheEntry, Stamp } from './types.js';
+
+export type EntryState = 'fresh' | 'stale' | 'error-only' | 'dead';
+
+/** What freshness needs to know about the chain (ChainTracker satisfies it). */
+export interface ChainHeights {
+  bestHead(): number | null;
+  finalHeight(): number | null;
+}
+
+export interface EntryParams {
+  key: string;
+  status: number;
+  body: Buffer;
+  /** ms epoch when the upstream answered. */
+  createdAt: number;
+  /** Freshness after createdAt. */
+  ttlMs: number;
+  /** Stale-while-revalidate window after freshUntil. */
+  swrMs: number;
+  /** Stale-if-error window after freshUntil (never shorter than the swr window). */
+  sieMs: number;
+  head: number | null;
+  headDependent: boolean;
+  finalAt: number | null;
+  negative: boolean;
+  stamps: readonly Stamp[];
+}
+
+/**
+ * Weak validator of a body: `W/"<base64url sha1>"`. Computed once from the
+ * stored bytes, so it stays the same across re-stamping of time-relative
+ * fields (bodies differing only there are semantically equivalent).
+ */
+export function computeEtag(body: Buffer): string {
+  return `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+}
+
+const nonNeg = (ms: number): number => (Number.isFinite(ms) && ms > 0 ? ms : 0);
+
+/**
+ * Builds an entry: freshUntil = createdAt + ttl; swrUntil = freshUntil + swr;
+ * sieUntil = max(swrUntil, freshUntil + sie). A negative entry gets no stale
+ * windows (swrUntil = sieUntil = freshUntil).
+ */
+export function createEntry(p: EntryParams): CacheEntry {
+  const freshUntil = p.createdAt + nonNeg(p.ttlMs);
+  const swrUntil = p.negative ? freshUntil : freshUntil + nonNeg(p.swrMs);
+  const sieUntil = p.negative ? freshUntil : Math.max(swrUntil, freshUntil + nonNeg(p.sieMs));
+  return {
+    key: p.key,
+    status: p.status,
+    body: p.body,
+    etag: computeEtag(p.body),
+    createdAt: p.createdAt,
+    freshUntil,
+    swrUntil,
+    sieUntil,
+    head: p.head,
+    headDependent: p.headDependent,
+    finalAt: p.finalAt,
+    negative: p.negative,
+    stamps: p.stamps,
+  };
+}
+
+/** Whether the chain head moved past the head a head-dependent entry was fetched at. */
+export function headInvalidated(entry: CacheEntry, chain: ChainHeights): boolean {
+  if (!entry.headDependent || entry.head === null) return false;
+  const best = chain.bestHead();
+  return best !== null && best > entry.head;
+}
+
+/** Where `entry` stands at `now` (see the timeline above). */
+export function entryState(entry: CacheEntry, now: number, chain: ChainHeights): EntryState {
+  const invalidated = headInvalidated(entry, chain);
+  if (now < entry.freshUntil && !invalidated) return 'fresh';
+  if (entry.negative) return 'dead';
+  if (now < entry.swrUntil && !invalidated) return 'stale';
+  if (now < entry.sieUntil) return 'error-only';
+  return 'dead';
+}
+
+/**
+ * Finality promotion. When `entry.finalAt` is set and the chain's final height
+ * has reached it, the content can no longer change: returns a copy that is
+ * fresh for `finalTtlMs` from `now` (its stale windows keep their lengths, and
+ * never shrink), no longer head-dependent (final content does not move with the
+ * head) and with `finalAt` null (promoted once). Body, ETag, stamps and
+ * createdAt are unchanged. Returns null when nothing changes: not awaiting
+ * finality, not final yet, a negative entry, or already fresh at least that long.
+ */
+export function promoteIfFinal(entry: CacheEntry, finalTtlMs: number, now: number, finalHeight: number | null): CacheEntry | null {
+  if (entry.finalAt === null || entry.negative || finalHeight === null || finalHeight < entry.finalAt) return null;
+  const freshUntil = now + nonNeg(finalTtlMs);
+  if (entry.freshUntil >= freshUntil) return null;
+  const swrUntil = Math.max(entry.swrUntil, freshUntil + (entry.swrUntil - entry.freshUntil));
+  const sieUntil = Math.max(entry.sieUntil, swrUntil, freshUntil + (entry.sieUntil - entry.freshUntil));
+  return { ...entry, freshUntil, swrUntil, sieUntil, headDependent: false, finalAt: null };
+}

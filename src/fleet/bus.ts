@@ -1,0 +1,202 @@
+/**
+ * FleetBus: replica-to-replica messages over Redis pub/sub, on one channel
+ * (`keyPrefix + 'bus'`). Publishing uses the shared command connection;
+ * receiving uses a dedicated subscriber connection, which ioredis
+ * re-subscribes after every reconnect, so the bus survives Redis restarts
+ * (messages published while a replica is disconnected are lost: pub/sub is
+ * at-most-once; the chain tracker is monotonic, so the next head heals it).
+ *
+ * Message (JSON, one per PUBLISH):
+ *   { "v": 1, "from": "<replica id>", "t": "head",       "height": 123, "final": false }
+ *   { "v": 1, "from": "<replica id>", "t": "invalidate", "keys": ["k1", "k2"] }
+ *   { "v": 1, "from": "<replica id>", "t": "invalidate", "prefix": "block/" }
+ *   { "v": 1, "from": "<replica id>", "t": "filled",     "key": "k" }
+ * A replica ignores its own 'head' and 'invalidate' messages (no echo). 'filled'
+ * (lease.ts: the leader of a fleet-wide flight is done) is delivered to every
+ * replica, the sender included. Malformed messages are dropped.
+ */
+import { EventEmitter } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import type { ChainTracker } from '../chain/tracker.js';
+import { noopMetrics, type Metrics } from '../metrics/types.js';
+import type { RedisClient } from '../redis/client.js';
+
+export type InvalidateTarget = { keys: string[] } | { prefix: string };
+
+export interface FleetBusEvents {
+  head: [height: number, final: boolean];
+  invalidate: [target: InvalidateTarget];
+  filled: [key: string];
+  /** The subscriber is (again) subscribed. */
+  subscribed: [];
+}
+
+export interface FleetBusOptions {
+  /** Command connection used for PUBLISH. */
+  pub: RedisClient;
+  /** Dedicated connection in subscriber mode (createRedis(url, cfg, { role: 'subscriber' })). */
+  sub: RedisClient;
+  keyPrefix: string;
+  replicaId?: string;
+  metrics?: Metrics;
+}
+
+type Message =
+  | { v: 1; from: string; t: 'head'; height: number; final: boolean }
+  | { v: 1; from: string; t: 'invalidate'; keys?: string[]; prefix?: string }
+  | { v: 1; from: string; t: 'filled'; key: string };
+
+function parse(text: string): Message | undefined {
+  let m: unknown;
+  try {
+    m = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof m !== 'object' || m === null) return undefined;
+  const o = m as Record<string, unknown>;
+  if (o.v !== 1 || typeof o.from !== 'string') return undefined;
+  if (o.t === 'head' && Number.isSafeInteger(o.height) && typeof o.final === 'boolean') return o as Message;
+  if (o.t === 'filled' && typeof o.key === 'string') return o as Message;
+  if (o.t === 'invalidate') {
+    if (Array.isArray(o.keys) && o.keys.every((k) => typeof k === 'string')) return o as Message;
+    if (typeof o.prefix === 'string') return o as Message;
+  }
+  return undefined;
+}
+
+export class FleetBus extends EventEmitter<FleetBusEvents> {
+  readonly replicaId: string;
+  readonly channel: string;
+  readonly #pub: RedisClient;
+  readonly #sub: RedisClient;
+  readonly #metrics: Metrics;
+  readonly #subscribed: Promise<boolean>;
+
+  constructor(opts: FleetBusOptions) {
+    super();
+    this.replicaId = opts.replicaId ?? randomUUID();
+    this.channel = `${opts.keyPrefix}bus`;
+    this.#pub = opts.pub;
+    this.#sub = opts.sub;
+    this.#metrics = opts.metrics ?? noopMetrics;
+    this.#sub.on('message', (channel: string, text: string) => {
+      if (channel === this.channel) this.#receive(text);
+    });
+    // SUBSCRIBE once the connection is ready (sent earlier, during the ready
+    // check, it can be lost); ioredis itself re-subscribes after reconnects.
+    let subscribedOnce = false;
+    let resolveFirst: (ok: boolean) => void = () => {};
+    this.#subscribed = new Promise<boolean>((resolve) => {
+      resolveFirst = resolve;
+    });
+    const onReady = () => {
+      if (subscribedOnce) {
+        this.emit('subscribed');
+        return;
+      }
+      subscribedOnce = true;
+      this.#sub.subscribe(this.channel).then(
+        () => {
+          resolveFirst(true);
+          this.emit('subscribed');
+        },
+        () => {
+          subscribedOnce = false; // retried on the next 'ready'
+        },
+      );
+    };
+    this.#sub.on('ready', onReady);
+    if (this.#sub.status === 'ready') onReady();
+  }
+
+  /** Resolves true once the first SUBSCRIBE succeeded, false after timeoutMs. */
+  ready(timeoutMs = 5000): Promise<boolean> {
+    return Promise.race([this.#subscribed, new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref())]);
+  }
+
+  publishHead(height: number, final: boolean): Promise<void> {
+    return this.#publish({ v: 1, from: this.replicaId, t: 'head', height, final });
+  }
+
+  publishInvalidate(target: readonly string[] | { prefix: string }): Promise<void> {
+    const body = 'prefix' in target ? { prefix: target.prefix } : { keys: [...target] };
+    return this.#publish({ v: 1, from: this.replicaId, t: 'invalidate', ...body });
+  }
+
+  publishFilled(key: string): Promise<void> {
+    return this.#publish({ v: 1, from: this.replicaId, t: 'filled', key });
+  }
+
+  async close(): Promise<void> {
+    this.removeAllListeners();
+    try {
+      await this.#sub.unsubscribe(this.channel);
+    } catch {
+      // disconnected: nothing to undo
+    }
+  }
+
+  async #publish(msg: Message): Promise<void> {
+    try {
+      if (this.#pub.status !== 'ready') throw new Error('redis not connected');
+      await this.#pub.publish(this.channel, JSON.stringify(msg));
+    } catch {
+      this.#metrics.tierError('redis', 'publish');
+    }
+  }
+
+  #receive(text: string): void {
+    const m = parse(text);
+    if (m === undefined) return;
+    if (m.t === 'filled') {
+      this.emit('filled', m.key);
+      return;
+    }
+    if (m.from === this.replicaId) return;
+    if (m.t === 'head') this.emit('head', m.height, m.final);
+    else if (m.prefix !== undefined) this.emit('invalidate', { prefix: m.prefix });
+    else this.emit('invalidate', { keys: m.keys ?? [] });
+  }
+}
+
+/**
+ * Local head/final advances are published; remote ones are applied with
+ * observeHead/observeFinal. The tracker is monotonic and remote applications
+ * are not re-published, so there is no echo loop. Returns a disconnect function.
+ */
+export function connectTrackerToBus(tracker: ChainTracker, bus: FleetBus): () => void {
+  let applying = false;
+  const onHead = (h: number) => {
+    if (!applying) void bus.publishHead(h, false);
+  };
+  const onFinal = (h: number) => {
+    if (!applying) void bus.publishHead(h, true);
+  };
+  const onRemote = (height: number, final: boolean) => {
+    applying = true;
+    try {
+      if (final) tracker.observeFinal(height);
+      else tracker.observeHead(height);
+    } finally {
+      applying = false;
+    }
+  };
+  // After a reconnect, tell the fleet what this replica knows (peers may have missed it).
+  const onSubscribed = () => {
+    const head = tracker.bestHead();
+    const final = tracker.finalHeight();
+    if (head !== null) void bus.publishHead(head, false);
+    if (final !== null) void bus.publishHead(final, true);
+  };
+  tracker.on('head', onHead);
+  tracker.on('final', onFinal);
+  bus.on('head', onRemote);
+  bus.on('subscribed', onSubscribed);
+  return () => {
+    tracker.off('head', onHead);
+    tracker.off('final', onFinal);
+    bus.off('head', onRemote);
+    bus.off('subscribed', onSubscribed);
+  };
+}

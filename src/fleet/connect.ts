@@ -1,0 +1,103 @@
+/**
+ * Builds the whole Redis side of a replica from REDIS_URL: one command
+ * connection (cache tier, lease, bus publishing, rate-limit counters), one
+ * subscriber connection (bus), the RedisStore, the FleetLease, the FleetBus
+ * wired to the chain tracker, and the `FleetCoordinator` the resolver uses.
+ * Store and lease share one breaker. Never throws on a down Redis: everything
+ * degrades to "memory tier + upstream" and resumes by itself.
+ */
+import type { Logger } from 'pino';
+import type { ChainTracker } from '../chain/tracker.js';
+import type { RedisConfig } from '../config/types.js';
+import type { Metrics, TierStats } from '../metrics/types.js';
+import type { FleetCoordinator } from '../pipeline/resolver.js';
+import { Breaker } from '../redis/breaker.js';
+import { closeRedis, createRedis, isReady, type RedisClient } from '../redis/client.js';
+import { RedisStore } from '../redis/redis-store.js';
+import { connectTrackerToBus, FleetBus } from './bus.js';
+import { FleetLease } from './lease.js';
+
+export interface FleetOptions {
+  url: string;
+  config: RedisConfig;
+  tracker: ChainTracker;
+  metrics: Metrics;
+  logger: Logger;
+  replicaId?: string;
+  /** How often tierStats() is refreshed (INFO memory + DBSIZE). */
+  statsIntervalMs?: number;
+}
+
+export interface Fleet {
+  client: RedisClient;
+  store: RedisStore;
+  lease: FleetLease;
+  bus: FleetBus;
+  coordinator: FleetCoordinator;
+  healthy(): boolean;
+  /** Last figures (refreshed in the background): entries = DBSIZE (all keys of the
+   * database, not only entries), bytes = used_memory, maxBytes = maxmemory (unset when 0). */
+  tierStats(): TierStats;
+  close(): Promise<void>;
+}
+
+function infoField(info: string, field: string): number {
+  const m = new RegExp(`^${field}:(\\d+)`, 'm').exec(info);
+  return m?.[1] !== undefined ? Number(m[1]) : 0;
+}
+
+export function connectFleet(opts: FleetOptions): Fleet {
+  const { url, config, logger, metrics } = opts;
+  let lastLog = 0;
+  const onError = (role: string) => (err: Error) => {
+    const now = Date.now();
+    if (now - lastLog < 30_000) return;
+    lastLog = now;
+    logger.warn({ role, err: err.message }, 'redis connection error (tier degraded; retrying)');
+  };
+  const client = createRedis(url, config, { onError: onError('command') });
+  const sub = createRedis(url, config, { role: 'subscriber', onError: onError('subscriber') });
+  client.on('ready', () => logger.info('redis tier connected'));
+
+  const breaker = new Breaker(config.breakerFailures, config.breakerCooldownMs);
+  const store = new RedisStore({ client, config, metrics, breaker });
+  const bus = new FleetBus({ pub: client, sub, keyPrefix: config.keyPrefix, metrics, ...(opts.replicaId !== undefined ? { replicaId: opts.replicaId } : {}) });
+  const lease = new FleetLease({ client, config, bus, metrics, breaker });
+  const disconnectTracker = connectTrackerToBus(opts.tracker, bus);
+
+  let stats: TierStats = { tier: 'redis', entries: 0, bytes: 0 };
+  const refresh = async () => {
+    if (!isReady(client)) return;
+    try {
+      const [info, size] = await Promise.all([client.info('memory'), client.dbsize()]);
+      const max = infoField(info, 'maxmemory');
+      stats = { tier: 'redis', entries: size, bytes: infoField(info, 'used_memory'), maxBytes: max > 0 ? max : undefined };
+    } catch {
+      // keep the last figures
+    }
+  };
+  const timer = setInterval(() => void refresh(), opts.statsIntervalMs ?? 10_000);
+  timer.unref();
+  client.on('ready', () => void refresh());
+
+  return {
+    client,
+    store,
+    lease,
+    bus,
+    coordinator: {
+      acquire: (key) => lease.acquire(key),
+      waitForFill: (key) => lease.waitForFill(key, store),
+      release: (key) => lease.release(key),
+    },
+    healthy: () => store.healthy(),
+    tierStats: () => stats,
+    async close() {
+      clearInterval(timer);
+      disconnectTracker();
+      await bus.close();
+      await closeRedis(sub);
+      await closeRedis(client);
+    },
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * Fleet-wide single flight: a short Redis lease so N replicas asking for the
+ * same cold key make one upstream request.
+ *
+ * Protocol (per cache key K, lease key `keyPrefix + 'lease:' + K`):
+ *   1. acquire:  SET lease:K <random token> NX PX leaseMs
+ *                OK   → this replica is the leader: fetch, store the entry in
+ *                       the Redis tier, then release.
+ *                nil  → a follower: waitForFill.
+ *   2. release:  compare-and-delete (Lua: DEL only if the value is our token, so a
+ *                lease that expired and was taken by another replica is left
+ *                alone), then PUBLISH a 'filled' bus message for K.
+ *   3. waitForFill: the follower reads the entry from the store at once, then
+ *                on every 'filled' notification for K and by polling with a
+ *                backoff of 10 → 50 ms. It gives up (undefined: fetch yourself)
+ *                when the lease key is gone without an entry (the leader
+ *                finished without storing: error or uncacheable answer), or at
+ *                the deadline (default leaseMs), so a dead leader stalls nobody
+ *                longer than the lease.
+ * Redis failure never blocks: acquire returns true (act alone), release and
+ * waitForFill swallow errors, nothing throws.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CacheEntry, CacheStore } from '../cache/types.js';
+import type { RedisConfig } from '../config/types.js';
+import { noopMetrics, type Metrics } from '../metrics/types.js';
+import { Breaker } from '../redis/breaker.js';
+import { isReady, type RedisClient } from '../redis/client.js';
+import { withDeadline } from '../redis/redis-store.js';
+import type { FleetBus } from './bus.js';
+
+const RELEASE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+
+export interface FleetLeaseOptions {
+  client: RedisClient;
+  config: RedisConfig;
+  /** 'filled' notifications; without it followers only poll. */
+  bus?: FleetBus | null;
+  metrics?: Metrics;
+  breaker?: Breaker;
+}
+
+export class FleetLease {
+  readonly #client: RedisClient;
+  readonly #cfg: RedisConfig;
+  readonly #bus: FleetBus | null;
+  readonly #metrics: Metrics;
+  readonly #breaker: Breaker;
+  readonly #tokens = new Map<string, string>();
+
+  constructor(opts: FleetLeaseOptions) {
+    this.#client = opts.client;
+    this.#cfg = opts.config;
+    this.#bus = opts.bus ?? null;
+    this.#metrics = opts.metrics ?? noopMetrics;
+    this.#breaker = opts.breaker ?? new Breaker(opts.config.breakerFailures, opts.config.breakerCooldownMs);
+  }
+
+  leaseKey(key: string): string {
+    return `${this.#cfg.keyPrefix}lease:${key}`;
+  }
+
+  /** True: lead the fetch (also when Redis is unavailable). False: wait for the leader. */
+  async acquire(key: string): Promise<boolean> {
+    const token = randomBytes(12).toString('base64url');
+    const res = await this.#run(() => this.#client.set(this.leaseKey(key), token, 'PX', this.#cfg.leaseMs, 'NX'));
+    if (res === undefined) return true;
+    if (res !== 'OK') return false;
+    this.#tokens.set(key, token);
+    return true;
+  }
+
+  /** Drops our lease (only if still ours) and tells followers to look. */
+  async release(key: string): Promise<void> {
+    const token = this.#tokens.get(key);
+    if (token === undefined) return;
+    this.#tokens.delete(key);
+    await this.#run(() => this.#client.eval(RELEASE_LUA, 1, this.leaseKey(key), token));
+    if (this.#bus !== null) await this.#bus.publishFilled(key);
+  }
+
+  /** The leader's entry once it is in `store`, or undefined (leader gone, deadline, Redis down). */
+  async waitForFill(key: string, store: CacheStore, waitMs: number = this.#cfg.leaseMs): Promise<CacheEntry | undefined> {
+    const deadline = Date.now() + waitMs;
+    let wake: (() => void) | null = null;
+    const onFilled = (k: string) => {
+      if (k === key && wake !== null) wake();
+    };
+    this.#bus?.on('filled', onFilled);
+    try {
+      let delay = 10;
+      for (;;) {
+        const found = await store.get(key);
+        if (found !== undefined) return found;
+        const exists = await this.#run(() => this.#client.exists(this.leaseKey(key)));
+        if (exists === undefined) return undefined;
+        if (exists === 0) return store.get(key); // leader finished: last look, then fetch yourself
+        const left = deadline - Date.now();
+        if (left <= 0) return undefined;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, Math.min(delay, left));
+          function done() {
+            clearTimeout(timer);
+            wake = null;
+            resolve();
+          }
+          wake = done;
+        });
+        delay = Math.min(delay * 2, 50);
+      }
+    } finally {
+      this.#bus?.off('filled', onFilled);
+    }
+  }
+
+  async #run<T>(command: () => Promise<T>): Promise<T | undefined> {
+    if (!this.#breaker.allow()) return undefined;
+    try {
+      if (!isReady(this.#client)) throw new Error('redis not connected');
+      const v = await withDeadline(command(), this.#cfg.commandTimeoutMs + 20);
+      this.#breaker.success();
+      return v;
+    } catch {
+      this.#breaker.failure();
+      this.#metrics.tierError('redis', 'get');
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The Redis cache tier (`CacheStore`, name 'redis').
+ *
+ * Key `keyPrefix + 'e:' + entry.key`, value in the codec format (codec.ts),
+ * expiry `PX = sieUntil - now` so Redis drops an entry when it can no longer be
+ * served even as stale-if-error. `get` returns the stored absolute times, so a
+ * memory fill from Redis keeps the remaining TTL rather than a fresh one.
+ *
+ * Degradation: every command goes through a breaker and a deadline of
+ * `commandTimeoutMs`. While the breaker is open, or on any error or timeout,
+ * `get` is a miss and `set`/`delete` are no-ops; nothing is thrown to the
+ * caller and no call waits longer than the command timeout. Failures are
+ * counted with `metrics.tierError('redis', op)`. A value that does not decode
+ * (corrupt, truncated, foreign, other version, other key) is deleted and
+ * reported as a miss.
+ */
+import type { CacheEntry, CacheStore } from '../cache/types.js';
+import type { RedisConfig } from '../config/types.js';
+import { noopMetrics, type Metrics } from '../metrics/types.js';
+import { Breaker } from './breaker.js';
+import { isReady, type RedisClient } from './client.js';
+import { decodeEntry, encodeEntry } from './codec.js';
+
+export interface RedisStoreOptions {
+  client: RedisClient;
+  config: RedisConfig;
+  metrics?: Metrics;
+  clock?: () => number;
+  /** Shared breaker (e.g. with the lease); one is made from the config otherwise. */
+  breaker?: Breaker;
+}
+
+type Op = 'get' | 'set' | 'delete';
+
+class DeadlineError extends Error {
+  override readonly name = 'DeadlineError';
+}
+
+/** Rejects after ms; the timer never keeps the process alive. */
+export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new DeadlineError(`redis command exceeded ${ms} ms`)), ms);
+    timer.unref();
+    work.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
+}
+
+export class RedisStore implements CacheStore {
+  readonly name = 'redis';
+  readonly #client: RedisClient;
+  readonly #cfg: RedisConfig;
+  readonly #metrics: Metrics;
+  readonly #clock: () => number;
+  readonly #breaker: Breaker;
+
+  constructor(opts: RedisStoreOptions) {
+    this.#client = opts.client;
+    this.#cfg = opts.config;
+    this.#metrics = opts.metrics ?? noopMetrics;
+    this.#clock = opts.clock ?? Date.now;
+    this.#breaker = opts.breaker ?? new Breaker(opts.config.breakerFailures, opts.config.breakerCooldownMs);
+  }
+
+  /** Redis key of a cache key. */
+  redisKey(key: string): string {
+    return `${this.#cfg.keyPrefix}e:${key}`;
+  }
+
+  /** Connected and the breaker closed. */
+  healthy(): boolean {
+    return isReady(this.#client) && this.#breaker.state === 'closed';
+  }
+
+  get breaker(): Breaker {
+    return this.#breaker;
+  }
+
+  async get(key: string): Promise<CacheEntry | undefined> {
+    const raw = await this.#guard('get', () => this.#client.getBuffer(this.redisKey(key)));
+    if (raw === undefined || raw === null) return undefined;
+    const entry = await decodeEntry(raw);
+    if (entry === undefined || entry.key !== key) {
+      await this.delete(key);
+      return undefined;
+    }
+    if (entry.sieUntil <= this.#clock()) return undefined;
+    return entry;
+  }
+
+  async set(entry: CacheEntry): Promise<void> {
+    const ttl = Math.ceil(entry.sieUntil - this.#clock());
+    if (!(ttl > 0)) return;
+    if (!this.#breaker.allow()) return;
+    let value: Buffer;
+    try {
+      value = await encodeEntry(entry, this.#cfg.compressAboveBytes);
+    } catch {
+      this.#metrics.tierError('redis', 'set');
+      return;
+    }
+    await this.#guard('set', () => this.#client.set(this.redisKey(entry.key), value, 'PX', ttl), true);
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.#guard('delete', () => this.#client.del(this.redisKey(key)));
+  }
+
+  /** Runs one command under the breaker and the deadline; undefined on any failure. */
+  async #guard<T>(op: Op, command: () => Promise<T>, allowed = false): Promise<T | undefined> {
+    if (!allowed && !this.#breaker.allow()) return undefined;
+    try {
+      if (!isReady(this.#client)) throw new Error('redis not connected');
+      const value = await withDeadline(command(), this.#cfg.commandTimeoutMs + 20);
+      this.#breaker.success();
+      return value;
+    } catch {
+      this.#breaker.failure();
+      this.#metrics.tierError('redis', op);
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The request path is composed like undici's `Dispatcher.compose`: a base
+ * dispatch (pick an upstream, run one attempt) wrapped by layers (hedge, then
+ * retry). Layers share one Plan per client request: the attempt budget, the
+ * upstreams already tried, and the deadline.
+ */
+import { ProxyError } from '../errors/catalog.js';
+import type { Upstream } from './upstream.js';
+import { selectUpstream, type SelectOptions } from './select.js';
+import type { UpstreamRequest, UpstreamResponse } from './types.js';
+
+export interface Plan {
+  readonly req: UpstreamRequest;
+  /** Upstream names in launch order (the last one is the attempt just started). */
+  readonly tried: string[];
+  readonly maxAttempts: number;
+  /** performance.now() value past which no attempt starts. */
+  readonly deadlineAt: number;
+  /** Aborts every attempt of this request (client gone or total deadline). */
+  readonly signal: AbortSignal;
+}
+
+export interface DispatchHints {
+  /** A hedge: only an untried, fresh upstream will do (else reject without launching). */
+  hedge?: boolean;
+}
+
+export type Dispatch = (plan: Plan, signal: AbortSignal, hints?: DispatchHints) => Promise<UpstreamResponse>;
+export type Layer = (next: Dispatch) => Dispatch;
+
+/** compose(base, a, b) = b(a(base)): the last layer is the outermost. */
+export function compose(base: Dispatch, ...layers: Layer[]): Dispatch {
+  return layers.reduce<Dispatch>((next, layer) => layer(next), base);
+}
+
+export function budgetLeft(plan: Plan): boolean {
+  return plan.tried.length < plan.maxAttempts && performance.now() < plan.deadlineAt && !plan.signal.aborted;
+}
+
+export interface BaseDispatchOptions {
+  upstreams: () => readonly Upstream[];
+  selectOptions: (plan: Plan) => Omit<SelectOptions, 'tried' | 'untriedOnly'>;
+}
+
+/**
+ * Picks an upstream synchronously (so a layer can read `plan.tried` right
+ * after calling it) and runs one attempt there.
+ */
+export function baseDispatch(o: BaseDispatchOptions): Dispatch {
+  return (plan, signal, hints) => {
+    const sel = selectUpstream(o.upstreams(), { ...o.selectOptions(plan), tried: new Set(plan.tried), untriedOnly: hints?.hedge === true });
+    if (sel === null) return Promise.reject(new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: 'no upstream can take the request' }));
+    plan.tried.push(sel.upstream.name);
+    const run = sel.upstream.run({
+      path: plan.req.path,
+      endpoint: plan.req.endpoint,
+      accept: plan.req.accept,
+      signal,
+      attempt: plan.tried.length,
+      gated: true,
+    });
+    return sel.laggingFallback ? run.then((res) => ({ ...res, laggingFallback: true })) : run;
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * The upstream pool: one Upstream (undici Pool, breaker, latency, head) per
+ * base URL, a Prober, and the request path composed as
+ *   retry(hedge(base))
+ * where base selects an upstream (see select.ts) and runs one attempt.
+ *
+ * Names: `u0`, `u1`, ... in configuration order unless `names` is given.
+ * They are the metric label values, so the label set is bounded by the
+ * configuration and no hostname leaks into metrics; status() shows the URL
+ * (without credentials) next to each name.
+ *
+ * Readiness: `start()` runs a probe round at once and then every
+ * probeIntervalMs; `firstProbe` resolves when that first round is done.
+ * Until then no upstream counts as healthy, so `ready()` is false (requests
+ * are still served: selection only needs the breaker to let them through).
+ *
+ * Budget: maxAttempts counts every attempt launched for a request, hedges
+ * included; totalDeadlineMs bounds the whole upstream phase. When every
+ * breaker is open (or no URL is configured) a request fails at once with
+ * UPSTREAM_UNAVAILABLE. Probes are not counted in the request metrics.
+ */
+import type { Logger } from 'pino';
+import { ProxyError } from '../errors/catalog.js';
+import type { ChainTracker } from '../chain/tracker.js';
+import type { UpstreamConfig } from '../config/types.js';
+import { noopMetrics, type Metrics } from '../metrics/types.js';
+import { baseDispatch, compose, type Plan } from './dispatch.js';
+import { hedgeDelay, hedgeLayer } from './hedge.js';
+import { Prober } from './prober.js';
+import { retryLayer } from './retry.js';
+import type { UpstreamPool, UpstreamRequest, UpstreamResponse } from './types.js';
+import { Upstream } from './upstream.js';
+
+export interface UpstreamPoolOptions {
+  urls: string[];
+  config: UpstreamConfig;
+  tracker: ChainTracker;
+  metrics?: Metrics;
+  logger?: Logger;
+  /** Metric/status names, one per URL (default u0, u1, ...). */
+  names?: string[];
+  /** Clock of the breakers (tests drive cooldowns). */
+  clock?: () => number;
+}
+
+export interface ManagedUpstreamPool extends UpstreamPool {
+  /** Starts probing (one round at once, then every probeIntervalMs). */
+  start(): void;
+  /** Resolves once the first probe round has completed (or the pool is closed). */
+  readonly firstProbe: Promise<void>;
+  /** Runs one probe round now. */
+  probeNow(): Promise<void>;
+}
+
+export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPool {
+  const { config, tracker } = opts;
+  const metrics = opts.metrics ?? noopMetrics;
+  if (opts.names && opts.names.length !== opts.urls.length) throw new Error('createUpstreamPool: names must match urls one to one');
+  const upstreams = opts.urls.map(
+    (url, i) => new Upstream({ name: opts.names?.[i] ?? `u${i}`, url, config, metrics, ...(opts.clock ? { clock: opts.clock } : {}) }),
+  );
+  const byName = new Map(upstreams.map((u) => [u.name, u]));
+  if (byName.size !== upstreams.length) throw new Error('createUpstreamPool: upstream names must be unique');
+  const prober = new Prober({ upstreams, intervalMs: config.probeIntervalMs, tracker, logger: opts.logger });
+  // Per-request controllers, aborted on close (a long-lived signal is not fed to AbortSignal.any per request).
+  const live = new Set<AbortController>();
+  let closed = false;
+
+  const delayFor = (name: string): number | null => hedgeDelay(config, byName.get(name)?.latency);
+
+  const dispatch = compose(
+    baseDispatch({
+      upstreams: () => upstreams,
+      selectOptions: (plan) => ({ freshness: plan.req.freshness, bestHead: tracker.bestHead(), maxLagBlocks: config.maxLagBlocks }),
+    }),
+    hedgeLayer({ delayFor, onHedge: (plan) => metrics.upstreamHedge(plan.req.endpoint) }),
+    retryLayer({ onRetry: (plan) => metrics.upstreamRetry(plan.req.endpoint) }),
+  );
+
+  async function fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
+    if (closed) throw new ProxyError('SHUTTING_DOWN');
+    const deadline = new AbortController();
+    live.add(deadline);
+    const timer = setTimeout(() => {
+      deadline.abort(new ProxyError('UPSTREAM_TIMEOUT', undefined, { detail: `upstream deadline of ${config.totalDeadlineMs} ms exceeded` }));
+    }, config.totalDeadlineMs);
+    const signals = [deadline.signal, ...(req.signal ? [req.signal] : [])];
+    const plan: Plan = {
+      req,
+      tried: [],
+      maxAttempts: Math.max(1, config.maxAttempts),
+      deadlineAt: performance.now() + config.totalDeadlineMs,
+      signal: signals.length === 1 ? deadline.signal : AbortSignal.any(signals),
+    };
+    try {
+      return await dispatch(plan, plan.signal);
+    } finally {
+      clearTimeout(timer);
+      live.delete(deadline);
+    }
+  }
+
+  return {
+    fetch,
+    chain: tracker,
+    status: () => upstreams.map((u) => u.status(tracker.bestHead(), config.maxLagBlocks)),
+    ready: () => upstreams.some((u) => u.healthy() && u.fresh(tracker.bestHead(), config.maxLagBlocks)),
+    start: () => prober.start(),
+    firstProbe: prober.firstRound,
+    probeNow: () => prober.probeOnce(),
+    async close() {
+      prober.stop();
+      closed = true;
+      for (const c of live) c.abort(new ProxyError('SHUTTING_DOWN'));
+      await Promise.all(upstreams.map((u) => u.close()));
+    },
+  };
+}

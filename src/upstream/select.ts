@@ -1,0 +1,73 @@
+/**
+ * Picks the upstream for the next attempt. Narrowing, each step falling back
+ * to the previous set when it would leave nothing:
+ *  1. breaker lets a call through (closed, or half-open with its trial slot free);
+ *  2. for 'head' requests: fresh (head ≥ bestHead − maxLagBlocks). When no
+ *     permitted upstream is fresh, fall back to the permitted one(s) with the
+ *     highest known head rather than failing, and mark the choice
+ *     `laggingFallback` (block/max stays monotonic through the `accept` hook);
+ *  3. healthy by the last probe (or not probed yet);
+ *  4. not already tried by this request (retries go elsewhere when possible;
+ *     hedges only ever go to an untried, fresh upstream).
+ * Then least in-flight wins, ties broken by the lower latency EWMA (unknown
+ * latency counts as 0, so a new upstream gets tried), then configuration order.
+ *
+ * Why least-outstanding-requests: a backend that slows down accumulates
+ * in-flight requests at once, so new traffic leaves it within the same burst,
+ * whereas round robin keeps sending it 1/N of the traffic; ranking on the
+ * EWMA alone would herd every request onto the one "fastest" backend until
+ * its latency catches up.
+ */
+import type { Freshness } from '../catalogue/types.js';
+import type { Upstream } from './upstream.js';
+
+export interface SelectOptions {
+  freshness: Freshness;
+  bestHead: number | null;
+  maxLagBlocks: number;
+  /** Names already tried by this request. */
+  tried: ReadonlySet<string>;
+  /** Only an untried upstream will do (hedging). */
+  untriedOnly?: boolean;
+}
+
+export interface Selection {
+  upstream: Upstream;
+  /** A 'head' request went to a lagging upstream because no fresh one was available. */
+  laggingFallback: boolean;
+}
+
+function narrow<T>(items: T[], keep: (item: T) => boolean): T[] {
+  const kept = items.filter(keep);
+  return kept.length > 0 ? kept : items;
+}
+
+function rank(a: Upstream, b: Upstream): number {
+  if (a.inFlight !== b.inFlight) return a.inFlight - b.inFlight;
+  return (a.latency.ewma ?? 0) - (b.latency.ewma ?? 0);
+}
+
+export function selectUpstream(upstreams: readonly Upstream[], o: SelectOptions): Selection | null {
+  let pool = upstreams.filter((u) => u.breaker.canPass());
+  if (o.untriedOnly) pool = pool.filter((u) => !o.tried.has(u.name));
+  if (pool.length === 0) return null;
+
+  let laggingFallback = false;
+  if (o.freshness === 'head') {
+    const fresh = pool.filter((u) => u.fresh(o.bestHead, o.maxLagBlocks));
+    if (fresh.length > 0) {
+      pool = fresh;
+    } else {
+      if (o.untriedOnly) return null; // never hedge onto a lagging upstream
+      laggingFallback = true;
+      const top = Math.max(...pool.map((u) => u.head ?? -1));
+      pool = pool.filter((u) => (u.head ?? -1) === top);
+    }
+  }
+  pool = narrow(pool, (u) => u.probeOk !== false);
+  pool = narrow(pool, (u) => !o.tried.has(u.name));
+
+  let best: Upstream | undefined;
+  for (const u of pool) if (best === undefined || rank(u, best) < 0) best = u;
+  return best === undefined ? null : { upstream: best, laggingFallback };
+}

@@ -1,0 +1,178 @@
+/**
+ * One upstream backend: its keep-alive undici Pool, circuit breaker, recent
+ * latency, in-flight count, last known head and probe result. `run` wraps one
+ * attempt with the bookkeeping (breaker permit, in-flight, latency, metrics,
+ * last error); it never decides where to go next.
+ */
+import { Pool } from 'undici';
+import { ProxyError, type ErrorKind } from '../errors/catalog.js';
+import type { UpstreamConfig } from '../config/types.js';
+import type { Metrics, UpstreamOutcome } from '../metrics/types.js';
+import { attempt } from './attempt.js';
+import { Breaker, type Permit } from './breaker.js';
+import { LatencyStats } from './latency.js';
+import type { UpstreamRequest, UpstreamResponse, UpstreamStatus } from './types.js';
+
+export interface UpstreamOptions {
+  name: string;
+  url: string;
+  config: UpstreamConfig;
+  metrics: Metrics;
+  clock?: () => number;
+}
+
+export interface RunOptions {
+  path: string;
+  /** Metrics label; null for probes (which are not counted as requests). */
+  endpoint: UpstreamRequest['endpoint'] | null;
+  accept?: UpstreamRequest['accept'];
+  acceptKind?: ErrorKind;
+  signal?: AbortSignal | undefined;
+  attempt: number;
+  /** Requests need a breaker permit; probes run anyway and only report to the breaker when they hold one. */
+  gated: boolean;
+}
+
+const OUTCOME: Record<ErrorKind, UpstreamOutcome> = {
+  UPSTREAM_ERROR: 'http_error',
+  UPSTREAM_TIMEOUT: 'timeout',
+  UPSTREAM_BAD_RESPONSE: 'bad_response',
+  UPSTREAM_UNAVAILABLE: 'unavailable',
+  UPSTREAM_LAGGING: 'lagging',
+  BAD_REQUEST: 'bad_response',
+  BAD_PARAMETER: 'bad_response',
+  MISSING_PARAMETER: 'bad_response',
+  DUPLICATE_PARAMETER: 'bad_response',
+  ROUTE_NOT_FOUND: 'bad_response',
+  METHOD_NOT_ALLOWED: 'bad_response',
+  RATE_LIMITED: 'http_error',
+  INTERNAL: 'unavailable',
+  SHUTTING_DOWN: 'unavailable',
+  REQUEST_TIMEOUT: 'timeout',
+};
+
+/** Splits a base URL into origin, path prefix, shown URL (no credentials) and an optional basic-auth header. */
+export function parseBaseUrl(raw: string): { origin: string; basePath: string; shown: string; authorization: string | null } {
+  const u = new URL(raw);
+  const basePath = u.pathname.replace(/\/+$/, '');
+  const authorization =
+    u.username !== '' ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}` : null;
+  return { origin: u.origin, basePath, shown: u.origin + basePath, authorization };
+}
+
+export class Upstream {
+  readonly name: string;
+  readonly url: string;
+  readonly breaker: Breaker;
+  readonly latency = new LatencyStats();
+  inFlight = 0;
+  head: number | null = null;
+  /** Result of the last probe; null before the first one. */
+  probeOk: boolean | null = null;
+  lastError: string | null = null;
+  readonly #pool: Pool;
+  readonly #basePath: string;
+  readonly #headers: Record<string, string>;
+  readonly #config: UpstreamConfig;
+  readonly #metrics: Metrics;
+
+  constructor(opts: UpstreamOptions) {
+    const { origin, basePath, shown, authorization } = parseBaseUrl(opts.url);
+    this.name = opts.name;
+    this.url = shown;
+    this.#basePath = basePath;
+    this.#config = opts.config;
+    this.#metrics = opts.metrics;
+    // Only what the upstream needs: never a client header.
+    this.#headers = { accept: 'application/json', 'accept-encoding': 'identity', ...(authorization ? { authorization } : {}) };
+    this.breaker = new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs, ...(opts.clock ? { clock: opts.clock } : {}) });
+    this.#pool = new Pool(origin, {
+      connections: opts.config.connections,
+      connect: { timeout: opts.config.connectTimeoutMs },
+      headersTimeout: opts.config.attemptTimeoutMs,
+      bodyTimeout: opts.config.attemptTimeoutMs,
+      pipelining: 1,
+    });
+  }
+
+  /** Probe ok (or not yet probed is NOT healthy) and breaker not open. */
+  healthy(): boolean {
+    return this.probeOk === true && this.breaker.state() !== 'open';
+  }
+
+  /** Within maxLagBlocks of the best head (unknown best head: nobody lags; unknown own head: lagging). */
+  fresh(bestHead: number | null, maxLagBlocks: number): boolean {
+    if (bestHead === null) return true;
+    return this.head !== null && this.head >= bestHead - maxLagBlocks;
+  }
+
+  async run(o: RunOptions): Promise<UpstreamResponse> {
+    const permit: Permit | null = this.breaker.tryAcquire();
+    if (permit === null && o.gated) {
+      throw new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: `${this.name}: circuit breaker open` });
+    }
+    this.inFlight++;
+    const started = performance.now();
+    let outcome: UpstreamOutcome = 'ok';
+    try {
+      const res = await attempt(this.#pool, {
+        upstream: this.name,
+        basePath: this.#basePath,
+        path: o.path,
+        headers: this.#headers,
+        timeoutMs: this.#config.attemptTimeoutMs,
+        maxBodyBytes: this.#config.maxBodyBytes,
+        attempt: o.attempt,
+        accept: o.accept,
+        ...(o.acceptKind ? { acceptKind: o.acceptKind } : {}),
+        signal: o.signal,
+      });
+      this.latency.record(res.durationMs);
+      if (permit) this.breaker.success(permit);
+      return res;
+    } catch (e) {
+      const err = e as ProxyError; // attempt() rejects only with ProxyError
+      const elapsed = performance.now() - started;
+      if (o.signal?.aborted) {
+        outcome = 'cancelled';
+        if (permit) this.breaker.release(permit);
+      } else {
+        outcome = OUTCOME[err.kind];
+        this.lastError = `${err.kind}${err.detail ? `: ${err.detail}` : ''}`;
+        if (outcome === 'lagging') {
+          this.latency.record(elapsed);
+          if (permit) this.breaker.success(permit);
+        } else {
+          if (outcome === 'timeout') this.latency.record(elapsed);
+          if (permit) this.breaker.failure(permit);
+        }
+      }
+      throw err;
+    } finally {
+      this.inFlight--;
+      if (o.endpoint !== null) this.#metrics.upstreamRequest(this.name, o.endpoint, outcome, (performance.now() - started) / 1000);
+    }
+  }
+
+  status(bestHead: number | null, maxLagBlocks: number): UpstreamStatus {
+    const lag = bestHead !== null && this.head !== null ? Math.max(0, bestHead - this.head) : null;
+    return {
+      name: this.name,
+      url: this.url,
+      healthy: this.healthy(),
+      lagging: !this.fresh(bestHead, maxLagBlocks),
+      head: this.head,
+      lag,
+      breaker: this.breaker.state(),
+      inFlight: this.inFlight,
+      latencyP50Ms: this.latency.quantile(0.5),
+      latencyP99Ms: this.latency.quantile(0.99),
+      lastError: this.lastError,
+    };
+  }
+
+  /** Closes the pool, destroying in-flight requests. */
+  async close(): Promise<void> {
+    await this.#pool.destroy();
+  }
+}

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ChainTracker } from '../../src/chain/tracker.js';
+import { connectTrackerToBus, FleetBus, type InvalidateTarget } from '../../src/fleet/bus.js';
+import { closeRedis, createRedis, waitReady, type RedisClient } from '../../src/redis/client.js';
+import { noopMetrics } from '../../src/metrics/types.js';
+import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { redisTestConfig, sleep, waitFor } from './fixtures.js';
+
+const describe = describeRedis();
+const errs: string[] = [];
+
+describe('FleetBus', () => {
+  let server: RedisServer;
+  const cfg = redisTestConfig();
+  const clients: RedisClient[] = [];
+  let a: FleetBus;
+  let b: FleetBus;
+
+  const makeBus = async (id: string) => {
+    const pub = createRedis(server.url, cfg);
+    const sub = createRedis(server.url, cfg, { role: 'subscriber' });
+    clients.push(pub, sub);
+    await waitReady(pub, 5000);
+    const bus = new FleetBus({ pub, sub, keyPrefix: cfg.keyPrefix, replicaId: id, metrics: { ...noopMetrics, tierError: (t, op) => errs.push(`${id}:${op}`) } });
+    expect(await bus.ready()).toBe(true);
+    console.log('DEBUG2', id, await pub.pubsub('NUMSUB', bus.channel), sub.status);
+    return bus;
+  };
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    a = await makeBus('a');
+    b = await makeBus('b');
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    for (const c of clients) await closeRedis(c);
+    await server.stop();
+  });
+
+  it("delivers head and invalidate messages to the other replica, not to the sender", async () => {
+    const seenA: unknown[] = [];
+    const seenB: unknown[] = [];
+    a.on('head', (h, f) => seenA.push(['head', h, f]));
+    a.on('invalidate', (t: InvalidateTarget) => seenA.push(['inv', t]));
+    b.on('head', (h, f) => seenB.push(['head', h, f]));
+    b.on('invalidate', (t: InvalidateTarget) => seenB.push(['inv', t]));
+    await a.publishHead(100, false);
+    await a.publishHead(90, true);
+    await a.publishInvalidate(['k1', 'k2']);
+    await b.publishInvalidate({ prefix: 'block/' });
+    await waitFor(() => seenB.length === 3 && seenA.length === 1).catch(async (e: unknown) => { console.log('DEBUG', JSON.stringify(seenA), JSON.stringify(seenB), a.replicaId, server.port, errs, clients.map((c) => c.status), await clients[0]!.pubsub('NUMSUB', a.channel));  throw e; });
+    await sleep(50);
+    expect(seenB).toEqual([
+      ['head', 100, false],
+      ['head', 90, true],
+      ['inv', { keys: ['k1', 'k2'] }],
+    ]);
+    expect(seenA).toEqual([['inv', { prefix: 'block/' }]]);
+    a.removeAllListeners('head');
+    a.removeAllListeners('invalidate');
+    b.removeAllListeners('head');
+    b.removeAllListeners('invalidate');
+  });
+
+  it('delivers filled notifications to every replica, the sender included', async () => {
+    const got: string[] = [];
+    a.on('filled', (k) => got.push(`a:${k}`));
+    b.on('filled', (k) => got.push(`b:${k}`));
+    await a.publishFilled('x');
+    await waitFor(() => got.length === 2);
+    expect(got.sort()).toEqual(['a:x', 'b:x']);
+    a.removeAllListeners('filled');
+    b.removeAllListeners('filled');
+  });
+
+  it('connects chain trackers without echo loops and survives a Redis restart', async () => {
+    const ta = new ChainTracker();
+    const tb = new ChainTracker();
+    const offA = connectTrackerToBus(ta, a);
+    const offB = connectTrackerToBus(tb, b);
+    let headEventsA = 0;
+    ta.on('head', () => headEventsA++);
+    ta.observeHead(500);
+    await waitFor(() => tb.bestHead() === 500);
+    tb.observeHead(501);
+    tb.observeFinal(480);
+    await waitFor(() => ta.bestHead() === 501 && ta.finalHeight() === 480);
+    await sleep(100);
+    expect(headEventsA).toBe(2); // 500 locally, 501 from b; nothing echoed back
+
+    await server.restart();
+    await waitFor(async () => {
+      ta.observeHead((ta.bestHead() ?? 0) + 1);
+      await sleep(50);
+      return tb.bestHead() === ta.bestHead();
+    }, 10_000, 100);
+    tb.observeHead(900);
+    await waitFor(() => ta.bestHead() === 900, 5000);
+    offA();
+    offB();
+  });
+
+  it('drops malformed messages', async () => {
+    const got: unknown[] = [];
+    b.on('head', (h) => got.push(h));
+    const pub = clients[0]!;
+    await pub.publish(b.channel, 'not json');
+    await pub.publish(b.channel, JSON.stringify({ v: 2, from: 'z', t: 'head', height: 1, final: false }));
+    await pub.publish(b.channel, JSON.stringify({ v: 1, from: 'z', t: 'head', height: 'x', final: false }));
+    await pub.publish(b.channel, JSON.stringify({ v: 1, from: 'z', t: 'head', height: 7, final: false }));
+    await waitFor(() => got.length === 1);
+    expect(got).toEqual([7]);
+    b.removeAllListeners('head');
+  });
+});

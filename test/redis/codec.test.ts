@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { gzipSync } from 'node:zlib';
+import { CODEC_VERSION, decodeEntry, encodeEntry } from '../../src/redis/codec.js';
+import { makeEntry } from './fixtures.js';
+
+describe('redis codec', () => {
+  it('round-trips every field', async () => {
+    const e = makeEntry('block?height=1', { negative: true, status: 404, head: null, finalAt: null, stamps: [] });
+    expect(await decodeEntry(await encodeEntry(e, 1024))).toEqual(e);
+  });
+
+  it('compresses bodies above the threshold and round-trips them exactly', async () => {
+    const body = Buffer.from(JSON.stringify({ data: Array.from({ length: 500 }, (_, i) => ({ i, hash: 'ab'.repeat(16) })) }));
+    const e = makeEntry('big', { body });
+    const packed = await encodeEntry(e, 1024);
+    const plain = await encodeEntry(e, body.length + 1);
+    expect(packed.length).toBeLessThan(plain.length / 3);
+    const back = await decodeEntry(packed);
+    expect(back?.body.equals(body)).toBe(true);
+    expect(back).toEqual(e);
+  });
+
+  it('decodes foreign, corrupt, truncated and other-version values to undefined', async () => {
+    const e = makeEntry('k', { body: Buffer.alloc(4000, 'x') });
+    const good = await encodeEntry(e, 1024);
+    const other = Buffer.from(good);
+    other.writeUInt8(CODEC_VERSION + 1, 3);
+    const badHeader = Buffer.from(good);
+    badHeader.write('{', 8 + 2, 'latin1');
+    const missingField = Buffer.concat([good.subarray(0, 4), Buffer.from([0, 0, 0, 2]), Buffer.from('{}')]);
+    const candidates = [
+      Buffer.from('{"code":0}'),
+      Buffer.alloc(0),
+      Buffer.from('CPX'),
+      gzipSync(Buffer.from('hello')),
+      other,
+      badHeader,
+      missingField,
+      good.subarray(0, good.length - 5),
+      good.subarray(0, 20),
+    ];
+    for (const raw of candidates) expect(await decodeEntry(raw)).toBeUndefined();
+    const plain = await encodeEntry(makeEntry('p'), 1 << 20);
+    expect(await decodeEntry(plain.subarray(0, plain.length - 1))).toBeUndefined();
+    expect(await decodeEntry(Buffer.concat([plain, Buffer.from('x')]))).toBeUndefined();
+  });
+});

@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChainTracker } from '../../src/chain/tracker.js';
+import { hedgeDelay } from '../../src/upstream/hedge.js';
+import { LatencyStats } from '../../src/upstream/latency.js';
+import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
+import { startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { chainHandler, gate, recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';
+import type { UpstreamConfig } from '../../src/config/types.js';
+
+const fakes: FakeUpstream[] = [];
+let pool: ManagedUpstreamPool | undefined;
+
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+  await Promise.all(fakes.splice(0).map((f) => f.close()));
+});
+
+async function setup(patch: Partial<UpstreamConfig>) {
+  const slow = gate(chainHandler('u0', { value: 100 }));
+  fakes.push(await startFakeUpstream(slow.handler), await startFakeUpstream(chainHandler('u1', { value: 100 })));
+  const metrics = recordingMetrics();
+  // u0 comes first in configuration order, so it takes the first attempt.
+  pool = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(patch), tracker: new ChainTracker(), metrics });
+  return { pool, metrics, slow };
+}
+
+describe('hedging', () => {
+  it('races a second upstream after hedgeAfterMs, takes its answer and cancels the slow one', async () => {
+    const { pool, metrics, slow } = await setup({ hedgeAfterMs: 30 });
+    const started = performance.now();
+    const res = await pool.fetch(request());
+    expect(performance.now() - started).toBeLessThan(1500);
+    expect(res.upstream).toBe('u1');
+    expect(res.attempts).toBe(2);
+    expect(metrics.hedges).toEqual(['tx/list']);
+    expect(metrics.retries).toEqual([]);
+    await waitFor(() => metrics.outcomes('u0').length === 1, 2000, 'loser outcome');
+    expect(metrics.outcomes('u0')).toEqual(['cancelled']);
+    expect(metrics.outcomes('u1')).toEqual(['ok']);
+    await waitFor(() => slow.aborted() === 1, 2000, 'slow upstream to see the request aborted');
+    // A cancelled attempt is not a failure: the slow upstream's breaker stays closed.
+    expect(pool.status()[0]!.breaker).toBe('closed');
+    expect(pool.status()[0]!.inFlight).toBe(0);
+  });
+
+  it('no hedge when the first attempt answers in time', async () => {
+    const { pool, metrics, slow } = await setup({ hedgeAfterMs: 5000 });
+    slow.open();
+    const res = await pool.fetch(request());
+    expect(res.upstream).toBe('u0');
+    expect(metrics.hedges).toEqual([]);
+    expect(fakes[1]!.count()).toBe(0);
+  });
+
+  it('hedgeAfterMs = 0 disables hedging', async () => {
+    const { pool, metrics, slow } = await setup({ hedgeAfterMs: 0 });
+    const p = pool.fetch(request());
+    await waitFor(() => slow.held() === 1, 2000, 'request to reach u0');
+    slow.open();
+    expect((await p).upstream).toBe('u0');
+    expect(metrics.hedges).toEqual([]);
+    expect(fakes[1]!.count()).toBe(0);
+  });
+
+  it('when the hedge fails, the first attempt can still win', async () => {
+    const { pool, metrics, slow } = await setup({ hedgeAfterMs: 20 });
+    await fakes[1]!.close(); // the hedge target is down
+    const p = pool.fetch(request());
+    await waitFor(() => metrics.outcomes('u1').length === 1, 2000, 'hedge to fail');
+    slow.open();
+    const res = await p;
+    expect(res.upstream).toBe('u0');
+    expect(metrics.hedges).toEqual(['tx/list']);
+  });
+});
+
+describe('hedge delay', () => {
+  it('is hedgeAfterMs, or the latency quantile floored at hedgeAfterMs once there are enough samples', () => {
+    const stats = new LatencyStats();
+    expect(hedgeDelay({ hedgeAfterMs: 0, hedgeQuantile: 0.9 }, stats)).toBeNull();
+    expect(hedgeDelay({ hedgeAfterMs: 50, hedgeQuantile: 0 }, stats)).toBe(50);
+    for (let i = 1; i <= 10; i++) stats.record(i * 100);
+    expect(hedgeDelay({ hedgeAfterMs: 50, hedgeQuantile: 0.9 }, stats)).toBe(50); // too few samples
+    for (let i = 1; i <= 10; i++) stats.record(i * 100);
+    expect(hedgeDelay({ hedgeAfterMs: 50, hedgeQuantile: 0.9 }, stats)).toBe(900);
+    expect(hedgeDelay({ hedgeAfterMs: 2000, hedgeQuantile: 0.9 }, stats)).toBe(2000);
+  });
+});
