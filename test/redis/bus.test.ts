@@ -2,12 +2,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
 import { connectTrackerToBus, FleetBus, type InvalidateTarget } from '../../src/fleet/bus.js';
 import { closeRedis, createRedis, waitReady, type RedisClient } from '../../src/redis/client.js';
-import { noopMetrics } from '../../src/metrics/types.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { redisTestConfig, sleep, waitFor } from './fixtures.js';
 
 const describe = describeRedis();
-const errs: string[] = [];
 
 describe('FleetBus', () => {
   let server: RedisServer;
@@ -21,9 +19,8 @@ describe('FleetBus', () => {
     const sub = createRedis(server.url, cfg, { role: 'subscriber' });
     clients.push(pub, sub);
     await waitReady(pub, 5000);
-    const bus = new FleetBus({ pub, sub, keyPrefix: cfg.keyPrefix, replicaId: id, metrics: { ...noopMetrics, tierError: (t, op) => errs.push(`${id}:${op}`) } });
+    const bus = new FleetBus({ pub, sub, keyPrefix: cfg.keyPrefix, replicaId: id });
     expect(await bus.ready()).toBe(true);
-    console.log('DEBUG2', id, await pub.pubsub('NUMSUB', bus.channel), sub.status);
     return bus;
   };
 
@@ -50,7 +47,7 @@ describe('FleetBus', () => {
     await a.publishHead(90, true);
     await a.publishInvalidate(['k1', 'k2']);
     await b.publishInvalidate({ prefix: 'block/' });
-    await waitFor(() => seenB.length === 3 && seenA.length === 1).catch(async (e: unknown) => { console.log('DEBUG', JSON.stringify(seenA), JSON.stringify(seenB), a.replicaId, server.port, errs, clients.map((c) => c.status), await clients[0]!.pubsub('NUMSUB', a.channel));  throw e; });
+    await waitFor(() => seenB.length === 3 && seenA.length === 1);
     await sleep(50);
     expect(seenB).toEqual([
       ['head', 100, false],

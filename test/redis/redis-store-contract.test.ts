@@ -1,0 +1,28 @@
+import { afterAll, beforeAll } from 'vitest';
+import { closeRedis, createRedis, waitReady } from '../../src/redis/client.js';
+import { RedisStore } from '../../src/redis/redis-store.js';
+import { cacheStoreContract } from '../cache/store-contract.js';
+import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { redisTestConfig } from './fixtures.js';
+
+const describe = describeRedis();
+
+describe('RedisStore (shared CacheStore contract)', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  cacheStoreContract('redis', async () => {
+    const cfg = redisTestConfig({ commandTimeoutMs: 100 });
+    const client = createRedis(server.url, cfg);
+    await waitReady(client, 5000);
+    return {
+      store: new RedisStore({ client, config: cfg }),
+      cleanup: () => closeRedis(client),
+    };
+  });
+});
