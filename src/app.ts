@@ -58,7 +58,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   });
   const metrics = prom.metrics;
 
-  const memory = new MemoryStore({ maxBytes: config.cacheMaxBytes, onEvict: () => metrics.cacheEviction('memory') });
+  const memory = new MemoryStore({ maxBytes: config.cacheMaxBytes, clock, onEvict: () => metrics.cacheEviction('memory') });
   memoryRef = memory;
   const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger });
   fleetRef = fleet;

@@ -5,9 +5,10 @@
  * (quality 5) variants, compressed once at set time (only for bodies of at
  * least `compressMinBytes` and only when smaller), so the size charged to the
  * LRU is exact and a hit does no JSON and no compression work. Entries with
- * time-relative fields (stamps) are re-rendered lazily, at most once per
- * second per encoding: the variant of the previous second is replaced (its
- * size differs from the charged one by a few bytes at most).
+ * time-relative fields (stamps) send their stored bytes at `createdAt` only
+ * and are otherwise re-rendered lazily, at most once per second per encoding;
+ * the rendering of the previous second is replaced, and one rendered copy is
+ * charged up front (same size as the stored one, ± a few digits).
  *
  * Expiry: an entry is dropped at its sieUntil (lru-cache TTL on the injected
  * clock, plus a check on every read, plus a periodic purge of dead entries).
@@ -63,71 +64,77 @@ export class MemoryEntry {
   /** Bytes charged to the LRU. */
   readonly size: number;
   readonly #stamped: boolean;
-  /** Current payload per encoding; null = no compressed variant (identity is sent). */
-  readonly #payloads: Record<Encoding, Payload | null>;
-  /** Second (floor(ms/1000)) each payload was rendered for (stamped entries only). */
-  readonly #seconds: Record<Encoding, number>;
+  /** The stored bytes and their variants (null = no variant: identity is sent). */
+  readonly #raw: Record<Encoding, Payload | null>;
+  /** Stamped entries: the payload rendered for second `#seconds[enc]`, per encoding. */
+  readonly #rendered: Record<Encoding, Payload | null> = { identity: null, gzip: null, br: null };
+  readonly #seconds: Record<Encoding, number> = { identity: Number.NaN, gzip: Number.NaN, br: Number.NaN };
 
-  private constructor(entry: CacheEntry, renderedAt: number, identity: Buffer, gz: Buffer | null, br: Buffer | null) {
+  private constructor(entry: CacheEntry, gz: Buffer | null, br: Buffer | null) {
     this.entry = entry;
     this.#stamped = entry.stamps.length > 0;
-    const id: Payload = { body: identity, encoding: 'identity' };
-    this.#payloads = {
-      identity: id,
+    this.#raw = {
+      identity: { body: entry.body, encoding: 'identity' },
       gzip: gz === null ? null : { body: gz, encoding: 'gzip' },
       br: br === null ? null : { body: br, encoding: 'br' },
     };
-    const s = second(renderedAt);
-    this.#seconds = { identity: s, gzip: s, br: s };
-    this.size =
-      entry.body.length +
-      (this.#stamped ? identity.length : 0) +
-      (gz?.length ?? 0) +
-      (br?.length ?? 0) +
-      Buffer.byteLength(entry.key) +
-      entry.stamps.length * STAMP_BYTES +
-      OVERHEAD_BYTES;
+    const buffers = entry.body.length + (gz?.length ?? 0) + (br?.length ?? 0);
+    // A stamped entry also holds one re-rendered copy of each (same size ± a few digits).
+    this.size = (this.#stamped ? 2 : 1) * buffers + Buffer.byteLength(entry.key) + entry.stamps.length * STAMP_BYTES + OVERHEAD_BYTES;
   }
 
-  /** Renders (stamps at `now`) and compresses the variants of an entry. */
-  static async build(entry: CacheEntry, now: number, compressMinBytes: number): Promise<MemoryEntry> {
-    const identity = renderBody(entry, now);
-    if (identity.length < compressMinBytes) return new MemoryEntry(entry, now, identity, null, null);
-    const [gz, br] = await Promise.all([gzipAsync(identity, GZIP_OPTS), brotliAsync(identity, brotliOpts(identity.length))]);
-    const smaller = (b: Buffer): Buffer | null => (b.length < identity.length ? b : null);
-    return new MemoryEntry(entry, now, identity, smaller(gz), smaller(br));
+  /** Compresses the variants of an entry (bodies of at least `compressMinBytes`, kept only when smaller). */
+  static async build(entry: CacheEntry, compressMinBytes: number): Promise<MemoryEntry> {
+    const body = entry.body;
+    if (body.length < compressMinBytes) return new MemoryEntry(entry, null, null);
+    const [gz, br] = await Promise.all([gzipAsync(body, GZIP_OPTS), brotliAsync(body, brotliOpts(body.length))]);
+    const smaller = (b: Buffer): Buffer | null => (b.length < body.length ? b : null);
+    return new MemoryEntry(entry, smaller(gz), smaller(br));
   }
 
   /**
-   * The bytes to send for `encoding` at `nowMs`: the precomputed variant, or
-   * identity when the entry has none. Stamp-free entries return the same
-   * objects every time; stamped ones are re-rendered on the first call of a new
-   * second (per encoding).
+   * The bytes to send for `encoding` at `nowMs` (identity when the entry has no
+   * such variant). Stamp-free entries return the same precomputed objects every
+   * time. For stamped entries the stored bytes are the upstream's answer at
+   * `createdAt` and are sent as they are at that instant (a MISS is
+   * byte-identical to the upstream); at any other instant the stamps are
+   * re-rendered, at most once per second per encoding.
    */
   payload(encoding: Encoding, nowMs: number): Payload {
-    const current = this.#payloads[encoding];
-    if (current === null) return this.#identity(nowMs);
-    if (!this.#stamped) return current;
-    if (encoding === 'identity') return this.#identity(nowMs);
+    const raw = this.#raw[encoding];
+    const enc: Encoding = raw === null ? 'identity' : encoding;
+    if (!this.#stamped || nowMs === this.entry.createdAt) return this.raw(encoding);
     const s = second(nowMs);
-    if (this.#seconds[encoding] === s) return current;
-    const id = this.#identity(nowMs);
-    const packed = compressSync(encoding, id.body);
-    const next: Payload = packed.length < id.body.length ? { body: packed, encoding } : id;
-    this.#payloads[encoding] = next;
-    this.#seconds[encoding] = s;
+    const cached = this.#rendered[enc];
+    if (cached !== null && this.#seconds[enc] === s) return cached;
+    const next = enc === 'identity' ? this.#renderIdentity(nowMs, s) : this.#renderCompressed(enc, nowMs, s);
+    this.#rendered[enc] = next;
+    this.#seconds[enc] = s;
     return next;
   }
 
-  #identity(nowMs: number): Payload {
-    const id = this.#payloads.identity as Payload;
-    if (!this.#stamped) return id;
-    const s = second(nowMs);
-    if (this.#seconds.identity === s) return id;
-    const next: Payload = { body: renderBody(this.entry, nowMs), encoding: 'identity' };
-    this.#payloads.identity = next;
+  /**
+   * The stored bytes for `encoding` (identity when no such variant), never
+   * re-stamped: what a MISS sends, so the client gets the upstream's answer as
+   * it was, while hits get `payload()`.
+   */
+  raw(encoding: Encoding): Payload {
+    return this.#raw[encoding] ?? (this.#raw.identity as Payload);
+  }
+
+  #renderIdentity(nowMs: number, s: number): Payload {
+    const cached = this.#rendered.identity;
+    if (cached !== null && this.#seconds.identity === s) return cached;
+    const id: Payload = { body: renderBody(this.entry, nowMs), encoding: 'identity' };
+    this.#rendered.identity = id;
     this.#seconds.identity = s;
-    return next;
+    return id;
+  }
+
+  #renderCompressed(enc: 'gzip' | 'br', nowMs: number, s: number): Payload {
+    const id = this.#renderIdentity(nowMs, s);
+    const packed = compressSync(enc, id.body);
+    return packed.length < id.body.length ? { body: packed, encoding: enc } : id;
   }
 }
 
@@ -186,7 +193,7 @@ export class MemoryStore implements CacheStore {
       return;
     }
     this.#pending.set(key, entry);
-    const m = await MemoryEntry.build(entry, this.#clock(), this.#compressMinBytes);
+    const m = await MemoryEntry.build(entry, this.#compressMinBytes);
     if (this.#pending.get(key) !== entry) return;
     this.#pending.delete(key);
     const ttl = entry.sieUntil - this.#clock();

@@ -49,12 +49,14 @@ export function deliver(request: FastifyRequest, reply: FastifyReply, res: Resol
     return;
   }
   const encoding = chooseEncoding(request.headers['accept-encoding']);
+  // A fresh upstream answer goes out as fetched; stored answers are re-stamped (≤ 1 s old).
+  const fetchedNow = res.result === 'MISS' || res.result === 'BYPASS';
   if (res.mem !== undefined) {
-    const payload = res.mem.payload(encoding, now);
+    const payload = fetchedNow ? res.mem.raw(encoding) : res.mem.payload(encoding, now);
     if (payload.encoding !== 'identity') reply.header('content-encoding', payload.encoding);
     reply.send(payload.body);
   } else {
-    reply.send(renderBody(entry, now));
+    reply.send(fetchedNow ? entry.body : renderBody(entry, now));
   }
 }
 
