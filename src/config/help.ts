@@ -45,7 +45,7 @@ export function helpText(): string {
   return lines.join('\n');
 }
 
-/** The configuration reference as a markdown table (src/config/README.md). */
+/** The configuration reference as a markdown table (the Configuration section of README.md). */
 export function configTable(): string {
   const esc = (s: string): string => s.replaceAll('|', '\\|');
   const out = ['| Variable | File key | Default | Meaning |', '|---|---|---|---|'];
