@@ -3,7 +3,7 @@
  * into one Fastify server. No stage knows about the others beyond its
  * constructor's interfaces.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { buildCatalogue } from './catalogue/index.js';
@@ -79,7 +79,8 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // One access-log line per request is written by the API routes (ACCESS_LOG), not by Fastify.
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     return503OnClosing: true,
     requestIdHeader: 'x-request-id',
@@ -88,7 +89,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
       return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
     },
     // The API routes parse the raw query themselves (duplicates, encodings, control characters).
-    querystringParser: () => ({}),
+    routerOptions: { querystringParser: () => ({}) },
   });
 
   if (config.rateLimit.enabled) {

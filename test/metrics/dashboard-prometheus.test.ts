@@ -3,18 +3,17 @@
  * traffic every second, then every panel query of the Grafana dashboard is
  * evaluated through Prometheus' HTTP API and must return data.
  *
- * The target is one function of type `StartMetricsTarget`; today the
- * synthetic one (a Fastify server rendering our registry while a timer drives
- * every push method). To prove the dashboard against the real proxy, pass a
- * function that starts the simulator + proxy and an HTTP load loop instead.
+ * The target is one function of type `StartMetricsTarget`: the real proxy
+ * with a Redis tier in front of two simulators under an HTTP load loop
+ * (test/metrics/proxy-target.ts).
  * Note: `chainproxy_redis_up` only exists when a Redis tier is configured.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrometheus, startPrometheus, type PrometheusServer } from '../helpers/prometheus.js';
 import { dashboardQueries } from './dashboard.js';
-import { startSyntheticTarget, type MetricsTarget, type StartMetricsTarget } from './synthetic-target.js';
+import { startProxyTarget, type MetricsTarget, type StartMetricsTarget } from './proxy-target.js';
 
-const startTarget: StartMetricsTarget = startSyntheticTarget;
+const startTarget: StartMetricsTarget = startProxyTarget;
 /** rate() over [1m] needs two samples; a few more make every counter's increase visible. */
 const MIN_SCRAPES = 4;
 

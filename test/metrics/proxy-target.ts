@@ -1,0 +1,77 @@
+/**
+ * The dashboard test's scrape target: the real proxy (src/app.ts) with a Redis
+ * tier, in front of two simulators, under an HTTP load loop that exercises
+ * every series the dashboard reads: hits, misses, stale answers, client
+ * errors, single-flight joins, retries and hedges (one upstream is slow and
+ * flaky), and head moves.
+ */
+import { request } from 'undici';
+import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { startTestProxy } from '../helpers/proxy.js';
+import { startRedisServer } from '../helpers/redis-server.js';
+
+export interface MetricsTarget {
+  /** `host:port` Prometheus scrapes. */
+  target: string;
+  metricsPath: string;
+  /** Stops the traffic and the server. */
+  close(): Promise<void>;
+}
+
+export type StartMetricsTarget = () => Promise<MetricsTarget>;
+
+const PATHS = [
+  '/block/max',
+  '/tx/list?page_size=5',
+  '/block/list?page=1&page_size=5',
+  '/tx/list/pending',
+  '/token/list',
+  '/chain/summary',
+  '/tx/count/today',
+  '/holders?page=2',
+  '/nax/summary',
+  '/block/detail?h=4800000', // a final block: the final height becomes known
+  '/tx/list?page=0', // 400: a client error
+];
+
+export const startProxyTarget: StartMetricsTarget = async () => {
+  const redis = await startRedisServer();
+  const sims: SimulatorHandle[] = [await startSimulator({ blockIntervalMs: 0 }), await startSimulator({ blockIntervalMs: 0 })];
+  // u1 is slow and fails half of its requests: hedges, retries and upstream errors show up.
+  sims[1]?.setFaults({ latencyMs: 120, errorRate: 0.5, kind: 'http500' });
+  const proxy = await startTestProxy(
+    sims.map((s) => s.url),
+    {
+      redisUrl: redis.url,
+      upstream: { probeIntervalMs: 200, hedgeAfterMs: 30, hedgeQuantile: 0, breakerFailures: 1000 },
+      policies: { 'tx/list': { ttlMs: 200, swrMs: 5000 }, 'block/list': { ttlMs: 200, swrMs: 5000 } },
+    },
+  );
+  let stopped = false;
+  let round = 0;
+  const loop = (async () => {
+    while (!stopped) {
+      round += 1;
+      if (round % 20 === 0) for (const s of sims) s.chain.advance(1);
+      const path = PATHS[round % PATHS.length] ?? '/block/max';
+      // Bursts of identical cold requests join one flight.
+      const cold = `/tx/list?page=${1000 + round}`;
+      await Promise.all([path, cold, cold, cold].map(async (p) => {
+        const res = await request(`${proxy.url}${p}`);
+        await res.body.dump();
+      }));
+    }
+  })();
+  const { port } = new URL(proxy.url);
+  return {
+    target: `127.0.0.1:${port}`,
+    metricsPath: '/metrics',
+    async close() {
+      stopped = true;
+      await loop;
+      await proxy.close();
+      for (const s of sims) await s.close();
+      await redis.stop();
+    },
+  };
+};
