@@ -5,11 +5,10 @@
  * Raw text is compared, so `4842503.0` (block/max) and float ranks survive.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeClock } from '../helpers/proxy.js';
-import { envelope, expectedBody, FIXTURES, get, PUBLIC, startEnv, withoutStamps, type Env } from './kit.js';
+import { envelope, expectedBody, FIXTURES, get, PUBLIC, settableClock, startEnv, withoutStamps, type Env } from './kit.js';
 
-describe('golden passthrough of the 22 fixtures', () => {
-  const clock = fakeClock();
+describe('golden passthrough of the 22 fixtures (frozen clock)', () => {
+  const clock = settableClock();
   let env: Env;
   beforeAll(async () => {
     env = await startEnv({ clock: clock.now });
@@ -83,5 +82,27 @@ describe('golden passthrough of the 22 fixtures', () => {
     // The validator does not change with re-stamping.
     const again = await get(env.base, `/${f.path}?${f.query}`);
     expect(again.header('etag')).toBe(g.header('etag'));
+  });
+});
+
+/**
+ * The same MISS comparison on the real clock, as in production: the answer is
+ * delivered a few milliseconds after the upstream's, and must still be the
+ * upstream's bytes (no re-stamping of server_timestamp/currentTimestamp/timeDiff on a MISS).
+ */
+describe('golden passthrough of the 22 fixtures (real clock)', () => {
+  let env: Env;
+  beforeAll(async () => {
+    env = await startEnv();
+  });
+  afterAll(async () => {
+    await env.close();
+  });
+
+  it.each(FIXTURES.map((f) => [f.path + (f.query ? `?${f.query}` : ''), f] as const))('%s: MISS is byte-identical but for the links', async (url, f) => {
+    const g = await get(env.base, `/${url}`);
+    expect(g.status).toBe(200);
+    expect(g.header('x-cache')).toBe('MISS');
+    expect(g.text).toBe(expectedBody(f.body));
   });
 });

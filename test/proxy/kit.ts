@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request } from 'undici';
 import type { ProxyHandle } from '../../src/app.js';
 import { loadFixtures, sendJson, serveFixtures, startFakeUpstream, waitFor, type FakeUpstream, type Fixture, type Handler } from '../helpers/fake-upstream.js';
-import { startTestProxy, type ConfigPatch } from '../helpers/proxy.js';
+import { fakeClock, startTestProxy, type ConfigPatch } from '../helpers/proxy.js';
 
 export const PUBLIC = 'https://api.example.test';
 export const UPSTREAM_ORIGIN = 'http://data.nebulas.io';
@@ -202,3 +202,12 @@ export const hang: Handler = () => new Promise<void>(() => {});
 
 export type { Handler, IncomingMessage, ServerResponse };
 export { sendJson, serveFixtures, waitFor };
+
+/**
+ * A fake clock starting at the real time. Tests of cache timing use it so they
+ * exercise the resolver's rules; `clock.test.ts` separately checks that the
+ * injected clock also drives the memory tier (a clock far from real time).
+ */
+export function settableClock(): ReturnType<typeof fakeClock> {
+  return fakeClock(Date.now());
+}

@@ -7,8 +7,7 @@
  * not-found envelope kept at most about 1 s).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { fakeClock } from '../helpers/proxy.js';
-import { envelope, fixture, get, queryOf, routes, sendJson, startEnv, waitFor, type Env } from './kit.js';
+import { envelope, fixture, get, queryOf, routes, sendJson, startEnv, waitFor, type Env, settableClock } from './kit.js';
 
 const HOUR = 3_600_000;
 const TX_BLOCK = 4841297; // block of the tx/detail fixture
@@ -80,7 +79,7 @@ describe('policies with a fake clock', () => {
   });
 
   async function setup(patch = {}) {
-    const clock = fakeClock();
+    const clock = settableClock();
     const c = chain();
     env = await startEnv({ handler: c.handler, clock: clock.now, patch: { upstream: { maxAttempts: 1, hedgeAfterMs: 0 }, ...patch } });
     return { clock, state: c.state, env };

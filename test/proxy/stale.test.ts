@@ -6,8 +6,7 @@
  * - nothing stale to serve: a 502/504 envelope.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { fakeClock } from '../helpers/proxy.js';
-import { deferred, envelope, fixture, get, routes, sendJson, startEnv, waitFor, type Deferred, type Env, type Handler } from './kit.js';
+import { deferred, envelope, fixture, get, routes, sendJson, startEnv, waitFor, type Deferred, type Env, type Handler, settableClock } from './kit.js';
 
 const URL_ = '/token/detail?token=NAX';
 const PATH = 'token/detail';
@@ -45,7 +44,7 @@ describe('stale serving', () => {
   });
 
   async function setup() {
-    const clock = fakeClock();
+    const clock = settableClock();
     const s = { mode: 'ok' as Mode, version: 1, hold: deferred() as Deferred, requested: deferred() as Deferred };
     const handler = routes({
       [PATH]: async (req, res) => {

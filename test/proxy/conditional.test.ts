@@ -1,0 +1,130 @@
+/**
+ * Conditional requests and HEAD: a weak ETag stable across re-stamping, 304 on
+ * a matching If-None-Match (exact, weak/strong spelling, in a list, `*`), 200
+ * otherwise; HEAD answers with the GET's headers (content-length included) and
+ * no body.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectedBody, fixture, get, startEnv, type Env, settableClock } from './kit.js';
+
+const URL_ = `/tx/listByAddress?${fixture('tx/listByAddress').query}`;
+const STATIC = `/token/detail?token=NAX`;
+
+describe('ETag and 304', () => {
+  const clock = settableClock();
+  let env: Env;
+  let etag = '';
+  beforeAll(async () => {
+    env = await startEnv({ clock: clock.now });
+    const g = await get(env.base, URL_);
+    expect(g.status).toBe(200);
+    etag = g.header('etag') ?? '';
+  });
+  afterAll(async () => {
+    await env.close();
+  });
+
+  it('a 200 carries a weak ETag', () => {
+    expect(etag).toMatch(/^W\/"[^"]+"$/);
+  });
+
+  it('the ETag is stable across hits and re-stamping', async () => {
+    clock.advance(1_500);
+    const g = await get(env.base, URL_);
+    expect(g.header('x-cache')).toBe('HIT');
+    expect(g.header('etag')).toBe(etag);
+  });
+
+  it.each([
+    ['the exact ETag', () => etag],
+    ['the strong spelling of the weak ETag', () => etag.slice(2)],
+    ['a list containing it', () => `W/"nope", ${etag}, "other"`],
+    ['*', () => '*'],
+  ])('If-None-Match with %s → 304 without body', async (_label, value) => {
+    const g = await get(env.base, URL_, { headers: { 'if-none-match': value() } });
+    expect(g.status).toBe(304);
+    expect(g.raw.length).toBe(0);
+    expect(g.header('etag')).toBe(etag);
+    expect(g.header('cache-control')).toMatch(/^public, max-age=\d+$/);
+    expect(g.header('vary')).toMatch(/accept-encoding/i);
+    expect(g.header('access-control-allow-origin')).toBe('*');
+  });
+
+  it('a non-matching If-None-Match gets the full 200', async () => {
+    const g = await get(env.base, URL_, { headers: { 'if-none-match': 'W/"something-else"' } });
+    expect(g.status).toBe(200);
+    expect(g.raw.length).toBeGreaterThan(0);
+  });
+
+  it('a different resource has a different ETag; equal content has an equal ETag across keys', async () => {
+    const other = await get(env.base, STATIC);
+    expect(other.header('etag')).not.toBe(etag);
+    const cross = await get(env.base, STATIC, { headers: { 'if-none-match': etag } });
+    expect(cross.status).toBe(200);
+  });
+
+  it('If-None-Match on a cold key: a 200 (MISS) when it does not match, then 304 for the returned tag', async () => {
+    const url = '/contracts?page=4';
+    const first = await get(env.base, url, { headers: { 'if-none-match': 'W/"x"' } });
+    expect(first.status).toBe(200);
+    expect(first.header('x-cache')).toBe('MISS');
+    const cond = await get(env.base, url, { headers: { 'if-none-match': first.header('etag')! } });
+    expect(cond.status).toBe(304);
+    expect(cond.header('x-cache')).toBe('HIT');
+  });
+});
+
+describe('HEAD', () => {
+  let env: Env;
+  beforeAll(async () => {
+    env = await startEnv();
+  });
+  afterAll(async () => {
+    await env.close();
+  });
+
+  it('HEAD on a cold key: GET headers, no body, one upstream GET; then GET is a HIT', async () => {
+    const url = `/nax/profits?${fixture('nax/profits').query}`;
+    const head = await get(env.base, url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.raw.length).toBe(0);
+    expect(head.header('x-cache')).toBe('MISS');
+    expect(head.header('content-type')).toMatch(/^application\/json/);
+    expect(head.header('etag')).toMatch(/^W\//);
+    expect(Number(head.header('content-length'))).toBe(Buffer.byteLength(expectedBody(fixture('nax/profits').body)));
+    expect(env.up.requests.filter((r) => r.url.startsWith('/nax/profits')).map((r) => r.method)).toEqual(['GET']);
+    const g = await get(env.base, url);
+    expect(g.header('x-cache')).toBe('HIT');
+    expect(g.text).toBe(expectedBody(fixture('nax/profits').body));
+    expect(g.header('etag')).toBe(head.header('etag'));
+  });
+
+  it('HEAD on a hit mirrors the GET headers', async () => {
+    const url = `/holders?${fixture('holders').query}`;
+    const g = await get(env.base, url);
+    const h = await get(env.base, url, { method: 'HEAD' });
+    expect(h.status).toBe(200);
+    expect(h.raw.length).toBe(0);
+    expect(h.header('x-cache')).toBe('HIT');
+    for (const name of ['content-type', 'etag', 'vary', 'access-control-allow-origin', 'cache-control']) {
+      expect(h.header(name), name).toBe(g.header(name));
+    }
+    expect(Number(h.header('content-length'))).toBe(g.raw.length);
+  });
+
+  it('HEAD with Accept-Encoding gzip advertises the encoded length', async () => {
+    const url = '/nax/summary';
+    const g = await get(env.base, url, { headers: { 'accept-encoding': 'gzip' } });
+    const h = await get(env.base, url, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } });
+    expect(h.raw.length).toBe(0);
+    expect(h.header('content-encoding')).toBe(g.header('content-encoding'));
+    expect(Number(h.header('content-length'))).toBe(g.raw.length);
+  });
+
+  it('HEAD with a matching If-None-Match → 304', async () => {
+    const url = '/chain/summary';
+    const g = await get(env.base, url);
+    const h = await get(env.base, url, { method: 'HEAD', headers: { 'if-none-match': g.header('etag')! } });
+    expect(h.status).toBe(304);
+  });
+});
