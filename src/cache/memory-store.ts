@@ -83,6 +83,11 @@ export class MemoryEntry {
     this.size = (this.#stamped ? 2 : 1) * buffers + Buffer.byteLength(entry.key) + entry.stamps.length * STAMP_BYTES + OVERHEAD_BYTES;
   }
 
+  /** The entry without compressed variants (servable at once; identity only). */
+  static plain(entry: CacheEntry): MemoryEntry {
+    return new MemoryEntry(entry, null, null);
+  }
+
   /** Compresses the variants of an entry (bodies of at least `compressMinBytes`, kept only when smaller). */
   static async build(entry: CacheEntry, compressMinBytes: number): Promise<MemoryEntry> {
     const body = entry.body;
@@ -145,6 +150,8 @@ export class MemoryStore implements CacheStore {
   readonly #compressMinBytes: number;
   /** The latest entry being prepared per key: an older set finishing later must not win. */
   readonly #pending = new Map<string, CacheEntry>();
+  /** Variant compression under way per key (what `set` waits for). */
+  readonly #building = new Map<string, Promise<void>>();
   readonly #purgeTimer: NodeJS.Timeout | null;
 
   constructor(opts: MemoryStoreOptions) {
@@ -184,24 +191,44 @@ export class MemoryStore implements CacheStore {
     return this.peek(key)?.entry;
   }
 
-  /** Stores until entry.sieUntil; once resolved, `peek(entry.key)?.entry === entry` (unless too large or superseded). */
+  /** Stores until entry.sieUntil; once resolved, `peek(entry.key)?.entry === entry` with its variants (unless too large or superseded). */
   async set(entry: CacheEntry): Promise<void> {
+    if (this.put(entry) === undefined) return;
+    await this.#building.get(entry.key);
+  }
+
+  /**
+   * Synchronous store for the response path: the entry is servable at once
+   * (identity bytes), and its compressed variants replace it when ready, in
+   * the background. Returns what `peek` now returns for the key.
+   */
+  put(entry: CacheEntry): MemoryEntry | undefined {
     const { key } = entry;
-    if (entry.sieUntil <= this.#clock()) {
-      this.#pending.delete(key);
-      this.#lru.delete(key);
-      return;
-    }
-    this.#pending.set(key, entry);
-    const m = await MemoryEntry.build(entry, this.#compressMinBytes);
-    if (this.#pending.get(key) !== entry) return;
     this.#pending.delete(key);
+    if (!this.#insert(entry, MemoryEntry.plain(entry))) return undefined;
+    if (entry.body.length >= this.#compressMinBytes) {
+      this.#pending.set(key, entry);
+      const building = MemoryEntry.build(entry, this.#compressMinBytes).then((m) => {
+        if (this.#pending.get(key) !== entry) return;
+        this.#pending.delete(key);
+        if (this.#lru.peek(key)?.entry === entry) this.#insert(entry, m);
+      });
+      this.#building.set(key, building);
+      void building.finally(() => {
+        if (this.#building.get(key) === building) this.#building.delete(key);
+      });
+    }
+    return this.#lru.peek(key);
+  }
+
+  #insert(entry: CacheEntry, m: MemoryEntry): boolean {
     const ttl = entry.sieUntil - this.#clock();
     if (ttl <= 0) {
-      this.#lru.delete(key);
-      return;
+      this.#lru.delete(entry.key);
+      return false;
     }
-    this.#lru.set(key, m, { ttl: Math.ceil(ttl) });
+    this.#lru.set(entry.key, m, { ttl: Math.ceil(ttl) });
+    return true;
   }
 
   async delete(key: string): Promise<void> {

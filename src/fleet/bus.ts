@@ -131,7 +131,8 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
   async close(): Promise<void> {
     this.removeAllListeners();
     try {
-      await this.#sub.unsubscribe(this.channel);
+      // Bounded: with Redis gone the command would wait in the subscriber's offline queue forever.
+      if (this.#sub.status === 'ready') await Promise.race([this.#sub.unsubscribe(this.channel), new Promise((r) => setTimeout(r, 500).unref())]);
     } catch {
       // disconnected: nothing to undo
     }

@@ -83,7 +83,7 @@ export class Resolver {
 
     const mem = memory.peek(req.key);
     if (mem !== undefined) {
-      const j = await this.#judge(req, mem.entry, now);
+      const j = this.#judge(req, mem.entry, now);
       const served = this.#serve(req, j, memory.peek(req.key) ?? mem);
       if (served !== undefined) return served;
       if (j.state === 'error-only') fallback = j.entry;
@@ -92,10 +92,9 @@ export class Resolver {
     if (second !== null) {
       const found = await second.get(req.key);
       if (found !== undefined) {
-        const j = await this.#judge(req, found, now);
+        const j = this.#judge(req, found, now);
         if (j.state === 'fresh' || j.state === 'stale') {
-          await memory.set(j.entry);
-          const served = this.#serve(req, j, memory.peek(req.key));
+          const served = this.#serve(req, j, memory.put(j.entry));
           if (served !== undefined) return served;
         }
         if (j.state === 'error-only' && (fallback === undefined || j.entry.createdAt > fallback.createdAt)) fallback = j.entry;
@@ -138,14 +137,14 @@ export class Resolver {
   }
 
   /** State of an entry, promoting it to the final TTL when its block has become final. */
-  async #judge(req: CanonicalRequest, entry: CacheEntry, now: number): Promise<Judged> {
+  #judge(req: CanonicalRequest, entry: CacheEntry, now: number): Judged {
     const state = entryState(entry, now, this.#d.chain);
     if (state === 'fresh' || entry.finalAt === null) return { state, entry };
     const final = this.#d.chain.finalHeight();
     if (final === null) return { state, entry };
     const promoted = promoteIfFinal(entry, req.endpoint.policy.finalTtlMs, now, final);
     if (promoted === null) return { state, entry };
-    await this.#store(promoted);
+    void this.#store(promoted, false);
     return { state: 'fresh', entry: promoted };
   }
 
@@ -179,7 +178,7 @@ export class Resolver {
     if (!leader) {
       const filled = await fleet.waitForFill(req.key);
       if (filled !== undefined && entryState(filled, clock(), chain) === 'fresh') {
-        await this.#d.memory.set(filled);
+        this.#d.memory.put(filled);
         this.#d.metrics.upstreamSaved(req.endpoint.name);
         return { entry: filled, stored: true, upstream: null, upstreamMs: null };
       }
@@ -193,13 +192,23 @@ export class Resolver {
 
   async #fetchAndStore(req: CanonicalRequest): Promise<Filled> {
     const f = await this.#d.fetcher.fetch(req);
-    if (f.cacheable) await this.#store(f.entry);
+    // With a fleet lease, followers on other replicas read the fill from Redis: write it before release.
+    if (f.cacheable) await this.#store(f.entry, this.#d.fleet !== null);
     return { entry: f.entry, stored: f.cacheable, upstream: f.upstream, upstreamMs: f.upstreamMs };
   }
 
-  async #store(entry: CacheEntry): Promise<void> {
-    await this.#d.memory.set(entry);
-    if (this.#d.second !== null) await this.#d.second.set(entry);
+  /**
+   * Memory at once (synchronously: the next request hits it); the second tier
+   * in the background unless `awaitSecond`. Tier writes never fail a request.
+   */
+  async #store(entry: CacheEntry, awaitSecond: boolean): Promise<void> {
+    this.#d.memory.put(entry);
+    const second = this.#d.second;
+    if (second === null) return;
+    const written = second.set(entry).catch((err: unknown) => {
+      this.#d.logger.warn({ key: entry.key, err: toProxyError(err).message }, 'second-tier write failed');
+    });
+    if (awaitSecond) await written;
   }
 
   get inFlight(): number {

@@ -6,6 +6,7 @@
  * attempt is still running is not final: the layer waits for the other; it
  * rejects only when every launched attempt has failed (with the last error).
  */
+import { hedgeLost } from './hedge-loss.js';
 import { ProxyError } from '../errors/catalog.js';
 import { budgetLeft, type Layer, type Plan } from './dispatch.js';
 import type { UpstreamResponse } from './types.js';
@@ -35,7 +36,6 @@ export function hedgeDelay(config: Pick<UpstreamConfig, 'hedgeAfterMs' | 'hedgeQ
   return config.hedgeAfterMs;
 }
 
-const LOST = (): ProxyError => new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: 'cancelled: another attempt answered first' });
 
 export function hedgeLayer(o: HedgeOptions): Layer {
   return (next) => (plan, signal) => {
@@ -70,7 +70,7 @@ export function hedgeLayer(o: HedgeOptions): Layer {
             if (settled) return;
             settled = true;
             clearTimeout(timer);
-            controllers.forEach((c, i) => i !== index && c.abort(LOST()));
+            controllers.forEach((c, i) => i !== index && c.abort(hedgeLost()));
             resolve(res);
           },
           (err: unknown) => {

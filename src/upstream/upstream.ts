@@ -9,6 +9,7 @@ import { ProxyError, type ErrorKind } from '../errors/catalog.js';
 import type { UpstreamConfig } from '../config/types.js';
 import type { Metrics, UpstreamOutcome } from '../metrics/types.js';
 import { attempt } from './attempt.js';
+import { isHedgeLoss } from './hedge-loss.js';
 import { Breaker, type Permit } from './breaker.js';
 import { LatencyStats } from './latency.js';
 import type { UpstreamRequest, UpstreamResponse, UpstreamStatus } from './types.js';
@@ -135,7 +136,13 @@ export class Upstream {
       const elapsed = performance.now() - started;
       if (o.signal?.aborted) {
         outcome = 'cancelled';
-        if (permit) this.breaker.release(permit);
+        if (isHedgeLoss(o.signal.reason)) {
+          // Outrun by a hedge: this upstream was too slow. Counting it keeps a hung
+          // backend from drawing first attempts forever (hedged-away attempts never time out).
+          this.latency.record(elapsed);
+          this.lastError = 'slow: outrun by a hedged attempt';
+          if (permit) this.breaker.failure(permit);
+        } else if (permit) this.breaker.release(permit);
       } else {
         outcome = OUTCOME[err.kind];
         this.lastError = `${err.kind}${err.detail ? `: ${err.detail}` : ''}`;

@@ -6,6 +6,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedBody, fixture, get, startEnv, withoutStamps, type Env, type Got } from './kit.js';
+import { waitFor } from '../helpers/fake-upstream.js';
 
 const BIG = '/nax/summary'; // ~10 KB
 const BIG_BODY = expectedBody(fixture('nax/summary').body);
@@ -24,6 +25,8 @@ describe('compression', () => {
     env = await startEnv();
     const warm = await get(env.base, BIG);
     expect(warm.header('x-cache')).toBe('MISS');
+    // The entry is servable at once (identity); its compressed variants are attached when ready.
+    await waitFor(async () => (await get(env.base, BIG, { headers: { 'accept-encoding': 'br' } })).header('content-encoding') === 'br', 5000, 'compressed variants');
   });
   afterAll(async () => {
     await env.close();

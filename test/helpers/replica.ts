@@ -1,0 +1,133 @@
+/**
+ * A whole proxy (buildProxy + listen on port 0) for the multi-upstream and
+ * fleet integration tests, exposing what startProxy hides: the upstream pool
+ * (probe rounds, status) and the Redis fleet (connection and bus readiness).
+ * `startReplica` resolves only once the first probe round is done and, with a
+ * Redis URL, once the command connection is ready and the bus subscribed, so
+ * tests start from a known state instead of racing the connect.
+ */
+import { pino } from 'pino';
+import { request } from 'undici';
+import { buildProxy } from '../../src/app.js';
+import { waitReady } from '../../src/redis/client.js';
+import { testConfig, type ConfigPatch } from './proxy.js';
+
+export type Built = Awaited<ReturnType<typeof buildProxy>>;
+
+export interface Replica {
+  url: string;
+  pool: Built['pool'];
+  fleet: Built['fleet'];
+  tracker: Built['tracker'];
+  resolver: Built['resolver'];
+  memory: Built['memory'];
+  close(): Promise<void>;
+}
+
+export async function startReplica(upstreamUrls: string[], patch: ConfigPatch = {}, clock?: () => number): Promise<Replica> {
+  const config = testConfig(upstreamUrls, patch);
+  const built = await buildProxy(config, { logger: pino({ level: config.logLevel }), ...(clock ? { clock } : {}) });
+  const address = await built.app.listen({ port: 0, host: '127.0.0.1' });
+  if (built.fleet !== null) {
+    if (!(await waitReady(built.fleet.client, 5000))) throw new Error('replica: redis command connection not ready');
+    if (!(await built.fleet.bus.ready(5000))) throw new Error('replica: redis bus not subscribed');
+  }
+  await built.pool.firstProbe;
+  let closed: Promise<void> | undefined;
+  return {
+    url: address,
+    pool: built.pool,
+    fleet: built.fleet,
+    tracker: built.tracker,
+    resolver: built.resolver,
+    memory: built.memory,
+    close: () => (closed ??= built.close()),
+  };
+}
+
+export interface Got {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  /** Wall time of the whole exchange, ms. */
+  ms: number;
+  cache: string | undefined;
+  head: number | null;
+}
+
+/** GET `path` on `base`, body read in full (identity encoding, no decompression surprises). */
+export async function get(base: string, path: string, headers: Record<string, string> = {}): Promise<Got> {
+  const started = performance.now();
+  const res = await request(`${base}${path}`, { method: 'GET', headers });
+  const text = await res.body.text();
+  const flat: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
+  const h = flat['x-chain-head'];
+  return {
+    status: res.statusCode,
+    headers: flat,
+    text,
+    ms: performance.now() - started,
+    cache: flat['x-cache'],
+    head: h === undefined ? null : Number(h),
+  };
+}
+
+/** `data` of a JSON envelope. */
+export function dataOf(text: string): Record<string, unknown> {
+  const j = JSON.parse(text) as { data?: unknown };
+  return (typeof j.data === 'object' && j.data !== null ? j.data : {}) as Record<string, unknown>;
+}
+
+/** `max-age` of a Cache-Control header, or NaN. */
+export function maxAge(headers: Record<string, string>): number {
+  const m = /max-age=(\d+)/.exec(headers['cache-control'] ?? '');
+  return m?.[1] !== undefined ? Number(m[1]) : NaN;
+}
+
+/** Sum of a Prometheus counter over the series whose labels include every `labels` pair. */
+export async function counter(base: string, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const { text } = await get(base, '/metrics');
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (!Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) continue;
+    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+export interface UpstreamRow {
+  name: string;
+  healthy: boolean;
+  lagging: boolean;
+  head: number | null;
+  lag: number | null;
+  breaker: 'closed' | 'open' | 'half-open';
+  inFlight: number;
+}
+
+/** The upstream rows of GET /status. */
+export async function upstreamStatus(base: string): Promise<UpstreamRow[]> {
+  const { text } = await get(base, '/status');
+  return (dataOf(text)['upstreams'] ?? []) as UpstreamRow[];
+}
+
+/** Runs `tasks` with at most `concurrency` in flight, results in task order. */
+export async function limited<T>(count: number, concurrency: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const out = new Array<T>(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      out[i] = await task(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  return out;
+}
+
+/** Time-relative fields zeroed, for comparing re-stamped hits with the original answer. */
+export function unstamped(text: string): string {
+  return text.replace(/"(server_timestamp|currentTimestamp|timeDiff)":-?\d+/g, '"$1":0');
+}
