@@ -5,7 +5,7 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { buildCatalogue } from './catalogue/index.js';
 import { ChainTracker } from './chain/tracker.js';
 import { MemoryStore } from './cache/memory-store.js';
@@ -36,6 +36,9 @@ export interface ProxyHandle {
 }
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+/** Request ids: a per-process random prefix and a counter (unique across replicas, cheap on the hit path). */
+const ID_PREFIX = randomBytes(4).toString('hex');
+let idCounter = 0;
 
 export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   const logger = opts.logger ?? pino({ level: config.logLevel });
@@ -86,8 +89,10 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     requestIdHeader: 'x-request-id',
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+      return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : `${ID_PREFIX}-${(++idCounter).toString(36)}`;
     },
+    // No per-request child logger (it costs more than a cache hit): log lines carry reqId themselves.
+    childLoggerFactory: (parent) => parent,
     // The API routes parse the raw query themselves (duplicates, encodings, control characters).
     routerOptions: { querystringParser: () => ({}) },
   });

@@ -50,6 +50,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
     if (accessLog === 'off' || (accessLog === 'misses' && result === 'HIT')) return;
     request.log.info(
       {
+        reqId: request.id,
         endpoint: endpoint.name,
         cache: result,
         status,
@@ -80,14 +81,14 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
       const fast = resolver.hit(req, now);
       if (fast !== undefined) {
         metrics.upstreamSaved(endpoint.name);
-        deliver(request, reply, fast, now, chain.bestHead());
-        finish(request, endpoint, started, reply.statusCode, fast, null);
+        const status = deliver(request, reply, fast, now, chain.bestHead());
+        finish(request, endpoint, started, status, fast, null);
         return;
       }
       withTimeout(resolver.resolve(req), limits.requestTimeoutMs).then(
         (res) => {
-          deliver(request, reply, res, clock(), chain.bestHead());
-          finish(request, endpoint, started, reply.statusCode, res, null);
+          const status = deliver(request, reply, res, clock(), chain.bestHead());
+          finish(request, endpoint, started, status, res, null);
         },
         (e: unknown) => {
           const err = toProxyError(e);

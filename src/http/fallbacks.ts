@@ -32,7 +32,7 @@ export function registerFallbacks(app: FastifyInstance, knownPaths: ReadonlySet<
     if (status < 500) {
       return send(reply, new ProxyError('BAD_REQUEST', `bad request: ${error.message.slice(0, 120)}`));
     }
-    request.log.error({ err: error }, 'unhandled error');
+    request.log.error({ reqId: request.id, err: error }, 'unhandled error');
     return send(reply, new ProxyError('INTERNAL'));
   });
 }
