@@ -21,7 +21,7 @@ export function defaultConfig(): Config {
       attemptTimeoutMs: 5000,
       totalDeadlineMs: 10_000,
       maxAttempts: 3,
-      hedgeAfterMs: 300,
+      hedgeAfterMs: 100,
       hedgeQuantile: 0.95,
       probeIntervalMs: 1000,
       maxLagBlocks: 3,

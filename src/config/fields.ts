@@ -52,7 +52,7 @@ export const FIELDS: readonly Field[] = [
   { env: 'UPSTREAM_DEADLINE_MS', key: 'upstream.totalDeadlineMs', kind: ms(1, 10 * 60_000), help: 'Whole upstream phase of one request, retries and hedges included.' },
   { env: 'UPSTREAM_MAX_ATTEMPTS', key: 'upstream.maxAttempts', kind: int(1, 10), help: 'Attempts per request, on distinct upstreams where possible.' },
   { env: 'UPSTREAM_HEDGE_AFTER_MS', key: 'upstream.hedgeAfterMs', kind: ms(0, 60_000), help: 'Race a second upstream when an attempt is slower than this; 0 disables hedging.' },
-  { env: 'UPSTREAM_HEDGE_QUANTILE', key: 'upstream.hedgeQuantile', kind: { type: 'number', min: 0, max: 0.999 }, help: 'When > 0: hedge after this latency quantile of the upstream instead, floored by UPSTREAM_HEDGE_AFTER_MS.' },
+  { env: 'UPSTREAM_HEDGE_QUANTILE', key: 'upstream.hedgeQuantile', kind: { type: 'number', min: 0, max: 0.999 }, help: 'When > 0: hedge after this latency quantile of the fastest healthy upstream instead, floored by UPSTREAM_HEDGE_AFTER_MS.' },
   { env: 'UPSTREAM_PROBE_INTERVAL_MS', key: 'upstream.probeIntervalMs', kind: ms(100, HOUR), help: 'Health/head probe interval per upstream.' },
   { env: 'UPSTREAM_MAX_LAG_BLOCKS', key: 'upstream.maxLagBlocks', kind: int(0, 1_000_000), help: 'An upstream further behind the best head is not used for head-sensitive endpoints.' },
   { env: 'UPSTREAM_BREAKER_FAILURES', key: 'upstream.breakerFailures', kind: int(1, 1000), help: "Consecutive failures that open an upstream's circuit breaker." },

@@ -66,7 +66,21 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
   const live = new Set<AbortController>();
   let closed = false;
 
-  const delayFor = (name: string): number | null => hedgeDelay(config, byName.get(name)?.latency);
+  /**
+   * Hedge when an attempt is slower than what the pool's *fastest* healthy
+   * upstream usually achieves (its latency quantile, floored by hedgeAfterMs):
+   * a slow upstream's own quantile would only grow with its slowness and delay
+   * the hedge it needs ("The Tail at Scale").
+   */
+  const delayFor = (_name: string): number | null => {
+    let best: number | null = null;
+    for (const u of upstreams) {
+      if (!u.healthy()) continue;
+      const d = hedgeDelay(config, u.latency);
+      if (d !== null && (best === null || d < best)) best = d;
+    }
+    return best ?? hedgeDelay(config, undefined);
+  };
 
   const dispatch = compose(
     baseDispatch({

@@ -1,0 +1,130 @@
+/**
+ * `npm run bench [-- --quick] [-- --only a,b] [-- --block-interval MS] [-- --no-nginx]`
+ *
+ * Scenarios (bench/scenarios/): a hit path (vs bare Fastify, nginx), b explorer
+ * mix, c cold misses on a slow upstream, d 500-request stampede, e misses with
+ * one of three upstreams hung (hedging on/off), f Redis tier (when
+ * redis-server is installed). Every server is a child process; autocannon runs
+ * here. Prints a table and writes bench/results/latest.{md,json}.
+ */
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import type { Ctx, Scenario } from './lib/context.js';
+import { NGINX_BIN, startNginx, type NginxProc } from './lib/nginx.js';
+import { stopAll } from './lib/proc.js';
+import { startProxyProc, type ProxyProc } from './lib/proxy.js';
+import { markdownTable, ratioTable, writeResults, type Ratio, type Row } from './lib/results.js';
+import { startSim, type SimProc } from './lib/sim.js';
+import { hitPath } from './scenarios/a-hit-path.js';
+import { mix } from './scenarios/b-mix.js';
+import { coldMiss } from './scenarios/c-cold-miss.js';
+import { stampede } from './scenarios/d-stampede.js';
+import { hedging } from './scenarios/e-hedging.js';
+import { redis } from './scenarios/f-redis.js';
+
+const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis];
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'block-interval': { type: 'string', default: '15000' }, // the real chain's block time
+      'no-nginx': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`npm run bench -- [--quick] [--only a,b,…] [--block-interval MS] [--no-nginx]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`);
+    return;
+  }
+  const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null;
+  const selected = SCENARIOS.filter((s) => only === null || only.has(s.id));
+  const quick = values.quick === true;
+  const blockIntervalMs = Number(values['block-interval']);
+  const t0 = Date.now();
+  const rows: Row[] = [];
+  const ratios: Ratio[] = [];
+  const notes: string[] = [];
+  const useNginx = NGINX_BIN !== null && !values['no-nginx'];
+  if (!useNginx) notes.push(NGINX_BIN === null ? 'nginx not installed: nginx rows skipped.' : 'nginx rows skipped (--no-nginx).');
+
+  let proxyStack: Promise<{ sim: SimProc; proxy: ProxyProc }> | null = null;
+  let nginxStack: Promise<{ sim: SimProc; nginx: NginxProc } | null> | null = null;
+  const ctx: Ctx = {
+    quick,
+    d: (full, q) => (quick ? q : full),
+    blockIntervalMs,
+    proxyStack: () =>
+      (proxyStack ??= (async () => {
+        const sim = await startSim({ blockIntervalMs, name: 'sim-proxy' });
+        const proxy = await startProxyProc([sim.url]);
+        return { sim, proxy };
+      })()),
+    nginxStack: () =>
+      (nginxStack ??= (async () => {
+        if (!useNginx) return null;
+        const sim = await startSim({ blockIntervalMs, name: 'sim-nginx' });
+        try {
+          const nginx = await startNginx(sim.url);
+          return { sim, nginx };
+        } catch (e) {
+          notes.push(`nginx failed to start, nginx rows skipped: ${e instanceof Error ? e.message.split('\n').slice(0, 2).join(' ') : String(e)}`);
+          await sim.close();
+          return null;
+        }
+      })()),
+    rows,
+    ratios,
+    notes,
+    log: (m) => process.stderr.write(`[bench ${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}\n`),
+  };
+
+  const onSignal = (): void => {
+    void stopAll().then(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    // Start both shared stacks at once (they are independent processes).
+    if (selected.some((s) => 'abcd'.includes(s.id))) await Promise.all([ctx.proxyStack(), ctx.nginxStack()]);
+    for (const s of selected) {
+      ctx.log(`(${s.id}) ${s.title}…`);
+      const n = rows.length;
+      try {
+        await s.run(ctx);
+      } catch (e) {
+        const msg = e instanceof Error ? e.message.split('\n')[0] : String(e);
+        notes.push(`(${s.id}) FAILED: ${msg}`);
+        ctx.log(`(${s.id}) failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+      }
+      process.stderr.write(markdownTable(rows.slice(n)) + '\n');
+    }
+  } finally {
+    await stopAll();
+  }
+
+  const cpu = cpus();
+  const { md, paths } = writeResults(
+    {
+      startedAt: new Date(t0).toISOString(),
+      mode: quick ? 'quick' : 'full',
+      machine: `${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`,
+      blockIntervalMs,
+      notes,
+      wallSeconds: (Date.now() - t0) / 1000,
+    },
+    rows,
+    ratios,
+  );
+  process.stdout.write('\n' + markdownTable(rows) + '\n\n' + ratioTable(ratios) + '\n' + (notes.length ? '\n' + notes.map((n) => `- ${n}`).join('\n') + '\n' : ''));
+  process.stdout.write(`\nwritten: ${paths.join(', ')} (${md.length} bytes)\n`);
+}
+
+main().catch(async (e: unknown) => {
+  process.stderr.write(`bench failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  await stopAll();
+  process.exit(1);
+});
