@@ -11,6 +11,8 @@ import { request } from 'undici';
 import { buildProxy } from '../../src/app.js';
 import { waitReady } from '../../src/redis/client.js';
 import { testConfig, type ConfigPatch } from './proxy.js';
+import { afterEach } from 'vitest';
+import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 
 export type Built = Awaited<ReturnType<typeof buildProxy>>;
 
@@ -130,4 +132,29 @@ export async function limited<T>(count: number, concurrency: number, task: (i: n
 /** Time-relative fields zeroed, for comparing re-stamped hits with the original answer. */
 export function unstamped(text: string): string {
   return text.replace(/"(server_timestamp|currentTimestamp|timeDiff)":-?\d+/g, '"$1":0');
+}
+
+/**
+ * Three simulators (same seed, manual blocks) behind one proxy replica, for the
+ * multi-upstream tests; torn down after each test.
+ */
+export function simulatorTrio(): { start(patch: ConfigPatch): Promise<{ sims: SimulatorHandle[]; proxy: Replica }> } {
+  let sims: SimulatorHandle[] = [];
+  let proxy: Replica | undefined;
+  afterEach(async () => {
+    await proxy?.close();
+    proxy = undefined;
+    await Promise.all(sims.map((s) => s.close()));
+    sims = [];
+  });
+  return {
+    async start(patch) {
+      sims = await Promise.all([0, 1, 2].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })));
+      proxy = await startReplica(
+        sims.map((s) => s.url),
+        patch,
+      );
+      return { sims, proxy };
+    },
+  };
 }

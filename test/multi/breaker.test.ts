@@ -3,26 +3,15 @@
  * /status) while clients keep getting answers from the others; once the faults
  * are cleared, the half-open probe after the cooldown closes it again.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { get, startReplica, upstreamStatus, type Replica } from '../helpers/replica.js';
+import { get, upstreamStatus, simulatorTrio } from '../helpers/replica.js';
 
-let sims: SimulatorHandle[] = [];
-let proxy: Replica | undefined;
-
-afterEach(async () => {
-  await proxy?.close();
-  proxy = undefined;
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
+const trio = simulatorTrio();
 
 describe('circuit breaker through the proxy', () => {
   it('opens on a failing upstream, probes half-open and closes once it recovers', async () => {
-    sims = await Promise.all([0, 1, 2].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })));
-    proxy = await startReplica(
-      sims.map((s) => s.url),
+    const { sims, proxy } = await trio.start(
       { upstream: { probeIntervalMs: 50, breakerFailures: 3, breakerCooldownMs: 400, hedgeAfterMs: 0 } },
     );
     expect((await upstreamStatus(proxy.url))[0]!.breaker).toBe('closed');

@@ -4,29 +4,18 @@
  * X-Cache MISS, new X-Chain-Head) within one probe interval, while the detail
  * of a final block stays a HIT.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { dataOf, get, startReplica, unstamped, type Got, type Replica } from '../helpers/replica.js';
+import { dataOf, get, unstamped, type Got, simulatorTrio } from '../helpers/replica.js';
 
-let sims: SimulatorHandle[] = [];
-let proxy: Replica | undefined;
-
-afterEach(async () => {
-  await proxy?.close();
-  proxy = undefined;
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
+const trio = simulatorTrio();
 
 const PROBE_MS = 100;
 const LIST = '/tx/list?page=1&page_size=20';
 
 describe('head advance through the proxy', () => {
   it('refreshes tx/list page 1 within one probe interval; a final block stays cached', async () => {
-    sims = await Promise.all([0, 1, 2].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })));
-    proxy = await startReplica(
-      sims.map((s) => s.url),
+    const { sims, proxy } = await trio.start(
       {
         upstream: { probeIntervalMs: PROBE_MS },
         policies: { 'tx/list': { ttlMs: 600_000, swrMs: 600_000 } },

@@ -3,27 +3,16 @@
  * after 50 ms, every miss answers in well under half the injected latency, and
  * the typical miss costs about what a fast upstream costs.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { counter, get, startReplica, type Got, type Replica } from '../helpers/replica.js';
+import { describe, expect, it } from 'vitest';
+import { counter, get, type Got, simulatorTrio } from '../helpers/replica.js';
 
-let sims: SimulatorHandle[] = [];
-let proxy: Replica | undefined;
-
-afterEach(async () => {
-  await proxy?.close();
-  proxy = undefined;
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
+const trio = simulatorTrio();
 
 const SLOW_MS = 1500;
 
 describe('three simulators, one slow', () => {
   it('keeps miss latency near the fast upstreams through hedging', async () => {
-    sims = await Promise.all([0, 1, 2].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })));
-    proxy = await startReplica(
-      sims.map((s) => s.url),
+    const { sims, proxy } = await trio.start(
       { upstream: { probeIntervalMs: 100, hedgeAfterMs: 50, hedgeQuantile: 0, attemptTimeoutMs: 5000 } },
     );
     // Warm-up while all are fast: keep-alive connections to every upstream and the JIT, so the

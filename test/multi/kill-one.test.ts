@@ -1,24 +1,13 @@
 /** Issue 4: one of three upstreams closed mid-traffic: no client error, every answer a real MISS. */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { get, limited, startReplica, upstreamStatus, type Got, type Replica } from '../helpers/replica.js';
+import { get, limited, upstreamStatus, type Got, simulatorTrio } from '../helpers/replica.js';
 
-let sims: SimulatorHandle[] = [];
-let proxy: Replica | undefined;
-
-afterEach(async () => {
-  await proxy?.close();
-  proxy = undefined;
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
+const trio = simulatorTrio();
 
 describe('three simulators, one killed mid-traffic', () => {
   it('answers every request of a few hundred cold keys', async () => {
-    sims = await Promise.all([0, 1, 2].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })));
-    proxy = await startReplica(
-      sims.map((s) => s.url),
+    const { sims, proxy } = await trio.start(
       { upstream: { probeIntervalMs: 50, breakerFailures: 2, breakerCooldownMs: 60_000, hedgeAfterMs: 0 } },
     );
     expect((await upstreamStatus(proxy.url)).map((u) => u.healthy)).toEqual([true, true, true]);

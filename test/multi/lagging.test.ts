@@ -3,20 +3,12 @@
  * maxLagBlocks it serves no head-sensitive request, and block/max seen through
  * the proxy never goes backwards across 1000 requests while the chain moves.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { describe, expect, it } from 'vitest';
+import type { SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { counter, dataOf, get, startReplica, upstreamStatus, type Replica } from '../helpers/replica.js';
+import { counter, dataOf, get, upstreamStatus, simulatorTrio } from '../helpers/replica.js';
 
-let sims: SimulatorHandle[] = [];
-let proxy: Replica | undefined;
-
-afterEach(async () => {
-  await proxy?.close();
-  proxy = undefined;
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
+const trio = simulatorTrio();
 
 const HEAD_SENSITIVE = [
   '/tx/list?page=1&page_size=20',
@@ -36,9 +28,7 @@ function apiCounts(sim: SimulatorHandle): Record<string, number> {
 
 describe('three simulators, one frozen', () => {
   it('never routes head-sensitive requests to the lagging one; block/max monotonic over 1000 requests', async () => {
-    sims = await Promise.all([0, 1, 2].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })));
-    proxy = await startReplica(
-      sims.map((s) => s.url),
+    const { sims, proxy } = await trio.start(
       {
         upstream: { probeIntervalMs: 50, maxLagBlocks: 2 },
         // block/max refetched as soon as a probe sees a new head, so the 1000 requests really cross heads.
