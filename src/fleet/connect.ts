@@ -11,7 +11,7 @@ import type { ChainTracker } from '../chain/tracker.js';
 import type { RedisConfig } from '../config/types.js';
 import type { Metrics, TierStats } from '../metrics/types.js';
 import type { FleetCoordinator } from '../pipeline/resolver.js';
-import { Breaker } from '../redis/breaker.js';
+import { Breaker } from '../common/breaker.js';
 import { closeRedis, createRedis, isReady, type RedisClient } from '../redis/client.js';
 import { RedisStore } from '../redis/redis-store.js';
 import { connectTrackerToBus, FleetBus } from './bus.js';
@@ -59,7 +59,7 @@ export function connectFleet(opts: FleetOptions): Fleet {
   const sub = createRedis(url, config, { role: 'subscriber', onError: onError('subscriber') });
   client.on('ready', () => logger.info('redis tier connected'));
 
-  const breaker = new Breaker(config.breakerFailures, config.breakerCooldownMs);
+  const breaker = new Breaker({ failures: config.breakerFailures, cooldownMs: config.breakerCooldownMs });
   const store = new RedisStore({ client, config, metrics, breaker });
   const bus = new FleetBus({ pub: client, sub, keyPrefix: config.keyPrefix, metrics, ...(opts.replicaId !== undefined ? { replicaId: opts.replicaId } : {}) });
   const lease = new FleetLease({ client, config, bus, metrics, breaker });

@@ -24,9 +24,9 @@ import { randomBytes } from 'node:crypto';
 import type { CacheEntry, CacheStore } from '../cache/types.js';
 import type { RedisConfig } from '../config/types.js';
 import { noopMetrics, type Metrics } from '../metrics/types.js';
-import { Breaker } from '../redis/breaker.js';
-import { isReady, type RedisClient } from '../redis/client.js';
-import { withDeadline } from '../redis/redis-store.js';
+import { Breaker } from '../common/breaker.js';
+import type { RedisClient } from '../redis/client.js';
+import { guarded, type RedisGuard } from '../redis/guard.js';
 import type { FleetBus } from './bus.js';
 
 const RELEASE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
@@ -45,7 +45,7 @@ export class FleetLease {
   readonly #cfg: RedisConfig;
   readonly #bus: FleetBus | null;
   readonly #metrics: Metrics;
-  readonly #breaker: Breaker;
+  readonly #guard: RedisGuard;
   readonly #tokens = new Map<string, string>();
 
   constructor(opts: FleetLeaseOptions) {
@@ -53,7 +53,8 @@ export class FleetLease {
     this.#cfg = opts.config;
     this.#bus = opts.bus ?? null;
     this.#metrics = opts.metrics ?? noopMetrics;
-    this.#breaker = opts.breaker ?? new Breaker(opts.config.breakerFailures, opts.config.breakerCooldownMs);
+    const breaker = opts.breaker ?? new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs });
+    this.#guard = { client: opts.client, breaker, timeoutMs: opts.config.commandTimeoutMs, metrics: this.#metrics };
   }
 
   leaseKey(key: string): string {
@@ -113,17 +114,8 @@ export class FleetLease {
     }
   }
 
-  async #run<T>(command: () => Promise<T>): Promise<T | undefined> {
-    if (!this.#breaker.allow()) return undefined;
-    try {
-      if (!isReady(this.#client)) throw new Error('redis not connected');
-      const v = await withDeadline(command(), this.#cfg.commandTimeoutMs + 20);
-      this.#breaker.success();
-      return v;
-    } catch {
-      this.#breaker.failure();
-      this.#metrics.tierError('redis', 'get');
-      return undefined;
-    }
+  #run<T>(command: () => Promise<T>): Promise<T | undefined> {
+    return guarded(this.#guard, 'get', command);
   }
+
 }

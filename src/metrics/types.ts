@@ -6,6 +6,7 @@ import type { UpstreamStatus } from '../upstream/types.js';
 export type RequestResult = CacheResult | 'ERROR';
 export type UpstreamOutcome = 'ok' | 'http_error' | 'timeout' | 'bad_response' | 'unavailable' | 'lagging' | 'cancelled';
 export type TierName = 'memory' | 'redis';
+export type TierOp = 'get' | 'set' | 'delete' | 'publish';
 
 /**
  * Events the components push. Label values come only from bounded sets
@@ -22,7 +23,7 @@ export interface Metrics {
   /** A request answered without an upstream request (hit, stale, joined flight). */
   upstreamSaved(endpoint: string): void;
   cacheEviction(tier: TierName): void;
-  tierError(tier: TierName, op: 'get' | 'set' | 'delete' | 'publish'): void;
+  tierError(tier: TierName, op: TierOp): void;
   rateLimited(): void;
 }
 

@@ -17,7 +17,8 @@
 import type { CacheEntry, CacheStore } from '../cache/types.js';
 import type { RedisConfig } from '../config/types.js';
 import { noopMetrics, type Metrics } from '../metrics/types.js';
-import { Breaker } from './breaker.js';
+import { Breaker } from '../common/breaker.js';
+import { guarded, type RedisGuard } from './guard.js';
 import { isReady, type RedisClient } from './client.js';
 import { decodeEntry, encodeEntry } from './codec.js';
 
@@ -30,29 +31,7 @@ export interface RedisStoreOptions {
   breaker?: Breaker;
 }
 
-type Op = 'get' | 'set' | 'delete';
 
-class DeadlineError extends Error {
-  override readonly name = 'DeadlineError';
-}
-
-/** Rejects after ms; the timer never keeps the process alive. */
-export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new DeadlineError(`redis command exceeded ${ms} ms`)), ms);
-    timer.unref();
-    work.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
-}
 
 export class RedisStore implements CacheStore {
   readonly name = 'redis';
@@ -61,13 +40,15 @@ export class RedisStore implements CacheStore {
   readonly #metrics: Metrics;
   readonly #clock: () => number;
   readonly #breaker: Breaker;
+  readonly #guardOpts: RedisGuard;
 
   constructor(opts: RedisStoreOptions) {
     this.#client = opts.client;
     this.#cfg = opts.config;
     this.#metrics = opts.metrics ?? noopMetrics;
     this.#clock = opts.clock ?? Date.now;
-    this.#breaker = opts.breaker ?? new Breaker(opts.config.breakerFailures, opts.config.breakerCooldownMs);
+    this.#breaker = opts.breaker ?? new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs });
+    this.#guardOpts = { client: opts.client, breaker: this.#breaker, timeoutMs: opts.config.commandTimeoutMs, metrics: this.#metrics };
   }
 
   /** Redis key of a cache key. */
@@ -77,7 +58,7 @@ export class RedisStore implements CacheStore {
 
   /** Connected and the breaker closed. */
   healthy(): boolean {
-    return isReady(this.#client) && this.#breaker.state === 'closed';
+    return isReady(this.#client) && this.#breaker.state() === 'closed';
   }
 
   get breaker(): Breaker {
@@ -85,7 +66,7 @@ export class RedisStore implements CacheStore {
   }
 
   async get(key: string): Promise<CacheEntry | undefined> {
-    const raw = await this.#guard('get', () => this.#client.getBuffer(this.redisKey(key)));
+    const raw = await guarded(this.#guardOpts, 'get', () => this.#client.getBuffer(this.redisKey(key)));
     if (raw === undefined || raw === null) return undefined;
     const entry = await decodeEntry(raw);
     if (entry === undefined || entry.key !== key) {
@@ -99,33 +80,21 @@ export class RedisStore implements CacheStore {
   async set(entry: CacheEntry): Promise<void> {
     const ttl = Math.ceil(entry.sieUntil - this.#clock());
     if (!(ttl > 0)) return;
-    if (!this.#breaker.allow()) return;
+    const permit = this.#breaker.tryAcquire();
+    if (permit === null) return;
     let value: Buffer;
     try {
       value = await encodeEntry(entry, this.#cfg.compressAboveBytes);
     } catch {
+      this.#breaker.release(permit);
       this.#metrics.tierError('redis', 'set');
       return;
     }
-    await this.#guard('set', () => this.#client.set(this.redisKey(entry.key), value, 'PX', ttl), true);
+    await guarded(this.#guardOpts, 'set', () => this.#client.set(this.redisKey(entry.key), value, 'PX', ttl), permit);
   }
 
   async delete(key: string): Promise<void> {
-    await this.#guard('delete', () => this.#client.del(this.redisKey(key)));
+    await guarded(this.#guardOpts, 'delete', () => this.#client.del(this.redisKey(key)));
   }
 
-  /** Runs one command under the breaker and the deadline; undefined on any failure. */
-  async #guard<T>(op: Op, command: () => Promise<T>, allowed = false): Promise<T | undefined> {
-    if (!allowed && !this.#breaker.allow()) return undefined;
-    try {
-      if (!isReady(this.#client)) throw new Error('redis not connected');
-      const value = await withDeadline(command(), this.#cfg.commandTimeoutMs + 20);
-      this.#breaker.success();
-      return value;
-    } catch {
-      this.#breaker.failure();
-      this.#metrics.tierError('redis', op);
-      return undefined;
-    }
-  }
 }

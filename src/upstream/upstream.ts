@@ -10,7 +10,7 @@ import type { UpstreamConfig } from '../config/types.js';
 import type { Metrics, UpstreamOutcome } from '../metrics/types.js';
 import { attempt } from './attempt.js';
 import { isHedgeLoss } from './hedge-loss.js';
-import { Breaker, type Permit } from './breaker.js';
+import { Breaker, type Permit } from '../common/breaker.js';
 import { LatencyStats } from './latency.js';
 import type { UpstreamRequest, UpstreamResponse, UpstreamStatus } from './types.js';
 

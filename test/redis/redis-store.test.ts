@@ -34,7 +34,7 @@ describe('RedisStore', () => {
   });
   beforeEach(async () => {
     await waitReady(client, 5000);
-    await waitFor(() => store.healthy() || store.breaker.state !== 'open', 5000);
+    await waitFor(() => store.healthy() || store.breaker.state() !== 'open', 5000);
     errors.length = 0;
   });
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
 import { ProxyError } from '../../src/errors/catalog.js';
-import { Breaker } from '../../src/upstream/breaker.js';
+import { Breaker } from '../../src/common/breaker.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
 import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { chainHandler, manualClock, recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';

@@ -1,12 +1,12 @@
 /**
- * Circuit breaker of one upstream. Closed: everything passes; after
+ * Circuit breaker of one upstream or of the Redis tier. Closed: everything passes; after
  * `failures` consecutive failures it opens. Open: nothing passes until
  * `cooldownMs` have elapsed; then it is half-open and lets exactly one trial
  * (a request or a probe) through. The trial's success closes it, its failure
  * reopens it for another cooldown. A trial that ends neither way (cancelled)
  * frees the slot. The clock is injected so tests drive time.
  */
-import type { BreakerState } from './types.js';
+import type { BreakerState } from '../upstream/types.js';
 
 /** 'pass': let through while closed; 'trial': the one half-open slot. */
 export type Permit = 'pass' | 'trial';
