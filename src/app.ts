@@ -117,7 +117,16 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   pool.start();
 
   const close = async () => {
-    await app.close();
+    const closing = app.close();
+    // close() drops the connections idle at that moment; one that finishes its
+    // in-flight request afterwards would stay open on keep-alive (and hold the
+    // shutdown) until its timeout, so sweep connections as they turn idle.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+    try {
+      await closing;
+    } finally {
+      clearInterval(sweep);
+    }
     await pool.close();
     await fleet?.close();
   };

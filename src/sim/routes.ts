@@ -33,7 +33,7 @@ export function registerRoutes(app: FastifyInstance, d: RouteDeps): void {
       return reply.code(res.status).type(JSON_TYPE).send(res.body);
     });
   }
-  app.setNotFoundHandler((req, reply) => {
+  app.setNotFoundHandler((_req, reply) => {
     d.count('_notFound');
     void reply.code(404).type(JSON_TYPE).send(errorBody(404, 'not found'));
   });
