@@ -67,7 +67,7 @@ export interface Fixture {
   body: string;
 }
 
-const FIXTURE_FILE = fileURLToPath(new URL('../../../shared/fixtures/datacenter-examples.json', import.meta.url));
+const FIXTURE_FILE = fileURLToPath(new URL('../fixtures/datacenter-examples.json', import.meta.url));
 
 export function loadFixtures(): Fixture[] {
   return JSON.parse(readFileSync(FIXTURE_FILE, 'utf8')) as Fixture[];

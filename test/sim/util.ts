@@ -3,7 +3,7 @@ import { startSimulator, type SimulatorHandle, type SimulatorOptions } from '../
 
 export type { Fixture };
 
-/** The recorded responses of the real service (../shared/fixtures). */
+/** The recorded responses of the real service (test/fixtures, byte-identical copies). */
 export const FIXTURES: Fixture[] = loadFixtures();
 
 export const FIXED_NOW = 1_595_157_487_445;

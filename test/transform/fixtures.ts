@@ -8,7 +8,7 @@ export interface Fixture {
   body: string;
 }
 
-const FILE = fileURLToPath(new URL('../../../shared/fixtures/datacenter-examples.json', import.meta.url));
+const FILE = fileURLToPath(new URL('../fixtures/datacenter-examples.json', import.meta.url));
 
 export const fixtures: Fixture[] = JSON.parse(readFileSync(FILE, 'utf8')) as Fixture[];
 
