@@ -19,6 +19,7 @@ import { registerFallbacks } from './http/fallbacks.js';
 import { OPS_PATHS, registerOpsRoutes } from './http/ops-routes.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { drain, trackResponses } from './http/drain.js';
 
 export interface ProxyOptions {
   logger?: Logger;
@@ -116,18 +117,13 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
 
   pool.start();
 
+  const open = trackResponses(app.server);
+  let poolClosed: Promise<void> | undefined;
+  const closePool = (): Promise<void> => (poolClosed ??= pool.close());
   const close = async () => {
-    const closing = app.close();
-    // close() drops the connections idle at that moment; one that finishes its
-    // in-flight request afterwards would stay open on keep-alive (and hold the
-    // shutdown) until its timeout, so sweep connections as they turn idle.
-    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
-    try {
-      await closing;
-    } finally {
-      clearInterval(sweep);
-    }
-    await pool.close();
+    const r = await drain({ server: app.server, open, close: () => app.close(), abortUpstream: closePool, deadlineMs: config.shutdownTimeoutMs });
+    if (r.timedOut) logger.warn({ shutdownTimeoutMs: config.shutdownTimeoutMs, cut: r.cut }, 'drain deadline reached: requests still running were answered 503');
+    await closePool();
     await fleet?.close();
   };
   return { app, resolver, tracker, memory, pool, fleet, close };

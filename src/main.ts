@@ -1,13 +1,17 @@
 /**
  * `npm start`: validate the configuration once, start the built-in chain
- * simulator when no upstream is configured, serve, and shut down gracefully on
- * SIGTERM/SIGINT (stop accepting, finish in-flight requests, close pools).
+ * simulator when no upstream is configured (loaded only then), serve, and shut
+ * down gracefully on SIGTERM/SIGINT: stop accepting, let in-flight requests
+ * finish until SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0.
  */
 import { pino } from 'pino';
 import { loadConfig, ConfigError } from './config/load.js';
 import { helpText } from './config/help.js';
 import { startProxy } from './app.js';
-import { startSimulator } from './sim/index.js';
+import type { SimulatorHandle } from './sim/index.js';
+
+/** Past the drain deadline, only a close that hangs (a stuck Redis quit) can hold the process. */
+const LAST_RESORT_MS = 5000;
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -19,15 +23,16 @@ async function main(): Promise<void> {
     config = loadConfig(process.env, process.argv.slice(2));
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`chainproxy: invalid configuration\n${err.message}\n(see npm start -- --help)\n`);
+      process.stderr.write(`chainproxy: invalid configuration\n${err.message}\n(see chainproxy --help)\n`);
       process.exit(2);
     }
     throw err;
   }
   const logger = pino({ level: config.logLevel });
 
-  let simulator: Awaited<ReturnType<typeof startSimulator>> | null = null;
+  let simulator: SimulatorHandle | null = null;
   if (config.upstreamUrls.length === 0) {
+    const { startSimulator } = await import('./sim/index.js');
     simulator = await startSimulator({
       port: 0,
       blockIntervalMs: config.simulator.blockIntervalMs,
@@ -48,11 +53,11 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    logger.info({ signal, shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutting down: draining in-flight requests');
     const force = setTimeout(() => {
-      logger.error('shutdown took too long; exiting');
+      logger.error('shutdown hung past the drain deadline; exiting');
       process.exit(1);
-    }, 10_000);
+    }, config.shutdownTimeoutMs + LAST_RESORT_MS);
     force.unref();
     void (async () => {
       await proxy.close();

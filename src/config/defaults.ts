@@ -2,6 +2,8 @@
 import type { Config } from './types.js';
 
 export const MIB = 1024 * 1024;
+/** Unset SHUTDOWN_TIMEOUT_MS = REQUEST_TIMEOUT_MS + this, so a request accepted before the signal ends on its own. */
+export const SHUTDOWN_MARGIN_MS = 1000;
 
 /** A fresh default Config (callers may mutate it). */
 export function defaultConfig(): Config {
@@ -16,6 +18,7 @@ export function defaultConfig(): Config {
     redisUrl: null,
     trustProxy: [],
     limits: { maxPageSize: 100, maxDays: 365, requestTimeoutMs: 15_000 },
+    shutdownTimeoutMs: 15_000 + SHUTDOWN_MARGIN_MS,
     upstream: {
       connectTimeoutMs: 1000,
       attemptTimeoutMs: 5000,

@@ -47,6 +47,7 @@ export const FIELDS: readonly Field[] = [
   { env: 'MAX_PAGE_SIZE', key: 'limits.maxPageSize', kind: int(1, 10_000), help: 'Largest accepted page_size.' },
   { env: 'MAX_DAYS', key: 'limits.maxDays', kind: int(1, 36_500), help: 'Largest accepted days.' },
   { env: 'REQUEST_TIMEOUT_MS', key: 'limits.requestTimeoutMs', kind: ms(100, 10 * 60_000), help: 'Whole client request, upstream phase included (504 past it).' },
+  { env: 'SHUTDOWN_TIMEOUT_MS', key: 'shutdownTimeoutMs', kind: ms(100, HOUR), help: 'Drain deadline after SIGTERM/SIGINT. Unset: REQUEST_TIMEOUT_MS + 1000, so every request accepted before the signal ends on its own (a 504 at worst). Set shorter (e.g. to fit an orchestrator grace period): requests still running at the deadline get a 503 envelope (code 5030). The process exits 0 either way.' },
   { env: 'UPSTREAM_CONNECT_TIMEOUT_MS', key: 'upstream.connectTimeoutMs', kind: ms(1, 60_000), help: 'Connect timeout of one upstream attempt.' },
   { env: 'UPSTREAM_TIMEOUT_MS', key: 'upstream.attemptTimeoutMs', kind: ms(1, 10 * 60_000), help: 'Time to the full response of one upstream attempt.' },
   { env: 'UPSTREAM_DEADLINE_MS', key: 'upstream.totalDeadlineMs', kind: ms(1, 10 * 60_000), help: 'Whole upstream phase of one request, retries and hedges included.' },

@@ -4,6 +4,7 @@ import { FIELDS, getPath, type Field } from './fields.js';
 
 function defaultOf(field: Field): string {
   if (field.key === 'publicBaseUrl') return 'http://localhost:$PORT';
+  if (field.key === 'shutdownTimeoutMs') return 'REQUEST_TIMEOUT_MS + 1000';
   const v = getPath(defaultConfig(), field.key);
   if (v === null || (Array.isArray(v) && v.length === 0)) return '(none)';
   if (field.kind.type === 'bytes' && typeof v === 'number') {
@@ -26,7 +27,7 @@ export function helpText(): string {
   const lines = [
     'chainproxy: caching reverse proxy for the Chain Data Query Service',
     '',
-    'Usage: npm start [-- --help]',
+    'Usage: chainproxy [--help] [--config FILE]   (in a clone: npm start -- [--help] [--config FILE])',
     'Configuration comes from environment variables (empty = unset) and an optional CONFIG_FILE.',
     '',
   ];

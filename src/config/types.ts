@@ -68,6 +68,8 @@ export interface Config {
     /** Whole client request, upstream phase included. */
     requestTimeoutMs: number;
   };
+  /** Drain deadline after SIGTERM/SIGINT; derived from limits.requestTimeoutMs unless set. */
+  shutdownTimeoutMs: number;
   upstream: UpstreamConfig;
   redis: RedisConfig;
   rateLimit: RateLimitConfig;

@@ -1,10 +1,10 @@
-/** Standalone simulator: npm run simulator -- --port 9001 --block-interval 1000 [--seed N] [--advertised-url URL] */
+/** Standalone simulator (`chainproxy-sim`, or `npm run simulator --` in a clone): --port 9001 --block-interval 1000 [--seed N] [--advertised-url URL] */
 import { parseArgs } from 'node:util';
 import { DEFAULT_START_HEIGHT, startSimulator } from './server.js';
 
 const HELP = `chainproxy chain simulator
 
-Usage: npm run simulator -- [options]
+Usage: chainproxy-sim [options]   (in a clone: npm run simulator -- [options])
 
   --port N             listen port (default 9001; 0 = any free port)
   --host H             listen address (default 127.0.0.1)

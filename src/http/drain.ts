@@ -1,0 +1,108 @@
+/**
+ * Graceful drain within a deadline. The server stops accepting; requests in
+ * flight finish on their own while connections are closed as they turn idle.
+ * At the deadline the upstream work still running is aborted, so its requests
+ * answer through their normal path (a 503 SHUTTING_DOWN envelope, or a stale
+ * entry); whatever still has no answer a moment later gets the 503 envelope
+ * written here. Then every connection is closed. The drain always ends.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ProxyError } from '../errors/catalog.js';
+import { CORS_HEADERS } from './deliver.js';
+
+/** Responses not yet ended, for the cut at the deadline. */
+export type OpenResponses = Set<ServerResponse>;
+
+/**
+ * Tracks the responses of `server` that are still open after its request
+ * handlers ran. A response already ended by then (a synchronous cache hit)
+ * costs one property read.
+ */
+export function trackResponses(server: Server): OpenResponses {
+  const open: OpenResponses = new Set();
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    if (res.writableEnded) return;
+    open.add(res);
+    res.once('close', () => open.delete(res));
+  });
+  return open;
+}
+
+export interface DrainOptions {
+  server: Server;
+  open: OpenResponses;
+  /** Stops accepting; resolves once every connection has closed (Fastify's app.close()). */
+  close: () => Promise<void>;
+  /** Aborts the upstream work still running (its requests then fail with SHUTTING_DOWN). */
+  abortUpstream: () => Promise<void>;
+  deadlineMs: number;
+  /** After abortUpstream, time given to requests to answer through their own path before the cut. */
+  graceMs?: number;
+}
+
+export interface DrainResult {
+  /** The deadline passed with requests still in flight. */
+  timedOut: boolean;
+  /** Requests answered with the 503 envelope written by the drain itself. */
+  cut: number;
+}
+
+const SWEEP_MS = 50;
+const DEFAULT_GRACE_MS = 250;
+
+/** Resolves true when `p` settles first, false after `ms`. */
+function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([p.then(() => true, () => true), late]).finally(() => clearTimeout(timer));
+}
+
+/** Resolves when no tracked response is open any more, or after `ms`. */
+async function settled(open: OpenResponses, ms: number): Promise<void> {
+  const until = performance.now() + ms;
+  while (open.size > 0 && performance.now() < until) await new Promise((r) => setTimeout(r, 10));
+}
+
+/**
+ * Answers an open response with the SHUTTING_DOWN envelope. The handler that
+ * owns it may still finish later: its writeHead becomes a no-op (end() on an
+ * ended response already is one), so a late answer is dropped, not thrown.
+ */
+function cut(res: ServerResponse): boolean {
+  if (res.headersSent) return false;
+  const err = new ProxyError('SHUTTING_DOWN');
+  const body = err.toBody();
+  res.writeHead(err.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(body.length),
+    'cache-control': 'no-store',
+    'x-cache': 'ERROR',
+    connection: 'close',
+    ...CORS_HEADERS,
+  });
+  res.end(body);
+  res.writeHead = (() => res) as ServerResponse['writeHead'];
+  return true;
+}
+
+export async function drain(o: DrainOptions): Promise<DrainResult> {
+  const closing = o.close();
+  // close() drops the connections idle at that moment; one that finishes its
+  // request afterwards would stay open on keep-alive until its timeout.
+  const sweep = setInterval(() => o.server.closeIdleConnections(), SWEEP_MS);
+  try {
+    if (await within(closing, o.deadlineMs)) return { timedOut: false, cut: 0 };
+    const aborting = o.abortUpstream().catch(() => undefined);
+    const grace = o.graceMs ?? DEFAULT_GRACE_MS;
+    await settled(o.open, grace);
+    let n = 0;
+    for (const res of o.open) if (cut(res)) n++;
+    await within(closing, grace);
+    o.server.closeAllConnections();
+    await closing.catch(() => undefined);
+    await aborting;
+    return { timedOut: true, cut: n };
+  } finally {
+    clearInterval(sweep);
+  }
+}
