@@ -1,0 +1,97 @@
+/**
+ * The package as a user gets it: `npm run build`, `npm pack`, the tarball
+ * installed into an empty directory (nothing of the repository beside it),
+ * then `npx chainproxy` there without UPSTREAM_URLS serves `/block/max` from
+ * the built-in simulator with plain node, and `--help` prints the
+ * configuration reference. The tarball holds the compiled code, not the
+ * sources or the tests, and tsx is not among what it installs.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/fake-upstream.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+const ENV = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), npm_config_update_notifier: 'false' };
+
+let dir = '';
+let app = '';
+let tarball = '';
+
+function run(cmd: string, args: string[], cwd: string): string {
+  const r = spawnSync(cmd, args, { cwd, env: ENV, encoding: 'utf8', timeout: 120_000 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'chainproxy-pack-'));
+  run(NPM, ['run', 'build'], ROOT);
+  run(NPM, ['pack', '--pack-destination', dir], ROOT);
+  const name = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+  if (name === undefined) throw new Error('npm pack wrote no tarball');
+  tarball = join(dir, name);
+  app = join(dir, 'app');
+  mkdirSync(app);
+  run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], app);
+}, 120_000);
+
+afterAll(() => {
+  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the packed tarball', () => {
+  it('holds the compiled proxy and simulator, the docs and the config, not the sources or tests', () => {
+    const files = run('tar', ['tzf', tarball], dir).split('\n').filter(Boolean);
+    for (const f of ['package/dist/main.js', 'package/dist/main.js.map', 'package/dist/bin/chainproxy.js', 'package/dist/bin/chainproxy-sim.js', 'package/dist/sim/cli.js', 'package/README.md', 'package/docs/api.md']) {
+      expect(files).toContain(f);
+    }
+    expect(files.filter((f) => /^package\/(src|test|bench|scripts)\//.test(f))).toEqual([]);
+    expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
+    expect(existsSync(join(app, 'node_modules', 'tsx'))).toBe(false);
+  });
+
+  it('chainproxy --help prints the configuration reference', () => {
+    const out = run(NPX, ['--no-install', 'chainproxy', '--help'], app);
+    expect(out).toContain('Usage: chainproxy');
+    for (const v of ['UPSTREAM_URLS', 'PUBLIC_BASE_URL', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS', 'CONFIG_FILE']) expect(out).toContain(v);
+    expect(run(NPX, ['--no-install', 'chainproxy-sim', '--help'], app)).toContain('Usage: chainproxy-sim');
+  });
+
+  it('npx chainproxy without an upstream serves /block/max from the built-in simulator, and stops on SIGTERM', async () => {
+    const child = spawn(NPX, ['--no-install', 'chainproxy'], {
+      cwd: app,
+      env: { ...ENV, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SIM_BLOCK_INTERVAL_MS: '1000' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true, // its own process group: npx and the node process under it stop together
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    try {
+      await waitFor(() => out.includes('"msg":"chainproxy listening"') || child.exitCode !== null, 30_000, 'the listening log line');
+      const line = out.split('\n').find((l) => l.includes('"msg":"chainproxy listening"'));
+      expect(line, `no listening line; stderr:\n${err}`).toBeDefined();
+      const url = String((JSON.parse(line!) as { url: string }).url);
+      const res = await request(`${url}/block/max`);
+      expect(res.statusCode).toBe(200);
+      expect(await res.body.text()).toMatch(/^\{"code":0,"msg":"success","data":\{"height":\d+\.0,"server_timestamp":\d+\}\}$/);
+      // The group: npm exec, its shell and the proxy (npm itself ends by the signal, the proxy drains).
+      process.kill(-child.pid!, 'SIGTERM');
+      await waitFor(() => out.includes('"msg":"bye"'), 20_000, 'the proxy to drain and say bye');
+    } finally {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+    }
+  }, 60_000);
+});
