@@ -86,7 +86,9 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     // One access-log line per request is written by the API routes (ACCESS_LOG), not by Fastify.
     logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
-    return503OnClosing: true,
+    // During the drain a request on a busy keep-alive connection is served (Fastify adds
+    // Connection: close); its own 503 body would not be an envelope. See http/drain.ts.
+    return503OnClosing: false,
     requestIdHeader: 'x-request-id',
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
