@@ -64,7 +64,10 @@ async function main(): Promise<void> {
       await simulator?.close();
       logger.info('bye');
       process.exit(0);
-    })();
+    })().catch((err: unknown) => {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    });
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
