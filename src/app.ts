@@ -19,6 +19,8 @@ import { registerFallbacks } from './http/fallbacks.js';
 import { OPS_PATHS, registerOpsRoutes } from './http/ops-routes.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { createPassthroughMetrics } from './passthrough/metrics.js';
+import { registerPassthrough } from './passthrough/register.js';
 
 export interface ProxyOptions {
   logger?: Logger;
@@ -111,6 +113,12 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     }),
     metrics: prom,
     startedAt: Date.now(),
+  });
+  const passthroughPrefixes = config.passthrough.routes.map((r) => r.prefix);
+  await registerPassthrough(app, {
+    config: config.passthrough,
+    connectTimeoutMs: config.upstream.connectTimeoutMs,
+    metrics: passthroughPrefixes.length > 0 ? createPassthroughMetrics(prom.registry, passthroughPrefixes) : null,
   });
   registerFallbacks(app, new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS]));
 
