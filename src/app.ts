@@ -20,6 +20,13 @@ import { OPS_PATHS, registerOpsRoutes } from './http/ops-routes.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { createPassthroughMetrics } from './passthrough/metrics.js';
+import { apiOpenapi } from './openapi/api-paths.js';
+import { buildOpenApiDocument } from './openapi/document.js';
+import { opsOpenapi } from './openapi/ops-paths.js';
+import { registerOpenApiRoute } from './openapi/route.js';
+import { dashboardOpenapi } from './dashboard/openapi.js';
+import { privateNetworkGate } from './dashboard/gate.js';
+import { DASHBOARD_PATHS, registerDashboard } from './dashboard/routes.js';
 import { registerPassthrough } from './passthrough/register.js';
 
 export interface ProxyOptions {
@@ -120,7 +127,16 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     connectTimeoutMs: config.upstream.connectTimeoutMs,
     metrics: passthroughPrefixes.length > 0 ? createPassthroughMetrics(prom.registry, passthroughPrefixes) : null,
   });
-  registerFallbacks(app, new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS]));
+  // Operator gate of the status page: loopback/private clients until an admin gate exists.
+  registerDashboard(app, { allowed: privateNetworkGate, registry: prom.registry });
+  registerOpenApiRoute(
+    app,
+    buildOpenApiDocument({
+      publicBaseUrl: config.publicBaseUrl,
+      contributions: [apiOpenapi(catalogue, config.limits), opsOpenapi(), dashboardOpenapi()],
+    }),
+  );
+  registerFallbacks(app, new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS, ...DASHBOARD_PATHS, '/openapi.json']));
 
   pool.start();
 
