@@ -38,7 +38,7 @@ function refsIn(v: unknown, out: string[] = []): string[] {
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1', async () => {
     const validator = new Validator();
-    const res = await validator.validate(JSON.parse(JSON.stringify(documentFor())) as object);
+    const res = await validator.validate(JSON.parse(JSON.stringify(documentFor())) as Record<string, unknown>);
     expect(res.errors ?? []).toEqual([]);
     expect(res.valid).toBe(true);
     expect(validator.version).toBe('3.1');
