@@ -11,6 +11,7 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>chainproxy status</title>
+<link rel="icon" href="data:,">
 <style>
   :root { --bg:#0f1419; --panel:#171d24; --line:#2a333d; --text:#d8dee6; --dim:#8a96a3; --ok:#3fb950; --warn:#d29922; --bad:#f85149; }
   * { box-sizing: border-box; }

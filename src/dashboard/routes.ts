@@ -28,7 +28,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
     return reply
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store')
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src 'self'")
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src data:")
       .header('x-frame-options', 'DENY')
       .send(page);
   });
