@@ -14,6 +14,12 @@ import { startTestProxy } from '../helpers/proxy.js';
 
 const WAIT = { timeout: 30_000 };
 
+/** The DOM as the page functions below use it (the project compiles without the DOM lib). */
+interface El {
+  textContent: string | null;
+}
+declare const document: { querySelectorAll(selector: string): ArrayLike<El>; getElementById(id: string): El | null };
+
 describeChromium()('status page in Chromium', () => {
   let sims: SimulatorHandle[] = [];
   let proxy: ProxyHandle;
@@ -66,11 +72,7 @@ describeChromium()('status page in Chromium', () => {
     await sims[1]!.close();
     await page.waitForSelector('#upstreams tr[data-upstream="u1"][data-state="down"]', WAIT);
     expect(await page.locator('#upstreams tr[data-upstream="u0"]').getAttribute('data-state')).toBe('up');
-    await page.waitForFunction(
-      () => Array.from(document.querySelectorAll('#errors li')).some((li) => (li.textContent ?? '').includes('u1 is down')),
-      undefined,
-      WAIT,
-    );
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('#errors li')).some((li) => (li.textContent ?? '').includes('u1 is down')), undefined, WAIT);
     await page.screenshot({ path: artifactPath('dashboard-upstream-down.png'), fullPage: true });
   });
 
