@@ -125,6 +125,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   await registerPassthrough(app, {
     config: config.passthrough,
     connectTimeoutMs: config.upstream.connectTimeoutMs,
+    connections: config.upstream.connections,
     metrics: passthroughPrefixes.length > 0 ? createPassthroughMetrics(prom.registry, passthroughPrefixes) : null,
   });
   // Operator gate of the status page: loopback/private clients until an admin gate exists.

@@ -22,6 +22,8 @@ export interface PassthroughDeps {
   config: PassthroughConfig;
   /** Connect timeout to a backend. */
   connectTimeoutMs: number;
+  /** Keep-alive connections per backend origin. */
+  connections: number;
   metrics: PassthroughMetrics | null;
 }
 
@@ -60,7 +62,7 @@ async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps
       disableRequestLogging: true,
       retryMethods: [],
       undici: {
-        connections: 32,
+        connections: deps.connections,
         pipelining: 1,
         headersTimeout: deps.config.timeoutMs,
         bodyTimeout: deps.config.timeoutMs,
