@@ -126,6 +126,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     config: config.passthrough,
     connectTimeoutMs: config.upstream.connectTimeoutMs,
     connections: config.upstream.connections,
+    accessLog: config.accessLog,
     metrics: passthroughPrefixes.length > 0 ? createPassthroughMetrics(prom.registry, passthroughPrefixes) : null,
   });
   // Operator gate of the status page: loopback/private clients until an admin gate exists.

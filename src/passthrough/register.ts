@@ -11,7 +11,7 @@
  */
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { PassthroughConfig, PassthroughRoute } from '../config/types.js';
+import type { AccessLog, PassthroughConfig, PassthroughRoute } from '../config/types.js';
 import { ProxyError } from '../errors/catalog.js';
 import { CORS_HEADERS } from '../http/deliver.js';
 import { passthroughError } from './failure.js';
@@ -25,6 +25,8 @@ export interface PassthroughDeps {
   /** Keep-alive connections per backend origin. */
   connections: number;
   metrics: PassthroughMetrics | null;
+  /** Every passthrough request is a miss: one line unless 'off'. */
+  accessLog: AccessLog;
 }
 
 const FORWARDED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -47,11 +49,14 @@ export function destinationOf(route: PassthroughRoute): { upstream: string; rewr
 
 async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps: PassthroughDeps): Promise<void> {
   const { metrics } = deps;
+  const log = deps.accessLog !== 'off';
   const { upstream, rewritePrefix } = destinationOf(route);
   await app.register(async (scope) => {
-    if (metrics !== null) {
-      scope.addHook('onResponse', async (_req, reply) => {
-        metrics.request(route.prefix, reply.statusCode, reply.elapsedTime / 1000);
+    if (metrics !== null || log) {
+      scope.addHook('onResponse', async (request, reply) => {
+        const ms = reply.elapsedTime;
+        metrics?.request(route.prefix, reply.statusCode, ms / 1000);
+        if (log) request.log.info({ reqId: request.id, passthrough: route.prefix, cache: 'BYPASS', status: reply.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
       });
     }
     await scope.register(httpProxy, {
