@@ -23,7 +23,7 @@ import { createPassthroughMetrics } from './passthrough/metrics.js';
 import { apiOpenapi } from './openapi/api-paths.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { opsOpenapi } from './openapi/ops-paths.js';
-import { registerOpenApiRoute } from './openapi/route.js';
+import { OPENAPI_PATH, registerOpenApiRoute } from './openapi/route.js';
 import { dashboardOpenapi } from './dashboard/openapi.js';
 import { privateNetworkGate } from './dashboard/gate.js';
 import { DASHBOARD_PATHS, registerDashboard } from './dashboard/routes.js';
@@ -138,7 +138,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
       contributions: [apiOpenapi(catalogue, config.limits), opsOpenapi(), dashboardOpenapi()],
     }),
   );
-  registerFallbacks(app, new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS, ...DASHBOARD_PATHS, '/openapi.json']));
+  registerFallbacks(app, new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS, ...DASHBOARD_PATHS, OPENAPI_PATH]));
 
   pool.start();
 
