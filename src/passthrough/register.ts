@@ -10,7 +10,7 @@
  * - A backend's 503 is relayed as it is (reply-from's own 503 retries are off).
  */
 import httpProxy from '@fastify/http-proxy';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import type { AccessLog, PassthroughConfig, PassthroughRoute } from '../config/types.js';
 import { ProxyError } from '../errors/catalog.js';
 import { CORS_HEADERS } from '../http/deliver.js';
@@ -52,6 +52,12 @@ async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps
   const log = deps.accessLog !== 'off';
   const { upstream, rewritePrefix } = destinationOf(route);
   await app.register(async (scope) => {
+    // Own handler: the plugin's scope would otherwise keep whichever handler existed when it was registered.
+    scope.setErrorHandler((error: FastifyError, request, reply) => {
+      if ((error.statusCode ?? 500) < 500) return sendError(reply, new ProxyError('BAD_REQUEST', `bad request: ${error.message.slice(0, 120)}`));
+      request.log.error({ reqId: request.id, err: error, passthrough: route.prefix }, 'passthrough error');
+      return sendError(reply, new ProxyError('INTERNAL'));
+    });
     if (metrics !== null || log) {
       scope.addHook('onResponse', async (request, reply) => {
         const ms = reply.elapsedTime;

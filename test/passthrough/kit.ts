@@ -14,7 +14,9 @@ export interface RawResponse {
 /** node:http, because fetch refuses to send hop-by-hop request headers. */
 export function raw(base: string, path: string, opts: { method?: string; headers?: OutgoingHttpHeaders } = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${base}${path}`, { method: opts.method ?? 'GET', headers: opts.headers ?? {}, agent: false }, (res) => {
+    const u = new URL(base);
+    // path as given (a URL string would be normalized: /api/../x becomes /x)
+    const req = httpRequest({ host: u.hostname, port: u.port, path, method: opts.method ?? 'GET', headers: opts.headers ?? {}, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));

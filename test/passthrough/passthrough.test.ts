@@ -44,6 +44,9 @@ beforeAll(async () => {
     } else if (url.pathname === '/api/stall') {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.write('partial');
+    } else if (url.pathname === '/api/busy') {
+      res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '7' });
+      res.end('legacy busy');
     } else if (url.pathname.startsWith('/v2/')) {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end(`rewritten ${req.url}`);
@@ -87,6 +90,25 @@ describe('passthrough relays', () => {
     const r = await raw(env.proxy.url, '/api/missing');
     expect(r.status).toBe(404);
     expect(r.body.toString()).toBe('<p>legacy 404 /api/missing</p>');
+  });
+
+  it("a backend's 503 is relayed once, not retried", async () => {
+    const before = legacy.count('/api/busy');
+    const r = await raw(env.proxy.url, '/api/busy');
+    expect(r.status).toBe(503);
+    expect(r.headers['retry-after']).toBe('7');
+    expect(r.body.toString()).toBe('legacy busy');
+    expect(legacy.count('/api/busy')).toBe(before + 1);
+  });
+
+  it('dot segments escaping the prefix are refused with a 400 envelope', async () => {
+    const before = legacy.count();
+    for (const path of ['/api/../status', '/api/%2e%2e/status', '/explorer/..%2f..%2fetc']) {
+      const r = await raw(env.proxy.url, path);
+      expect(r.status, path).toBe(400);
+      expect(json(r).code, path).toBe(4000);
+    }
+    expect(legacy.count()).toBe(before);
   });
 
   it('a target with a path replaces the prefix', async () => {
