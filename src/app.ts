@@ -20,6 +20,15 @@ import { OPS_PATHS, registerOpsRoutes } from './http/ops-routes.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { drain, trackResponses } from './http/drain.js';
+import { createPassthroughMetrics } from './passthrough/metrics.js';
+import { apiOpenapi } from './openapi/api-paths.js';
+import { buildOpenApiDocument } from './openapi/document.js';
+import { opsOpenapi } from './openapi/ops-paths.js';
+import { OPENAPI_PATH, registerOpenApiRoute } from './openapi/route.js';
+import { dashboardOpenapi } from './dashboard/openapi.js';
+import { privateNetworkGate } from './dashboard/gate.js';
+import { DASHBOARD_PATHS, registerDashboard } from './dashboard/routes.js';
+import { registerPassthrough } from './passthrough/register.js';
 
 export interface ProxyOptions {
   logger?: Logger;
@@ -115,7 +124,24 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     metrics: prom,
     startedAt: Date.now(),
   });
-  registerFallbacks(app, new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS]));
+  const passthroughPrefixes = config.passthrough.routes.map((r) => r.prefix);
+  await registerPassthrough(app, {
+    config: config.passthrough,
+    connectTimeoutMs: config.upstream.connectTimeoutMs,
+    connections: config.upstream.connections,
+    accessLog: config.accessLog,
+    metrics: passthroughPrefixes.length > 0 ? createPassthroughMetrics(prom.registry, passthroughPrefixes) : null,
+  });
+  // Operator gate of the status page: loopback/private clients until an admin gate exists.
+  registerDashboard(app, { allowed: privateNetworkGate, registry: prom.registry });
+  registerOpenApiRoute(
+    app,
+    buildOpenApiDocument({
+      publicBaseUrl: config.publicBaseUrl,
+      contributions: [apiOpenapi(catalogue, config.limits), opsOpenapi(), dashboardOpenapi()],
+    }),
+  );
+  registerFallbacks(app, new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS, ...DASHBOARD_PATHS, OPENAPI_PATH]));
 
   pool.start();
 

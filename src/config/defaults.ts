@@ -42,6 +42,7 @@ export function defaultConfig(): Config {
       breakerCooldownMs: 2000,
     },
     rateLimit: { enabled: true, max: 600, windowMs: 60_000 },
+    passthrough: { routes: [], timeoutMs: 10_000 },
     simulator: { blockIntervalMs: 15_000, seed: 1 },
     policies: {},
   };

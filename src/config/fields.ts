@@ -15,7 +15,8 @@ export type FieldKind =
   | { type: 'url' }
   | { type: 'urls' }
   | { type: 'redisUrl' }
-  | { type: 'addresses' };
+  | { type: 'addresses' }
+  | { type: 'routes' };
 
 export interface Field {
   env: string;
@@ -69,6 +70,8 @@ export const FIELDS: readonly Field[] = [
   { env: 'RATE_LIMIT_ENABLED', key: 'rateLimit.enabled', kind: { type: 'bool' }, help: 'Per-client-IP rate limit (true/false/1/0/yes/no/on/off).' },
   { env: 'RATE_LIMIT_MAX', key: 'rateLimit.max', kind: int(1, 1_000_000_000), help: 'Requests per window per client IP (hits and misses).' },
   { env: 'RATE_LIMIT_WINDOW_MS', key: 'rateLimit.windowMs', kind: ms(1000, 24 * HOUR), help: 'Rate-limit window.' },
+  { env: 'PASSTHROUGH', key: 'passthrough.routes', kind: { type: 'routes' }, help: 'Legacy paths forwarded as they are, streamed and uncached: comma-separated /prefix=URL pairs (e.g. /api=http://legacy:8080). A URL without a path keeps the request path; with one, it replaces the prefix. Prefixes may not overlap the API, the ops paths or each other.' },
+  { env: 'PASSTHROUGH_TIMEOUT_MS', key: 'passthrough.timeoutMs', kind: ms(100, 10 * 60_000), help: 'Passthrough: time to the backend response headers, and the longest pause while streaming its body (504 envelope before the headers).' },
   { env: 'SIM_BLOCK_INTERVAL_MS', key: 'simulator.blockIntervalMs', kind: ms(10, HOUR), help: 'Built-in simulator: time between blocks (used only without UPSTREAM_URLS).' },
   { env: 'SIM_SEED', key: 'simulator.seed', kind: int(0, 4_294_967_295), help: 'Built-in simulator: seed of its deterministic chain.' },
 ];

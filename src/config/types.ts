@@ -49,6 +49,20 @@ export interface RateLimitConfig {
   windowMs: number;
 }
 
+/** A legacy path prefix forwarded as it is to a backend (PASSTHROUGH). */
+export interface PassthroughRoute {
+  /** `/api`: this path and everything under it. */
+  prefix: string;
+  /** Base URL; without a path the request path is kept, with one it replaces the prefix. */
+  target: string;
+}
+
+export interface PassthroughConfig {
+  routes: PassthroughRoute[];
+  /** Time to the response headers, and the longest silence while streaming the body. */
+  timeoutMs: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -73,6 +87,7 @@ export interface Config {
   upstream: UpstreamConfig;
   redis: RedisConfig;
   rateLimit: RateLimitConfig;
+  passthrough: PassthroughConfig;
   /** Built-in simulator settings (used only when upstreamUrls is empty). */
   simulator: { blockIntervalMs: number; seed: number };
   /** Per-endpoint policy overrides merged over the catalogue defaults. */

@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { ENDPOINT_NAMES, type EndpointName, type EndpointPolicy } from '../catalogue/types.js';
 import type { Config } from './types.js';
 import type { Field, FieldKind } from './fields.js';
+import { parsePassthroughRoutes } from './passthrough-routes.js';
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -123,6 +124,10 @@ function kindCheck(kind: FieldKind, raw: unknown, label: string): Parsed {
       const list = listOf(raw);
       const bad = list === null ? raw : list.find((s) => !isAddressOrCidr(s));
       return bad === undefined ? ok(list) : fail(label, 'comma-separated IP addresses or CIDRs (or loopback, linklocal, uniquelocal)', bad);
+    }
+    case 'routes': {
+      const r = parsePassthroughRoutes(raw ?? '', baseUrl);
+      return r.ok ? ok(r.routes) : fail(label, r.expected, r.got);
     }
   }
 }

@@ -25,6 +25,9 @@ export const ERRORS = {
 
 export type ErrorKind = keyof typeof ERRORS;
 
+/** Refusal of an operator endpoint to a client that is not an operator (no upstream ever involved). */
+export const OPERATOR_FORBIDDEN = { code: 4030, status: 403, msg: 'forbidden: operator endpoint' } as const;
+
 /** Kinds after which an idempotent GET may be tried on another upstream. */
 const RETRYABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
   'UPSTREAM_BAD_RESPONSE',

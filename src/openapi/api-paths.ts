@@ -1,0 +1,71 @@
+/**
+ * The 22 endpoints as OpenAPI paths: parameters from the catalogue (bounds
+ * from the configured limits), answers from the record schemas.
+ */
+import type { Catalogue } from '../catalogue/index.js';
+import type { EndpointDef, ParamLimits } from '../catalogue/types.js';
+import { ErrorEnvelope, schemaForEndpoint } from '../schema/index.js';
+import { SchemaRegistry } from './json-schema.js';
+import { parameterOf } from './params.js';
+import type { OpenApiContribution, OperationObject, ResponseObject, SchemaObject } from './types.js';
+
+/** `tx/list/pending` → `txListPending`. */
+export function operationIdOf(name: string): string {
+  return name.split('/').map((part, i) => (i === 0 ? part : part.charAt(0).toUpperCase() + part.slice(1))).join('');
+}
+
+const JSON_TYPE = 'application/json';
+
+/** An error answer: the catalogue envelope `{code, msg, data: null}`. */
+export function errorResponse(description: string, registry: SchemaRegistry): ResponseObject {
+  return { description, content: { [JSON_TYPE]: { schema: registry.named(ErrorEnvelope) } } };
+}
+
+const CACHE_HEADERS: ResponseObject['headers'] = {
+  'X-Cache': { description: 'HIT, MISS, STALE or BYPASS.', schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE', 'BYPASS'] } },
+  'X-Chain-Head': { description: 'Best block height the proxy knows.', schema: { type: 'integer' } },
+  ETag: { description: 'Weak validator; send it back in If-None-Match for a 304.', schema: { type: 'string' } },
+  Age: { description: 'Seconds since the answer was fetched from the upstream.', schema: { type: 'integer' } },
+  'Cache-Control': { description: '`public, max-age=<remaining freshness>`.', schema: { type: 'string' } },
+};
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+function describeCaching(def: EndpointDef): string {
+  const p = def.policy;
+  const head = p.invalidateOnHead ? ' Stale as soon as a new block arrives.' : '';
+  return `Cached ${seconds(p.ttlMs)} (immutable content ${seconds(p.finalTtlMs)}, content still moving ${seconds(p.volatileTtlMs)}); stale-while-revalidate ${seconds(p.swrMs)}, stale-if-error ${seconds(p.sieMs)}.${head} HEAD is served too.`;
+}
+
+function operationOf(def: EndpointDef, limits: ParamLimits, registry: SchemaRegistry): OperationObject {
+  const envelope = schemaForEndpoint(def.name);
+  if (envelope === undefined) throw new Error(`no record schema for endpoint ${def.name}`);
+  const eitherNote = def.check !== undefined ? 'Give exactly one of token or contract.' : undefined;
+  const okSchema: SchemaObject = registry.named(envelope);
+  return {
+    operationId: operationIdOf(def.name),
+    summary: `/${def.name}`,
+    description: describeCaching(def),
+    tags: [def.name.split('/')[0] ?? def.name],
+    parameters: def.params.map((p) => parameterOf(p, limits, eitherNote !== undefined && (p.name === 'token' || p.name === 'contract') ? eitherNote : undefined)),
+    responses: {
+      '200': { description: 'Success envelope (`code` 0) with the records.', headers: CACHE_HEADERS, content: { [JSON_TYPE]: { schema: okSchema } } },
+      '304': { description: 'Not modified (If-None-Match matched the ETag).' },
+      '400': errorResponse('Invalid, missing or duplicated parameter (codes 4001, 4002, 4003); the message names the parameter. No upstream request is made.', registry),
+      '404': errorResponse("The upstream's not-found envelope, relayed (unknown hash, block, token).", registry),
+      '429': errorResponse('Rate limit exceeded (code 4290); see Retry-After.', registry),
+      '502': errorResponse('Upstream failure with nothing stale to serve (codes 5021-5024).', registry),
+      '504': errorResponse('Upstream or request timeout (codes 5040, 5041).', registry),
+    },
+  };
+}
+
+/** Paths and schemas of the catalogue endpoints. */
+export function apiOpenapi(catalogue: Catalogue, limits: ParamLimits): OpenApiContribution {
+  const registry = new SchemaRegistry();
+  const paths: OpenApiContribution['paths'] = {};
+  for (const def of catalogue.all()) paths[`/${def.name}`] = { get: operationOf(def, limits, registry) };
+  return { paths, schemas: registry.schemas };
+}

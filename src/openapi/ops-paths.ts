@@ -1,0 +1,87 @@
+/** The operator endpoints as OpenAPI paths. */
+import { SchemaRegistry } from './json-schema.js';
+import { errorResponse } from './api-paths.js';
+import type { OpenApiContribution, SchemaObject } from './types.js';
+
+const JSON_TYPE = 'application/json';
+const OPERATOR = ['operator'];
+
+function envelope(data: SchemaObject): SchemaObject {
+  return { type: 'object', required: ['code', 'msg', 'data'], properties: { code: { type: 'integer' }, msg: { type: 'string' }, data } };
+}
+
+const nullableInt: SchemaObject = { type: ['integer', 'null'] };
+
+/** One upstream in /status (more fields may be added; none is removed). */
+export const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['name', 'url', 'healthy', 'lagging', 'head', 'lag', 'breaker', 'inFlight', 'latencyP50Ms', 'latencyP99Ms', 'lastError'],
+  properties: {
+    name: { type: 'string' },
+    url: { type: 'string' },
+    healthy: { type: 'boolean' },
+    lagging: { type: 'boolean' },
+    head: nullableInt,
+    lag: nullableInt,
+    breaker: { type: 'string', enum: ['closed', 'open', 'half-open'] },
+    inFlight: { type: 'integer' },
+    latencyP50Ms: { type: ['number', 'null'] },
+    latencyP99Ms: { type: ['number', 'null'] },
+    lastError: { type: ['string', 'null'] },
+  },
+};
+
+export const STATUS_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['ready', 'uptimeSeconds', 'chain', 'upstreams', 'cache'],
+  properties: {
+    ready: { type: 'boolean' },
+    uptimeSeconds: { type: 'integer' },
+    chain: { type: 'object', required: ['bestHead', 'finalHeight'], properties: { bestHead: nullableInt, finalHeight: nullableInt } },
+    upstreams: { type: 'array', items: { $ref: '#/components/schemas/UpstreamStatus' } },
+    cache: { type: 'object' },
+  },
+};
+
+export function opsOpenapi(): OpenApiContribution {
+  const registry = new SchemaRegistry();
+  const plain = (description: string, data: SchemaObject) => ({ description, content: { [JSON_TYPE]: { schema: envelope(data) } } });
+  return {
+    paths: {
+      '/healthz': { get: { operationId: 'healthz', summary: 'Liveness', tags: OPERATOR, responses: { '200': plain('Alive.', { type: 'object' }) } } },
+      '/readyz': {
+        get: {
+          operationId: 'readyz',
+          summary: 'Readiness: an upstream healthy and not lagging',
+          tags: OPERATOR,
+          responses: { '200': plain('Ready.', { type: 'object' }), '503': plain('Not ready (code 5031).', { type: 'null' }) },
+        },
+      },
+      '/status': {
+        get: {
+          operationId: 'status',
+          summary: 'Upstreams, chain heights and cache tiers (operator only)',
+          tags: OPERATOR,
+          responses: { '200': plain('Current state.', { $ref: '#/components/schemas/Status' }), '403': errorResponse('Not an operator address.', registry) },
+        },
+      },
+      '/metrics': {
+        get: {
+          operationId: 'metrics',
+          summary: 'Prometheus metrics (text exposition format)',
+          tags: OPERATOR,
+          responses: { '200': { description: 'Metrics.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'openapi',
+          summary: 'This document',
+          tags: OPERATOR,
+          responses: { '200': { description: 'OpenAPI 3.1 document.', content: { [JSON_TYPE]: { schema: { type: 'object' } } } } },
+        },
+      },
+    },
+    schemas: { ...registry.schemas, Status: STATUS_SCHEMA, UpstreamStatus: UPSTREAM_STATUS_SCHEMA },
+  };
+}

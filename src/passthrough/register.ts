@@ -1,0 +1,103 @@
+/**
+ * Passthrough routes: legacy path prefixes forwarded by @fastify/http-proxy,
+ * streamed both ways and never cached. Registered as plugins of the app, so
+ * the app's onRequest hooks (the rate limiter) run for them as for the API.
+ *
+ * - GET, HEAD and OPTIONS are forwarded; other methods get the 405 envelope.
+ * - Hop-by-hop headers are dropped both ways, Set-Cookie from the backend too.
+ * - Backend failures before the response headers become 502/504 envelopes; a
+ *   failure while streaming the body can only cut the connection.
+ * - A backend's 503 is relayed as it is (reply-from's own 503 retries are off).
+ */
+import httpProxy from '@fastify/http-proxy';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { AccessLog, PassthroughConfig, PassthroughRoute } from '../config/types.js';
+import { ProxyError } from '../errors/catalog.js';
+import { CORS_HEADERS } from '../http/deliver.js';
+import { passthroughError } from './failure.js';
+import { requestHeadersFor, responseHeadersFor } from './headers.js';
+import type { PassthroughMetrics } from './metrics.js';
+
+export interface PassthroughDeps {
+  config: PassthroughConfig;
+  /** Connect timeout to a backend. */
+  connectTimeoutMs: number;
+  /** Keep-alive connections per backend origin. */
+  connections: number;
+  metrics: PassthroughMetrics | null;
+  /** Every passthrough request is a miss: one line unless 'off'. */
+  accessLog: AccessLog;
+}
+
+const FORWARDED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function sendError(reply: FastifyReply, err: ProxyError): void {
+  reply
+    .code(err.status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .headers(CORS_HEADERS)
+    .send(err.toBody());
+}
+
+/** Upstream origin and the path that replaces the prefix (nginx proxy_pass rules). */
+export function destinationOf(route: PassthroughRoute): { upstream: string; rewritePrefix: string } {
+  const u = new URL(route.target);
+  const path = u.pathname.replace(/\/+$/, '');
+  return { upstream: u.origin, rewritePrefix: path === '' ? route.prefix : path };
+}
+
+async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps: PassthroughDeps): Promise<void> {
+  const { metrics } = deps;
+  const log = deps.accessLog !== 'off';
+  const { upstream, rewritePrefix } = destinationOf(route);
+  await app.register(async (scope) => {
+    // Own handler: the plugin's scope would otherwise keep whichever handler existed when it was registered.
+    scope.setErrorHandler((error: FastifyError, request, reply) => {
+      if ((error.statusCode ?? 500) < 500) return sendError(reply, new ProxyError('BAD_REQUEST', `bad request: ${error.message.slice(0, 120)}`));
+      request.log.error({ reqId: request.id, err: error, passthrough: route.prefix }, 'passthrough error');
+      return sendError(reply, new ProxyError('INTERNAL'));
+    });
+    if (metrics !== null || log) {
+      scope.addHook('onResponse', async (request, reply) => {
+        const ms = reply.elapsedTime;
+        metrics?.request(route.prefix, reply.statusCode, ms / 1000);
+        if (log) request.log.info({ reqId: request.id, passthrough: route.prefix, cache: 'BYPASS', status: reply.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      });
+    }
+    await scope.register(httpProxy, {
+      upstream,
+      prefix: route.prefix,
+      rewritePrefix,
+      // Error envelopes and the rate limiter reply themselves; keep Fastify from logging each request.
+      disableRequestLogging: true,
+      retryMethods: [],
+      undici: {
+        connections: deps.connections,
+        pipelining: 1,
+        headersTimeout: deps.config.timeoutMs,
+        bodyTimeout: deps.config.timeoutMs,
+        connect: { timeout: deps.connectTimeoutMs, rejectUnauthorized: true },
+      },
+      preHandler: async (request, reply) => {
+        if (FORWARDED_METHODS.has(request.method)) return;
+        reply.header('allow', 'GET, HEAD, OPTIONS');
+        sendError(reply, new ProxyError('METHOD_NOT_ALLOWED'));
+        return reply;
+      },
+      replyOptions: {
+        rewriteRequestHeaders: (_req, headers) => requestHeadersFor(headers),
+        rewriteHeaders: (headers) => responseHeadersFor(headers),
+        onError: (reply, { error }) => {
+          const { err, reason } = passthroughError(error);
+          metrics?.failure(route.prefix, reason);
+          sendError(reply as FastifyReply, err);
+        },
+      },
+    });
+  });
+}
+
+export async function registerPassthrough(app: FastifyInstance, deps: PassthroughDeps): Promise<void> {
+  for (const route of deps.config.routes) await registerRoute(app, route, deps);
+}

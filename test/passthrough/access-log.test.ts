@@ -1,0 +1,47 @@
+/** Passthrough requests get an access-log line (they are never hits), unless ACCESS_LOG=off. */
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startProxy, type ProxyHandle } from '../../src/app.js';
+import type { AccessLog } from '../../src/config/types.js';
+import { startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { testConfig } from '../helpers/proxy.js';
+
+let proxy: ProxyHandle | undefined;
+let legacy: FakeUpstream | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await legacy?.close();
+});
+
+async function linesFor(accessLog: AccessLog): Promise<Array<Record<string, unknown>>> {
+  legacy = await startFakeUpstream((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end('ok');
+  });
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const l of chunk.toString().split('\n')) if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
+      done();
+    },
+  });
+  const config = testConfig([legacy.url], { logLevel: 'info', accessLog, passthrough: { routes: [{ prefix: '/api', target: legacy.url }], timeoutMs: 5000 } });
+  proxy = await startProxy(config, { logger: pino({ level: 'info' }, sink) });
+  expect((await fetch(`${proxy.url}/api/tx/1`)).status).toBe(200);
+  return lines;
+}
+
+describe('passthrough access log', () => {
+  it('writes one line per request with ACCESS_LOG=misses', async () => {
+    const lines = await linesFor('misses');
+    await waitFor(() => lines.some((l) => l.passthrough === '/api'), 5000, 'the access line');
+    expect(lines.find((l) => l.passthrough === '/api')).toMatchObject({ msg: 'request', cache: 'BYPASS', status: 200 });
+  });
+
+  it('writes none with ACCESS_LOG=off', async () => {
+    const lines = await linesFor('off');
+    await fetch(`${proxy!.url}/healthz`);
+    expect(lines.filter((l) => l.passthrough !== undefined)).toEqual([]);
+  });
+});
