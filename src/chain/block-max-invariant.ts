@@ -1,0 +1,51 @@
+/**
+ * block/max never goes backwards for clients, whatever the source of the
+ * answer (memory, a Redis hit, a fleet follower's fill, a fresh fetch): the
+ * resolver passes every block/max answer through this invariant, which
+ * remembers the highest one served and hands that back in place of a lower
+ * one. Following every upstream down (tracker `rebase`) is the one way the
+ * floor is lowered.
+ */
+import type { CacheEntry } from '../cache/types.js';
+import type { ChainTracker } from './tracker.js';
+
+/** Answer invariant of one endpoint: returns the entry to serve in place of `entry` (itself when it holds). */
+export type AnswerInvariant = (entry: CacheEntry) => CacheEntry;
+
+/** `data.height` of a block/max body, or null (error bodies, anything odd). */
+export function blockMaxHeightOf(body: Buffer): number | null {
+  try {
+    const j = JSON.parse(body.toString('utf8')) as { code?: unknown; data?: { height?: unknown } | null };
+    const h = j.code === 0 ? j.data?.height : undefined;
+    return typeof h === 'number' && Number.isFinite(h) ? Math.trunc(h) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function blockMaxInvariant(tracker: ChainTracker): AnswerInvariant {
+  const heights = new WeakMap<CacheEntry, number | null>();
+  let best: CacheEntry | null = null;
+  let bestHeight = -1;
+  tracker.on('rebase', (height: number) => {
+    if (bestHeight > height) {
+      best = null;
+      bestHeight = -1;
+    }
+  });
+  return (entry) => {
+    if (entry.negative || entry.status !== 200) return entry;
+    let h = heights.get(entry);
+    if (h === undefined) {
+      h = blockMaxHeightOf(entry.body);
+      heights.set(entry, h);
+    }
+    if (h === null) return entry;
+    if (h >= bestHeight) {
+      best = entry;
+      bestHeight = h;
+      return entry;
+    }
+    return best ?? entry;
+  };
+}
