@@ -182,8 +182,13 @@ export class Upstream {
         ...(o.acceptKind ? { acceptKind: o.acceptKind } : {}),
         signal: o.signal,
       });
-      if (!isNegative(res.status, res.json)) this.latency.record(res.durationMs);
-      if (permit) this.breaker.success(permit);
+      // A negative answer proves nothing about health (another upstream may contradict it).
+      if (isNegative(res.status, res.json)) {
+        if (permit) this.breaker.release(permit);
+      } else {
+        this.latency.record(res.durationMs);
+        if (permit) this.breaker.success(permit);
+      }
       return { ...res, head: this.head };
     } catch (e) {
       const err = e as ProxyError; // attempt() rejects only with ProxyError
