@@ -85,7 +85,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     metrics,
     clock,
     logger,
-    invariants: new Map([['block/max', blockMaxInvariant(tracker)]]),
+    invariants: new Map([['block/max', blockMaxInvariant(tracker, clock)]]),
   });
 
   const app = Fastify({

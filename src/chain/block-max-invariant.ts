@@ -23,11 +23,18 @@ export function blockMaxHeightOf(body: Buffer): number | null {
   }
 }
 
-export function blockMaxInvariant(tracker: ChainTracker): AnswerInvariant {
+/**
+ * `clock` is the one entries are stamped with (createdAt): after a rebase to
+ * height r, entries made before it and above r are served while they last but
+ * never become the floor again.
+ */
+export function blockMaxInvariant(tracker: ChainTracker, clock: () => number): AnswerInvariant {
   const heights = new WeakMap<CacheEntry, number | null>();
   let best: CacheEntry | null = null;
   let bestHeight = -1;
+  let rebase: { at: number; height: number } | null = null;
   tracker.on('rebase', (height: number) => {
+    rebase = { at: clock(), height };
     if (bestHeight > height) {
       best = null;
       bestHeight = -1;
@@ -41,6 +48,7 @@ export function blockMaxInvariant(tracker: ChainTracker): AnswerInvariant {
       heights.set(entry, h);
     }
     if (h === null) return entry;
+    if (rebase !== null && h > rebase.height && entry.createdAt <= rebase.at) return best ?? entry;
     if (h >= bestHeight) {
       best = entry;
       bestHeight = h;
