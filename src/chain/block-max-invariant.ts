@@ -9,8 +9,13 @@
 import type { CacheEntry } from '../cache/types.js';
 import type { ChainTracker } from './tracker.js';
 
-/** Answer invariant of one endpoint: returns the entry to serve in place of `entry` (itself when it holds). */
-export type AnswerInvariant = (entry: CacheEntry) => CacheEntry;
+/** Answer invariant of one endpoint. */
+export interface AnswerInvariant {
+  /** The entry to serve in place of `entry` (itself when the invariant holds). */
+  check(entry: CacheEntry): CacheEntry;
+  /** What to serve when no answer could be had (every fetched answer broke the invariant), or null. */
+  last(): CacheEntry | null;
+}
 
 /** `data.height` of a block/max body, or null (error bodies, anything odd). */
 export function blockMaxHeightOf(body: Buffer): number | null {
@@ -40,7 +45,7 @@ export function blockMaxInvariant(tracker: ChainTracker, clock: () => number): A
       bestHeight = -1;
     }
   });
-  return (entry) => {
+  const check = (entry: CacheEntry): CacheEntry => {
     if (entry.negative || entry.status !== 200) return entry;
     let h = heights.get(entry);
     if (h === undefined) {
@@ -56,4 +61,5 @@ export function blockMaxInvariant(tracker: ChainTracker, clock: () => number): A
     }
     return best ?? entry;
   };
+  return { check, last: () => best };
 }

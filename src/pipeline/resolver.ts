@@ -83,15 +83,22 @@ export class Resolver {
   }
 
   async resolve(req: CanonicalRequest): Promise<Resolution> {
-    const r = await this.#resolve(req);
-    return this.#invariants === null ? r : this.#guard(req, r);
+    const inv = this.#invariants?.get(req.endpoint.name);
+    if (inv === undefined) return this.#resolve(req);
+    try {
+      return this.#guard(req, await this.#resolve(req));
+    } catch (err) {
+      const last = inv.last();
+      if (last === null) throw err;
+      return { result: 'STALE', entry: last, mem: undefined, upstream: null, upstreamMs: null, staleReason: 'error', error: toProxyError(err) };
+    }
   }
 
   /** The endpoint's invariant may put another entry in place of the one found (served as STALE). */
   #guard(req: CanonicalRequest, r: Resolution): Resolution {
-    const check = this.#invariants?.get(req.endpoint.name);
-    if (check === undefined) return r;
-    const entry = check(r.entry);
+    const inv = this.#invariants?.get(req.endpoint.name);
+    if (inv === undefined) return r;
+    const entry = inv.check(r.entry);
     if (entry === r.entry) return r;
     const mem = this.#d.memory.peek(req.key);
     return { ...r, result: 'STALE', entry, mem: mem !== undefined && mem.entry === entry ? mem : undefined, staleReason: r.staleReason ?? 'revalidate' };
