@@ -65,8 +65,28 @@ function countKeys(body: Buffer, at: number, names: readonly string[], onData?: 
   return dup;
 }
 
+/** Quoted key names that matter, and `\u` escapes (which could spell them). */
+const WATCHED = /"(code|msg|data|next|previous)"|\\u/g;
+
+/**
+ * Fast filter (one regex pass over the bytes): a key can only be duplicated when
+ * its quoted name occurs twice, or when escapes (`"\u0063ode"`) could spell it.
+ */
+function mayRepeatKeys(body: Buffer): boolean {
+  const seen = new Set<string>();
+  const text = body.toString('latin1');
+  WATCHED.lastIndex = 0;
+  for (let m = WATCHED.exec(text); m !== null; m = WATCHED.exec(text)) {
+    const k = m[1];
+    if (k === undefined || seen.has(k)) return true;
+    seen.add(k);
+  }
+  return false;
+}
+
 /** Whether the body repeats a key whose first and last values readers could disagree on. */
 export function hasDuplicateEnvelopeKeys(body: Buffer): boolean {
+  if (!mayRepeatKeys(body)) return false;
   const top = root(body);
   if (top === null || body[top.start] !== 0x7b) return false;
   let linksDup = false;
