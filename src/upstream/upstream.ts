@@ -147,7 +147,6 @@ export class Upstream {
       throw new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: `${this.name}: circuit breaker open` });
     }
     this.inFlight++;
-    const queuedAt = performance.now();
     let release: (() => void) | null = null;
     try {
       if (o.gated) {
@@ -156,9 +155,9 @@ export class Upstream {
       }
     } catch (e) {
       this.inFlight--;
+      // Never sent: not an upstream request (no outcome, no duration), only a shed count.
       const err = toProxyError(e);
       if (err.kind === 'UPSTREAM_OVERLOADED') this.#onShed?.(this.name);
-      else if (o.endpoint !== null) this.#metrics.upstreamRequest(this.name, o.endpoint, 'cancelled', (performance.now() - queuedAt) / 1000);
       throw err;
     }
     const permit: Permit | null = this.breaker.tryAcquire();
