@@ -14,10 +14,10 @@ import { Breaker, type Permit } from '../common/breaker.js';
 import { LatencyStats } from './latency.js';
 import { isNegative } from './judge.js';
 import { Admission } from './queue.js';
+import type { UpstreamRequest, UpstreamResponse, UpstreamStatus } from './types.js';
 
 /** Default bound of requests waiting for a connection to one upstream (UPSTREAM_MAX_QUEUE). */
 export const DEFAULT_MAX_QUEUE = 256;
-import type { UpstreamRequest, UpstreamResponse, UpstreamStatus } from './types.js';
 
 export interface UpstreamOptions {
   name: string;
