@@ -14,6 +14,7 @@
  */
 import type { Logger } from 'pino';
 import type { ChainTracker } from '../chain/tracker.js';
+import { isSuccessEnvelope } from '../transform/envelope.js';
 import type { Upstream } from './upstream.js';
 
 /** `data.height` of a block/max answer; the number may be written `4842503.0` (or quoted). */
@@ -79,7 +80,10 @@ export class Prober {
         gated: false,
         attempt: 1,
         acceptKind: 'UPSTREAM_BAD_RESPONSE',
-        accept: (r) => (r.status >= 200 && r.status < 300 && parseHeight(r.json) !== null ? null : `probe: block/max answered ${r.status} without a height`),
+        accept: (r) => {
+          if (r.status < 200 || r.status >= 300 || parseHeight(r.json) === null) return `probe: block/max answered ${r.status} without a height`;
+          return isSuccessEnvelope(r.status, r.json) ? null : 'probe: block/max answer is not a success envelope';
+        },
       });
       const height = parseHeight(res.json);
       if (height !== null) {
