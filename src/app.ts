@@ -29,6 +29,9 @@ import { dashboardOpenapi } from './dashboard/openapi.js';
 import { privateNetworkGate } from './dashboard/gate.js';
 import { DASHBOARD_PATHS, registerDashboard } from './dashboard/routes.js';
 import { registerPassthrough } from './passthrough/register.js';
+import { blockMaxInvariant } from './chain/block-max-invariant.js';
+import { registerTrustMetrics } from './upstream/trust-metrics.js';
+import { registerRetryAfter } from './upstream/retry-after.js';
 
 export interface ProxyOptions {
   logger?: Logger;
@@ -53,7 +56,10 @@ let idCounter = 0;
 export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   const logger = opts.logger ?? pino({ level: config.logLevel });
   const clock = opts.clock ?? Date.now;
-  const tracker = new ChainTracker();
+  const tracker = new ChainTracker({
+    ...(config.upstream.headMarginBlocks !== undefined ? { marginBlocks: config.upstream.headMarginBlocks } : {}),
+    confirmWindowMs: Math.max(1000, 3 * config.upstream.probeIntervalMs),
+  });
   const catalogue = buildCatalogue(config.policies);
 
   // Late-bound so the metric sources can read stages built after the registry.
@@ -75,7 +81,8 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   memoryRef = memory;
   const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger });
   fleetRef = fleet;
-  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger });
+  const trust = registerTrustMetrics(prom.registry, config.upstreamUrls.map((_, i) => `u${i}`));
+  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase });
   poolRef = pool;
 
   const fetcher = new FetchStage({ pool, tracker, publicBaseUrl: config.publicBaseUrl, clock });
@@ -88,6 +95,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     metrics,
     clock,
     logger,
+    invariants: new Map([['block/max', blockMaxInvariant(tracker, clock)]]),
   });
 
   const app = Fastify({
@@ -109,6 +117,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     routerOptions: { querystringParser: () => ({}) },
   });
 
+  registerRetryAfter(app);
   if (config.rateLimit.enabled) {
     await registerRateLimit(app, { config: config.rateLimit, redis: fleet?.client ?? null, metrics });
   }

@@ -3,6 +3,8 @@
  * the columns), plus the routing freshness a request needs.
  */
 import type { ChainView } from '../chain/types.js';
+import { isSuccessEnvelope } from '../transform/envelope.js';
+import { isNegative } from '../upstream/judge.js';
 import type { CanonicalRequest, Classification, ClassifyInput, EndpointName, EndpointPolicy, Freshness } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -15,6 +17,11 @@ function height(v: unknown): number | null {
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) return null;
   const h = Math.trunc(v);
   return Number.isSafeInteger(h) ? h : null;
+}
+
+function withinHead(h: number | null, chain: ChainView): boolean {
+  const head = chain.bestHead();
+  return h !== null && head !== null && h <= head;
 }
 
 function isFinal(height: number, chain: ChainView): boolean {
@@ -64,7 +71,8 @@ function success(req: CanonicalRequest, data: unknown, chain: ChainView): Classi
       return { ...c, observedFinal: Array.isArray(list) ? highestFinal(list) : null };
     }
     case 'block/detail': {
-      if (d?.['is_finality'] === true) return { ...answer(p, p.finalTtlMs, false), observedFinal: height(d['height']) };
+      // A "final" block above every head the proxy trusts is not believed final.
+      if (d?.['is_finality'] === true && withinHead(height(d['height']), chain)) return { ...answer(p, p.finalTtlMs, false), observedFinal: height(d['height']) };
       // Not final: the content itself (is_finality false) changes, so no promotion.
       return answer(p, p.volatileTtlMs, p.invalidateOnHead);
     }
@@ -90,18 +98,44 @@ function success(req: CanonicalRequest, data: unknown, chain: ChainView): Classi
   }
 }
 
+/**
+ * Success is the good-answer envelope (src/upstream/judge.ts; the record schema
+ * of `data` was checked at the upstream boundary). Not-found / client-error
+ * answers (4xx, or 2xx with a non-zero code) are short negative entries.
+ * Anything else (5xx, redirects, `code` 0 without `msg`, no envelope) is never stored.
+ */
 export function classify(input: ClassifyInput): Classification {
   const { req, status, json, chain } = input;
   const body = obj(json);
-  const code = body?.['code'];
-  // Upstream failures (5xx, redirects, anything odd) and malformed envelopes are never stored.
-  if (body === null || typeof code !== 'number' || status < 200 || status >= 500 || (status >= 300 && status < 400)) {
-    return { ...NOT_CACHEABLE, negative: body !== null && typeof code === 'number' && code !== 0 };
-  }
-  if (status < 300 && code === 0) return success(req, body['data'], chain);
-  // Not-found / client error envelope (4xx, or 2xx with a non-zero code): negative entry.
+  if (body === null) return NOT_CACHEABLE;
+  if (isSuccessEnvelope(status, body)) return success(req, body['data'], chain);
+  const code = body['code'];
+  if (!isNegative(status, body)) return { ...NOT_CACHEABLE, negative: typeof code === 'number' && code !== 0 };
   const neg = req.endpoint.policy.negativeTtlMs;
   return { ...NOT_CACHEABLE, negative: true, cacheable: neg > 0, ttlMs: neg };
+}
+
+/**
+ * An answer that no upstream whose head covers its block could give (every
+ * asked upstream was behind the requested height, or lagging): never kept
+ * longer than the volatile TTL, never promoted, no stale windows.
+ */
+export function distrusted(c: Classification, policy: EndpointPolicy): Classification {
+  if (!c.cacheable) return c;
+  const ttlMs = Math.min(c.ttlMs, c.negative ? policy.negativeTtlMs : policy.volatileTtlMs);
+  return { ...c, ttlMs, swrMs: 0, sieMs: 0, finalAt: null, observedFinal: null };
+}
+
+/** The block height a request is about (block/detail?h=N, tx/list?block_height=N), final or not; null otherwise. */
+export function heightOf(req: CanonicalRequest, chain: ChainView): { value: number; final: boolean } | null {
+  const name = req.endpoint.name;
+  let h: string | undefined;
+  if (name === 'block/detail') h = req.params.get('h');
+  else if (name === 'tx/list') h = req.params.get('block_height');
+  if (h === undefined || h.length === 64) return null;
+  const value = Number(h);
+  if (!Number.isSafeInteger(value)) return null;
+  return { value, final: isFinal(value, chain) };
 }
 
 const ANY: ReadonlySet<EndpointName> = new Set<EndpointName>([

@@ -1,8 +1,8 @@
 /** What the proxy knows about the chain, learned from upstream probes and data. */
 export interface ChainView {
-  /** Highest head the proxy trusts (monotonic; never goes backwards). null until known. */
+  /** Highest head the proxy trusts; moves backwards only when every upstream has reported lower heads for a while (rebase). null until known. */
   bestHead(): number | null;
-  /** Highest block height seen final (`is_finality: true`) in upstream data. null until known. */
+  /** Highest block height seen final (`is_finality: true`) in upstream data, never above bestHead(). null until known. */
   finalHeight(): number | null;
 }
 
@@ -11,4 +11,6 @@ export interface ChainEvents {
   head: (height: number) => void;
   /** The final height advanced. */
   final: (height: number) => void;
+  /** Every upstream reported lower heads for a while: the head was lowered to `height` from `from`. */
+  rebase: (height: number, from: number) => void;
 }

@@ -32,6 +32,8 @@ export function defaultConfig(): Config {
       breakerCooldownMs: 5000,
       connections: 32,
       maxBodyBytes: 8 * MIB,
+      maxQueue: 256,
+      headMarginBlocks: 10,
     },
     redis: {
       commandTimeoutMs: 100,

@@ -61,6 +61,8 @@ export const FIELDS: readonly Field[] = [
   { env: 'UPSTREAM_BREAKER_COOLDOWN_MS', key: 'upstream.breakerCooldownMs', kind: ms(100, HOUR), help: 'Open time before the half-open probe.' },
   { env: 'UPSTREAM_CONNECTIONS', key: 'upstream.connections', kind: int(1, 4096), help: 'Keep-alive connections per upstream.' },
   { env: 'UPSTREAM_MAX_BODY_BYTES', key: 'upstream.maxBodyBytes', kind: { type: 'bytes', min: 1024, max: GIB }, help: 'Largest upstream body accepted (same units as CACHE_MAX_BYTES).' },
+  { env: 'UPSTREAM_MAX_QUEUE', key: 'upstream.maxQueue', kind: int(0, 1_000_000), help: 'Requests waiting for a connection to one upstream (beyond UPSTREAM_CONNECTIONS in flight); past it a request is refused at once with a 503 envelope and Retry-After. Time queued never counts against the upstream.' },
+  { env: 'UPSTREAM_HEAD_MARGIN_BLOCKS', key: 'upstream.headMarginBlocks', kind: int(0, 1_000_000), help: 'A reported head further ahead of the trusted one than this (plus twice the observed block rate) is believed only once a second source (another upstream or the next probe) confirms it.' },
   { env: 'REDIS_COMMAND_TIMEOUT_MS', key: 'redis.commandTimeoutMs', kind: ms(1, 60_000), help: 'Per-command Redis timeout; past it the request goes on without the tier.' },
   { env: 'REDIS_KEY_PREFIX', key: 'redis.keyPrefix', kind: { type: 'prefix' }, help: 'Prefix of every Redis key (1-64 printable characters, no spaces).' },
   { env: 'REDIS_COMPRESS_ABOVE_BYTES', key: 'redis.compressAboveBytes', kind: { type: 'bytes', min: 0, max: GIB }, help: 'Bodies above this size are stored gzip-compressed in Redis.' },

@@ -27,6 +27,10 @@ export interface UpstreamConfig {
   connections: number;
   /** Largest upstream body accepted. */
   maxBodyBytes: number;
+  /** Requests waiting for a connection to one upstream; past it a fast 503 (default 256). */
+  maxQueue?: number;
+  /** A head further ahead of the trusted one than this (plus the observed block rate) needs a second source (default 10). */
+  headMarginBlocks?: number;
 }
 
 export interface RedisConfig {

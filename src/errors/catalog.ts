@@ -19,6 +19,7 @@ export const ERRORS = {
   UPSTREAM_ERROR: { code: 5023, status: 502, msg: 'upstream error' },
   UPSTREAM_LAGGING: { code: 5024, status: 502, msg: 'upstream is behind the chain head' },
   SHUTTING_DOWN: { code: 5030, status: 503, msg: 'server is shutting down' },
+  UPSTREAM_OVERLOADED: { code: 5031, status: 503, msg: 'upstream busy; retry later' },
   UPSTREAM_TIMEOUT: { code: 5040, status: 504, msg: 'upstream timed out' },
   REQUEST_TIMEOUT: { code: 5041, status: 504, msg: 'request timed out' },
 } as const satisfies Record<string, { code: number; status: number; msg: string }>;

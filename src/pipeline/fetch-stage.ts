@@ -1,17 +1,23 @@
 /**
  * fetch → transform → classify: one upstream answer becomes a cache entry.
- * Links are spliced into the upstream's own bytes (never re-serialized JSON),
- * error answers are normalized to the envelope, TTLs follow the content, and
- * facts learned from the content (head, final height) feed the tracker.
+ * Every API answer must be good (src/upstream/judge.ts: envelope and record
+ * schema) or a negative envelope; anything else is rejected inside the
+ * upstream attempt, so it is retried elsewhere, counted against that upstream
+ * and never cached. Links are spliced into the upstream's own bytes (never
+ * re-serialized JSON), error answers are normalized to the envelope, TTLs
+ * follow the content, and facts learned from the content (head, final height)
+ * feed the tracker, which believes heads within bounds.
  */
-import type { CanonicalRequest } from '../catalogue/types.js';
-import { classify, freshnessOf } from '../catalogue/classify.js';
+import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
+import { classify, distrusted, freshnessOf, heightOf } from '../catalogue/classify.js';
 import type { ChainTracker } from '../chain/tracker.js';
 import type { CacheEntry } from '../cache/types.js';
 import { createEntry } from '../cache/entry.js';
+import { ProxyError } from '../errors/catalog.js';
 import { rewriteLinks } from '../transform/links.js';
 import { isSuccessEnvelope, normalizeError } from '../transform/envelope.js';
 import { findStamps } from '../transform/stamps.js';
+import { answerProblem } from '../upstream/judge.js';
 import type { UpstreamPool, UpstreamResponse } from '../upstream/types.js';
 
 export interface Fetched {
@@ -42,17 +48,40 @@ export class FetchStage {
 
   constructor(deps: FetchStageDeps) {
     this.#deps = deps;
+    // Following every upstream down to a lower head lowers the floor too (else block/max would wedge).
+    deps.tracker.on('rebase', (height: number) => {
+      this.#maxServedHead = Math.min(this.#maxServedHead, height);
+    });
   }
 
   get maxServedHead(): number {
     return this.#maxServedHead;
   }
 
-  readonly #monotonic = (res: UpstreamResponse): string | null => {
-    if (!isSuccessEnvelope(res.status, res.json)) return null;
+  /** Good answers only (bad ones count against the upstream and are retried elsewhere). */
+  readonly #good = (endpoint: EndpointName) => (res: UpstreamResponse): string | ProxyError | null => {
+    const problem = answerProblem(endpoint, res.status, res.json, res.body);
+    return problem === null ? null : new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { detail: problem });
+  };
+
+  readonly #goodMax = this.#good('block/max');
+
+  /** block/max: good, not behind what was served, and a head the tracker believes (else retried elsewhere). */
+  readonly #blockMax = (res: UpstreamResponse): string | ProxyError | null => {
+    const bad = this.#goodMax(res);
+    if (bad !== null || !isSuccessEnvelope(res.status, res.json)) return bad;
     const height = blockMaxHeight(res.json);
     if (height === null) return 'block/max answer without a numeric height';
     if (height < this.#maxServedHead) return `block/max ${height} is behind ${this.#maxServedHead}, already served`;
+    const { tracker } = this.#deps;
+    const head = tracker.bestHead();
+    if (head !== null && height > head && !tracker.plausible(height)) {
+      tracker.observeHead(height, res.upstream); // a claim: a second source may confirm it
+      const now = tracker.bestHead();
+      if (now === null || height > now) {
+        return new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { detail: `block/max ${height} implausibly far ahead of ${head}` });
+      }
+    }
     return null;
   };
 
@@ -64,7 +93,8 @@ export class FetchStage {
       path: req.upstreamPath,
       endpoint: req.endpoint.name,
       freshness: freshnessOf(req, tracker),
-      accept: isMax ? this.#monotonic : undefined,
+      accept: isMax ? this.#blockMax : this.#good(req.endpoint.name),
+      height: heightOf(req, tracker),
       signal,
     });
 
@@ -76,8 +106,9 @@ export class FetchStage {
     } else {
       ({ status, body } = normalizeError(res.status, res.json, res.body));
     }
-    const cls = classify({ req, status: res.status, json: res.json, chain: tracker });
-    if (cls.observedHead !== null) tracker.observeHead(cls.observedHead);
+    let cls = classify({ req, status: res.status, json: res.json, chain: tracker });
+    if (res.uncovered === true || res.laggingFallback === true) cls = distrusted(cls, req.endpoint.policy);
+    if (cls.observedHead !== null) tracker.observeHead(cls.observedHead, res.upstream);
     if (cls.observedFinal !== null) tracker.observeFinal(cls.observedFinal);
     if (isMax && ok) {
       const h = blockMaxHeight(res.json);

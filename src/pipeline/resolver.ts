@@ -21,6 +21,7 @@ import { toProxyError, type ProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { FetchStage } from './fetch-stage.js';
 import { SingleFlight } from './single-flight.js';
+import type { AnswerInvariant } from '../chain/block-max-invariant.js';
 
 /** Fleet-wide single flight (issue 5): a Redis lease so one replica fetches for all. */
 export interface FleetCoordinator {
@@ -57,6 +58,8 @@ export interface ResolverDeps {
   metrics: Metrics;
   clock: () => number;
   logger: Logger;
+  /** Per-endpoint answer invariants, applied to every answer whatever its source (e.g. block/max monotonic). */
+  invariants?: ReadonlyMap<string, AnswerInvariant> | null;
 }
 
 type Judged = { state: 'fresh' | 'stale' | 'error-only' | 'dead'; entry: CacheEntry };
@@ -64,19 +67,44 @@ type Judged = { state: 'fresh' | 'stale' | 'error-only' | 'dead'; entry: CacheEn
 export class Resolver {
   readonly #d: ResolverDeps;
   readonly #flights = new SingleFlight<Filled>();
+  readonly #invariants: ReadonlyMap<string, AnswerInvariant> | null;
 
   constructor(deps: ResolverDeps) {
     this.#d = deps;
+    this.#invariants = deps.invariants && deps.invariants.size > 0 ? deps.invariants : null;
   }
 
   /** Synchronous fast path: a fresh memory entry, or undefined. */
   hit(req: CanonicalRequest, now: number): Resolution | undefined {
     const mem = this.#d.memory.peek(req.key);
     if (mem === undefined || entryState(mem.entry, now, this.#d.chain) !== 'fresh') return undefined;
-    return { result: 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
+    const r: Resolution = { result: 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
+    return this.#invariants === null ? r : this.#guard(req, r);
   }
 
   async resolve(req: CanonicalRequest): Promise<Resolution> {
+    const inv = this.#invariants?.get(req.endpoint.name);
+    if (inv === undefined) return this.#resolve(req);
+    try {
+      return this.#guard(req, await this.#resolve(req));
+    } catch (err) {
+      const last = inv.last();
+      if (last === null) throw err;
+      return { result: 'STALE', entry: last, mem: undefined, upstream: null, upstreamMs: null, staleReason: 'error', error: toProxyError(err) };
+    }
+  }
+
+  /** The endpoint's invariant may put another entry in place of the one found (served as STALE). */
+  #guard(req: CanonicalRequest, r: Resolution): Resolution {
+    const inv = this.#invariants?.get(req.endpoint.name);
+    if (inv === undefined) return r;
+    const entry = inv.check(r.entry);
+    if (entry === r.entry) return r;
+    const mem = this.#d.memory.peek(req.key);
+    return { ...r, result: 'STALE', entry, mem: mem !== undefined && mem.entry === entry ? mem : undefined, staleReason: r.staleReason ?? 'revalidate' };
+  }
+
+  async #resolve(req: CanonicalRequest): Promise<Resolution> {
     const { memory, second, clock } = this.#d;
     const now = clock();
     let fallback: CacheEntry | undefined;

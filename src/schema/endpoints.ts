@@ -55,3 +55,8 @@ export function schemaForEndpoint(path: string): Schema | undefined {
   }
   return s;
 }
+
+/** Spec of the `data` member of a successful answer of an endpoint (no leading slash); undefined for unknown paths. */
+export function dataSpecOf(endpoint: string): FieldSpec | undefined {
+  return DATA[endpoint];
+}

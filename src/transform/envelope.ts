@@ -12,7 +12,12 @@ function isObject(v: unknown): v is Json {
 
 const MAX_MSG = 500;
 
-/** A success: 2xx, an object with `code === 0`, a string `msg` and a `data` member. */
+/**
+ * The envelope part of a good answer: 2xx, an object with `code === 0`, a
+ * string `msg` and a `data` member. The whole definition (with the record
+ * schema of `data`) is `judge` in src/upstream/judge.ts, applied to every API
+ * answer at the upstream boundary; this part is what classify re-checks.
+ */
 export function isSuccessEnvelope(status: number, json: unknown): boolean {
   return status >= 200 && status < 300 && isObject(json) && json['code'] === 0 && typeof json['msg'] === 'string' && 'data' in json;
 }

@@ -5,8 +5,9 @@
  * errors (undici, JSON.parse, abort reasons) become ProxyErrors.
  *
  * Classification:
- * - status >= 500, 408, 429          → UPSTREAM_ERROR (retryable)
- * - 1xx/3xx, non-JSON, non-object    → UPSTREAM_BAD_RESPONSE (retryable)
+ * - status >= 500, 401, 403, 408, 429 → UPSTREAM_ERROR (retryable, counts against the upstream)
+ * - 1xx/3xx, invalid UTF-8, non-JSON,
+ *   non-object                        → UPSTREAM_BAD_RESPONSE (retryable)
  * - body over maxBodyBytes, body shorter/longer than content-length,
  *   premature close                  → UPSTREAM_BAD_RESPONSE (retryable)
  * - per-attempt timeout              → UPSTREAM_TIMEOUT (retryable)
@@ -15,6 +16,7 @@
  * When the caller's signal aborts (hedge loser, deadline, client gone), the
  * attempt rejects with `toProxyError(signal.reason)`.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Dispatcher } from 'undici';
 import { ProxyError, toProxyError, type ErrorKind } from '../errors/catalog.js';
 import type { UpstreamRequest, UpstreamResponse } from './types.js';
@@ -73,6 +75,8 @@ async function readBody(res: Dispatcher.ResponseData, max: number): Promise<Buff
 }
 
 function parseObject(body: Buffer): Record<string, unknown> {
+  // toString('utf8') would silently turn invalid bytes into U+FFFD.
+  if (!isUtf8(body)) throw new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { detail: 'body is not valid UTF-8' });
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -86,7 +90,7 @@ function parseObject(body: Buffer): Record<string, unknown> {
 }
 
 function checkStatus(status: number): void {
-  if (status >= 500 || status === 408 || status === 429) {
+  if (status >= 500 || status === 401 || status === 403 || status === 408 || status === 429) {
     throw new ProxyError('UPSTREAM_ERROR', undefined, { detail: `HTTP ${status}` });
   }
   if (status < 200 || (status >= 300 && status < 400)) {
@@ -114,6 +118,7 @@ export async function attempt(dispatcher: Dispatcher, o: AttemptOptions): Promis
       attempts: o.attempt,
     };
     const rejected = o.accept ? o.accept(response) : null;
+    if (rejected instanceof ProxyError) throw rejected;
     if (rejected !== null) throw new ProxyError(o.acceptKind ?? 'UPSTREAM_LAGGING', undefined, { detail: rejected });
     return response;
   } catch (err) {

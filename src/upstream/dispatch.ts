@@ -23,6 +23,8 @@ export interface Plan {
 export interface DispatchHints {
   /** A hedge: only an untried, fresh upstream will do (else reject without launching). */
   hedge?: boolean;
+  /** A confirmation of a negative answer: only an untried, healthy, fresh upstream will do. */
+  confirm?: boolean;
 }
 
 export type Dispatch = (plan: Plan, signal: AbortSignal, hints?: DispatchHints) => Promise<UpstreamResponse>;
@@ -48,8 +50,13 @@ export interface BaseDispatchOptions {
  */
 export function baseDispatch(o: BaseDispatchOptions): Dispatch {
   return (plan, signal, hints) => {
-    const sel = selectUpstream(o.upstreams(), { ...o.selectOptions(plan), tried: new Set(plan.tried), untriedOnly: hints?.hedge === true });
-    if (sel === null) return Promise.reject(new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: 'no upstream can take the request' }));
+    const confirm = hints?.confirm === true;
+    const so = o.selectOptions(plan);
+    const candidates = confirm ? o.upstreams().filter((u) => u.healthy() && !u.saturated() && u.fresh(so.bestHead, so.maxLagBlocks)) : o.upstreams();
+    const sel = selectUpstream(candidates, { ...so, tried: new Set(plan.tried), untriedOnly: hints?.hedge === true || confirm });
+    if (sel === null || (confirm && (sel.laggingFallback || sel.uncovered))) {
+      return Promise.reject(new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: 'no upstream can take the request' }));
+    }
     plan.tried.push(sel.upstream.name);
     const run = sel.upstream.run({
       path: plan.req.path,
@@ -59,6 +66,7 @@ export function baseDispatch(o: BaseDispatchOptions): Dispatch {
       attempt: plan.tried.length,
       gated: true,
     });
-    return sel.laggingFallback ? run.then((res) => ({ ...res, laggingFallback: true })) : run;
+    if (!sel.laggingFallback && !sel.uncovered) return run;
+    return run.then((res) => ({ ...res, ...(sel.laggingFallback ? { laggingFallback: true } : {}), ...(sel.uncovered ? { uncovered: true } : {}) }));
   };
 }

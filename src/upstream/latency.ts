@@ -23,6 +23,16 @@ export class LatencyStats {
     this.#ewma = this.#ewma === null ? ms : this.#ewma + this.#alpha * (ms - this.#ewma);
   }
 
+  /**
+   * A slow failure (timeout, outrun by a hedge): raises the EWMA so selection
+   * moves away, but is no latency sample (quantiles, used for hedging, come
+   * from good answers only).
+   */
+  penalize(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) return;
+    this.#ewma = this.#ewma === null ? ms : this.#ewma + this.#alpha * (ms - this.#ewma);
+  }
+
   get samples(): number {
     return this.#count;
   }

@@ -26,6 +26,7 @@ import type { UpstreamConfig } from '../config/types.js';
 import { noopMetrics, type Metrics } from '../metrics/types.js';
 import { baseDispatch, compose, type Plan } from './dispatch.js';
 import { hedgeDelay, hedgeLayer } from './hedge.js';
+import { confirmLayer } from './confirm.js';
 import { Prober } from './prober.js';
 import { retryLayer } from './retry.js';
 import type { UpstreamPool, UpstreamRequest, UpstreamResponse } from './types.js';
@@ -41,6 +42,10 @@ export interface UpstreamPoolOptions {
   names?: string[];
   /** Clock of the breakers (tests drive cooldowns). */
   clock?: () => number;
+  /** A request refused at once because an upstream's queue was full. */
+  onShed?: (upstream: string) => void;
+  /** The tracker followed every upstream down to a lower head. */
+  onRebase?: (from: number, to: number) => void;
 }
 
 export interface ManagedUpstreamPool extends UpstreamPool {
@@ -57,11 +62,19 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
   const metrics = opts.metrics ?? noopMetrics;
   if (opts.names && opts.names.length !== opts.urls.length) throw new Error('createUpstreamPool: names must match urls one to one');
   const upstreams = opts.urls.map(
-    (url, i) => new Upstream({ name: opts.names?.[i] ?? `u${i}`, url, config, metrics, ...(opts.clock ? { clock: opts.clock } : {}) }),
+    (url, i) =>
+      new Upstream({
+        name: opts.names?.[i] ?? `u${i}`,
+        url,
+        config,
+        metrics,
+        ...(opts.clock ? { clock: opts.clock } : {}),
+        ...(opts.onShed ? { onShed: opts.onShed } : {}),
+      }),
   );
   const byName = new Map(upstreams.map((u) => [u.name, u]));
   if (byName.size !== upstreams.length) throw new Error('createUpstreamPool: upstream names must be unique');
-  const prober = new Prober({ upstreams, intervalMs: config.probeIntervalMs, tracker, logger: opts.logger });
+  const prober = new Prober({ upstreams, intervalMs: config.probeIntervalMs, tracker, logger: opts.logger, onRebase: opts.onRebase });
   // Per-request controllers, aborted on close (a long-lived signal is not fed to AbortSignal.any per request).
   const live = new Set<AbortController>();
   let closed = false;
@@ -82,13 +95,24 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
     return best ?? hedgeDelay(config, undefined);
   };
 
-  const dispatch = compose(
-    baseDispatch({
-      upstreams: () => upstreams,
-      selectOptions: (plan) => ({ freshness: plan.req.freshness, bestHead: tracker.bestHead(), maxLagBlocks: config.maxLagBlocks }),
+  const base = baseDispatch({
+    upstreams: () => upstreams,
+    selectOptions: (plan) => ({
+      freshness: plan.req.freshness,
+      bestHead: tracker.bestHead(),
+      maxLagBlocks: config.maxLagBlocks,
+      height: plan.req.height,
+      finalHeight: tracker.finalHeight(),
     }),
+  });
+  const dispatch = compose(
+    base,
     hedgeLayer({ delayFor, onHedge: (plan) => metrics.upstreamHedge(plan.req.endpoint) }),
     retryLayer({ onRetry: (plan) => metrics.upstreamRetry(plan.req.endpoint) }),
+    confirmLayer({
+      base,
+      contradicted: (name, by) => byName.get(name)?.contradicted(`not-found contradicted by ${by}`),
+    }),
   );
 
   async function fetch(req: UpstreamRequest): Promise<UpstreamResponse> {

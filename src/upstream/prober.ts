@@ -1,13 +1,20 @@
 /**
- * Probes every upstream with GET /block/max on an interval: records its head,
- * latency and health, drives its breaker (a probe holding the half-open
- * trial closes or reopens it; while the breaker is open and cooling down the
- * probe still runs, for head and health, without touching the breaker), and
- * feeds the tracker, whose best head is monotonic. A frozen backend keeps
+ * Probes every upstream with GET /block/max, each on its own timer (a hanging
+ * upstream delays no other): records its head, latency and health, drives its
+ * breaker (a probe holding the half-open trial closes or reopens it; while the
+ * breaker is open and cooling down the probe still runs, for head and health,
+ * without touching the breaker), and reports the head to the tracker, which
+ * believes it within bounds (chain/head-trust.ts). A frozen backend keeps
  * answering, so it stays healthy but its lag grows.
+ *
+ * Follow-down: when every upstream that answers its probes has reported a head
+ * below the trusted one for `followDownRounds` probe intervals, the tracker is
+ * rebased to the highest of them (logged, and `onRebase` for the metric)
+ * instead of wedging on a head nobody serves any more.
  */
 import type { Logger } from 'pino';
 import type { ChainTracker } from '../chain/tracker.js';
+import { isSuccessEnvelope } from '../transform/envelope.js';
 import type { Upstream } from './upstream.js';
 
 /** `data.height` of a block/max answer; the number may be written `4842503.0` (or quoted). */
@@ -21,19 +28,36 @@ export function parseHeight(json: Record<string, unknown>): number | null {
   return Number.isSafeInteger(h) ? h : null;
 }
 
+/** Pure: the height to follow down to, or null (some upstream still reports the trusted head or more, or none answers). */
+export function followDownTarget(best: number | null, heads: readonly (number | null)[]): number | null {
+  if (best === null) return null;
+  let top: number | null = null;
+  for (const h of heads) {
+    if (h === null) continue;
+    if (h >= best) return null;
+    if (top === null || h > top) top = h;
+  }
+  return top;
+}
+
 export interface ProberOptions {
   upstreams: readonly Upstream[];
   intervalMs: number;
   tracker: ChainTracker;
   logger?: Logger | undefined;
+  /** Probe intervals every upstream must stay below the trusted head before it is lowered (default 3). */
+  followDownRounds?: number;
+  onRebase?: ((from: number, to: number) => void) | undefined;
 }
 
 export class Prober {
   readonly #o: ProberOptions;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #timers = new Map<Upstream, NodeJS.Timeout>();
   #stopped = false;
+  #started = false;
+  #belowSince: number | null = null;
   #resolveFirst!: () => void;
-  /** Resolves when the first round started by `start()` (or `probeOnce()`) has completed. Never rejects. */
+  /** Resolves when every upstream has answered (or failed) its first probe since `start()` / `probeOnce()`. Never rejects. */
   readonly firstRound: Promise<void>;
 
   constructor(o: ProberOptions) {
@@ -41,7 +65,7 @@ export class Prober {
     this.firstRound = new Promise((resolve) => (this.#resolveFirst = resolve));
   }
 
-  /** One probe round over every upstream, in parallel. Never rejects. */
+  /** One probe of every upstream, in parallel. Never rejects. */
   async probeOnce(): Promise<void> {
     await Promise.all(this.#o.upstreams.map((u) => this.#probe(u)));
     this.#resolveFirst();
@@ -56,12 +80,15 @@ export class Prober {
         gated: false,
         attempt: 1,
         acceptKind: 'UPSTREAM_BAD_RESPONSE',
-        accept: (r) => (r.status >= 200 && r.status < 300 && parseHeight(r.json) !== null ? null : `probe: block/max answered ${r.status} without a height`),
+        accept: (r) => {
+          if (r.status < 200 || r.status >= 300 || parseHeight(r.json) === null) return `probe: block/max answered ${r.status} without a height`;
+          return isSuccessEnvelope(r.status, r.json) ? null : 'probe: block/max answer is not a success envelope';
+        },
       });
       const height = parseHeight(res.json);
       if (height !== null) {
         u.head = height;
-        this.#o.tracker.observeHead(height);
+        this.#o.tracker.observeHead(height, u.name);
       }
       u.probeOk = true;
     } catch {
@@ -72,25 +99,60 @@ export class Prober {
       if (u.probeOk) this.#o.logger.info(fields, 'upstream probe ok');
       else this.#o.logger.warn(fields, 'upstream probe failed');
     }
+    this.#followDown();
   }
 
-  /** Runs a round now, then one every intervalMs after the previous round ends (rounds never overlap). */
+  #followDown(): void {
+    const { tracker, upstreams, intervalMs } = this.#o;
+    const best = tracker.bestHead();
+    const target = followDownTarget(
+      best,
+      upstreams.map((u) => (u.probeOk === true ? u.head : null)),
+    );
+    if (target === null) {
+      this.#belowSince = null;
+      return;
+    }
+    const now = performance.now();
+    this.#belowSince ??= now;
+    if (now - this.#belowSince < (this.#o.followDownRounds ?? 3) * intervalMs) return;
+    this.#belowSince = null;
+    if (best !== null && tracker.rebase(target)) {
+      this.#o.logger?.warn({ from: best, to: target }, 'every upstream reports a lower head: following them down');
+      this.#o.onRebase?.(best, target);
+    }
+  }
+
+  /** Starts one loop per upstream: probe at once, then intervalMs after each probe ends (never overlapping). */
   start(): void {
-    if (this.#timer !== undefined || this.#stopped) return;
-    const loop = (): void => {
-      void this.probeOnce().then(() => {
-        if (this.#stopped) return;
-        this.#timer = setTimeout(loop, this.#o.intervalMs);
-        this.#timer.unref();
-      });
-    };
-    this.#timer = setTimeout(loop, 0);
-    this.#timer.unref();
+    if (this.#started || this.#stopped) return;
+    this.#started = true;
+    let pending = this.#o.upstreams.length;
+    if (pending === 0) this.#resolveFirst();
+    for (const u of this.#o.upstreams) {
+      let first = true;
+      const loop = (): void => {
+        void this.#probe(u).then(() => {
+          if (first) {
+            first = false;
+            if (--pending === 0) this.#resolveFirst();
+          }
+          if (this.#stopped) return;
+          const t = setTimeout(loop, this.#o.intervalMs);
+          t.unref();
+          this.#timers.set(u, t);
+        });
+      };
+      const t = setTimeout(loop, 0);
+      t.unref();
+      this.#timers.set(u, t);
+    }
   }
 
   stop(): void {
     this.#stopped = true;
-    clearTimeout(this.#timer);
+    for (const t of this.#timers.values()) clearTimeout(t);
+    this.#timers.clear();
     this.#resolveFirst();
   }
 }

@@ -6,8 +6,12 @@
  *     permitted upstream is fresh, fall back to the permitted one(s) with the
  *     highest known head rather than failing, and mark the choice
  *     `laggingFallback` (block/max stays monotonic through the `accept` hook);
- *  3. healthy by the last probe (or not probed yet);
- *  4. not already tried by this request (retries go elsewhere when possible;
+ *  3. for requests about one block height: the upstream's own head covers it
+ *     (for final data, its own final height: head − (best head − final height));
+ *     when none does, the highest known head, marked `uncovered`;
+ *  4. healthy by the last probe (or not probed yet);
+ *  5. admission queue not full;
+ *  6. not already tried by this request (retries go elsewhere when possible;
  *     hedges only ever go to an untried, fresh upstream).
  * Then least in-flight wins, ties broken by the lower latency EWMA (unknown
  * latency counts as 0, so a new upstream gets tried), then configuration order.
@@ -29,12 +33,25 @@ export interface SelectOptions {
   tried: ReadonlySet<string>;
   /** Only an untried upstream will do (hedging). */
   untriedOnly?: boolean;
+  /** The block height the request is about, if any. */
+  height?: { value: number; final: boolean } | null | undefined;
+  finalHeight?: number | null;
 }
 
 export interface Selection {
   upstream: Upstream;
   /** A 'head' request went to a lagging upstream because no fresh one was available. */
   laggingFallback: boolean;
+  /** A height request went to an upstream whose head does not cover the height (none did). */
+  uncovered: boolean;
+}
+
+/** Pure: whether an upstream at `head` has the block `height` (as final data when `final`). */
+export function covers(head: number | null, height: number, final: boolean, bestHead: number | null, finalHeight: number | null): boolean {
+  if (head === null) return false;
+  if (!final) return head >= height;
+  const depth = bestHead !== null && finalHeight !== null ? Math.max(0, bestHead - finalHeight) : 0;
+  return head - depth >= height;
 }
 
 function narrow<T>(items: T[], keep: (item: T) => boolean): T[] {
@@ -64,10 +81,23 @@ export function selectUpstream(upstreams: readonly Upstream[], o: SelectOptions)
       pool = pool.filter((u) => (u.head ?? -1) === top);
     }
   }
+  let uncovered = false;
+  const need = o.height;
+  if (need) {
+    const having = pool.filter((u) => covers(u.head, need.value, need.final, o.bestHead, o.finalHeight ?? null));
+    if (having.length > 0) {
+      pool = having;
+    } else {
+      uncovered = true;
+      const top = Math.max(...pool.map((u) => u.head ?? -1));
+      pool = pool.filter((u) => (u.head ?? -1) === top);
+    }
+  }
   pool = narrow(pool, (u) => u.probeOk !== false);
+  pool = narrow(pool, (u) => !u.saturated());
   pool = narrow(pool, (u) => !o.tried.has(u.name));
 
   let best: Upstream | undefined;
   for (const u of pool) if (best === undefined || rank(u, best) < 0) best = u;
-  return best === undefined ? null : { upstream: best, laggingFallback };
+  return best === undefined ? null : { upstream: best, laggingFallback, uncovered };
 }

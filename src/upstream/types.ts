@@ -1,4 +1,5 @@
 import type { ChainView } from '../chain/types.js';
+import type { ProxyError } from '../errors/catalog.js';
 import type { EndpointName, Freshness } from '../catalogue/types.js';
 
 export interface UpstreamRequest {
@@ -10,10 +11,17 @@ export interface UpstreamRequest {
   /**
    * Extra acceptance check on a parsed answer; a returned string rejects that
    * answer as UPSTREAM_LAGGING (or the reason) and the next upstream is tried.
-   * Used e.g. to keep block/max monotonic.
+   * Used e.g. to keep block/max monotonic. A returned ProxyError is thrown as it is.
    */
-  accept?: ((res: UpstreamResponse) => string | null) | undefined;
+  accept?: ((res: UpstreamResponse) => string | ProxyError | null) | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * The block height the answer is about (block/detail?h=N, tx/list?block_height=N):
+   * only upstreams whose own head (own final height when `final`) covers it are
+   * asked while there is one, so an empty or not-found answer for a block an
+   * upstream has not seen is never taken from it.
+   */
+  height?: { value: number; final: boolean } | null | undefined;
 }
 
 export interface UpstreamResponse {
@@ -30,6 +38,10 @@ export interface UpstreamResponse {
    * fresh one could take it (the pool falls back rather than failing).
    */
   laggingFallback?: boolean;
+  /** Head of the answering upstream when it answered (null when unknown). */
+  head?: number | null;
+  /** The answer is about a height no asked upstream had (short-lived at most). */
+  uncovered?: boolean;
 }
 
 export type BreakerState = 'closed' | 'open' | 'half-open';

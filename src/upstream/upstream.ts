@@ -5,14 +5,19 @@
  * last error); it never decides where to go next.
  */
 import { Pool } from 'undici';
-import { ProxyError, type ErrorKind } from '../errors/catalog.js';
+import { ProxyError, toProxyError, type ErrorKind } from '../errors/catalog.js';
 import type { UpstreamConfig } from '../config/types.js';
 import type { Metrics, UpstreamOutcome } from '../metrics/types.js';
 import { attempt } from './attempt.js';
 import { isHedgeLoss } from './hedge-loss.js';
 import { Breaker, type Permit } from '../common/breaker.js';
 import { LatencyStats } from './latency.js';
+import { isNegative } from './judge.js';
+import { Admission } from './queue.js';
 import type { UpstreamRequest, UpstreamResponse, UpstreamStatus } from './types.js';
+
+/** Default bound of requests waiting for a connection to one upstream (UPSTREAM_MAX_QUEUE). */
+export const DEFAULT_MAX_QUEUE = 256;
 
 export interface UpstreamOptions {
   name: string;
@@ -20,6 +25,8 @@ export interface UpstreamOptions {
   config: UpstreamConfig;
   metrics: Metrics;
   clock?: () => number;
+  /** A request refused because this upstream's queue is full. */
+  onShed?: (upstream: string) => void;
 }
 
 export interface RunOptions {
@@ -40,6 +47,7 @@ const OUTCOME: Record<ErrorKind, UpstreamOutcome> = {
   UPSTREAM_BAD_RESPONSE: 'bad_response',
   UPSTREAM_UNAVAILABLE: 'unavailable',
   UPSTREAM_LAGGING: 'lagging',
+  UPSTREAM_OVERLOADED: 'unavailable',
   BAD_REQUEST: 'bad_response',
   BAD_PARAMETER: 'bad_response',
   MISSING_PARAMETER: 'bad_response',
@@ -76,6 +84,8 @@ export class Upstream {
   readonly #headers: Record<string, string>;
   readonly #config: UpstreamConfig;
   readonly #metrics: Metrics;
+  readonly #admission: Admission;
+  readonly #onShed: ((upstream: string) => void) | null;
 
   constructor(opts: UpstreamOptions) {
     const { origin, basePath, shown, authorization } = parseBaseUrl(opts.url);
@@ -84,6 +94,8 @@ export class Upstream {
     this.#basePath = basePath;
     this.#config = opts.config;
     this.#metrics = opts.metrics;
+    this.#admission = new Admission(opts.config.connections, opts.config.maxQueue ?? DEFAULT_MAX_QUEUE);
+    this.#onShed = opts.onShed ?? null;
     // Only what the upstream needs: never a client header.
     this.#headers = { accept: 'application/json', 'accept-encoding': 'identity', ...(authorization ? { authorization } : {}) };
     this.breaker = new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs, ...(opts.clock ? { clock: opts.clock } : {}) });
@@ -107,12 +119,53 @@ export class Upstream {
     return this.head !== null && this.head >= bestHead - maxLagBlocks;
   }
 
+  /** Its admission queue is full: a request sent here now would be refused. */
+  saturated(): boolean {
+    return this.#admission.full();
+  }
+
+  /** Requests waiting for a connection slot. */
+  get queued(): number {
+    return this.#admission.waiting;
+  }
+
+  /** Another upstream contradicted a negative answer of this one: counts as a failure. */
+  contradicted(detail: string): void {
+    this.lastError = `contradicted: ${detail}`;
+    this.breaker.failure('pass');
+  }
+
+  /**
+   * Requests wait for a connection slot first (bounded; full → UPSTREAM_OVERLOADED
+   * at once). Only then do the breaker permit, the attempt timeout and the
+   * latency clock start, so time queued inside the proxy never counts against
+   * the upstream. Latency samples come from good answers only (slow failures
+   * only push the selection EWMA up, never into the hedging quantile).
+   */
   async run(o: RunOptions): Promise<UpstreamResponse> {
-    const permit: Permit | null = this.breaker.tryAcquire();
-    if (permit === null && o.gated) {
+    if (o.gated && !this.breaker.canPass()) {
       throw new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: `${this.name}: circuit breaker open` });
     }
     this.inFlight++;
+    let release: (() => void) | null = null;
+    try {
+      if (o.gated) {
+        const slot = this.#admission.acquire(o.signal);
+        release = typeof slot === 'function' ? slot : await slot;
+      }
+    } catch (e) {
+      this.inFlight--;
+      // Never sent: not an upstream request (no outcome, no duration), only a shed count.
+      const err = toProxyError(e);
+      if (err.kind === 'UPSTREAM_OVERLOADED') this.#onShed?.(this.name);
+      throw err;
+    }
+    const permit: Permit | null = this.breaker.tryAcquire();
+    if (permit === null && o.gated) {
+      this.inFlight--;
+      release?.();
+      throw new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: `${this.name}: circuit breaker open` });
+    }
     const started = performance.now();
     let outcome: UpstreamOutcome = 'ok';
     try {
@@ -128,9 +181,14 @@ export class Upstream {
         ...(o.acceptKind ? { acceptKind: o.acceptKind } : {}),
         signal: o.signal,
       });
-      this.latency.record(res.durationMs);
-      if (permit) this.breaker.success(permit);
-      return res;
+      // A negative answer proves nothing about health (another upstream may contradict it).
+      if (isNegative(res.status, res.json)) {
+        if (permit) this.breaker.release(permit);
+      } else {
+        this.latency.record(res.durationMs);
+        if (permit) this.breaker.success(permit);
+      }
+      return { ...res, head: this.head };
     } catch (e) {
       const err = e as ProxyError; // attempt() rejects only with ProxyError
       const elapsed = performance.now() - started;
@@ -139,7 +197,7 @@ export class Upstream {
         if (isHedgeLoss(o.signal.reason)) {
           // Outrun by a hedge: this upstream was too slow. Counting it keeps a hung
           // backend from drawing first attempts forever (hedged-away attempts never time out).
-          this.latency.record(elapsed);
+          this.latency.penalize(elapsed);
           this.lastError = 'slow: outrun by a hedged attempt';
           if (permit) this.breaker.failure(permit);
         } else if (permit) this.breaker.release(permit);
@@ -147,16 +205,16 @@ export class Upstream {
         outcome = OUTCOME[err.kind];
         this.lastError = `${err.kind}${err.detail ? `: ${err.detail}` : ''}`;
         if (outcome === 'lagging') {
-          this.latency.record(elapsed);
           if (permit) this.breaker.success(permit);
         } else {
-          if (outcome === 'timeout') this.latency.record(elapsed);
+          if (outcome === 'timeout') this.latency.penalize(elapsed);
           if (permit) this.breaker.failure(permit);
         }
       }
       throw err;
     } finally {
       this.inFlight--;
+      release?.();
       if (o.endpoint !== null) this.#metrics.upstreamRequest(this.name, o.endpoint, outcome, (performance.now() - started) / 1000);
     }
   }
