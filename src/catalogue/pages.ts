@@ -56,7 +56,7 @@ export const PAGES: PageTable = {
     exactlyOne: ['token', 'contract'],
     parts: {
       // token/detail takes a name: with a contract, the token comes from the first list's `token`.
-      token: { endpoint: 'token/detail', query: { token: '{token}|{txs.token.token_name}' }, required: true },
+      detail: { endpoint: 'token/detail', query: { token: '{token}|{txs.token.token_name}' }, required: true },
       txs: { endpoint: 'token/tx/list', query: { token: '{token}|', contract: '{contract}|', ...FIRST } },
       holders: { endpoint: 'token/holders', query: { token: '{token}|', contract: '{contract}|', ...FIRST } },
     },

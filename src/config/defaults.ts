@@ -15,7 +15,7 @@ export function defaultConfig(): Config {
     accessLog: 'misses',
     redisUrl: null,
     trustProxy: [],
-    limits: { maxPageSize: 100, maxDays: 365, requestTimeoutMs: 15_000 },
+    limits: { maxPageSize: 100, maxDays: 365, requestTimeoutMs: 15_000, maxBatchItems: 20 },
     upstream: {
       connectTimeoutMs: 1000,
       attemptTimeoutMs: 5000,
@@ -41,5 +41,6 @@ export function defaultConfig(): Config {
     rateLimit: { enabled: true, max: 600, windowMs: 60_000 },
     simulator: { blockIntervalMs: 15_000, seed: 1 },
     policies: {},
+    pages: {},
   };
 }

@@ -46,6 +46,7 @@ export const FIELDS: readonly Field[] = [
   { env: 'TRUST_PROXY', key: 'trustProxy', kind: { type: 'addresses' }, help: 'Comma-separated IPs/CIDRs (or loopback, linklocal, uniquelocal) of reverse proxies whose X-Forwarded-For hop is believed (client IP for rate limiting). Empty: none.' },
   { env: 'MAX_PAGE_SIZE', key: 'limits.maxPageSize', kind: int(1, 10_000), help: 'Largest accepted page_size.' },
   { env: 'MAX_DAYS', key: 'limits.maxDays', kind: int(1, 36_500), help: 'Largest accepted days.' },
+  { env: 'MAX_BATCH_ITEMS', key: 'limits.maxBatchItems', kind: int(1, 1000), help: 'Most requests in one POST /batch (each item counts toward the rate limit).' },
   { env: 'REQUEST_TIMEOUT_MS', key: 'limits.requestTimeoutMs', kind: ms(100, 10 * 60_000), help: 'Whole client request, upstream phase included (504 past it).' },
   { env: 'UPSTREAM_CONNECT_TIMEOUT_MS', key: 'upstream.connectTimeoutMs', kind: ms(1, 60_000), help: 'Connect timeout of one upstream attempt.' },
   { env: 'UPSTREAM_TIMEOUT_MS', key: 'upstream.attemptTimeoutMs', kind: ms(1, 10 * 60_000), help: 'Time to the full response of one upstream attempt.' },

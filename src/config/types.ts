@@ -1,4 +1,5 @@
 import type { EndpointName, EndpointPolicy } from '../catalogue/types.js';
+import type { PageTable } from '../pages/types.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type AccessLog = 'all' | 'misses' | 'off';
@@ -67,6 +68,8 @@ export interface Config {
     maxDays: number;
     /** Whole client request, upstream phase included. */
     requestTimeoutMs: number;
+    /** Most items in one POST /batch. */
+    maxBatchItems: number;
   };
   upstream: UpstreamConfig;
   redis: RedisConfig;
@@ -75,4 +78,6 @@ export interface Config {
   simulator: { blockIntervalMs: number; seed: number };
   /** Per-endpoint policy overrides merged over the catalogue defaults. */
   policies: Partial<Record<EndpointName, Partial<EndpointPolicy>>>;
+  /** Pages added to (or replacing) the built-in page table (src/catalogue/pages.ts). */
+  pages: PageTable;
 }
