@@ -73,7 +73,7 @@ describe('Cache-Control', () => {
   });
 
   it('immutable when every part is final; never for a page with the head', async () => {
-    env = await startPagesEnv({ pages: CONFIGURED });
+    env = await startPagesEnv({ pages: CONFIGURED }, settableClock().now);
     const final = env.sim.chain.head() - 100;
     await get(env.base, `/block/detail?h=${env.sim.chain.head() - 20}`); // teaches the proxy the final height
     const page = await get(env.base, `/pages/finalblock?h=${final}`);
@@ -90,7 +90,7 @@ describe('Cache-Control', () => {
 
 describe('background recomposition', () => {
   it('pages.refresh recomposes a page so the next request is a hit', async () => {
-    env = await startPagesEnv();
+    env = await startPagesEnv({}, settableClock().now);
     await env.proxy.pages.refresh('home', { page_size: '4' });
     env.mark();
     const page = await get(env.base, '/pages/home?page_size=4');

@@ -10,7 +10,7 @@ import { startProxy, type ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { testConfig } from '../helpers/proxy.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { get, metric } from '../proxy/kit.js';
+import { get, metric, settableClock } from '../proxy/kit.js';
 import { promtoolAvailable, runPromtool } from '../helpers/prometheus.js';
 
 let sim: SimulatorHandle;
@@ -25,7 +25,7 @@ beforeAll(async () => {
       cb();
     },
   });
-  proxy = await startProxy(testConfig([sim.url], { logLevel: 'info', accessLog: 'all' }), { logger: pino({ level: 'info' }, sink) });
+  proxy = await startProxy(testConfig([sim.url], { logLevel: 'info', accessLog: 'all' }), { logger: pino({ level: 'info' }, sink), clock: settableClock().now }); // nothing expires during the test
   await waitFor(() => proxy.tracker.bestHead() !== null, 5000, 'first probe');
 });
 afterAll(async () => {

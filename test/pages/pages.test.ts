@@ -9,6 +9,7 @@ import type { ProxyHandle } from '../../src/app.js';
 import { TOKENS } from '../../src/sim/index.js';
 import { normalAddress, txHash, blockHash } from '../../src/sim/ids.js';
 import { startTestProxy } from '../helpers/proxy.js';
+import { settableClock } from '../proxy/kit.js';
 import { dataBytes, get, metaOf, partBytes, requestedParts, startPagesEnv, type PagesEnv } from './kit.js';
 
 let env: PagesEnv;
@@ -16,7 +17,8 @@ let direct: ProxyHandle;
 let head: number;
 
 beforeAll(async () => {
-  env = await startPagesEnv();
+  // A clock that stands still: nothing expires between the requests of a test, however slow the machine.
+  env = await startPagesEnv({}, settableClock().now);
   direct = await startTestProxy([env.sim.url]);
   head = env.sim.chain.head();
 });

@@ -3,11 +3,12 @@
  * the parameter and no upstream request; unknown pages 404, other methods 405.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settableClock } from '../proxy/kit.js';
 import { get, startPagesEnv, type PagesEnv } from './kit.js';
 
 let env: PagesEnv;
 beforeAll(async () => {
-  env = await startPagesEnv();
+  env = await startPagesEnv({}, settableClock().now); // nothing expires during the test
 });
 afterAll(async () => {
   await env.close();
