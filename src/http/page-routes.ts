@@ -70,7 +70,8 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
       const now = clock();
       const fast = pages.hit(req.key, now);
       if (fast !== undefined) {
-        finish(request, page.name, started, deliverPage(request, reply, fast, 'HIT', now, chain.bestHead()), 'HIT', fast.parts, null);
+        const cache = fast.stale ? 'STALE' : 'HIT';
+        finish(request, page.name, started, deliverPage(request, reply, fast, cache, now, chain.bestHead()), cache, fast.parts, null);
         return;
       }
       timeout(pages.get(page, req), deps.requestTimeoutMs).then(

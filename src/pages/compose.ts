@@ -18,6 +18,8 @@ import type { CompiledPage } from './plan.js';
 
 /** Freshness of a page with a failed optional part. */
 export const FAILED_PART_TTL_MS = 1000;
+/** A page with a part being revalidated is kept this long (served STALE) so hot pages do not recompose per request. */
+export const STALE_PAGE_MS = 250;
 
 /** Endpoints whose content can become final (a final block, its transactions, a tx in it). */
 const FINAL_CAPABLE: ReadonlySet<string> = new Set(['block/detail', 'tx/list', 'tx/detail']);
@@ -115,11 +117,13 @@ export async function compose(page: CompiledPage, params: ReadonlyMap<string, st
   let headDependent = false;
   let immutable = true;
   let first = true;
+  let stale = false;
   for (const o of outcomes) {
     versions.push(`${o.part.name}=${o.res !== null && o.data !== null ? o.res.entry.etag : o.skipped ? 'skip' : `err${o.error?.code ?? ''}`}`);
     if (succeeded(o)) {
       const e = o.res!.entry;
-      freshUntil = Math.min(freshUntil, o.res!.result === 'STALE' ? now : e.freshUntil);
+      if (o.res!.result === 'STALE') stale = true;
+      else freshUntil = Math.min(freshUntil, e.freshUntil);
       headDependent ||= headRelative(o);
       immutable &&= isFinalPart(o);
     } else if (!o.skipped) {
@@ -150,6 +154,7 @@ export async function compose(page: CompiledPage, params: ReadonlyMap<string, st
     parts: Object.fromEntries(outcomes.map((o) => [o.part.name, partMeta(o, now)])),
   };
   chunks.push(Buffer.from(`},"meta":${JSON.stringify(meta)}}`));
+  if (stale) freshUntil = Math.min(freshUntil, now + STALE_PAGE_MS);
   if (!Number.isFinite(freshUntil)) freshUntil = now;
   const entry: ComposedEntry = {
     key,
@@ -161,7 +166,8 @@ export async function compose(page: CompiledPage, params: ReadonlyMap<string, st
     freshUntil,
     head,
     headDependent,
-    immutable,
+    immutable: immutable && !stale,
+    stale,
     parts: summarize(outcomes),
     rendered: null,
   };

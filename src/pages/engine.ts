@@ -95,8 +95,7 @@ export class Pages {
     const summaries = c.ok ? c.entry.parts : c.outcomes.map((o) => ({ name: o.part.name, cache: o.res?.result ?? (o.skipped ? 'SKIPPED' : 'ERROR') }));
     this.#d.metrics.composed(page.name, summaries, (performance.now() - started) / 1000);
     if (c.ok && c.entry.freshUntil > c.entry.createdAt) this.#cache.set(req.key, c.entry);
-    const stale = c.outcomes.some((o) => o.res?.result === 'STALE');
-    return { ...c, cache: stale ? 'STALE' : 'MISS' };
+    return { ...c, cache: c.ok && c.entry.stale ? 'STALE' : 'MISS' };
   }
 
   get size(): { entries: number; bytes: number } {

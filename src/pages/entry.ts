@@ -28,6 +28,8 @@ export interface ComposedEntry {
   headDependent: boolean;
   /** Every part is final content: `Cache-Control: immutable`. */
   immutable: boolean;
+  /** A part was served stale while it revalidates: sent as STALE with max-age=0, kept briefly. */
+  stale: boolean;
   parts: readonly PartSummary[];
   /** Identity rendering of the current second (stamped pages), made at most once per second. */
   rendered: { second: number; body: Buffer } | null;
