@@ -4,7 +4,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ComposedEntry } from '../pages/entry.js';
-import { composedBody } from '../pages/entry.js';
+import { composedPayload } from '../pages/entry.js';
+import { chooseEncoding } from '../cache/negotiate.js';
 import { CORS_HEADERS, matchesEtag } from './deliver.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -42,7 +43,9 @@ export function deliverPage(request: FastifyRequest, reply: FastifyReply, e: Com
     write(reply, 304, headers, undefined);
     return 304;
   }
-  write(reply, e.status, headers, composedBody(e, now));
+  const payload = composedPayload(e, chooseEncoding(request.headers['accept-encoding']), now);
+  if (payload.encoding !== 'identity') headers.push('content-encoding', payload.encoding);
+  write(reply, e.status, headers, payload.body);
   return e.status;
 }
 

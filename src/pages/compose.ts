@@ -18,7 +18,7 @@ import type { CompiledPage } from './plan.js';
 
 /** Freshness of a page with a failed optional part. */
 export const FAILED_PART_TTL_MS = 1000;
-/** A page with a part being revalidated is kept this long (served STALE) so hot pages do not recompose per request. */
+/** A page with a part being revalidated is kept (served STALE) until that part is fresh again, at most this long. */
 export const STALE_PAGE_MS = 250;
 
 /** Endpoints whose content can become final (a final block, its transactions, a tx in it). */
@@ -168,8 +168,9 @@ export async function compose(page: CompiledPage, params: ReadonlyMap<string, st
     headDependent,
     immutable: immutable && !stale,
     stale,
+    staleParts: outcomes.filter((o) => o.res?.result === 'STALE' && o.req !== null).map((o) => o.req!),
     parts: summarize(outcomes),
-    rendered: null,
+    rendered: {},
   };
   return { ok: true, entry, outcomes };
 }

@@ -60,7 +60,10 @@ export class Pages {
   /** Synchronous fast path: the fresh composed page, or undefined. */
   hit(key: string, now: number): ComposedEntry | undefined {
     const e = this.#cache.get(key);
-    return e !== undefined && isComposedFresh(e, now, this.#d.chain.bestHead()) ? e : undefined;
+    if (e === undefined || !isComposedFresh(e, now, this.#d.chain.bestHead())) return undefined;
+    // A page kept with a stale part: recomposed as soon as that part is fresh again.
+    if (e.stale && e.staleParts.some((req) => this.#d.resolver.hit(req, now) !== undefined)) return undefined;
+    return e;
   }
 
   /** Composes (or joins the composition under way) and stores a successful page. */

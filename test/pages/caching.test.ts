@@ -4,7 +4,8 @@
  * and background recomposition (`pages.refresh`).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { settableClock } from '../proxy/kit.js';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { settableClock, withoutStamps } from '../proxy/kit.js';
 import { get, metaOf, startPagesEnv, type PagesEnv } from './kit.js';
 
 let env: PagesEnv | undefined;
@@ -103,5 +104,23 @@ describe('background recomposition', () => {
     const again = await get(env.base, '/pages/home?page_size=4');
     expect(again.header('x-cache')).toBe('HIT');
     expect(metaOf(again).head).toBe(env.sim.chain.head());
+  });
+});
+
+describe('compression', () => {
+  it('gzip and brotli as negotiated, the same page as identity', async () => {
+    env = await startPagesEnv({}, settableClock().now);
+    const plain = await get(env.base, '/pages/home');
+    expect(plain.header('content-encoding')).toBeUndefined();
+    for (const [accept, enc, unpack] of [
+      ['gzip', 'gzip', gunzipSync],
+      ['br, gzip', 'br', brotliDecompressSync],
+    ] as const) {
+      const g = await get(env.base, '/pages/home', { headers: { 'accept-encoding': accept } });
+      expect(g.header('content-encoding')).toBe(enc);
+      expect(g.header('vary')).toBe('Accept-Encoding');
+      expect(g.raw.length).toBeLessThan(plain.raw.length / 2);
+      expect(withoutStamps(unpack(g.raw).toString('utf8'))).toBe(withoutStamps(plain.text));
+    }
   });
 });

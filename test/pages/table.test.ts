@@ -114,7 +114,7 @@ describe('CONFIG_FILE pages and MAX_BATCH_ITEMS', () => {
 describe('composed entries', () => {
   const entry = (p: Partial<ComposedEntry>): ComposedEntry => ({
     key: 'pages/x', status: 200, body: Buffer.from('{}'), stamps: [], etag: 'W/"p"', createdAt: 0, freshUntil: 1000,
-    head: 10, headDependent: true, immutable: false, stale: false, parts: [], rendered: null, ...p,
+    head: 10, headDependent: true, immutable: false, stale: false, staleParts: [], parts: [], rendered: {}, ...p,
   });
 
   it('fresh until the first part expires, and, when head-relative, until the head moves', () => {
