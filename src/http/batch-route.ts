@@ -28,7 +28,7 @@ export interface BatchRouteDeps {
   resolver: Resolver;
   chain: ChainView;
   metrics: Metrics;
-  limits: ParamLimits & { maxBatchItems: number };
+  limits: ParamLimits & { maxBatchItems: number; requestTimeoutMs: number };
   /** null when rate limiting is off. */
   chargeBatch: ChargeBatch | null;
   clock: () => number;
@@ -47,6 +47,15 @@ function send(reply: FastifyReply, status: number, body: Buffer, head: number | 
   reply.code(status).header('content-type', JSON_TYPE).header('cache-control', 'no-store').headers(CORS_HEADERS);
   if (head !== null) reply.header('x-chain-head', String(head));
   reply.send(body);
+}
+
+/** An item past the request timeout answers 504 in place; the others are not held. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ProxyError('REQUEST_TIMEOUT')), ms);
+  });
+  return Promise.race([promise, t]).finally(() => clearTimeout(timer));
 }
 
 /** The `requests` array, or the 400 naming what is wrong. */
@@ -81,7 +90,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     try {
       const req = canonicalize(endpoint, q < 0 ? '' : raw.slice(q + 1), limits);
       const now = clock();
-      res = resolver.hit(req, now) ?? (await resolver.resolve(req));
+      res = resolver.hit(req, now) ?? (await withTimeout(resolver.resolve(req), limits.requestTimeoutMs));
     } catch (e) {
       const err = toProxyError(e);
       const cache = err.status >= 500 ? 'ERROR' : 'BYPASS';

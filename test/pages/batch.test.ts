@@ -48,6 +48,17 @@ describe('POST /batch', () => {
     expect(env.count('tx/list')).toBe(0);
   });
 
+  it('a slow item answers 504 in place at the request timeout; the others are not held', async () => {
+    env = await startPagesEnv({ limits: { requestTimeoutMs: 300 } });
+    env.faults.set('nax/summary', { latencyMs: 3000 });
+    const t0 = performance.now();
+    const g = await post(env.base, { requests: ['nax/summary', 'chain/summary'] });
+    expect(performance.now() - t0).toBeLessThan(2500);
+    const items = (g.json as { data: Item[] }).data;
+    expect(items.map((i) => [i.status, i.cache])).toEqual([[504, 'ERROR'], [200, 'MISS']]);
+    expect(items[0]!.body.code).toBe(5041);
+  });
+
   it('limits: at most MAX_BATCH_ITEMS items, a JSON body with a requests array', async () => {
     env = await startPagesEnv({ limits: { maxBatchItems: 3 } });
     env.mark();
