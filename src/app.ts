@@ -133,6 +133,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     limits: config.limits,
     // Batches count per item: the limiter's hook counted the POST, chargeBatch the other items.
     chargeBatch: config.rateLimit.enabled ? chargeBatchWith(app.createRateLimit(), metrics) : null,
+    accessLog: config.accessLog,
     clock,
   });
   registerOpsRoutes(app, {

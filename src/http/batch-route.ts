@@ -10,6 +10,7 @@ import type { Catalogue } from '../catalogue/index.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
 import type { ParamLimits } from '../catalogue/types.js';
 import type { ChainView } from '../chain/types.js';
+import type { AccessLog } from '../config/types.js';
 import { renderBody } from '../cache/render.js';
 import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
@@ -31,6 +32,7 @@ export interface BatchRouteDeps {
   limits: ParamLimits & { maxBatchItems: number; requestTimeoutMs: number };
   /** null when rate limiting is off. */
   chargeBatch: ChargeBatch | null;
+  accessLog: AccessLog;
   clock: () => number;
 }
 
@@ -114,7 +116,11 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
       const refused = await deps.chargeBatch(request, items.length);
       if (refused !== null) return send(reply, refused.status, refused.toBody(), chain.bestHead());
     }
+    const started = performance.now();
     const answers = await Promise.all(items.map(item));
+    if (deps.accessLog !== 'off' && (deps.accessLog === 'all' || answers.some((a) => a.cache !== 'HIT'))) {
+      request.log.info({ reqId: request.id, batch: answers.length, items: answers.map((a) => `${a.status}:${a.cache}`).join(','), ms: Math.round(performance.now() - started) }, 'batch');
+    }
     const chunks: Buffer[] = [Buffer.from('{"code":0,"msg":"success","data":[')];
     answers.forEach((a, i) => {
       chunks.push(Buffer.from(`${i === 0 ? '' : ','}{"request":${JSON.stringify(a.request)},"status":${a.status},"cache":"${a.cache}","body":`), a.body, Buffer.from('}'));

@@ -61,6 +61,13 @@ describe('page metrics and access log', () => {
     });
   });
 
+  it('a batch gets one access-log line with each item’s status and cache result', async () => {
+    lines.length = 0;
+    await get(proxy.url, '/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ requests: ['block/max', 'tx/list?page=x'] }) });
+    await waitFor(() => lines.some((l) => l['msg'] === 'batch'), 2000, 'batch log line');
+    expect(lines.find((l) => l['msg'] === 'batch')).toMatchObject({ batch: 2, items: '200:HIT,400:BYPASS' });
+  });
+
   it.runIf(promtoolAvailable())('promtool accepts the exposition with the page metrics', async () => {
     const g = await get(proxy.url, '/metrics');
     expect(g.text).toContain('chainproxy_page_parts_total');
