@@ -38,6 +38,14 @@ describe('required parts', () => {
     expect(again.status).toBe(200);
     expect(env.count('address/info')).toBe(1);
   });
+  it('a required part deriving from a failed part fails with that part’s error', async () => {
+    env = await startPagesEnv();
+    // A well-formed contract no token has: token/tx/list answers 404, so the token's name is unknown.
+    const page = await get(env.base, '/pages/token?contract=n1FkntVUMPAsESuCAAPK711omQk19JotBjM');
+    expect(page.status).toBe(404);
+    expect(page.json).toEqual({ code: 404, msg: 'not found', data: null });
+    expect(env.count('token/detail')).toBe(0);
+  });
 });
 
 describe('optional parts', () => {
