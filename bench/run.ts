@@ -4,7 +4,8 @@
  * Scenarios (bench/scenarios/): a hit path (vs bare Fastify, nginx), b explorer
  * mix, c cold misses on a slow upstream, d 500-request stampede, e misses with
  * one of three upstreams hung (hedging on/off), f Redis tier (when
- * redis-server is installed). Every server is a child process; autocannon runs
+ * redis-server is installed), g pages (explorer session through pages vs
+ * single endpoints, hot /pages/home hit). Every server is a child process; autocannon runs
  * here. Prints a table and writes bench/results/latest.{md,json}.
  */
 import { cpus, totalmem } from 'node:os';
@@ -22,8 +23,9 @@ import { stampede } from './scenarios/d-stampede.js';
 import { hedging } from './scenarios/e-hedging.js';
 import { redis } from './scenarios/f-redis.js';
 import { shed } from './scenarios/g-shed.js';
+import { pages } from './scenarios/p-pages.js';
 
-const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed];
+const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, pages];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -32,6 +32,13 @@ import { registerPassthrough } from './passthrough/register.js';
 import { blockMaxInvariant } from './chain/block-max-invariant.js';
 import { registerTrustMetrics } from './upstream/trust-metrics.js';
 import { registerRetryAfter } from './upstream/retry-after.js';
+import { PAGES } from './catalogue/pages.js';
+import { compilePages } from './pages/plan.js';
+import { Pages } from './pages/engine.js';
+import { registerPageMetrics } from './pages/metrics.js';
+import { PAGES_PREFIX, registerPageRoutes } from './http/page-routes.js';
+import { registerBatchRoute } from './http/batch-route.js';
+import { chargeBatchWith } from './http/batch-charge.js';
 
 export interface ProxyOptions {
   logger?: Logger;
@@ -45,6 +52,8 @@ export interface ProxyHandle {
   resolver: Resolver;
   tracker: ChainTracker;
   memory: MemoryStore;
+  /** The aggregation layer; `pages.refresh('home')` recomposes a page in the background. */
+  pages: Pages;
   close(): Promise<void>;
 }
 
@@ -98,6 +107,20 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     invariants: new Map([['block/max', blockMaxInvariant(tracker, clock)]]),
   });
 
+  const compiledPages = compilePages(PAGES, config.pages, catalogue);
+  const pageMetrics = registerPageMetrics(prom.registry, [...compiledPages.keys()]);
+  const pages = new Pages({
+    pages: compiledPages,
+    resolver,
+    chain: tracker,
+    limits: config.limits,
+    clock,
+    logger,
+    metrics: pageMetrics,
+    // Composed pages are small beside their parts: an eighth of the memory tier, at most 64 MiB.
+    maxBytes: Math.min(Math.floor(config.cacheMaxBytes / 8), 64 * 1024 * 1024),
+  });
+
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     // One access-log line per request is written by the API routes (ACCESS_LOG), not by Fastify.
@@ -122,6 +145,18 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     await registerRateLimit(app, { config: config.rateLimit, redis: fleet?.client ?? null, metrics });
   }
   registerApiRoutes(app, { catalogue, resolver, chain: tracker, metrics, limits: config.limits, accessLog: config.accessLog, clock, logger });
+  registerPageRoutes(app, { pages, chain: tracker, metrics: pageMetrics, accessLog: config.accessLog, requestTimeoutMs: config.limits.requestTimeoutMs, clock, logger });
+  registerBatchRoute(app, {
+    catalogue,
+    resolver,
+    chain: tracker,
+    metrics,
+    limits: config.limits,
+    // Batches count per item: the limiter's hook counted the POST, chargeBatch the other items.
+    chargeBatch: config.rateLimit.enabled ? chargeBatchWith(app.createRateLimit(), metrics) : null,
+    accessLog: config.accessLog,
+    clock,
+  });
   registerOpsRoutes(app, {
     ready: () => pool.ready(),
     upstreams: () => pool.status(),
@@ -150,7 +185,10 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
       contributions: [apiOpenapi(catalogue, config.limits), opsOpenapi(), dashboardOpenapi()],
     }),
   );
-  registerFallbacks(app, new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS, ...DASHBOARD_PATHS, OPENAPI_PATH]));
+  registerFallbacks(
+    app,
+    new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS, ...DASHBOARD_PATHS, OPENAPI_PATH, ...pages.names().map((n) => `${PAGES_PREFIX}${n}`)]),
+  );
 
   pool.start();
 
@@ -163,12 +201,12 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     await closePool();
     await fleet?.close();
   };
-  return { app, resolver, tracker, memory, pool, fleet, close };
+  return { app, resolver, tracker, memory, pool, fleet, pages, close };
 }
 
 export async function startProxy(config: Config, opts: ProxyOptions = {}): Promise<ProxyHandle> {
   const built = await buildProxy(config, opts);
   const address = await built.app.listen({ port: config.port, host: config.host });
   const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]');
-  return { url, app: built.app, resolver: built.resolver, tracker: built.tracker, memory: built.memory, close: built.close };
+  return { url, app: built.app, resolver: built.resolver, tracker: built.tracker, memory: built.memory, pages: built.pages, close: built.close };
 }

@@ -17,7 +17,7 @@ export function defaultConfig(): Config {
     accessLog: 'misses',
     redisUrl: null,
     trustProxy: [],
-    limits: { maxPageSize: 100, maxDays: 365, requestTimeoutMs: 15_000 },
+    limits: { maxPageSize: 100, maxDays: 365, requestTimeoutMs: 15_000, maxBatchItems: 20 },
     shutdownTimeoutMs: 15_000 + SHUTDOWN_MARGIN_MS,
     upstream: {
       connectTimeoutMs: 1000,
@@ -47,5 +47,6 @@ export function defaultConfig(): Config {
     passthrough: { routes: [], timeoutMs: 10_000 },
     simulator: { blockIntervalMs: 15_000, seed: 1 },
     policies: {},
+    pages: {},
   };
 }

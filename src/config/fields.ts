@@ -47,6 +47,7 @@ export const FIELDS: readonly Field[] = [
   { env: 'TRUST_PROXY', key: 'trustProxy', kind: { type: 'addresses' }, help: 'Comma-separated IPs/CIDRs (or loopback, linklocal, uniquelocal) of reverse proxies whose X-Forwarded-For hop is believed (client IP for rate limiting). Empty: none.' },
   { env: 'MAX_PAGE_SIZE', key: 'limits.maxPageSize', kind: int(1, 10_000), help: 'Largest accepted page_size.' },
   { env: 'MAX_DAYS', key: 'limits.maxDays', kind: int(1, 36_500), help: 'Largest accepted days.' },
+  { env: 'MAX_BATCH_ITEMS', key: 'limits.maxBatchItems', kind: int(1, 1000), help: 'Most requests in one POST /batch (each item counts toward the rate limit).' },
   { env: 'REQUEST_TIMEOUT_MS', key: 'limits.requestTimeoutMs', kind: ms(100, 10 * 60_000), help: 'Whole client request, upstream phase included (504 past it).' },
   { env: 'SHUTDOWN_TIMEOUT_MS', key: 'shutdownTimeoutMs', kind: ms(100, HOUR), help: 'Drain deadline after SIGTERM/SIGINT. Unset: REQUEST_TIMEOUT_MS + 1000, so every request accepted before the signal ends on its own (a 504 at worst). Set shorter (e.g. to fit an orchestrator grace period): requests still running at the deadline get a 503 envelope (code 5030). The process exits 0 either way.' },
   { env: 'UPSTREAM_CONNECT_TIMEOUT_MS', key: 'upstream.connectTimeoutMs', kind: ms(1, 60_000), help: 'Connect timeout of one upstream attempt.' },

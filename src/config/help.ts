@@ -41,6 +41,7 @@ export function helpText(): string {
     '',
     'CONFIG_FILE policies: <endpoint name>: { ttlMs, finalTtlMs, volatileTtlMs, swrMs, sieMs, negativeTtlMs, invalidateOnHead }',
     'e.g. policies: { "block/detail": { finalTtlMs: 604800000 } }',
+    'CONFIG_FILE pages: <page name>: { params, exactlyOne, parts: { <part>: { endpoint, query, required, when, internal } } } (docs/pages.md)',
     '',
   );
   return lines.join('\n');

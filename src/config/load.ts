@@ -10,6 +10,7 @@ import { defaultConfig, SHUTDOWN_MARGIN_MS } from './defaults.js';
 import { FIELD_BY_KEY, FIELDS, SECTIONS, setPath } from './fields.js';
 import type { Config } from './types.js';
 import { checkField, checkPolicies, crossCheck, shown } from './validate.js';
+import { checkPages } from '../pages/config.js';
 
 export class ConfigError extends Error {
   readonly errors: readonly string[];
@@ -83,6 +84,10 @@ function applyFile(config: Config, doc: Record<string, unknown>, file: string, l
     if (key === 'policies') {
       const r = checkPolicies(value, label('policies'));
       config.policies = r.policies;
+      errors.push(...r.errors);
+    } else if (key === 'pages') {
+      const r = checkPages(value, label('pages'));
+      config.pages = r.pages;
       errors.push(...r.errors);
     } else if (SECTIONS.has(key)) {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -1,4 +1,5 @@
 import type { EndpointName, EndpointPolicy } from '../catalogue/types.js';
+import type { PageTable } from '../pages/types.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type AccessLog = 'all' | 'misses' | 'off';
@@ -85,6 +86,8 @@ export interface Config {
     maxDays: number;
     /** Whole client request, upstream phase included. */
     requestTimeoutMs: number;
+    /** Most items in one POST /batch. */
+    maxBatchItems: number;
   };
   /** Drain deadline after SIGTERM/SIGINT; derived from limits.requestTimeoutMs unless set. */
   shutdownTimeoutMs: number;
@@ -96,4 +99,6 @@ export interface Config {
   simulator: { blockIntervalMs: number; seed: number };
   /** Per-endpoint policy overrides merged over the catalogue defaults. */
   policies: Partial<Record<EndpointName, Partial<EndpointPolicy>>>;
+  /** Pages added to (or replacing) the built-in page table (src/catalogue/pages.ts). */
+  pages: PageTable;
 }

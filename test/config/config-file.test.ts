@@ -30,7 +30,7 @@ describe('CONFIG_FILE', () => {
     expect(c.publicBaseUrl).toBe('http://localhost:9001');
     expect(c.upstreamUrls).toEqual(['http://up-a.example', 'https://up-b.example/prefix']);
     expect(c.cacheMaxBytes).toBe(128 * 1024 * 1024);
-    expect(c.limits).toEqual({ maxPageSize: 50, maxDays: 100, requestTimeoutMs: 15_000 });
+    expect(c.limits).toEqual({ maxPageSize: 50, maxDays: 100, requestTimeoutMs: 15_000, maxBatchItems: 20 });
     expect(c.upstream.attemptTimeoutMs).toBe(3000);
     expect(c.upstream.hedgeAfterMs).toBe(0);
     expect(c.upstream.connections).toBe(32);

@@ -1,0 +1,150 @@
+/**
+ * POST /batch `{"requests": ["tx/detail?hash=…", "block/max", …]}`: each item
+ * validated and resolved like a direct request (canonicalize → hit / resolve),
+ * all in parallel. The answer lists, per item, the request, its HTTP status,
+ * cache result and its own envelope (bytes as a direct request gets them).
+ * One bad item does not fail the others; a malformed batch is a 400.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Catalogue } from '../catalogue/index.js';
+import { canonicalize } from '../catalogue/canonicalize.js';
+import type { ParamLimits } from '../catalogue/types.js';
+import type { ChainView } from '../chain/types.js';
+import type { AccessLog } from '../config/types.js';
+import { renderBody } from '../cache/render.js';
+import { ProxyError, toProxyError } from '../errors/catalog.js';
+import type { Metrics } from '../metrics/types.js';
+import type { Resolver } from '../pipeline/resolver.js';
+import { CORS_HEADERS } from './deliver.js';
+
+/**
+ * Charges a batch of `items` to the client's rate limit. The request itself
+ * was already counted once by the limiter's own hook: charge the rest.
+ * Returns the error to answer with when over the limit, else null.
+ */
+export type ChargeBatch = (request: FastifyRequest, items: number) => Promise<ProxyError | null>;
+
+export interface BatchRouteDeps {
+  catalogue: Catalogue;
+  resolver: Resolver;
+  chain: ChainView;
+  metrics: Metrics;
+  limits: ParamLimits & { maxBatchItems: number; requestTimeoutMs: number };
+  /** null when rate limiting is off. */
+  chargeBatch: ChargeBatch | null;
+  accessLog: AccessLog;
+  clock: () => number;
+}
+
+interface ItemAnswer {
+  request: string;
+  status: number;
+  cache: string;
+  body: Buffer;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function send(reply: FastifyReply, status: number, body: Buffer, head: number | null): void {
+  reply.code(status).header('content-type', JSON_TYPE).header('cache-control', 'no-store').headers(CORS_HEADERS);
+  if (head !== null) reply.header('x-chain-head', String(head));
+  reply.send(body);
+}
+
+/** An item past the request timeout answers 504 in place; the others are not held. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ProxyError('REQUEST_TIMEOUT')), ms);
+  });
+  return Promise.race([promise, t]).finally(() => clearTimeout(timer));
+}
+
+/** The `requests` array, or the 400 naming what is wrong. */
+export function batchItems(body: unknown, max: number): unknown[] {
+  const list = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)['requests'] : undefined;
+  if (list === undefined) throw new ProxyError('MISSING_PARAMETER', 'missing parameter requests: expected a JSON body {"requests": ["endpoint?query", …]}');
+  if (!Array.isArray(list)) throw new ProxyError('BAD_PARAMETER', 'invalid parameter requests: expected an array of request strings');
+  if (list.length === 0 || list.length > max) throw new ProxyError('BAD_PARAMETER', `invalid parameter requests: expected 1 to ${max} items, got ${list.length}`);
+  return list;
+}
+
+export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): void {
+  const { catalogue, resolver, chain, metrics, limits, clock } = deps;
+
+  const item = async (raw: unknown): Promise<ItemAnswer> => {
+    const started = performance.now();
+    const text = typeof raw === 'string' ? raw : JSON.stringify(raw) ?? 'null';
+    const shown = text.length > 200 ? `${text.slice(0, 200)}...` : text;
+    if (typeof raw !== 'string') {
+      const err = new ProxyError('BAD_PARAMETER', 'invalid batch item: expected a request string such as "block/max" or "tx/detail?hash=…"');
+      return { request: shown, status: err.status, cache: 'BYPASS', body: err.toBody() };
+    }
+    const q = raw.indexOf('?');
+    const bare = q < 0 ? raw : raw.slice(0, q);
+    const path = bare.startsWith('/') ? bare : `/${bare}`;
+    const endpoint = catalogue.match(path);
+    if (endpoint === undefined) {
+      const err = new ProxyError('ROUTE_NOT_FOUND', `no such endpoint: ${path.slice(0, 80)}`);
+      return { request: shown, status: err.status, cache: 'BYPASS', body: err.toBody() };
+    }
+    let res;
+    try {
+      const req = canonicalize(endpoint, q < 0 ? '' : raw.slice(q + 1), limits);
+      const now = clock();
+      res = resolver.hit(req, now) ?? (await withTimeout(resolver.resolve(req), limits.requestTimeoutMs));
+    } catch (e) {
+      const err = toProxyError(e);
+      const cache = err.status >= 500 ? 'ERROR' : 'BYPASS';
+      metrics.request(endpoint.name, err.status, cache, (performance.now() - started) / 1000);
+      return { request: shown, status: err.status, cache, body: err.toBody() };
+    }
+    metrics.request(endpoint.name, res.entry.status, res.result, (performance.now() - started) / 1000);
+    const fetchedNow = res.result === 'MISS' || res.result === 'BYPASS';
+    return { request: shown, status: res.entry.status, cache: res.result, body: fetchedNow ? res.entry.body : renderBody(res.entry, clock()) };
+  };
+
+  app.post('/batch', async (request, reply) => {
+    let items: unknown[];
+    try {
+      items = batchItems(request.body, limits.maxBatchItems);
+    } catch (e) {
+      const err = toProxyError(e);
+      return send(reply, err.status, err.toBody(), chain.bestHead());
+    }
+    if (deps.chargeBatch !== null) {
+      const refused = await deps.chargeBatch(request, items.length);
+      if (refused !== null) return send(reply, refused.status, refused.toBody(), chain.bestHead());
+    }
+    const started = performance.now();
+    const answers = await Promise.all(items.map(item));
+    if (deps.accessLog !== 'off' && (deps.accessLog === 'all' || answers.some((a) => a.cache !== 'HIT'))) {
+      request.log.info({ reqId: request.id, batch: answers.length, items: answers.map((a) => `${a.status}:${a.cache}`).join(','), ms: Math.round(performance.now() - started) }, 'batch');
+    }
+    const chunks: Buffer[] = [Buffer.from('{"code":0,"msg":"success","data":[')];
+    answers.forEach((a, i) => {
+      chunks.push(Buffer.from(`${i === 0 ? '' : ','}{"request":${JSON.stringify(a.request)},"status":${a.status},"cache":"${a.cache}","body":`), a.body, Buffer.from('}'));
+    });
+    chunks.push(Buffer.from(']}'));
+    return send(reply, 200, Buffer.concat(chunks), chain.bestHead());
+  });
+
+  // Other methods on /batch: 405 naming POST; CORS preflight allows POST.
+  app.options('/batch', (_request, reply) => {
+    reply
+      .code(204)
+      .headers(CORS_HEADERS)
+      .header('access-control-allow-methods', 'POST, OPTIONS')
+      .header('access-control-allow-headers', 'Content-Type')
+      .header('access-control-max-age', '86400')
+      .send();
+  });
+  app.route({
+    method: ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH'],
+    url: '/batch',
+    handler: (_request, reply) => {
+      reply.header('allow', 'POST, OPTIONS');
+      send(reply, 405, new ProxyError('METHOD_NOT_ALLOWED', 'method not allowed; use POST').toBody(), chain.bestHead());
+    },
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * GET/HEAD /pages/<name>: validate the page's parameters (400 naming the
+ * parameter, nothing resolved), answer a fresh composed page synchronously,
+ * else compose it from its parts through the pipeline.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { ChainView } from '../chain/types.js';
+import type { AccessLog } from '../config/types.js';
+import { ProxyError, toProxyError } from '../errors/catalog.js';
+import type { PartSummary } from '../pages/entry.js';
+import type { Pages } from '../pages/engine.js';
+import type { PageMetrics } from '../pages/metrics.js';
+import type { CompiledPage } from '../pages/plan.js';
+import { deliverPage, deliverPageError } from './page-deliver.js';
+
+export interface PageRouteDeps {
+  pages: Pages;
+  chain: ChainView;
+  metrics: PageMetrics;
+  accessLog: AccessLog;
+  requestTimeoutMs: number;
+  clock: () => number;
+  logger: Logger;
+}
+
+export const PAGES_PREFIX = '/pages/';
+
+function rawQuery(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? '' : url.slice(q + 1);
+}
+
+function timeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ProxyError('REQUEST_TIMEOUT')), ms);
+  });
+  return Promise.race([promise, t]).finally(() => clearTimeout(timer));
+}
+
+/** `head:HIT,blocks:MISS,…` for access-log lines. */
+export function partsText(parts: readonly PartSummary[]): string {
+  return parts.map((p) => `${p.name}:${p.cache}`).join(',');
+}
+
+export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): void {
+  const { pages, chain, metrics, accessLog, clock } = deps;
+
+  const finish = (request: FastifyRequest, page: string, started: number, status: number, cache: string, parts: readonly PartSummary[] | null, err: string | null): void => {
+    metrics.request(page, cache, status);
+    if (accessLog === 'off' || (accessLog === 'misses' && cache === 'HIT')) return;
+    request.log.info(
+      { reqId: request.id, page, cache, status, parts: parts === null ? undefined : partsText(parts), ms: Math.round(performance.now() - started), err: err ?? undefined },
+      'page',
+    );
+  };
+
+  const handlerFor = (page: CompiledPage) =>
+    function handler(request: FastifyRequest, reply: FastifyReply): void {
+      const started = performance.now();
+      let req;
+      try {
+        req = pages.request(page, rawQuery(request.raw.url ?? ''));
+      } catch (e) {
+        const err = toProxyError(e);
+        finish(request, page.name, started, deliverPageError(reply, err.status, err.toBody(), 'BYPASS', chain.bestHead()), 'BYPASS', null, err.message);
+        return;
+      }
+      const now = clock();
+      const fast = pages.hit(req.key, now);
+      if (fast !== undefined) {
+        const cache = fast.stale ? 'STALE' : 'HIT';
+        finish(request, page.name, started, deliverPage(request, reply, fast, cache, now, chain.bestHead()), cache, fast.parts, null);
+        return;
+      }
+      timeout(pages.get(page, req), deps.requestTimeoutMs).then(
+        (r) => {
+          if (r.ok) {
+            const status = deliverPage(request, reply, r.entry, r.cache, clock(), chain.bestHead());
+            finish(request, page.name, started, status, r.cache, r.entry.parts, null);
+          } else {
+            const cache = r.error.status >= 500 ? 'ERROR' : 'BYPASS';
+            const status = deliverPageError(reply, r.error.status, r.error.body, cache, chain.bestHead());
+            finish(request, page.name, started, status, cache, null, `required part ${r.failedPart}: ${r.error.msg}`);
+          }
+        },
+        (e: unknown) => {
+          const err = toProxyError(e);
+          finish(request, page.name, started, deliverPageError(reply, err.status, err.toBody(), 'ERROR', chain.bestHead()), 'ERROR', null, err.message);
+        },
+      );
+    };
+
+  for (const name of pages.names()) {
+    app.get(`${PAGES_PREFIX}${name}`, handlerFor(pages.page(name)!));
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * Composition of one page: resolve the parts, pin head-relative parts to one
+ * head, then splice each part's `data` bytes into `{code, msg, data, meta}`.
+ *
+ * Head consistency: the page's head is the best head once its parts are in.
+ * A head-relative part (a head-invalidated entry) fetched at an older head is
+ * resolved once more (the pipeline refetches it, being stale at that head);
+ * if it is still older, or a `block/max` part shows a lower height, the part
+ * is marked `behind_head` in meta.
+ */
+import type { Stamp } from '../cache/types.js';
+import type { ChainView } from '../chain/types.js';
+import { ProxyError } from '../errors/catalog.js';
+import { member, numberAt } from '../transform/json-scan.js';
+import { composedEtag, type ComposedEntry, type PartSummary } from './entry.js';
+import { fetchPart, fromProxyError, resolveParts, succeeded, type PartDeps, type PartError, type PartOutcome } from './parts.js';
+import type { CompiledPage } from './plan.js';
+
+/** Freshness of a page with a failed optional part. */
+export const FAILED_PART_TTL_MS = 1000;
+/** A page with a part being revalidated is kept (served STALE) until that part is fresh again, at most this long. */
+export const STALE_PAGE_MS = 250;
+
+/** Endpoints whose content can become final (a final block, its transactions, a tx in it). */
+const FINAL_CAPABLE: ReadonlySet<string> = new Set(['block/detail', 'tx/list', 'tx/detail']);
+
+export interface ComposeDeps extends PartDeps {
+  chain: ChainView;
+}
+
+export type Composition =
+  | { ok: true; entry: ComposedEntry; outcomes: PartOutcome[] }
+  | { ok: false; error: PartError; failedPart: string; outcomes: PartOutcome[] };
+
+/** Final content: a final-capable endpoint's entry kept for its final TTL, not head-invalidated. */
+export function isFinalPart(o: PartOutcome): boolean {
+  const e = o.res?.entry;
+  if (e === undefined || !FINAL_CAPABLE.has(o.part.endpoint.name)) return false;
+  const finalTtl = o.part.endpoint.policy.finalTtlMs;
+  return !e.headDependent && e.finalAt === null && finalTtl > 0 && e.freshUntil - e.createdAt >= finalTtl;
+}
+
+/** Moves with the head: a head-invalidated entry, or the head itself. */
+function headRelative(o: PartOutcome): boolean {
+  return o.res !== null && (o.res.entry.headDependent || o.part.endpoint.name === 'block/max');
+}
+
+function maxHeight(o: PartOutcome): number | null {
+  if (o.part.endpoint.name !== 'block/max' || o.data === null || o.res === null) return null;
+  const body = o.res.entry.body;
+  const r = body[o.data.start] === 0x7b ? member(body, o.data.start, 'height') : null;
+  const h = r === null ? null : numberAt(body, r);
+  return h === null ? null : Math.trunc(h);
+}
+
+function behind(o: PartOutcome, head: number | null): boolean {
+  if (head === null || o.res === null) return false;
+  if (o.part.endpoint.name === 'block/max') {
+    const h = maxHeight(o);
+    return h !== null && h < head;
+  }
+  return o.res.entry.headDependent && o.res.entry.head !== null && o.res.entry.head < head;
+}
+
+async function pinToHead(outcomes: PartOutcome[], deps: ComposeDeps): Promise<number | null> {
+  const head = deps.chain.bestHead();
+  await Promise.all(
+    outcomes.map(async (o, i) => {
+      if (!succeeded(o) || o.req === null || !o.res!.entry.headDependent || !behind(o, head)) return;
+      const again = await fetchPart(o.part, o.req, deps);
+      outcomes[i] = succeeded(again) ? again : o;
+    }),
+  );
+  for (const o of outcomes) o.behindHead = succeeded(o) && behind(o, head);
+  return head;
+}
+
+function partMeta(o: PartOutcome, now: number): Record<string, unknown> {
+  const m: Record<string, unknown> = { request: o.req?.key ?? null };
+  if (o.skipped) return { ...m, status: 'skipped' };
+  if (o.res !== null) {
+    const e = o.res.entry;
+    m['cache'] = o.res.result;
+    m['age_ms'] = Math.max(0, now - e.createdAt);
+    m['ttl_ms'] = Math.max(0, e.freshUntil - now);
+    m['http_status'] = e.status;
+    if (e.headDependent) m['head'] = e.head;
+    if (isFinalPart(o)) m['final'] = true;
+    if (o.res.staleReason !== null) m['stale'] = o.res.staleReason;
+  }
+  if (o.behindHead) m['behind_head'] = true;
+  if (o.error !== null) return { ...m, status: 'error', error: { code: o.error.code, msg: o.error.msg, http_status: o.error.status } };
+  return { ...m, status: o.res?.result === 'STALE' ? 'stale' : 'ok' };
+}
+
+export function summarize(outcomes: readonly PartOutcome[]): PartSummary[] {
+  return outcomes.map((o) => ({ name: o.part.name, cache: o.skipped ? 'SKIPPED' : o.error !== null ? 'ERROR' : (o.res?.result ?? 'ERROR') }));
+}
+
+const OPEN = Buffer.from('{"code":0,"msg":"success","data":{');
+
+export async function compose(page: CompiledPage, params: ReadonlyMap<string, string>, key: string, deps: ComposeDeps): Promise<Composition> {
+  const outcomes = await resolveParts(page, params, deps);
+  const failed = outcomes.find((o) => o.part.required && !succeeded(o));
+  if (failed !== undefined) {
+    const error = failed.error ?? fromProxyError(new ProxyError('UPSTREAM_BAD_RESPONSE', `required part ${failed.part.name} could not be derived`));
+    return { ok: false, error, failedPart: failed.part.name, outcomes };
+  }
+  const head = await pinToHead(outcomes, deps);
+  const now = deps.clock();
+
+  const chunks: Buffer[] = [OPEN];
+  let size = OPEN.length;
+  const stamps: Stamp[] = [];
+  const versions: string[] = [];
+  let freshUntil = Number.POSITIVE_INFINITY;
+  let headDependent = false;
+  let immutable = true;
+  let first = true;
+  let stale = false;
+  for (const o of outcomes) {
+    versions.push(`${o.part.name}=${o.res !== null && o.data !== null ? o.res.entry.etag : o.skipped ? 'skip' : `err${o.error?.code ?? ''}`}`);
+    if (succeeded(o)) {
+      const e = o.res!.entry;
+      if (o.res!.result === 'STALE') stale = true;
+      else freshUntil = Math.min(freshUntil, e.freshUntil);
+      headDependent ||= headRelative(o);
+      immutable &&= isFinalPart(o);
+    } else if (!o.skipped) {
+      freshUntil = Math.min(freshUntil, now + FAILED_PART_TTL_MS);
+      immutable = false;
+    }
+    if (o.part.internal) continue;
+    const name = Buffer.from(`${first ? '' : ','}${JSON.stringify(o.part.name)}:`);
+    first = false;
+    chunks.push(name);
+    size += name.length;
+    if (o.data === null) {
+      chunks.push(Buffer.from('null'));
+      size += 4;
+      continue;
+    }
+    const body = o.res!.entry.body;
+    for (const s of o.res!.entry.stamps) {
+      if (s.start >= o.data.start && s.end <= o.data.end) stamps.push({ ...s, start: size + s.start - o.data.start, end: size + s.end - o.data.start });
+    }
+    chunks.push(body.subarray(o.data.start, o.data.end));
+    size += o.data.end - o.data.start;
+  }
+  const meta = {
+    page: page.name,
+    head,
+    composed_at: now,
+    parts: Object.fromEntries(outcomes.map((o) => [o.part.name, partMeta(o, now)])),
+  };
+  chunks.push(Buffer.from(`},"meta":${JSON.stringify(meta)}}`));
+  if (stale) freshUntil = Math.min(freshUntil, now + STALE_PAGE_MS);
+  if (!Number.isFinite(freshUntil)) freshUntil = now;
+  const entry: ComposedEntry = {
+    key,
+    status: 200,
+    body: Buffer.concat(chunks),
+    stamps,
+    etag: composedEtag(key, versions, headDependent ? head : null),
+    createdAt: now,
+    freshUntil,
+    head,
+    headDependent,
+    immutable: immutable && !stale,
+    stale,
+    staleParts: outcomes.filter((o) => o.res?.result === 'STALE' && o.req !== null).map((o) => o.req!),
+    parts: summarize(outcomes),
+    rendered: {},
+  };
+  return { ok: true, entry, outcomes };
+}

@@ -1,0 +1,126 @@
+/**
+ * Composed caching: ETag from part versions and head, 304 on If-None-Match,
+ * max-age = smallest remaining part TTL, immutable when every part is final,
+ * and background recomposition (`pages.refresh`).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { settableClock, withoutStamps } from '../proxy/kit.js';
+import { get, metaOf, startPagesEnv, type PagesEnv } from './kit.js';
+
+let env: PagesEnv | undefined;
+afterEach(async () => {
+  await env?.close();
+  env = undefined;
+});
+
+const CONFIGURED = {
+  // Only final content: a final block and its transactions.
+  finalblock: {
+    params: { h: 'required' as const },
+    parts: {
+      block: { endpoint: 'block/detail' as const, query: { h: '{h}' }, required: true },
+      txs: { endpoint: 'tx/list' as const, query: { block_height: '{h}' } },
+    },
+  },
+  slow: {
+    params: {},
+    parts: { nax: { endpoint: 'nax/summary' as const }, tokens: { endpoint: 'token/list' as const } },
+  },
+};
+
+describe('ETag and 304', () => {
+  it('a hit keeps the ETag; If-None-Match answers 304 without a body or upstream request', async () => {
+    const clock = settableClock();
+    env = await startPagesEnv({ pages: CONFIGURED }, clock.now);
+    const first = await get(env.base, '/pages/slow');
+    const etag = first.header('etag')!;
+    expect(etag).toMatch(/^W\/"p[\w-]+"$/);
+    const hit = await get(env.base, '/pages/slow');
+    expect(hit.header('x-cache')).toBe('HIT');
+    expect(hit.header('etag')).toBe(etag);
+    env.mark();
+    const nm = await get(env.base, '/pages/slow', { headers: { 'if-none-match': etag } });
+    expect(nm.status).toBe(304);
+    expect(nm.raw.length).toBe(0);
+    expect(env.count()).toBe(0);
+    expect((await get(env.base, '/pages/slow', { headers: { 'if-none-match': 'W/"other"' } })).status).toBe(200);
+
+  });
+
+  it('a new head changes the ETag of a head-relative page (an old ETag gets 200)', async () => {
+    env = await startPagesEnv();
+    const a = await get(env.base, '/pages/home');
+    env.sim.chain.advance(1);
+    env.proxy.tracker.observeHead(env.sim.chain.head());
+    const b = await get(env.base, '/pages/home');
+    expect(b.header('etag')).not.toBe(a.header('etag'));
+    expect((await get(env.base, '/pages/home', { headers: { 'if-none-match': a.header('etag')! } })).status).toBe(200);
+  });
+});
+
+describe('Cache-Control', () => {
+  it('max-age is the smallest remaining part TTL', async () => {
+    const clock = settableClock();
+    env = await startPagesEnv({ pages: CONFIGURED }, clock.now);
+    const page = await get(env.base, '/pages/slow');
+    expect(page.header('cache-control')).toBe('public, max-age=60'); // nax/summary 60 s, token/list 10 min
+    clock.advance(25_000);
+    const hit = await get(env.base, '/pages/slow');
+    expect(hit.header('x-cache')).toBe('HIT');
+    expect(hit.header('cache-control')).toBe('public, max-age=35');
+    expect(hit.header('age')).toBe('25');
+    expect((await get(env.base, '/pages/home')).header('cache-control')).toBe('public, max-age=1'); // block/max: 1 s
+  });
+
+  it('immutable when every part is final; never for a page with the head', async () => {
+    env = await startPagesEnv({ pages: CONFIGURED }, settableClock().now);
+    const final = env.sim.chain.head() - 100;
+    await get(env.base, `/block/detail?h=${env.sim.chain.head() - 20}`); // teaches the proxy the final height
+    const page = await get(env.base, `/pages/finalblock?h=${final}`);
+    expect(page.status).toBe(200);
+    expect(page.header('cache-control')).toBe('public, max-age=86400, immutable');
+    expect(metaOf(page).parts['block']!.final).toBe(true);
+    const block = await get(env.base, `/pages/block?h=${final}`);
+    expect(block.header('cache-control')).not.toContain('immutable');
+    // A block that is not final yet: short, not immutable.
+    const recent = await get(env.base, `/pages/finalblock?h=${env.sim.chain.head() - 2}`);
+    expect(recent.header('cache-control')).toBe('public, max-age=5');
+  });
+});
+
+describe('background recomposition', () => {
+  it('pages.refresh recomposes a page so the next request is a hit', async () => {
+    env = await startPagesEnv({}, settableClock().now);
+    await env.proxy.pages.refresh('home', { page_size: '4' });
+    env.mark();
+    const page = await get(env.base, '/pages/home?page_size=4');
+    expect(page.header('x-cache')).toBe('HIT');
+    expect(env.count()).toBe(0);
+    // After a new head: refresh, then hit at the new head.
+    env.sim.chain.advance(1);
+    env.proxy.tracker.observeHead(env.sim.chain.head());
+    await env.proxy.pages.refresh('home', { page_size: '4' });
+    const again = await get(env.base, '/pages/home?page_size=4');
+    expect(again.header('x-cache')).toBe('HIT');
+    expect(metaOf(again).head).toBe(env.sim.chain.head());
+  });
+});
+
+describe('compression', () => {
+  it('gzip and brotli as negotiated, the same page as identity', async () => {
+    env = await startPagesEnv({}, settableClock().now);
+    const plain = await get(env.base, '/pages/home');
+    expect(plain.header('content-encoding')).toBeUndefined();
+    for (const [accept, enc, unpack] of [
+      ['gzip', 'gzip', gunzipSync],
+      ['br, gzip', 'br', brotliDecompressSync],
+    ] as const) {
+      const g = await get(env.base, '/pages/home', { headers: { 'accept-encoding': accept } });
+      expect(g.header('content-encoding')).toBe(enc);
+      expect(g.header('vary')).toBe('Accept-Encoding');
+      expect(g.raw.length).toBeLessThan(plain.raw.length / 2);
+      expect(withoutStamps(unpack(g.raw).toString('utf8'))).toBe(withoutStamps(plain.text));
+    }
+  });
+});
