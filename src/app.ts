@@ -19,6 +19,8 @@ import { registerFallbacks } from './http/fallbacks.js';
 import { OPS_PATHS, registerOpsRoutes } from './http/ops-routes.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { HotKeys } from './pipeline/hot-keys.js';
+import { createHeadStream, STREAM_PATH, type HeadStream } from './stream/index.js';
 
 export interface ProxyOptions {
   logger?: Logger;
@@ -32,6 +34,7 @@ export interface ProxyHandle {
   resolver: Resolver;
   tracker: ChainTracker;
   memory: MemoryStore;
+  stream: HeadStream;
   close(): Promise<void>;
 }
 
@@ -68,6 +71,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger });
   poolRef = pool;
 
+  const hotKeys = new HotKeys();
   const fetcher = new FetchStage({ pool, tracker, publicBaseUrl: config.publicBaseUrl, clock });
   const resolver = new Resolver({
     memory,
@@ -78,6 +82,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     metrics,
     clock,
     logger,
+    observe: config.refreshAhead.maxKeys > 0 ? hotKeys.seen : null,
   });
 
   const app = Fastify({
@@ -101,6 +106,19 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     await registerRateLimit(app, { config: config.rateLimit, redis: fleet?.client ?? null, metrics });
   }
   registerApiRoutes(app, { catalogue, resolver, chain: tracker, metrics, limits: config.limits, accessLog: config.accessLog, clock, logger });
+  const stream = createHeadStream({
+    app,
+    config: config.stream,
+    registry: prom.registry,
+    tracker,
+    refreshAheadKeys: config.refreshAhead.maxKeys,
+    hotKeys,
+    blockList: catalogue.get('block/list'),
+    limits: config.limits,
+    resolver,
+    clock,
+    logger,
+  });
   registerOpsRoutes(app, {
     ready: () => pool.ready(),
     upstreams: () => pool.status(),
@@ -112,7 +130,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     metrics: prom,
     startedAt: Date.now(),
   });
-  registerFallbacks(app, new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS]));
+  registerFallbacks(app, new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS, STREAM_PATH]));
 
   pool.start();
 
@@ -130,12 +148,12 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     await pool.close();
     await fleet?.close();
   };
-  return { app, resolver, tracker, memory, pool, fleet, close };
+  return { app, resolver, tracker, memory, pool, fleet, stream, close };
 }
 
 export async function startProxy(config: Config, opts: ProxyOptions = {}): Promise<ProxyHandle> {
   const built = await buildProxy(config, opts);
   const address = await built.app.listen({ port: config.port, host: config.host });
   const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]');
-  return { url, app: built.app, resolver: built.resolver, tracker: built.tracker, memory: built.memory, close: built.close };
+  return { url, app: built.app, resolver: built.resolver, tracker: built.tracker, memory: built.memory, stream: built.stream, close: built.close };
 }

@@ -25,6 +25,12 @@ export const ERRORS = {
 
 export type ErrorKind = keyof typeof ERRORS;
 
+/** Refusals of /stream/heads before the stream opens (caps), outside the request pipeline's kinds. */
+export const STREAM_REFUSALS = {
+  STREAM_CLIENT_LIMIT: { code: 4291, status: 429, msg: 'too many open streams from this client' },
+  STREAMS_FULL: { code: 5031, status: 503, msg: 'too many open streams; retry later' },
+} as const satisfies Record<string, { code: number; status: number; msg: string }>;
+
 /** Kinds after which an idempotent GET may be tried on another upstream. */
 const RETRYABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
   'UPSTREAM_BAD_RESPONSE',

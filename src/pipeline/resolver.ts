@@ -57,26 +57,34 @@ export interface ResolverDeps {
   metrics: Metrics;
   clock: () => number;
   logger: Logger;
+  /** Sees every lookup's request (hot-key tracking for refresh-ahead); null: none. */
+  observe?: ((req: CanonicalRequest) => void) | null;
 }
+
+const ignore = (): void => {};
 
 type Judged = { state: 'fresh' | 'stale' | 'error-only' | 'dead'; entry: CacheEntry };
 
 export class Resolver {
   readonly #d: ResolverDeps;
   readonly #flights = new SingleFlight<Filled>();
+  readonly #observe: (req: CanonicalRequest) => void;
 
   constructor(deps: ResolverDeps) {
     this.#d = deps;
+    this.#observe = deps.observe ?? ignore;
   }
 
   /** Synchronous fast path: a fresh memory entry, or undefined. */
   hit(req: CanonicalRequest, now: number): Resolution | undefined {
+    this.#observe(req);
     const mem = this.#d.memory.peek(req.key);
     if (mem === undefined || entryState(mem.entry, now, this.#d.chain) !== 'fresh') return undefined;
     return { result: 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
   }
 
   async resolve(req: CanonicalRequest): Promise<Resolution> {
+    this.#observe(req);
     const { memory, second, clock } = this.#d;
     const now = clock();
     let fallback: CacheEntry | undefined;
@@ -169,6 +177,17 @@ export class Resolver {
     this.#flights.run(req.key, () => this.#fill(req)).promise.catch((err: unknown) => {
       this.#d.logger.warn({ key: req.key, err: toProxyError(err).message }, 'background refresh failed');
     });
+  }
+
+  /**
+   * Fetches and stores the key now, joining a flight under way; when the joined
+   * flight started before the current head, fetches once more (refresh-ahead).
+   */
+  async revalidate(req: CanonicalRequest): Promise<CacheEntry> {
+    const head = this.#d.chain.bestHead();
+    const f = await this.#flights.run(req.key, () => this.#fill(req)).promise;
+    if (head === null || f.entry.head === null || f.entry.head >= head) return f.entry;
+    return (await this.#flights.run(req.key, () => this.#fill(req)).promise).entry;
   }
 
   async #fill(req: CanonicalRequest): Promise<Filled> {
