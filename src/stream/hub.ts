@@ -61,7 +61,7 @@ export class StreamHub {
   /** Writes one frame to a single subscriber, dropping it when it reads too slowly. */
   write(res: ServerResponse, frame: Buffer): boolean {
     if (res.destroyed || res.writableEnded) return false;
-    if (res.writableLength + frame.length > this.#limits.maxBufferBytes) {
+    if (res.writableLength > this.#limits.maxBufferBytes) {
       this.#events.dropped('slow');
       res.destroy();
       return false;
