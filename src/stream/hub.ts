@@ -25,6 +25,8 @@ export type Admission = 'ok' | 'full' | 'client';
 interface Subscriber {
   res: ServerResponse;
   client: string;
+  /** Height of the last event this subscriber got (or resumed after): never sent twice. */
+  last: number;
 }
 
 export class StreamHub {
@@ -39,7 +41,7 @@ export class StreamHub {
   constructor(limits: HubLimits, events: HubEvents, heartbeatFrame: Buffer) {
     this.#limits = limits;
     this.#events = events;
-    this.#heartbeat = setInterval(() => this.broadcast(heartbeatFrame, false), limits.heartbeatMs);
+    this.#heartbeat = setInterval(() => this.#heartbeatAll(heartbeatFrame), limits.heartbeatMs);
     this.#heartbeat.unref();
   }
 
@@ -50,9 +52,12 @@ export class StreamHub {
     return 'ok';
   }
 
-  /** Adds an open response (headers already written); it leaves when the socket closes. */
-  add(res: ServerResponse, client: string): void {
-    const sub: Subscriber = { res, client };
+  /**
+   * Adds an open response (headers written, replay sent up to `last`, -1 for
+   * none); it leaves when the socket closes.
+   */
+  add(res: ServerResponse, client: string, last: number): void {
+    const sub: Subscriber = { res, client, last };
     this.#subs.add(sub);
     this.#perClient.set(client, (this.#perClient.get(client) ?? 0) + 1);
     res.once('close', () => this.#remove(sub));
@@ -70,11 +75,19 @@ export class StreamHub {
     return true;
   }
 
-  /** Sends one frame to every subscriber; `count` says whether it is an event (not a heartbeat). */
-  broadcast(frame: Buffer, count = true): void {
+  /** Sends the event of `height` to every subscriber that has not had it. */
+  broadcast(height: number, frame: Buffer): void {
     let n = 0;
-    for (const sub of this.#subs) if (this.write(sub.res, frame)) n++;
-    if (count && n > 0) this.#events.sent(n);
+    for (const sub of this.#subs) {
+      if (sub.last >= height) continue;
+      sub.last = height;
+      if (this.write(sub.res, frame)) n++;
+    }
+    if (n > 0) this.#events.sent(n);
+  }
+
+  #heartbeatAll(frame: Buffer): void {
+    for (const sub of this.#subs) this.write(sub.res, frame);
   }
 
   get size(): number {

@@ -71,7 +71,7 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     revalidate: (req) => d.resolver.revalidate(req),
     publish: (e) => {
       history.push(e);
-      streamHub.broadcast(e.frame);
+      streamHub.broadcast(e.height, e.frame);
     },
     clock: d.clock,
     logger: d.logger,

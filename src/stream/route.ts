@@ -54,10 +54,10 @@ export function registerStreamRoute(app: FastifyInstance, deps: StreamRouteDeps)
     const after = resumeHeight(request.headers['last-event-id'], request.raw.url ?? '');
     const latest = history.latest();
     const replay = after === null ? (latest === undefined ? [] : [latest]) : history.after(after);
-    hub.add(res, client);
     let sent = 0;
     for (const e of replay) if (hub.write(res, e.frame)) sent++;
     if (sent > 0) metrics.sent(sent);
+    hub.add(res, client, Math.max(after ?? -1, replay[replay.length - 1]?.height ?? -1));
     return reply;
   });
 }
