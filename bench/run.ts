@@ -21,8 +21,9 @@ import { coldMiss } from './scenarios/c-cold-miss.js';
 import { stampede } from './scenarios/d-stampede.js';
 import { hedging } from './scenarios/e-hedging.js';
 import { redis } from './scenarios/f-redis.js';
+import { stream } from './scenarios/h-stream.js';
 
-const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis];
+const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, stream];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

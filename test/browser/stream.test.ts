@@ -60,14 +60,14 @@ describe('EventSource in headless chromium', () => {
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
     type Seen = { id: string; height: number; block: number | null; opens: number };
-    const seen = (): Promise<Seen[]> => page.evaluate(() => (window as unknown as { seen: Seen[] }).seen);
+    const seen = (): Promise<Seen[]> => page.evaluate(() => (globalThis as unknown as { seen: Seen[] }).seen);
 
-    await page.waitForFunction(() => (window as unknown as { seen: unknown[] }).seen.length >= 4, undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length >= 4, undefined, { timeout: 20_000 });
     // The proxy drops every connection (as a restart or a load balancer would).
     proxy.app.server.closeAllConnections();
     await page.waitForFunction(
       () => {
-        const s = (window as unknown as { seen: { opens: number }[] }).seen;
+        const s = (globalThis as unknown as { seen: { opens: number }[] }).seen;
         return s.filter((e) => e.opens >= 2).length >= 4;
       },
       undefined,
@@ -83,7 +83,7 @@ describe('EventSource in headless chromium', () => {
       expect(e.id).toBe(String(e.height));
       expect(e.block).toBe(e.height);
     }
-    expect(await page.evaluate(() => (window as unknown as { opens: number }).opens)).toBe(2);
+    expect(await page.evaluate(() => (globalThis as unknown as { opens: number }).opens)).toBe(2);
     await page.close();
   });
 });
