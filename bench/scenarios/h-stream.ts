@@ -103,10 +103,19 @@ async function mixRun(ctx: Ctx, name: string, env: Record<string, string>, block
     await runLoad({ url: proxy.url, sample: mixSampler(u2, 7), connections: CONNECTIONS, amount: ctx.d(20_000, 3_000) });
     const c0 = await proxy.cacheCounts();
     const s0 = await sim.total();
+    const e0 = (await sim.stats()).requests;
     const poller = freshnessPoller(proxy.url, sim);
     const r = await runLoad({ url: proxy.url, sample: mixSampler(u2, 42), connections: CONNECTIONS, amount: ctx.d(60_000, 10_000) });
     const fresh = await poller.stop();
     const up = (await sim.total()) - s0;
+    const e1 = (await sim.stats()).requests;
+    const perEndpoint = Object.entries(e1)
+      .filter(([k]) => !k.startsWith('_'))
+      .map(([k, v]) => [k, v - (e0[k] ?? 0)] as const)
+      .filter(([, v]) => v > 0)
+      .sort((x, y) => y[1] - x[1])
+      .map(([k, v]) => `${k} ${((v / r.total) * 1000).toFixed(1)}`);
+    ctx.notes.push(`(h) ${name}: upstream requests per 1000 client requests by endpoint: ${perEndpoint.join(', ')}`);
     const hr = hitRatio(diffCounts(c0, await proxy.cacheCounts()));
     const c = combine([r]);
     ctx.rows.push({

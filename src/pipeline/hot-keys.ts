@@ -1,22 +1,23 @@
 /**
- * Which head-dependent entries clients poll: `block/max` and the first pages
- * of `block/list`, `tx/list` and `tx/list/pending`, at whatever page sizes they
- * use. Every lookup of such a key adds one to its score; every new head halves
- * the scores, so a key stays hot while clients keep asking for it. The keys are
- * few by construction (one per endpoint and page size), so the map is small.
+ * Which head-dependent entries clients poll: `block/max`, and the first page
+ * of every entry the next head invalidates (`block/list`, `tx/list`,
+ * `tx/list/pending` at whatever page sizes clients use; also per-address
+ * lists, `address/info`, `chain/summary`, ...). Every lookup of such a key adds
+ * one to its score; every new head halves the scores, so a key stays hot while
+ * clients keep asking for it. The map is bounded; cold keys are forgotten.
  */
-import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
-
-export const HOT_ENDPOINTS: ReadonlySet<EndpointName> = new Set<EndpointName>(['block/max', 'block/list', 'tx/list', 'tx/list/pending']);
+import type { CanonicalRequest } from '../catalogue/types.js';
 
 /** Scores below this after ageing are forgotten. */
 const FORGET_BELOW = 0.25;
-/** Bound on distinct keys tracked (page sizes are bounded by MAX_PAGE_SIZE anyway). */
-const MAX_TRACKED = 1024;
+/** Bound on distinct keys tracked between two heads. */
+const MAX_TRACKED = 4096;
 
-/** A lookup of the newest page of a head-moving list, or of the head itself. */
+/** The head itself, or the newest page of something the next head makes stale. */
 export function isHeadPage(req: CanonicalRequest): boolean {
-  if (!HOT_ENDPOINTS.has(req.endpoint.name)) return false;
+  const e = req.endpoint;
+  if (e.name === 'block/max') return true;
+  if (!e.policy.invalidateOnHead) return false;
   const page = req.params.get('page');
   return (page === undefined || page === '1') && !req.params.has('block_height');
 }
