@@ -1,23 +1,23 @@
 /**
- * Which head-dependent entries clients poll: `block/max`, and the first page
- * of every entry the next head invalidates (`block/list`, `tx/list`,
- * `tx/list/pending` at whatever page sizes clients use; also per-address
- * lists, `address/info`, `chain/summary`, ...). Every lookup of such a key adds
- * one to its score; every new head halves the scores, so a key stays hot while
- * clients keep asking for it. The map is bounded; cold keys are forgotten.
+ * Which head-dependent entries clients poll: `block/max` and the first pages
+ * of `block/list`, `tx/list` and `tx/list/pending`, at whatever page sizes
+ * they use. Every lookup of such a key adds one to its score; every new head
+ * halves the scores, so a key stays hot while clients keep asking for it and
+ * is forgotten when they stop. The keys are few by construction (one per
+ * endpoint and page size); the map is bounded anyway.
  */
-import type { CanonicalRequest } from '../catalogue/types.js';
+import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
+
+export const HOT_ENDPOINTS: ReadonlySet<EndpointName> = new Set<EndpointName>(['block/max', 'block/list', 'tx/list', 'tx/list/pending']);
 
 /** Scores below this after ageing are forgotten. */
 const FORGET_BELOW = 0.25;
-/** Bound on distinct keys tracked between two heads. */
-const MAX_TRACKED = 4096;
+/** Bound on distinct keys tracked. */
+const MAX_TRACKED = 1024;
 
-/** The head itself, or the newest page of something the next head makes stale. */
+/** The head itself, or the newest page of a list that moves with the head. */
 export function isHeadPage(req: CanonicalRequest): boolean {
-  const e = req.endpoint;
-  if (e.name === 'block/max') return true;
-  if (!e.policy.invalidateOnHead) return false;
+  if (!HOT_ENDPOINTS.has(req.endpoint.name)) return false;
   const page = req.params.get('page');
   return (page === undefined || page === '1') && !req.params.has('block_height');
 }
