@@ -162,11 +162,11 @@ export const stream: Scenario = {
       detail: `${big.upPerBlock.toFixed(1)} vs ${small.upPerBlock.toFixed(1)} per block`,
     });
     ctx.ratios.push({
-      name: 'h: block → last of 1000 subscribers, p99 / probe interval',
-      value: big.lastP99 / FANOUT_PROBE_MS,
-      goal: '<= 1.5 (one probe, then one refresh and the fan-out)',
-      pass: big.lastP99 <= FANOUT_PROBE_MS * 1.5,
-      detail: `p50 ${big.lastP50.toFixed(0)} ms, p99 ${big.lastP99.toFixed(0)} ms; fan-out spread p50 ${big.spreadP50.toFixed(1)} ms`,
+      name: 'h: block → last subscriber, 1000 / 10 subscribers (p50)',
+      value: big.lastP50 / small.lastP50,
+      goal: 'report (the probe wait, up to one interval, is in both)',
+      pass: null,
+      detail: `1000: p50 ${big.lastP50.toFixed(0)} ms, p99 ${big.lastP99.toFixed(0)} ms, first→last p50 ${big.spreadP50.toFixed(1)} ms; 10: p50 ${small.lastP50.toFixed(0)} ms, p99 ${small.lastP99.toFixed(0)} ms`,
     });
 
     // Short windows need blocks to happen inside them.

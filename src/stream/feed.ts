@@ -22,8 +22,6 @@ const PAGE_SIZE = 20;
 export interface FeedDeps {
   tracker: ChainTracker;
   refreshAhead: RefreshAhead | null;
-  /** Block records are fetched only when someone may stream them. */
-  streaming: boolean;
   blockList: EndpointDef;
   limits: ParamLimits;
   resolve(req: CanonicalRequest): Promise<{ entry: CacheEntry }>;
@@ -36,6 +34,10 @@ export interface FeedDeps {
 export class HeadFeed {
   readonly #d: FeedDeps;
   #emitted: number | null = null;
+  /** Head refresh-ahead last ran for. */
+  #refreshed: number | null = null;
+  /** Events are made once the stream has had a subscriber (a replica nobody streams from does no extra work). */
+  #streaming = false;
   #running: Promise<void> | null = null;
   #again = false;
   #closed = false;
@@ -49,6 +51,13 @@ export class HeadFeed {
   /** Height of the last event published, or null. */
   get emitted(): number | null {
     return this.#emitted;
+  }
+
+  /** From now on, make events (the first one for the current head). */
+  startStreaming(): void {
+    if (this.#streaming) return;
+    this.#streaming = true;
+    this.kick();
   }
 
   /** Starts a step, or asks the running one for another pass. */
@@ -86,12 +95,12 @@ export class HeadFeed {
 
   async #step(): Promise<void> {
     const head = this.#d.tracker.bestHead();
-    if (head === null || (this.#emitted !== null && head <= this.#emitted)) return;
-    await this.#d.refreshAhead?.run(head);
-    if (!this.#d.streaming || this.#closed) {
-      this.#emitted = head;
-      return;
+    if (head === null) return;
+    if (this.#refreshed === null || head > this.#refreshed) {
+      this.#refreshed = head;
+      await this.#d.refreshAhead?.run(head);
     }
+    if (!this.#streaming || this.#closed || (this.#emitted !== null && head <= this.#emitted)) return;
     const maxPage = Math.min(this.#d.limits.maxPageSize, 100);
     const from = this.#emitted === null ? head : Math.max(this.#emitted + 1, head - maxPage + 1);
     const page = await this.#blocks(head, Math.min(maxPage, Math.max(PAGE_SIZE, head - from + 1)));

@@ -64,7 +64,6 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
   const feed = new HeadFeed({
     tracker: d.tracker,
     refreshAhead,
-    streaming: d.config.maxStreams > 0,
     blockList: d.blockList,
     limits: d.limits,
     resolve: (req) => d.resolver.resolve(req),
@@ -76,7 +75,7 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     clock: d.clock,
     logger: d.logger,
   });
-  registerStreamRoute(d.app, { hub: streamHub, history, retryMs: d.config.retryMs, metrics });
+  registerStreamRoute(d.app, { hub: streamHub, history, retryMs: d.config.retryMs, metrics, onSubscribe: () => feed.startStreaming() });
   const close = (): void => {
     feed.close();
     streamHub.close();

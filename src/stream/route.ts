@@ -18,6 +18,8 @@ export interface StreamRouteDeps {
   history: EventHistory;
   retryMs: number;
   metrics: StreamMetrics;
+  /** Called for every stream opened (the feed starts making events at the first). */
+  onSubscribe(): void;
 }
 
 const STREAM_HEADERS = {
@@ -58,6 +60,7 @@ export function registerStreamRoute(app: FastifyInstance, deps: StreamRouteDeps)
     for (const e of replay) if (hub.write(res, e.frame)) sent++;
     if (sent > 0) metrics.sent(sent);
     hub.add(res, client, Math.max(after ?? -1, replay[replay.length - 1]?.height ?? -1));
+    deps.onSubscribe();
     return reply;
   });
 }

@@ -1,6 +1,7 @@
 /** A simulator (manual blocks) behind a proxy that probes it often, torn down after each test. */
 import { afterEach } from 'vitest';
 import { startTestProxy, testConfig, type ConfigPatch } from '../helpers/proxy.js';
+import { defaultConfig } from '../../src/config/defaults.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import type { ProxyHandle } from '../../src/app.js';
 import type { StreamConfig } from '../../src/config/types.js';
@@ -31,10 +32,18 @@ export function rig(): { start(patch?: ConfigPatch): Promise<Rig>; stream(base: 
     async start(patch = {}) {
       const sim = await startSimulator({ blockIntervalMs: 0, seed: 5 });
       sims.push(sim);
-      const proxy = await startTestProxy([sim.url], { ...patch, upstream: { probeIntervalMs: 100, ...patch.upstream } });
+      const proxy = await startTestProxy([sim.url], {
+        // The production default (test/helpers/proxy.ts turns refresh-ahead off).
+        refreshAhead: defaultConfig().refreshAhead,
+        ...patch,
+        upstream: { probeIntervalMs: 100, ...patch.upstream },
+      });
       proxies.push(proxy);
-      // The first probe gives the first head, and the first event.
-      await waitFor(() => proxy.stream.feed.emitted === sim.chain.head(), 'the first head event');
+      // The first subscriber starts the events; the first probe gives the first head.
+      const first = await openStream(proxy.url);
+      await first.until(() => first.events.length === 1, 10_000, 'the first head event');
+      first.close();
+      await waitFor(() => proxy.stream.hub.size === 0, 'the first subscriber to leave');
       return { sim, proxy };
     },
     async stream(base, o) {
