@@ -72,11 +72,6 @@ export class HeadFeed {
     });
   }
 
-  /** Resolves once no step is running (tests, shutdown). */
-  async idle(): Promise<void> {
-    while (this.#running !== null) await this.#running;
-  }
-
   close(): void {
     this.#closed = true;
     this.#d.tracker.off('head', this.#onHead);
