@@ -51,6 +51,22 @@ function subscribe(url: string): Promise<Subscriber> {
   });
 }
 
+const HEAD_ENDPOINTS = ['block/max', 'block/list', 'tx/list', 'tx/list/pending'];
+
+/** HIT+STALE and all answers of the endpoints that move with the head (what refresh-ahead is for). */
+async function headCounts(url: string): Promise<{ hits: number; all: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let hits = 0;
+  let all = 0;
+  for (const m of text.matchAll(/^chainproxy_requests_total\{([^}]*)\} (\S+)$/gm)) {
+    const endpoint = /endpoint="([^"]+)"/.exec(m[1]!)?.[1];
+    if (endpoint === undefined || !HEAD_ENDPOINTS.includes(endpoint)) continue;
+    all += Number(m[2]);
+    if (/cache="(HIT|STALE)"/.test(m[1]!)) hits += Number(m[2]);
+  }
+  return { hits, all };
+}
+
 async function cpuSeconds(url: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   return Number(/^process_cpu_seconds_total (\S+)$/m.exec(text)?.[1] ?? NaN);
@@ -94,7 +110,7 @@ async function fanout(ctx: Ctx, n: number, blocks: number): Promise<{ lastP50: n
   }
 }
 
-async function mixRun(ctx: Ctx, name: string, env: Record<string, string>, blockIntervalMs: number): Promise<{ hr: number | null; up1000: number; staleMs: number; rps: number }> {
+async function mixRun(ctx: Ctx, name: string, env: Record<string, string>, blockIntervalMs: number): Promise<{ hr: number | null; headHr: number; up1000: number; staleMs: number; rps: number }> {
   const sim: SimProc = await startSim({ blockIntervalMs, name: `sim-${name}` });
   const proxy: ProxyProc = await startProxyProc([sim.url], env, `proxy-${name}`);
   try {
@@ -102,6 +118,7 @@ async function mixRun(ctx: Ctx, name: string, env: Record<string, string>, block
     const u2 = { ...u, head0: await sim.head(), t0: Date.now() };
     await runLoad({ url: proxy.url, sample: mixSampler(u2, 7), connections: CONNECTIONS, amount: ctx.d(20_000, 3_000) });
     const c0 = await proxy.cacheCounts();
+    const h0 = await headCounts(proxy.url);
     const s0 = await sim.total();
     const e0 = (await sim.stats()).requests;
     const poller = freshnessPoller(proxy.url, sim);
@@ -117,6 +134,8 @@ async function mixRun(ctx: Ctx, name: string, env: Record<string, string>, block
       .map(([k, v]) => `${k} ${((v / r.total) * 1000).toFixed(1)}`);
     ctx.notes.push(`(h) ${name}: upstream requests per 1000 client requests by endpoint: ${perEndpoint.join(', ')}`);
     const hr = hitRatio(diffCounts(c0, await proxy.cacheCounts()));
+    const h1 = await headCounts(proxy.url);
+    const headHr = (h1.hits - h0.hits) / Math.max(1, h1.all - h0.all);
     const c = combine([r]);
     ctx.rows.push({
       scenario: 'h explorer mix',
@@ -126,9 +145,9 @@ async function mixRun(ctx: Ctx, name: string, env: Record<string, string>, block
       p99: c.p99,
       hitRatio: hr,
       upPer1000: (up / r.total) * 1000,
-      note: `blocks every ${blockIntervalMs} ms; block/max max staleness ${fresh.maxStaleMs} ms (${fresh.samples} polls, ${fresh.backwards} backwards)`,
+      note: `blocks every ${blockIntervalMs} ms; hit ratio of block/max, block/list, tx/list, tx/list/pending ${(headHr * 100).toFixed(2)} %; block/max max staleness ${fresh.maxStaleMs} ms (${fresh.samples} polls, ${fresh.backwards} backwards)`,
     });
-    return { hr, up1000: (up / r.total) * 1000, staleMs: fresh.maxStaleMs, rps: c.rps };
+    return { hr, headHr, up1000: (up / r.total) * 1000, staleMs: fresh.maxStaleMs, rps: c.rps };
   } finally {
     await proxy.close();
     await sim.close();
@@ -179,6 +198,13 @@ export const stream: Scenario = {
       goal: '>= 0.97',
       pass: withRa.hr === null ? null : withRa.hr >= 0.97,
       detail: `without: ${without.hr === null ? '–' : (without.hr * 100).toFixed(1)} %; blocks every ${interval} ms`,
+    });
+    ctx.ratios.push({
+      name: 'h: misses on the head endpoints, refresh-ahead on / off',
+      value: (1 - withRa.headHr) / Math.max(1e-9, 1 - without.headHr),
+      goal: '< 1',
+      pass: withRa.headHr > without.headHr,
+      detail: `hit ratio of block/max, block/list, tx/list, tx/list/pending: ${(withRa.headHr * 100).toFixed(2)} % vs ${(without.headHr * 100).toFixed(2)} %`,
     });
     ctx.ratios.push({
       name: 'h: upstream req per 1000, refresh-ahead on / off',
