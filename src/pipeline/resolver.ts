@@ -57,7 +57,7 @@ export interface ResolverDeps {
   metrics: Metrics;
   clock: () => number;
   logger: Logger;
-  /** Sees every lookup's request (hot-key tracking for refresh-ahead); null: none. */
+  /** Sees every lookup's request once: fresh hits in `hit`, the rest in `resolve` (hot keys); null: none. */
   observe?: ((req: CanonicalRequest) => void) | null;
 }
 
@@ -77,9 +77,9 @@ export class Resolver {
 
   /** Synchronous fast path: a fresh memory entry, or undefined. */
   hit(req: CanonicalRequest, now: number): Resolution | undefined {
-    this.#observe(req);
     const mem = this.#d.memory.peek(req.key);
     if (mem === undefined || entryState(mem.entry, now, this.#d.chain) !== 'fresh') return undefined;
+    this.#observe(req);
     return { result: 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
   }
 
