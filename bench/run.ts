@@ -24,8 +24,9 @@ import { hedging } from './scenarios/e-hedging.js';
 import { redis } from './scenarios/f-redis.js';
 import { shed } from './scenarios/g-shed.js';
 import { pages } from './scenarios/p-pages.js';
+import { stream } from './scenarios/h-stream.js';
 
-const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, pages];
+const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -39,6 +39,8 @@ import { registerPageMetrics } from './pages/metrics.js';
 import { PAGES_PREFIX, registerPageRoutes } from './http/page-routes.js';
 import { registerBatchRoute } from './http/batch-route.js';
 import { chargeBatchWith } from './http/batch-charge.js';
+import { HotKeys } from './pipeline/hot-keys.js';
+import { createHeadStream, STREAM_PATH, type HeadStream } from './stream/index.js';
 
 export interface ProxyOptions {
   logger?: Logger;
@@ -54,6 +56,7 @@ export interface ProxyHandle {
   memory: MemoryStore;
   /** The aggregation layer; `pages.refresh('home')` recomposes a page in the background. */
   pages: Pages;
+  stream: HeadStream;
   close(): Promise<void>;
 }
 
@@ -94,6 +97,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase });
   poolRef = pool;
 
+  const hotKeys = new HotKeys();
   const fetcher = new FetchStage({ pool, tracker, publicBaseUrl: config.publicBaseUrl, clock });
   const resolver = new Resolver({
     memory,
@@ -105,6 +109,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     clock,
     logger,
     invariants: new Map([['block/max', blockMaxInvariant(tracker, clock)]]),
+    observe: config.refreshAhead.maxKeys > 0 ? hotKeys.seen : null,
   });
 
   const compiledPages = compilePages(PAGES, config.pages, catalogue);
@@ -157,6 +162,21 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     accessLog: config.accessLog,
     clock,
   });
+  const stream = createHeadStream({
+    app,
+    config: config.stream,
+    registry: prom.registry,
+    tracker,
+    refreshAheadKeys: config.refreshAhead.maxKeys,
+    hotKeys,
+    blockList: catalogue.get('block/list'),
+    limits: config.limits,
+    resolver,
+    clock,
+    logger,
+  });
+  // The home page moves with the head: recompose it (when clients read it) before its pollers ask.
+  if (config.refreshAhead.maxKeys > 0) stream.refreshAhead.addTarget({ name: 'pages/home', refresh: () => pages.refresh('home', {}, true) });
   registerOpsRoutes(app, {
     ready: () => pool.ready(),
     upstreams: () => pool.status(),
@@ -187,7 +207,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   );
   registerFallbacks(
     app,
-    new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS, ...DASHBOARD_PATHS, OPENAPI_PATH, ...pages.names().map((n) => `${PAGES_PREFIX}${n}`)]),
+    new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS, ...DASHBOARD_PATHS, OPENAPI_PATH, STREAM_PATH, ...pages.names().map((n) => `${PAGES_PREFIX}${n}`)]),
   );
 
   pool.start();
@@ -201,12 +221,12 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     await closePool();
     await fleet?.close();
   };
-  return { app, resolver, tracker, memory, pool, fleet, pages, close };
+  return { app, resolver, tracker, memory, pool, fleet, pages, stream, close };
 }
 
 export async function startProxy(config: Config, opts: ProxyOptions = {}): Promise<ProxyHandle> {
   const built = await buildProxy(config, opts);
   const address = await built.app.listen({ port: config.port, host: config.host });
   const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]');
-  return { url, app: built.app, resolver: built.resolver, tracker: built.tracker, memory: built.memory, pages: built.pages, close: built.close };
+  return { url, app: built.app, resolver: built.resolver, tracker: built.tracker, memory: built.memory, pages: built.pages, stream: built.stream, close: built.close };
 }

@@ -77,6 +77,13 @@ export const FIELDS: readonly Field[] = [
   { env: 'PASSTHROUGH_TIMEOUT_MS', key: 'passthrough.timeoutMs', kind: ms(100, 10 * 60_000), help: 'Passthrough: time to the backend response headers, and the longest pause while streaming its body (504 envelope before the headers).' },
   { env: 'SIM_BLOCK_INTERVAL_MS', key: 'simulator.blockIntervalMs', kind: ms(10, HOUR), help: 'Built-in simulator: time between blocks (used only without UPSTREAM_URLS).' },
   { env: 'SIM_SEED', key: 'simulator.seed', kind: int(0, 4_294_967_295), help: 'Built-in simulator: seed of its deterministic chain.' },
+  { env: 'MAX_STREAMS', key: 'stream.maxStreams', kind: int(0, 1_000_000), help: 'Concurrent /stream/heads subscribers (503 beyond; 0: the stream is off).' },
+  { env: 'STREAM_MAX_PER_CLIENT', key: 'stream.maxPerClient', kind: int(1, 1_000_000), help: 'Concurrent /stream/heads subscribers per client IP (429 beyond; the client IP as for rate limiting).' },
+  { env: 'STREAM_HEARTBEAT_MS', key: 'stream.heartbeatMs', kind: ms(10, HOUR), help: 'Interval of the comment heartbeat on every open stream.' },
+  { env: 'STREAM_RETRY_MS', key: 'stream.retryMs', kind: ms(0, HOUR), help: 'Reconnection delay suggested to clients (the retry: field).' },
+  { env: 'STREAM_HISTORY', key: 'stream.history', kind: int(1, 1_000_000), help: 'Head events kept for resuming with Last-Event-ID.' },
+  { env: 'STREAM_MAX_BUFFER_BYTES', key: 'stream.maxBufferBytes', kind: { type: 'bytes', min: 1024, max: GIB }, help: 'A subscriber whose unsent bytes exceed this is disconnected (it resumes with Last-Event-ID).' },
+  { env: 'REFRESH_AHEAD_MAX_KEYS', key: 'refreshAhead.maxKeys', kind: int(0, 10_000), help: 'Hot head-dependent entries (block/max, first pages of block/list, tx/list, tx/list/pending at the page sizes clients use) refreshed on every new head, chosen from recent traffic; 0: off.' },
 ];
 
 export const FIELD_BY_KEY: ReadonlyMap<string, Field> = new Map(FIELDS.map((f) => [f.key, f]));

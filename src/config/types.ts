@@ -68,6 +68,20 @@ export interface PassthroughConfig {
   timeoutMs: number;
 }
 
+export interface StreamConfig {
+  /** Concurrent subscribers (0: the stream is off). */
+  maxStreams: number;
+  /** Concurrent subscribers per client IP. */
+  maxPerClient: number;
+  heartbeatMs: number;
+  /** Reconnection delay suggested to clients. */
+  retryMs: number;
+  /** Events kept for Last-Event-ID resumes. */
+  history: number;
+  /** Unsent bytes past which a subscriber is disconnected. */
+  maxBufferBytes: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -97,6 +111,10 @@ export interface Config {
   passthrough: PassthroughConfig;
   /** Built-in simulator settings (used only when upstreamUrls is empty). */
   simulator: { blockIntervalMs: number; seed: number };
+  /** The /stream/heads server-sent event stream. */
+  stream: StreamConfig;
+  /** Refresh of hot head-dependent entries on every new head. */
+  refreshAhead: { maxKeys: number };
   /** Per-endpoint policy overrides merged over the catalogue defaults. */
   policies: Partial<Record<EndpointName, Partial<EndpointPolicy>>>;
   /** Pages added to (or replacing) the built-in page table (src/catalogue/pages.ts). */

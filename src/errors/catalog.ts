@@ -28,6 +28,11 @@ export type ErrorKind = keyof typeof ERRORS;
 
 /** Refusal of an operator endpoint to a client that is not an operator (no upstream ever involved). */
 export const OPERATOR_FORBIDDEN = { code: 4030, status: 403, msg: 'forbidden: operator endpoint' } as const;
+/** Refusals of /stream/heads before the stream opens (caps), outside the request pipeline's kinds. */
+export const STREAM_REFUSALS = {
+  STREAM_CLIENT_LIMIT: { code: 4291, status: 429, msg: 'too many open streams from this client' },
+  STREAMS_FULL: { code: 5031, status: 503, msg: 'too many open streams; retry later' },
+} as const satisfies Record<string, { code: number; status: number; msg: string }>;
 
 /** Kinds after which an idempotent GET may be tried on another upstream. */
 const RETRYABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>([

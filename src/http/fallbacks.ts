@@ -19,7 +19,7 @@ export function registerFallbacks(app: FastifyInstance, knownPaths: ReadonlySet<
         .code(204)
         .headers(CORS_HEADERS)
         .header('access-control-allow-methods', 'GET, HEAD, OPTIONS')
-        .header('access-control-allow-headers', 'If-None-Match, Accept-Encoding, Content-Type')
+        .header('access-control-allow-headers', 'If-None-Match, Accept-Encoding, Content-Type, Last-Event-ID')
         .header('access-control-max-age', '86400')
         .send();
     }

@@ -73,9 +73,11 @@ export class Pages {
 
   /**
    * Recomposes a page in the background (e.g. `/pages/home` on a new head),
-   * unless a composition of it is under way. Resolves when done; never rejects.
+   * unless a composition of it is under way. With `onlyCached`, only a page
+   * that clients asked for (still in the page cache) is recomposed.
+   * Resolves when done; never rejects.
    */
-  refresh(name: string, params: Readonly<Record<string, string>> = {}): Promise<void> {
+  refresh(name: string, params: Readonly<Record<string, string>> = {}, onlyCached = false): Promise<void> {
     const page = this.page(name);
     if (page === undefined) return Promise.resolve();
     let req: CanonicalRequest;
@@ -85,7 +87,7 @@ export class Pages {
       this.#d.logger.warn({ page: name, err: toProxyError(e).message }, 'page refresh: invalid parameters');
       return Promise.resolve();
     }
-    if (this.#flights.has(req.key)) return Promise.resolve();
+    if (this.#flights.has(req.key) || (onlyCached && !this.#cache.has(req.key))) return Promise.resolve();
     return this.get(page, req).then(
       () => undefined,
       (e: unknown) => this.#d.logger.warn({ page: name, err: toProxyError(e).message }, 'page refresh failed'),

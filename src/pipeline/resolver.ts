@@ -60,7 +60,11 @@ export interface ResolverDeps {
   logger: Logger;
   /** Per-endpoint answer invariants, applied to every answer whatever its source (e.g. block/max monotonic). */
   invariants?: ReadonlyMap<string, AnswerInvariant> | null;
+  /** Sees every lookup's request once: fresh hits in `hit`, the rest in `resolve` (hot keys); null: none. */
+  observe?: ((req: CanonicalRequest) => void) | null;
 }
+
+const ignore = (): void => {};
 
 type Judged = { state: 'fresh' | 'stale' | 'error-only' | 'dead'; entry: CacheEntry };
 
@@ -68,21 +72,25 @@ export class Resolver {
   readonly #d: ResolverDeps;
   readonly #flights = new SingleFlight<Filled>();
   readonly #invariants: ReadonlyMap<string, AnswerInvariant> | null;
+  readonly #observe: (req: CanonicalRequest) => void;
 
   constructor(deps: ResolverDeps) {
     this.#d = deps;
     this.#invariants = deps.invariants && deps.invariants.size > 0 ? deps.invariants : null;
+    this.#observe = deps.observe ?? ignore;
   }
 
   /** Synchronous fast path: a fresh memory entry, or undefined. */
   hit(req: CanonicalRequest, now: number): Resolution | undefined {
     const mem = this.#d.memory.peek(req.key);
     if (mem === undefined || entryState(mem.entry, now, this.#d.chain) !== 'fresh') return undefined;
+    this.#observe(req);
     const r: Resolution = { result: 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
     return this.#invariants === null ? r : this.#guard(req, r);
   }
 
   async resolve(req: CanonicalRequest): Promise<Resolution> {
+    this.#observe(req);
     const inv = this.#invariants?.get(req.endpoint.name);
     if (inv === undefined) return this.#resolve(req);
     try {
@@ -197,6 +205,17 @@ export class Resolver {
     this.#flights.run(req.key, () => this.#fill(req)).promise.catch((err: unknown) => {
       this.#d.logger.warn({ key: req.key, err: toProxyError(err).message }, 'background refresh failed');
     });
+  }
+
+  /**
+   * Fetches and stores the key now, joining a flight under way; when the joined
+   * flight started before the current head, fetches once more (refresh-ahead).
+   */
+  async revalidate(req: CanonicalRequest): Promise<CacheEntry> {
+    const head = this.#d.chain.bestHead();
+    const f = await this.#flights.run(req.key, () => this.#fill(req)).promise;
+    if (head === null || f.entry.head === null || f.entry.head >= head) return f.entry;
+    return (await this.#flights.run(req.key, () => this.#fill(req)).promise).entry;
   }
 
   async #fill(req: CanonicalRequest): Promise<Filled> {

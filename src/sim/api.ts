@@ -16,7 +16,7 @@ import {
 import { addressCountHistory, txCountHistory, txCountToday } from './records/stats.js';
 import { tokenHolderCount, tokenHolderRecord } from './records/token.js';
 import {
-  deriveTx, isPendingAt, normalAddressCount, normalSlots, nrcSlots, slotCount, tokenTxCount, tokenTxHeight, txStatus, type SlotList,
+  deriveTx, inChainTime, isPendingAt, normalAddressCount, normalSlots, nrcSlots, slotCount, tokenTxCount, tokenTxHeight, txStatus, type SlotList,
 } from './records/tx.js';
 import { locateTx, txCountAt } from './records/txcount.js';
 import {
@@ -388,7 +388,7 @@ export function runEndpoint(path: string, q: Query, ctx: ApiContext): ApiResult 
   const h = ENDPOINTS[path];
   if (!h) return { status: 404, body: errorBody(404, 'not found') };
   try {
-    return h(q, ctx);
+    return inChainTime(ctx.chain.genesisTime, () => h(q, ctx));
   } catch (e) {
     if (e instanceof ApiError) return { status: e.status, body: errorBody(e.code, e.message) };
     throw e;

@@ -3,7 +3,7 @@
  * (seed, head). A timer produces one block per blockIntervalMs; a frozen chain ignores
  * both the timer and advance() (it acts as a lagging backend and stays behind after unfreezing).
  */
-import { PENDING_WINDOW } from './constants.js';
+import { GENESIS_TIME, PENDING_WINDOW } from './constants.js';
 import { isPendingAt } from './records/tx.js';
 import { txCountAt, txPrefix } from './records/txcount.js';
 
@@ -12,6 +12,8 @@ export interface SimChainOptions {
   startHeight: number;
   finalityDepth: number;
   blockIntervalMs: number;
+  /** Unix seconds of block 0: block h is timed genesisTime + 15 h. Default: the recorded-fixture alignment. */
+  genesisTime?: number;
 }
 
 export type BlockListener = (head: number) => void;
@@ -20,6 +22,7 @@ export class SimChain {
   readonly seed: number;
   readonly finalityDepth: number;
   readonly blockIntervalMs: number;
+  readonly genesisTime: number;
   private headHeight: number;
   private frozen = false;
   private timer: NodeJS.Timeout | undefined;
@@ -33,6 +36,7 @@ export class SimChain {
     this.seed = o.seed >>> 0;
     this.finalityDepth = o.finalityDepth;
     this.blockIntervalMs = o.blockIntervalMs;
+    this.genesisTime = o.genesisTime ?? GENESIS_TIME;
     this.headHeight = o.startHeight;
   }
 

@@ -1,6 +1,7 @@
 /** Standalone simulator (`chainproxy-sim`, or `npm run simulator --` in a clone): --port 9001 --block-interval 1000 [--seed N] [--advertised-url URL] */
 import { parseArgs } from 'node:util';
 import { DEFAULT_START_HEIGHT, startSimulator } from './server.js';
+import { parseStartTime } from './time.js';
 
 const HELP = `chainproxy chain simulator
 
@@ -13,6 +14,8 @@ Usage: chainproxy-sim [options]   (in a clone: npm run simulator -- [options])
   --start-height N     initial head height (default ${DEFAULT_START_HEIGHT})
   --finality-depth N   blocks within N of the head are not final (default 15)
   --advertised-url U   base URL used in next/previous links (default: own URL)
+  --start-time T       time of the start head: Unix ms, ISO date, or 'fixture' (the recorded
+                       fixtures' 2020 alignment); default: now
   --log                log requests
   --help               this text
 
@@ -29,6 +32,15 @@ function num(v: string | undefined, name: string, def: number): number {
   return n;
 }
 
+function startTimeArg(v: string): number | 'fixture' {
+  const t = parseStartTime(v);
+  if (t === null) {
+    process.stderr.write(`invalid --start-time: ${v}\n`);
+    process.exit(2);
+  }
+  return t;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -39,6 +51,7 @@ async function main(): Promise<void> {
       'start-height': { type: 'string' },
       'finality-depth': { type: 'string' },
       'advertised-url': { type: 'string' },
+      'start-time': { type: 'string' },
       log: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -56,6 +69,7 @@ async function main(): Promise<void> {
     startHeight: num(values['start-height'], 'start-height', DEFAULT_START_HEIGHT),
     finalityDepth: num(values['finality-depth'], 'finality-depth', 15),
     ...(values['advertised-url'] ? { advertisedUrl: values['advertised-url'] } : {}),
+    ...(values['start-time'] !== undefined ? { startTime: startTimeArg(values['start-time']) } : {}),
     logger: values.log ?? false,
   });
   process.stdout.write(`chain simulator listening on ${sim.url} (head ${sim.chain.head()}, seed ${sim.chain.seed})\n`);

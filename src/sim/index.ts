@@ -1,5 +1,6 @@
 export { startSimulator, SimChain, DEFAULT_START_HEIGHT } from './server.js';
-export type { SimulatorOptions, SimulatorHandle, FaultConfig, FaultKind } from './server.js';
+export { genesisFor, parseStartTime } from './time.js';
+export type { SimulatorOptions, SimulatorHandle, FaultConfig, FaultKind, StartTime } from './server.js';
 export { runEndpoint, ENDPOINTS } from './api.js';
 export type { ApiContext, ApiResult, Query } from './api.js';
 export { txHash, blockHash, normalAddress, contractAddress, decodeTxHash, decodeAddress } from './ids.js';

@@ -5,9 +5,10 @@
  *  - All 22 GET endpoints at the root (`/tx/list`, ...), same envelopes, field names, quirks.
  *  - Deterministic: same seed and same head ⇒ same bytes, except server_timestamp,
  *    currentTimestamp and timeDiff (from `now()`).
- *  - Chain time: block h has timestamp GENESIS_TIME + 15 h (GENESIS_TIME = 1522526895), so the
- *    default start height 4 842 000 lands on 2020-07-19 like the recorded fixtures; the chain
- *    clock advances 15 s per produced block whatever blockIntervalMs is.
+ *  - Chain time: block h has timestamp genesis + 15 h. By default the start head is timed at
+ *    the clock at start (`startTime`); `startTime: 'fixture'` keeps the recorded alignment
+ *    (genesis 1522526895: height 4 842 000 lands on 2020-07-19). The chain clock advances
+ *    15 s per produced block whatever blockIntervalMs is.
  *  - Finality: blocks with height > head − finalityDepth have is_finality false.
  *  - Pending: txs of blocks head+1..head+40 that have entered the pool (each tx has an entry
  *    height in [h−40, h−1]) are pending (status 2, null block fields) and confirm (1) or fail (0)
@@ -21,11 +22,13 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SimChain } from './chain.js';
+import { genesisFor, type StartTime } from './time.js';
 import { registerControl } from './control.js';
 import { Faults, type FaultConfig } from './faults.js';
 import { registerRoutes } from './routes.js';
 
 export type { FaultConfig, FaultKind } from './faults.js';
+export type { StartTime } from './time.js';
 export { SimChain } from './chain.js';
 
 export interface SimulatorOptions {
@@ -45,6 +48,11 @@ export interface SimulatorOptions {
   advertisedUrl?: string;
   /** clock in ms for server_timestamp etc.; default Date.now */
   now?: () => number;
+  /**
+   * Unix ms the start head's block is timed at (same seed + same startTime ⇒ same chain);
+   * 'fixture': the recorded fixtures' alignment. Default: now() at start.
+   */
+  startTime?: StartTime;
   logger?: boolean;
 }
 
@@ -62,13 +70,15 @@ export interface SimulatorHandle {
 export const DEFAULT_START_HEIGHT = 4_842_000;
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
+  const now = options.now ?? Date.now;
+  const startHeight = options.startHeight ?? DEFAULT_START_HEIGHT;
   const chain = new SimChain({
     seed: options.seed ?? 1,
-    startHeight: options.startHeight ?? DEFAULT_START_HEIGHT,
+    startHeight,
     finalityDepth: options.finalityDepth ?? 15,
     blockIntervalMs: options.blockIntervalMs ?? 15_000,
+    genesisTime: genesisFor(options.startTime ?? now(), startHeight),
   });
-  const now = options.now ?? Date.now;
   const faults = new Faults();
   let counts: Record<string, number> = {};
   const count = (k: string): void => {

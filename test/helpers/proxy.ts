@@ -30,6 +30,8 @@ export function testConfig(upstreamUrls: string[], patch: ConfigPatch = {}): Con
     redis: { ...base.redis, ...patch.redis },
     rateLimit: { ...base.rateLimit, enabled: false, ...patch.rateLimit },
     policies: { ...base.policies, ...patch.policies },
+    // Off unless asked: it adds upstream requests on every head, which tests counting them do not expect.
+    refreshAhead: patch.refreshAhead ?? { maxKeys: 0 },
   };
 }
 

@@ -8,9 +8,9 @@ export const FIXTURES: Fixture[] = loadFixtures();
 
 export const FIXED_NOW = 1_595_157_487_445;
 
-/** A simulator without timer and with a fixed clock. */
+/** A simulator without timer, with a fixed clock and the recorded fixtures' chain time. */
 export function sim(o: SimulatorOptions = {}): Promise<SimulatorHandle> {
-  return startSimulator({ blockIntervalMs: 0, now: () => FIXED_NOW, ...o });
+  return startSimulator({ blockIntervalMs: 0, now: () => FIXED_NOW, startTime: 'fixture', ...o });
 }
 
 export interface Got {

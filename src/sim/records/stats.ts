@@ -1,16 +1,16 @@
 /** Daily statistics (2.3.14, 2.3.15) in chain time (UTC days). */
-import { BLOCKS_PER_DAY, BLOCK_SECONDS, GENESIS_TIME } from '../constants.js';
+import { BLOCKS_PER_DAY, BLOCK_SECONDS } from '../constants.js';
 import { hash4 } from '../rng.js';
 import { isoLocal, ymd } from '../render.js';
 import { contractCount } from './address.js';
-import { blockTime, normalAddressCount } from './tx.js';
+import { blockTime, genesisTime, normalAddressCount } from './tx.js';
 import { txPrefix } from './txcount.js';
 
 const D_STATS = 0x7374;
 
 /** First height whose block time is >= t. */
 function heightAt(t: number): number {
-  return Math.max(1, Math.ceil((t - GENESIS_TIME) / BLOCK_SECONDS));
+  return Math.max(1, Math.ceil((t - genesisTime()) / BLOCK_SECONDS));
 }
 
 export function txCountHistory(seed: number, head: number, days: number): string {

@@ -47,8 +47,31 @@ export interface TxCore {
   payload: string;
 }
 
+/**
+ * Chain time of the chain being rendered. Rendering is synchronous, so
+ * `inChainTime` sets it for the duration of one call; outside any call it is
+ * the recorded-fixture alignment.
+ */
+let genesis = GENESIS_TIME;
+
+/** Runs `render` with block h timed at `genesisTime + 15 h`. */
+export function inChainTime<T>(genesisTime: number, render: () => T): T {
+  const outer = genesis;
+  genesis = genesisTime;
+  try {
+    return render();
+  } finally {
+    genesis = outer;
+  }
+}
+
+/** Unix seconds of the current chain's block 0. */
+export function genesisTime(): number {
+  return genesis;
+}
+
 export function blockTime(h: number): number {
-  return GENESIS_TIME + h * BLOCK_SECONDS;
+  return genesis + h * BLOCK_SECONDS;
 }
 
 export function normalAddressCount(head: number): number {

@@ -1,0 +1,54 @@
+/**
+ * Which head-dependent entries clients poll: `block/max` and the first pages
+ * of `block/list`, `tx/list` and `tx/list/pending`, at whatever page sizes
+ * they use. Every lookup of such a key adds one to its score; every new head
+ * halves the scores, so a key stays hot while clients keep asking for it and
+ * is forgotten when they stop. The keys are few by construction (one per
+ * endpoint and page size); the map is bounded anyway.
+ */
+import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
+
+export const HOT_ENDPOINTS: ReadonlySet<EndpointName> = new Set<EndpointName>(['block/max', 'block/list', 'tx/list', 'tx/list/pending']);
+
+/** Scores below this after ageing are forgotten. */
+const FORGET_BELOW = 0.25;
+/** Bound on distinct keys tracked. */
+const MAX_TRACKED = 1024;
+
+/** The head itself, or the newest page of a list that moves with the head. */
+export function isHeadPage(req: CanonicalRequest): boolean {
+  if (!HOT_ENDPOINTS.has(req.endpoint.name)) return false;
+  const page = req.params.get('page');
+  return (page === undefined || page === '1') && !req.params.has('block_height');
+}
+
+interface Scored {
+  req: CanonicalRequest;
+  score: number;
+}
+
+export class HotKeys {
+  readonly #scores = new Map<string, Scored>();
+
+  /** Counts one lookup (cheap: a set lookup for every other key). */
+  readonly seen = (req: CanonicalRequest): void => {
+    if (!isHeadPage(req)) return;
+    const s = this.#scores.get(req.key);
+    if (s !== undefined) s.score++;
+    else if (this.#scores.size < MAX_TRACKED) this.#scores.set(req.key, { req, score: 1 });
+  };
+
+  /** The `n` hottest requests, hottest first; then every score is halved (a new head began). */
+  take(n: number): CanonicalRequest[] {
+    const ranked = [...this.#scores.values()].sort((a, b) => b.score - a.score).slice(0, n).map((s) => s.req);
+    for (const [key, s] of this.#scores) {
+      s.score /= 2;
+      if (s.score < FORGET_BELOW) this.#scores.delete(key);
+    }
+    return ranked;
+  }
+
+  get size(): number {
+    return this.#scores.size;
+  }
+}

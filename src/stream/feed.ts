@@ -1,0 +1,124 @@
+/**
+ * The head pipeline: on every advance of the best head (probes, data, the
+ * fleet bus), refresh-ahead first, then one head event per new height, each
+ * carrying that height's `block/list` record. Heads are handled one step at a
+ * time; heads that arrive during a step are coalesced into the next one, so the
+ * upstream work per head is constant whatever the number of subscribers.
+ */
+import type { Logger } from 'pino';
+import { canonicalize } from '../catalogue/canonicalize.js';
+import type { CanonicalRequest, EndpointDef, ParamLimits } from '../catalogue/types.js';
+import type { ChainTracker } from '../chain/tracker.js';
+import type { CacheEntry } from '../cache/types.js';
+import { toProxyError } from '../errors/catalog.js';
+import type { RefreshAhead } from '../pipeline/refresh-ahead.js';
+import { blockPage, type BlockPage } from './blocks.js';
+import { eventFrame } from './frames.js';
+import type { HeadEvent } from './history.js';
+
+/** Page size of the block/list page read for the records (the API's default, so it shares the hot entry). */
+const PAGE_SIZE = 20;
+
+export interface FeedDeps {
+  tracker: ChainTracker;
+  refreshAhead: RefreshAhead | null;
+  blockList: EndpointDef;
+  limits: ParamLimits;
+  resolve(req: CanonicalRequest): Promise<{ entry: CacheEntry }>;
+  revalidate(req: CanonicalRequest): Promise<CacheEntry>;
+  publish(e: HeadEvent): void;
+  clock: () => number;
+  logger: Logger;
+}
+
+export class HeadFeed {
+  readonly #d: FeedDeps;
+  #emitted: number | null = null;
+  /** Head refresh-ahead last ran for. */
+  #refreshed: number | null = null;
+  /** Events are made once the stream has had a subscriber (a replica nobody streams from does no extra work). */
+  #streaming = false;
+  #running: Promise<void> | null = null;
+  #again = false;
+  #closed = false;
+  readonly #onHead = (): void => this.kick();
+
+  constructor(deps: FeedDeps) {
+    this.#d = deps;
+    deps.tracker.on('head', this.#onHead);
+  }
+
+  /** Height of the last event published, or null. */
+  get emitted(): number | null {
+    return this.#emitted;
+  }
+
+  /** From now on, make events (the first one for the current head). */
+  startStreaming(): void {
+    if (this.#streaming) return;
+    this.#streaming = true;
+    this.kick();
+  }
+
+  /** Starts a step, or asks the running one for another pass. */
+  kick(): void {
+    if (this.#closed) return;
+    if (this.#running !== null) {
+      this.#again = true;
+      return;
+    }
+    this.#running = this.#loop().finally(() => {
+      this.#running = null;
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#d.tracker.off('head', this.#onHead);
+  }
+
+  async #loop(): Promise<void> {
+    do {
+      this.#again = false;
+      try {
+        await this.#step();
+      } catch (err) {
+        this.#d.logger.error({ err: toProxyError(err).message }, 'head feed step failed');
+      }
+    } while (this.#again && !this.#closed);
+  }
+
+  async #step(): Promise<void> {
+    const head = this.#d.tracker.bestHead();
+    if (head === null) return;
+    if (this.#refreshed === null || head > this.#refreshed) {
+      this.#refreshed = head;
+      await this.#d.refreshAhead?.run(head);
+    }
+    if (!this.#streaming || this.#closed || (this.#emitted !== null && head <= this.#emitted)) return;
+    const maxPage = Math.min(this.#d.limits.maxPageSize, 100);
+    const from = this.#emitted === null ? head : Math.max(this.#emitted + 1, head - maxPage + 1);
+    const page = await this.#blocks(head, Math.min(maxPage, Math.max(PAGE_SIZE, head - from + 1)));
+    const final = Math.max(this.#d.tracker.finalHeight() ?? -1, page.final ?? -1);
+    const time = this.#d.clock();
+    for (let h = from; h <= head; h++) {
+      const block = page.records.get(h);
+      const json = `{"height":${h},"final_height":${final < 0 ? 'null' : final},"time":${time},"block":${block === undefined ? 'null' : block.toString('utf8')}}`;
+      this.#d.publish({ height: h, frame: eventFrame(h, json) });
+    }
+    this.#emitted = head;
+  }
+
+  /** The newest `size` block records; fetched again once when the page ends below `head` (a lagging answer). */
+  async #blocks(head: number, size: number): Promise<BlockPage> {
+    const req = canonicalize(this.#d.blockList, `page=1&page_size=${size}`, this.#d.limits);
+    try {
+      const page = blockPage((await this.#d.resolve(req)).entry.body);
+      if (page.records.has(head)) return page;
+      return blockPage((await this.#d.revalidate(req)).body);
+    } catch (err) {
+      this.#d.logger.warn({ err: toProxyError(err).message, head }, 'head feed: block records unavailable');
+      return { records: new Map(), final: null };
+    }
+  }
+}

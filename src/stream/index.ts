@@ -1,0 +1,95 @@
+/**
+ * The head stream, composed: history, hub, route and the head feed (which also
+ * drives refresh-ahead). `createHeadStream` is called once by the composition
+ * root; `close()` ends every stream so the server's close does not wait on them.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { CanonicalRequest, EndpointDef, ParamLimits } from '../catalogue/types.js';
+import type { ChainTracker } from '../chain/tracker.js';
+import type { CacheEntry } from '../cache/types.js';
+import type { StreamConfig } from '../config/types.js';
+import type { HotKeys } from '../pipeline/hot-keys.js';
+import { RefreshAhead } from '../pipeline/refresh-ahead.js';
+import { HeadFeed } from './feed.js';
+import { HEARTBEAT_FRAME } from './frames.js';
+import { EventHistory } from './history.js';
+import { StreamHub } from './hub.js';
+import { createStreamMetrics, type StreamMetrics } from './metrics.js';
+import { registerStreamRoute } from './route.js';
+
+export { STREAM_PATH } from './route.js';
+
+export interface HeadStreamDeps {
+  app: FastifyInstance;
+  config: StreamConfig;
+  registry: Registry;
+  tracker: ChainTracker;
+  /** Hot entries refreshed per head (0: refresh-ahead off) and where their scores come from. */
+  refreshAheadKeys: number;
+  hotKeys: HotKeys;
+  blockList: EndpointDef;
+  limits: ParamLimits;
+  resolver: {
+    resolve(req: CanonicalRequest): Promise<{ entry: CacheEntry }>;
+    revalidate(req: CanonicalRequest): Promise<CacheEntry>;
+  };
+  clock: () => number;
+  logger: Logger;
+}
+
+export interface HeadStream {
+  feed: HeadFeed;
+  /** Extra refresh targets register here (`refreshAhead.addTarget`). */
+  refreshAhead: RefreshAhead;
+  hub: StreamHub;
+  metrics: StreamMetrics;
+  close(): void;
+}
+
+export function createHeadStream(d: HeadStreamDeps): HeadStream {
+  const history = new EventHistory(d.config.history);
+  const open = { count: (): number => 0 };
+  const metrics = createStreamMetrics(d.registry, () => open.count());
+  const streamHub = new StreamHub(d.config, metrics, HEARTBEAT_FRAME);
+  open.count = () => streamHub.size;
+  const refreshAhead = new RefreshAhead({
+    revalidate: (req) => d.resolver.revalidate(req),
+    hot: d.hotKeys,
+    maxKeys: d.refreshAheadKeys,
+    refreshed: metrics.refreshed,
+    logger: d.logger,
+  });
+  const feed = new HeadFeed({
+    tracker: d.tracker,
+    refreshAhead,
+    blockList: d.blockList,
+    limits: d.limits,
+    resolve: (req) => d.resolver.resolve(req),
+    revalidate: (req) => d.resolver.revalidate(req),
+    publish: (e) => {
+      history.push(e);
+      streamHub.broadcast(e.height, e.frame);
+    },
+    clock: d.clock,
+    logger: d.logger,
+  });
+  registerStreamRoute(d.app, { hub: streamHub, history, retryMs: d.config.retryMs, metrics, onSubscribe: () => feed.startStreaming() });
+  const close = (): void => {
+    feed.close();
+    streamHub.close();
+  };
+  // Open streams would hold the server's close: end them first.
+  d.app.addHook('preClose', (done) => {
+    close();
+    done();
+  });
+  return {
+    feed,
+    refreshAhead,
+    hub: streamHub,
+    metrics,
+    close,
+  };
+}

@@ -1,0 +1,38 @@
+/** Metrics of the head stream and refresh-ahead, on the proxy's shared registry. */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { METRIC_PREFIX } from '../metrics/prometheus.js';
+
+export type RefusedReason = 'max_streams' | 'per_client';
+export type RefreshOutcome = 'ok' | 'error';
+
+export interface StreamMetrics {
+  sent(n: number): void;
+  dropped(reason: 'slow'): void;
+  refused(reason: RefusedReason): void;
+  refreshed(outcome: RefreshOutcome, n: number): void;
+}
+
+export function createStreamMetrics(registry: Registry, openStreams: () => number): StreamMetrics {
+  const p = METRIC_PREFIX;
+  new Gauge({
+    name: `${p}stream_open`,
+    help: 'Open /stream/heads subscriber connections.',
+    registers: [registry],
+    collect() {
+      this.set(openStreams());
+    },
+  });
+  const events = new Counter({ name: `${p}stream_events_sent_total`, help: 'Head events written to subscribers (one per subscriber per event, replays included).', registers: [registry] });
+  const dropped = new Counter({ name: `${p}stream_clients_dropped_total`, help: 'Subscribers disconnected by the proxy because they read too slowly.', labelNames: ['reason'], registers: [registry] });
+  dropped.inc({ reason: 'slow' }, 0);
+  const refused = new Counter({ name: `${p}stream_refused_total`, help: 'Stream requests refused by a cap.', labelNames: ['reason'], registers: [registry] });
+  for (const reason of ['max_streams', 'per_client']) refused.inc({ reason }, 0);
+  const refreshes = new Counter({ name: `${p}refresh_ahead_total`, help: 'Entries refreshed ahead of clients on a new head, by outcome.', labelNames: ['outcome'], registers: [registry] });
+  for (const outcome of ['ok', 'error']) refreshes.inc({ outcome }, 0);
+  return {
+    sent: (n) => events.inc(n),
+    dropped: (reason) => dropped.inc({ reason }),
+    refused: (reason) => refused.inc({ reason }),
+    refreshed: (outcome, n) => refreshes.inc({ outcome }, n),
+  };
+}

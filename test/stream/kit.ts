@@ -1,0 +1,64 @@
+/** A simulator (manual blocks) behind a proxy that probes it often, torn down after each test. */
+import { afterEach } from 'vitest';
+import { startTestProxy, testConfig, type ConfigPatch } from '../helpers/proxy.js';
+import { defaultConfig } from '../../src/config/defaults.js';
+import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import type { ProxyHandle } from '../../src/app.js';
+import type { StreamConfig } from '../../src/config/types.js';
+import { openStream, type SseClient } from './sse-client.js';
+
+export interface Rig {
+  sim: SimulatorHandle;
+  proxy: ProxyHandle;
+}
+
+export function streamConfig(patch: Partial<StreamConfig> = {}): StreamConfig {
+  return { ...testConfig([]).stream, ...patch };
+}
+
+export function rig(): { start(patch?: ConfigPatch): Promise<Rig>; stream(base: string, o?: Parameters<typeof openStream>[1]): Promise<SseClient> } {
+  let sims: SimulatorHandle[] = [];
+  let proxies: ProxyHandle[] = [];
+  let clients: SseClient[] = [];
+  afterEach(async () => {
+    for (const c of clients) c.close();
+    await Promise.all(proxies.map((p) => p.close()));
+    await Promise.all(sims.map((s) => s.close()));
+    sims = [];
+    proxies = [];
+    clients = [];
+  });
+  return {
+    async start(patch = {}) {
+      const sim = await startSimulator({ blockIntervalMs: 0, seed: 5 });
+      sims.push(sim);
+      const proxy = await startTestProxy([sim.url], {
+        // The production default (test/helpers/proxy.ts turns refresh-ahead off).
+        refreshAhead: defaultConfig().refreshAhead,
+        ...patch,
+        upstream: { probeIntervalMs: 100, ...patch.upstream },
+      });
+      proxies.push(proxy);
+      // The first subscriber starts the events; the first probe gives the first head.
+      const first = await openStream(proxy.url);
+      await first.until(() => first.events.length === 1, 10_000, 'the first head event');
+      first.close();
+      await waitFor(() => proxy.stream.hub.size === 0, 'the first subscriber to leave');
+      return { sim, proxy };
+    },
+    async stream(base, o) {
+      const c = await openStream(base, o);
+      clients.push(c);
+      return c;
+    },
+  };
+}
+
+/** Polls a condition every 10 ms (for in-process state; HTTP waits use SseClient.until). */
+export async function waitFor(pred: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
