@@ -19,6 +19,7 @@ import { registerFallbacks } from './http/fallbacks.js';
 import { OPS_PATHS, registerOpsRoutes } from './http/ops-routes.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { createRateLimitGate } from './ratelimit/index.js';
 
 export interface ProxyOptions {
   logger?: Logger;
@@ -97,9 +98,8 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     routerOptions: { querystringParser: () => ({}) },
   });
 
-  if (config.rateLimit.enabled) {
-    await registerRateLimit(app, { config: config.rateLimit, redis: fleet?.client ?? null, metrics });
-  }
+  const gate = createRateLimitGate(config, { redis: fleet?.client ?? null, metrics, registry: prom.registry, clock });
+  if (gate !== null) registerRateLimit(app, gate);
   registerApiRoutes(app, { catalogue, resolver, chain: tracker, metrics, limits: config.limits, accessLog: config.accessLog, clock, logger });
   registerOpsRoutes(app, {
     ready: () => pool.ready(),
@@ -128,9 +128,10 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
       clearInterval(sweep);
     }
     await pool.close();
+    await gate?.limiter.close();
     await fleet?.close();
   };
-  return { app, resolver, tracker, memory, pool, fleet, close };
+  return { app, resolver, tracker, memory, pool, fleet, limiter: gate?.limiter ?? null, close };
 }
 
 export async function startProxy(config: Config, opts: ProxyOptions = {}): Promise<ProxyHandle> {

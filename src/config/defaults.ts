@@ -39,6 +39,8 @@ export function defaultConfig(): Config {
       breakerCooldownMs: 2000,
     },
     rateLimit: { enabled: true, max: 600, windowMs: 60_000 },
+    rateLimitAllow: [],
+    apiKeys: [],
     simulator: { blockIntervalMs: 15_000, seed: 1 },
     policies: {},
   };

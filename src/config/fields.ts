@@ -68,6 +68,7 @@ export const FIELDS: readonly Field[] = [
   { env: 'RATE_LIMIT_ENABLED', key: 'rateLimit.enabled', kind: { type: 'bool' }, help: 'Per-client-IP rate limit (true/false/1/0/yes/no/on/off).' },
   { env: 'RATE_LIMIT_MAX', key: 'rateLimit.max', kind: int(1, 1_000_000_000), help: 'Requests per window per client IP (hits and misses).' },
   { env: 'RATE_LIMIT_WINDOW_MS', key: 'rateLimit.windowMs', kind: ms(1000, 24 * HOUR), help: 'Rate-limit window.' },
+  { env: 'RATE_LIMIT_ALLOW', key: 'rateLimitAllow', kind: { type: 'addresses' }, help: 'Comma-separated IPs/CIDRs (or loopback, linklocal, uniquelocal) never rate limited (clients without X-API-Key). API keys with their own budgets: apiKeys: in CONFIG_FILE.' },
   { env: 'SIM_BLOCK_INTERVAL_MS', key: 'simulator.blockIntervalMs', kind: ms(10, HOUR), help: 'Built-in simulator: time between blocks (used only without UPSTREAM_URLS).' },
   { env: 'SIM_SEED', key: 'simulator.seed', kind: int(0, 4_294_967_295), help: 'Built-in simulator: seed of its deterministic chain.' },
 ];

@@ -40,6 +40,7 @@ export function helpText(): string {
     '',
     'CONFIG_FILE policies: <endpoint name>: { ttlMs, finalTtlMs, volatileTtlMs, swrMs, sieMs, negativeTtlMs, invalidateOnHead }',
     'e.g. policies: { "block/detail": { finalTtlMs: 604800000 } }',
+    'CONFIG_FILE apiKeys: - { name, key (or sha256: hex of the key), max, windowMs } (X-API-Key; budget per key)',
     '',
   );
   return lines.join('\n');

@@ -25,6 +25,14 @@ export const ERRORS = {
 
 export type ErrorKind = keyof typeof ERRORS;
 
+/**
+ * Refusals made at the edge by the rate limiter, never relayed from an
+ * upstream (so outside ErrorKind, which every upstream outcome must map).
+ */
+export const EDGE_ERRORS = {
+  UNKNOWN_API_KEY: { code: 4010, status: 401, msg: 'unknown API key' },
+} as const satisfies Record<string, { code: number; status: number; msg: string }>;
+
 /** Kinds after which an idempotent GET may be tried on another upstream. */
 const RETRYABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
   'UPSTREAM_BAD_RESPONSE',
