@@ -20,6 +20,7 @@ import { OPS_PATHS, registerOpsRoutes } from './http/ops-routes.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { createRateLimitGate } from './ratelimit/index.js';
+import { FastHits, fastServerFactory } from './http/fast-hit.js';
 
 export interface ProxyOptions {
   logger?: Logger;
@@ -81,7 +82,12 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     logger,
   });
 
+  const gate = createRateLimitGate(config, { redis: fleet?.client ?? null, metrics, registry: prom.registry, clock });
+  const fast = config.accessLog === 'all' ? null : new FastHits({ resolver, chain: tracker, metrics, clock, gate, trustProxy: config.trustProxy.length > 0 });
+
   const app = Fastify({
+    // Repeated fresh hits are answered before the router (src/http/fast-hit.ts).
+    serverFactory: fastServerFactory(fast),
     loggerInstance: logger as FastifyBaseLogger,
     // One access-log line per request is written by the API routes (ACCESS_LOG), not by Fastify.
     logController: new LogController({ disableRequestLogging: true }),
@@ -98,9 +104,8 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     routerOptions: { querystringParser: () => ({}) },
   });
 
-  const gate = createRateLimitGate(config, { redis: fleet?.client ?? null, metrics, registry: prom.registry, clock });
   if (gate !== null) registerRateLimit(app, gate);
-  registerApiRoutes(app, { catalogue, resolver, chain: tracker, metrics, limits: config.limits, accessLog: config.accessLog, clock, logger });
+  registerApiRoutes(app, { catalogue, resolver, chain: tracker, metrics, limits: config.limits, accessLog: config.accessLog, clock, logger, fast });
   registerOpsRoutes(app, {
     ready: () => pool.ready(),
     upstreams: () => pool.status(),
@@ -117,6 +122,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   pool.start();
 
   const close = async () => {
+    fast?.close();
     const closing = app.close();
     // close() drops the connections idle at that moment; one that finishes its
     // in-flight request afterwards would stay open on keep-alive (and hold the
