@@ -137,7 +137,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     await gate?.limiter.close();
     await fleet?.close();
   };
-  return { app, resolver, tracker, memory, pool, fleet, limiter: gate?.limiter ?? null, close };
+  return { app, resolver, tracker, memory, pool, fleet, limiter: gate?.limiter ?? null, fast, close };
 }
 
 export async function startProxy(config: Config, opts: ProxyOptions = {}): Promise<ProxyHandle> {
