@@ -34,6 +34,7 @@ export class FleetSync {
   #watched: Bucket[] = [];
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
+  #lastOk = true;
 
   constructor(o: FleetSyncOptions) {
     this.#o = o;
@@ -42,6 +43,11 @@ export class FleetSync {
   /** A bucket admitted a request and is not watched yet. */
   watch(b: Bucket): void {
     this.#watched.push(b);
+  }
+
+  /** Whether the last round that had something to reconcile reached Redis. */
+  get ok(): boolean {
+    return this.#lastOk;
   }
 
   get watching(): number {
@@ -88,6 +94,7 @@ export class FleetSync {
       else pipe.get(key);
     }
     const replies = await guarded(this.#o.guard, 'set', () => pipe.exec());
+    this.#lastOk = replies !== undefined && replies !== null;
     if (replies === undefined || replies === null) return;
 
     let r = 0;

@@ -110,6 +110,11 @@ export class RateLimiter {
     return this.#buckets.size;
   }
 
+  /** null without Redis; else whether the last reconciliation round reached Redis. */
+  fleetOk(): boolean | null {
+    return this.#fleet === null ? null : this.#fleet.ok;
+  }
+
   /** Starts the background reconciliation (no-op without Redis). */
   start(): void {
     this.#fleet?.start();
