@@ -4,8 +4,12 @@
  * tier alone and with REDIS_URL, beside the limiter turned off, against a bare
  * Fastify route (own process) sending the same bytes with the same headers,
  * and nginx. Rounds are interleaved (order alternating) so machine noise hits
- * every target alike. For each round: req/s, and server CPU per request =
- * CPU time of the server process (user + system, /proc/<pid>/stat) / requests.
+ * every target alike. Each round and target: a run as fast as the target
+ * answers (req/s), then a run at one fixed offered load for all targets
+ * (server CPU per request = CPU time of the server process, user + system from
+ * /proc/<pid>/stat, / requests). CPU per request is compared at equal load
+ * because it falls as load rises (more requests per event-loop turn and per
+ * syscall): at maximum load a slower round would look costlier per request.
  * Ratios to the bare route are per round; the reported value is their median.
  */
 import { startBare } from '../lib/bare.js';
@@ -19,6 +23,8 @@ import { REDIS_BIN, startRedis } from '../lib/redis.js';
 export const CONNECTIONS = 50;
 /** The default configuration, with a budget no benchmark client reaches. */
 const DEFAULT_LIMITER = { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_MAX: '1000000000' };
+/** Offered load of the CPU runs: below what every target sustains on a loaded 2-core machine. */
+export const CPU_RATE = 4000;
 
 interface Target {
   name: string;
@@ -29,8 +35,10 @@ interface Target {
 }
 
 interface Round extends LoadResult {
-  /** Server CPU µs per request in this round (NaN when /proc is not readable). */
+  /** Server CPU µs per request in this round's run at CPU_RATE (NaN when /proc is not readable). */
   cpuUs: number;
+  /** The same, measured during the run at maximum load. */
+  cpuUsMax: number;
 }
 
 const median = (xs: number[]): number => {
@@ -38,12 +46,17 @@ const median = (xs: number[]): number => {
   return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-async function measure(t: Target, path: string, duration: number): Promise<Round> {
+async function cpuRun(t: Target, path: string, duration: number, rate?: number): Promise<{ r: LoadResult; cpuUs: number }> {
   const c0 = treeCpuSeconds(t.child.proc.pid);
-  const r = await runLoad({ url: t.url, path, connections: CONNECTIONS, duration });
+  const r = await runLoad({ url: t.url, path, connections: CONNECTIONS, duration, ...(rate !== undefined ? { rate } : {}) });
   const c1 = treeCpuSeconds(t.child.proc.pid);
-  const cpuUs = c0 === null || c1 === null || r.total === 0 ? NaN : ((c1 - c0) / r.total) * 1e6;
-  return { ...r, cpuUs };
+  return { r, cpuUs: c0 === null || c1 === null || r.total === 0 ? NaN : ((c1 - c0) / r.total) * 1e6 };
+}
+
+async function measure(t: Target, path: string, duration: number): Promise<Round> {
+  const max = await cpuRun(t, path, duration);
+  const fixed = await cpuRun(t, path, duration, CPU_RATE);
+  return { ...max.r, cpuUs: fixed.cpuUs, cpuUsMax: max.cpuUs };
 }
 
 export const hitPath: Scenario = {
@@ -94,7 +107,7 @@ export const hitPath: Scenario = {
       for (let r = 0; r < rounds; r++) {
         const order = r % 2 === 0 ? targets : [...targets].reverse();
         for (const t of order) res.get(t.name)!.push(await measure(t, path, dur));
-        ctx.log(`(a) round ${r + 1}/${rounds}: ${targets.map((t) => `${t.name} ${res.get(t.name)![r]!.rps.toFixed(0)} req/s ${res.get(t.name)![r]!.cpuUs.toFixed(1)} µs`).join('; ')}`);
+        ctx.log(`(a) round ${r + 1}/${rounds}: ${targets.map((t) => `${t.name} ${res.get(t.name)![r]!.rps.toFixed(0)} req/s, ${res.get(t.name)![r]!.cpuUs.toFixed(1)} µs/req at ${CPU_RATE}/s (${res.get(t.name)![r]!.cpuUsMax.toFixed(1)} at max)`).join('; ')}`);
       }
       const proxiesUp = (await sim.total()) - s0;
       const ngCounts = ng ? await ng.nginx.counts() : {};
@@ -102,7 +115,7 @@ export const hitPath: Scenario = {
       const proxyTotal = targets.filter((t) => t.proxy !== null).reduce((a, t) => a + combine(res.get(t.name)!).total, 0);
 
       const baseline = res.get('bare Fastify')!;
-      const note = `${hit!.body.length} B body, ${CONNECTIONS} conns, ${rounds}×${dur}s interleaved`;
+      const note = `${hit!.body.length} B body, ${CONNECTIONS} conns, ${rounds}×${dur}s interleaved; CPU at ${CPU_RATE} req/s offered`;
       for (const [i, t] of targets.entries()) {
         const rs = res.get(t.name)!;
         const c = combine(rs);
@@ -112,6 +125,7 @@ export const hitPath: Scenario = {
         if (i === 0) continue;
         const rpsRatios = rs.map((r, k) => r.rps / baseline[k]!.rps);
         const cpuRatios = rs.map((r, k) => r.cpuUs / baseline[k]!.cpuUs);
+        const cpuMaxRatios = rs.map((r, k) => r.cpuUsMax / baseline[k]!.cpuUsMax);
         const isProxy = t.proxy !== null;
         const gated = isProxy && t.name !== 'proxy (limiter off)';
         const rpsMed = median(rpsRatios);
@@ -124,11 +138,11 @@ export const hitPath: Scenario = {
           detail: `per round ${rpsRatios.map((x) => x.toFixed(2)).join(' ')}`,
         });
         ctx.ratios.push({
-          name: `a: ${t.name} / bare server CPU per request (median of rounds)`,
+          name: `a: ${t.name} / bare server CPU per request at ${CPU_RATE} req/s (median of rounds)`,
           value: Number.isFinite(cpuMed) ? cpuMed : null,
           goal: gated ? '<= 1.2' : 'info',
           pass: gated && Number.isFinite(cpuMed) ? cpuMed <= 1.2 : null,
-          detail: `per round ${cpuRatios.map((x) => x.toFixed(2)).join(' ')}${t.name === 'nginx' ? ' (master + workers)' : ''}`,
+          detail: `per round ${cpuRatios.map((x) => x.toFixed(2)).join(' ')}${t.name === 'nginx' ? ' (master + workers)' : ''}; at max load: median ${median(cpuMaxRatios).toFixed(2)}, per round ${cpuMaxRatios.map((x) => x.toFixed(2)).join(' ')}`,
         });
       }
     } finally {
