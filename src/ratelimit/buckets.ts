@@ -26,7 +26,7 @@ export class Bucket {
   at: number;
   /** Admitted since the last fleet flush. */
   pending = 0;
-  /** Listed for fleet reconciliation until idle for a window. */
+  /** Listed for the next fleet reconciliation round. */
   watched = false;
   /** Last admission (ms). */
   lastTake: number;
@@ -57,7 +57,7 @@ export class BucketTable {
   readonly #map = new Map<string, Bucket>();
   readonly #budgetOf: BudgetOf;
   readonly #maxBuckets: number;
-  /** Called when a bucket first admits a request while not watched (fleet reconciliation). */
+  /** Called when a bucket admits a request while not listed for the next fleet round. */
   onActive: ((b: Bucket) => void) | null = null;
 
   constructor(budgetOf: BudgetOf, maxBuckets: number) {

@@ -1,10 +1,12 @@
 /**
  * Fleet reconciliation of the local buckets through Redis, off the request
- * path. Every `intervalMs`, one pipeline carries, for each client active in
- * the last window, `INCRBY <prefix>rl:<clientKey>:<window> <admitted here
- * since the last flush>` (+ `PEXPIRE`), or a `GET` when nothing was admitted
- * here. The reply is the fleet-wide count of that fixed window; what the other
- * replicas admitted since the last look is debited from the local bucket.
+ * path. Every `intervalMs`, one pipeline carries, for each client that this
+ * replica admitted since the last round, `INCRBY <prefix><clientKey>:<window>
+ * <admitted here since then>` + `PEXPIRE`: commands per round = clients active
+ * here in the last interval, whatever the request rate. The reply is the
+ * fleet-wide count of that fixed window; what the other replicas admitted
+ * since this replica last looked is debited from the local bucket. A client
+ * idle here learns about the others' spending with its next admission here.
  *
  * Bound: a replica decides from a view of the fleet at most one interval plus
  * one round trip old. In any window the fleet admits for one client at most
@@ -40,7 +42,7 @@ export class FleetSync {
     this.#o = o;
   }
 
-  /** A bucket admitted a request and is not watched yet. */
+  /** A bucket admitted a request and is not listed for the next round yet. */
   watch(b: Bucket): void {
     this.#watched.push(b);
   }
@@ -70,38 +72,31 @@ export class FleetSync {
 
   async #round(): Promise<void> {
     const now = this.#o.clock();
-    // Unwatch buckets idle for a whole window with nothing left to flush.
-    const keep: Bucket[] = [];
-    for (const b of this.#watched) {
-      if (b.pending > 0 || now - b.lastTake < b.budget.windowMs) keep.push(b);
-      else b.watched = false;
-    }
-    this.#watched = keep;
-    if (keep.length === 0) return;
+    const batch = this.#watched;
+    this.#watched = [];
+    for (const b of batch) b.watched = false;
+    if (batch.length === 0) return;
 
     const { client } = this.#o.guard;
     const pipe = client.pipeline();
     const sent: number[] = [];
     const windows: number[] = [];
-    for (const b of keep) {
+    for (const b of batch) {
       const win = Math.floor(now / b.budget.windowMs);
       const key = `${this.#o.prefix}${b.key}:${win}`;
       const n = b.pending;
       b.pending = 0;
       sent.push(n);
       windows.push(win);
-      if (n > 0) pipe.incrby(key, n).pexpire(key, b.budget.windowMs * 2);
-      else pipe.get(key);
+      pipe.incrby(key, n).pexpire(key, b.budget.windowMs * 2);
     }
     const replies = await guarded(this.#o.guard, 'set', () => pipe.exec());
     this.#lastOk = replies !== undefined && replies !== null;
     if (replies === undefined || replies === null) return;
 
-    let r = 0;
-    keep.forEach((b, i) => {
+    batch.forEach((b, i) => {
       const n = sent[i]!;
-      const reply = replies[r];
-      r += n > 0 ? 2 : 1;
+      const reply = replies[i * 2];
       if (reply === undefined || reply[0] !== null) return;
       const total = Number(reply[1] ?? 0);
       const win = windows[i]!;

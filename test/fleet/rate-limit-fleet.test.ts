@@ -45,14 +45,24 @@ describe('rate limit shared by two replicas', () => {
       if (i % 2 === 1) await sync();
     }
     await sync();
-    for (const r of [a, b]) {
+    // A replica that admitted nothing since the other's last round learns of it with its
+    // next admission: at most one more request per replica here (the documented bound).
+    let extra = 0;
+    for (const r of [a, b, a, b]) {
       const res = await get(r.url, '/token/list', as('203.0.113.1'));
+      await sync();
+      if (res.status === 200) {
+        extra++;
+        continue;
+      }
       expect(res.status).toBe(429);
       expect(JSON.parse(res.text)).toEqual({ code: 4290, msg: 'rate limit exceeded', data: null });
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
       expect(res.headers['content-type']).toMatch(/application\/json/);
     }
+    expect(extra).toBeLessThanOrEqual(1);
+    for (const r of [a, b]) expect((await get(r.url, '/token/list', as('203.0.113.1'))).status).toBe(429);
     // Another client has its own budget; ops endpoints are never limited.
     expect((await get(b.url, '/token/list', as('203.0.113.2'))).status).toBe(200);
     expect(await get(a.url, '/healthz', as('203.0.113.1'))).toMatchObject({ status: 200 });
@@ -75,14 +85,19 @@ describe('rate limit shared by two replicas', () => {
     // The limiter's breaker lets a trial round through after its cooldown (what a
     // failed round had admitted is not replayed: those counts are lost).
     await waitFor(async () => {
+      // A round needs something to send: requests of another client.
+      for (const r of [a, b]) await get(r.url, '/block/max', as('203.0.113.99'));
       await sync();
       return a.limiter!.fleetOk() === true && b.limiter!.fleetOk() === true;
     }, 10_000, 'reconciliation through Redis again');
-    for (let i = 0; i < 6; i++) {
-      expect((await get(order[i]!.url, '/token/list', as('203.0.113.4'))).status, `request ${i + 1} after the restart`).toBe(200);
+    let admitted = 0;
+    for (let i = 0; i < 10; i++) {
+      if ((await get(order[i % 6]!.url, '/token/list', as('203.0.113.4'))).status === 200) admitted++;
       if (i % 2 === 1) await sync();
     }
+    expect(admitted).toBeGreaterThanOrEqual(6);
+    expect(admitted).toBeLessThanOrEqual(7);
     await sync();
-    expect((await get(b.url, '/token/list', as('203.0.113.4'))).status).toBe(429);
+    for (const r of [a, b]) expect((await get(r.url, '/token/list', as('203.0.113.4'))).status).toBe(429);
   });
 });

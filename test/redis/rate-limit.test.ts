@@ -1,7 +1,8 @@
 /**
  * Fleet reconciliation of the rate limiter against a real redis-server: two
  * limiters (two replicas) on one Redis, fake clock, rounds driven by hand.
- * Each learns what the other admitted; the fleet-wide total stays within the
+ * Each learns what the other admitted (with its own next admission, the
+ * round then carries its increment); the fleet-wide total stays within the
  * documented bound (max + (N - 1) × what a replica admits per interval); with
  * Redis blackholed or dead a round ends within the command deadline and the
  * buckets keep counting locally (fail open to per-replica limits).
@@ -62,12 +63,15 @@ describe('rate limiter fleet reconciliation', () => {
     await a!.sync();
     expect(b!.take('10.0.0.1')).toBe(0);
     admitted++;
-    await b!.sync(); // b now knows a's 6
+    await b!.sync(); // b learns a's 6 with its own increment
     for (let i = 0; i < 10; i++) admitted += b!.take('10.0.0.1') === 0 ? 1 : 0;
     expect(admitted).toBe(10);
     await b!.sync();
-    await a!.sync(); // a now knows b's 4
+    // a has not admitted since: it learns b's 4 with its next admission (the bound's A = 1 here).
+    expect(a!.take('10.0.0.1')).toBe(0);
+    await a!.sync();
     expect(a!.take('10.0.0.1')).toBeGreaterThan(0);
+    expect(b!.take('10.0.0.1')).toBeGreaterThan(0);
     // Other clients are untouched.
     expect(a!.take('10.0.0.2')).toBe(0);
   });
