@@ -9,6 +9,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { CacheResult } from '../cache/types.js';
 import { chooseEncoding } from '../cache/negotiate.js';
 import { renderBody } from '../cache/render.js';
+import { hitPayload } from '../cache/restamped-variants.js';
 import type { ProxyError } from '../errors/catalog.js';
 import type { Resolution } from '../pipeline/resolver.js';
 import { CORS_HEADERS, JSON_TYPE, hitHeaders } from './header-block.js';
@@ -54,7 +55,7 @@ export function deliverRaw(
   const { entry, mem } = res;
   const inm = reqHeaders['if-none-match'];
   if (res.result === 'HIT' && mem !== undefined && entry.status === 200 && !hasAny(earlier) && !matchesEtag(inm, entry.etag)) {
-    const payload = mem.payload(chooseEncoding(reqHeaders['accept-encoding']), now);
+    const payload = hitPayload(mem, chooseEncoding(reqHeaders['accept-encoding']), now);
     out.writeHead(200, hitHeaders(entry, payload, now, head));
     out.end(payload.body);
     return 200;
@@ -89,7 +90,7 @@ export function deliverRaw(
     // A fresh upstream answer goes out as fetched; stored answers are re-stamped (≤ 1 s old).
     const fetchedNow = res.result === 'MISS' || res.result === 'BYPASS';
     if (mem !== undefined) {
-      const payload = fetchedNow ? mem.raw(encoding) : mem.payload(encoding, now);
+      const payload = fetchedNow ? mem.raw(encoding) : hitPayload(mem, encoding, now);
       if (payload.encoding !== 'identity') headers.push('content-encoding', payload.encoding);
       body = payload.body;
     } else {
