@@ -41,6 +41,8 @@ import { registerBatchRoute } from './http/batch-route.js';
 import { chargeBatchWith } from './http/batch-charge.js';
 import { HotKeys } from './pipeline/hot-keys.js';
 import { createHeadStream, STREAM_PATH, type HeadStream } from './stream/index.js';
+import { createRateLimitGate } from './ratelimit/index.js';
+import { FastHits, fastServerFactory } from './http/fast-hit.js';
 
 export interface ProxyOptions {
   logger?: Logger;
@@ -126,7 +128,12 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     maxBytes: Math.min(Math.floor(config.cacheMaxBytes / 8), 64 * 1024 * 1024),
   });
 
+  const gate = createRateLimitGate(config, { redis: fleet?.client ?? null, metrics, registry: prom.registry, clock });
+  const fast = config.accessLog === 'all' ? null : new FastHits({ resolver, chain: tracker, metrics, clock, gate, trustProxy: config.trustProxy.length > 0 });
+
   const app = Fastify({
+    // Repeated fresh hits are answered before the router (src/http/fast-hit.ts).
+    serverFactory: fastServerFactory(fast),
     loggerInstance: logger as FastifyBaseLogger,
     // One access-log line per request is written by the API routes (ACCESS_LOG), not by Fastify.
     logController: new LogController({ disableRequestLogging: true }),
@@ -146,10 +153,8 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   });
 
   registerRetryAfter(app);
-  if (config.rateLimit.enabled) {
-    await registerRateLimit(app, { config: config.rateLimit, redis: fleet?.client ?? null, metrics });
-  }
-  registerApiRoutes(app, { catalogue, resolver, chain: tracker, metrics, limits: config.limits, accessLog: config.accessLog, clock, logger });
+  if (gate !== null) registerRateLimit(app, gate);
+  registerApiRoutes(app, { catalogue, resolver, chain: tracker, metrics, limits: config.limits, accessLog: config.accessLog, clock, logger, fast });
   registerPageRoutes(app, { pages, chain: tracker, metrics: pageMetrics, accessLog: config.accessLog, requestTimeoutMs: config.limits.requestTimeoutMs, clock, logger });
   registerBatchRoute(app, {
     catalogue,
@@ -158,7 +163,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     metrics,
     limits: config.limits,
     // Batches count per item: the limiter's hook counted the POST, chargeBatch the other items.
-    chargeBatch: config.rateLimit.enabled ? chargeBatchWith(app.createRateLimit(), metrics) : null,
+    chargeBatch: gate === null ? null : chargeBatchWith(gate),
     accessLog: config.accessLog,
     clock,
   });
@@ -216,12 +221,14 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   let poolClosed: Promise<void> | undefined;
   const closePool = (): Promise<void> => (poolClosed ??= pool.close());
   const close = async () => {
+    fast?.close();
     const r = await drain({ server: app.server, open, close: () => app.close(), abortUpstream: closePool, deadlineMs: config.shutdownTimeoutMs });
     if (r.timedOut) logger.warn({ shutdownTimeoutMs: config.shutdownTimeoutMs, cut: r.cut }, 'drain deadline reached: requests still running were answered 503');
     await closePool();
+    await gate?.limiter.close();
     await fleet?.close();
   };
-  return { app, resolver, tracker, memory, pool, fleet, pages, stream, close };
+  return { app, resolver, tracker, memory, pool, fleet, pages, stream, limiter: gate?.limiter ?? null, fast, close };
 }
 
 export async function startProxy(config: Config, opts: ProxyOptions = {}): Promise<ProxyHandle> {

@@ -13,6 +13,8 @@ export interface LoadOptions {
   /** seconds before a request counts as a timeout */
   timeout?: number;
   pipelining?: number;
+  /** Offered load, requests per second over all connections (default: as fast as answered). */
+  rate?: number;
 }
 
 export interface LoadResult {
@@ -34,6 +36,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     pipelining: o.pipelining ?? 1,
     timeout: o.timeout ?? 10,
     ...(o.amount !== undefined ? { amount: o.amount } : { duration: o.duration ?? 5 }),
+    ...(o.rate !== undefined ? { overallRate: o.rate } : {}),
   };
   if (o.sample !== undefined) {
     const sample = o.sample;

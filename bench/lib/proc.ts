@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { request } from 'undici';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** `node --import tsx <file>`: no tsx CLI wrapper process in between. */
@@ -104,4 +105,53 @@ export async function getRaw(url: string): Promise<{ status: number; headers: Re
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(r.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
   return { status: r.statusCode, headers, body };
+}
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/**
+ * CPU time (user + system, seconds) used so far by a process, from
+ * /proc/<pid>/stat (fields 14 and 15); null where /proc is not available.
+ * 10 ms resolution: measure over rounds of many requests.
+ */
+export function cpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // The command name (field 2) may contain spaces: count fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds of a process and all its descendants (nginx master + workers), from /proc. */
+export function treeCpuSeconds(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  const own = cpuSeconds(pid);
+  if (own === null) return null;
+  let total = own;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return own;
+  }
+  const parentOf = new Map<number, number>();
+  for (const d of entries) {
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'latin1');
+      parentOf.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const inTree = (p: number): boolean => {
+    for (let cur = parentOf.get(p), depth = 0; cur !== undefined && depth < 16; cur = parentOf.get(cur), depth++) if (cur === pid) return true;
+    return false;
+  };
+  for (const p of parentOf.keys()) if (p !== pid && inTree(p)) total += cpuSeconds(p) ?? 0;
+  return total;
 }

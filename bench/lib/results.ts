@@ -12,6 +12,8 @@ export interface Row {
   hitRatio: number | null;
   /** upstream (origin) requests per 1000 client requests */
   upPer1000: number | null;
+  /** Server CPU time (user + system) per request, µs, where measured. */
+  cpuUs?: number | null;
   note: string;
 }
 
@@ -29,9 +31,9 @@ const ms = (v: number | null): string => (v === null ? '–' : v < 10 ? v.toFixe
 const pct = (v: number | null): string => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
 
 export function markdownTable(rows: readonly Row[]): string {
-  const head = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'hit ratio', 'upstream req/1000', 'notes'];
-  const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i >= 2 && i <= 6 ? '---:' : '---')).join('|')}|`];
-  for (const r of rows) lines.push(`| ${[r.scenario, r.target, f(r.rps), ms(r.p50), ms(r.p99), pct(r.hitRatio), f(r.upPer1000, 1), r.note].join(' | ')} |`);
+  const head = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'hit ratio', 'upstream req/1000', 'server CPU µs/req', 'notes'];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i >= 2 && i <= 7 ? '---:' : '---')).join('|')}|`];
+  for (const r of rows) lines.push(`| ${[r.scenario, r.target, f(r.rps), ms(r.p50), ms(r.p99), pct(r.hitRatio), f(r.upPer1000, 1), f(r.cpuUs ?? null, 1), r.note].join(' | ')} |`);
   return lines.join('\n');
 }
 

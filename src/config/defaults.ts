@@ -45,6 +45,8 @@ export function defaultConfig(): Config {
     },
     rateLimit: { enabled: true, max: 600, windowMs: 60_000 },
     passthrough: { routes: [], timeoutMs: 10_000 },
+    rateLimitAllow: [],
+    apiKeys: [],
     simulator: { blockIntervalMs: 15_000, seed: 1 },
     stream: { maxStreams: 10_000, maxPerClient: 8, heartbeatMs: 15_000, retryMs: 3000, history: 1024, maxBufferBytes: 256 * 1024 },
     refreshAhead: { maxKeys: 12 },

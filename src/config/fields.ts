@@ -75,6 +75,7 @@ export const FIELDS: readonly Field[] = [
   { env: 'RATE_LIMIT_WINDOW_MS', key: 'rateLimit.windowMs', kind: ms(1000, 24 * HOUR), help: 'Rate-limit window.' },
   { env: 'PASSTHROUGH', key: 'passthrough.routes', kind: { type: 'routes' }, help: 'Legacy paths forwarded as they are, streamed and uncached: comma-separated /prefix=URL pairs (e.g. /api=http://legacy:8080). A URL without a path keeps the request path; with one, it replaces the prefix. Prefixes may not overlap the API, the ops paths or each other.' },
   { env: 'PASSTHROUGH_TIMEOUT_MS', key: 'passthrough.timeoutMs', kind: ms(100, 10 * 60_000), help: 'Passthrough: time to the backend response headers, and the longest pause while streaming its body (504 envelope before the headers).' },
+  { env: 'RATE_LIMIT_ALLOW', key: 'rateLimitAllow', kind: { type: 'addresses' }, help: 'Comma-separated IPs/CIDRs (or loopback, linklocal, uniquelocal) never rate limited (clients without X-API-Key). API keys with their own budgets: apiKeys: in CONFIG_FILE.' },
   { env: 'SIM_BLOCK_INTERVAL_MS', key: 'simulator.blockIntervalMs', kind: ms(10, HOUR), help: 'Built-in simulator: time between blocks (used only without UPSTREAM_URLS).' },
   { env: 'SIM_SEED', key: 'simulator.seed', kind: int(0, 4_294_967_295), help: 'Built-in simulator: seed of its deterministic chain.' },
   { env: 'MAX_STREAMS', key: 'stream.maxStreams', kind: int(0, 1_000_000), help: 'Concurrent /stream/heads subscribers (503 beyond; 0: the stream is off).' },

@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { defaultConfig, SHUTDOWN_MARGIN_MS } from './defaults.js';
 import { FIELD_BY_KEY, FIELDS, SECTIONS, setPath } from './fields.js';
 import type { Config } from './types.js';
+import { checkApiKeys } from './api-keys.js';
 import { checkField, checkPolicies, crossCheck, shown } from './validate.js';
 import { checkPages } from '../pages/config.js';
 
@@ -81,7 +82,11 @@ function applyFile(config: Config, doc: Record<string, unknown>, file: string, l
     }
   };
   for (const [key, value] of Object.entries(doc)) {
-    if (key === 'policies') {
+    if (key === 'apiKeys') {
+      const r = checkApiKeys(value, label('apiKeys'));
+      config.apiKeys = r.apiKeys;
+      errors.push(...r.errors);
+    } else if (key === 'policies') {
       const r = checkPolicies(value, label('policies'));
       config.policies = r.policies;
       errors.push(...r.errors);

@@ -82,6 +82,20 @@ export interface StreamConfig {
   maxBufferBytes: number;
 }
 
+/** One API key of CONFIG_FILE `apiKeys:` (exactly one of key, sha256). */
+export interface ApiKeyConfig {
+  /** Shown in logs and metrics instead of the key. */
+  name: string;
+  /** The secret in clear. */
+  key?: string;
+  /** Or its SHA-256, lowercase hex. */
+  sha256?: string;
+  /** Requests per window charged to this key (not per IP). */
+  max: number;
+  /** Default: rateLimit.windowMs. */
+  windowMs?: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -109,6 +123,10 @@ export interface Config {
   redis: RedisConfig;
   rateLimit: RateLimitConfig;
   passthrough: PassthroughConfig;
+  /** IPs/CIDRs never rate limited. */
+  rateLimitAllow: string[];
+  /** API keys with their own budgets (CONFIG_FILE only). */
+  apiKeys: ApiKeyConfig[];
   /** Built-in simulator settings (used only when upstreamUrls is empty). */
   simulator: { blockIntervalMs: number; seed: number };
   /** The /stream/heads server-sent event stream. */

@@ -34,6 +34,14 @@ export const STREAM_REFUSALS = {
   STREAMS_FULL: { code: 5031, status: 503, msg: 'too many open streams; retry later' },
 } as const satisfies Record<string, { code: number; status: number; msg: string }>;
 
+/**
+ * Refusals made at the edge by the rate limiter, never relayed from an
+ * upstream (so outside ErrorKind, which every upstream outcome must map).
+ */
+export const EDGE_ERRORS = {
+  UNKNOWN_API_KEY: { code: 4010, status: 401, msg: 'unknown API key' },
+} as const satisfies Record<string, { code: number; status: number; msg: string }>;
+
 /** Kinds after which an idempotent GET may be tried on another upstream. */
 const RETRYABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
   'UPSTREAM_BAD_RESPONSE',

@@ -15,6 +15,7 @@ import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { Resolution, Resolver } from '../pipeline/resolver.js';
 import { deliver, deliverError } from './deliver.js';
+import type { FastHits } from './fast-hit.js';
 
 export interface ApiRouteDeps {
   catalogue: Catalogue;
@@ -25,6 +26,8 @@ export interface ApiRouteDeps {
   accessLog: AccessLog;
   clock: () => number;
   logger: Logger;
+  /** Pre-router answers of repeated fresh hits (null: every request is routed). */
+  fast?: FastHits | null;
 }
 
 function rawQuery(url: string): string {
@@ -42,6 +45,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): void {
   const { resolver, chain, metrics, limits, accessLog, clock } = deps;
+  const fast = deps.fast ?? null;
 
   const finish = (request: FastifyRequest, endpoint: EndpointDef, started: number, status: number, res: Resolution | null, err: ProxyError | null): void => {
     const seconds = (performance.now() - started) / 1000;
@@ -69,8 +73,9 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
     function handler(request: FastifyRequest, reply: FastifyReply): void {
       const started = performance.now();
       let req;
+      const url = request.raw.url ?? '';
       try {
-        req = canonicalize(endpoint, rawQuery(request.raw.url ?? ''), limits);
+        req = canonicalize(endpoint, rawQuery(url), limits);
       } catch (e) {
         const err = toProxyError(e);
         deliverError(reply, err, 'BYPASS', chain.bestHead());
@@ -78,11 +83,12 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
         return;
       }
       const now = clock();
-      const fast = resolver.hit(req, now);
-      if (fast !== undefined) {
+      const hit = resolver.hit(req, now);
+      if (hit !== undefined) {
         metrics.upstreamSaved(endpoint.name);
-        const status = deliver(request, reply, fast, now, chain.bestHead());
-        finish(request, endpoint, started, status, fast, null);
+        const status = deliver(request, reply, hit, now, chain.bestHead());
+        finish(request, endpoint, started, status, hit, null);
+        if (fast !== null) fast.remember(url, endpoint, req);
         return;
       }
       withTimeout(resolver.resolve(req), limits.requestTimeoutMs).then(

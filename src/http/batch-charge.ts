@@ -1,27 +1,18 @@
 /**
- * Batch charging over @fastify/rate-limit: a batch of n items costs n
- * requests. The limiter's onRequest hook has counted the POST once; the other
- * n - 1 are taken here from the same store (same client key, same window).
+ * Batch charging: a batch of n items costs n requests. The rate limiter's
+ * onRequest hook has charged the POST once (and refused unknown API keys);
+ * the other n - 1 are charged here to the same client key, all or nothing.
  */
-import type { FastifyRequest } from 'fastify';
 import { ProxyError } from '../errors/catalog.js';
-import type { Metrics } from '../metrics/types.js';
 import type { ChargeBatch } from './batch-route.js';
+import { charge, requestClientKey, type RateLimitGate } from './rate-limit.js';
 
-/** What `app.createRateLimit()` returns (one call = one request counted). */
-export type Limiter = (req: FastifyRequest) => Promise<{ isAllowed: true } | { isAllowed: false; isExceeded: boolean }>;
-
-export function chargeBatchWith(limiter: Limiter, metrics: Metrics | null): ChargeBatch {
-  return async (request, items) => {
-    let exceeded = false;
-    for (let i = 1; i < items; i++) {
-      const r = await limiter(request);
-      // isAllowed: an allow-listed client, never limited.
-      if (r.isAllowed) return null;
-      if (r.isExceeded) exceeded = true;
-    }
-    if (!exceeded) return null;
-    metrics?.rateLimited();
-    return new ProxyError('RATE_LIMITED', 'rate limit exceeded: a batch counts one request per item');
+export function chargeBatchWith(gate: RateLimitGate): ChargeBatch {
+  return (request, items) => {
+    if (items <= 1) return Promise.resolve(null);
+    const wait = charge(gate, requestClientKey(gate.limiter, request), items - 1);
+    if (wait === 0) return Promise.resolve(null);
+    gate.metrics.rateLimited();
+    return Promise.resolve(new ProxyError('RATE_LIMITED', `rate limit exceeded: a batch counts one request per item; retry in ${Math.ceil(Math.max(wait, 0) / 1000)} s`));
   };
 }

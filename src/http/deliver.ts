@@ -1,21 +1,20 @@
 /**
  * deliver: headers and bytes for one resolution. Everything sent depends on the
  * canonical entry alone (plus Accept-Encoding, which is in Vary), so nothing a
- * client sends can change what another client receives. No JSON work here.
+ * client sends can change what another client receives. No JSON work here,
+ * and no compression: variants are made by the memory tier when it stores.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { CacheResult } from '../cache/types.js';
 import { chooseEncoding } from '../cache/negotiate.js';
 import { renderBody } from '../cache/render.js';
+import { hitPayload } from '../cache/restamped-variants.js';
 import type { ProxyError } from '../errors/catalog.js';
 import type { Resolution } from '../pipeline/resolver.js';
+import { CORS_HEADERS, JSON_TYPE, hitHeaders } from './header-block.js';
 
-export const CORS_HEADERS = {
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'X-Cache, Age, ETag, X-Chain-Head, X-Request-Id, Retry-After',
-} as const;
-
-const JSON_TYPE = 'application/json; charset=utf-8';
+export { CORS_HEADERS } from './header-block.js';
 
 /** Weak comparison (RFC 9110 13.1.2) of an If-None-Match header against our weak ETag. */
 export function matchesEtag(header: string | undefined, etag: string): boolean {
@@ -29,15 +28,39 @@ export function matchesEtag(header: string | undefined, etag: string): boolean {
   return false;
 }
 
+/** Headers set earlier on a reply (Fastify's getHeaders()). */
+export type EarlierHeaders = Record<string, string | number | string[] | undefined>;
+
+function hasAny(headers: EarlierHeaders | null): headers is EarlierHeaders {
+  if (headers === null) return false;
+  for (const _ in headers) return true;
+  return false;
+}
+
 /**
  * Writes one resolution straight to the socket: a single writeHead with a flat
- * header list and the precomputed bytes, bypassing Fastify's generic reply
- * pipeline (this is the hit path). Headers set earlier on the reply (e.g. by
- * the rate limiter) are carried over. Node omits the body of HEAD responses and
- * keeps content-length. Returns the status sent.
+ * header list and the precomputed bytes. A fresh 200 hit from the memory tier
+ * uses its prebuilt header block (header-block.ts). `earlier`: headers set
+ * before on a Fastify reply, carried over. Node omits the body of HEAD
+ * responses and keeps content-length. Returns the status sent.
  */
-export function deliver(request: FastifyRequest, reply: FastifyReply, res: Resolution, now: number, head: number | null): number {
-  const { entry } = res;
+export function deliverRaw(
+  reqHeaders: IncomingHttpHeaders,
+  out: ServerResponse,
+  res: Resolution,
+  now: number,
+  head: number | null,
+  earlier: EarlierHeaders | null,
+): number {
+  const { entry, mem } = res;
+  const inm = reqHeaders['if-none-match'];
+  if (res.result === 'HIT' && mem !== undefined && entry.status === 200 && !hasAny(earlier) && !matchesEtag(inm, entry.etag)) {
+    const payload = hitPayload(mem, chooseEncoding(reqHeaders['accept-encoding']), now);
+    out.writeHead(200, hitHeaders(entry, payload, now, head));
+    out.end(payload.body);
+    return 200;
+  }
+
   const fresh = res.result === 'HIT' || res.result === 'MISS';
   const maxAge = fresh ? Math.max(0, Math.ceil((entry.freshUntil - now) / 1000)) : 0;
   const headers: string[] = [
@@ -51,22 +74,23 @@ export function deliver(request: FastifyRequest, reply: FastifyReply, res: Resol
     'access-control-expose-headers', CORS_HEADERS['access-control-expose-headers'],
   ];
   if (head !== null) headers.push('x-chain-head', String(head));
-  const earlier = reply.getHeaders();
-  for (const name in earlier) {
-    const value = earlier[name];
-    if (value !== undefined) headers.push(name, Array.isArray(value) ? value.join(', ') : String(value));
+  if (hasAny(earlier)) {
+    for (const name in earlier) {
+      const value = earlier[name];
+      if (value !== undefined) headers.push(name, Array.isArray(value) ? value.join(', ') : String(value));
+    }
   }
 
   let status = entry.status;
   let body: Buffer | undefined;
-  if (status === 200 && matchesEtag(request.headers['if-none-match'], entry.etag)) {
+  if (status === 200 && matchesEtag(inm, entry.etag)) {
     status = 304;
   } else {
-    const encoding = chooseEncoding(request.headers['accept-encoding']);
+    const encoding = chooseEncoding(reqHeaders['accept-encoding']);
     // A fresh upstream answer goes out as fetched; stored answers are re-stamped (≤ 1 s old).
     const fetchedNow = res.result === 'MISS' || res.result === 'BYPASS';
-    if (res.mem !== undefined) {
-      const payload = fetchedNow ? res.mem.raw(encoding) : res.mem.payload(encoding, now);
+    if (mem !== undefined) {
+      const payload = fetchedNow ? mem.raw(encoding) : hitPayload(mem, encoding, now);
       if (payload.encoding !== 'identity') headers.push('content-encoding', payload.encoding);
       body = payload.body;
     } else {
@@ -74,10 +98,16 @@ export function deliver(request: FastifyRequest, reply: FastifyReply, res: Resol
     }
     headers.push('content-length', String(body.length));
   }
-  reply.hijack();
-  reply.raw.writeHead(status, headers);
-  reply.raw.end(body);
+  out.writeHead(status, headers);
+  out.end(body);
   return status;
+}
+
+/** deliverRaw for a Fastify reply (hijacked: Fastify sends nothing more). */
+export function deliver(request: FastifyRequest, reply: FastifyReply, res: Resolution, now: number, head: number | null): number {
+  const earlier = reply.getHeaders();
+  reply.hijack();
+  return deliverRaw(request.headers, reply.raw, res, now, head, earlier);
 }
 
 /** An error the proxy made (or relays with a normalized envelope), never stored. */

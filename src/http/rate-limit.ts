@@ -1,89 +1,93 @@
 /**
- * Per-client-IP rate limiting (@fastify/rate-limit), shared by the fleet
- * through its Redis store when a Redis client is given, else per process.
+ * The rate limiter at the HTTP edge (the counting is src/ratelimit/): a
+ * synchronous onRequest hook for requests that go through Fastify, and the
+ * raw refusals shared with the pre-router fast path (fast-hit.ts).
  *
- * Decision (issue 5, "hits may be limited more loosely than misses"): one
- * budget per client IP, counted on every API request, hit or miss. It is the
- * simplest honest rule: a client learns nothing about the cache from the limit,
- * and limiting happens before any cache or upstream work. Upstream load from a
- * single client is already bounded by the single flights.
- *
- * - Client IP is `request.ip`: the app's Fastify `trustProxy` (Config.trustProxy
- *   CIDRs) decides which X-Forwarded-For hops are believed; IPv6 clients are
- *   grouped per /64 (plugin default).
- * - Only API routes are limited: /healthz, /readyz, /metrics, /status never are.
- * - Over the limit: 429, the `{code, msg, data}` RATE_LIMITED envelope,
- *   Retry-After (seconds) and X-RateLimit-*; `metrics.rateLimited()`. The reply is
- *   sent from this module's own onRequest hook (the plugin is registered with
- *   `global: false` and driven through `createRateLimit`), so the answer does not
- *   depend on the app's error handler.
- * - Fail open, fast: `skipOnError: true`; the Redis client has no offline queue
- *   and a short command timeout, so a dead Redis costs nothing and a blackholed
- *   one at most the command timeout per request.
+ * - Every path but the ops routes (/healthz, /readyz, /metrics, /status, /dashboard) is
+ *   charged one unit, hit or miss, valid or not: a client learns nothing about
+ *   the cache from the limit. A route registered with `config: { rateLimit:
+ *   false }` is not charged by the hook (it charges itself, e.g. per item).
+ * - Client IP is `request.ip` (TRUST_PROXY decides which X-Forwarded-For hop
+ *   is believed); `X-API-Key` makes the key the client instead.
+ * - Refusals: 429 RATE_LIMITED envelope with Retry-After (s) and X-RateLimit-*
+ *   (limit, remaining 0, reset), or 401 UNKNOWN_API_KEY. Admitted requests get
+ *   no X-RateLimit-* headers (they would cost a hit string work for every
+ *   request; the budget is documented instead).
  */
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyBaseLogger, FastifyInstance, FastifyRequest, RawServerDefault } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RateLimitConfig } from '../config/types.js';
-import { ProxyError } from '../errors/catalog.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import { EDGE_ERRORS, ProxyError, envelopeBody } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
-import type { RedisClient } from '../redis/client.js';
+import { UNKNOWN_API_KEY, type RateLimiter } from '../ratelimit/limiter.js';
+import type { RateLimitMetrics } from '../ratelimit/metrics.js';
+import { CORS_HEADERS } from './deliver.js';
+import { DASHBOARD_PATHS } from '../dashboard/routes.js';
+import { OPS_PATHS } from './ops-routes.js';
 
 /** Never limited. */
-export const UNLIMITED_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics', '/status']);
+export const UNLIMITED_PATHS: ReadonlySet<string> = new Set<string>([...OPS_PATHS, ...DASHBOARD_PATHS]);
 
-export interface RateLimitOptions {
-  config: RateLimitConfig;
-  redis: RedisClient | null;
-  metrics?: Metrics;
-  keyGenerator?: (req: FastifyRequest) => string;
-  /** Redis key namespace of the counters. */
-  nameSpace?: string;
+export interface RateLimitGate {
+  limiter: RateLimiter;
+  metrics: Metrics;
+  rl: RateLimitMetrics;
 }
 
-function pathOf(req: FastifyRequest): string {
-  const url = req.raw.url ?? '/';
+const LIMITED_BODY = new ProxyError('RATE_LIMITED').toBody();
+const UNKNOWN_KEY_BODY = envelopeBody(EDGE_ERRORS.UNKNOWN_API_KEY.code, EDGE_ERRORS.UNKNOWN_API_KEY.msg);
+const EXPOSE = `${CORS_HEADERS['access-control-expose-headers']}, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset`;
+
+function refusal(res: ServerResponse, status: number, body: Buffer, extra: string[]): void {
+  res.writeHead(status, [
+    'content-type', 'application/json; charset=utf-8',
+    'cache-control', 'no-store',
+    'access-control-allow-origin', '*',
+    'access-control-expose-headers', EXPOSE,
+    ...extra,
+    'content-length', String(body.length),
+  ]);
+  res.end(body);
+}
+
+/** Writes the 429 (retryMs > 0) or 401 (unknown key) for a refused request. */
+export function refuse(gate: RateLimitGate, res: ServerResponse, clientKey: string, retryMs: number): void {
+  if (clientKey === UNKNOWN_API_KEY) {
+    gate.rl.unknownKey();
+    refusal(res, EDGE_ERRORS.UNKNOWN_API_KEY.status, UNKNOWN_KEY_BODY, []);
+    return;
+  }
+  gate.metrics.rateLimited();
+  gate.rl.refused(clientKey);
+  const seconds = String(Math.max(1, Math.ceil(retryMs / 1000)));
+  refusal(res, 429, LIMITED_BODY, ['retry-after', seconds, 'x-ratelimit-limit', String(gate.limiter.limitOf(clientKey)), 'x-ratelimit-remaining', '0', 'x-ratelimit-reset', seconds]);
+}
+
+/** Charges `cost` to a client key: 0 when admitted, else the ms to wait (-1 for an unknown key). */
+export function charge(gate: RateLimitGate, clientKey: string, cost: number): number {
+  if (clientKey === UNKNOWN_API_KEY) return -1;
+  const wait = gate.limiter.take(clientKey, cost);
+  if (wait === 0) gate.rl.admitted(clientKey);
+  return wait;
+}
+
+/** The client key of a request that went through Fastify (request.ip honours TRUST_PROXY). */
+export function requestClientKey(limiter: RateLimiter, request: FastifyRequest): string {
+  return limiter.clientKey(request.ip, request.headers['x-api-key']);
+}
+
+function pathOf(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
 }
 
-/** Generic over the logger so an app built with `loggerInstance: pino(...)` type-checks. */
-export async function registerRateLimit<L extends FastifyBaseLogger>(
-  app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, L>,
-  opts: RateLimitOptions,
-): Promise<void> {
-  const { config } = opts;
-  if (!config.enabled) return;
-  await app.register(rateLimit, {
-    global: false,
-    max: config.max,
-    timeWindow: config.windowMs,
-    skipOnError: true,
-    ...(opts.redis !== null ? { redis: opts.redis, nameSpace: opts.nameSpace ?? 'chainproxy:rl:' } : {}),
-    ...(opts.keyGenerator !== undefined ? { keyGenerator: opts.keyGenerator } : {}),
-  });
-  const limiter = app.createRateLimit();
-  const body = new ProxyError('RATE_LIMITED').toBody();
-
-  app.addHook('onRequest', async (req, reply) => {
-    if (UNLIMITED_PATHS.has(pathOf(req))) return;
-    const r = await limiter(req);
-    if (r.isAllowed) return;
-    const reset = String(r.ttlInSeconds);
-    reply.header('x-ratelimit-limit', String(r.max)).header('x-ratelimit-reset', reset);
-    if (!r.isExceeded) {
-      reply.header('x-ratelimit-remaining', String(r.remaining));
-      return;
-    }
-    opts.metrics?.rateLimited();
-    return reply
-      .code(429)
-      .header('x-ratelimit-remaining', '0')
-      .header('retry-after', String(Math.max(1, r.ttlInSeconds)))
-      .header('content-type', 'application/json; charset=utf-8')
-      .header('cache-control', 'no-store')
-      .header('access-control-allow-origin', '*')
-      .header('access-control-expose-headers', 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset')
-      .send(body);
+export function registerRateLimit(app: FastifyInstance, gate: RateLimitGate): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    if (UNLIMITED_PATHS.has(pathOf(request.raw.url ?? '/'))) return done();
+    if ((request.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return done();
+    const key = requestClientKey(gate.limiter, request);
+    const wait = charge(gate, key, 1);
+    if (wait === 0) return done();
+    reply.hijack();
+    refuse(gate, reply.raw, key, wait);
   });
 }

@@ -1,114 +1,131 @@
+/**
+ * Fleet reconciliation of the rate limiter against a real redis-server: two
+ * limiters (two replicas) on one Redis, fake clock, rounds driven by hand.
+ * Each learns what the other admitted (with its own next admission, the
+ * round then carries its increment); the fleet-wide total stays within the
+ * documented bound (max + (N - 1) × what a replica admits per interval); with
+ * Redis blackholed or dead a round ends within the command deadline and the
+ * buckets keep counting locally (fail open to per-replica limits).
+ */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { registerRateLimit } from '../../src/http/rate-limit.js';
+import { Breaker } from '../../src/common/breaker.js';
 import { noopMetrics } from '../../src/metrics/types.js';
+import { RateLimiter } from '../../src/ratelimit/limiter.js';
 import { closeRedis, createRedis, waitReady, type RedisClient } from '../../src/redis/client.js';
+import { fakeClock } from '../helpers/proxy.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { redisTestConfig } from './fixtures.js';
 
 const describe = describeRedis();
 
-describe('registerRateLimit', () => {
+describe('rate limiter fleet reconciliation', () => {
   let server: RedisServer;
   const cfg = redisTestConfig({ commandTimeoutMs: 100 });
   const clients: RedisClient[] = [];
-  const apps: FastifyInstance[] = [];
-  let limited = 0;
+  const limiters: RateLimiter[] = [];
+  let prefixN = 0;
 
-  async function makeApp(opts: { redis: boolean; trustProxy?: string[]; max?: number; nameSpace?: string }): Promise<FastifyInstance> {
-    let redis: RedisClient | null = null;
-    if (opts.redis) {
-      redis = createRedis(server.url, cfg);
-      clients.push(redis);
-      await waitReady(redis, 5000);
+  async function fleet(n: number, max: number) {
+    const clock = fakeClock();
+    const keyPrefix = `t${++prefixN}:`;
+    const out: RateLimiter[] = [];
+    for (let i = 0; i < n; i++) {
+      const client = createRedis(server.url, cfg);
+      clients.push(client);
+      await waitReady(client, 5000);
+      const limiter = new RateLimiter({
+        config: { enabled: true, max, windowMs: 60_000 },
+        allow: [],
+        apiKeys: [],
+        clock: clock.now,
+        redis: { guard: { client, breaker: new Breaker({ failures: 3, cooldownMs: 60_000 }), timeoutMs: cfg.commandTimeoutMs, metrics: noopMetrics }, keyPrefix },
+      });
+      limiters.push(limiter);
+      out.push(limiter);
     }
-    const app = Fastify({ trustProxy: opts.trustProxy ?? false });
-    await registerRateLimit(app, {
-      config: { enabled: true, max: opts.max ?? 3, windowMs: 60_000 },
-      redis,
-      metrics: { ...noopMetrics, rateLimited: () => limited++ },
-      nameSpace: opts.nameSpace ?? `${cfg.keyPrefix}rl:`,
-    });
-    app.get('/block', async () => ({ code: 0, msg: 'success', data: null }));
-    app.get('/healthz', async () => ({ ok: true }));
-    await app.ready();
-    apps.push(app);
-    return app;
+    return { limiters: out, clock };
   }
+
 
   beforeAll(async () => {
     server = await startRedisServer();
   });
   afterAll(async () => {
-    for (const a of apps) await a.close();
+    for (const l of limiters) await l.close();
     for (const c of clients) await closeRedis(c);
     await server.stop();
   });
 
-  it('two replicas share one counter; the 429 carries the envelope and Retry-After', async () => {
-    const a = await makeApp({ redis: true, nameSpace: 'shared:' });
-    const b = await makeApp({ redis: true, nameSpace: 'shared:' });
-    for (let i = 0; i < 3; i++) {
-      const r = await a.inject({ url: '/block?height=1', remoteAddress: '10.0.0.1' });
-      expect(r.statusCode).toBe(200);
-      expect(r.headers['x-ratelimit-limit']).toBe('3');
-    }
-    const before = limited;
-    const r = await b.inject({ url: '/block', remoteAddress: '10.0.0.1' });
-    expect(r.statusCode).toBe(429);
-    expect(r.json()).toEqual({ code: 4290, msg: 'rate limit exceeded', data: null });
-    expect(r.headers['content-type']).toMatch(/^application\/json/);
-    const retryAfter = Number(r.headers['retry-after']);
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(limited).toBe(before + 1);
-    // another client still has its budget; ops routes are never limited
-    expect((await b.inject({ url: '/block', remoteAddress: '10.0.0.2' })).statusCode).toBe(200);
-    for (let i = 0; i < 5; i++) expect((await a.inject({ url: '/healthz', remoteAddress: '10.0.0.1' })).statusCode).toBe(200);
+  it('each replica learns what the other admitted and stops at the shared budget', async () => {
+    const { limiters: [a, b] } = await fleet(2, 10);
+    let admitted = 0;
+    for (let i = 0; i < 6; i++) admitted += a!.take('10.0.0.1') === 0 ? 1 : 0;
+    await a!.sync();
+    expect(b!.take('10.0.0.1')).toBe(0);
+    admitted++;
+    await b!.sync(); // b learns a's 6 with its own increment
+    for (let i = 0; i < 10; i++) admitted += b!.take('10.0.0.1') === 0 ? 1 : 0;
+    expect(admitted).toBe(10);
+    await b!.sync();
+    // a has not admitted since: it learns b's 4 with its next admission (the bound's A = 1 here).
+    expect(a!.take('10.0.0.1')).toBe(0);
+    await a!.sync();
+    expect(a!.take('10.0.0.1')).toBeGreaterThan(0);
+    expect(b!.take('10.0.0.1')).toBeGreaterThan(0);
+    // Other clients are untouched.
+    expect(a!.take('10.0.0.2')).toBe(0);
   });
 
-  it('believes X-Forwarded-For only from trusted proxies', async () => {
-    const trusting = await makeApp({ redis: true, trustProxy: ['127.0.0.1'], max: 2 });
-    for (let i = 0; i < 4; i++) {
-      const r = await trusting.inject({ url: '/block', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': `198.51.100.${i}` } });
-      expect(r.statusCode).toBe(200); // four distinct believed clients
+  it('keeps the fleet-wide total within max + (N - 1) × admissions per interval', async () => {
+    const max = 60;
+    for (const perInterval of [1, 4, 15]) {
+      const { limiters: fl } = await fleet(3, max);
+      let total = 0;
+      for (let round = 0; round < 100; round++) {
+        let got = 0;
+        for (const l of fl) for (let i = 0; i < perInterval; i++) got += l.take('192.0.2.1') === 0 ? 1 : 0;
+        total += got;
+        for (const l of fl) await l.sync();
+        if (got === 0) break;
+      }
+      expect(total, `${perInterval} per replica per interval`).toBeGreaterThanOrEqual(max);
+      expect(total, `${perInterval} per replica per interval`).toBeLessThanOrEqual(max + (fl.length - 1) * perInterval);
     }
-    const strict = await makeApp({ redis: true, max: 2, nameSpace: `${cfg.keyPrefix}strict:` });
-    const codes: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = await strict.inject({ url: '/block', remoteAddress: '127.0.0.1', headers: { 'x-forwarded-for': `198.51.100.${i}` } });
-      codes.push(r.statusCode);
-    }
-    expect(codes).toEqual([200, 200, 429]); // the header is ignored: one client
   });
 
-  it('limits per process without Redis', async () => {
-    const local = await makeApp({ redis: false, max: 1 });
-    expect((await local.inject({ url: '/block' })).statusCode).toBe(200);
-    expect((await local.inject({ url: '/block' })).statusCode).toBe(429);
+  it('without reconciliation each replica alone admits at most max (the worst case of the bound)', async () => {
+    const { limiters: [a, b] } = await fleet(2, 5);
+    let total = 0;
+    for (const l of [a!, b!]) for (let i = 0; i < 20; i++) total += l.take('10.1.1.1') === 0 ? 1 : 0;
+    expect(total).toBe(10); // max + (2 - 1) × max
+    await a!.sync();
+    await b!.sync();
+    await a!.sync();
+    expect(a!.take('10.1.1.1')).toBeGreaterThan(0);
+    expect(b!.take('10.1.1.1')).toBeGreaterThan(0);
   });
 
-  it('fails open, fast, when Redis is down or blackholed', async () => {
-    const app = await makeApp({ redis: true, max: 1, nameSpace: `${cfg.keyPrefix}down:` });
-    expect((await app.inject({ url: '/block', remoteAddress: '10.9.9.9' })).statusCode).toBe(200);
-    expect((await app.inject({ url: '/block', remoteAddress: '10.9.9.9' })).statusCode).toBe(429);
+  it('fails open to local counting, within the command deadline, when Redis is blackholed or down', async () => {
+    const { limiters: [a, b] } = await fleet(2, 4);
+    expect(a!.take('10.2.2.2')).toBe(0);
     server.pause();
     try {
       const t0 = performance.now();
-      const r = await app.inject({ url: '/block', remoteAddress: '10.9.9.9' });
-      expect(r.statusCode).toBe(200);
-      expect(performance.now() - t0).toBeLessThan(cfg.commandTimeoutMs * 3);
+      await a!.sync();
+      expect(performance.now() - t0).toBeLessThan(cfg.commandTimeoutMs * 5);
+      // take() never waits for Redis: it is synchronous. The local budget still holds.
+      expect([a!.take('10.2.2.2'), a!.take('10.2.2.2'), a!.take('10.2.2.2')]).toEqual([0, 0, 0]);
+      expect(a!.take('10.2.2.2')).toBeGreaterThan(0);
     } finally {
       server.resume();
     }
     await server.kill();
     try {
-      for (let i = 0; i < 5; i++) {
-        const t0 = performance.now();
-        const r = await app.inject({ url: '/block', remoteAddress: '10.9.9.9' });
-        expect(r.statusCode).toBe(200);
-        expect(performance.now() - t0).toBeLessThan(cfg.commandTimeoutMs);
-      }
+      const t0 = performance.now();
+      for (let i = 0; i < 3; i++) await b!.sync();
+      expect(b!.take('10.3.3.3')).toBe(0);
+      await b!.sync();
+      expect(performance.now() - t0).toBeLessThan(cfg.commandTimeoutMs * 5);
     } finally {
       await server.restart();
     }

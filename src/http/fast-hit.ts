@@ -1,0 +1,126 @@
+/**
+ * Fresh hits answered before Fastify's router. The API routes remember each
+ * raw URL (path + query, byte for byte) that they validated and answered with
+ * a fresh hit, with its canonical request; a later GET/HEAD with exactly that
+ * URL is the same request after validation (canonicalization depends on the
+ * URL and the fixed limits alone), so it is answered here: rate limit, memory
+ * lookup, the entry's prebuilt headers, bytes. Anything else (unknown URL,
+ * entry not fresh, X-Forwarded-For to interpret, shutting down) goes on to
+ * Fastify unchanged and uncharged.
+ *
+ * Fastify hooks do not run for these requests: anything that must see every
+ * API request belongs here too. Not used when ACCESS_LOG=all (a hit then
+ * needs its request id and log line).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
+import type { ChainView } from '../chain/types.js';
+import type { Metrics } from '../metrics/types.js';
+import type { Resolver } from '../pipeline/resolver.js';
+import { deliverRaw } from './deliver.js';
+import { charge, refuse, type RateLimitGate } from './rate-limit.js';
+
+export interface FastHitDeps {
+  resolver: Resolver;
+  chain: ChainView;
+  metrics: Metrics;
+  clock: () => number;
+  gate: RateLimitGate | null;
+  /** TRUST_PROXY is set: requests with X-Forwarded-For go through Fastify (request.ip). */
+  trustProxy: boolean;
+  /** URLs remembered (10 000; the oldest is forgotten first). */
+  maxUrls?: number;
+}
+
+interface Known {
+  endpoint: EndpointDef;
+  req: CanonicalRequest;
+}
+
+/** Longer URLs are not remembered (they are rare and would cost memory). */
+const MAX_URL_LENGTH = 512;
+
+export class FastHits {
+  readonly #d: FastHitDeps;
+  readonly #max: number;
+  readonly #urls = new Map<string, Known>();
+  #closing = false;
+
+  constructor(deps: FastHitDeps) {
+    this.#d = deps;
+    this.#max = deps.maxUrls ?? 10_000;
+  }
+
+  get size(): number {
+    return this.#urls.size;
+  }
+
+  /** A validated URL that was just answered with a fresh hit. */
+  remember(url: string, endpoint: EndpointDef, req: CanonicalRequest): void {
+    if (url.length > MAX_URL_LENGTH || this.#urls.has(url)) return;
+    if (this.#urls.size >= this.#max) {
+      const oldest = this.#urls.keys().next();
+      if (oldest.done !== true) this.#urls.delete(oldest.value);
+    }
+    this.#urls.set(url, { endpoint, req });
+  }
+
+  /** From now on everything goes to Fastify (which answers 503 while closing). */
+  close(): void {
+    this.#closing = true;
+    this.#urls.clear();
+  }
+
+  /** True when the request was answered here. */
+  handle(req: IncomingMessage, res: ServerResponse): boolean {
+    const url = req.url;
+    if (url === undefined || this.#closing) return false;
+    const known = this.#urls.get(url);
+    if (known === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+    const d = this.#d;
+    if (d.trustProxy && req.headers['x-forwarded-for'] !== undefined) return false;
+    const started = performance.now();
+    const now = d.clock();
+    const hit = d.resolver.hit(known.req, now);
+    if (hit === undefined) return false;
+    const gate = d.gate;
+    if (gate !== null) {
+      const key = gate.limiter.clientKey(req.socket.remoteAddress ?? '', req.headers['x-api-key']);
+      const wait = charge(gate, key, 1);
+      if (wait !== 0) {
+        refuse(gate, res, key, wait);
+        return true;
+      }
+    }
+    const name = known.endpoint.name;
+    d.metrics.upstreamSaved(name);
+    const status = deliverRaw(req.headers, res, hit, now, d.chain.bestHead(), null);
+    d.metrics.request(name, status, 'HIT', (performance.now() - started) / 1000);
+    return true;
+  }
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+
+/**
+ * Fastify `serverFactory`: the HTTP/1 server Fastify would make itself (same
+ * timeouts), with the fast path, when there is one, in front of its handler.
+ */
+export function fastServerFactory(fast: FastHits | null): (handler: Handler, opts: Record<string, unknown>) => Server {
+  return (handler, opts) => {
+    const server = createServer(fast === null ? handler : (req, res) => {
+      if (!fast.handle(req, res)) handler(req, res);
+    });
+    const keepAlive = num(opts['keepAliveTimeout']);
+    const requestTimeout = num(opts['requestTimeout']);
+    const connectionTimeout = num(opts['connectionTimeout']);
+    const perSocket = num(opts['maxRequestsPerSocket']);
+    if (keepAlive !== undefined) server.keepAliveTimeout = keepAlive;
+    if (requestTimeout !== undefined) server.requestTimeout = requestTimeout;
+    if (connectionTimeout !== undefined) server.setTimeout(connectionTimeout);
+    if (perSocket !== undefined && perSocket > 0) server.maxRequestsPerSocket = perSocket;
+    return server;
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * The header list of a fresh 200 hit, built once per stored payload and
+ * re-stamped only when a value in it changes: Age and max-age move once a
+ * second, X-Chain-Head once a block. Everything else in it depends on the
+ * entry and the payload alone (see deliver.ts for the meaning of each header).
+ * Keyed weakly by the payload object, so it lives exactly as long as the
+ * memory tier holds that payload (a stamped entry gets a new payload per
+ * second and so a new block).
+ */
+import type { Payload } from '../cache/memory-store.js';
+import type { CacheEntry } from '../cache/types.js';
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const CORS_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'X-Cache, Age, ETag, X-Chain-Head, X-Request-Id, Retry-After',
+} as const;
+
+interface Block {
+  age: number;
+  maxAge: number;
+  head: number | null;
+  headers: string[];
+}
+
+const AGE = 5;
+const CACHE_CONTROL = 7;
+const HEAD = 17;
+
+const blocks = new WeakMap<Payload, Block>();
+
+function build(entry: CacheEntry, payload: Payload, age: number, maxAge: number, head: number | null): Block {
+  const headers = [
+    'content-type', JSON_TYPE,
+    'x-cache', 'HIT',
+    'age', String(age),
+    'cache-control', `public, max-age=${maxAge}`,
+    'etag', entry.etag,
+    'vary', 'Accept-Encoding',
+    'access-control-allow-origin', CORS_HEADERS['access-control-allow-origin'],
+    'access-control-expose-headers', CORS_HEADERS['access-control-expose-headers'],
+    'x-chain-head', head === null ? '' : String(head),
+  ];
+  if (payload.encoding !== 'identity') headers.push('content-encoding', payload.encoding);
+  headers.push('content-length', String(payload.body.length));
+  // No chain head known: drop the pair (its slot is then never re-stamped).
+  if (head === null) headers.splice(HEAD - 1, 2);
+  return { age, maxAge, head, headers };
+}
+
+/** Headers of a fresh 200 hit sending `payload` at `now` (the returned array is shared: do not modify). */
+export function hitHeaders(entry: CacheEntry, payload: Payload, now: number, head: number | null): string[] {
+  const age = now > entry.createdAt ? Math.floor((now - entry.createdAt) / 1000) : 0;
+  const maxAge = entry.freshUntil > now ? Math.ceil((entry.freshUntil - now) / 1000) : 0;
+  let b = blocks.get(payload);
+  if (b === undefined || (b.head === null) !== (head === null)) {
+    b = build(entry, payload, age, maxAge, head);
+    blocks.set(payload, b);
+    return b.headers;
+  }
+  if (b.age !== age) {
+    b.age = age;
+    b.headers[AGE] = String(age);
+  }
+  if (b.maxAge !== maxAge) {
+    b.maxAge = maxAge;
+    b.headers[CACHE_CONTROL] = `public, max-age=${maxAge}`;
+  }
+  if (b.head !== head) {
+    b.head = head;
+    b.headers[HEAD] = String(head);
+  }
+  return b.headers;
+}

@@ -1,0 +1,44 @@
+/**
+ * Builds the rate limiter of a replica from the validated Config: null when
+ * RATE_LIMIT_ENABLED is false (callers check once), else the limiter with its
+ * metrics, reconciled through Redis when the fleet has a client. The
+ * reconciliation has its own breaker (same settings as the tier's), so a
+ * Redis fault is seen by both alike without sharing state between modules.
+ */
+import type { Registry } from 'prom-client';
+import { Breaker } from '../common/breaker.js';
+import type { Config } from '../config/types.js';
+import type { RateLimitGate } from '../http/rate-limit.js';
+import type { Metrics } from '../metrics/types.js';
+import type { RedisClient } from '../redis/client.js';
+import { RateLimiter } from './limiter.js';
+import { createRateLimitMetrics } from './metrics.js';
+
+export { RateLimiter, UNKNOWN_API_KEY } from './limiter.js';
+
+export interface GateDeps {
+  redis: RedisClient | null;
+  metrics: Metrics;
+  registry: Registry;
+  clock: () => number;
+}
+
+export function createRateLimitGate(config: Config, d: GateDeps): RateLimitGate | null {
+  if (!config.rateLimit.enabled) return null;
+  const { redis: r } = config;
+  const limiter = new RateLimiter({
+    config: config.rateLimit,
+    allow: config.rateLimitAllow,
+    apiKeys: config.apiKeys,
+    clock: d.clock,
+    redis:
+      d.redis === null
+        ? null
+        : {
+            guard: { client: d.redis, breaker: new Breaker({ failures: r.breakerFailures, cooldownMs: r.breakerCooldownMs }), timeoutMs: r.commandTimeoutMs, metrics: d.metrics },
+            keyPrefix: r.keyPrefix,
+          },
+  });
+  limiter.start();
+  return { limiter, metrics: d.metrics, rl: createRateLimitMetrics(d.registry, limiter.keyNames(), () => limiter.buckets) };
+}
