@@ -26,6 +26,8 @@ import { buildOpenApiDocument } from './openapi/document.js';
 import { opsOpenapi } from './openapi/ops-paths.js';
 import { OPENAPI_PATH, registerOpenApiRoute } from './openapi/route.js';
 import { dashboardOpenapi } from './dashboard/openapi.js';
+import { pagesOpenapi } from './pages/openapi.js';
+import { batchOpenapi } from './http/batch-openapi.js';
 import { privateNetworkGate } from './dashboard/gate.js';
 import { DASHBOARD_PATHS, registerDashboard } from './dashboard/routes.js';
 import { registerPassthrough } from './passthrough/register.js';
@@ -207,7 +209,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     app,
     buildOpenApiDocument({
       publicBaseUrl: config.publicBaseUrl,
-      contributions: [apiOpenapi(catalogue, config.limits), opsOpenapi(), dashboardOpenapi()],
+      contributions: [apiOpenapi(catalogue, config.limits), opsOpenapi(), dashboardOpenapi(), pagesOpenapi(compiledPages, config.limits), batchOpenapi(config.limits)],
     }),
   );
   registerFallbacks(

@@ -16,6 +16,8 @@ const TAGS = [
   { name: 'chain', description: 'Chain statistics' },
   { name: 'contracts', description: 'Contracts' },
   { name: 'holders', description: 'Top holders' },
+  { name: 'pages', description: 'Explorer pages composed from cached parts' },
+  { name: 'batch', description: 'Several endpoint requests in one' },
   { name: 'operator', description: 'Operations: health, status, metrics' },
 ];
 

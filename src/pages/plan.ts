@@ -38,6 +38,8 @@ export interface CompiledPage {
   /** Page parameters in the shape canonicalize() takes (name `pages/<name>`: the composed cache key's prefix). */
   def: EndpointDef;
   parts: readonly CompiledPart[];
+  /** Parameters of which exactly one must be given (empty when none). */
+  exactlyOne: readonly string[];
 }
 
 function exactlyOne(names: readonly string[]) {
@@ -146,7 +148,7 @@ export function compilePage(name: string, decl: PageDecl, catalogue: Catalogue, 
     check: decl.exactlyOne === undefined ? undefined : exactlyOne(decl.exactlyOne),
     policy: DEFAULT_POLICIES['block/max'],
   };
-  return { name, def, parts };
+  return { name, def, parts, exactlyOne: decl.exactlyOne ?? [] };
 }
 
 export class PageTableError extends Error {

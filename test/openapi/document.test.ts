@@ -13,14 +13,22 @@ import { dashboardOpenapi } from '../../src/dashboard/openapi.js';
 import { apiOpenapi } from '../../src/openapi/api-paths.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { opsOpenapi } from '../../src/openapi/ops-paths.js';
+import { PAGES } from '../../src/catalogue/pages.js';
+import { batchOpenapi } from '../../src/http/batch-openapi.js';
+import { compilePages } from '../../src/pages/plan.js';
+import { pagesOpenapi } from '../../src/pages/openapi.js';
 import { parameterOf } from '../../src/openapi/params.js';
 import type { OpenApiDocument, ParameterObject, SchemaObject } from '../../src/openapi/types.js';
 
 const limits: ParamLimits = { maxPageSize: 100, maxDays: 365 };
 const catalogue = buildCatalogue();
+const pages = compilePages(PAGES, {}, catalogue);
 
 function documentFor(l: ParamLimits = limits): OpenApiDocument {
-  return buildOpenApiDocument({ publicBaseUrl: 'https://api.example.test', contributions: [apiOpenapi(catalogue, l), opsOpenapi(), dashboardOpenapi()] });
+  return buildOpenApiDocument({
+    publicBaseUrl: 'https://api.example.test',
+    contributions: [apiOpenapi(catalogue, l), opsOpenapi(), dashboardOpenapi(), pagesOpenapi(pages, l), batchOpenapi({ maxBatchItems: 20 })],
+  });
 }
 
 /** Every `$ref` in a value. */
