@@ -19,6 +19,8 @@ import { registerFallbacks } from './http/fallbacks.js';
 import { OPS_PATHS, registerOpsRoutes } from './http/ops-routes.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { createAdminGate } from './http/admin-gate.js';
+import { applyEdgeLimits, edgeServerOptions } from './http/server-limits.js';
 
 export interface ProxyOptions {
   logger?: Logger;
@@ -80,7 +82,9 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     logger,
   });
 
+  const adminGate = createAdminGate(config.adminAllow);
   const app = Fastify({
+    ...edgeServerOptions(config.limits),
     loggerInstance: logger as FastifyBaseLogger,
     // One access-log line per request is written by the API routes (ACCESS_LOG), not by Fastify.
     logController: new LogController({ disableRequestLogging: true }),
@@ -96,6 +100,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     // The API routes parse the raw query themselves (duplicates, encodings, control characters).
     routerOptions: { querystringParser: () => ({}) },
   });
+  applyEdgeLimits(app, config.limits);
 
   if (config.rateLimit.enabled) {
     await registerRateLimit(app, { config: config.rateLimit, redis: fleet?.client ?? null, metrics });
@@ -111,6 +116,8 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     }),
     metrics: prom,
     startedAt: Date.now(),
+    adminGate,
+    metricsCacheMs: config.metricsCacheMs,
   });
   registerFallbacks(app, new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS]));
 
@@ -130,7 +137,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     await pool.close();
     await fleet?.close();
   };
-  return { app, resolver, tracker, memory, pool, fleet, close };
+  return { app, resolver, tracker, memory, pool, fleet, adminGate, close };
 }
 
 export async function startProxy(config: Config, opts: ProxyOptions = {}): Promise<ProxyHandle> {

@@ -62,11 +62,21 @@ export interface Config {
   redisUrl: string | null;
   /** CIDRs (or IPs) of proxies whose X-Forwarded-For hop is believed. */
   trustProxy: string[];
+  /** Client addresses (IPs, CIDRs, names) allowed on operator routes. */
+  adminAllow: string[];
+  /** /metrics renders at most once per this many ms (0: every scrape). */
+  metricsCacheMs: number;
   limits: {
     maxPageSize: number;
     maxDays: number;
     /** Whole client request, upstream phase included. */
     requestTimeoutMs: number;
+    /** Client connections at once (0: no cap). */
+    maxConnections: number;
+    /** Time to receive a request's headers. */
+    headersTimeoutMs: number;
+    /** Idle keep-alive client connections are closed after this. */
+    keepAliveTimeoutMs: number;
   };
   upstream: UpstreamConfig;
   redis: RedisConfig;

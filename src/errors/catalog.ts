@@ -25,6 +25,18 @@ export const ERRORS = {
 
 export type ErrorKind = keyof typeof ERRORS;
 
+/**
+ * Errors answered by the HTTP edge before any route runs (Node's parser,
+ * timeouts), written straight to the socket; same envelope, same code space.
+ */
+export const EDGE_ERRORS = {
+  MALFORMED_REQUEST: { code: 4000, status: 400, msg: 'bad request' },
+  CLIENT_TIMEOUT: { code: 4080, status: 408, msg: 'request not received in time' },
+  HEADERS_TOO_LARGE: { code: 4310, status: 431, msg: 'request headers too large' },
+} as const satisfies Record<string, { code: number; status: number; msg: string }>;
+
+export type EdgeErrorKind = keyof typeof EDGE_ERRORS;
+
 /** Kinds after which an idempotent GET may be tried on another upstream. */
 const RETRYABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
   'UPSTREAM_BAD_RESPONSE',
