@@ -15,6 +15,7 @@ import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { Resolution, Resolver } from '../pipeline/resolver.js';
 import { deliver, deliverError } from './deliver.js';
+import { clientGone } from './client-gone.js';
 
 export interface ApiRouteDeps {
   catalogue: Catalogue;
@@ -85,7 +86,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
         finish(request, endpoint, started, status, fast, null);
         return;
       }
-      withTimeout(resolver.resolve(req), limits.requestTimeoutMs).then(
+      withTimeout(resolver.resolve(req, clientGone(reply)), limits.requestTimeoutMs).then(
         (res) => {
           const status = deliver(request, reply, res, clock(), chain.bestHead());
           finish(request, endpoint, started, status, res, null);

@@ -20,7 +20,7 @@ import type { MemoryEntry, MemoryStore } from '../cache/memory-store.js';
 import { toProxyError, type ProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { FetchStage } from './fetch-stage.js';
-import { SingleFlight } from './single-flight.js';
+import { SingleFlight, type FlightContext } from './single-flight.js';
 
 /** Fleet-wide single flight (issue 5): a Redis lease so one replica fetches for all. */
 export interface FleetCoordinator {
@@ -76,7 +76,8 @@ export class Resolver {
     return { result: 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
   }
 
-  async resolve(req: CanonicalRequest): Promise<Resolution> {
+  /** `client`: aborted when the client has gone; a flight every client left is cancelled (single-flight.ts). */
+  async resolve(req: CanonicalRequest, client?: AbortSignal): Promise<Resolution> {
     const { memory, second, clock } = this.#d;
     const now = clock();
     let fallback: CacheEntry | undefined;
@@ -101,7 +102,7 @@ export class Resolver {
       }
     }
 
-    const { promise, joined } = this.#flights.run(req.key, () => this.#fill(req));
+    const { promise, joined } = this.#flights.run(req.key, (ctx) => this.#fill(req, ctx), client);
     if (joined) {
       this.#d.metrics.singleFlightJoin(req.endpoint.name);
       this.#d.metrics.upstreamSaved(req.endpoint.name);
@@ -166,14 +167,14 @@ export class Resolver {
   /** Starts a background refresh unless one is under way. */
   refresh(req: CanonicalRequest): void {
     if (this.#flights.has(req.key)) return;
-    this.#flights.run(req.key, () => this.#fill(req)).promise.catch((err: unknown) => {
+    this.#flights.run(req.key, (ctx) => this.#fill(req, ctx)).promise.catch((err: unknown) => {
       this.#d.logger.warn({ key: req.key, err: toProxyError(err).message }, 'background refresh failed');
     });
   }
 
-  async #fill(req: CanonicalRequest): Promise<Filled> {
+  async #fill(req: CanonicalRequest, ctx: FlightContext): Promise<Filled> {
     const { fleet, second, clock, chain } = this.#d;
-    if (fleet === null || second === null) return this.#fetchAndStore(req);
+    if (fleet === null || second === null) return this.#fetchAndStore(req, ctx);
     const leader = await fleet.acquire(req.key);
     if (!leader) {
       const filled = await fleet.waitForFill(req.key);
@@ -184,14 +185,15 @@ export class Resolver {
       }
     }
     try {
-      return await this.#fetchAndStore(req);
+      return await this.#fetchAndStore(req, ctx);
     } finally {
       if (leader) await fleet.release(req.key);
     }
   }
 
-  async #fetchAndStore(req: CanonicalRequest): Promise<Filled> {
-    const f = await this.#d.fetcher.fetch(req);
+  async #fetchAndStore(req: CanonicalRequest, ctx: FlightContext): Promise<Filled> {
+    const f = await this.#d.fetcher.fetch(req, ctx.signal);
+    ctx.answered();
     // With a fleet lease, followers on other replicas read the fill from Redis: write it before release.
     if (f.cacheable) await this.#store(f.entry, this.#d.fleet !== null);
     return { entry: f.entry, stored: f.cacheable, upstream: f.upstream, upstreamMs: f.upstreamMs };
