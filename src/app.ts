@@ -65,7 +65,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
 
   const memory = new MemoryStore({ maxBytes: config.cacheMaxBytes, clock, onEvict: () => metrics.cacheEviction('memory') });
   memoryRef = memory;
-  const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger });
+  const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger, publicBaseUrl: config.publicBaseUrl });
   fleetRef = fleet;
   const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger });
   poolRef = pool;
