@@ -4,7 +4,8 @@
  * Scenarios (bench/scenarios/): a hit path (vs bare Fastify, nginx), b explorer
  * mix, c cold misses on a slow upstream, d 500-request stampede, e misses with
  * one of three upstreams hung (hedging on/off), f Redis tier (when
- * redis-server is installed). Every server is a child process; autocannon runs
+ * redis-server is installed), g distinct-key flood against a 32 MiB bound,
+ * h /metrics scraped during hits. Every server is a child process; autocannon runs
  * here. Prints a table and writes bench/results/latest.{md,json}.
  */
 import { cpus, totalmem } from 'node:os';
@@ -21,8 +22,10 @@ import { coldMiss } from './scenarios/c-cold-miss.js';
 import { stampede } from './scenarios/d-stampede.js';
 import { hedging } from './scenarios/e-hedging.js';
 import { redis } from './scenarios/f-redis.js';
+import { flood } from './scenarios/g-flood.js';
+import { scrape } from './scenarios/h-scrape.js';
 
-const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis];
+const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, flood, scrape];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

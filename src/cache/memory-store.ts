@@ -181,6 +181,9 @@ export class MemoryStore implements CacheStore {
       maxSize: opts.maxBytes,
       sizeCalculation: (m) => m.size,
       perf: { now: clock },
+      // Expired entries stay visible to this store (its reads check sieUntil themselves),
+      // so the sweep at the LRU end can see and drop them.
+      allowStale: true,
       ...(onEvict === undefined
         ? {}
         : {
