@@ -84,7 +84,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
 
   const adminGate = createAdminGate(config.adminAllow);
   const app = Fastify({
-    ...edgeServerOptions(config.limits),
+    ...edgeServerOptions(config.http),
     loggerInstance: logger as FastifyBaseLogger,
     // One access-log line per request is written by the API routes (ACCESS_LOG), not by Fastify.
     logController: new LogController({ disableRequestLogging: true }),
@@ -100,7 +100,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     // The API routes parse the raw query themselves (duplicates, encodings, control characters).
     routerOptions: { querystringParser: () => ({}) },
   });
-  applyEdgeLimits(app, config.limits);
+  applyEdgeLimits(app, config.http);
 
   if (config.rateLimit.enabled) {
     await registerRateLimit(app, { config: config.rateLimit, redis: fleet?.client ?? null, metrics });

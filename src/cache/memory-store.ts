@@ -4,10 +4,11 @@
  * Each stored entry carries its identity bytes plus gzip (level 6) and brotli
  * (quality 5) variants, compressed once at set time (only for bodies of at
  * least `compressMinBytes` and only when smaller), so a hit does no JSON and no
- * compression work. The size charged to the LRU is what the entry costs in the
- * heap (`chargedSize`): its buffers, each with the fixed cost of a Buffer, the
- * key, and the objects around them (entry, wrapper, payloads, LRU slots),
- * measured on Node 20 (bench/scenarios/g-flood.ts checks RSS against the bound). Entries with
+ * compression work. The size charged to the LRU is what the entry costs in
+ * memory (`chargedSize`): its buffers, each with the fixed cost of a Buffer,
+ * the key, and the objects around them (entry, wrapper, payloads, LRU slots),
+ * measured on Node 20, the JS objects with the collector's headroom
+ * (bench/scenarios/g-flood.ts checks RSS against the bound). Entries with
  * time-relative fields (stamps) send their stored bytes at `createdAt` only
  * and are otherwise re-rendered lazily, at most once per second per encoding;
  * the rendering of the previous second is replaced, and one rendered copy is
@@ -58,18 +59,34 @@ const brotliAsync = promisify(brotliCompress);
 export const ENTRY_OVERHEAD_BYTES = 560;
 /** Fixed cost of one Buffer of its own (typed array, ArrayBuffer, backing-store record). */
 export const BUFFER_OVERHEAD_BYTES = 320;
+/**
+ * V8 lets the old generation grow to about twice its live size between major
+ * collections, and a cache under a flood is mostly old generation: each byte
+ * of JS objects an entry holds is charged this many times (buffer contents,
+ * outside the JS heap, once).
+ */
+export const HEAP_HEADROOM = 2;
 const STAMP_BYTES = 64;
 /** Entries examined for expiry at the LRU end per insert. */
 const SWEEP_PER_INSERT = 4;
 
-/** Bytes charged for an entry: what it holds in the heap, not only its payload. */
+/** Bytes charged for an entry: what it holds in memory, not only its payload. */
 export function chargedSize(entry: CacheEntry, buffers: readonly (Buffer | null)[], stamped: boolean): number {
   let bytes = 0;
-  for (const b of buffers) if (b !== null) bytes += b.length + BUFFER_OVERHEAD_BYTES;
+  let objects = 0;
+  for (const b of buffers) {
+    if (b === null) continue;
+    bytes += b.length;
+    objects += BUFFER_OVERHEAD_BYTES;
+  }
   // A stamped entry also holds one re-rendered copy of each (same size ± a few digits).
-  if (stamped) bytes *= 2;
+  if (stamped) {
+    bytes *= 2;
+    objects *= 2;
+  }
   // Keys are built by concatenation: the flat string plus the parts it was made of.
-  return bytes + 2 * entry.key.length + entry.stamps.length * STAMP_BYTES + ENTRY_OVERHEAD_BYTES;
+  objects += 2 * entry.key.length + entry.stamps.length * STAMP_BYTES + ENTRY_OVERHEAD_BYTES;
+  return bytes + HEAP_HEADROOM * objects;
 }
 
 const compressSync = (enc: 'gzip' | 'br', body: Buffer): Buffer =>

@@ -17,7 +17,8 @@ export function defaultConfig(): Config {
     trustProxy: [],
     adminAllow: ['loopback', 'uniquelocal'],
     metricsCacheMs: 1000,
-    limits: { maxPageSize: 100, maxDays: 365, requestTimeoutMs: 15_000, maxConnections: 8192, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000 },
+    limits: { maxPageSize: 100, maxDays: 365, requestTimeoutMs: 15_000 },
+    http: { maxConnections: 8192, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000 },
     upstream: {
       connectTimeoutMs: 1000,
       attemptTimeoutMs: 5000,

@@ -18,7 +18,7 @@ const EXTRA = [
     env: 'CONFIG_FILE',
     key: '',
     def: '(none)',
-    help: 'YAML (.yaml/.yml) or JSON (.json) file with the same settings under their keys (upstream:, redis:, rateLimit:, limits:, simulator:, top-level port, host, ...) and per-endpoint cache policies under policies:. Environment variables win over the file. Unknown keys are errors.',
+    help: 'YAML (.yaml/.yml) or JSON (.json) file with the same settings under their keys (upstream:, redis:, rateLimit:, limits:, http:, simulator:, top-level port, host, ...) and per-endpoint cache policies under policies:. Environment variables win over the file. Unknown keys are errors.',
   },
 ];
 

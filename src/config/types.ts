@@ -71,6 +71,9 @@ export interface Config {
     maxDays: number;
     /** Whole client request, upstream phase included. */
     requestTimeoutMs: number;
+  };
+  /** Limits of the client-facing HTTP server. */
+  http: {
     /** Client connections at once (0: no cap). */
     maxConnections: number;
     /** Time to receive a request's headers. */

@@ -3,6 +3,7 @@
  * connection is closed without an answer; once one closes, new ones are served.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/defaults.js';
 import { startEnv, waitFor, type Env } from '../proxy/kit.js';
 import { parseRaw, rawConnect, type RawExchange } from './raw.js';
 
@@ -19,7 +20,7 @@ describe('connection cap', () => {
 
   it('closes connections past MAX_CONNECTIONS at once and serves again below it', async () => {
     // No probe wait: its keep-alive client would hold one of the two connections.
-    env = await startEnv({ patch: { limits: { maxConnections: 2 } }, waitProbe: false });
+    env = await startEnv({ patch: { http: { ...defaultConfig().http, maxConnections: 2 } }, waitProbe: false });
     for (let i = 0; i < 2; i++) {
       const c = rawConnect(env.base, KEEP_ALIVE);
       open.push(c);

@@ -3,6 +3,7 @@
  * HEADERS_TIMEOUT_MS (seconds, not Node's ~77 s), with a 408 envelope.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/defaults.js';
 import { startEnv, type Env } from '../proxy/kit.js';
 import { parseRaw, rawConnect } from './raw.js';
 
@@ -14,7 +15,7 @@ describe('slow request headers', () => {
   });
 
   it('are cut after HEADERS_TIMEOUT_MS with a 408 envelope', async () => {
-    env = await startEnv({ patch: { limits: { headersTimeoutMs: 600 } } });
+    env = await startEnv({ patch: { http: { ...defaultConfig().http, headersTimeoutMs: 600 } } });
     const slow = rawConnect(env.base, 'GET /block/max HTTP/1.1\r\nHost: x\r\nX-Slow: 1\r\n');
     const { text, ms } = await slow.closed;
     const res = parseRaw(text);
