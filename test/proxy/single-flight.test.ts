@@ -31,8 +31,9 @@ describe('single flight', () => {
           else sendJson(res, status, '{"code":500,"msg":"boom","data":null}');
         },
       }),
-      // Retries and hedges are other features; here one attempt is one request.
-      patch: { upstream: { maxAttempts: 1, hedgeAfterMs: 0 } },
+      // Retries and hedges are other features; here one attempt is one request, and it never
+      // times out during a test (only a cancelled flight ends a held request early).
+      patch: { upstream: { maxAttempts: 1, hedgeAfterMs: 0, attemptTimeoutMs: 30_000, totalDeadlineMs: 30_000 }, limits: { requestTimeoutMs: 30_000 } },
     });
     env = e;
     let seen = 0;
