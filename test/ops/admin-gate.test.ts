@@ -39,6 +39,7 @@ describe('operator gate on /metrics and /status', () => {
       expect(envelope(g)).toEqual({ ...notFound.body, msg: `no such endpoint: ${path}` });
       expect(g.text).not.toContain('upstreams');
       expect(g.text).not.toContain(env.up.url.replace('http://', ''));
+      expect((await get(env.base, path, { method: 'HEAD', headers: xff })).status, `HEAD ${path}`).toBe(404);
     }
     // A private client behind the same balancer is an operator.
     expect((await get(env.base, '/status', { headers: { 'x-forwarded-for': '10.1.2.3' } })).status).toBe(200);
