@@ -19,6 +19,8 @@ import { registerFallbacks } from './http/fallbacks.js';
 import { OPS_PATHS, registerOpsRoutes } from './http/ops-routes.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { createAdminGate } from './http/admin-gate.js';
+import { applyEdgeLimits, edgeServerOptions } from './http/server-limits.js';
 import { drain, trackResponses } from './http/drain.js';
 import { createPassthroughMetrics } from './passthrough/metrics.js';
 import { apiOpenapi } from './openapi/api-paths.js';
@@ -28,7 +30,6 @@ import { OPENAPI_PATH, registerOpenApiRoute } from './openapi/route.js';
 import { dashboardOpenapi } from './dashboard/openapi.js';
 import { pagesOpenapi } from './pages/openapi.js';
 import { batchOpenapi } from './http/batch-openapi.js';
-import { privateNetworkGate } from './dashboard/gate.js';
 import { DASHBOARD_PATHS, registerDashboard } from './dashboard/routes.js';
 import { registerPassthrough } from './passthrough/register.js';
 import { blockMaxInvariant } from './chain/block-max-invariant.js';
@@ -95,7 +96,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
 
   const memory = new MemoryStore({ maxBytes: config.cacheMaxBytes, clock, onEvict: () => metrics.cacheEviction('memory') });
   memoryRef = memory;
-  const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger });
+  const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger, publicBaseUrl: config.publicBaseUrl });
   fleetRef = fleet;
   const trust = registerTrustMetrics(prom.registry, config.upstreamUrls.map((_, i) => `u${i}`));
   const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase });
@@ -133,7 +134,9 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   const gate = createRateLimitGate(config, { redis: fleet?.client ?? null, metrics, registry: prom.registry, clock });
   const fast = config.accessLog === 'all' ? null : new FastHits({ resolver, chain: tracker, metrics, clock, gate, trustProxy: config.trustProxy.length > 0 });
 
+  const adminGate = createAdminGate(config.adminAllow);
   const app = Fastify({
+    ...edgeServerOptions(config.http),
     // Repeated fresh hits are answered before the router (src/http/fast-hit.ts).
     serverFactory: fastServerFactory(fast),
     loggerInstance: logger as FastifyBaseLogger,
@@ -153,6 +156,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     // The API routes parse the raw query themselves (duplicates, encodings, control characters).
     routerOptions: { querystringParser: () => ({}) },
   });
+  applyEdgeLimits(app, config.http);
 
   registerRetryAfter(app);
   if (gate !== null) registerRateLimit(app, gate);
@@ -194,6 +198,8 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     }),
     metrics: prom,
     startedAt: Date.now(),
+    adminGate,
+    metricsCacheMs: config.metricsCacheMs,
   });
   const passthroughPrefixes = config.passthrough.routes.map((r) => r.prefix);
   await registerPassthrough(app, {
@@ -203,8 +209,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     accessLog: config.accessLog,
     metrics: passthroughPrefixes.length > 0 ? createPassthroughMetrics(prom.registry, passthroughPrefixes) : null,
   });
-  // Operator gate of the status page: loopback/private clients until an admin gate exists.
-  registerDashboard(app, { allowed: privateNetworkGate, registry: prom.registry });
+  registerDashboard(app, { adminGate, registry: prom.registry });
   registerOpenApiRoute(
     app,
     buildOpenApiDocument({
@@ -230,7 +235,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     await gate?.limiter.close();
     await fleet?.close();
   };
-  return { app, resolver, tracker, memory, pool, fleet, pages, stream, limiter: gate?.limiter ?? null, fast, close };
+  return { app, resolver, tracker, memory, pool, fleet, pages, stream, limiter: gate?.limiter ?? null, fast, adminGate, close };
 }
 
 export async function startProxy(config: Config, opts: ProxyOptions = {}): Promise<ProxyHandle> {

@@ -25,6 +25,7 @@
  * block; `promoteIfFinal` then extends the entry to the endpoint's final TTL.
  */
 import { createHash } from 'node:crypto';
+import { ownedBytes } from './owned.js';
 import type { CacheEntry, Stamp } from './types.js';
 
 export type EntryState = 'fresh' | 'stale' | 'error-only' | 'dead';
@@ -68,17 +69,19 @@ const nonNeg = (ms: number): number => (Number.isFinite(ms) && ms > 0 ? ms : 0);
 /**
  * Builds an entry: freshUntil = createdAt + ttl; swrUntil = freshUntil + swr;
  * sieUntil = max(swrUntil, freshUntil + sie). A negative entry gets no stale
- * windows (swrUntil = sieUntil = freshUntil).
+ * windows (swrUntil = sieUntil = freshUntil). The body is kept in bytes of its
+ * own (owned.ts), never as a slice pinning a larger buffer.
  */
 export function createEntry(p: EntryParams): CacheEntry {
   const freshUntil = p.createdAt + nonNeg(p.ttlMs);
   const swrUntil = p.negative ? freshUntil : freshUntil + nonNeg(p.swrMs);
   const sieUntil = p.negative ? freshUntil : Math.max(swrUntil, freshUntil + nonNeg(p.sieMs));
+  const body = ownedBytes(p.body);
   return {
     key: p.key,
     status: p.status,
-    body: p.body,
-    etag: computeEtag(p.body),
+    body,
+    etag: computeEtag(body),
     createdAt: p.createdAt,
     freshUntil,
     swrUntil,

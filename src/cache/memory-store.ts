@@ -3,21 +3,27 @@
  *
  * Each stored entry carries its identity bytes plus gzip (level 6) and brotli
  * (quality 5) variants, compressed once at set time (only for bodies of at
- * least `compressMinBytes` and only when smaller), so the size charged to the
- * LRU is exact and a hit does no JSON and no compression work. Entries with
+ * least `compressMinBytes` and only when smaller), so a hit does no JSON and no
+ * compression work. The size charged to the LRU is what the entry costs in
+ * memory (`chargedSize`): its buffers, each with the fixed cost of a Buffer,
+ * the key, and the objects around them (entry, wrapper, payloads, LRU slots),
+ * measured on Node 20, the JS objects with the collector's headroom
+ * (bench/scenarios/g-flood.ts checks RSS against the bound). Entries with
  * time-relative fields (stamps) send their stored bytes at `createdAt` only
  * and are otherwise re-rendered lazily, at most once per second per encoding;
  * the rendering of the previous second is replaced, and one rendered copy is
  * charged up front (same size as the stored one, ± a few digits).
  *
- * Expiry: an entry is dropped at its sieUntil (lru-cache TTL on the injected
- * clock, plus a check on every read, plus a periodic purge of dead entries).
+ * Expiry: an entry is dropped at its sieUntil as soon as it is met: on every
+ * read, and at the least-recently-used end on every insert (a few entries per
+ * insert, the ones eviction would meet next); a periodic purge catches the rest.
  * `onEvict` fires for entries pushed out by the byte bound only, not for
  * deletes, overwrites or expiry.
  */
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
+import { ownedBytes } from './owned.js';
 import { renderBody } from './render.js';
 import type { CacheEntry, CacheStore, Encoding } from './types.js';
 
@@ -49,9 +55,39 @@ const brotliOpts = (size: number) => ({
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
-/** Fixed bookkeeping charged per entry besides its buffers (object headers, LRU slots). */
-const OVERHEAD_BYTES = 200;
-const STAMP_BYTES = 48;
+/** Heap cost of one entry besides its buffers and key: CacheEntry, etag string, MemoryEntry, payloads, LRU slots. */
+export const ENTRY_OVERHEAD_BYTES = 560;
+/** Fixed cost of one Buffer of its own (typed array, ArrayBuffer, backing-store record). */
+export const BUFFER_OVERHEAD_BYTES = 320;
+/**
+ * V8 lets the old generation grow to about twice its live size between major
+ * collections, and a cache under a flood is mostly old generation: each byte
+ * of JS objects an entry holds is charged this many times (buffer contents,
+ * outside the JS heap, once).
+ */
+export const HEAP_HEADROOM = 2;
+const STAMP_BYTES = 64;
+/** Entries examined for expiry at the LRU end per insert. */
+const SWEEP_PER_INSERT = 4;
+
+/** Bytes charged for an entry: what it holds in memory, not only its payload. */
+export function chargedSize(entry: CacheEntry, buffers: readonly (Buffer | null)[], stamped: boolean): number {
+  let bytes = 0;
+  let objects = 0;
+  for (const b of buffers) {
+    if (b === null) continue;
+    bytes += b.length;
+    objects += BUFFER_OVERHEAD_BYTES;
+  }
+  // A stamped entry also holds one re-rendered copy of each (same size ± a few digits).
+  if (stamped) {
+    bytes *= 2;
+    objects *= 2;
+  }
+  // Keys are built by concatenation: the flat string plus the parts it was made of.
+  objects += 2 * entry.key.length + entry.stamps.length * STAMP_BYTES + ENTRY_OVERHEAD_BYTES;
+  return bytes + HEAP_HEADROOM * objects;
+}
 
 const compressSync = (enc: 'gzip' | 'br', body: Buffer): Buffer =>
   enc === 'gzip' ? gzipSync(body, GZIP_OPTS) : brotliCompressSync(body, brotliOpts(body.length));
@@ -78,9 +114,7 @@ export class MemoryEntry {
       gzip: gz === null ? null : { body: gz, encoding: 'gzip' },
       br: br === null ? null : { body: br, encoding: 'br' },
     };
-    const buffers = entry.body.length + (gz?.length ?? 0) + (br?.length ?? 0);
-    // A stamped entry also holds one re-rendered copy of each (same size ± a few digits).
-    this.size = (this.#stamped ? 2 : 1) * buffers + Buffer.byteLength(entry.key) + entry.stamps.length * STAMP_BYTES + OVERHEAD_BYTES;
+    this.size = chargedSize(entry, [entry.body, gz, br], this.#stamped);
   }
 
   /** The entry without compressed variants (servable at once; identity only). */
@@ -93,7 +127,7 @@ export class MemoryEntry {
     const body = entry.body;
     if (body.length < compressMinBytes) return new MemoryEntry(entry, null, null);
     const [gz, br] = await Promise.all([gzipAsync(body, GZIP_OPTS), brotliAsync(body, brotliOpts(body.length))]);
-    const smaller = (b: Buffer): Buffer | null => (b.length < body.length ? b : null);
+    const smaller = (b: Buffer): Buffer | null => (b.length < body.length ? ownedBytes(b) : null);
     return new MemoryEntry(entry, smaller(gz), smaller(br));
   }
 
@@ -164,6 +198,9 @@ export class MemoryStore implements CacheStore {
       maxSize: opts.maxBytes,
       sizeCalculation: (m) => m.size,
       perf: { now: clock },
+      // Expired entries stay visible to this store (its reads check sieUntil themselves),
+      // so the sweep at the LRU end can see and drop them.
+      allowStale: true,
       ...(onEvict === undefined
         ? {}
         : {
@@ -228,7 +265,21 @@ export class MemoryStore implements CacheStore {
       return false;
     }
     this.#lru.set(entry.key, m, { ttl: Math.ceil(ttl) });
+    this.#sweep();
     return true;
+  }
+
+  /** Drops expired entries at the least-recently-used end, where eviction would meet them next. */
+  #sweep(): void {
+    const now = this.#clock();
+    const dead: string[] = [];
+    let seen = 0;
+    for (const key of this.#lru.rkeys()) {
+      if (seen++ >= SWEEP_PER_INSERT) break;
+      const m = this.#lru.peek(key, { allowStale: true });
+      if (m !== undefined && m.entry.sieUntil <= now) dead.push(key);
+    }
+    for (const key of dead) this.#lru.delete(key);
   }
 
   async delete(key: string): Promise<void> {

@@ -20,7 +20,8 @@ export function renderBody(entry: Pick<CacheEntry, 'body' | 'stamps'>, nowMs: nu
     texts.push(t);
     size += t.length - (s.end - s.start);
   }
-  const out = Buffer.allocUnsafe(size);
+  // Not from the shared pool: a rendered copy is held by its entry for a second or more.
+  const out = Buffer.allocUnsafeSlow(size);
   let src = 0;
   let dst = 0;
   stamps.forEach((s, i) => {

@@ -17,8 +17,11 @@ export function defaultConfig(): Config {
     accessLog: 'misses',
     redisUrl: null,
     trustProxy: [],
+    adminAllow: ['loopback', 'uniquelocal'],
+    metricsCacheMs: 1000,
     limits: { maxPageSize: 100, maxDays: 365, requestTimeoutMs: 15_000, maxBatchItems: 20 },
     shutdownTimeoutMs: 15_000 + SHUTDOWN_MARGIN_MS,
+    http: { maxConnections: 8192, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000 },
     upstream: {
       connectTimeoutMs: 1000,
       attemptTimeoutMs: 5000,

@@ -19,7 +19,7 @@ const EXTRA = [
     env: 'CONFIG_FILE',
     key: '',
     def: '(none)',
-    help: 'YAML (.yaml/.yml) or JSON (.json) file with the same settings under their keys (upstream:, redis:, rateLimit:, limits:, passthrough:, simulator:, top-level port, host, ...), per-endpoint cache policies under policies:, pages under pages:, and API keys with their own rate-limit budgets under apiKeys:. Environment variables win over the file. Unknown keys are errors.',
+    help: 'YAML (.yaml/.yml) or JSON (.json) file with the same settings under their keys (upstream:, redis:, rateLimit:, limits:, http:, passthrough:, simulator:, top-level port, host, ...), per-endpoint cache policies under policies:, pages under pages:, and API keys with their own rate-limit budgets under apiKeys:. Environment variables win over the file. Unknown keys are errors.',
   },
 ];
 

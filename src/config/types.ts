@@ -109,6 +109,10 @@ export interface Config {
   redisUrl: string | null;
   /** CIDRs (or IPs) of proxies whose X-Forwarded-For hop is believed. */
   trustProxy: string[];
+  /** Client addresses (IPs, CIDRs, names) allowed on operator routes. */
+  adminAllow: string[];
+  /** /metrics renders at most once per this many ms (0: every scrape). */
+  metricsCacheMs: number;
   limits: {
     maxPageSize: number;
     maxDays: number;
@@ -119,6 +123,15 @@ export interface Config {
   };
   /** Drain deadline after SIGTERM/SIGINT; derived from limits.requestTimeoutMs unless set. */
   shutdownTimeoutMs: number;
+  /** Limits of the client-facing HTTP server. */
+  http: {
+    /** Client connections at once (0: no cap). */
+    maxConnections: number;
+    /** Time to receive a request's headers. */
+    headersTimeoutMs: number;
+    /** Idle keep-alive client connections are closed after this. */
+    keepAliveTimeoutMs: number;
+  };
   upstream: UpstreamConfig;
   redis: RedisConfig;
   rateLimit: RateLimitConfig;

@@ -2,7 +2,7 @@
 import type { OpenApiContribution } from '../openapi/types.js';
 
 export function dashboardOpenapi(): OpenApiContribution {
-  const forbidden = { description: 'Not an operator address (code 4030).', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
+  const notFound = { description: 'Not an operator address (ADMIN_ALLOW): the 404 envelope of an unknown path.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
   return {
     paths: {
       '/dashboard': {
@@ -10,7 +10,7 @@ export function dashboardOpenapi(): OpenApiContribution {
           operationId: 'dashboard',
           summary: 'Live status page (HTML, operator only)',
           tags: ['operator'],
-          responses: { '200': { description: 'Self-contained HTML page polling /status and /dashboard/data.json.', content: { 'text/html': { schema: { type: 'string' } } } }, '403': forbidden },
+          responses: { '200': { description: 'Self-contained HTML page polling /status and /dashboard/data.json.', content: { 'text/html': { schema: { type: 'string' } } } }, '404': notFound },
         },
       },
       '/dashboard/data.json': {
@@ -45,7 +45,7 @@ export function dashboardOpenapi(): OpenApiContribution {
                 },
               },
             },
-            '403': forbidden,
+            '404': notFound,
           },
         },
       },

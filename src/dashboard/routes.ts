@@ -1,30 +1,26 @@
 /**
  * GET /dashboard (the status page) and GET /dashboard/data.json (request
- * counters for its rates), operator-only through an injected gate.
+ * counters for its rates), operator-only through the admin gate: anyone else
+ * gets the 404 envelope of an unknown path, like /metrics and /status.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
-import { envelopeBody, OPERATOR_FORBIDDEN } from '../errors/catalog.js';
+import { envelopeBody } from '../errors/catalog.js';
+import { adminOnly, type AdminGate } from '../http/admin-gate.js';
 import { trafficSnapshot } from './data.js';
-import type { OperatorGate } from './gate.js';
 import { DASHBOARD_HTML } from './page.js';
 
 export const DASHBOARD_PATHS = ['/dashboard', '/dashboard/data.json'] as const;
 
 export interface DashboardDeps {
-  allowed: OperatorGate;
+  adminGate: AdminGate;
   registry: Registry;
 }
 
-const FORBIDDEN_BODY = envelopeBody(OPERATOR_FORBIDDEN.code, OPERATOR_FORBIDDEN.msg);
-
 export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): void {
   const page = Buffer.from(DASHBOARD_HTML);
-  const forbid = (reply: import('fastify').FastifyReply) =>
-    reply.code(OPERATOR_FORBIDDEN.status).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').send(FORBIDDEN_BODY);
-
-  app.get('/dashboard', (request, reply) => {
-    if (!deps.allowed(request)) return forbid(reply);
+  const onRequest = adminOnly(deps.adminGate);
+  app.get('/dashboard', { onRequest }, (_request, reply) => {
     return reply
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store')
@@ -32,8 +28,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       .header('x-frame-options', 'DENY')
       .send(page);
   });
-  app.get('/dashboard/data.json', async (request, reply) => {
-    if (!deps.allowed(request)) return forbid(reply);
+  app.get('/dashboard/data.json', { onRequest }, async (_request, reply) => {
     const snapshot = await trafficSnapshot(deps.registry);
     return reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').send(envelopeBody(0, 'success', snapshot));
   });

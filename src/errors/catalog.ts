@@ -26,21 +26,22 @@ export const ERRORS = {
 
 export type ErrorKind = keyof typeof ERRORS;
 
-/** Refusal of an operator endpoint to a client that is not an operator (no upstream ever involved). */
-export const OPERATOR_FORBIDDEN = { code: 4030, status: 403, msg: 'forbidden: operator endpoint' } as const;
-/** Refusals of /stream/heads before the stream opens (caps), outside the request pipeline's kinds. */
-export const STREAM_REFUSALS = {
-  STREAM_CLIENT_LIMIT: { code: 4291, status: 429, msg: 'too many open streams from this client' },
-  STREAMS_FULL: { code: 5031, status: 503, msg: 'too many open streams; retry later' },
-} as const satisfies Record<string, { code: number; status: number; msg: string }>;
-
 /**
- * Refusals made at the edge by the rate limiter, never relayed from an
- * upstream (so outside ErrorKind, which every upstream outcome must map).
+ * Refusals made at the HTTP edge (parser, rate limiter, stream caps,
+ * readiness), never relayed from an upstream, so outside ErrorKind (which
+ * every upstream outcome must map). Same envelope, same code space.
  */
 export const EDGE_ERRORS = {
+  MALFORMED_REQUEST: { code: 4000, status: 400, msg: 'bad request' },
   UNKNOWN_API_KEY: { code: 4010, status: 401, msg: 'unknown API key' },
+  CLIENT_TIMEOUT: { code: 4080, status: 408, msg: 'request not received in time' },
+  STREAM_CLIENT_LIMIT: { code: 4291, status: 429, msg: 'too many open streams from this client' },
+  HEADERS_TOO_LARGE: { code: 4310, status: 431, msg: 'request headers too large' },
+  STREAMS_FULL: { code: 5032, status: 503, msg: 'too many open streams; retry later' },
+  NOT_READY: { code: 5033, status: 503, msg: 'not ready: no healthy, up-to-date upstream' },
 } as const satisfies Record<string, { code: number; status: number; msg: string }>;
+
+export type EdgeErrorKind = keyof typeof EDGE_ERRORS;
 
 /** Kinds after which an idempotent GET may be tried on another upstream. */
 const RETRYABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>([

@@ -6,6 +6,7 @@
  * Store and lease share one breaker. Never throws on a down Redis: everything
  * degrades to "memory tier + upstream" and resumes by itself.
  */
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ChainTracker } from '../chain/tracker.js';
 import type { RedisConfig } from '../config/types.js';
@@ -24,6 +25,8 @@ export interface FleetOptions {
   metrics: Metrics;
   logger: Logger;
   replicaId?: string;
+  /** Entries and leases are keyed by it (fleetNamespace); absent: shared by every replica. */
+  publicBaseUrl?: string;
   /** How often tierStats() is refreshed (INFO memory + DBSIZE). */
   statsIntervalMs?: number;
 }
@@ -46,6 +49,15 @@ function infoField(info: string, field: string): number {
   return m?.[1] !== undefined ? Number(m[1]) : 0;
 }
 
+/**
+ * The Redis namespace of a PUBLIC_BASE_URL: cached bodies carry next/previous
+ * links built from it, so replicas that disagree on it must not share entries
+ * (each would serve the other's links). `b<12 chars of sha1>:`.
+ */
+export function fleetNamespace(publicBaseUrl: string): string {
+  return `b${createHash('sha1').update(publicBaseUrl).digest('base64url').slice(0, 12)}:`;
+}
+
 export function connectFleet(opts: FleetOptions): Fleet {
   const { url, config, logger, metrics } = opts;
   let lastLog = 0;
@@ -60,9 +72,10 @@ export function connectFleet(opts: FleetOptions): Fleet {
   client.on('ready', () => logger.info('redis tier connected'));
 
   const breaker = new Breaker({ failures: config.breakerFailures, cooldownMs: config.breakerCooldownMs });
-  const store = new RedisStore({ client, config, metrics, breaker });
+  const namespace = opts.publicBaseUrl === undefined ? undefined : fleetNamespace(opts.publicBaseUrl);
+  const store = new RedisStore({ client, config, metrics, breaker, ...(namespace !== undefined ? { namespace } : {}) });
   const bus = new FleetBus({ pub: client, sub, keyPrefix: config.keyPrefix, metrics, ...(opts.replicaId !== undefined ? { replicaId: opts.replicaId } : {}) });
-  const lease = new FleetLease({ client, config, bus, metrics, breaker });
+  const lease = new FleetLease({ client, config, bus, metrics, breaker, ...(namespace !== undefined ? { namespace } : {}) });
   const disconnectTracker = connectTrackerToBus(opts.tracker, bus);
 
   let stats: TierStats = { tier: 'redis', entries: 0, bytes: 0 };

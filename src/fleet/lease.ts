@@ -38,6 +38,8 @@ export interface FleetLeaseOptions {
   bus?: FleetBus | null;
   metrics?: Metrics;
   breaker?: Breaker;
+  /** Prefix of lease keys and 'filled' notices after `lease:` (the store's namespace). */
+  namespace?: string;
 }
 
 export class FleetLease {
@@ -47,6 +49,7 @@ export class FleetLease {
   readonly #metrics: Metrics;
   readonly #guard: RedisGuard;
   readonly #tokens = new Map<string, string>();
+  readonly #ns: string;
 
   constructor(opts: FleetLeaseOptions) {
     this.#client = opts.client;
@@ -55,10 +58,11 @@ export class FleetLease {
     this.#metrics = opts.metrics ?? noopMetrics;
     const breaker = opts.breaker ?? new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs });
     this.#guard = { client: opts.client, breaker, timeoutMs: opts.config.commandTimeoutMs, metrics: this.#metrics };
+    this.#ns = opts.namespace ?? '';
   }
 
   leaseKey(key: string): string {
-    return `${this.#cfg.keyPrefix}lease:${key}`;
+    return `${this.#cfg.keyPrefix}lease:${this.#ns}${key}`;
   }
 
   /** True: lead the fetch (also when Redis is unavailable). False: wait for the leader. */
@@ -77,15 +81,16 @@ export class FleetLease {
     if (token === undefined) return;
     this.#tokens.delete(key);
     await this.#run(() => this.#client.eval(RELEASE_LUA, 1, this.leaseKey(key), token));
-    if (this.#bus !== null) await this.#bus.publishFilled(key);
+    if (this.#bus !== null) await this.#bus.publishFilled(this.#ns + key);
   }
 
   /** The leader's entry once it is in `store`, or undefined (leader gone, deadline, Redis down). */
   async waitForFill(key: string, store: CacheStore, waitMs: number = this.#cfg.leaseMs): Promise<CacheEntry | undefined> {
     const deadline = Date.now() + waitMs;
     let wake: (() => void) | null = null;
+    const filledKey = this.#ns + key;
     const onFilled = (k: string) => {
-      if (k === key && wake !== null) wake();
+      if (k === filledKey && wake !== null) wake();
     };
     this.#bus?.on('filled', onFilled);
     try {

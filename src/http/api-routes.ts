@@ -16,6 +16,7 @@ import type { Metrics } from '../metrics/types.js';
 import type { Resolution, Resolver } from '../pipeline/resolver.js';
 import { deliver, deliverError } from './deliver.js';
 import type { FastHits } from './fast-hit.js';
+import { clientGone } from './client-gone.js';
 
 export interface ApiRouteDeps {
   catalogue: Catalogue;
@@ -91,7 +92,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
         if (fast !== null) fast.remember(url, endpoint, req);
         return;
       }
-      withTimeout(resolver.resolve(req), limits.requestTimeoutMs).then(
+      withTimeout(resolver.resolve(req, clientGone(reply)), limits.requestTimeoutMs).then(
         (res) => {
           const status = deliver(request, reply, res, clock(), chain.bestHead());
           finish(request, endpoint, started, status, res, null);

@@ -3,17 +3,23 @@
  * methods on known paths, 404 for unknown paths, and Fastify's own errors —
  * all as `{code, msg, data}` envelopes.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProxyError } from '../errors/catalog.js';
 import { CORS_HEADERS } from './deliver.js';
 
-export function registerFallbacks(app: FastifyInstance, knownPaths: ReadonlySet<string>): void {
-  const send = (reply: import('fastify').FastifyReply, err: ProxyError) =>
-    reply.code(err.status).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').headers(CORS_HEADERS).send(err.toBody());
+const send = (reply: FastifyReply, err: ProxyError) =>
+  reply.code(err.status).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').headers(CORS_HEADERS).send(err.toBody());
 
+/** The answer to an unknown path (also what non-operators get on operator routes). */
+export function sendNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = (request.raw.url ?? '/').split('?')[0] ?? '/';
+  return send(reply, new ProxyError('ROUTE_NOT_FOUND', `no such endpoint: ${path.slice(0, 80)}`));
+}
+
+export function registerFallbacks(app: FastifyInstance, knownPaths: ReadonlySet<string>): void {
   app.setNotFoundHandler((request, reply) => {
     const path = (request.raw.url ?? '/').split('?')[0] ?? '/';
-    if (!knownPaths.has(path)) return send(reply, new ProxyError('ROUTE_NOT_FOUND', `no such endpoint: ${path.slice(0, 80)}`));
+    if (!knownPaths.has(path)) return sendNotFound(request, reply);
     if (request.method === 'OPTIONS') {
       return reply
         .code(204)

@@ -12,7 +12,7 @@
  * API request belongs here too. Not used when ACCESS_LOG=all (a hit then
  * needs its request id and log line).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
 import type { ChainView } from '../chain/types.js';
 import type { Metrics } from '../metrics/types.js';
@@ -110,7 +110,9 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : und
  */
 export function fastServerFactory(fast: FastHits | null): (handler: Handler, opts: Record<string, unknown>) => Server {
   return (handler, opts) => {
-    const server = createServer(fast === null ? handler : (req, res) => {
+    // Fastify's `http` options (headersTimeout, connectionsCheckingInterval) are construction-time only.
+    const http = (typeof opts['http'] === 'object' && opts['http'] !== null ? opts['http'] : {}) as ServerOptions;
+    const server = createServer(http, fast === null ? handler : (req, res) => {
       if (!fast.handle(req, res)) handler(req, res);
     });
     const keepAlive = num(opts['keepAliveTimeout']);

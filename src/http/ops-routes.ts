@@ -1,12 +1,16 @@
 /**
  * Operations endpoints: liveness, readiness (an upstream healthy and not
  * lagging), a JSON status page and Prometheus metrics. Never cached, never
- * rate limited.
+ * rate limited. /healthz and /readyz are public (load balancers); /status and
+ * /metrics pass the operator gate (admin-gate.ts), and /metrics renders at
+ * most once per `metricsCacheMs`.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ChainView } from '../chain/types.js';
-import { envelopeBody } from '../errors/catalog.js';
+import { EDGE_ERRORS, envelopeBody } from '../errors/catalog.js';
 import type { UpstreamStatus } from '../upstream/types.js';
+import { adminOnly, type AdminGate } from './admin-gate.js';
+import { throttledRender } from './metrics-render.js';
 
 export const OPS_PATHS = ['/healthz', '/readyz', '/status', '/metrics'] as const;
 
@@ -17,6 +21,10 @@ export interface OpsDeps {
   cache(): Record<string, unknown>;
   metrics: { contentType: string; render(): Promise<string> } | null;
   startedAt: number;
+  /** Who may see /status and /metrics. */
+  adminGate: AdminGate;
+  /** /metrics renders at most once per this many ms (0: every scrape). */
+  metricsCacheMs: number;
 }
 
 export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
@@ -30,9 +38,10 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
       .code(ready ? 200 : 503)
       .header('content-type', json)
       .header('cache-control', 'no-store')
-      .send(ready ? envelopeBody(0, 'success', { status: 'ready' }) : envelopeBody(5031, 'not ready: no healthy, up-to-date upstream'));
+      .send(ready ? envelopeBody(0, 'success', { status: 'ready' }) : envelopeBody(EDGE_ERRORS.NOT_READY.code, EDGE_ERRORS.NOT_READY.msg));
   });
-  app.get('/status', (_req, reply) => {
+  const operatorOnly = { onRequest: adminOnly(deps.adminGate) };
+  app.get('/status', operatorOnly, (_req, reply) => {
     reply.header('content-type', json).header('cache-control', 'no-store').send(
       envelopeBody(0, 'success', {
         ready: deps.ready(),
@@ -45,8 +54,9 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   });
   const metrics = deps.metrics;
   if (metrics !== null) {
-    app.get('/metrics', async (_req, reply) => {
-      const text = await metrics.render();
+    const render = throttledRender(() => metrics.render(), deps.metricsCacheMs);
+    app.get('/metrics', operatorOnly, async (_req, reply) => {
+      const text = await render();
       reply.header('content-type', metrics.contentType).header('cache-control', 'no-store').send(text);
     });
   }

@@ -54,7 +54,7 @@ export function opsOpenapi(): OpenApiContribution {
           operationId: 'readyz',
           summary: 'Readiness: an upstream healthy and not lagging',
           tags: OPERATOR,
-          responses: { '200': plain('Ready.', { type: 'object' }), '503': plain('Not ready (code 5031).', { type: 'null' }) },
+          responses: { '200': plain('Ready.', { type: 'object' }), '503': plain('Not ready (code 5033).', { type: 'null' }) },
         },
       },
       '/status': {

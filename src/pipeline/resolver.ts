@@ -20,7 +20,7 @@ import type { MemoryEntry, MemoryStore } from '../cache/memory-store.js';
 import { toProxyError, type ProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { FetchStage } from './fetch-stage.js';
-import { SingleFlight } from './single-flight.js';
+import { SingleFlight, type FlightContext } from './single-flight.js';
 import type { AnswerInvariant } from '../chain/block-max-invariant.js';
 
 /** Fleet-wide single flight (issue 5): a Redis lease so one replica fetches for all. */
@@ -89,12 +89,13 @@ export class Resolver {
     return this.#invariants === null ? r : this.#guard(req, r);
   }
 
-  async resolve(req: CanonicalRequest): Promise<Resolution> {
+  /** `client`: aborted when the client has gone; a flight every client left is cancelled (single-flight.ts). */
+  async resolve(req: CanonicalRequest, client?: AbortSignal): Promise<Resolution> {
     this.#observe(req);
     const inv = this.#invariants?.get(req.endpoint.name);
-    if (inv === undefined) return this.#resolve(req);
+    if (inv === undefined) return this.#resolve(req, client);
     try {
-      return this.#guard(req, await this.#resolve(req));
+      return this.#guard(req, await this.#resolve(req, client));
     } catch (err) {
       const last = inv.last();
       if (last === null) throw err;
@@ -112,7 +113,7 @@ export class Resolver {
     return { ...r, result: 'STALE', entry, mem: mem !== undefined && mem.entry === entry ? mem : undefined, staleReason: r.staleReason ?? 'revalidate' };
   }
 
-  async #resolve(req: CanonicalRequest): Promise<Resolution> {
+  async #resolve(req: CanonicalRequest, client: AbortSignal | undefined): Promise<Resolution> {
     const { memory, second, clock } = this.#d;
     const now = clock();
     let fallback: CacheEntry | undefined;
@@ -137,7 +138,7 @@ export class Resolver {
       }
     }
 
-    const { promise, joined } = this.#flights.run(req.key, () => this.#fill(req));
+    const { promise, joined } = this.#flights.run(req.key, (ctx) => this.#fill(req, ctx), client);
     if (joined) {
       this.#d.metrics.singleFlightJoin(req.endpoint.name);
       this.#d.metrics.upstreamSaved(req.endpoint.name);
@@ -202,7 +203,7 @@ export class Resolver {
   /** Starts a background refresh unless one is under way. */
   refresh(req: CanonicalRequest): void {
     if (this.#flights.has(req.key)) return;
-    this.#flights.run(req.key, () => this.#fill(req)).promise.catch((err: unknown) => {
+    this.#flights.run(req.key, (ctx) => this.#fill(req, ctx)).promise.catch((err: unknown) => {
       this.#d.logger.warn({ key: req.key, err: toProxyError(err).message }, 'background refresh failed');
     });
   }
@@ -213,14 +214,14 @@ export class Resolver {
    */
   async revalidate(req: CanonicalRequest): Promise<CacheEntry> {
     const head = this.#d.chain.bestHead();
-    const f = await this.#flights.run(req.key, () => this.#fill(req)).promise;
+    const f = await this.#flights.run(req.key, (ctx) => this.#fill(req, ctx)).promise;
     if (head === null || f.entry.head === null || f.entry.head >= head) return f.entry;
-    return (await this.#flights.run(req.key, () => this.#fill(req)).promise).entry;
+    return (await this.#flights.run(req.key, (ctx) => this.#fill(req, ctx)).promise).entry;
   }
 
-  async #fill(req: CanonicalRequest): Promise<Filled> {
+  async #fill(req: CanonicalRequest, ctx: FlightContext): Promise<Filled> {
     const { fleet, second, clock, chain } = this.#d;
-    if (fleet === null || second === null) return this.#fetchAndStore(req);
+    if (fleet === null || second === null) return this.#fetchAndStore(req, ctx);
     const leader = await fleet.acquire(req.key);
     if (!leader) {
       const filled = await fleet.waitForFill(req.key);
@@ -231,14 +232,15 @@ export class Resolver {
       }
     }
     try {
-      return await this.#fetchAndStore(req);
+      return await this.#fetchAndStore(req, ctx);
     } finally {
       if (leader) await fleet.release(req.key);
     }
   }
 
-  async #fetchAndStore(req: CanonicalRequest): Promise<Filled> {
-    const f = await this.#d.fetcher.fetch(req);
+  async #fetchAndStore(req: CanonicalRequest, ctx: FlightContext): Promise<Filled> {
+    const f = await this.#d.fetcher.fetch(req, ctx.signal);
+    ctx.answered();
     // With a fleet lease, followers on other replicas read the fill from Redis: write it before release.
     if (f.cacheable) await this.#store(f.entry, this.#d.fleet !== null);
     return { entry: f.entry, stored: f.cacheable, upstream: f.upstream, upstreamMs: f.upstreamMs };

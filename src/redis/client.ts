@@ -15,7 +15,11 @@
  *                                               Sentinel: the listed sentinels, master
  *                                               name from the path; user:pass is the
  *                                               master's credentials
- * Only the plain forms are exercised by the tests.
+ * The plain and cluster forms are exercised by the tests (test/cluster/ runs a
+ * real three-master cluster: shared tier, bus, lease, rate limit, a master lost).
+ * In cluster mode every multi-key command keeps its keys in one slot (the
+ * lease's compare-and-delete script takes one key), pub/sub goes through the
+ * cluster bus, and commands fail fast on CLUSTERDOWN.
  *
  * Subscriber connections (`role: 'subscriber'`) keep the offline queue so the
  * SUBSCRIBE issued before the first connect is sent once connected; ioredis
@@ -98,6 +102,9 @@ export function createRedis(url: string, cfg: RedisConfig, opts: CreateRedisOpti
     const clusterOpts: ClusterOptions = {
       enableOfflineQueue: base.enableOfflineQueue,
       clusterRetryStrategy: reconnectDelay,
+      // Degrade, never stall: a CLUSTERDOWN answer or a closed node connection fails the
+      // command at once (the tier's breaker takes over) instead of being retried in a loop.
+      ...(role === 'command' ? { retryDelayOnClusterDown: 0, retryDelayOnFailover: 0 } : {}),
       lazyConnect: false,
       enableReadyCheck: true,
       redisOptions: { ...base, username, password },

@@ -16,6 +16,7 @@
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { CacheEntry, Stamp } from '../cache/types.js';
+import { ownedBytes } from '../cache/owned.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -108,12 +109,13 @@ export async function decodeEntry(raw: Buffer): Promise<CacheEntry | undefined> 
   let body: Buffer;
   if (header.gz) {
     try {
-      body = await gunzipAsync(payload);
+      body = ownedBytes(await gunzipAsync(payload));
     } catch {
       return undefined;
     }
   } else {
-    body = Buffer.from(payload);
+    body = Buffer.allocUnsafeSlow(payload.length);
+    payload.copy(body);
   }
   if (body.length !== header.len) return undefined;
   const { gz: _gz, len: _len, ...fields } = header;

@@ -1,7 +1,7 @@
 /**
  * The Redis cache tier (`CacheStore`, name 'redis').
  *
- * Key `keyPrefix + 'e:' + entry.key`, value in the codec format (codec.ts),
+ * Key `keyPrefix + 'e:' + namespace + entry.key`, value in the codec format (codec.ts),
  * expiry `PX = sieUntil - now` so Redis drops an entry when it can no longer be
  * served even as stale-if-error. `get` returns the stored absolute times, so a
  * memory fill from Redis keeps the remaining TTL rather than a fresh one.
@@ -29,9 +29,12 @@ export interface RedisStoreOptions {
   clock?: () => number;
   /** Shared breaker (e.g. with the lease); one is made from the config otherwise. */
   breaker?: Breaker;
+  /**
+   * Part of every entry key after `e:` (fleetNamespace(publicBaseUrl)): bodies carry
+   * links built from PUBLIC_BASE_URL, so replicas with different base URLs never share entries.
+   */
+  namespace?: string;
 }
-
-
 
 export class RedisStore implements CacheStore {
   readonly name = 'redis';
@@ -41,6 +44,7 @@ export class RedisStore implements CacheStore {
   readonly #clock: () => number;
   readonly #breaker: Breaker;
   readonly #guardOpts: RedisGuard;
+  readonly #entryPrefix: string;
 
   constructor(opts: RedisStoreOptions) {
     this.#client = opts.client;
@@ -49,11 +53,12 @@ export class RedisStore implements CacheStore {
     this.#clock = opts.clock ?? Date.now;
     this.#breaker = opts.breaker ?? new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs });
     this.#guardOpts = { client: opts.client, breaker: this.#breaker, timeoutMs: opts.config.commandTimeoutMs, metrics: this.#metrics };
+    this.#entryPrefix = `${opts.config.keyPrefix}e:${opts.namespace ?? ''}`;
   }
 
   /** Redis key of a cache key. */
   redisKey(key: string): string {
-    return `${this.#cfg.keyPrefix}e:${key}`;
+    return this.#entryPrefix + key;
   }
 
   /** Connected and the breaker closed. */

@@ -4,7 +4,7 @@
  * (caps, headers, the replay from history).
  */
 import type { FastifyInstance } from 'fastify';
-import { envelopeBody, STREAM_REFUSALS } from '../errors/catalog.js';
+import { EDGE_ERRORS, envelopeBody } from '../errors/catalog.js';
 import { CORS_HEADERS } from '../http/deliver.js';
 import { OPEN_FRAME, resumeHeight, retryFrame } from './frames.js';
 import type { EventHistory } from './history.js';
@@ -42,7 +42,7 @@ export function registerStreamRoute(app: FastifyInstance, deps: StreamRouteDeps)
     const admission = hub.admit(client);
     if (admission !== 'ok') {
       metrics.refused(admission === 'full' ? 'max_streams' : 'per_client');
-      const err = admission === 'full' ? STREAM_REFUSALS.STREAMS_FULL : STREAM_REFUSALS.STREAM_CLIENT_LIMIT;
+      const err = admission === 'full' ? EDGE_ERRORS.STREAMS_FULL : EDGE_ERRORS.STREAM_CLIENT_LIMIT;
       reply.code(err.status).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').headers(CORS_HEADERS);
       if (admission === 'full') reply.header('retry-after', String(Math.max(1, Math.ceil(deps.retryMs / 1000))));
       return reply.send(envelopeBody(err.code, err.msg));

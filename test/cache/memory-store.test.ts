@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { MemoryStore } from '../../src/cache/memory-store.js';
+import { BUFFER_OVERHEAD_BYTES as BUF, ENTRY_OVERHEAD_BYTES as ENTRY, HEAP_HEADROOM as X, MemoryStore } from '../../src/cache/memory-store.js';
 import type { CacheEntry } from '../../src/cache/types.js';
 import { findStamps } from '../../src/transform/stamps.js';
 import { cacheStoreContract, contractEntry } from './store-contract.js';
@@ -51,7 +51,7 @@ describe('MemoryStore', () => {
     c.now += 5000;
     expect(m.payload('gzip', c.now)).toBe(gz);
     expect(m.payload('br', c.now)).toBe(br);
-    expect(m.size).toBe(body.length + gz.body.length + br.body.length + Buffer.byteLength('big') + 200);
+    expect(m.size).toBe(body.length + gz.body.length + br.body.length + X * (3 * BUF + 2 * 'big'.length + ENTRY));
     expect(store.bytes).toBe(m.size);
     expect(store.entries).toBe(1);
   });
@@ -89,7 +89,7 @@ describe('MemoryStore', () => {
     const rawGz = m.payload('gzip', c.now);
     expect(gunzipSync(rawGz.body).equals(body)).toBe(true);
     const brSize = m.payload('br', c.now).body.length;
-    expect(m.size).toBe(2 * (body.length + rawGz.body.length + brSize) + Buffer.byteLength('stamped') + 48 + 200);
+    expect(m.size).toBe(2 * (body.length + rawGz.body.length + brSize) + X * (2 * 3 * BUF + 2 * 'stamped'.length + 64 + ENTRY));
 
     // raw() is the stored bytes whatever the time (what a MISS sends).
     expect(m.raw('identity').body).toBe(body);
@@ -139,14 +139,14 @@ describe('MemoryStore', () => {
     const body = Buffer.from(`{"code":0,"msg":"success","data":"${'a'.repeat(700)}"}`); // < 1 KiB: no variants
     const now = Date.now();
     for (let i = 0; i < 10; i++) await store.set(entry(`k${i}`, body, now));
-    const per = store.peek('k0')?.size ?? 0;
-    expect(per).toBe(body.length + 2 + 200);
+    const per = store.peek('k9')?.size ?? 0;
+    expect(per).toBe(body.length + X * (BUF + 2 * 2 + ENTRY));
     const fit = Math.floor(10_000 / per);
     expect(store.entries).toBe(Math.min(10, fit));
     expect(store.bytes).toBeLessThanOrEqual(10_000);
     const before = evicted.length;
     expect(before).toBe(10 - fit);
-    // k0 was just read (most recently used): the next insert evicts the oldest other key.
+    // The oldest surviving key is read (now most recently used): the next insert evicts another one.
     store.peek(`k${10 - fit}`);
     await store.set(entry('new', body, now));
     expect(evicted.length).toBe(before + 1);

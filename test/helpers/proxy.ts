@@ -25,6 +25,8 @@ export function testConfig(upstreamUrls: string[], patch: ConfigPatch = {}): Con
     upstreamUrls,
     publicBaseUrl: patch.publicBaseUrl ?? 'https://api.example.test',
     logLevel: patch.logLevel ?? 'silent',
+    // Tests read counters right after requests: no cached rendering unless asked.
+    metricsCacheMs: patch.metricsCacheMs ?? 0,
     limits: { ...base.limits, ...patch.limits },
     upstream: { ...base.upstream, probeIntervalMs: 60_000, ...patch.upstream },
     redis: { ...base.redis, ...patch.redis },

@@ -14,7 +14,7 @@ describe('stream limits and backpressure', () => {
     await c.until(() => c.ended);
     expect(c.status).toBe(503);
     expect(c.headers['retry-after']).toBe('3');
-    expect(JSON.parse(c.body)).toEqual({ code: 5031, msg: 'too many open streams; retry later', data: null });
+    expect(JSON.parse(c.body)).toEqual({ code: 5032, msg: 'too many open streams; retry later', data: null });
     expect(await counter(proxy.url, 'chainproxy_stream_refused_total', { reason: 'max_streams' })).toBe(1);
     expect(await counter(proxy.url, 'chainproxy_stream_open')).toBe(2);
     a.close();
