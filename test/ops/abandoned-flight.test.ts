@@ -4,10 +4,12 @@
  * later client starts afresh. While one client still waits, nothing is cancelled.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadFixtures } from '../helpers/fake-upstream.js';
 import { get, routes, startEnv, waitFor, type Env, type Handler } from '../proxy/kit.js';
 
-const HASH = 'ab'.repeat(32);
-const PATH = `/tx/detail?hash=${HASH}`;
+/** A recorded tx/detail answer: a good answer by the record schema. */
+const RECORDED = loadFixtures().find((f) => f.path === 'tx/detail')!;
+const PATH = `/tx/detail?${RECORDED.query}`;
 
 /** tx/detail hangs until `release()`; records upstream requests whose connection closed before an answer. */
 function slowDetail() {
@@ -20,7 +22,7 @@ function slowDetail() {
     pending.push(() => {
       if (res.destroyed) return;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ code: 0, msg: 'success', data: { hash: HASH, status: 1, block_height: 1 } }));
+      res.end(RECORDED.body);
     });
     void req;
   };
