@@ -28,6 +28,7 @@ import { OPENAPI_PATH, registerOpenApiRoute } from './openapi/route.js';
 import { dashboardOpenapi } from './dashboard/openapi.js';
 import { pagesOpenapi } from './pages/openapi.js';
 import { batchOpenapi } from './http/batch-openapi.js';
+import { streamOpenapi } from './stream/openapi.js';
 import { privateNetworkGate } from './dashboard/gate.js';
 import { DASHBOARD_PATHS, registerDashboard } from './dashboard/routes.js';
 import { registerPassthrough } from './passthrough/register.js';
@@ -209,7 +210,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     app,
     buildOpenApiDocument({
       publicBaseUrl: config.publicBaseUrl,
-      contributions: [apiOpenapi(catalogue, config.limits), opsOpenapi(), dashboardOpenapi(), pagesOpenapi(compiledPages, config.limits), batchOpenapi(config.limits)],
+      contributions: [apiOpenapi(catalogue, config.limits), opsOpenapi(), dashboardOpenapi(), pagesOpenapi(compiledPages, config.limits), batchOpenapi(config.limits), streamOpenapi()],
     }),
   );
   registerFallbacks(
