@@ -40,7 +40,7 @@ import { compilePages } from './pages/plan.js';
 import { Pages } from './pages/engine.js';
 import { registerPageMetrics } from './pages/metrics.js';
 import { PAGES_PREFIX, registerPageRoutes } from './http/page-routes.js';
-import { registerBatchRoute } from './http/batch-route.js';
+import { BATCH_PATH, registerBatchRoute } from './http/batch-route.js';
 import { chargeBatchWith } from './http/batch-charge.js';
 import { HotKeys } from './pipeline/hot-keys.js';
 import { createHeadStream, STREAM_PATH, type HeadStream } from './stream/index.js';
@@ -215,7 +215,12 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   );
   registerFallbacks(
     app,
-    new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS, ...DASHBOARD_PATHS, OPENAPI_PATH, STREAM_PATH, ...pages.names().map((n) => `${PAGES_PREFIX}${n}`)]),
+    new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS, ...DASHBOARD_PATHS, OPENAPI_PATH, STREAM_PATH, BATCH_PATH, ...pages.names().map((n) => `${PAGES_PREFIX}${n}`)]),
+    // Paths that do not serve GET and HEAD: their 405 and preflight name their own methods.
+    new Map([
+      [BATCH_PATH, ['POST']],
+      [STREAM_PATH, ['GET']],
+    ]),
   );
 
   pool.start();
