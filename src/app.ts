@@ -30,6 +30,7 @@ import { OPENAPI_PATH, registerOpenApiRoute } from './openapi/route.js';
 import { dashboardOpenapi } from './dashboard/openapi.js';
 import { pagesOpenapi } from './pages/openapi.js';
 import { batchOpenapi } from './http/batch-openapi.js';
+import { streamOpenapi } from './stream/openapi.js';
 import { DASHBOARD_PATHS, registerDashboard } from './dashboard/routes.js';
 import { registerPassthrough } from './passthrough/register.js';
 import { blockMaxInvariant } from './chain/block-max-invariant.js';
@@ -40,7 +41,7 @@ import { compilePages } from './pages/plan.js';
 import { Pages } from './pages/engine.js';
 import { registerPageMetrics } from './pages/metrics.js';
 import { PAGES_PREFIX, registerPageRoutes } from './http/page-routes.js';
-import { registerBatchRoute } from './http/batch-route.js';
+import { BATCH_PATH, registerBatchRoute } from './http/batch-route.js';
 import { chargeBatchWith } from './http/batch-charge.js';
 import { HotKeys } from './pipeline/hot-keys.js';
 import { createHeadStream, STREAM_PATH, type HeadStream } from './stream/index.js';
@@ -214,12 +215,17 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     app,
     buildOpenApiDocument({
       publicBaseUrl: config.publicBaseUrl,
-      contributions: [apiOpenapi(catalogue, config.limits), opsOpenapi(), dashboardOpenapi(), pagesOpenapi(compiledPages, config.limits), batchOpenapi(config.limits)],
+      contributions: [apiOpenapi(catalogue, config.limits), opsOpenapi(), dashboardOpenapi(), pagesOpenapi(compiledPages, config.limits), batchOpenapi(config.limits), streamOpenapi()],
     }),
   );
   registerFallbacks(
     app,
-    new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS, ...DASHBOARD_PATHS, OPENAPI_PATH, STREAM_PATH, ...pages.names().map((n) => `${PAGES_PREFIX}${n}`)]),
+    new Set([...catalogue.all().map((e) => `/${e.name}`), ...OPS_PATHS, ...DASHBOARD_PATHS, OPENAPI_PATH, STREAM_PATH, BATCH_PATH, ...pages.names().map((n) => `${PAGES_PREFIX}${n}`)]),
+    // Paths that do not serve GET and HEAD: their 405 and preflight name their own methods.
+    new Map([
+      [BATCH_PATH, ['POST']],
+      [STREAM_PATH, ['GET']],
+    ]),
   );
 
   pool.start();

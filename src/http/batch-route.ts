@@ -45,6 +45,8 @@ interface ItemAnswer {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+export const BATCH_PATH = '/batch';
+
 function send(reply: FastifyReply, status: number, body: Buffer, head: number | null): void {
   reply.code(status).header('content-type', JSON_TYPE).header('cache-control', 'no-store').headers(CORS_HEADERS);
   if (head !== null) reply.header('x-chain-head', String(head));
@@ -104,7 +106,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     return { request: shown, status: res.entry.status, cache: res.result, body: fetchedNow ? res.entry.body : renderBody(res.entry, clock()) };
   };
 
-  app.post('/batch', async (request, reply) => {
+  app.post(BATCH_PATH, async (request, reply) => {
     let items: unknown[];
     try {
       items = batchItems(request.body, limits.maxBatchItems);
@@ -130,7 +132,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
   });
 
   // Other methods on /batch: 405 naming POST; CORS preflight allows POST.
-  app.options('/batch', (_request, reply) => {
+  app.options(BATCH_PATH, (_request, reply) => {
     reply
       .code(204)
       .headers(CORS_HEADERS)
@@ -141,7 +143,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
   });
   app.route({
     method: ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH'],
-    url: '/batch',
+    url: BATCH_PATH,
     handler: (_request, reply) => {
       reply.header('allow', 'POST, OPTIONS');
       send(reply, 405, new ProxyError('METHOD_NOT_ALLOWED', 'method not allowed; use POST').toBody(), chain.bestHead());

@@ -18,6 +18,7 @@ const TAGS = [
   { name: 'holders', description: 'Top holders' },
   { name: 'pages', description: 'Explorer pages composed from cached parts' },
   { name: 'batch', description: 'Several endpoint requests in one' },
+  { name: 'stream', description: 'New blocks pushed as server-sent events' },
   { name: 'operator', description: 'Operations: health, status, metrics' },
 ];
 

@@ -17,6 +17,7 @@ import { PAGES } from '../../src/catalogue/pages.js';
 import { batchOpenapi } from '../../src/http/batch-openapi.js';
 import { compilePages } from '../../src/pages/plan.js';
 import { pagesOpenapi } from '../../src/pages/openapi.js';
+import { streamOpenapi } from '../../src/stream/openapi.js';
 import { parameterOf } from '../../src/openapi/params.js';
 import type { OpenApiDocument, ParameterObject, SchemaObject } from '../../src/openapi/types.js';
 
@@ -27,7 +28,7 @@ const pages = compilePages(PAGES, {}, catalogue);
 function documentFor(l: ParamLimits = limits): OpenApiDocument {
   return buildOpenApiDocument({
     publicBaseUrl: 'https://api.example.test',
-    contributions: [apiOpenapi(catalogue, l), opsOpenapi(), dashboardOpenapi(), pagesOpenapi(pages, l), batchOpenapi({ maxBatchItems: 20 })],
+    contributions: [apiOpenapi(catalogue, l), opsOpenapi(), dashboardOpenapi(), pagesOpenapi(pages, l), batchOpenapi({ maxBatchItems: 20 }), streamOpenapi()],
   });
 }
 
@@ -74,6 +75,29 @@ describe('the OpenAPI document', () => {
   it('has the operator endpoints and the status page', () => {
     const doc = documentFor();
     for (const p of ['/healthz', '/readyz', '/status', '/metrics', '/openapi.json', '/dashboard', '/dashboard/data.json']) expect(doc.paths[p]?.get, p).toBeDefined();
+  });
+
+  it('has the head stream: event-stream answer, resume parameters, refusals, the HeadEvent component', () => {
+    const doc = documentFor();
+    const op = doc.paths['/stream/heads']?.get;
+    expect(op).toBeDefined();
+    expect(doc.paths['/stream/heads']?.head).toBeUndefined();
+    expect(op!.parameters!.map((p) => [p.in, p.name, p.required]).sort()).toEqual([
+      ['header', 'Last-Event-ID', false],
+      ['query', 'lastEventId', false],
+    ]);
+    const ok = op!.responses['200']!;
+    expect(Object.keys(ok.content!)).toEqual(['text/event-stream']);
+    expect(ok.content!['text/event-stream']!.schema).toMatchObject({ type: 'string', 'x-event-data': { $ref: '#/components/schemas/HeadEvent' } });
+    expect(ok.headers?.['Access-Control-Allow-Origin']?.schema).toEqual({ type: 'string', const: '*' });
+    expect(Object.keys(op!.responses).sort()).toEqual(['200', '429', '503']);
+    expect(op!.responses['503']!.headers?.['Retry-After']).toBeDefined();
+    expect(op!.responses['429']!.description).toContain('code 4291');
+    expect(op!.responses['503']!.description).toContain('code 5031');
+    const event = doc.components.schemas['HeadEvent']!;
+    expect(event.required).toEqual(['height', 'final_height', 'time', 'block']);
+    expect((event.properties as Record<string, SchemaObject>)['block']!.anyOf).toEqual([{ $ref: '#/components/schemas/Block' }, { type: 'null' }]);
+    expect(doc.tags.map((t) => t.name)).toContain('stream');
   });
 
   it('resolves every $ref to a component, and every component is used', () => {

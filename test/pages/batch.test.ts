@@ -3,6 +3,7 @@
  * envelope bytes, shared cache), bad items answered in place, limits on the
  * batch, and rate limiting per item.
  */
+import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withoutStamps } from '../proxy/kit.js';
 import { get, startPagesEnv, type PagesEnv } from './kit.js';
@@ -83,6 +84,20 @@ describe('POST /batch', () => {
     const g = await get(env.base, '/batch');
     expect(g.status).toBe(405);
     expect(g.header('allow')).toBe('POST, OPTIONS');
+  });
+
+  it('every other method, those the batch route does not register included, gets 405 naming POST', async () => {
+    env = await startPagesEnv();
+    for (const method of ['GET', 'PUT', 'DELETE', 'TRACE', 'PROPFIND', 'LOCK', 'SEARCH', 'MKCALENDAR']) {
+      const res = await request(`${env.base}/batch`, { method });
+      expect(res.statusCode, method).toBe(405);
+      expect(res.headers['allow'], method).toBe('POST, OPTIONS');
+      expect(await res.body.json(), method).toEqual({ code: 4050, msg: 'method not allowed; use POST', data: null });
+    }
+    const pre = await get(env.base, '/batch', { method: 'OPTIONS', headers: { origin: 'https://explorer.example', 'access-control-request-method': 'POST' } });
+    expect(pre.status).toBe(204);
+    expect(pre.header('access-control-allow-methods')).toBe('POST, OPTIONS');
+    expect(env.count()).toBe(0);
   });
 
   it('rate limiting counts a batch per item', async () => {

@@ -60,6 +60,8 @@ describe('GET /stream/heads', () => {
     for (const method of ['HEAD', 'POST'] as const) {
       const res = await request(`${proxy.url}/stream/heads`, { method });
       expect(res.statusCode, method).toBe(405);
+      // The Allow header must not offer the HEAD it refuses.
+      expect(res.headers['allow'], method).toBe('GET, OPTIONS');
       await res.body.text();
     }
     const pre = await request(`${proxy.url}/stream/heads`, {
@@ -69,5 +71,6 @@ describe('GET /stream/heads', () => {
     await pre.body.text();
     expect(pre.statusCode).toBe(204);
     expect(String(pre.headers['access-control-allow-headers'])).toContain('Last-Event-ID');
+    expect(pre.headers['access-control-allow-methods']).toBe('GET, OPTIONS');
   });
 });
