@@ -32,7 +32,7 @@ export type ErrorKind = keyof typeof ERRORS;
  * every upstream outcome must map). Same envelope, same code space.
  */
 export const EDGE_ERRORS = {
-  MALFORMED_REQUEST: { code: 4000, status: 400, msg: 'bad request' },
+  MALFORMED_REQUEST: ERRORS.BAD_REQUEST,
   UNKNOWN_API_KEY: { code: 4010, status: 401, msg: 'unknown API key' },
   CLIENT_TIMEOUT: { code: 4080, status: 408, msg: 'request not received in time' },
   STREAM_CLIENT_LIMIT: { code: 4291, status: 429, msg: 'too many open streams from this client' },

@@ -1,0 +1,116 @@
+/**
+ * The stages of the proxy, built once from a validated Config: metrics, chain
+ * tracker, memory and Redis tiers, upstream pool, fetch stage, resolver,
+ * aggregation pages, rate limiter, pre-router hit path and operator gate.
+ * Nothing here knows about HTTP routes (src/http/surface.ts registers them).
+ */
+import type { Logger } from 'pino';
+import { buildCatalogue, type Catalogue } from './catalogue/index.js';
+import { PAGES } from './catalogue/pages.js';
+import { ChainTracker } from './chain/tracker.js';
+import { blockMaxInvariant } from './chain/block-max-invariant.js';
+import { MemoryStore } from './cache/memory-store.js';
+import type { Config } from './config/types.js';
+import { connectFleet, type Fleet } from './fleet/connect.js';
+import { createAdminGate, type AdminGate } from './http/admin-gate.js';
+import { FastHits } from './http/fast-hit.js';
+import type { RateLimitGate } from './http/rate-limit.js';
+import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
+import type { Metrics } from './metrics/types.js';
+import { Pages } from './pages/engine.js';
+import { registerPageMetrics, type PageMetrics } from './pages/metrics.js';
+import { compilePages, type CompiledPage } from './pages/plan.js';
+import { FetchStage } from './pipeline/fetch-stage.js';
+import { HotKeys } from './pipeline/hot-keys.js';
+import { Resolver } from './pipeline/resolver.js';
+import { createRateLimitGate } from './ratelimit/index.js';
+import { createUpstreamPool } from './upstream/pool.js';
+import { registerTrustMetrics } from './upstream/trust-metrics.js';
+
+export interface Stages {
+  logger: Logger;
+  clock: () => number;
+  catalogue: Catalogue;
+  tracker: ChainTracker;
+  prom: PrometheusMetrics;
+  metrics: Metrics;
+  memory: MemoryStore;
+  fleet: Fleet | null;
+  pool: ReturnType<typeof createUpstreamPool>;
+  hotKeys: HotKeys;
+  resolver: Resolver;
+  compiledPages: ReadonlyMap<string, CompiledPage>;
+  pageMetrics: PageMetrics;
+  pages: Pages;
+  /** null when rate limiting is off. */
+  gate: RateLimitGate | null;
+  /** null when every request must go through the router (ACCESS_LOG=all). */
+  fast: FastHits | null;
+  adminGate: AdminGate;
+}
+
+export function buildStages(config: Config, logger: Logger, clock: () => number): Stages {
+  const tracker = new ChainTracker({
+    ...(config.upstream.headMarginBlocks !== undefined ? { marginBlocks: config.upstream.headMarginBlocks } : {}),
+    confirmWindowMs: Math.max(1000, 3 * config.upstream.probeIntervalMs),
+  });
+  const catalogue = buildCatalogue(config.policies);
+
+  // Late-bound so the metric sources can read stages built after the registry.
+  let memoryRef: MemoryStore | undefined;
+  let fleetRef: Fleet | null = null;
+  let poolRef: ReturnType<typeof createUpstreamPool> | undefined;
+  const prom = createPrometheusMetrics({
+    tiers: () => [
+      ...(memoryRef ? [{ tier: 'memory' as const, entries: memoryRef.entries, bytes: memoryRef.bytes, maxBytes: config.cacheMaxBytes }] : []),
+      ...(fleetRef ? [fleetRef.tierStats()] : []),
+    ],
+    upstreams: () => poolRef?.status() ?? [],
+    chain: tracker,
+    redisHealthy: () => (fleetRef ? fleetRef.healthy() : null),
+  });
+  const metrics = prom.metrics;
+
+  const memory = new MemoryStore({ maxBytes: config.cacheMaxBytes, clock, onEvict: () => metrics.cacheEviction('memory') });
+  memoryRef = memory;
+  const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger, publicBaseUrl: config.publicBaseUrl });
+  fleetRef = fleet;
+  const trust = registerTrustMetrics(prom.registry, config.upstreamUrls.map((_, i) => `u${i}`));
+  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase });
+  poolRef = pool;
+
+  const hotKeys = new HotKeys();
+  const fetcher = new FetchStage({ pool, tracker, publicBaseUrl: config.publicBaseUrl, clock });
+  const resolver = new Resolver({
+    memory,
+    second: fleet?.store ?? null,
+    fetcher,
+    chain: tracker,
+    fleet: fleet?.coordinator ?? null,
+    metrics,
+    clock,
+    logger,
+    invariants: new Map([['block/max', blockMaxInvariant(tracker, clock)]]),
+    observe: config.refreshAhead.maxKeys > 0 ? hotKeys.seen : null,
+  });
+
+  const compiledPages = compilePages(PAGES, config.pages, catalogue);
+  const pageMetrics = registerPageMetrics(prom.registry, [...compiledPages.keys()]);
+  const pages = new Pages({
+    pages: compiledPages,
+    resolver,
+    chain: tracker,
+    limits: config.limits,
+    clock,
+    logger,
+    metrics: pageMetrics,
+    // Composed pages are small beside their parts: an eighth of the memory tier, at most 64 MiB.
+    maxBytes: Math.min(Math.floor(config.cacheMaxBytes / 8), 64 * 1024 * 1024),
+  });
+
+  const gate = createRateLimitGate(config, { redis: fleet?.client ?? null, metrics, registry: prom.registry, clock });
+  const fast = config.accessLog === 'all' ? null : new FastHits({ resolver, chain: tracker, metrics, clock, gate, trustProxy: config.trustProxy.length > 0 });
+  const adminGate = createAdminGate(config.adminAllow);
+
+  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate };
+}
