@@ -4,9 +4,11 @@
  * Scenarios (bench/scenarios/): a hit path (vs bare Fastify, nginx), b explorer
  * mix, c cold misses on a slow upstream, d 500-request stampede, e misses with
  * one of three upstreams hung (hedging on/off), f Redis tier (when
- * redis-server is installed), g pages (explorer session through pages vs
- * single endpoints, hot /pages/home hit), g distinct-key flood against a 32 MiB
- * bound, h /metrics scraped during hits. Every server is a child process; autocannon runs
+ * redis-server is installed), g 2000 concurrent misses against a slow upstream
+ * (load shedding), h head stream and refresh-ahead, p pages (explorer session
+ * through pages vs single endpoints, hot /pages/home hit), m distinct-key flood
+ * against a 32 MiB bound, s /metrics scraped during hits. Every server is a
+ * child process; autocannon runs
  * here. Prints a table and writes bench/results/latest.{md,json}.
  */
 import { cpus, totalmem } from 'node:os';
@@ -26,8 +28,8 @@ import { redis } from './scenarios/f-redis.js';
 import { shed } from './scenarios/g-shed.js';
 import { pages } from './scenarios/p-pages.js';
 import { stream } from './scenarios/h-stream.js';
-import { flood } from './scenarios/g-flood.js';
-import { scrape } from './scenarios/h-scrape.js';
+import { flood } from './scenarios/m-flood.js';
+import { scrape } from './scenarios/s-scrape.js';
 
 const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape];
 

@@ -15,7 +15,7 @@ const HIT_CONNECTIONS = 50;
 const SCRAPERS = 20;
 
 export const scrape: Scenario = {
-  id: 'h',
+  id: 's',
   title: '/metrics scraped by 20 connections during cache hits',
   async run(ctx: Ctx) {
     const sim = await startSim({ blockIntervalMs: ctx.blockIntervalMs, name: 'sim-scrape' });

@@ -101,7 +101,7 @@ function policyFile(): string {
 const mib = (b: number): string => (b / MIB).toFixed(0);
 
 export const flood: Scenario = {
-  id: 'g',
+  id: 'm',
   title: 'distinct-key flood, CACHE_MAX_BYTES=32MiB',
   async run(ctx: Ctx) {
     const sim = await startSim({ blockIntervalMs: ctx.blockIntervalMs, name: 'sim-flood' });
