@@ -19,6 +19,7 @@ import type { Ctx, Scenario } from '../lib/context.js';
 import { runLoad } from '../lib/load.js';
 import { startProxyProc } from '../lib/proxy.js';
 import { startSim } from '../lib/sim.js';
+import { cpuSeconds } from '../lib/proc.js';
 
 const MIB = 1024 * 1024;
 const BOUND = 32 * MIB;
@@ -34,8 +35,7 @@ function rssOf(pid: number): number {
 
 /** User + system CPU time of a process (Linux), ms. */
 export function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  return (cpuSeconds(pid) ?? NaN) * 1000;
 }
 
 async function gauge(url: string, name: string): Promise<number> {

@@ -15,11 +15,10 @@
  * the home page), interleaved rounds (ratio of req/s in one run), with server
  * CPU per request (proxy process CPU time from /proc / requests).
  */
-import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { combine, type Ctx, type Scenario } from '../lib/context.js';
 import { runLoad, type LoadResult } from '../lib/load.js';
-import { getJson, getRaw, sleep } from '../lib/proc.js';
+import { cpuSeconds, getJson, getRaw, sleep } from '../lib/proc.js';
 import { startProxyProc, type ProxyProc } from '../lib/proxy.js';
 import { startSim, type SimProc } from '../lib/sim.js';
 import { rng, weighted, zipf } from '../lib/zipf.js';
@@ -32,16 +31,10 @@ const PS = 10;
 type Mode = 'single' | 'pages';
 type View = (mode: Mode, base: string) => Promise<number>;
 
-/** Process CPU time (user + system) of a pid in ms, from /proc (Linux; clock ticks of 100 Hz). */
+/** Process CPU time (user + system) of a pid in ms, from /proc. */
 function cpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch {
-    return null;
-  }
+  const s = cpuSeconds(pid);
+  return s === null ? null : s * 1000;
 }
 
 async function fetchJson(url: string): Promise<unknown> {

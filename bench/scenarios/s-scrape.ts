@@ -9,7 +9,7 @@ import { runLoad, type LoadResult } from '../lib/load.js';
 import { getRaw } from '../lib/proc.js';
 import { startProxyProc } from '../lib/proxy.js';
 import { startSim } from '../lib/sim.js';
-import { cpuMsOf } from './g-flood.js';
+import { cpuMsOf } from './m-flood.js';
 
 const HIT_CONNECTIONS = 50;
 const SCRAPERS = 20;
