@@ -84,9 +84,12 @@ describe('rate limit shared by two replicas', () => {
     await waitFor(() => a.fleet!.client.status === 'ready' && b.fleet!.client.status === 'ready', 10_000, 'both replicas reconnected');
     // The limiter's breaker lets a trial round through after its cooldown (what a
     // failed round had admitted is not replayed: those counts are lost).
+    let probe = 0;
     await waitFor(async () => {
-      // A round needs something to send: requests of another client.
-      for (const r of [a, b]) await get(r.url, '/block/max', as('203.0.113.99'));
+      // A round needs something to send: an admitted request, so a fresh client each
+      // time (one client's budget would run out before the breaker's cooldown ends).
+      probe++;
+      for (const r of [a, b]) await get(r.url, '/block/max', as(`198.51.100.${probe % 250}`));
       await sync();
       return a.limiter!.fleetOk() === true && b.limiter!.fleetOk() === true;
     }, 10_000, 'reconciliation through Redis again');
