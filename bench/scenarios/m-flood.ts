@@ -1,5 +1,5 @@
 /**
- * (g) Memory bound under a distinct-key flood: a proxy with
+ * (m) Memory bound under a distinct-key flood: a proxy with
  * CACHE_MAX_BYTES=32MiB gets floods of (1) unknown block hashes (negative
  * entries, 1 s), (2) unknown transaction hashes with negative entries kept 10
  * minutes (CONFIG_FILE policy: small long-lived entries, the worst case for
@@ -114,7 +114,7 @@ export const flood: Scenario = {
         const f = floor[i]!;
         const grown = b.after.rss - f.after.rss;
         ctx.rows.push({
-          scenario: 'g flood 32MiB',
+          scenario: 'm flood 32MiB',
           target: b.name,
           rps: b.rps,
           p50: b.p50,
@@ -124,7 +124,7 @@ export const flood: Scenario = {
           note: `${b.total} distinct keys; RSS settled ${mib(b.after.rss)} MiB (1 MiB cache: ${mib(f.after.rss)}), peak ${mib(b.peak)} (${mib(f.peak)}), heap ${mib(b.after.heap)} MiB (${mib(f.after.heap)}), charged ${(b.after.cached / MIB).toFixed(1)} MiB; ${b.cpuPerReq.toFixed(3)} ms CPU/req`,
         });
         ctx.ratios.push({
-          name: `g: RSS over the 1 MiB-cache run / bound (${b.name})`,
+          name: `m: RSS over the 1 MiB-cache run / bound (${b.name})`,
           value: grown / BOUND,
           goal: '<= 1.5',
           pass: grown <= 1.5 * BOUND,

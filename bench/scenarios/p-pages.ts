@@ -1,5 +1,5 @@
 /**
- * (g) Pages. An explorer session (home, transaction, block and address page
+ * (p) Pages. An explorer session (home, transaction, block and address page
  * views, Zipf-ranked hashes and addresses) replayed two ways, each against its
  * own simulator + proxy (same seed and block interval):
  *
@@ -152,11 +152,11 @@ export const pages: Scenario = {
     for (const mode of ['single', 'pages'] as const) {
       const s = await stack(ctx, mode);
       const u = await buildUniverse(s.sim, ctx.blockIntervalMs, 1000);
-      ctx.log(`(g) ${mode} session ${seconds}s…`);
+      ctx.log(`(p) ${mode} session ${seconds}s…`);
       const r = await replay(mode, s.proxy.url, s.sim, u, seconds, warm);
       results.set(mode, r);
       ctx.rows.push({
-        scenario: 'g session',
+        scenario: 'p session',
         target: mode === 'single' ? 'single endpoints' : 'pages',
         rps: r.viewsPerS,
         p50: r.p50,
@@ -171,14 +171,14 @@ export const pages: Scenario = {
     const single = results.get('single')!;
     const pg = results.get('pages')!;
     ctx.ratios.push({
-      name: 'g: client requests per view, pages / single',
+      name: 'p: client requests per view, pages / single',
       value: pg.clientRequests / pg.views / (single.clientRequests / single.views),
       goal: 'info',
       pass: null,
       detail: `${(pg.clientRequests / pg.views).toFixed(2)} vs ${(single.clientRequests / single.views).toFixed(2)}`,
     });
     ctx.ratios.push({
-      name: 'g: upstream per 1000 views, pages / single',
+      name: 'p: upstream per 1000 views, pages / single',
       value: pg.upstream / pg.views / (single.upstream / single.views),
       goal: 'info',
       pass: null,
@@ -220,7 +220,7 @@ export const pages: Scenario = {
       for (const t of targets) {
         const c = by(t.name);
         const usPerReq = (cpu.get(t.name)! * 1000) / c.total;
-        ctx.rows.push({ scenario: 'g hot hit', target: t.name, rps: c.rps, p50: c.p50, p99: c.p99, hitRatio: null, upPer1000: null, note: `${sizes.get(t.name)} B body, ${usPerReq.toFixed(0)} µs server CPU/req, ${CONNECTIONS} conns, ${rounds}×${dur}s interleaved` });
+        ctx.rows.push({ scenario: 'p hot hit', target: t.name, rps: c.rps, p50: c.p50, p99: c.p99, hitRatio: null, upPer1000: null, note: `${sizes.get(t.name)} B body, ${usPerReq.toFixed(0)} µs server CPU/req, ${CONNECTIONS} conns, ${rounds}×${dur}s interleaved` });
       }
       const ratioOf = (a: string, b: string) => {
         const per = res.get(a)!.map((r, i) => r.rps / res.get(b)![i]!.rps).sort((x, y) => x - y);
@@ -231,7 +231,7 @@ export const pages: Scenario = {
         const cpuA = (cpu.get(targets[0]!.name)! * 1000) / by(targets[0]!.name).total;
         const cpuB = (cpu.get(other.name)! * 1000) / by(other.name).total;
         ctx.ratios.push({
-          name: `g: /pages/home / ${other.path} req/s (hot, median of rounds)`,
+          name: `p: /pages/home / ${other.path} req/s (hot, median of rounds)`,
           value: r.median,
           goal: '>= 0.9',
           pass: r.median >= 0.9,
@@ -239,7 +239,7 @@ export const pages: Scenario = {
         });
       }
       const stats = await getJson<{ head: number }>(`${sim.url}/_sim/chain`);
-      ctx.notes.push(`(g) head at the end ${stats.head}; machine shared: compare ratios of one run only`);
+      ctx.notes.push(`(p) head at the end ${stats.head}; machine shared: compare ratios of one run only`);
     } finally {
       await Promise.all([proxy.close(), sim.close()]);
       await sleep(0);

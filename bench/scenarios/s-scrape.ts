@@ -1,5 +1,5 @@
 /**
- * (h) /metrics under repeated scrapes: cache-hit throughput alone and with 20
+ * (s) /metrics under repeated scrapes: cache-hit throughput alone and with 20
  * connections scraping /metrics as fast as they can, for a proxy rendering on
  * every scrape (METRICS_CACHE_MS=0, the old behaviour) and one rendering at
  * most once a second (the default). Ratio: hit req/s with scrapers / alone.
@@ -56,11 +56,11 @@ export const scrape: Scenario = {
           const cpuBoth = cpuBothMs / Math.max(hits.total + scrapes.total, 1);
           const label = cacheMs === '0' ? 'render every scrape' : 'render ≤ 1/s';
           for (const [name, r, cpu] of [[`hits alone (${label})`, alone, cpuAlone], [`hits + ${SCRAPERS} scrapers (${label})`, hits, cpuBoth]] as const) {
-            ctx.rows.push({ scenario: 'h /metrics scrapes', target: name, rps: r.rps, p50: r.p50, p99: r.p99, hitRatio: null, upPer1000: null, note: `${cpu.toFixed(3)} ms CPU/req` });
+            ctx.rows.push({ scenario: 's /metrics scrapes', target: name, rps: r.rps, p50: r.p50, p99: r.p99, hitRatio: null, upPer1000: null, note: `${cpu.toFixed(3)} ms CPU/req` });
           }
-          ctx.rows.push({ scenario: 'h /metrics scrapes', target: `scrapes (${label})`, rps: scrapes.rps, p50: scrapes.p50, p99: scrapes.p99, hitRatio: null, upPer1000: null, note: `${SCRAPERS} conns` });
+          ctx.rows.push({ scenario: 's /metrics scrapes', target: `scrapes (${label})`, rps: scrapes.rps, p50: scrapes.p50, p99: scrapes.p99, hitRatio: null, upPer1000: null, note: `${SCRAPERS} conns` });
           ctx.ratios.push({
-            name: `h: hit req/s with scrapers / alone (${label})`,
+            name: `s: hit req/s with scrapers / alone (${label})`,
             value: hits.rps / alone.rps,
             goal: '(reported)',
             pass: null,
@@ -75,7 +75,7 @@ export const scrape: Scenario = {
       const after = withScrapers.get('1000');
       if (before !== undefined && after !== undefined) {
         ctx.ratios.push({
-          name: 'h: hit req/s under 20 scrapers, render ≤ 1/s vs every scrape',
+          name: 's: hit req/s under 20 scrapers, render ≤ 1/s vs every scrape',
           value: after / before,
           goal: '>= 5',
           pass: after / before >= 5,

@@ -17,6 +17,7 @@ import type { Resolution, Resolver } from '../pipeline/resolver.js';
 import { deliver, deliverError } from './deliver.js';
 import type { FastHits } from './fast-hit.js';
 import { clientGone } from './client-gone.js';
+import { rawQuery, withTimeout } from './request-util.js';
 
 export interface ApiRouteDeps {
   catalogue: Catalogue;
@@ -29,19 +30,6 @@ export interface ApiRouteDeps {
   logger: Logger;
   /** Pre-router answers of repeated fresh hits (null: every request is routed). */
   fast?: FastHits | null;
-}
-
-function rawQuery(url: string): string {
-  const q = url.indexOf('?');
-  return q < 0 ? '' : url.slice(q + 1);
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ProxyError('REQUEST_TIMEOUT')), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): void {

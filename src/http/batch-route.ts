@@ -16,6 +16,7 @@ import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { Resolver } from '../pipeline/resolver.js';
 import { CORS_HEADERS } from './deliver.js';
+import { withTimeout } from './request-util.js';
 
 /**
  * Charges a batch of `items` to the client's rate limit. The request itself
@@ -51,15 +52,6 @@ function send(reply: FastifyReply, status: number, body: Buffer, head: number | 
   reply.code(status).header('content-type', JSON_TYPE).header('cache-control', 'no-store').headers(CORS_HEADERS);
   if (head !== null) reply.header('x-chain-head', String(head));
   reply.send(body);
-}
-
-/** An item past the request timeout answers 504 in place; the others are not held. */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ProxyError('REQUEST_TIMEOUT')), ms);
-  });
-  return Promise.race([promise, t]).finally(() => clearTimeout(timer));
 }
 
 /** The `requests` array, or the 400 naming what is wrong. */

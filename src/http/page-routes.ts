@@ -13,6 +13,7 @@ import type { Pages } from '../pages/engine.js';
 import type { PageMetrics } from '../pages/metrics.js';
 import type { CompiledPage } from '../pages/plan.js';
 import { deliverPage, deliverPageError } from './page-deliver.js';
+import { rawQuery, withTimeout } from './request-util.js';
 
 export interface PageRouteDeps {
   pages: Pages;
@@ -25,19 +26,6 @@ export interface PageRouteDeps {
 }
 
 export const PAGES_PREFIX = '/pages/';
-
-function rawQuery(url: string): string {
-  const q = url.indexOf('?');
-  return q < 0 ? '' : url.slice(q + 1);
-}
-
-function timeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ProxyError('REQUEST_TIMEOUT')), ms);
-  });
-  return Promise.race([promise, t]).finally(() => clearTimeout(timer));
-}
 
 /** `head:HIT,blocks:MISS,…` for access-log lines. */
 export function partsText(parts: readonly PartSummary[]): string {
@@ -74,7 +62,7 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
         finish(request, page.name, started, deliverPage(request, reply, fast, cache, now, chain.bestHead()), cache, fast.parts, null);
         return;
       }
-      timeout(pages.get(page, req), deps.requestTimeoutMs).then(
+      withTimeout(pages.get(page, req), deps.requestTimeoutMs).then(
         (r) => {
           if (r.ok) {
             const status = deliverPage(request, reply, r.entry, r.cache, clock(), chain.bestHead());
