@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ChainView } from '../chain/types.js';
 import type { AccessLog } from '../config/types.js';
-import { ProxyError, toProxyError } from '../errors/catalog.js';
+import { toProxyError } from '../errors/catalog.js';
 import type { PartSummary } from '../pages/entry.js';
 import type { Pages } from '../pages/engine.js';
 import type { PageMetrics } from '../pages/metrics.js';

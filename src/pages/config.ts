@@ -15,7 +15,7 @@ function isMap(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function shape(name: string, raw: unknown, label: string, errors: string[]): PageDecl | null {
+function shape(raw: unknown, label: string, errors: string[]): PageDecl | null {
   if (!isMap(raw)) {
     errors.push(`${label}: expected a map with params and parts, got ${JSON.stringify(raw)}`);
     return null;
@@ -48,7 +48,7 @@ export function checkPages(raw: unknown, label: string): { pages: PageTable; err
   const pages: Record<string, PageDecl> = {};
   for (const [name, body] of Object.entries(raw)) {
     const at = `${label}.${name}`;
-    const decl = shape(name, body, at, errors);
+    const decl = shape(body, at, errors);
     if (decl !== null && compilePage(name, decl, catalogue, at, errors) !== null) pages[name] = decl;
   }
   return { pages, errors };
