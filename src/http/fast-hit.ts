@@ -65,7 +65,7 @@ export class FastHits {
     this.#urls.set(url, { endpoint, req });
   }
 
-  /** From now on everything goes to Fastify (which answers 503 while closing). */
+  /** From now on everything goes to Fastify (the drain decides what is still served). */
   close(): void {
     this.#closing = true;
     this.#urls.clear();
