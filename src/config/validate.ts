@@ -8,6 +8,7 @@ import { ENDPOINT_NAMES, type EndpointName, type EndpointPolicy } from '../catal
 import type { Config } from './types.js';
 import type { Field, FieldKind } from './fields.js';
 import { parsePassthroughRoutes } from './passthrough-routes.js';
+import { NAMED_RANGES } from '../common/address-list.js';
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -59,10 +60,8 @@ export function baseUrl(raw: string): string | null {
   return u.origin + u.pathname.replace(/\/+$/, '');
 }
 
-const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
 export function isAddressOrCidr(s: string): boolean {
-  if (PROXY_NAMES.has(s)) return true;
+  if (Object.hasOwn(NAMED_RANGES, s)) return true;
   const slash = s.indexOf('/');
   const ip = slash < 0 ? s : s.slice(0, slash);
   const family = isIP(ip);

@@ -1,20 +1,8 @@
 /**
- * IP allowlist: addresses and CIDRs (IPv4 and IPv6; IPv4-mapped IPv6 clients
- * match IPv4 ranges) plus the names loopback, linklocal and uniquelocal. Used
- * once per new client bucket, never per request.
+ * Client identity of an address for rate limiting: IPv4 as is, IPv6 grouped
+ * per /64. (Allowlists are src/common/address-list.ts.)
  */
 import { isIP } from 'node:net';
-
-const NAMED: Record<string, readonly string[]> = {
-  loopback: ['127.0.0.0/8', '::1/128'],
-  linklocal: ['169.254.0.0/16', 'fe80::/10'],
-  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
-};
-
-interface Range {
-  bytes: Uint8Array;
-  bits: number;
-}
 
 /** 16 bytes of an address (IPv4 as ::ffff:a.b.c.d), or null. */
 export function ipBytes(ip: string): Uint8Array | null {
@@ -47,44 +35,6 @@ export function ipBytes(ip: string): Uint8Array | null {
     out[i * 2 + 1] = v & 0xff;
   });
   return out;
-}
-
-function parseRange(s: string): Range | null {
-  const slash = s.indexOf('/');
-  const ip = slash < 0 ? s : s.slice(0, slash);
-  const bytes = ipBytes(ip);
-  if (bytes === null) return null;
-  const v4 = isIP(ip) === 4;
-  const given = slash < 0 ? (v4 ? 32 : 128) : Number(s.slice(slash + 1));
-  return { bytes, bits: v4 ? given + 96 : given };
-}
-
-function inRange(addr: Uint8Array, r: Range): boolean {
-  let bits = r.bits;
-  for (let i = 0; i < 16 && bits > 0; i++, bits -= 8) {
-    const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
-    if ((addr[i]! & mask) !== (r.bytes[i]! & mask)) return false;
-  }
-  return true;
-}
-
-export class IpAllowlist {
-  readonly #ranges: Range[];
-
-  /** Entries were validated with the config (isAddressOrCidr); anything else is ignored. */
-  constructor(entries: readonly string[]) {
-    this.#ranges = entries.flatMap((e) => NAMED[e] ?? [e]).flatMap((e) => parseRange(e) ?? []);
-  }
-
-  get empty(): boolean {
-    return this.#ranges.length === 0;
-  }
-
-  has(ip: string): boolean {
-    if (this.#ranges.length === 0) return false;
-    const addr = ipBytes(ip);
-    return addr !== null && this.#ranges.some((r) => inRange(addr, r));
-  }
 }
 
 /**

@@ -17,7 +17,8 @@ import type { ApiKeyConfig, RateLimitConfig } from '../config/types.js';
 import type { RedisGuard } from '../redis/guard.js';
 import { ApiKeyTable, type ApiKey } from './api-keys.js';
 import { BucketTable, type Budget } from './buckets.js';
-import { IpAllowlist, ipClientKey } from './cidr.js';
+import { AddressList } from '../common/address-list.js';
+import { ipClientKey } from './cidr.js';
 import { FleetSync } from './fleet-sync.js';
 
 /** clientKey() of a request whose X-API-Key is not configured (answer 401). */
@@ -45,7 +46,7 @@ const DEFAULT_MAX_BUCKETS = 100_000;
 export class RateLimiter {
   readonly #clock: () => number;
   readonly #keys: ApiKeyTable;
-  readonly #allow: IpAllowlist;
+  readonly #allow: AddressList;
   readonly #buckets: BucketTable;
   readonly #fleet: FleetSync | null;
   readonly #default: Budget;
@@ -59,7 +60,7 @@ export class RateLimiter {
     this.max = o.config.max;
     this.windowMs = o.config.windowMs;
     this.#keys = new ApiKeyTable(o.apiKeys, o.config.windowMs);
-    this.#allow = new IpAllowlist(o.allow);
+    this.#allow = new AddressList(o.allow);
     this.#default = { max: o.config.max, windowMs: o.config.windowMs, unlimited: false };
     this.#unlimited = { max: 1, windowMs: o.config.windowMs, unlimited: true };
     this.#buckets = new BucketTable((k) => this.#budgetOf(k), o.maxBuckets ?? DEFAULT_MAX_BUCKETS);

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { RateLimiter, UNKNOWN_API_KEY } from '../../src/ratelimit/limiter.js';
 import type { ApiKeyConfig } from '../../src/config/types.js';
 import { sha256Hex } from '../../src/ratelimit/api-keys.js';
-import { IpAllowlist, ipClientKey } from '../../src/ratelimit/cidr.js';
+import { AddressList } from '../../src/common/address-list.js';
+import { ipClientKey } from '../../src/ratelimit/cidr.js';
 import { fakeClock } from '../helpers/proxy.js';
 
 const PARTNER = 'partner-secret-0123456789';
@@ -97,7 +98,7 @@ describe('RateLimiter', () => {
     expect(ipClientKey('2001:db8:a:b::1')).not.toBe(ipClientKey('2001:db8:a:c::1'));
     expect(ipClientKey('::ffff:10.1.2.3')).toBe('10.1.2.3');
     expect(ipClientKey('10.1.2.3')).toBe('10.1.2.3');
-    const list = new IpAllowlist(['10.0.0.0/8', 'fe80::/10']);
+    const list = new AddressList(['10.0.0.0/8', 'fe80::/10']);
     expect(list.has('10.200.0.1')).toBe(true);
     expect(list.has('11.0.0.1')).toBe(false);
     expect(list.has('fe80::1%eth0')).toBe(true);
