@@ -5,10 +5,10 @@
  * the data and that upstream's breaker opens too. A not-found both agree on is
  * believed, briefly. Latency statistics come from good answers only.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendJson } from '../helpers/fake-upstream.js';
-import { get, limited, maxAge, startReplica, upstreamStatus, type Replica } from '../helpers/replica.js';
-import { startChainFake, type ChainFake } from './kit.js';
+import { get, limited, maxAge, startReplica, upstreamStatus } from '../helpers/replica.js';
+import { startChainFake, perTest, type ChainFake } from './kit.js';
 import { Upstream } from '../../src/upstream/upstream.js';
 import { noopMetrics } from '../../src/metrics/types.js';
 import { upstreamConfig } from '../helpers/upstream-kit.js';
@@ -16,22 +16,15 @@ import { upstreamConfig } from '../helpers/upstream-kit.js';
 const HEAD = 4_842_503;
 const HASH = (i: number) => i.toString(16).padStart(64, 'a');
 
-let fakes: ChainFake[] = [];
-let proxy: Replica | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  proxy = undefined;
-  await Promise.all(fakes.map((f) => f.close()));
-  fakes = [];
-});
+const t = perTest();
 
 /** u0 answers every tx/detail fast with `status` and `body`; u1 (slower) has the data. */
 async function pair(status: number, body: string): Promise<[ChainFake, ChainFake]> {
   const [bad, ok] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD)]);
-  fakes.push(bad, ok);
+  t.fakes.push(bad, ok);
   bad.on('tx/detail', (_req, res) => sendJson(res, status, body));
   ok.delay(20);
-  proxy = await startReplica([bad.url, ok.url], { upstream: { hedgeAfterMs: 0, breakerFailures: 5, breakerCooldownMs: 60_000 } });
+  t.proxy = await startReplica([bad.url, ok.url], { upstream: { hedgeAfterMs: 0, breakerFailures: 5, breakerCooldownMs: 60_000 } });
   return [bad, ok];
 }
 
@@ -45,9 +38,9 @@ describe('fast errors from one upstream', () => {
     [200, '{"code":404,"msg":"not found","data":null}'],
   ])('HTTP %i %s: 60/60 distinct requests answered 200, the breaker opens', async (status, body) => {
     const [bad, ok] = await pair(status, body);
-    const results = await limited(60, 4, (i) => get(proxy!.url, `/tx/detail?hash=${HASH(i)}`));
+    const results = await limited(60, 4, (i) => get(t.proxy!.url, `/tx/detail?hash=${HASH(i)}`));
     expect(results.map((r) => r.status)).toEqual(new Array(60).fill(200));
-    const row = (await upstreamStatus(proxy!.url))[0]!;
+    const row = (await upstreamStatus(t.proxy!.url))[0]!;
     expect(row.breaker).toBe('open');
     // Once open, the bad upstream gets no more traffic.
     expect(bad.count('/tx/detail')).toBeLessThan(20);
@@ -56,7 +49,7 @@ describe('fast errors from one upstream', () => {
 
   it('errors and negative answers are no latency samples; good answers are', async () => {
     const fake = await startChainFake(HEAD);
-    fakes.push(fake);
+    t.fakes.push(fake);
     fake.on('tx/detail', (_req, res) => sendJson(res, 404, '{"code":404,"msg":"not found","data":null}'));
     fake.on('tx/list', (_req, res) => sendJson(res, 401, '{"code":401,"msg":"unauthorized","data":null}'));
     const u = new Upstream({ name: 'u0', url: fake.url, config: upstreamConfig({ breakerFailures: 100 }), metrics: noopMetrics });
@@ -76,25 +69,25 @@ describe('fast errors from one upstream', () => {
 describe('not found', () => {
   it('is believed when a second healthy upstream agrees, for the short negative TTL only', async () => {
     const [a, b] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD)]);
-    fakes.push(a, b);
+    t.fakes.push(a, b);
     const notFound = '{"code":404,"msg":"not found","data":null}';
     a.on('tx/detail', (_req, res) => sendJson(res, 404, notFound));
     b.on('tx/detail', (_req, res) => sendJson(res, 404, notFound));
-    proxy = await startReplica([a.url, b.url], { upstream: { hedgeAfterMs: 0 } });
-    const r = await get(proxy.url, `/tx/detail?hash=${HASH(1)}`);
+    t.proxy = await startReplica([a.url, b.url], { upstream: { hedgeAfterMs: 0 } });
+    const r = await get(t.proxy.url, `/tx/detail?hash=${HASH(1)}`);
     expect(r.status).toBe(404);
     expect(JSON.parse(r.text)).toMatchObject({ code: 404, data: null });
     expect(maxAge(r.headers)).toBeLessThanOrEqual(1);
     expect(a.count('/tx/detail') + b.count('/tx/detail')).toBe(2); // asked, then confirmed
-    expect(proxy.pool.status().map((u) => u.breaker)).toEqual(['closed', 'closed']);
+    expect(t.proxy.pool.status().map((u) => u.breaker)).toEqual(['closed', 'closed']);
   });
 
   it('with one upstream, its not-found stands (nobody to confirm with)', async () => {
     const a = await startChainFake(HEAD);
-    fakes.push(a);
+    t.fakes.push(a);
     a.on('tx/detail', (_req, res) => sendJson(res, 404, '{"code":404,"msg":"not found","data":null}'));
-    proxy = await startReplica([a.url]);
-    const r = await get(proxy.url, `/tx/detail?hash=${HASH(2)}`);
+    t.proxy = await startReplica([a.url]);
+    const r = await get(t.proxy.url, `/tx/detail?hash=${HASH(2)}`);
     expect(r.status).toBe(404);
     expect(a.count('/tx/detail')).toBe(1);
   });

@@ -4,23 +4,16 @@
  * Anything else is an upstream error: retried on another upstream, never
  * cached, relayed as a 502 envelope.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendJson } from '../helpers/fake-upstream.js';
-import { get, maxAge, startReplica, type Replica } from '../helpers/replica.js';
-import { blockDetailAt, fixture, startChainFake, type ChainFake } from './kit.js';
+import { get, maxAge, startReplica } from '../helpers/replica.js';
+import { blockDetailAt, fixture, perTest, startChainFake } from './kit.js';
 
 const HEAD = 4_842_503;
 const BLOCK = 4_820_298; // the recorded final block
 const DETAIL = `/block/detail?h=${BLOCK}`;
 
-let fakes: ChainFake[] = [];
-let proxy: Replica | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  proxy = undefined;
-  await Promise.all(fakes.map((f) => f.close()));
-  fakes = [];
-});
+const t = perTest();
 
 const good = blockDetailAt(BLOCK, true);
 const data = good.slice(good.indexOf('"data":') + 7, -1);
@@ -42,14 +35,14 @@ const BAD: Array<[string, string | Buffer]> = [
 describe('a bad answer from the only upstream', () => {
   it.each(BAD)('%s → 502 envelope, never cached', async (_name, body) => {
     const fake = await startChainFake(HEAD);
-    fakes.push(fake);
+    t.fakes.push(fake);
     fake.on('block/detail', (_req, res) => sendJson(res, 200, body));
-    proxy = await startReplica([fake.url], { upstream: { maxAttempts: 1 } });
-    const r = await get(proxy.url, DETAIL);
+    t.proxy = await startReplica([fake.url], { upstream: { maxAttempts: 1 } });
+    const r = await get(t.proxy.url, DETAIL);
     expect(r.status).toBe(502);
     expect(r.headers['cache-control']).toBe('no-store');
     expect(JSON.parse(r.text)).toMatchObject({ code: 5021, data: null });
-    const again = await get(proxy.url, DETAIL);
+    const again = await get(t.proxy.url, DETAIL);
     expect(again.status).toBe(502);
     expect(fake.count('/block/detail')).toBe(2); // nothing was stored
   });
@@ -58,12 +51,12 @@ describe('a bad answer from the only upstream', () => {
 describe('a bad answer with a healthy second upstream', () => {
   it.each(BAD)('%s → retried on the other upstream, 200 with a long TTL', async (_name, body) => {
     const [bad, ok] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD)]);
-    fakes.push(bad, ok);
+    t.fakes.push(bad, ok);
     bad.on('block/detail', (_req, res) => sendJson(res, 200, body));
     ok.on('block/detail', (_req, res) => sendJson(res, 200, good));
     ok.delay(40); // the bad upstream looks faster: it gets the first attempt
-    proxy = await startReplica([bad.url, ok.url], { upstream: { hedgeAfterMs: 0 } });
-    const r = await get(proxy.url, DETAIL);
+    t.proxy = await startReplica([bad.url, ok.url], { upstream: { hedgeAfterMs: 0 } });
+    const r = await get(t.proxy.url, DETAIL);
     expect(r.status).toBe(200);
     expect(JSON.parse(r.text)).toMatchObject({ code: 0, msg: 'success', data: { height: BLOCK, is_finality: true } });
     expect(maxAge(r.headers)).toBeGreaterThan(3600);
@@ -73,12 +66,12 @@ describe('a bad answer with a healthy second upstream', () => {
 
   it('duplicate `next` inside data is rejected, so links and JSON.parse cannot disagree', async () => {
     const [bad, ok] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD)]);
-    fakes.push(bad, ok);
+    t.fakes.push(bad, ok);
     const list = fixture('tx/list');
     bad.on('tx/list', (_req, res) => sendJson(res, 200, list.replace('"data":{', '"data":{"next":"http://evil.example/tx/list?page=9",')));
     ok.delay(40);
-    proxy = await startReplica([bad.url, ok.url], { upstream: { hedgeAfterMs: 0 } });
-    const r = await get(proxy.url, '/tx/list?page=1&page_size=2');
+    t.proxy = await startReplica([bad.url, ok.url], { upstream: { hedgeAfterMs: 0 } });
+    const r = await get(t.proxy.url, '/tx/list?page=1&page_size=2');
     expect(r.status).toBe(200);
     expect(r.text).not.toContain('evil.example');
     expect(JSON.parse(r.text)).toMatchObject({ data: { next: 'https://api.example.test/tx/list?page=2&page_size=2' } });

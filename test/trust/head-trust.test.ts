@@ -5,27 +5,20 @@
  * when every upstream reports lower heights for a few probe intervals the
  * proxy follows them down (log line and metric) instead of wedging.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendJson, waitFor } from '../helpers/fake-upstream.js';
-import { counter, dataOf, get, maxAge, startReplica, type Replica } from '../helpers/replica.js';
-import { blockDetailAt, startChainFake, type ChainFake } from './kit.js';
+import { counter, dataOf, get, maxAge, startReplica } from '../helpers/replica.js';
+import { blockDetailAt, startChainFake, perTest, type ChainFake } from './kit.js';
 
 const HEAD = 4_842_503;
 const PROBE_MS = 50;
 
-let fakes: ChainFake[] = [];
-let proxy: Replica | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  proxy = undefined;
-  await Promise.all(fakes.map((f) => f.close()));
-  fakes = [];
-});
+const t = perTest();
 
 async function one(patch: Parameters<typeof startReplica>[1] = {}): Promise<ChainFake> {
   const fake = await startChainFake(HEAD);
-  fakes.push(fake);
-  proxy = await startReplica([fake.url], { upstream: { probeIntervalMs: PROBE_MS, ...patch.upstream } });
+  t.fakes.push(fake);
+  t.proxy = await startReplica([fake.url], { upstream: { probeIntervalMs: PROBE_MS, ...patch.upstream } });
   return fake;
 }
 
@@ -43,31 +36,31 @@ function lieOnce(fake: ChainFake, height: number): { told: () => boolean } {
 describe('one block/max answer 100 000 blocks ahead', () => {
   it('is not believed: block/max keeps answering the real head, fresh; /readyz stays 200', async () => {
     const fake = await one();
-    expect((await get(proxy!.url, '/block/max')).status).toBe(200);
+    expect((await get(t.proxy!.url, '/block/max')).status).toBe(200);
     const lie = lieOnce(fake, HEAD + 100_000);
     await waitFor(lie.told, 5000, 'the lie told (to a probe)');
     for (let i = 0; i < 5; i++) {
-      const r = await get(proxy!.url, '/block/max');
+      const r = await get(t.proxy!.url, '/block/max');
       expect(r.status).toBe(200);
       expect(Number(dataOf(r.text)['height'])).toBe(HEAD);
     }
-    await waitFor(async () => (await get(proxy!.url, '/block/max')).cache === 'HIT', 5000, 'block/max fresh again');
-    expect((await get(proxy!.url, '/readyz')).status).toBe(200);
-    expect(proxy!.tracker.bestHead()).toBe(HEAD);
+    await waitFor(async () => (await get(t.proxy!.url, '/block/max')).cache === 'HIT', 5000, 'block/max fresh again');
+    expect((await get(t.proxy!.url, '/readyz')).status).toBe(200);
+    expect(t.proxy!.tracker.bestHead()).toBe(HEAD);
     // Bounded upstream work per client request (no three-attempt storms).
     const before = fake.count('/block/max');
-    await get(proxy!.url, '/block/max');
+    await get(t.proxy!.url, '/block/max');
     expect(fake.count('/block/max') - before).toBeLessThanOrEqual(1);
   });
 
   it('a block/max request that meets the lie is answered from the real head', async () => {
     const fake = await one({ upstream: { probeIntervalMs: 60_000 } });
     lieOnce(fake, HEAD + 100_000);
-    const r = await get(proxy!.url, '/block/max');
+    const r = await get(t.proxy!.url, '/block/max');
     expect(r.status).toBe(200);
     expect(Number(dataOf(r.text)['height'])).toBe(HEAD);
-    expect(proxy!.tracker.bestHead()).toBe(HEAD);
-    expect((await get(proxy!.url, '/block/max')).cache).toBe('HIT');
+    expect(t.proxy!.tracker.bestHead()).toBe(HEAD);
+    expect((await get(t.proxy!.url, '/block/max')).cache).toBe('HIT');
   });
 });
 
@@ -75,18 +68,18 @@ describe('a jump far ahead', () => {
   it('is believed once the next probe confirms it', async () => {
     const fake = await one();
     fake.head.value = HEAD + 5000; // e.g. the backend caught up after an outage
-    await waitFor(() => proxy!.tracker.bestHead() === HEAD + 5000, 5000, 'confirmed by the next probe');
-    expect((await get(proxy!.url, '/readyz')).status).toBe(200);
+    await waitFor(() => t.proxy!.tracker.bestHead() === HEAD + 5000, 5000, 'confirmed by the next probe');
+    expect((await get(t.proxy!.url, '/readyz')).status).toBe(200);
   });
 
   it('reported by two upstreams at once is believed', async () => {
     const [a, b] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD)]);
-    fakes.push(a, b);
-    proxy = await startReplica([a.url, b.url], { upstream: { probeIntervalMs: 60_000 } });
+    t.fakes.push(a, b);
+    t.proxy = await startReplica([a.url, b.url], { upstream: { probeIntervalMs: 60_000 } });
     a.head.value = HEAD + 5000;
     b.head.value = HEAD + 5000;
-    await proxy.pool.probeNow();
-    expect(proxy.tracker.bestHead()).toBe(HEAD + 5000);
+    await t.proxy.pool.probeNow();
+    expect(t.proxy.tracker.bestHead()).toBe(HEAD + 5000);
   });
 });
 
@@ -98,11 +91,11 @@ describe('a block/detail with is_finality:true far above the head', () => {
       const h = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('h'));
       sendJson(res, 200, blockDetailAt(h, h <= HEAD - 15 || h === far));
     });
-    const bogus = await get(proxy!.url, `/block/detail?h=${far}`);
+    const bogus = await get(t.proxy!.url, `/block/detail?h=${far}`);
     expect(bogus.status).toBe(200);
     expect(maxAge(bogus.headers)).toBeLessThanOrEqual(5);
-    expect(proxy!.tracker.finalHeight() ?? 0).toBeLessThanOrEqual(HEAD);
-    const next = await get(proxy!.url, `/tx/list?block_height=${HEAD + 10}&page=1&page_size=20`);
+    expect(t.proxy!.tracker.finalHeight() ?? 0).toBeLessThanOrEqual(HEAD);
+    const next = await get(t.proxy!.url, `/tx/list?block_height=${HEAD + 10}&page=1&page_size=20`);
     expect(maxAge(next.headers)).toBeLessThanOrEqual(5);
   });
 });
@@ -110,14 +103,14 @@ describe('a block/detail with is_finality:true far above the head', () => {
 describe('every upstream reports a lower head', () => {
   it('for a few probe intervals: the proxy follows them down, says so, and block/max follows', async () => {
     const fake = await one();
-    expect(Number(dataOf((await get(proxy!.url, '/block/max')).text)['height'])).toBe(HEAD);
+    expect(Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height'])).toBe(HEAD);
     fake.head.value = HEAD - 50; // restored from an older snapshot
-    await waitFor(() => proxy!.tracker.bestHead() === HEAD - 50, 5000, 'followed down');
-    expect(await counter(proxy!.url, 'chainproxy_chain_head_rebases_total')).toBe(1);
-    expect((await get(proxy!.url, '/readyz')).status).toBe(200);
-    await waitFor(async () => Number(dataOf((await get(proxy!.url, '/block/max')).text)['height']) === HEAD - 50, 5000, 'block/max follows');
+    await waitFor(() => t.proxy!.tracker.bestHead() === HEAD - 50, 5000, 'followed down');
+    expect(await counter(t.proxy!.url, 'chainproxy_chain_head_rebases_total')).toBe(1);
+    expect((await get(t.proxy!.url, '/readyz')).status).toBe(200);
+    await waitFor(async () => Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height']) === HEAD - 50, 5000, 'block/max follows');
     // ...and from there on never backwards again.
     fake.head.value = HEAD - 49;
-    await waitFor(async () => Number(dataOf((await get(proxy!.url, '/block/max')).text)['height']) === HEAD - 49, 5000, 'block/max advances');
+    await waitFor(async () => Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height']) === HEAD - 49, 5000, 'block/max advances');
   });
 });

@@ -4,7 +4,9 @@
  * proxy's answers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterEach } from 'vitest';
 import { loadFixtures, sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import type { Replica } from '../helpers/replica.js';
 
 export const FIXTURES = loadFixtures();
 
@@ -56,4 +58,15 @@ export async function startChainFake(head: number): Promise<ChainFake> {
 /** A block/detail body at `height` with `is_finality`, from the recorded one. */
 export function blockDetailAt(height: number, final: boolean): string {
   return fixture('block/detail').replace(/"height":\d+/, `"height":${height}`).replace(/"is_finality":(true|false)/, `"is_finality":${final}`);
+}
+
+/** The fakes and the proxy of one test, closed after it (call once at the top of a file). */
+export function perTest(): { fakes: ChainFake[]; proxy: Replica | undefined } {
+  const scope: { fakes: ChainFake[]; proxy: Replica | undefined } = { fakes: [], proxy: undefined };
+  afterEach(async () => {
+    await scope.proxy?.close();
+    scope.proxy = undefined;
+    await Promise.all(scope.fakes.splice(0).map((f) => f.close()));
+  });
+  return scope;
 }
