@@ -1,61 +1,11 @@
 /**
- * Issue 5: fleet-wide single flight. 2 x 100 concurrent cold requests for one
- * key, split across two replicas sharing Redis, make exactly one upstream
- * request: the upstream holds its answer until the test releases it, so every
- * request is really waiting at the same time.
+ * Fleet-wide single flight on one redis-server: 2 x 100 concurrent cold
+ * requests for one key, split across two replicas, make exactly one upstream
+ * request (test/helpers/fleet-single-flight.ts).
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { serveFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { get, startReplica, unstamped, type Replica } from '../helpers/replica.js';
+import { fleetSingleFlight } from '../helpers/fleet-single-flight.js';
+import { describeRedis, startRedisServer } from '../helpers/redis-server.js';
 
-const describe = describeRedis();
-
-describe('fleet-wide single flight', () => {
-  let redis: RedisServer;
-  let upstream: FakeUpstream;
-  let a: Replica;
-  let b: Replica;
-  let release: () => void = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-
-  beforeAll(async () => {
-    const fixtures = serveFixtures();
-    [redis, upstream] = await Promise.all([
-      startRedisServer(),
-      startFakeUpstream(async (req, res) => {
-        if ((req.url ?? '').startsWith('/token/list')) await held;
-        return fixtures(req, res);
-      }),
-    ]);
-    // One upstream and no hedging: only the lease can keep the count at one.
-    const patch = { redisUrl: redis.url, upstream: { hedgeAfterMs: 0, maxAttempts: 1 }, redis: { leaseMs: 5000 } };
-    [a, b] = await Promise.all([startReplica([upstream.url], patch), startReplica([upstream.url], patch)]);
-  });
-  afterAll(async () => {
-    release();
-    await Promise.all([a?.close(), b?.close()]);
-    await Promise.all([upstream?.close(), redis?.stop()]);
-  });
-
-  it('makes one upstream request for 2 x 100 concurrent cold requests', async () => {
-    const all = Promise.all(Array.from({ length: 200 }, (_, i) => get(i % 2 === 0 ? a.url : b.url, '/token/list')));
-    await waitFor(() => upstream.count('/token/list') === 1, 5000, 'the leader reaching the upstream');
-    // Both replicas hold a flight for the key: the leader's fetch on one, the lease wait on the other.
-    await waitFor(() => a.resolver.inFlight === 1 && b.resolver.inFlight === 1, 5000, 'both replicas waiting on the key');
-    release();
-    const answers = await all;
-
-    expect(upstream.count('/token/list')).toBe(1);
-    expect(answers.map((r) => r.status)).toEqual(Array(200).fill(200));
-    const bodies = new Set(answers.map((r) => unstamped(r.text)));
-    expect(bodies.size).toBe(1);
-    expect(answers.every((r) => r.cache === 'MISS' || r.cache === 'HIT')).toBe(true);
-    // And afterwards it is a plain hit everywhere.
-    expect(await get(a.url, '/token/list')).toMatchObject({ cache: 'HIT' });
-    expect(await get(b.url, '/token/list')).toMatchObject({ cache: 'HIT' });
-    expect(upstream.count('/token/list')).toBe(1);
-  });
+describeRedis()('fleet-wide single flight', () => {
+  fleetSingleFlight(startRedisServer, 200);
 });
