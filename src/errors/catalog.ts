@@ -43,6 +43,9 @@ export const EDGE_ERRORS = {
 
 export type EdgeErrorKind = keyof typeof EDGE_ERRORS;
 
+/** Every 503 envelope the proxy writes (queue full, shutting down) says when to come back. */
+export const RETRY_AFTER_503_SECONDS = '1';
+
 /** Kinds after which an idempotent GET may be tried on another upstream. */
 const RETRYABLE: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
   'UPSTREAM_BAD_RESPONSE',

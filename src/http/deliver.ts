@@ -10,7 +10,7 @@ import type { CacheResult } from '../cache/types.js';
 import { chooseEncoding } from '../cache/negotiate.js';
 import { renderBody } from '../cache/render.js';
 import { hitPayload } from '../cache/restamped-variants.js';
-import type { ProxyError } from '../errors/catalog.js';
+import { RETRY_AFTER_503_SECONDS, type ProxyError } from '../errors/catalog.js';
 import type { Resolution } from '../pipeline/resolver.js';
 import { CORS_HEADERS, JSON_TYPE, hitHeaders } from './header-block.js';
 
@@ -119,5 +119,6 @@ export function deliverError(reply: FastifyReply, err: ProxyError, result: Cache
     .header('cache-control', 'no-store')
     .headers(CORS_HEADERS);
   if (head !== null) reply.header('x-chain-head', String(head));
+  if (err.status === 503) reply.header('retry-after', RETRY_AFTER_503_SECONDS);
   reply.send(err.toBody());
 }

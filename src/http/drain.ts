@@ -7,7 +7,7 @@
  * written here. Then every connection is closed. The drain always ends.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { ProxyError } from '../errors/catalog.js';
+import { ProxyError, RETRY_AFTER_503_SECONDS } from '../errors/catalog.js';
 import { CORS_HEADERS } from './deliver.js';
 
 /** Responses not yet ended, for the cut at the deadline. */
@@ -77,6 +77,7 @@ function cut(res: ServerResponse): boolean {
     'content-length': String(body.length),
     'cache-control': 'no-store',
     'x-cache': 'ERROR',
+    'retry-after': RETRY_AFTER_503_SECONDS,
     connection: 'close',
     ...CORS_HEADERS,
   });

@@ -7,6 +7,7 @@ import type { ComposedEntry } from '../pages/entry.js';
 import { composedPayload } from '../pages/entry.js';
 import { chooseEncoding } from '../cache/negotiate.js';
 import { CORS_HEADERS, matchesEtag } from './deliver.js';
+import { RETRY_AFTER_503_SECONDS } from '../errors/catalog.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -59,6 +60,7 @@ export function deliverPageError(reply: FastifyReply, status: number, body: Buff
     'access-control-expose-headers', CORS_HEADERS['access-control-expose-headers'],
   ];
   if (head !== null) headers.push('x-chain-head', String(head));
+  if (status === 503) headers.push('retry-after', RETRY_AFTER_503_SECONDS);
   write(reply, status, headers, body);
   return status;
 }

@@ -18,7 +18,6 @@ import { registerPassthrough } from '../passthrough/register.js';
 import type { Stages } from '../stages.js';
 import { createHeadStream, STREAM_PATH, type HeadStream } from '../stream/index.js';
 import { streamOpenapi } from '../stream/openapi.js';
-import { registerRetryAfter } from '../upstream/retry-after.js';
 import { registerApiRoutes } from './api-routes.js';
 import { batchOpenapi } from './batch-openapi.js';
 import { chargeBatchWith } from './batch-charge.js';
@@ -33,7 +32,6 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   const { catalogue, resolver, tracker, metrics, prom, pages, gate, clock, logger } = s;
   const common = { chain: tracker, accessLog: config.accessLog, clock };
 
-  registerRetryAfter(app);
   if (gate !== null) registerRateLimit(app, gate);
   registerApiRoutes(app, { ...common, catalogue, resolver, metrics, limits: config.limits, logger, fast: s.fast });
   registerPageRoutes(app, { ...common, pages, metrics: s.pageMetrics, requestTimeoutMs: config.limits.requestTimeoutMs, logger });

@@ -82,6 +82,7 @@ describe('drain', () => {
     const b = await stuck;
     expect(b.statusCode).toBe(503);
     expect(b.headers['cache-control']).toBe('no-store');
+    expect(b.headers['retry-after']).toBe('1');
     expect(await b.body.json()).toEqual({ code: 5030, msg: 'server is shutting down', data: null });
     expect(() => lateAnswer()).not.toThrow();
   });
