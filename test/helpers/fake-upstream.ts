@@ -90,6 +90,23 @@ export function serveFixtures(fixtures: Fixture[] = loadFixtures()): Handler {
   };
 }
 
+/**
+ * Recorded answers, except that requests whose URL starts with `prefix` wait
+ * until `release()`: every such request is really in flight at the same time.
+ */
+export function heldFixtures(prefix: string): { handler: Handler; release: () => void } {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const fixtures = serveFixtures();
+  const handler: Handler = async (req, res) => {
+    if ((req.url ?? '').startsWith(prefix)) await held;
+    return fixtures(req, res);
+  };
+  return { handler, release };
+}
+
 /** Resolves when `predicate` holds, polling without fixed sleeps in the assertion itself. */
 export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ConfigPatch } from './proxy.js';
-import { serveFixtures, startFakeUpstream, waitFor, type FakeUpstream } from './fake-upstream.js';
+import { heldFixtures, startFakeUpstream, waitFor, type FakeUpstream } from './fake-upstream.js';
 import { get, startReplica, unstamped, type Replica } from './replica.js';
 
 export interface SharedBackend {
@@ -20,20 +20,10 @@ export function fleetSingleFlight(start: () => Promise<SharedBackend>, total: nu
   let upstream: FakeUpstream;
   let a: Replica;
   let b: Replica;
-  let release: () => void = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const { handler, release } = heldFixtures('/token/list');
 
   beforeAll(async () => {
-    const fixtures = serveFixtures();
-    [backend, upstream] = await Promise.all([
-      start(),
-      startFakeUpstream(async (req, res) => {
-        if ((req.url ?? '').startsWith('/token/list')) await held;
-        return fixtures(req, res);
-      }),
-    ]);
+    [backend, upstream] = await Promise.all([start(), startFakeUpstream(handler)]);
     // One upstream and no hedging: only the lease can keep the count at one.
     const patch = { redisUrl: backend.url, upstream: { hedgeAfterMs: 0, maxAttempts: 1 }, redis: { leaseMs: 5000, ...redis } };
     [a, b] = await Promise.all([startReplica([upstream.url], patch), startReplica([upstream.url], patch)]);

@@ -6,7 +6,7 @@
 import { Client } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProxyHandle } from '../../src/app.js';
-import { serveFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { heldFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestProxy } from '../helpers/proxy.js';
 
 const fakes: FakeUpstream[] = [];
@@ -18,13 +18,8 @@ afterEach(async () => {
 
 describe('drain and keep-alive', () => {
   it('a pipelined request behind an in-flight one is served during the drain, with Connection: close', async () => {
-    let release: () => void = () => {};
-    const held = new Promise<void>((r) => (release = r));
-    const fixtures = serveFixtures();
-    const fake = await startFakeUpstream(async (req, res) => {
-      if ((req.url ?? '').startsWith('/tx/list?')) await held;
-      return fixtures(req, res);
-    });
+    const { handler, release } = heldFixtures('/tx/list?');
+    const fake = await startFakeUpstream(handler);
     fakes.push(fake);
     const proxy: ProxyHandle = await startTestProxy([fake.url]);
     const client = new Client(proxy.url, { pipelining: 2 });

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serveFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { heldFixtures, serveFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -82,13 +82,8 @@ describe('npm start (src/main.ts)', () => {
   });
 
   it('SIGTERM finishes the request in flight, then exits 0', async () => {
-    let release: () => void = () => {};
-    const held = new Promise<void>((r) => (release = r));
-    const fixtures = serveFixtures();
-    const fake = await startFakeUpstream(async (req, res) => {
-      if ((req.url ?? '').startsWith('/tx/list?')) await held;
-      return fixtures(req, res);
-    });
+    const { handler, release } = heldFixtures('/tx/list?');
+    const fake = await startFakeUpstream(handler);
     fakes.push(fake);
     const p = startMain({ UPSTREAM_URLS: fake.url, UPSTREAM_HEDGE_AFTER_MS: '0' });
     procs.push(p);
