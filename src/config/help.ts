@@ -43,6 +43,7 @@ export function helpText(): string {
     'e.g. policies: { "block/detail": { finalTtlMs: 604800000 } }',
     'CONFIG_FILE pages: <page name>: { params, exactlyOne, parts: { <part>: { endpoint, query, required, when, internal } } } (docs/pages.md)',
     'CONFIG_FILE apiKeys: - { name, key (or sha256: hex of the key), max, windowMs } (X-API-Key; budget per key)',
+    'CONFIG_FILE creditCosts: <endpoint name or pages/<page>>: { hit, miss } (credit prices of X-API-Key requests)',
     '',
   );
   return lines.join('\n');

@@ -12,6 +12,7 @@ import type { Config } from './types.js';
 import { checkApiKeys } from './api-keys.js';
 import { checkField, checkPolicies, crossCheck, shown } from './validate.js';
 import { checkPages } from '../pages/config.js';
+import { checkCreditCosts, unknownCostPages } from '../budget/costs-config.js';
 
 export class ConfigError extends Error {
   readonly errors: readonly string[];
@@ -90,6 +91,10 @@ function applyFile(config: Config, doc: Record<string, unknown>, file: string, l
       const r = checkPolicies(value, label('policies'));
       config.policies = r.policies;
       errors.push(...r.errors);
+    } else if (key === 'creditCosts') {
+      const r = checkCreditCosts(value, label('creditCosts'));
+      config.creditCosts = r.costs;
+      errors.push(...r.errors);
     } else if (key === 'pages') {
       const r = checkPages(value, label('pages'));
       config.pages = r.pages;
@@ -116,6 +121,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
   if (file !== undefined) {
     const doc = readConfigFile(file, errors);
     if (doc !== null) applyFile(config, doc, file, labels, errors);
+    errors.push(...unknownCostPages(config, `creditCosts (in ${file})`));
   }
 
   for (const field of FIELDS) {

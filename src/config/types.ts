@@ -54,6 +54,17 @@ export interface RateLimitConfig {
   windowMs: number;
 }
 
+/** Credit prices of X-API-Key requests. */
+export interface CreditsConfig {
+  /** Per request, hit or miss. */
+  hitCost: number;
+  /** On top, per upstream request led. */
+  missCost: number;
+}
+
+/** Per-endpoint (`tx/list`) or per-page (`pages/home`) prices, over CreditsConfig. */
+export type CreditCosts = Readonly<Record<string, { hit?: number; miss?: number }>>;
+
 /** A legacy path prefix forwarded as it is to a backend (PASSTHROUGH). */
 export interface PassthroughRoute {
   /** `/api`: this path and everything under it. */
@@ -90,7 +101,7 @@ export interface ApiKeyConfig {
   key?: string;
   /** Or its SHA-256, lowercase hex. */
   sha256?: string;
-  /** Requests per window charged to this key (not per IP). */
+  /** Credits per window charged to this key (not per IP); a hit costs credits.hitCost. */
   max: number;
   /** Default: rateLimit.windowMs. */
   windowMs?: number;
@@ -140,6 +151,12 @@ export interface Config {
   rateLimitAllow: string[];
   /** API keys with their own budgets (CONFIG_FILE only). */
   apiKeys: ApiKeyConfig[];
+  /** Upstream requests an IP client may lead per rate-limit window (0: no miss budget). */
+  missBudget: number;
+  /** Credit prices of API-key requests. */
+  credits: CreditsConfig;
+  /** Per-endpoint and per-page credit prices (CONFIG_FILE only). */
+  creditCosts: CreditCosts;
   /** Built-in simulator settings (used only when upstreamUrls is empty). */
   simulator: { blockIntervalMs: number; seed: number };
   /** The /stream/heads server-sent event stream. */

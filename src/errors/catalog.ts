@@ -36,6 +36,7 @@ export const EDGE_ERRORS = {
   UNKNOWN_API_KEY: { code: 4010, status: 401, msg: 'unknown API key' },
   CLIENT_TIMEOUT: { code: 4080, status: 408, msg: 'request not received in time' },
   STREAM_CLIENT_LIMIT: { code: 4291, status: 429, msg: 'too many open streams from this client' },
+  MISS_BUDGET_SPENT: { code: 4292, status: 429, msg: 'miss budget spent: only cached answers are served until it refills' },
   HEADERS_TOO_LARGE: { code: 4310, status: 431, msg: 'request headers too large' },
   STREAMS_FULL: { code: 5032, status: 503, msg: 'too many open streams; retry later' },
   NOT_READY: { code: 5033, status: 503, msg: 'not ready: no healthy, up-to-date upstream' },

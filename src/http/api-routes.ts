@@ -16,6 +16,7 @@ import type { Metrics } from '../metrics/types.js';
 import type { Resolution, Resolver } from '../pipeline/resolver.js';
 import { deliver, deliverError } from './deliver.js';
 import type { FastHits } from './fast-hit.js';
+import type { PayerOf } from './miss-payer.js';
 import { clientGone } from './client-gone.js';
 import { rawQuery, withTimeout } from './request-util.js';
 
@@ -30,11 +31,14 @@ export interface ApiRouteDeps {
   logger: Logger;
   /** Pre-router answers of repeated fresh hits (null: every request is routed). */
   fast?: FastHits | null;
+  /** Who pays for an upstream request a miss leads (null: nobody). */
+  payer?: PayerOf | null;
 }
 
 export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): void {
   const { resolver, chain, metrics, limits, accessLog, clock } = deps;
   const fast = deps.fast ?? null;
+  const payer = deps.payer ?? null;
 
   const finish = (request: FastifyRequest, endpoint: EndpointDef, started: number, status: number, res: Resolution | null, err: ProxyError | null): void => {
     const seconds = (performance.now() - started) / 1000;
@@ -80,7 +84,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
         if (fast !== null) fast.remember(url, endpoint, req);
         return;
       }
-      withTimeout(resolver.resolve(req, clientGone(reply)), limits.requestTimeoutMs).then(
+      withTimeout(resolver.resolve(req, clientGone(reply), payer === null ? null : payer(request, reply)), limits.requestTimeoutMs).then(
         (res) => {
           const status = deliver(request, reply, res, clock(), chain.bestHead());
           finish(request, endpoint, started, status, res, null);

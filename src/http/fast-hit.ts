@@ -18,7 +18,7 @@ import type { ChainView } from '../chain/types.js';
 import type { Metrics } from '../metrics/types.js';
 import type { Resolver } from '../pipeline/resolver.js';
 import { deliverRaw } from './deliver.js';
-import { charge, refuse, type RateLimitGate } from './rate-limit.js';
+import { charge, creditHeaders, hitCost, refuse, type RateLimitGate } from './rate-limit.js';
 
 export interface FastHitDeps {
   resolver: Resolver;
@@ -84,17 +84,19 @@ export class FastHits {
     const hit = d.resolver.hit(known.req, now);
     if (hit === undefined) return false;
     const gate = d.gate;
+    const name = known.endpoint.name;
+    let credits: Record<string, string> | null = null;
     if (gate !== null) {
       const key = gate.limiter.clientKey(req.socket.remoteAddress ?? '', req.headers['x-api-key']);
-      const wait = charge(gate, key, 1);
+      const wait = charge(gate, key, hitCost(gate, key, name));
       if (wait !== 0) {
         refuse(gate, res, key, wait);
         return true;
       }
+      credits = creditHeaders(gate, key);
     }
-    const name = known.endpoint.name;
     d.metrics.upstreamSaved(name);
-    const status = deliverRaw(req.headers, res, hit, now, d.chain.bestHead(), null);
+    const status = deliverRaw(req.headers, res, hit, now, d.chain.bestHead(), credits);
     d.metrics.request(name, status, 'HIT', (performance.now() - started) / 1000);
     return true;
   }

@@ -9,12 +9,17 @@
  *   false }` is not charged by the hook (it charges itself, e.g. per item).
  * - Client IP is `request.ip` (TRUST_PROXY decides which X-Forwarded-For hop
  *   is believed); `X-API-Key` makes the key the client instead.
+ * - An API key pays credits instead: the request's price (CREDITS_HIT_COST,
+ *   or its endpoint's or page's in creditCosts), and every answer to it
+ *   carries `X-Credits-Remaining` (whole credits left after this request).
  * - Refusals: 429 RATE_LIMITED envelope with Retry-After (s) and X-RateLimit-*
- *   (limit, remaining 0, reset), or 401 UNKNOWN_API_KEY. Admitted requests get
- *   no X-RateLimit-* headers (they would cost a hit string work for every
+ *   (limit, remaining 0, reset), or 401 UNKNOWN_API_KEY. Admitted IP clients
+ *   get no X-RateLimit-* headers (they would cost a hit string work for every
  *   request; the budget is documented instead).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { MissBudget } from '../budget/miss-budget.js';
+import type { CreditPrices } from '../budget/prices.js';
 import type { ServerResponse } from 'node:http';
 import { EDGE_ERRORS, ProxyError, envelopeBody } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
@@ -31,6 +36,23 @@ export interface RateLimitGate {
   limiter: RateLimiter;
   metrics: Metrics;
   rl: RateLimitMetrics;
+  prices: CreditPrices;
+  budget: MissBudget;
+}
+
+/** Header announcing an API key's credits left. */
+export const CREDITS_HEADER = 'x-credits-remaining';
+
+const isKey = (clientKey: string): boolean => clientKey.charCodeAt(0) === 107; /* 'k': `key:<name>` */
+
+/** Price of one request to `name` (`tx/list`, `pages/home`, ...): credits for an API key, one request for an IP. */
+export function hitCost(gate: RateLimitGate, clientKey: string, name: string): number {
+  return isKey(clientKey) ? gate.prices.hit(name) : 1;
+}
+
+/** `X-Credits-Remaining` for an API-key client, else null (nothing added for IP clients). */
+export function creditHeaders(gate: RateLimitGate, clientKey: string): Record<string, string> | null {
+  return isKey(clientKey) ? { [CREDITS_HEADER]: String(gate.budget.remaining(clientKey)) } : null;
 }
 
 const LIMITED_BODY = new ProxyError('RATE_LIMITED').toBody();
@@ -59,14 +81,15 @@ export function refuse(gate: RateLimitGate, res: ServerResponse, clientKey: stri
   gate.metrics.rateLimited();
   gate.rl.refused(clientKey);
   const seconds = String(Math.max(1, Math.ceil(retryMs / 1000)));
-  refusal(res, 429, LIMITED_BODY, ['retry-after', seconds, 'x-ratelimit-limit', String(gate.limiter.limitOf(clientKey)), 'x-ratelimit-remaining', '0', 'x-ratelimit-reset', seconds]);
+  const credits = isKey(clientKey) ? [CREDITS_HEADER, String(gate.budget.remaining(clientKey))] : [];
+  refusal(res, 429, LIMITED_BODY, ['retry-after', seconds, 'x-ratelimit-limit', String(gate.limiter.limitOf(clientKey)), 'x-ratelimit-remaining', '0', 'x-ratelimit-reset', seconds, ...credits]);
 }
 
 /** Charges `cost` to a client key: 0 when admitted, else the ms to wait (-1 for an unknown key). */
 export function charge(gate: RateLimitGate, clientKey: string, cost: number): number {
   if (clientKey === UNKNOWN_API_KEY) return -1;
   const wait = gate.limiter.take(clientKey, cost);
-  if (wait === 0) gate.rl.admitted(clientKey);
+  if (wait === 0) gate.rl.admitted(clientKey, cost);
   return wait;
 }
 
@@ -82,11 +105,15 @@ function pathOf(url: string): string {
 
 export function registerRateLimit(app: FastifyInstance, gate: RateLimitGate): void {
   app.addHook('onRequest', (request, reply, done) => {
-    if (UNLIMITED_PATHS.has(pathOf(request.raw.url ?? '/'))) return done();
+    const path = pathOf(request.raw.url ?? '/');
+    if (UNLIMITED_PATHS.has(path)) return done();
     if ((request.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return done();
     const key = requestClientKey(gate.limiter, request);
-    const wait = charge(gate, key, 1);
-    if (wait === 0) return done();
+    const wait = charge(gate, key, isKey(key) ? gate.prices.hit(path.slice(1)) : 1);
+    if (wait === 0) {
+      if (isKey(key)) reply.header(CREDITS_HEADER, String(gate.budget.remaining(key)));
+      return done();
+    }
     reply.hijack();
     refuse(gate, reply.raw, key, wait);
   });

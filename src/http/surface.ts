@@ -25,6 +25,7 @@ import { BATCH_PATH, registerBatchRoute } from './batch-route.js';
 import { registerFallbacks } from './fallbacks.js';
 import { OPS_PATHS, registerOpsRoutes } from './ops-routes.js';
 import { PAGES_PREFIX, registerPageRoutes } from './page-routes.js';
+import { payerOf } from './miss-payer.js';
 import { registerRateLimit } from './rate-limit.js';
 
 /** Registers every route; returns the head stream (its refresh-ahead takes extra targets). */
@@ -33,7 +34,8 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   const common = { chain: tracker, accessLog: config.accessLog, clock };
 
   if (gate !== null) registerRateLimit(app, gate);
-  registerApiRoutes(app, { ...common, catalogue, resolver, metrics, limits: config.limits, logger, fast: s.fast });
+  const payer = gate === null ? null : payerOf(gate);
+  registerApiRoutes(app, { ...common, catalogue, resolver, metrics, limits: config.limits, logger, fast: s.fast, payer });
   registerPageRoutes(app, { ...common, pages, metrics: s.pageMetrics, requestTimeoutMs: config.limits.requestTimeoutMs, logger });
   // Batches count per item: the limiter's hook counted the POST, chargeBatch the other items.
   registerBatchRoute(app, { ...common, catalogue, resolver, metrics, limits: config.limits, chargeBatch: gate === null ? null : chargeBatchWith(gate) });

@@ -22,6 +22,7 @@ import type { Metrics } from '../metrics/types.js';
 import type { FetchStage } from './fetch-stage.js';
 import { SingleFlight, type FlightContext } from './single-flight.js';
 import type { AnswerInvariant } from '../chain/block-max-invariant.js';
+import type { MissPayer } from '../budget/payer.js';
 
 /** Fleet-wide single flight (issue 5): a Redis lease so one replica fetches for all. */
 export interface FleetCoordinator {
@@ -89,13 +90,16 @@ export class Resolver {
     return this.#invariants === null ? r : this.#guard(req, r);
   }
 
-  /** `client`: aborted when the client has gone; a flight every client left is cancelled (single-flight.ts). */
-  async resolve(req: CanonicalRequest, client?: AbortSignal): Promise<Resolution> {
+  /**
+   * `client`: aborted when the client has gone; a flight every client left is cancelled (single-flight.ts).
+   * `payer`: charged when this call leads an upstream fetch (src/budget/payer.ts); null: nobody pays.
+   */
+  async resolve(req: CanonicalRequest, client?: AbortSignal, payer: MissPayer | null = null): Promise<Resolution> {
     this.#observe(req);
     const inv = this.#invariants?.get(req.endpoint.name);
-    if (inv === undefined) return this.#resolve(req, client);
+    if (inv === undefined) return this.#resolve(req, client, payer);
     try {
-      return this.#guard(req, await this.#resolve(req, client));
+      return this.#guard(req, await this.#resolve(req, client, payer));
     } catch (err) {
       const last = inv.last();
       if (last === null) throw err;
@@ -113,7 +117,7 @@ export class Resolver {
     return { ...r, result: 'STALE', entry, mem: mem !== undefined && mem.entry === entry ? mem : undefined, staleReason: r.staleReason ?? 'revalidate' };
   }
 
-  async #resolve(req: CanonicalRequest, client: AbortSignal | undefined): Promise<Resolution> {
+  async #resolve(req: CanonicalRequest, client: AbortSignal | undefined, payer: MissPayer | null): Promise<Resolution> {
     const { memory, second, clock } = this.#d;
     const now = clock();
     let fallback: CacheEntry | undefined;
@@ -138,6 +142,8 @@ export class Resolver {
       }
     }
 
+    // Leading a fetch is charged to the payer (throws when its budget is spent); joining is free.
+    if (payer !== null && !this.#flights.has(req.key)) payer.lead(req.endpoint.name);
     const { promise, joined } = this.#flights.run(req.key, (ctx) => this.#fill(req, ctx), client);
     if (joined) {
       this.#d.metrics.singleFlightJoin(req.endpoint.name);
@@ -145,6 +151,8 @@ export class Resolver {
     }
     try {
       const f = await promise;
+      // Filled by another replica's fetch (fleet lease): no upstream request was made here.
+      if (payer !== null && !joined && f.upstream === null) payer.refund(req.endpoint.name);
       const result: CacheResult = f.stored ? 'MISS' : 'BYPASS';
       const stored = f.stored ? memory.peek(req.key) : undefined;
       return {

@@ -94,6 +94,26 @@ export class BucketTable {
     return Math.max(1, Math.ceil((cost - tokens) / b.rate));
   }
 
+  /** Gives back `cost` taken earlier (the work it paid for was not done here). */
+  give(clientKey: string, cost: number): void {
+    const b = this.#map.get(clientKey);
+    if (b === undefined || b.budget.unlimited) return;
+    b.tokens = Math.min(b.budget.max, b.tokens + cost);
+    b.pending -= cost;
+    if (!b.watched && this.onActive !== null) {
+      b.watched = true;
+      this.onActive(b);
+    }
+  }
+
+  /** Whole tokens a client holds now (a client without a bucket holds a full one). */
+  remaining(clientKey: string, now: number): number {
+    const b = this.#map.get(clientKey);
+    if (b === undefined) return this.#budgetOf(clientKey).max;
+    const refilled = b.tokens + (now - b.at) * b.rate;
+    return Math.max(0, Math.floor(refilled > b.budget.max ? b.budget.max : refilled));
+  }
+
   #create(clientKey: string, now: number): Bucket {
     if (this.#map.size >= this.#maxBuckets) this.#evict(now);
     const b = new Bucket(clientKey, this.#budgetOf(clientKey), now);

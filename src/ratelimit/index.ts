@@ -1,7 +1,8 @@
 /**
  * Builds the rate limiter of a replica from the validated Config: null when
- * RATE_LIMIT_ENABLED is false (callers check once), else the limiter with its
- * metrics, reconciled through Redis when the fleet has a client. The
+ * RATE_LIMIT_ENABLED is false (callers check once; the miss budget and
+ * credits are off with it), else the limiter with its metrics, credit prices
+ * and miss budget, reconciled through Redis when the fleet has a client. The
  * reconciliation has its own breaker (same settings as the tier's), so a
  * Redis fault is seen by both alike without sharing state between modules.
  */
@@ -11,6 +12,8 @@ import type { Config } from '../config/types.js';
 import type { RateLimitGate } from '../http/rate-limit.js';
 import type { Metrics } from '../metrics/types.js';
 import type { RedisClient } from '../redis/client.js';
+import { MissBudget } from '../budget/miss-budget.js';
+import { CreditPrices } from '../budget/prices.js';
 import { RateLimiter } from './limiter.js';
 import { createRateLimitMetrics } from './metrics.js';
 
@@ -30,6 +33,7 @@ export function createRateLimitGate(config: Config, d: GateDeps): RateLimitGate 
     config: config.rateLimit,
     allow: config.rateLimitAllow,
     apiKeys: config.apiKeys,
+    missBudget: config.missBudget,
     clock: d.clock,
     redis:
       d.redis === null
@@ -40,5 +44,7 @@ export function createRateLimitGate(config: Config, d: GateDeps): RateLimitGate 
           },
   });
   limiter.start();
-  return { limiter, metrics: d.metrics, rl: createRateLimitMetrics(d.registry, limiter.keyNames(), () => limiter.buckets) };
+  const rl = createRateLimitMetrics(d.registry, limiter.keyNames(), { buckets: () => limiter.buckets, missBuckets: () => limiter.missBuckets });
+  const prices = new CreditPrices(config.credits, config.creditCosts);
+  return { limiter, metrics: d.metrics, rl, prices, budget: new MissBudget(limiter, prices, rl) };
 }

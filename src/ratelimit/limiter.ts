@@ -12,6 +12,10 @@
  * RATE_LIMIT_ALLOW (never limited). Counting is local and synchronous
  * (buckets.ts); with Redis the buckets are reconciled with the fleet in the
  * background (fleet-sync.ts), so `take` never waits for Redis.
+ *
+ * A second table counts the upstream requests each IP client leads (its miss
+ * budget, `takeMiss`), reconciled the same way under its own Redis keys; API
+ * keys pay for misses with credits from their own bucket (`take`).
  */
 import type { ApiKeyConfig, RateLimitConfig } from '../config/types.js';
 import type { RedisGuard } from '../redis/guard.js';
@@ -36,7 +40,9 @@ export interface RateLimiterOptions {
   clock?: () => number;
   /** Fleet reconciliation interval (100 ms). */
   syncIntervalMs?: number;
-  /** Bound on client buckets held (100 000). */
+  /** Upstream requests an IP client may lead per window (0 or absent: no miss budget). */
+  missBudget?: number;
+  /** Bound on client buckets held (100 000), per table. */
   maxBuckets?: number;
 }
 
@@ -49,11 +55,15 @@ export class RateLimiter {
   readonly #allow: AddressList;
   readonly #buckets: BucketTable;
   readonly #fleet: FleetSync | null;
+  readonly #misses: BucketTable;
+  readonly #missFleet: FleetSync | null;
   readonly #default: Budget;
   readonly #unlimited: Budget;
   /** Default budget (requests per window per client IP). */
   readonly max: number;
   readonly windowMs: number;
+  /** Upstream requests an IP client may lead per window (0: no miss budget). */
+  readonly missBudget: number;
 
   constructor(o: RateLimiterOptions) {
     this.#clock = o.clock ?? Date.now;
@@ -63,15 +73,19 @@ export class RateLimiter {
     this.#allow = new AddressList(o.allow);
     this.#default = { max: o.config.max, windowMs: o.config.windowMs, unlimited: false };
     this.#unlimited = { max: 1, windowMs: o.config.windowMs, unlimited: true };
+    this.missBudget = o.missBudget ?? 0;
+    const misses: Budget = { max: Math.max(1, this.missBudget), windowMs: o.config.windowMs, unlimited: this.missBudget === 0 };
     this.#buckets = new BucketTable((k) => this.#budgetOf(k), o.maxBuckets ?? DEFAULT_MAX_BUCKETS);
-    this.#fleet =
-      o.redis === null
-        ? null
-        : new FleetSync({ guard: o.redis.guard, prefix: `${o.redis.keyPrefix}{rl}:`, intervalMs: o.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS, clock: this.#clock });
-    if (this.#fleet !== null) {
-      const fleet = this.#fleet;
-      this.#buckets.onActive = (b) => fleet.watch(b);
-    }
+    this.#misses = new BucketTable((k) => (this.#budgetOf(k).unlimited ? this.#unlimited : misses), o.maxBuckets ?? DEFAULT_MAX_BUCKETS);
+    this.#fleet = this.#sync(o, '{rl}', this.#buckets);
+    this.#missFleet = this.#sync(o, '{mb}', this.#misses);
+  }
+
+  #sync(o: RateLimiterOptions, tag: string, table: BucketTable): FleetSync | null {
+    if (o.redis === null) return null;
+    const fleet = new FleetSync({ guard: o.redis.guard, prefix: `${o.redis.keyPrefix}${tag}:`, intervalMs: o.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS, clock: this.#clock });
+    table.onActive = (b) => fleet.watch(b);
+    return fleet;
   }
 
   /**
@@ -93,6 +107,26 @@ export class RateLimiter {
     return this.#buckets.take(clientKey, cost, this.#clock());
   }
 
+  /** Gives back credits taken with `take` for work not done here. */
+  give(clientKey: string, cost: number): void {
+    this.#buckets.give(clientKey, cost);
+  }
+
+  /** Whole credits (requests) a client key holds now. */
+  remaining(clientKey: string): number {
+    return this.#buckets.remaining(clientKey, this.#clock());
+  }
+
+  /** Charges one led upstream request to an IP client's miss budget: 0 when admitted, else ms to wait. */
+  takeMiss(clientKey: string): number {
+    return this.#misses.take(clientKey, 1, this.#clock());
+  }
+
+  /** Gives back a miss charged with `takeMiss` (another replica did the fetch). */
+  giveMiss(clientKey: string): void {
+    this.#misses.give(clientKey, 1);
+  }
+
   /** The API key behind a client key (for names in logs and metrics), if any. */
   apiKey(clientKey: string): ApiKey | undefined {
     return this.#keys.byClientKey(clientKey);
@@ -111,6 +145,10 @@ export class RateLimiter {
     return this.#buckets.size;
   }
 
+  get missBuckets(): number {
+    return this.#misses.size;
+  }
+
   /** null without Redis; else whether the last reconciliation round reached Redis. */
   fleetOk(): boolean | null {
     return this.#fleet === null ? null : this.#fleet.ok;
@@ -119,16 +157,17 @@ export class RateLimiter {
   /** Starts the background reconciliation (no-op without Redis). */
   start(): void {
     this.#fleet?.start();
+    this.#missFleet?.start();
   }
 
-  /** One reconciliation round now (tests; no-op without Redis). */
+  /** One reconciliation round of both tables now (tests; no-op without Redis). */
   async sync(): Promise<void> {
-    await this.#fleet?.sync();
+    await Promise.all([this.#fleet?.sync(), this.#missFleet?.sync()]);
   }
 
   async close(): Promise<void> {
-    await this.#fleet?.sync();
-    await this.#fleet?.close();
+    await this.sync();
+    await Promise.all([this.#fleet?.close(), this.#missFleet?.close()]);
   }
 
   #budgetOf(clientKey: string): Budget {

@@ -1,11 +1,16 @@
 /**
- * Rate-limit metrics on the shared registry. Label values are bounded: 'ip'
- * plus the configured API key names (never the keys themselves).
+ * Rate-limit and miss-budget metrics on the shared registry. Label values are
+ * bounded: 'ip' / 'anonymous' plus the configured API key names (never the
+ * keys themselves).
  *
  *   chainproxy_rate_limit_refused_total{client}   429s by client kind ('ip' or key name)
  *   chainproxy_api_key_requests_total{key}        requests admitted per API key
+ *   chainproxy_api_key_credits_total{key}         credits charged per API key (hits and misses)
  *   chainproxy_api_key_unknown_total              401s for an X-API-Key not configured
  *   chainproxy_rate_limit_buckets                 client buckets held in memory
+ *   chainproxy_miss_budget_charged_total{client}  upstream requests led and charged ('anonymous' or key name)
+ *   chainproxy_miss_budget_refused_total{client}  requests that would have led one, refused (429, code 4292)
+ *   chainproxy_miss_budget_buckets                miss-budget buckets held in memory
  */
 import type { Registry } from 'prom-client';
 import { CallbackGauge, DenseCounter } from '../metrics/collectors.js';
@@ -14,33 +19,65 @@ import { METRIC_PREFIX } from '../metrics/prometheus.js';
 export interface RateLimitMetrics {
   /** A 429 for this client key. */
   refused(clientKey: string): void;
-  /** An admitted request of an API-key client (no-op for IP clients). */
-  admitted(clientKey: string): void;
+  /** An admitted request of an API-key client, charged `credits` (no-op for IP clients). */
+  admitted(clientKey: string, credits: number): void;
   unknownKey(): void;
+  /** Credits charged to an API key for a miss (no request counted). */
+  credits(clientKey: string, credits: number): void;
+  /** A led upstream request charged to this client key (a charge given back later is not subtracted). */
+  missCharged(clientKey: string): void;
+  /** A request refused because it would lead an upstream request beyond the budget. */
+  missRefused(clientKey: string): void;
 }
 
-export const noopRateLimitMetrics: RateLimitMetrics = { refused() {}, admitted() {}, unknownKey() {} };
+export const noopRateLimitMetrics: RateLimitMetrics = { refused() {}, admitted() {}, unknownKey() {}, credits() {}, missCharged() {}, missRefused() {} };
 
-export function createRateLimitMetrics(registry: Registry, keyNames: readonly string[], buckets: () => number): RateLimitMetrics {
+export interface BucketCounts {
+  buckets: () => number;
+  missBuckets: () => number;
+}
+
+export function createRateLimitMetrics(registry: Registry, keyNames: readonly string[], sizes: BucketCounts): RateLimitMetrics {
   const p = METRIC_PREFIX;
   const clients = ['ip', ...keyNames];
+  const classes = ['anonymous', ...keyNames];
   const index = new Map<string, number>(keyNames.map((n, i) => [`key:${n}`, i]));
+  /** 0 for an IP client, 1 + the key's index for an API key. */
+  const slot = (clientKey: string): number => {
+    const i = clientKey.charCodeAt(0) === 107 /* 'k' */ ? index.get(clientKey) : undefined;
+    return i === undefined ? 0 : i + 1;
+  };
   const refused = new DenseCounter(`${p}rate_limit_refused_total`, 'Requests refused with 429 by the rate limiter, by client (ip, or the API key name).', clients.map((c) => ({ client: c }))).register(registry);
   const perKey = new DenseCounter(`${p}api_key_requests_total`, 'Requests admitted per API key (by name).', keyNames.map((k) => ({ key: k }))).register(registry);
+  const credits = new DenseCounter(`${p}api_key_credits_total`, 'Credits charged per API key (by name): request prices and miss prices.', keyNames.map((k) => ({ key: k }))).register(registry);
   const unknown = new DenseCounter(`${p}api_key_unknown_total`, 'Requests refused with 401 for an X-API-Key that is not configured.', [{}]).register(registry);
-  new CallbackGauge(`${p}rate_limit_buckets`, 'Client rate-limit buckets held in memory (bounded).', () => [{ labels: {}, value: buckets() }]).register(registry);
+  const charged = new DenseCounter(`${p}miss_budget_charged_total`, 'Upstream requests led by a client and charged to it (miss budget, or credits for an API key), by client class (anonymous, or the API key name).', classes.map((c) => ({ client: c }))).register(registry);
+  const missRefused = new DenseCounter(`${p}miss_budget_refused_total`, 'Requests refused with 429 (code 4292) because they would lead an upstream request beyond the client budget, by client class.', classes.map((c) => ({ client: c }))).register(registry);
+  new CallbackGauge(`${p}rate_limit_buckets`, 'Client rate-limit buckets held in memory (bounded).', () => [{ labels: {}, value: sizes.buckets() }]).register(registry);
+  new CallbackGauge(`${p}miss_budget_buckets`, 'Client miss-budget buckets held in memory (bounded).', () => [{ labels: {}, value: sizes.missBuckets() }]).register(registry);
   return {
     refused(clientKey) {
-      const i = index.get(clientKey);
-      refused.inc(i === undefined ? 0 : i + 1);
+      refused.inc(slot(clientKey));
     },
-    admitted(clientKey) {
+    admitted(clientKey, n) {
       if (clientKey.charCodeAt(0) !== 107 /* 'k' */) return;
       const i = index.get(clientKey);
-      if (i !== undefined) perKey.inc(i);
+      if (i === undefined) return;
+      perKey.inc(i);
+      credits.inc(i, n);
     },
     unknownKey() {
       unknown.inc(0);
+    },
+    credits(clientKey, n) {
+      const s = slot(clientKey);
+      if (s > 0) credits.inc(s - 1, n);
+    },
+    missCharged(clientKey) {
+      charged.inc(slot(clientKey));
+    },
+    missRefused(clientKey) {
+      missRefused.inc(slot(clientKey));
     },
   };
 }
