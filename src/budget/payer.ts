@@ -27,3 +27,8 @@ export class BudgetSpent extends ProxyError {
 
 /** Retry-After (s) of a wait in ms: at least 1. */
 export const retryAfterSeconds = (ms: number): string => String(Math.max(1, Math.ceil(ms / 1000)));
+
+/** Whether any outcome failed for want of budget (such a composition is not cached for others). */
+export function unpaid(outcomes: readonly { error: { code: number } | null }[]): boolean {
+  return outcomes.some((o) => o.error !== null && o.error.code === SPENT.code);
+}

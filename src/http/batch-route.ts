@@ -17,6 +17,8 @@ import type { Metrics } from '../metrics/types.js';
 import type { Resolver } from '../pipeline/resolver.js';
 import { CORS_HEADERS } from './deliver.js';
 import { withTimeout } from './request-util.js';
+import type { MissPayer } from '../budget/payer.js';
+import type { PayerOf } from './miss-payer.js';
 
 /**
  * Charges a batch of `items` to the client's rate limit. The request itself
@@ -33,6 +35,8 @@ export interface BatchRouteDeps {
   limits: ParamLimits & { maxBatchItems: number; requestTimeoutMs: number };
   /** null when rate limiting is off. */
   chargeBatch: ChargeBatch | null;
+  /** Who pays for the upstream requests the items lead (null: nobody). */
+  payer?: PayerOf | null;
   accessLog: AccessLog;
   clock: () => number;
 }
@@ -66,7 +70,9 @@ export function batchItems(body: unknown, max: number): unknown[] {
 export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): void {
   const { catalogue, resolver, chain, metrics, limits, clock } = deps;
 
-  const item = async (raw: unknown): Promise<ItemAnswer> => {
+  const payerOf = deps.payer ?? null;
+
+  const item = async (raw: unknown, payer: MissPayer | null): Promise<ItemAnswer> => {
     const started = performance.now();
     const text = typeof raw === 'string' ? raw : JSON.stringify(raw) ?? 'null';
     const shown = text.length > 200 ? `${text.slice(0, 200)}...` : text;
@@ -86,7 +92,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     try {
       const req = canonicalize(endpoint, q < 0 ? '' : raw.slice(q + 1), limits);
       const now = clock();
-      res = resolver.hit(req, now) ?? (await withTimeout(resolver.resolve(req), limits.requestTimeoutMs));
+      res = resolver.hit(req, now) ?? (await withTimeout(resolver.resolve(req, undefined, payer), limits.requestTimeoutMs));
     } catch (e) {
       const err = toProxyError(e);
       const cache = err.status >= 500 ? 'ERROR' : 'BYPASS';
@@ -111,7 +117,8 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
       if (refused !== null) return send(reply, refused.status, refused.toBody(), chain.bestHead());
     }
     const started = performance.now();
-    const answers = await Promise.all(items.map(item));
+    const payer = payerOf === null ? null : payerOf(request, reply);
+    const answers = await Promise.all(items.map((raw) => item(raw, payer)));
     if (deps.accessLog !== 'off' && (deps.accessLog === 'all' || answers.some((a) => a.cache !== 'HIT'))) {
       request.log.info({ reqId: request.id, batch: answers.length, items: answers.map((a) => `${a.status}:${a.cache}`).join(','), ms: Math.round(performance.now() - started) }, 'batch');
     }

@@ -24,6 +24,8 @@ class RequestPayer implements MissPayer {
     readonly reply: FastifyReply,
   ) {
     this.#keyed = clientKey.startsWith('key:');
+    // Credits may have been charged since the rate limiter's hook announced them (a batch's items).
+    this.#announce();
   }
 
   lead(endpoint: string): void {

@@ -12,6 +12,7 @@ import type { PartSummary } from '../pages/entry.js';
 import type { Pages } from '../pages/engine.js';
 import type { PageMetrics } from '../pages/metrics.js';
 import type { CompiledPage } from '../pages/plan.js';
+import type { PayerOf } from './miss-payer.js';
 import { deliverPage, deliverPageError } from './page-deliver.js';
 import { rawQuery, withTimeout } from './request-util.js';
 
@@ -23,6 +24,8 @@ export interface PageRouteDeps {
   requestTimeoutMs: number;
   clock: () => number;
   logger: Logger;
+  /** Who pays for the parts a composition leads upstream (null: nobody). */
+  payer?: PayerOf | null;
 }
 
 export const PAGES_PREFIX = '/pages/';
@@ -34,6 +37,7 @@ export function partsText(parts: readonly PartSummary[]): string {
 
 export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): void {
   const { pages, chain, metrics, accessLog, clock } = deps;
+  const payer = deps.payer ?? null;
 
   const finish = (request: FastifyRequest, page: string, started: number, status: number, cache: string, parts: readonly PartSummary[] | null, err: string | null): void => {
     metrics.request(page, cache, status);
@@ -62,7 +66,7 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
         finish(request, page.name, started, deliverPage(request, reply, fast, cache, now, chain.bestHead()), cache, fast.parts, null);
         return;
       }
-      withTimeout(pages.get(page, req), deps.requestTimeoutMs).then(
+      withTimeout(pages.get(page, req, payer === null ? null : payer(request, reply, `pages/${page.name}`)), deps.requestTimeoutMs).then(
         (r) => {
           if (r.ok) {
             const status = deliverPage(request, reply, r.entry, r.cache, clock(), chain.bestHead());

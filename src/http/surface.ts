@@ -36,9 +36,9 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   if (gate !== null) registerRateLimit(app, gate);
   const payer = gate === null ? null : payerOf(gate);
   registerApiRoutes(app, { ...common, catalogue, resolver, metrics, limits: config.limits, logger, fast: s.fast, payer });
-  registerPageRoutes(app, { ...common, pages, metrics: s.pageMetrics, requestTimeoutMs: config.limits.requestTimeoutMs, logger });
+  registerPageRoutes(app, { ...common, pages, metrics: s.pageMetrics, requestTimeoutMs: config.limits.requestTimeoutMs, logger, payer });
   // Batches count per item: the limiter's hook counted the POST, chargeBatch the other items.
-  registerBatchRoute(app, { ...common, catalogue, resolver, metrics, limits: config.limits, chargeBatch: gate === null ? null : chargeBatchWith(gate) });
+  registerBatchRoute(app, { ...common, catalogue, resolver, metrics, limits: config.limits, chargeBatch: gate === null ? null : chargeBatchWith(gate), payer });
   const stream = createHeadStream({
     app,
     config: config.stream,

@@ -14,6 +14,7 @@ import { canonicalize } from '../catalogue/canonicalize.js';
 import type { CanonicalRequest } from '../catalogue/types.js';
 import { toProxyError } from '../errors/catalog.js';
 import { SingleFlight } from '../pipeline/single-flight.js';
+import { unpaid, type MissPayer } from '../budget/payer.js';
 import { compose, type ComposeDeps, type Composition } from './compose.js';
 import { isComposedFresh, type ComposedEntry } from './entry.js';
 import type { PageMetrics } from './metrics.js';
@@ -66,9 +67,15 @@ export class Pages {
     return e;
   }
 
-  /** Composes (or joins the composition under way) and stores a successful page. */
-  get(page: CompiledPage, req: CanonicalRequest): Promise<PageResult> {
-    return this.#flights.run(req.key, () => this.#compose(page, req)).promise;
+  /**
+   * Composes (or joins the composition under way) and stores a successful page.
+   * `payer`: charged per part the composition leads upstream (joining one is free).
+   */
+  get(page: CompiledPage, req: CanonicalRequest, payer: MissPayer | null = null): Promise<PageResult> {
+    const { promise, joined } = this.#flights.run(req.key, () => this.#compose(page, req, payer));
+    if (!joined) return promise;
+    // Parts the leading client could not pay for are composed again on this client's budget.
+    return promise.then((r) => (unpaid(r.outcomes) ? this.#compose(page, req, payer) : r));
   }
 
   /**
@@ -94,12 +101,13 @@ export class Pages {
     );
   }
 
-  async #compose(page: CompiledPage, req: CanonicalRequest): Promise<PageResult> {
+  async #compose(page: CompiledPage, req: CanonicalRequest, payer: MissPayer | null): Promise<PageResult> {
     const started = performance.now();
-    const c = await compose(page, req.params, req.key, this.#d);
+    const c = await compose(page, req.params, req.key, payer === null ? this.#d : { ...this.#d, payer });
     const summaries = c.ok ? c.entry.parts : c.outcomes.map((o) => ({ name: o.part.name, cache: o.res?.result ?? (o.skipped ? 'SKIPPED' : 'ERROR') }));
     this.#d.metrics.composed(page.name, summaries, (performance.now() - started) / 1000);
-    if (c.ok && c.entry.freshUntil > c.entry.createdAt) this.#cache.set(req.key, c.entry);
+    // A page missing parts its client could not pay for is not kept for other clients.
+    if (c.ok && c.entry.freshUntil > c.entry.createdAt && !unpaid(c.outcomes)) this.#cache.set(req.key, c.entry);
     return { ...c, cache: c.ok && c.entry.stale ? 'STALE' : 'MISS' };
   }
 

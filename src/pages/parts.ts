@@ -8,6 +8,7 @@ import { canonicalize } from '../catalogue/canonicalize.js';
 import type { CanonicalRequest, ParamLimits } from '../catalogue/types.js';
 import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Resolution, Resolver } from '../pipeline/resolver.js';
+import type { MissPayer } from '../budget/payer.js';
 import { locate, type Range } from '../transform/json-scan.js';
 import type { CompiledPage, CompiledPart } from './plan.js';
 import { resolveTemplate, resolveWhen, type PartsSoFar } from './template.js';
@@ -42,6 +43,8 @@ export interface PartDeps {
   resolver: Resolver;
   limits: ParamLimits;
   clock: () => number;
+  /** Charged per part that leads an upstream request (null or absent: nobody pays). */
+  payer?: MissPayer | null;
 }
 
 export function succeeded(o: PartOutcome): boolean {
@@ -66,7 +69,7 @@ export async function fetchPart(part: CompiledPart, req: CanonicalRequest, deps:
   const base = { part, req, skipped: false, behindHead: false };
   let res: Resolution;
   try {
-    res = deps.resolver.hit(req, deps.clock()) ?? (await deps.resolver.resolve(req));
+    res = deps.resolver.hit(req, deps.clock()) ?? (await deps.resolver.resolve(req, undefined, deps.payer ?? null));
   } catch (e) {
     return { ...base, res: null, error: fromProxyError(toProxyError(e)), data: null };
   }
