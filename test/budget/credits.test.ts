@@ -37,7 +37,7 @@ describe('API key credits', () => {
     const k = client('203.0.113.1', KEY);
     const left = (g: { headers: Record<string, string> }) => Number(g.headers['x-credits-remaining']);
     const first = await get(r!.url, cold(1), k);
-    expect([first.cache, left(first)]).toEqual(['MISS', 89]); // 1 + 10
+    expect([first.status, first.cache, left(first)]).toEqual([200, 'MISS', 89]); // 1 + 10
     expect(left(await get(r!.url, cold(1), k))).toBe(88); // a routed hit
     // Without X-Forwarded-For (the key is the client wherever it comes from): answered before the router.
     const fast = await get(r!.url, cold(1), { 'x-api-key': KEY });

@@ -32,7 +32,7 @@ describe('per-client miss budget', () => {
   it('refuses misses past the budget with 429 4292 and Retry-After, serves hits, refills over the window', async () => {
     ({ r, clock } = await budgetReplica(up.url, { missBudget: 3 }));
     const a = client('203.0.113.1');
-    for (let n = 1; n <= 3; n++) expect((await get(r.url, cold(n), a)).cache, `miss ${n}`).toBe('MISS');
+    for (let n = 1; n <= 3; n++) expect(await get(r.url, cold(n), a), `miss ${n}`).toMatchObject({ status: 200, cache: 'MISS' });
     const before = up.count('/holders');
     const refused = await get(r.url, cold(4), a);
     expect(refused.status).toBe(429);
@@ -41,15 +41,15 @@ describe('per-client miss budget', () => {
     expect(refused.headers['cache-control']).toBe('no-store');
     expect(up.count('/holders')).toBe(before);
     // Hits cost no miss: routed, then answered before the router.
-    for (let i = 0; i < 3; i++) expect((await get(r.url, cold(1), a)).cache).toBe('HIT');
+    for (let i = 0; i < 3; i++) expect(await get(r.url, cold(1), a)).toMatchObject({ status: 200, cache: 'HIT' });
     // Another client has its own budget.
-    expect((await get(r.url, cold(4), client('203.0.113.2'))).cache).toBe('MISS');
+    expect(await get(r.url, cold(4), client('203.0.113.2'))).toMatchObject({ status: 200, cache: 'MISS' });
     // Now a hit for the first client too.
-    expect((await get(r.url, cold(4), a)).cache).toBe('HIT');
+    expect(await get(r.url, cold(4), a)).toMatchObject({ status: 200, cache: 'HIT' });
     clock.advance(19_000);
     expect((await get(r.url, cold(5), a)).headers['retry-after']).toBe('1');
     clock.advance(1000);
-    expect((await get(r.url, cold(5), a)).cache).toBe('MISS');
+    expect(await get(r.url, cold(5), a)).toMatchObject({ status: 200, cache: 'MISS' });
     expect((await get(r.url, cold(6), a)).status).toBe(429);
     expect(await counter(r.url, 'chainproxy_miss_budget_charged_total', { client: 'anonymous' })).toBe(5);
     expect(await counter(r.url, 'chainproxy_miss_budget_refused_total', { client: 'anonymous' })).toBe(3);
