@@ -119,7 +119,7 @@ export class RateLimiter {
 
   /** Charges one led upstream request to an IP client's miss budget: 0 when admitted, else ms to wait. */
   takeMiss(clientKey: string): number {
-    return this.#misses.take(clientKey, 1, this.#clock());
+    return this.missBudget === 0 ? 0 : this.#misses.take(clientKey, 1, this.#clock());
   }
 
   /** Gives back a miss charged with `takeMiss` (another replica did the fetch). */
