@@ -72,7 +72,7 @@ export function errorTable(): string {
 }
 
 /** A duration in the largest unit that divides it. */
-export function duration(ms: number): string {
+function duration(ms: number): string {
   if (ms === 0) return '0';
   for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) {
     if (ms % size === 0) return `${ms / size} ${unit}`;

@@ -8,7 +8,7 @@ import type { Registry } from 'prom-client';
 import { EventLog, eventsBetween, type EventGroup } from './events.js';
 import { quantile, takeReading, type Reading } from './reading.js';
 
-export const HISTORY_MS = 15 * 60_000;
+const HISTORY_MS = 15 * 60_000;
 export const POINTS = 900;
 const MINUTE_MS = 60_000;
 const MINUTES = 16;

@@ -14,7 +14,7 @@ export function relativeLinks(markdown: string): Array<{ path: string; anchor: s
 }
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
-export function slug(heading: string): string {
+function slug(heading: string): string {
   return heading
     .trim()
     .toLowerCase()
