@@ -57,29 +57,37 @@ export function eventsBetween(before: Reading, after: Reading, t: number, everUp
   return out;
 }
 
-/** The last `cap` events; grouped by kind on demand. */
+/**
+ * Events counted per kind and minute for the last `minutes` minutes: bounded
+ * by the number of kinds (label values are bounded), whatever the event rate.
+ */
 export class EventLog {
-  private readonly records: EventRecord[] = [];
+  private readonly kinds = new Map<string, { severity: Severity; minutes: Array<{ minute: number; count: number; first: number; last: number }> }>();
 
-  constructor(private readonly cap: number) {}
+  constructor(private readonly minutes: number) {}
 
   add(records: readonly EventRecord[]): void {
-    this.records.push(...records);
-    if (this.records.length > this.cap) this.records.splice(0, this.records.length - this.cap);
+    for (const r of records) {
+      const minute = Math.floor(r.t / 60_000);
+      let k = this.kinds.get(r.kind);
+      if (k === undefined) this.kinds.set(r.kind, (k = { severity: r.severity, minutes: [] }));
+      const cur = k.minutes[k.minutes.length - 1];
+      if (cur !== undefined && cur.minute === minute) {
+        cur.count += r.n;
+        cur.last = r.t;
+      } else k.minutes.push({ minute, count: r.n, first: r.t, last: r.t });
+      while ((k.minutes[0]?.minute ?? minute) <= minute - this.minutes) k.minutes.shift();
+    }
   }
 
-  /** Groups of the events since `since`, the most recent first. */
+  /** Kinds seen since `since` (counted by whole minutes), the most recent first. */
   grouped(since: number): EventGroup[] {
-    const groups = new Map<string, EventGroup>();
-    for (const r of this.records) {
-      if (r.t < since) continue;
-      const g = groups.get(r.kind);
-      if (g === undefined) groups.set(r.kind, { kind: r.kind, severity: r.severity, count: r.n, first: r.t, last: r.t });
-      else {
-        g.count += r.n;
-        g.last = r.t;
-      }
+    const out: EventGroup[] = [];
+    for (const [kind, k] of this.kinds) {
+      const mine = k.minutes.filter((m) => m.last >= since);
+      if (mine.length === 0) continue;
+      out.push({ kind, severity: k.severity, count: mine.reduce((a, m) => a + m.count, 0), first: mine[0]!.first, last: mine[mine.length - 1]!.last });
     }
-    return [...groups.values()].sort((a, b) => b.last - a.last);
+    return out.sort((a, b) => b.last - a.last);
   }
 }

@@ -1,8 +1,9 @@
 /**
  * The status page's memory: the last 15 minutes of the registry, sampled once
- * a second off the request path. Bounded: 900 points of 13 numbers, 16
- * minute readings (per-endpoint counters and latency buckets) and 1000 event
- * records: under 1 MB whatever the traffic.
+ * a second off the request path (per-endpoint latency every 10 s). Bounded:
+ * 900 one-second points, 16 one-minute readings (per-endpoint counters and
+ * latency buckets) and event counts per kind and minute; about 0.5 MB with
+ * every endpoint and two failing upstreams (docs/operations.md).
  */
 import type { Registry } from 'prom-client';
 import { EventLog, eventsBetween, type EventGroup } from './events.js';
@@ -12,9 +13,10 @@ const HISTORY_MS = 15 * 60_000;
 export const POINTS = 900;
 const MINUTE_MS = 60_000;
 const MINUTES = 16;
-const EVENTS = 1000;
 /** Upstream percentiles of a point cover the observations of this many seconds. */
 const LATENCY_SECONDS = 5;
+/** Per-endpoint latency buckets are read every this many samples (and with each minute reading). */
+const ENDPOINT_BUCKETS_EVERY = 10;
 
 /** One second: cumulative counters (rates are their differences) and upstream latency. */
 export interface Point {
@@ -53,8 +55,11 @@ export class History {
   private readonly points: Point[] = [];
   private readonly minutes: Array<{ t: number; reading: Reading }> = [];
   private readonly recent: Reading[] = [];
-  private readonly events = new EventLog(EVENTS);
+  private readonly events = new EventLog(MINUTES);
   private readonly everUp = new Set<string>();
+  private taken = 0;
+  /** The latest reading with per-endpoint latency buckets. */
+  private withBuckets: Reading | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
 
   constructor(
@@ -65,8 +70,10 @@ export class History {
   /** Samples every second until stop(); the timer never holds the process open. */
   start(): void {
     if (this.timer !== null) return;
-    void this.sample();
-    this.timer = setInterval(() => void this.sample(), 1000);
+    // A failed reading loses one point; it must never reach the process as an unhandled rejection.
+    const tick = (): void => void this.sample().catch(() => undefined);
+    tick();
+    this.timer = setInterval(tick, 1000);
     this.timer.unref();
   }
 
@@ -77,7 +84,11 @@ export class History {
 
   async sample(): Promise<void> {
     const t = this.now();
-    const reading = await takeReading(this.registry);
+    const lastMinute = this.minutes[this.minutes.length - 1];
+    const minuteDue = lastMinute === undefined || t - lastMinute.t >= MINUTE_MS;
+    const buckets = minuteDue || this.taken++ % ENDPOINT_BUCKETS_EVERY === 0;
+    const reading = await takeReading(this.registry, buckets);
+    if (buckets) this.withBuckets = reading;
     const prev = this.recent[this.recent.length - 1];
     if (prev !== undefined) this.events.add(eventsBetween(prev, reading, t, this.everUp));
     const base = this.recent.length >= LATENCY_SECONDS ? this.recent[this.recent.length - LATENCY_SECONDS]! : null;
@@ -95,8 +106,7 @@ export class History {
       upstreamP99Ms: ms(quantile(0.99, reading.upstreamBuckets, base?.upstreamBuckets ?? null)),
     });
     if (this.points.length > POINTS) this.points.shift();
-    const lastMinute = this.minutes[this.minutes.length - 1];
-    if (lastMinute === undefined || t - lastMinute.t >= MINUTE_MS) {
+    if (minuteDue) {
       this.minutes.push({ t, reading });
       if (this.minutes.length > MINUTES) this.minutes.shift();
     }
@@ -114,7 +124,9 @@ export class History {
       const was = from?.endpoints[endpoint];
       const requests = e.requests - (was?.requests ?? 0);
       if (requests <= 0) continue;
-      endpoints.push({ endpoint, requests, hitRatio: (e.hits - (was?.hits ?? 0)) / requests, p99Ms: ms(quantile(0.99, e.buckets, was?.buckets ?? null)) });
+      const latency = this.withBuckets?.endpoints[endpoint]?.buckets ?? null;
+      const p99Ms = latency === null ? null : ms(quantile(0.99, latency, was?.buckets ?? null));
+      endpoints.push({ endpoint, requests, hitRatio: (e.hits - (was?.hits ?? 0)) / requests, p99Ms });
     }
     endpoints.sort((a, b) => b.requests - a.requests);
     const byStatus: Record<string, number> = {};

@@ -64,7 +64,11 @@ function addBuckets(into: Buckets, s: Sample): void {
   into.counts[i] = (into.counts[i] ?? 0) + s.value;
 }
 
-export async function takeReading(registry: Registry): Promise<Reading> {
+/**
+ * Reads the registry. The per-endpoint latency buckets are most of the cost
+ * (one histogram per endpoint and cache result): read only `withEndpointBuckets`.
+ */
+export async function takeReading(registry: Registry, withEndpointBuckets: boolean): Promise<Reading> {
   const byStatus: Record<string, number> = {};
   const endpoints: Reading['endpoints'] = {};
   const endpoint = (name: string) => (endpoints[name] ??= { requests: 0, hits: 0, buckets: emptyBuckets() });
@@ -79,7 +83,7 @@ export async function takeReading(registry: Registry): Promise<Reading> {
     e.requests += s.value;
     if (isHit) e.hits += s.value;
   }
-  for (const s of await samples(registry, 'request_duration_seconds')) addBuckets(endpoint(String(s.labels.endpoint)).buckets, s);
+  if (withEndpointBuckets) for (const s of await samples(registry, 'request_duration_seconds')) addBuckets(endpoint(String(s.labels.endpoint)).buckets, s);
   const upstreamBuckets = emptyBuckets();
   for (const s of await samples(registry, 'upstream_request_duration_seconds')) addBuckets(upstreamBuckets, s);
 

@@ -2,7 +2,7 @@
  * The status page's history: sampled from the registry on a fake clock (no
  * timers), bounded to 900 points, totals over the window it holds, events
  * grouped by kind with counts, upstream and per-endpoint percentiles from
- * the histograms, and /dashboard/history.json with its `after` parameter.
+ * the histograms (per endpoint every 10 s), and /dashboard/history.json with its `after` parameter.
  */
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
@@ -47,7 +47,11 @@ describe('history', () => {
     prom.metrics.request('block/max', 503, 'ERROR', 0.02);
     trust.shed('upstream-a');
     prom.metrics.rateLimited();
-    await history.sample();
+    // Per-endpoint latency is read every tenth sample.
+    for (let i = 0; i < 10; i++) {
+      await history.sample();
+      clock.advance(1000);
+    }
     const view = history.view();
     expect(view.endpoints.map((e) => e.endpoint)).toEqual(['tx/list', 'block/max']);
     const tx = view.endpoints[0]!;
