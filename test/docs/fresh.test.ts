@@ -53,6 +53,17 @@ describe('README and docs/', () => {
     expect(readDoc('README.md').split('\n').length).toBeLessThanOrEqual(200);
   });
 
+  it('deploy recipes run the proxy itself, never npm start or npx (signals must reach it)', () => {
+    const readme = readDoc('README.md');
+    const deploy = readme.slice(readme.indexOf('\n## Deploy it'), readme.indexOf('\n## Where to look next'));
+    const blocks = [...deploy.matchAll(/```(sh|ini)\n([\s\S]*?)```/g)].map((m) => m[2]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
+    for (const b of blocks) {
+      expect(b).not.toMatch(/npm start|npx /);
+      expect(b, b).toMatch(/(node dist\/main\.js|\.\/node_modules\/\.bin\/chainproxy)\s*(#.*)?$/m);
+    }
+  });
+
   it('link only to files the package ships, and to headings that exist', () => {
     for (const doc of DOCS) {
       for (const link of relativeLinks(readDoc(doc))) {
