@@ -10,6 +10,7 @@ export const DASHBOARD_SCRIPT = /* js */ `
   var SPAN_MS = 15 * 60000;
   var COLORS = { blue: '#58a6ff', green: '#3fb950', yellow: '#d29922', red: '#f85149', violet: '#bc8cff' };
   var points = [];
+  var startedAt = null;
 
   function $(id) { return document.getElementById(id); }
   function text(id, v) { $(id).textContent = v; }
@@ -123,6 +124,9 @@ export const DASHBOARD_SCRIPT = /* js */ `
 
   function renderHistory(h) {
     text('version', h.version);
+    // A restarted proxy starts a new history: drop the old one.
+    if (startedAt !== null && startedAt !== h.startedAt) points = [];
+    startedAt = h.startedAt;
     points = points.concat(h.points).filter(function (p) { return h.now - p.t <= SPAN_MS; });
     var minutes = Math.max(1, Math.round((h.now - h.since) / 60000));
     Array.prototype.forEach.call(document.querySelectorAll('.window'), function (w) { w.textContent = '(last ' + minutes + ' min)'; });
