@@ -10,7 +10,7 @@ export function dashboardOpenapi(): OpenApiContribution {
           operationId: 'dashboard',
           summary: 'Live status page (HTML, operator only)',
           tags: ['operator'],
-          responses: { '200': { description: 'Self-contained HTML page polling /status and /dashboard/data.json.', content: { 'text/html': { schema: { type: 'string' } } } }, '404': notFound },
+          responses: { '200': { description: 'Self-contained HTML page polling /status and /dashboard/history.json.', content: { 'text/html': { schema: { type: 'string' } } } }, '404': notFound },
         },
       },
       '/dashboard/data.json': {
@@ -45,6 +45,48 @@ export function dashboardOpenapi(): OpenApiContribution {
                 },
               },
             },
+            '404': notFound,
+          },
+        },
+      },
+      '/dashboard/history.json': {
+        get: {
+          operationId: 'dashboardHistory',
+          summary: 'The last 15 minutes behind the status page (operator only)',
+          tags: ['operator'],
+          parameters: [{ name: 'after', in: 'query', required: false, description: 'Only points newer than this time (ms since the epoch).', schema: { type: 'string', pattern: '^[0-9]{1,16}$' } }],
+          responses: {
+            '200': {
+              description: 'One point a second (cumulative counters, upstream p50/p99), per-endpoint and per-status totals, counters and grouped events over the window held (at most 15 minutes), the version and the start time.',
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['code', 'msg', 'data'],
+                    properties: {
+                      code: { type: 'integer' },
+                      msg: { type: 'string' },
+                      data: {
+                        type: 'object',
+                        required: ['version', 'startedAt', 'now', 'since', 'points', 'endpoints', 'byStatus', 'counters', 'events'],
+                        properties: {
+                          version: { type: 'string' },
+                          startedAt: { type: 'integer' },
+                          now: { type: 'integer' },
+                          since: { type: 'integer' },
+                          points: { type: 'array', items: { type: 'object', additionalProperties: { type: ['number', 'null'] } } },
+                          endpoints: { type: 'array', items: { type: 'object', properties: { endpoint: { type: 'string' }, requests: { type: 'number' }, hitRatio: { type: ['number', 'null'] }, p99Ms: { type: ['number', 'null'] } } } },
+                          byStatus: { type: 'object', additionalProperties: { type: 'number' } },
+                          counters: { type: 'object', additionalProperties: { type: 'number' } },
+                          events: { type: 'array', items: { type: 'object', properties: { kind: { type: 'string' }, severity: { type: 'string', enum: ['bad', 'warn', 'ok'] }, count: { type: 'number' }, first: { type: 'integer' }, last: { type: 'integer' } } } },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            '400': { description: 'A malformed `after`: the 400 envelope naming it.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
             '404': notFound,
           },
         },

@@ -1,20 +1,36 @@
 /**
- * GET /dashboard (the status page) and GET /dashboard/data.json (request
- * counters for its rates), operator-only through the admin gate: anyone else
- * gets the 404 envelope of an unknown path, like /metrics and /status.
+ * GET /dashboard (the status page), GET /dashboard/data.json (request
+ * counters) and GET /dashboard/history.json (the last 15 minutes, sampled once
+ * a second; `?after=<ms>` returns only newer points), operator-only through
+ * the admin gate: anyone else gets the 404 envelope of an unknown path, like
+ * /metrics and /status.
  */
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
-import { envelopeBody } from '../errors/catalog.js';
+import { envelopeBody, ERRORS } from '../errors/catalog.js';
 import { adminOnly, type AdminGate } from '../http/admin-gate.js';
 import { trafficSnapshot } from './data.js';
+import { History } from './history.js';
 import { DASHBOARD_HTML } from './page.js';
 
-export const DASHBOARD_PATHS = ['/dashboard', '/dashboard/data.json'] as const;
+export const DASHBOARD_PATHS = ['/dashboard', '/dashboard/data.json', '/dashboard/history.json'] as const;
 
 export interface DashboardDeps {
   adminGate: AdminGate;
   registry: Registry;
+  /** Clock of the history (tests inject one); Date.now by default. */
+  clock?: () => number;
+}
+
+/** The package's version (package.json sits two levels above src/dashboard and dist/dashboard). */
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): void {
@@ -27,6 +43,19 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
       .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src data:")
       .header('x-frame-options', 'DENY')
       .send(page);
+  });
+  const history = new History(deps.registry, deps.clock ?? Date.now);
+  history.start();
+  app.addHook('onClose', async () => history.stop());
+  const meta = { version: packageVersion(), startedAt: (deps.clock ?? Date.now)() };
+  app.get('/dashboard/history.json', { onRequest }, async (request, reply) => {
+    reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store');
+    const after = new URL(request.url, 'http://localhost').searchParams.get('after');
+    if (after !== null && !/^\d{1,16}$/.test(after)) {
+      const msg = `${ERRORS.BAD_PARAMETER.msg} after: expected a time in ms since the epoch, got ${JSON.stringify(after.slice(0, 40))}`;
+      return reply.code(ERRORS.BAD_PARAMETER.status).send(envelopeBody(ERRORS.BAD_PARAMETER.code, msg));
+    }
+    return reply.send(envelopeBody(0, 'success', { ...meta, ...history.view(after === null ? 0 : Number(after)) }));
   });
   app.get('/dashboard/data.json', { onRequest }, async (_request, reply) => {
     const snapshot = await trafficSnapshot(deps.registry);

@@ -19,8 +19,8 @@ describe('help and reference', () => {
     expect(new Set(FIELDS.map((f) => f.env)).size).toBe(FIELDS.length);
   });
 
-  it('README.md holds the current configuration table', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    expect(readme).toContain(configTable());
+  it('docs/configuration.md holds every row of the current configuration table', () => {
+    const doc = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+    for (const row of configTable().split('\n').slice(2)) expect(doc).toContain(row);
   });
 });

@@ -1,10 +1,13 @@
 /**
- * The status page in headless Chromium against a proxy with two simulators:
- * it fills itself from /status and /dashboard/data.json, then shows the
- * killed simulator going down (DOM conditions awaited, no sleeps). The page
- * loads nothing from anywhere else and logs no errors. A screenshot is kept
- * in test-artifacts/.
+ * The status page in headless Chromium against a proxy with two simulators
+ * under a little traffic: it draws the last minutes as SVG charts and fills
+ * the per-endpoint, status and counter tables from the proxy's history; a
+ * killed simulator shows as down and as a grouped event; a reload keeps the
+ * history (it lives in the proxy). DOM conditions are awaited, no sleeps. The
+ * page loads nothing from anywhere else and logs no errors (CSP violations
+ * included). Screenshots are kept in test-artifacts/.
  */
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ProxyHandle } from '../../src/app.js';
@@ -13,18 +16,23 @@ import { artifactPath, describeChromium, launchChromium } from '../helpers/chrom
 import { startTestProxy } from '../helpers/proxy.js';
 
 const WAIT = { timeout: 30_000 };
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const PATHS = ['/block/list', '/block/max', '/tx/list?page_size=5', '/tx/list/pending', '/chain/summary', '/token/list', '/tx/list?page=0', '/nope'];
 
 /** The DOM as the page functions below use it (the project compiles without the DOM lib). */
 interface El {
   textContent: string | null;
+  getAttribute(name: string): string | null;
 }
-declare const document: { querySelectorAll(selector: string): ArrayLike<El>; getElementById(id: string): El | null };
+declare const document: { querySelectorAll(selector: string): ArrayLike<El>; getElementById(id: string): El | null; querySelector(selector: string): El | null };
 
 describeChromium()('status page in Chromium', () => {
   let sims: SimulatorHandle[] = [];
   let proxy: ProxyHandle;
   let browser: Browser;
   let page: Page;
+  let traffic: Promise<void> = Promise.resolve();
+  let stopped = false;
   const foreign: string[] = [];
   const pageErrors: string[] = [];
 
@@ -34,6 +42,15 @@ describeChromium()('status page in Chromium', () => {
       sims.map((s) => s.url),
       { upstream: { probeIntervalMs: 100, breakerFailures: 2, breakerCooldownMs: 60_000, hedgeAfterMs: 0 } },
     );
+    // A steady mix: hits, misses, a 400 and a 404, new blocks now and then.
+    traffic = (async () => {
+      for (let i = 0; !stopped; i++) {
+        if (i % 40 === 0) for (const s of sims) s.chain.advance(1);
+        const res = await fetch(`${proxy.url}${PATHS[i % PATHS.length]!}`).catch(() => null);
+        await res?.arrayBuffer();
+        await new Promise((r) => setTimeout(r, 15));
+      }
+    })();
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('request', (r) => {
@@ -46,34 +63,57 @@ describeChromium()('status page in Chromium', () => {
   }, 60_000);
 
   afterAll(async () => {
+    stopped = true;
+    await traffic;
     await browser?.close();
     await proxy?.close();
     await Promise.all(sims.map((s) => s.close()));
   });
 
-  it('shows both upstreams up, the heights and the traffic of the last minute', async () => {
+  it('draws the traffic as charts and fills the endpoint, status and counter tables', async () => {
     const res = await page.goto(`${proxy.url}/dashboard`);
     expect(res?.status()).toBe(200);
     await page.waitForFunction(() => document.querySelectorAll('#upstreams tr[data-state="up"]').length === 2, undefined, WAIT);
     expect(await page.locator('#conn').textContent()).toBe('live');
+    expect(await page.locator('#version').textContent()).toBe(VERSION);
+    expect(await page.locator('#banner').getAttribute('class')).toBe('on');
     await page.waitForFunction(() => /\d/.test(document.getElementById('best-head')?.textContent ?? ''), undefined, WAIT);
-    expect(await page.locator('tr[data-tier="memory"]').count()).toBe(1);
-    expect(await page.locator('#redis').textContent()).toBe('not configured');
-    // traffic: one miss then hits on the same key
-    for (let i = 0; i < 10; i++) await fetch(`${proxy.url}/block/list`);
+    // Enough history for the charts to say something (the page holds up to 15 minutes).
+    await page.waitForFunction(() => Number(document.getElementById('chart-rate')?.getAttribute('data-points') ?? 0) >= 20, undefined, WAIT);
+    for (const id of ['chart-hit', 'chart-rate', 'chart-errors', 'chart-latency']) {
+      await page.waitForFunction((chart) => Number(document.getElementById(chart)?.getAttribute('data-lines') ?? 0) > 0, id, WAIT);
+    }
     await page.waitForFunction(() => (document.getElementById('hit-ratio')?.textContent ?? '').endsWith('%'), undefined, WAIT);
     const ratio = parseFloat((await page.locator('#hit-ratio').textContent()) ?? '');
     expect(ratio).toBeGreaterThan(0);
     expect(ratio).toBeLessThan(100);
     expect(parseFloat((await page.locator('#req-rate').textContent()) ?? '')).toBeGreaterThan(0);
+    await page.waitForSelector('#endpoints tr[data-endpoint="block/list"]', WAIT);
+    expect(await page.locator('#endpoints tr[data-endpoint="block/list"] td').nth(2).textContent()).toMatch(/^\d+\.\d %$/);
+    await page.waitForFunction(() => /^[1-9]/.test(document.querySelector('#statuses tr[data-counter="4xx"] td:nth-child(2)')?.textContent ?? ''), undefined, WAIT);
+    expect(await page.locator('tr[data-tier="memory"]').count()).toBe(1);
+    expect(await page.locator('#redis').textContent()).toBe('not configured');
+    await page.screenshot({ path: artifactPath('dashboard-traffic.png'), fullPage: true });
   });
 
-  it('shows a killed simulator going down, and says so in recent errors', async () => {
+  it('shows a killed simulator down, as one grouped event', async () => {
+    const before = Number(await page.locator('#chart-rate').getAttribute('data-points'));
     await sims[1]!.close();
     await page.waitForSelector('#upstreams tr[data-upstream="u1"][data-state="down"]', WAIT);
     expect(await page.locator('#upstreams tr[data-upstream="u0"]').getAttribute('data-state')).toBe('up');
-    await page.waitForFunction(() => Array.from(document.querySelectorAll('#errors li')).some((li) => (li.textContent ?? '').includes('u1 is down')), undefined, WAIT);
+    await page.waitForSelector('#events li[data-kind="upstream u1 down"]', WAIT);
+    expect(await page.locator('#events li[data-kind="upstream u1 down"]').count()).toBe(1);
+    expect(await page.locator('#events li[data-kind="upstream u0 up again"]').count()).toBe(0);
+    // Ten more seconds of traffic served by u0 alone before the picture.
+    await page.waitForFunction((n) => Number(document.getElementById('chart-rate')?.getAttribute('data-points') ?? 0) >= n + 10, before, WAIT);
     await page.screenshot({ path: artifactPath('dashboard-upstream-down.png'), fullPage: true });
+  });
+
+  it('keeps the history across a reload', async () => {
+    await page.reload();
+    await page.waitForSelector('#events li[data-kind="upstream u1 down"]', WAIT);
+    await page.waitForFunction(() => Number(document.getElementById('chart-rate')?.getAttribute('data-lines') ?? 0) > 0, undefined, WAIT);
+    await page.waitForSelector('#endpoints tr[data-endpoint="block/list"]', WAIT);
   });
 
   it('loaded nothing from elsewhere and logged no errors', () => {

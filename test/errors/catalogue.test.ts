@@ -1,6 +1,6 @@
 /**
  * One error catalogue: a code means one thing (no two different errors share
- * it), and every code the proxy can send is in the README's error table with
+ * it), and every code the proxy can send is in the error table of docs/api.md with
  * its status, so clients can rely on the documented list.
  */
 import { readFileSync } from 'node:fs';
@@ -19,8 +19,8 @@ describe('error catalogue', () => {
     }
   });
 
-  it('documents every code with its status in the README', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('documents every code with its status in docs/api.md', () => {
+    const readme = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
     const rows = new Map<number, number[]>();
     for (const m of readme.matchAll(/^\s*\| (\d{4}) \| (\d{3}) \|/gm)) {
       const code = Number(m[1]);

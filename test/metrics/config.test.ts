@@ -2,18 +2,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createPrometheusMetrics } from '../../src/metrics/prometheus.js';
 import { describePromtool, runPromtool } from '../helpers/prometheus.js';
-import { allPanels, dashboardQueries, exposedNames, loadDashboard, metricNamesIn } from './dashboard.js';
-import { exerciseAll, FakeSources } from './fixtures.js';
+import { allPanels, dashboardQueries, DATASOURCE_UID, DASHBOARD_PATH, loadDashboard, metricNamesIn } from './dashboard.js';
+import { knownNames } from './known-names.js';
 
 const configPath = (rel: string) => fileURLToPath(new URL(`../../config/${rel}`, import.meta.url));
-
-async function knownNames(): Promise<Set<string>> {
-  const prom = createPrometheusMetrics(new FakeSources());
-  exerciseAll(prom.metrics);
-  return exposedNames(await prom.render());
-}
 
 describePromtool()('Prometheus config', () => {
   it('promtool check config accepts config/prometheus/prometheus.yml (and its rule files)', () => {
@@ -61,15 +54,35 @@ describe('Grafana dashboard', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('every panel has targets with a PromQL expr on the provisioned datasource', () => {
+  it('every panel has targets with a PromQL expr on the datasource the importer picks', () => {
     const panels = allPanels(dashboard);
-    expect(panels.length).toBeGreaterThanOrEqual(20);
+    expect(panels.length).toBeGreaterThanOrEqual(40);
     for (const p of panels) {
       expect(p.targets?.length, p.title).toBeGreaterThan(0);
-      expect(p.datasource?.uid, p.title).toBe('prometheus');
+      expect(p.datasource?.uid, p.title).toBe(DATASOURCE_UID);
       for (const t of p.targets ?? []) {
         expect(t.expr?.trim(), `${p.title} ${t.refId}`).toBeTruthy();
-        expect(t.datasource?.uid, p.title).toBe('prometheus');
+        expect(t.datasource?.uid, p.title).toBe(DATASOURCE_UID);
+      }
+    }
+  });
+
+  it('is portable: a datasource variable, job and instance variables, nothing hard-coded', () => {
+    const vars = new Map(dashboard.templating.list.map((v) => [v.name, v]));
+    expect(vars.get('datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
+    for (const name of ['job', 'instance']) {
+      const v = vars.get(name);
+      expect(v, name).toMatchObject({ type: 'query', includeAll: true, multi: true, allValue: '.*', datasource: { uid: DATASOURCE_UID } });
+      const q = typeof v?.query === 'string' ? v.query : v?.query?.query;
+      expect(q, name).toMatch(new RegExp(`^label_values\\(chainproxy_\\w+(\\{job=~"\\$job"\\})?, ${name}\\)$`));
+    }
+    const text = readFileSync(DASHBOARD_PATH, 'utf8');
+    expect(text).not.toMatch(/"uid": "prometheus"/);
+    expect(text).not.toMatch(/job=\\"chainproxy\\"/);
+    // Every selector of every query is narrowed to the chosen jobs and instances.
+    for (const q of dashboardQueries(dashboard)) {
+      for (const m of q.expr.matchAll(/(?<![\w:])((?:chainproxy|process|nodejs)_\w+)(\{[^}]*\})?/g)) {
+        expect(m[2] ?? '', `${q.panel}: ${m[1]!}`).toContain('job=~"$job",instance=~"$instance"');
       }
     }
   });
@@ -90,6 +103,10 @@ describe('Grafana dashboard', () => {
       'chainproxy_requests_total', 'chainproxy_request_duration_seconds_bucket', 'chainproxy_upstream_requests_total',
       'chainproxy_upstream_requests_saved_total', 'chainproxy_cache_bytes', 'chainproxy_cache_entries', 'chainproxy_cache_evictions_total',
       'chainproxy_upstream_head', 'chainproxy_chain_best_head', 'chainproxy_upstream_lag_blocks', 'chainproxy_upstream_breaker_state', 'chainproxy_redis_up',
+      'chainproxy_upstream_shed_total', 'chainproxy_page_requests_total', 'chainproxy_page_composition_seconds_bucket', 'chainproxy_stream_open',
+      'chainproxy_stream_refused_total', 'chainproxy_passthrough_requests_total', 'chainproxy_passthrough_failures_total', 'chainproxy_api_key_requests_total',
+      'chainproxy_rate_limit_refused_total', 'chainproxy_api_key_unknown_total', 'chainproxy_refresh_ahead_total', 'chainproxy_chain_head_rebases_total',
+      'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes',
     ]) expect(used, name).toContain(name);
   });
 

@@ -1,7 +1,9 @@
 /**
  * THE dashboard test: a real Prometheus scrapes a metrics endpoint under
  * traffic every second, then every panel query of the Grafana dashboard is
- * evaluated through Prometheus' HTTP API and must return data.
+ * evaluated through Prometheus' HTTP API, as Grafana sends it with the job
+ * variable set and instance on "All", and must return data; with another
+ * job chosen the filtered queries find nothing.
  *
  * The target is one function of type `StartMetricsTarget`: the real proxy
  * with a Redis tier in front of two simulators under an HTTP load loop
@@ -10,7 +12,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrometheus, startPrometheus, type PrometheusServer } from '../helpers/prometheus.js';
-import { dashboardQueries } from './dashboard.js';
+import { dashboardQueries, withVariables } from './dashboard.js';
 import { startProxyTarget, type MetricsTarget, type StartMetricsTarget } from './proxy-target.js';
 
 const startTarget: StartMetricsTarget = startProxyTarget;
@@ -39,10 +41,24 @@ describePrometheus()('Grafana dashboard on a real Prometheus', () => {
     expect(queries.length).toBeGreaterThan(20);
     const empty: string[] = [];
     for (const q of queries) {
-      const res = await server.query(q.expr);
+      const res = await server.query(withVariables(q.expr, { job: 'chainproxy', instance: '.*' }));
       if (res.series.length === 0) empty.push(`${q.panel} [${q.refId}]: ${q.expr}`);
     }
     expect(empty, `panels without data:\n${empty.join('\n')}`).toEqual([]);
+  });
+
+  it('the job and instance variables narrow the queries', async () => {
+    const server = prom;
+    if (server === undefined) throw new Error('prometheus not started');
+    const byEndpoint = dashboardQueries().find((q) => q.panel === 'Request rate by endpoint');
+    expect(byEndpoint).toBeDefined();
+    const instance = `127.0.0.1:${target!.target.split(':')[1]!}`;
+    expect((await server.query(withVariables(byEndpoint!.expr, { job: 'chainproxy', instance }))).series.length).toBeGreaterThan(0);
+    expect((await server.query(withVariables(byEndpoint!.expr, { job: 'another', instance: '.*' }))).series).toEqual([]);
+    expect((await server.query(withVariables(byEndpoint!.expr, { job: 'chainproxy', instance: 'elsewhere:1' }))).series).toEqual([]);
+    // The variables' own query finds the job and the instance.
+    const jobs = (await server.query('count by (job, instance) (chainproxy_cache_max_bytes)')).series.map((x) => x.metric);
+    expect(jobs).toContainEqual(expect.objectContaining({ job: 'chainproxy', instance }));
   });
 
   it('the headline queries carry plausible values', async () => {
@@ -56,5 +72,18 @@ describePrometheus()('Grafana dashboard on a real Prometheus', () => {
     expect(await value('max(chainproxy_chain_best_head)')).toBeGreaterThan(0);
     const upstreams = (await server.query('max by (upstream) (chainproxy_upstream_head)')).series.map((s) => s.metric.upstream);
     expect(upstreams.length).toBeGreaterThanOrEqual(1);
+    // The subsystems' panels show traffic, not only their zero fallbacks.
+    expect(await value('sum(chainproxy_stream_open)')).toBe(1);
+    for (const counter of [
+      'chainproxy_upstream_shed_total',
+      'chainproxy_page_requests_total{page="home"}',
+      'chainproxy_passthrough_requests_total{route="/legacy"}',
+      'chainproxy_passthrough_failures_total{route="/dead"}',
+      'chainproxy_api_key_requests_total{key="explorer"}',
+      'chainproxy_rate_limit_refused_total{client="tiny"}',
+      'chainproxy_api_key_unknown_total',
+      'chainproxy_stream_events_sent_total',
+      'chainproxy_refresh_ahead_total',
+    ]) expect(await value(`sum(${counter})`), counter).toBeGreaterThan(0);
   });
 });

@@ -19,11 +19,30 @@ export interface DashboardPanel {
   panels?: DashboardPanel[];
 }
 
+export interface DashboardVariable {
+  type: string;
+  name: string;
+  query?: string | { query?: string };
+  datasource?: { type?: string; uid?: string };
+  includeAll?: boolean;
+  multi?: boolean;
+  allValue?: string;
+}
+
 export interface Dashboard {
   uid: string;
   title: string;
   schemaVersion: number;
   panels: DashboardPanel[];
+  templating: { list: DashboardVariable[] };
+}
+
+/** The dashboard's datasource reference: its `datasource` variable. */
+export const DATASOURCE_UID = '${datasource}';
+
+/** An expression as Grafana sends it with these variable values (`.*` is what "All" sends). */
+export function withVariables(expr: string, values: { job: string; instance: string }): string {
+  return expr.replaceAll('$job', values.job).replaceAll('$instance', values.instance);
 }
 
 export function loadDashboard(): Dashboard {

@@ -3,7 +3,9 @@
  * tier, in front of two simulators, under an HTTP load loop that exercises
  * every series the dashboard reads: hits, misses, stale answers, client
  * errors, single-flight joins, retries and hedges (one upstream is slow and
- * flaky), and head moves.
+ * flaky), head moves and refresh-ahead, load shedding (small upstream queues,
+ * bursts of distinct cold keys), pages, a head-stream subscriber, passthrough
+ * routes (one to a dead port), API keys (one over its budget, one unknown).
  */
 import { request } from 'undici';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
@@ -32,7 +34,15 @@ const PATHS = [
   '/nax/summary',
   '/block/detail?h=4800000', // a final block: the final height becomes known
   '/tx/list?page=0', // 400: a client error
+  '/pages/home',
+  '/legacy/block/max', // passthrough to a simulator
+  '/dead/x', // passthrough to a dead port: 502
 ];
+
+const EXPLORER_KEY = 'explorer-key-0123456789';
+const TINY_KEY = 'tiny-key-0123456789abc';
+/** Per round: the API key (or none) the requests carry. */
+const KEYS = [null, EXPLORER_KEY, TINY_KEY, 'unknown-key-0123456789'];
 
 export const startProxyTarget: StartMetricsTarget = async () => {
   const redis = await startRedisServer();
@@ -43,10 +53,20 @@ export const startProxyTarget: StartMetricsTarget = async () => {
     sims.map((s) => s.url),
     {
       redisUrl: redis.url,
-      upstream: { probeIntervalMs: 200, hedgeAfterMs: 30, hedgeQuantile: 0, breakerFailures: 1000 },
+      upstream: { probeIntervalMs: 200, hedgeAfterMs: 30, hedgeQuantile: 0, breakerFailures: 1000, connections: 2, maxQueue: 1 },
       policies: { 'tx/list': { ttlMs: 200, swrMs: 5000 }, 'block/list': { ttlMs: 200, swrMs: 5000 } },
+      rateLimit: { enabled: true, max: 1_000_000 },
+      apiKeys: [
+        { name: 'explorer', key: EXPLORER_KEY, max: 1_000_000 },
+        { name: 'tiny', key: TINY_KEY, max: 1, windowMs: 3_600_000 },
+      ],
+      passthrough: { routes: [{ prefix: '/legacy', target: sims[0]!.url }, { prefix: '/dead', target: 'http://127.0.0.1:9' }], timeoutMs: 2000 },
+      refreshAhead: { maxKeys: 12 },
     },
   );
+  // One head-stream subscriber reading every event.
+  const stream = await request(`${proxy.url}/stream/heads`);
+  const reading = stream.body.dump({ limit: Number.MAX_SAFE_INTEGER }).catch(() => undefined);
   let stopped = false;
   let round = 0;
   const loop = (async () => {
@@ -56,8 +76,12 @@ export const startProxyTarget: StartMetricsTarget = async () => {
       const path = PATHS[round % PATHS.length] ?? '/block/max';
       // Bursts of identical cold requests join one flight.
       const cold = `/tx/list?page=${1000 + round}`;
-      await Promise.all([path, cold, cold, cold].map(async (p) => {
-        const res = await request(`${proxy.url}${p}`);
+      const key = KEYS[round % KEYS.length];
+      const headers = key === null || key === undefined ? {} : { 'x-api-key': key };
+      // Every tenth round a burst of distinct cold keys overflows the small upstream queues (503, shed).
+      const burst = round % 10 === 0 ? Array.from({ length: 12 }, (_, i) => `/block/detail?h=${4_700_000 + round * 12 + i}`) : [];
+      await Promise.all([path, cold, cold, cold, ...burst].map(async (p) => {
+        const res = await request(`${proxy.url}${p}`, { headers });
         await res.body.dump();
       }));
     }
@@ -70,6 +94,7 @@ export const startProxyTarget: StartMetricsTarget = async () => {
       stopped = true;
       await loop;
       await proxy.close();
+      await reading;
       for (const s of sims) await s.close();
       await redis.stop();
     },

@@ -7,12 +7,13 @@
  * sources or the tests, and tsx is not among what it installs.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { relativeLinks } from '../docs/links.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -55,6 +56,19 @@ describe('the packed tarball', () => {
     expect(files.filter((f) => /^package\/(src|test|bench|scripts)\//.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
     expect(existsSync(join(app, 'node_modules', 'tsx'))).toBe(false);
+  });
+
+  it('its README and docs link only to files the package holds', () => {
+    const files = new Set(run('tar', ['tzf', tarball], dir).split('\n').filter(Boolean));
+    const installed = join(app, 'node_modules', 'chainproxy');
+    const docs = [...files].filter((f) => /^package\/(README|docs\/[^/]+)\.md$/.test(f));
+    expect(docs).toContain('package/docs/operations.md');
+    for (const doc of docs) {
+      for (const link of relativeLinks(readFileSync(join(installed, doc.slice('package/'.length)), 'utf8'))) {
+        if (link.path === '') continue;
+        expect(files, `${doc} → ${link.path}`).toContain(normalize(join(dirname(doc), link.path)));
+      }
+    }
   });
 
   it('chainproxy --help prints the configuration reference', () => {

@@ -1,0 +1,93 @@
+/**
+ * Reference tables made from the code's own tables: settings (grouped by
+ * topic), error catalogue, default cache policies.
+ */
+import { DEFAULT_POLICIES } from '../../src/catalogue/policies.js';
+import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
+import { configTable } from '../../src/config/help.js';
+import { EDGE_ERRORS, ERRORS } from '../../src/errors/catalog.js';
+
+/** Topic of a setting, from its file key: the section, or a few top-level keys placed by meaning. */
+const TOP_LEVEL_TOPIC: Record<string, string> = {
+  upstreamUrls: 'upstream',
+  redisUrl: 'redis',
+  rateLimitAllow: 'rateLimit',
+  trustProxy: 'access',
+  adminAllow: 'access',
+  metricsCacheMs: 'access',
+  shutdownTimeoutMs: 'http',
+};
+const TOPIC_TITLES: Record<string, string> = {
+  server: 'Server, cache and logs',
+  upstream: 'Upstreams',
+  redis: 'Redis (a fleet)',
+  rateLimit: 'Rate limiting',
+  access: 'Clients, proxies and operators',
+  http: 'HTTP edge and shutdown',
+  limits: 'Request limits',
+  passthrough: 'Legacy paths (passthrough)',
+  stream: 'Head stream',
+  refreshAhead: 'Refresh-ahead',
+  simulator: 'Built-in simulator',
+  file: 'Configuration file',
+};
+
+function topicOf(fileKey: string): string {
+  if (fileKey === '') return 'file';
+  const dot = fileKey.indexOf('.');
+  if (dot > 0) return fileKey.slice(0, dot);
+  return TOP_LEVEL_TOPIC[fileKey] ?? 'server';
+}
+
+/** `configTable()` split into one table per topic, topics in the order above (new sections last). */
+export function configByTopic(): string {
+  const [head, rule, ...rows] = configTable().split('\n');
+  const groups = new Map<string, string[]>();
+  for (const row of rows) {
+    const key = /^\| `[^`]+` \| `?([^`|]*)`? \|/.exec(row)?.[1]?.trim() ?? '';
+    const topic = topicOf(key);
+    groups.set(topic, [...(groups.get(topic) ?? []), row]);
+  }
+  const order = [...Object.keys(TOPIC_TITLES), ...[...groups.keys()].filter((t) => !(t in TOPIC_TITLES)).sort()];
+  const out: string[] = [];
+  for (const topic of order) {
+    const mine = groups.get(topic);
+    if (mine === undefined) continue;
+    out.push(`### ${TOPIC_TITLES[topic] ?? topic}`, '', head ?? '', rule ?? '', ...mine, '');
+  }
+  return out.join('\n').trimEnd();
+}
+
+/** Every code of the catalogue once, with its status, message and kind names. */
+export function errorTable(): string {
+  const byCode = new Map<number, { status: number; msg: string; kinds: string[] }>();
+  for (const [kind, e] of [...Object.entries(ERRORS), ...Object.entries(EDGE_ERRORS)]) {
+    const seen = byCode.get(e.code);
+    if (seen === undefined) byCode.set(e.code, { status: e.status, msg: e.msg, kinds: [kind] });
+    else seen.kinds.push(kind);
+  }
+  const rows = ['| code | status | `msg` | name in `src/errors/catalog.ts` |', '|---|---|---|---|'];
+  for (const [code, e] of [...byCode].sort((a, b) => a[0] - b[0])) rows.push(`| ${code} | ${e.status} | ${e.msg} | ${e.kinds.map((k) => `\`${k}\``).join(', ')} |`);
+  return rows.join('\n');
+}
+
+/** A duration in the largest unit that divides it. */
+function duration(ms: number): string {
+  if (ms === 0) return '0';
+  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) {
+    if (ms % size === 0) return `${ms / size} ${unit}`;
+  }
+  return `${ms} ms`;
+}
+
+export function policyTable(): string {
+  const rows = [
+    '| endpoint | ttl | final | volatile | stale-while-revalidate | stale-if-error | negative | stale on new head |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const name of ENDPOINT_NAMES) {
+    const p = DEFAULT_POLICIES[name];
+    rows.push(`| ${name} | ${[p.ttlMs, p.finalTtlMs, p.volatileTtlMs, p.swrMs, p.sieMs, p.negativeTtlMs].map(duration).join(' | ')} | ${p.invalidateOnHead ? 'yes' : 'no'} |`);
+  }
+  return rows.join('\n');
+}

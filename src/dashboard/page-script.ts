@@ -1,0 +1,201 @@
+/**
+ * The status page's script (inlined by page.ts): polls `status` and
+ * `dashboard/history.json?after=<t>` once a second, keeps the last 15
+ * minutes of points, draws them as inline SVG and fills the tables.
+ */
+export const DASHBOARD_SCRIPT = /* js */ `
+(function () {
+  'use strict';
+  var SVG_NS = 'http://www.w3.org/2000/svg';
+  var SPAN_MS = 15 * 60000;
+  var COLORS = { blue: '#58a6ff', green: '#3fb950', yellow: '#d29922', red: '#f85149', violet: '#bc8cff' };
+  var points = [];
+  var startedAt = null;
+
+  function $(id) { return document.getElementById(id); }
+  function text(id, v) { $(id).textContent = v; }
+  function el(tag, cls, content) { var e = document.createElement(tag); if (cls) e.className = cls; if (content !== undefined) e.textContent = content; return e; }
+  function svg(tag, attrs) { var e = document.createElementNS(SVG_NS, tag); Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); }); return e; }
+  function cell(tr, v, cls) { var td = el('td', cls, v === null || v === undefined ? '-' : String(v)); tr.appendChild(td); return td; }
+  function pill(tr, v) { var td = el('td'); td.appendChild(el('span', 'pill ' + v, v)); tr.appendChild(td); }
+  function fmtBytes(n) { if (n === null || n === undefined) return '-'; var u = ['B', 'KiB', 'MiB', 'GiB']; var i = 0; while (n >= 1024 && i < 3) { n /= 1024; i++; } return (i ? n.toFixed(1) : n) + ' ' + u[i]; }
+  function fmtNum(n) { return n === null || n === undefined ? '-' : Number(n).toLocaleString('en-US'); }
+  function fmtRate(v) { return v === null ? '-' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2); }
+  function fmtPct(v) { return v === null ? '-' : (100 * v).toFixed(1) + ' %'; }
+  function fmtMs(v) { return v === null || v === undefined ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1); }
+  function clock(t) { return new Date(t).toTimeString().slice(0, 8); }
+  function fmtDuration(s) { var d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600), m = Math.floor(s % 3600 / 60); return d ? d + 'd ' + h + 'h' : h ? h + 'h ' + m + 'm' : m ? m + 'm ' + (s % 60) + 's' : s + 's'; }
+  function fill(tbody, rows) { tbody.textContent = ''; rows.forEach(function (r) { tbody.appendChild(r); }); }
+
+  /** Until the proxy says so itself: every upstream on this machine is taken for the simulator. */
+  function simulatedUpstream(status) {
+    var local = ['127.0.0.1', 'localhost', '[::1]', '::1'];
+    return status.upstreams.length > 0 && status.upstreams.every(function (u) {
+      try { return local.indexOf(new URL(u.url).hostname) >= 0; } catch (e) { return false; }
+    });
+  }
+
+  /** Values of fn(first, last) over a trailing window of w seconds ending at each point. */
+  function series(fn, w) {
+    var out = [];
+    var j = 0;
+    for (var i = 1; i < points.length; i++) {
+      while (j < i - 1 && points[i].t - points[j].t > w * 1000) j++;
+      var v = fn(points[j], points[i]);
+      if (v !== null && isFinite(v)) out.push({ t: points[i].t, v: v });
+    }
+    return out;
+  }
+  function rateOf(field) { return function (a, b) { var dt = (b.t - a.t) / 1000; return dt > 0 ? Math.max(0, b[field] - a[field]) / dt : null; }; }
+  function hitRatio(a, b) { var n = b.requests - a.requests; return n > 0 ? (b.hits - a.hits) / n : null; }
+  function field(name) { return points.filter(function (p) { return p[name] !== null; }).map(function (p) { return { t: p.t, v: p[name] }; }); }
+  function last(list) { return list.length ? list[list.length - 1].v : null; }
+
+  function niceMax(v) { if (!(v > 0)) return 1; var e = Math.pow(10, Math.floor(Math.log10(v))); var m = v / e; return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * e; }
+
+  function chart(id, lines, opts) {
+    var box = $(id), s = box.querySelector('svg'), legend = box.querySelector('.legend');
+    var W = Math.max(300, Math.round(s.getBoundingClientRect().width) || 600), H = 150, L = 46, R = 8, T = 8, B = 18;
+    s.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
+    s.textContent = '';
+    var now = points.length ? points[points.length - 1].t : Date.now();
+    var max = opts.max || niceMax(Math.max.apply(null, [0].concat(lines.map(function (l) { return Math.max.apply(null, [0].concat(l.data.map(function (d) { return d.v; }))); }))));
+    // The time axis covers what is held: from one minute up to the whole 15.
+    var span = Math.min(SPAN_MS, Math.max(60000, points.length ? now - points[0].t : 0));
+    function x(t) { return L + (W - L - R) * (1 - (now - t) / span); }
+    function y(v) { return T + (H - T - B) * (1 - Math.min(v, max) / max); }
+    [0, 0.5, 1].forEach(function (f) {
+      s.appendChild(svg('line', { x1: L, x2: W - R, y1: y(max * f), y2: y(max * f), 'class': 'grid' }));
+      var label = svg('text', { x: L - 6, y: y(max * f) + 3, 'text-anchor': 'end' }); label.textContent = opts.fmt(max * f); s.appendChild(label);
+    });
+    [1, 2 / 3, 1 / 3, 0].forEach(function (f) {
+      var ago = span * f, t = svg('text', { x: x(now - ago), y: H - 4, 'text-anchor': f === 1 ? 'start' : f === 0 ? 'end' : 'middle' });
+      t.textContent = !ago ? 'now' : ago >= 120000 ? '-' + Math.round(ago / 60000) + ' min' : '-' + Math.round(ago / 1000) + ' s';
+      s.appendChild(t);
+    });
+    legend.textContent = '';
+    var drawn = 0;
+    lines.forEach(function (l) {
+      var pts = l.data.filter(function (d) { return now - d.t <= span; }).map(function (d) { return x(d.t).toFixed(1) + ',' + y(d.v).toFixed(1); });
+      if (pts.length > 1) { s.appendChild(svg('polyline', { points: pts.join(' '), stroke: l.color })); drawn++; }
+      var item = el('span'); var sw = el('i'); sw.style.background = l.color; item.appendChild(sw);
+      item.appendChild(document.createTextNode(l.name + ' ')); item.appendChild(el('b', null, opts.fmt(last(l.data))));
+      legend.appendChild(item);
+    });
+    if (!drawn) { var t = svg('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle' }); t.textContent = 'collecting...'; s.appendChild(t); }
+    box.setAttribute('data-lines', String(drawn));
+    box.setAttribute('data-points', String(points.length));
+  }
+
+  function stateOf(u) { return !u.healthy ? 'down' : u.lagging ? 'lagging' : 'up'; }
+
+  function renderStatus(s) {
+    text('ready', s.ready ? 'yes' : 'NO');
+    $('ready').className = 'value' + (s.ready ? '' : ' bad');
+    text('best-head', fmtNum(s.chain.bestHead));
+    text('final-height', fmtNum(s.chain.finalHeight));
+    text('uptime', fmtDuration(s.uptimeSeconds));
+    $('banner').className = simulatedUpstream(s) ? 'on' : '';
+    fill($('upstreams').tBodies[0], s.upstreams.map(function (u) {
+      var state = stateOf(u), tr = el('tr');
+      tr.setAttribute('data-upstream', u.name);
+      tr.setAttribute('data-state', state);
+      cell(tr, u.name); cell(tr, u.url); pill(tr, state); cell(tr, fmtNum(u.head), 'num'); cell(tr, u.lag, 'num');
+      pill(tr, u.breaker); cell(tr, u.inFlight, 'num');
+      cell(tr, u.latencyP50Ms === null ? null : Math.round(u.latencyP50Ms), 'num');
+      cell(tr, u.latencyP99Ms === null ? null : Math.round(u.latencyP99Ms), 'num');
+      cell(tr, u.lastError, 'err');
+      return tr;
+    }));
+    var cache = s.cache || {};
+    fill($('tiers').tBodies[0], Object.keys(cache).filter(function (n) { return n !== 'redis' && cache[n] && typeof cache[n].entries === 'number'; }).map(function (name) {
+      var t = cache[name], tr = el('tr');
+      tr.setAttribute('data-tier', name);
+      cell(tr, name); cell(tr, fmtNum(t.entries), 'num'); cell(tr, fmtBytes(t.bytes), 'num'); cell(tr, fmtBytes(t.maxBytes), 'num');
+      cell(tr, t.maxBytes ? (100 * t.bytes / t.maxBytes).toFixed(1) + ' %' : '-', 'num');
+      return tr;
+    }));
+    var redis = cache.redis;
+    var rs = redis === null || redis === undefined ? 'not configured' : redis.healthy ? 'up' : 'down';
+    $('redis').textContent = rs; $('redis').className = 'pill ' + (rs === 'not configured' ? 'closed' : rs);
+  }
+
+  function row(label, value, attr) { var tr = el('tr'); if (attr) tr.setAttribute('data-counter', attr); cell(tr, label); cell(tr, value, 'num'); return tr; }
+
+  function renderHistory(h) {
+    text('version', h.version);
+    // A restarted proxy starts a new history: drop the old one.
+    if (startedAt !== null && startedAt !== h.startedAt) points = [];
+    startedAt = h.startedAt;
+    points = points.concat(h.points).filter(function (p) { return h.now - p.t <= SPAN_MS; });
+    var minutes = Math.max(1, Math.round((h.now - h.since) / 60000));
+    Array.prototype.forEach.call(document.querySelectorAll('.window'), function (w) { w.textContent = '(last ' + minutes + ' min)'; });
+    var hit = series(hitRatio, 10), reqs = series(rateOf('requests'), 5);
+    var e5 = series(rateOf('s5xx'), 5), e4 = series(rateOf('s4xx'), 5), shed = series(rateOf('shed'), 5), rl = series(rateOf('rateLimited'), 5);
+    var p50 = field('upstreamP50Ms'), p99 = field('upstreamP99Ms');
+    text('hit-ratio', fmtPct(last(series(hitRatio, 60))));
+    text('req-rate', fmtRate(last(reqs)));
+    text('err-rate', fmtRate(last(e5)));
+    $('err-rate').className = 'value' + (last(e5) > 0 ? ' bad' : '');
+    text('up-p99', p99.length ? fmtMs(last(p99)) + ' ms' : '-');
+    chart('chart-hit', [{ name: 'hit ratio', color: COLORS.green, data: hit }], { max: 1, fmt: function (v) { return v === null ? '-' : Math.round(100 * v) + ' %'; } });
+    chart('chart-rate', [{ name: 'requests/s', color: COLORS.blue, data: reqs }], { fmt: fmtRate });
+    chart('chart-errors', [
+      { name: '5xx', color: COLORS.red, data: e5 }, { name: '4xx', color: COLORS.yellow, data: e4 },
+      { name: 'shed', color: COLORS.violet, data: shed }, { name: '429', color: COLORS.blue, data: rl }], { fmt: fmtRate });
+    chart('chart-latency', [{ name: 'p50', color: COLORS.blue, data: p50 }, { name: 'p99', color: COLORS.yellow, data: p99 }], { fmt: fmtMs });
+    fill($('endpoints').tBodies[0], h.endpoints.map(function (e) {
+      var tr = el('tr'); tr.setAttribute('data-endpoint', e.endpoint);
+      cell(tr, e.endpoint); cell(tr, fmtNum(e.requests), 'num'); cell(tr, fmtPct(e.hitRatio), 'num'); cell(tr, fmtMs(e.p99Ms), 'num');
+      return tr;
+    }));
+    var total = 0; Object.keys(h.byStatus).forEach(function (k) { total += h.byStatus[k]; });
+    fill($('statuses').tBodies[0], ['2xx', '3xx', '4xx', '5xx'].map(function (k) {
+      var n = h.byStatus[k] || 0;
+      return row(k, fmtNum(n) + (total ? '  (' + (100 * n / total).toFixed(1) + ' %)' : ''), k);
+    }));
+    var c = h.counters;
+    fill($('counters').tBodies[0], [
+      row('shed (503)', fmtNum(c.shed), 'shed'), row('rate limited (429)', fmtNum(c.rateLimited), 'rate-limited'),
+      row('unknown API key (401)', fmtNum(c.unknownKeys), 'unknown-keys'), row('streams open now', fmtNum(c.streamsOpen), 'streams-open'),
+      row('stream events sent', fmtNum(c.streamEvents), 'stream-events'), row('streams refused', fmtNum(c.streamsRefused), 'streams-refused'),
+      row('passthrough requests', fmtNum(c.passthrough), 'passthrough'), row('passthrough failures', fmtNum(c.passthroughFailures), 'passthrough-failures'),
+      row('head rebases', fmtNum(c.rebases), 'rebases')]);
+    var ul = $('events');
+    ul.textContent = '';
+    if (!h.events.length) ul.appendChild(el('li', 'dim', 'nothing happened'));
+    h.events.forEach(function (e) {
+      var li = el('li'); li.setAttribute('data-kind', e.kind);
+      li.appendChild(el('span', 'pill ' + e.severity, e.count > 1 ? '\\u00d7 ' + fmtNum(e.count) : '\\u00d7 1'));
+      li.appendChild(el('span', 'what', e.kind));
+      li.appendChild(el('time', null, e.first === e.last ? clock(e.last) : clock(e.first) + ' \\u2013 ' + clock(e.last)));
+      ul.appendChild(li);
+    });
+  }
+
+  function setLive(live) {
+    $('conn').textContent = live ? 'live' : 'unreachable';
+    $('conn').className = live ? 'live' : 'lost';
+  }
+
+  function getJson(url) {
+    return fetch(url, { cache: 'no-store', credentials: 'same-origin' }).then(function (r) {
+      if (!r.ok) throw new Error(url + ': HTTP ' + r.status);
+      return r.json();
+    });
+  }
+
+  function tick() {
+    var after = points.length ? '?after=' + points[points.length - 1].t : '';
+    Promise.all([getJson('status'), getJson('dashboard/history.json' + after)]).then(function (res) {
+      renderStatus(res[0].data);
+      renderHistory(res[1].data);
+      text('updated', clock(res[1].data.now));
+      setLive(true);
+    }).catch(function () {
+      setLive(false);
+    }).then(function () { setTimeout(tick, 1000); });
+  }
+  tick();
+})();
+`;

@@ -1,0 +1,77 @@
+/**
+ * The docs as generated: every generated part of docs/ equals what
+ * `npm run docs` writes now (settings, metrics, errors, cache policies), the
+ * README stays a front door (at most 200 lines), and every relative link of
+ * the README and docs/ reaches a file the package ships and a heading there.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { GENERATED_FILES, ROOT, generatedParts, partsIn, readDoc, render } from '../../scripts/docs/generate.js';
+import { anchorsOf, relativeLinks } from './links.js';
+
+let parts: Record<string, string> = {};
+beforeAll(async () => {
+  parts = await generatedParts();
+});
+
+describe('generated docs', () => {
+  it('are fresh: npm run docs would change nothing', () => {
+    for (const rel of GENERATED_FILES) expect(render(readDoc(rel), parts), `${rel} is stale: run npm run docs`).toBe(readDoc(rel));
+  });
+
+  it('hold every generated part in its place', () => {
+    expect(partsIn(readDoc('docs/configuration.md'))).toEqual(['config']);
+    expect(partsIn(readDoc('docs/metrics.md'))).toEqual(['metrics']);
+    expect(partsIn(readDoc('docs/api.md'))).toEqual(['errors', 'policies']);
+  });
+
+  it('notice a stale part', () => {
+    const stale = readDoc('docs/metrics.md').replace('| `chainproxy_requests_total` |', '| `chainproxy_requests_old` |');
+    expect(stale).not.toBe(readDoc('docs/metrics.md'));
+    expect(render(stale, parts)).toBe(readDoc('docs/metrics.md'));
+  });
+
+  it('list every setting, metric, error code and endpoint policy', () => {
+    const metrics = readDoc('docs/metrics.md');
+    for (const name of ['chainproxy_requests_total', 'chainproxy_upstream_shed_total', 'chainproxy_stream_open', 'chainproxy_passthrough_requests_total', 'chainproxy_api_key_requests_total', 'chainproxy_refresh_ahead_total']) {
+      expect(metrics).toContain(`| \`${name}\` |`);
+    }
+    expect(metrics).toMatch(/\| `chainproxy_upstream_head` \| gauge \| upstream \|/);
+    expect(readDoc('docs/configuration.md')).toContain('### Upstreams');
+    expect(readDoc('docs/api.md')).toMatch(/^\| 5032 \| 503 \|/m);
+    expect(readDoc('docs/api.md')).toMatch(/^\| block\/max \| 1 s \|/m);
+  });
+});
+
+const PACKAGED = (JSON.parse(readDoc('package.json')) as { files: string[] }).files;
+const shipped = (rel: string): boolean => PACKAGED.some((f) => rel === f || rel.startsWith(`${f}/`));
+const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+describe('README and docs/', () => {
+  it('README is a front door of at most 200 lines', () => {
+    expect(readDoc('README.md').split('\n').length).toBeLessThanOrEqual(200);
+  });
+
+  it('deploy recipes run the proxy itself, never npm start or npx (signals must reach it)', () => {
+    const readme = readDoc('README.md');
+    const deploy = readme.slice(readme.indexOf('\n## Deploy it'), readme.indexOf('\n## Where to look next'));
+    const blocks = [...deploy.matchAll(/```(sh|ini)\n([\s\S]*?)```/g)].map((m) => m[2]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
+    for (const b of blocks) {
+      expect(b).not.toMatch(/npm start|npx /);
+      expect(b, b).toMatch(/(node dist\/main\.js|\.\/node_modules\/\.bin\/chainproxy)\s*(#.*)?$/m);
+    }
+  });
+
+  it('link only to files the package ships, and to headings that exist', () => {
+    for (const doc of DOCS) {
+      for (const link of relativeLinks(readDoc(doc))) {
+        const target = link.path === '' ? doc : normalize(relative(ROOT, join(ROOT, dirname(doc), link.path)));
+        expect(existsSync(join(ROOT, target)), `${doc} → ${target}`).toBe(true);
+        expect(shipped(target), `${doc} → ${target} is not in the package`).toBe(true);
+        if (link.anchor !== null) expect(anchorsOf(readFileSync(join(ROOT, target), 'utf8')), `${doc} → ${target}#${link.anchor}`).toContain(link.anchor);
+      }
+    }
+  });
+});
