@@ -93,7 +93,6 @@ export class FastHits {
       }
     }
     const name = known.endpoint.name;
-    d.metrics.upstreamSaved(name);
     const status = deliverRaw(req.headers, res, hit, now, d.chain.bestHead(), null);
     d.metrics.request(name, status, 'HIT', (performance.now() - started) / 1000);
     return true;

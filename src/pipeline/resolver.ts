@@ -80,11 +80,12 @@ export class Resolver {
     this.#observe = deps.observe ?? ignore;
   }
 
-  /** Synchronous fast path: a fresh memory entry, or undefined. */
+  /** Synchronous fast path: a fresh memory entry, or undefined. Counted as an upstream request saved. */
   hit(req: CanonicalRequest, now: number): Resolution | undefined {
     const mem = this.#d.memory.peek(req.key);
     if (mem === undefined || entryState(mem.entry, now, this.#d.chain) !== 'fresh') return undefined;
     this.#observe(req);
+    this.#d.metrics.upstreamSaved(req.endpoint.name);
     const r: Resolution = { result: 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
     return this.#invariants === null ? r : this.#guard(req, r);
   }
