@@ -5,12 +5,3 @@ export interface ChainView {
   /** Highest block height seen final (`is_finality: true`) in upstream data, never above bestHead(). null until known. */
   finalHeight(): number | null;
 }
-
-export interface ChainEvents {
-  /** The best head advanced: head-dependent entries stored before it are now stale. */
-  head: (height: number) => void;
-  /** The final height advanced. */
-  final: (height: number) => void;
-  /** Every upstream reported lower heads for a while: the head was lowered to `height` from `from`. */
-  rebase: (height: number, from: number) => void;
-}

@@ -19,8 +19,6 @@ export interface RateLimitMetrics {
   unknownKey(): void;
 }
 
-export const noopRateLimitMetrics: RateLimitMetrics = { refused() {}, admitted() {}, unknownKey() {} };
-
 export function createRateLimitMetrics(registry: Registry, keyNames: readonly string[], buckets: () => number): RateLimitMetrics {
   const p = METRIC_PREFIX;
   const clients = ['ip', ...keyNames];
