@@ -1,5 +1,5 @@
 /** Record schemas of the Chain Data Query Service (spec section 2). */
-import { arrayOf, pattern, schema, type FieldSpec, type Schema } from './validate.js';
+import { arrayOf, pattern, schema, type FieldSpec, type Schema } from './language.js';
 
 const DATE8 = pattern(/^\d{8}$/);
 const DATE8_OR_NULL = pattern(/^\d{8}$/, true);
