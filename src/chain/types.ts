@@ -5,3 +5,18 @@ export interface ChainView {
   /** Highest block height seen final (`is_finality: true`) in upstream data, never above bestHead(). null until known. */
   finalHeight(): number | null;
 }
+
+/** What one upstream answer showed about the chain. */
+export interface ChainFacts {
+  /** The head it reported (a head answer: block/max), or null. */
+  head: number | null;
+  /** The highest height it showed final (`is_finality: true`), or null. */
+  final: number | null;
+  /** The upstream that answered. */
+  source: string;
+}
+
+/** The one place chain facts learned from answers are applied (the tracker). */
+export interface ChainFeedback {
+  apply(facts: ChainFacts): void;
+}
