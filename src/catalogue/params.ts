@@ -5,7 +5,7 @@
  */
 import type { ParamLimits, ParamSpec, ParseResult } from './types.js';
 
-export const MAX_PAGE = 10_000_000;
+const MAX_PAGE = 10_000_000;
 
 /**
  * A cross-check message starting with this prefix is reported as

@@ -10,7 +10,7 @@ import { parameterOf } from './params.js';
 import type { OpenApiContribution, OperationObject, ResponseObject, SchemaObject } from './types.js';
 
 /** `tx/list/pending` → `txListPending`. */
-export function operationIdOf(name: string): string {
+function operationIdOf(name: string): string {
   return name.split('/').map((part, i) => (i === 0 ? part : part.charAt(0).toUpperCase() + part.slice(1))).join('');
 }
 

@@ -111,11 +111,7 @@ function array(of: FieldSpec): Node {
 }
 
 function object(s: Schema): Node {
-  const fields = Object.entries(s.fields).map(([name, spec]) => ({
-    name,
-    optional: typeof spec === 'object' && spec.kind === 'optional',
-    node: compile(spec),
-  }));
+  const fields = Object.entries(s.fields).map(([name, spec]) => ({ name, node: compile(spec) }));
   const listed = new Set(fields.map((f) => f.name));
   return {
     test(v, at, sink) {
@@ -127,10 +123,8 @@ function object(s: Schema): Node {
       const prefix = at ? at + '.' : '';
       let ok = true;
       for (const f of fields) {
-        if (!(f.name in o)) {
-          if (f.optional) continue;
-          sink.out?.push(`${prefix}${f.name}: missing (${s.name})`);
-        } else if (f.node.test(o[f.name], sink.out === null ? at : prefix + f.name, sink)) continue;
+        if (!(f.name in o)) sink.out?.push(`${prefix}${f.name}: missing (${s.name})`);
+        else if (f.node.test(o[f.name], sink.out === null ? at : prefix + f.name, sink)) continue;
         ok = false;
         if (sink.out === null) return false;
       }
@@ -147,7 +141,7 @@ function object(s: Schema): Node {
       reg.register(s.name, s, () => ({
         type: 'object',
         properties: Object.fromEntries(fields.map((f) => [f.name, f.node.json(reg)])),
-        required: fields.filter((f) => !f.optional).map((f) => f.name),
+        required: fields.map((f) => f.name),
         // What production does: fields not listed are accepted.
         additionalProperties: true,
       })),
@@ -172,9 +166,6 @@ function compile(spec: FieldSpec): Node {
       break;
     case 'array':
       n = array(spec.of);
-      break;
-    case 'optional':
-      n = compile(spec.spec);
       break;
     case 'pattern':
       n = pattern(spec.re, spec.nullable);

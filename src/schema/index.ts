@@ -1,4 +1,4 @@
-export { schema, arrayOf, optional, pattern } from './language.js';
+export { schema } from './language.js';
 export type { Schema, FieldSpec } from './language.js';
 export * from './records.js';
 export { schemaForEndpoint, ENDPOINT_PATHS, dataSpecOf } from './endpoints.js';

@@ -4,11 +4,9 @@
  *
  * Field specs: 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'object' (any plain object)
  * | 'array' (any array), a union written with '|' (e.g. 'null|integer'), a nested Schema,
- * `arrayOf(spec)`, `optional(spec)`, or `pattern(re, base?)` for strings.
+ * `arrayOf(spec)`, or `pattern(re, nullable?)` for strings.
  * Note: after JSON.parse, `4842503.0` is an integer; 'number' accepts integers too.
  */
-
-export type Primitive = 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'object' | 'array';
 
 export interface Schema {
   readonly kind: 'schema';
@@ -21,25 +19,18 @@ export interface ArraySpec {
   readonly kind: 'array';
   readonly of: FieldSpec;
 }
-export interface OptionalSpec {
-  readonly kind: 'optional';
-  readonly spec: FieldSpec;
-}
 export interface PatternSpec {
   readonly kind: 'pattern';
   readonly re: RegExp;
   readonly nullable: boolean;
 }
-export type FieldSpec = string | Schema | ArraySpec | OptionalSpec | PatternSpec;
+export type FieldSpec = string | Schema | ArraySpec | PatternSpec;
 
 export function schema(name: string, fields: Record<string, FieldSpec>, allowExtra = false): Schema {
   return { kind: 'schema', name, fields, allowExtra };
 }
 export function arrayOf(of: FieldSpec): ArraySpec {
   return { kind: 'array', of };
-}
-export function optional(spec: FieldSpec): OptionalSpec {
-  return { kind: 'optional', spec };
 }
 export function pattern(re: RegExp, nullable = false): PatternSpec {
   return { kind: 'pattern', re, nullable };
