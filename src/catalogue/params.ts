@@ -41,26 +41,26 @@ function intRange(raw: string, min: number, max: number, expected: string): Pars
   return n < min ? fail(expected) : { ok: true, value: String(n) };
 }
 
-export function parsePage(raw: string): ParseResult {
+function parsePage(raw: string): ParseResult {
   return intRange(raw, 1, MAX_PAGE, `an integer from 1 to ${MAX_PAGE}`);
 }
 
-export function parsePageSize(raw: string, limits: ParamLimits): ParseResult {
+function parsePageSize(raw: string, limits: ParamLimits): ParseResult {
   return intRange(raw, 1, limits.maxPageSize, `an integer from 1 to ${limits.maxPageSize}`);
 }
 
-export function parseDays(raw: string, limits: ParamLimits): ParseResult {
+function parseDays(raw: string, limits: ParamLimits): ParseResult {
   return intRange(raw, 1, limits.maxDays, `an integer from 1 to ${limits.maxDays}`);
 }
 
 const HEIGHT_EXPECTED = 'a block height (a non-negative integer)';
 
-export function parseBlockHeight(raw: string): ParseResult {
+function parseBlockHeight(raw: string): ParseResult {
   return intRange(raw, 0, Number.MAX_SAFE_INTEGER, HEIGHT_EXPECTED);
 }
 
 /** Nebulas base58 address: `n` followed by 34 base58 characters (35 in all). */
-export function parseAddress(raw: string): ParseResult {
+function parseAddress(raw: string): ParseResult {
   const expected = 'a Nebulas address ("n" followed by 34 base58 characters)';
   if (raw.length !== 35 || raw.charCodeAt(0) !== 110) return fail(expected);
   for (let i = 1; i < 35; i++) {
@@ -85,19 +85,19 @@ function isHex64(raw: string): boolean {
 const HASH_EXPECTED = 'a hash (64 hexadecimal characters)';
 
 /** 64 hex characters; canonical form is lowercase. */
-export function parseHash(raw: string): ParseResult {
+function parseHash(raw: string): ParseResult {
   return isHex64(raw) ? { ok: true, value: raw.toLowerCase() } : fail(HASH_EXPECTED);
 }
 
 /** `h` of block/detail: a block height or a block hash. */
-export function parseHeightOrHash(raw: string): ParseResult {
+function parseHeightOrHash(raw: string): ParseResult {
   if (raw.length === 64) return parseHash(raw);
   const r = parseBlockHeight(raw);
   return r.ok ? r : fail('a block height (a non-negative integer) or a block hash (64 hexadecimal characters)');
 }
 
 /** Token name: 1 to 64 of A-Z a-z 0-9 . _ - (case kept: token names are case-sensitive). */
-export function parseTokenName(raw: string): ParseResult {
+function parseTokenName(raw: string): ParseResult {
   const expected = 'a token name (1 to 64 characters from A-Z, a-z, 0-9, ".", "_", "-")';
   const len = raw.length;
   if (len === 0 || len > 64) return fail(expected);
@@ -110,7 +110,7 @@ export function parseTokenName(raw: string): ParseResult {
 }
 
 /** is_nrc20: `true`/`1` and `false`/`0` (true/false in any letter case); canonical `true`/`false`. */
-export function parseFlag(raw: string): ParseResult {
+function parseFlag(raw: string): ParseResult {
   if (raw === '1') return { ok: true, value: 'true' };
   if (raw === '0') return { ok: true, value: 'false' };
   const lower = raw.length <= 5 ? raw.toLowerCase() : '';

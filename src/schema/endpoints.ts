@@ -1,10 +1,7 @@
 /** Whole-response schemas per endpoint path, from the endpoint modules' record schemas. */
-import { ENDPOINTS, moduleOf } from '../endpoints/index.js';
+import { moduleOf } from '../endpoints/index.js';
 import type { FieldSpec, Schema } from './language.js';
 import { envelopeOf } from './records.js';
-
-/** The 22 endpoint paths (no leading slash). */
-export const ENDPOINT_PATHS: readonly string[] = ENDPOINTS.map((m) => m.path);
 
 const cache = new Map<string, Schema>();
 
