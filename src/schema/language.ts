@@ -12,7 +12,7 @@ export interface Schema {
   readonly kind: 'schema';
   readonly name: string;
   readonly fields: Readonly<Record<string, FieldSpec>>;
-  /** accept fields not listed (default false: extra fields are problems) */
+  /** The strict check (tests) accepts fields not listed too (default false: they are problems). */
   readonly allowExtra?: boolean;
 }
 export interface ArraySpec {
