@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { buildCatalogue, type Catalogue } from './catalogue/index.js';
 import { PAGES } from './catalogue/pages.js';
 import { ChainTracker } from './chain/tracker.js';
-import { blockMaxInvariant } from './chain/block-max-invariant.js';
+import { HeadGuard } from './chain/head-guard.js';
 import { MemoryStore } from './cache/memory-store.js';
 import type { Config } from './config/types.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
@@ -80,7 +80,8 @@ export function buildStages(config: Config, logger: Logger, clock: () => number)
   poolRef = pool;
 
   const hotKeys = new HotKeys();
-  const fetcher = new FetchStage({ pool, tracker, publicBaseUrl: config.publicBaseUrl, clock });
+  const headGuard = new HeadGuard(tracker, clock);
+  const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock });
   const resolver = new Resolver({
     memory,
     second: fleet?.store ?? null,
@@ -90,7 +91,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number)
     metrics,
     clock,
     logger,
-    invariants: new Map([['block/max', blockMaxInvariant(tracker, clock)]]),
+    headGuard,
     observe: config.refreshAhead.maxKeys > 0 ? hotKeys.seen : null,
   });
 

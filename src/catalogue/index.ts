@@ -1,10 +1,10 @@
 /**
- * The endpoint catalogue: one EndpointDef per endpoint (parameters, cross
- * checks, cache policy with configured overrides applied).
+ * The endpoint catalogue: one EndpointDef per endpoint module (parameters,
+ * cross checks, cache policy with configured overrides applied).
  */
-import { ENDPOINT_SHAPES } from './endpoints.js';
+import { ENDPOINTS } from '../endpoints/index.js';
 import { applyOverrides, DEFAULT_POLICIES, type PolicyOverrides } from './policies.js';
-import { ENDPOINT_NAMES, type EndpointDef, type EndpointName } from './types.js';
+import type { EndpointDef, EndpointName } from './types.js';
 
 export class Catalogue {
   readonly #defs: readonly EndpointDef[];
@@ -39,9 +39,12 @@ export class Catalogue {
 export function buildCatalogue(overrides: PolicyOverrides = {}): Catalogue {
   const policies = applyOverrides(DEFAULT_POLICIES, overrides);
   return new Catalogue(
-    ENDPOINT_NAMES.map((name) => {
-      const shape = ENDPOINT_SHAPES[name];
-      return { name, params: shape.params, check: shape.check, policy: policies[name] };
-    }),
+    ENDPOINTS.map((module) => ({
+      name: module.path,
+      params: module.params,
+      check: module.check ?? undefined,
+      policy: policies[module.path],
+      module,
+    })),
   );
 }

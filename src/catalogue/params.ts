@@ -5,7 +5,13 @@
  */
 import type { ParamLimits, ParamSpec, ParseResult } from './types.js';
 
-export const MAX_PAGE = 10_000_000;
+const MAX_PAGE = 10_000_000;
+
+/**
+ * A cross-check message starting with this prefix is reported as
+ * MISSING_PARAMETER; any other message as BAD_PARAMETER.
+ */
+export const MISSING_PREFIX = 'missing parameter';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const BASE58_OK: boolean[] = Array.from({ length: 128 }, (_, c) => BASE58.includes(String.fromCharCode(c)));
@@ -18,7 +24,7 @@ function fail(expected: string): ParseResult {
  * Digits only (no sign, fraction, exponent or space); leading zeros are
  * dropped. Returns the value, or -1 when malformed or above `max`.
  */
-export function parseDecimal(raw: string, max: number): number {
+function parseDecimal(raw: string, max: number): number {
   const len = raw.length;
   if (len === 0 || len > 20) return -1;
   let n = 0;
@@ -35,26 +41,26 @@ function intRange(raw: string, min: number, max: number, expected: string): Pars
   return n < min ? fail(expected) : { ok: true, value: String(n) };
 }
 
-export function parsePage(raw: string): ParseResult {
+function parsePage(raw: string): ParseResult {
   return intRange(raw, 1, MAX_PAGE, `an integer from 1 to ${MAX_PAGE}`);
 }
 
-export function parsePageSize(raw: string, limits: ParamLimits): ParseResult {
+function parsePageSize(raw: string, limits: ParamLimits): ParseResult {
   return intRange(raw, 1, limits.maxPageSize, `an integer from 1 to ${limits.maxPageSize}`);
 }
 
-export function parseDays(raw: string, limits: ParamLimits): ParseResult {
+function parseDays(raw: string, limits: ParamLimits): ParseResult {
   return intRange(raw, 1, limits.maxDays, `an integer from 1 to ${limits.maxDays}`);
 }
 
 const HEIGHT_EXPECTED = 'a block height (a non-negative integer)';
 
-export function parseBlockHeight(raw: string): ParseResult {
+function parseBlockHeight(raw: string): ParseResult {
   return intRange(raw, 0, Number.MAX_SAFE_INTEGER, HEIGHT_EXPECTED);
 }
 
 /** Nebulas base58 address: `n` followed by 34 base58 characters (35 in all). */
-export function parseAddress(raw: string): ParseResult {
+function parseAddress(raw: string): ParseResult {
   const expected = 'a Nebulas address ("n" followed by 34 base58 characters)';
   if (raw.length !== 35 || raw.charCodeAt(0) !== 110) return fail(expected);
   for (let i = 1; i < 35; i++) {
@@ -79,19 +85,19 @@ function isHex64(raw: string): boolean {
 const HASH_EXPECTED = 'a hash (64 hexadecimal characters)';
 
 /** 64 hex characters; canonical form is lowercase. */
-export function parseHash(raw: string): ParseResult {
+function parseHash(raw: string): ParseResult {
   return isHex64(raw) ? { ok: true, value: raw.toLowerCase() } : fail(HASH_EXPECTED);
 }
 
 /** `h` of block/detail: a block height or a block hash. */
-export function parseHeightOrHash(raw: string): ParseResult {
+function parseHeightOrHash(raw: string): ParseResult {
   if (raw.length === 64) return parseHash(raw);
   const r = parseBlockHeight(raw);
   return r.ok ? r : fail('a block height (a non-negative integer) or a block hash (64 hexadecimal characters)');
 }
 
 /** Token name: 1 to 64 of A-Z a-z 0-9 . _ - (case kept: token names are case-sensitive). */
-export function parseTokenName(raw: string): ParseResult {
+function parseTokenName(raw: string): ParseResult {
   const expected = 'a token name (1 to 64 characters from A-Z, a-z, 0-9, ".", "_", "-")';
   const len = raw.length;
   if (len === 0 || len > 64) return fail(expected);
@@ -104,7 +110,7 @@ export function parseTokenName(raw: string): ParseResult {
 }
 
 /** is_nrc20: `true`/`1` and `false`/`0` (true/false in any letter case); canonical `true`/`false`. */
-export function parseFlag(raw: string): ParseResult {
+function parseFlag(raw: string): ParseResult {
   if (raw === '1') return { ok: true, value: 'true' };
   if (raw === '0') return { ok: true, value: 'false' };
   const lower = raw.length <= 5 ? raw.toLowerCase() : '';
@@ -127,24 +133,58 @@ export function invalidMessage(name: string, expected: string, raw: string): str
   return `invalid parameter ${name}: expected ${expected}, got "${echo(raw)}"`;
 }
 
-// Specs shared by the endpoint table.
-const spec = (name: string, parse: ParamSpec['parse'], required = false, defaultValue?: string): ParamSpec => ({
+/** JSON Schema of a parameter value (the OpenAPI 3.1 dialect). */
+type ValueSchema = { [key: string]: unknown };
+
+/** What the OpenAPI document says about a parameter kind; bounds from the configured limits. */
+export interface ParamDoc {
+  schema: ValueSchema;
+  description: string;
+  example: unknown;
+}
+
+const ADDRESS_PATTERN = '^n[1-9A-HJ-NP-Za-km-z]{34}$';
+const HASH_PATTERN = '^[0-9a-fA-F]{64}$';
+const TOKEN_PATTERN = '^[A-Za-z0-9._-]{1,64}$';
+const HEIGHT_OR_HASH_PATTERN = '^([0-9]{1,16}|[0-9a-fA-F]{64})$';
+
+/** A parameter kind: its parser and its documentation, declared together. */
+interface Kind {
+  parse: ParamSpec['parse'];
+  doc: ParamSpec['doc'];
+}
+
+const K = {
+  page: { parse: parsePage, doc: () => ({ schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE }, description: 'Page number (digits only).', example: 1 }) },
+  pageSize: { parse: parsePageSize, doc: (l) => ({ schema: { type: 'integer', minimum: 1, maximum: l.maxPageSize }, description: 'Items per page.', example: 20 }) },
+  days: { parse: parseDays, doc: (l) => ({ schema: { type: 'integer', minimum: 1, maximum: l.maxDays }, description: 'Number of days back from today.', example: 7 }) },
+  height: { parse: parseBlockHeight, doc: () => ({ schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, description: 'Block height.', example: 4_842_000 }) },
+  address: { parse: parseAddress, doc: () => ({ schema: { type: 'string', pattern: ADDRESS_PATTERN }, description: 'Nebulas address: "n" and 34 base58 characters.', example: 'n1d4wXxTVmK4rzyiN1vxhMuzxT441bxr8Fg' }) },
+  hash: { parse: parseHash, doc: () => ({ schema: { type: 'string', pattern: HASH_PATTERN }, description: 'Transaction hash: 64 hexadecimal characters, any case.', example: 'f4a81d2f8b6b3ec4a9b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718' }) },
+  heightOrHash: { parse: parseHeightOrHash, doc: () => ({ schema: { type: 'string', pattern: HEIGHT_OR_HASH_PATTERN }, description: 'Block height, or block hash (64 hexadecimal characters).', example: '4820298' }) },
+  token: { parse: parseTokenName, doc: () => ({ schema: { type: 'string', pattern: TOKEN_PATTERN }, description: 'Token name (case-sensitive).', example: 'NAX' }) },
+  flag: { parse: parseFlag, doc: () => ({ schema: { type: 'boolean' }, description: 'true or false (also 1 or 0, any letter case). Absent: the upstream default.', example: true }) },
+} satisfies Record<string, Kind>;
+
+const spec = <N extends string>(name: N, kind: Kind, required = false, defaultValue?: string): ParamSpec<N> => ({
   name,
   required,
   defaultValue,
-  parse,
+  parse: kind.parse,
+  doc: kind.doc,
 });
 
+/** The parameters of the endpoint modules and pages. */
 export const P = {
-  page: spec('page', parsePage, false, '1'),
-  pageSize: spec('page_size', parsePageSize, false, '20'),
-  days: (def: number): ParamSpec => spec('days', parseDays, false, String(def)),
-  blockHeight: spec('block_height', parseBlockHeight),
-  address: spec('address', parseAddress, true),
-  optAddress: (name: string): ParamSpec => spec(name, parseAddress),
-  hash: spec('hash', parseHash, true),
-  h: spec('h', parseHeightOrHash, true),
-  token: spec('token', parseTokenName, true),
-  optToken: spec('token', parseTokenName),
-  isNrc20: spec('is_nrc20', parseFlag),
+  page: spec('page', K.page, false, '1'),
+  pageSize: spec('page_size', K.pageSize, false, '20'),
+  days: (def: number): ParamSpec<'days'> => spec('days', K.days, false, String(def)),
+  blockHeight: spec('block_height', K.height),
+  address: spec('address', K.address, true),
+  optAddress: <N extends string>(name: N): ParamSpec<N> => spec(name, K.address),
+  hash: spec('hash', K.hash, true),
+  h: spec('h', K.heightOrHash, true),
+  token: spec('token', K.token, true),
+  optToken: spec('token', K.token),
+  isNrc20: spec('is_nrc20', K.flag),
 } as const;

@@ -1,6 +1,7 @@
 /**
- * Default cache policies, one row per endpoint. Which column applies is decided
- * per answer by classify.ts from the content:
+ * Cache policies: each endpoint module declares its defaults (src/endpoints,
+ * rows built by `policy()`/`flat()` in kit.ts). Which column applies is decided
+ * per answer by the module's classification from the content:
  *
  * - ttl:      an ordinary answer. For tx/detail: a confirmed tx in a block not
  *             final yet (then kept finalTtl once that block is final).
@@ -19,51 +20,12 @@
  *
  * Every value is overridable per endpoint (CONFIG_FILE `policies:`).
  */
+import { ENDPOINTS } from '../endpoints/index.js';
 import type { EndpointName, EndpointPolicy } from './types.js';
 
-const S = 1000;
-const M = 60 * S;
-const DAY = 24 * 60 * M;
-const NEG = 1 * S;
-
-type Row = [ttl: number, final: number, volatile: number, swr: number, sie: number, neg: number, head: boolean];
-
-// prettier-ignore
-const TABLE: Record<EndpointName, Row> = {
-  //                          ttl       final     volatile  swr      sie   neg  head
-  'block/max':             [  1 * S,    1 * S,    1 * S,    1 * S,   DAY,  NEG, false],
-  'tx/list/pending':       [  1 * S,    1 * S,    1 * S,    1 * S,   DAY,  NEG, true ],
-  'tx/list':               [  3 * S,    DAY,      5 * S,    3 * S,   DAY,  NEG, true ],
-  'block/list':            [  3 * S,    3 * S,    3 * S,    3 * S,   DAY,  NEG, true ],
-  'tx/listByAddress':      [  3 * S,    3 * S,    3 * S,    3 * S,   DAY,  NEG, true ],
-  'tx/nrc20':              [  3 * S,    3 * S,    3 * S,    3 * S,   DAY,  NEG, true ],
-  'token/tx/list':         [  3 * S,    3 * S,    3 * S,    3 * S,   DAY,  NEG, true ],
-  'block/detail':          [  5 * S,    DAY,      5 * S,    5 * S,   DAY,  NEG, false],
-  'tx/detail':             [  5 * S,    DAY,      1 * S,    1 * S,   DAY,  NEG, false],
-  'token/list':            [ 10 * M,   10 * M,   10 * M,   10 * M,   DAY,  NEG, false],
-  'token/detail':          [ 10 * M,   10 * M,   10 * M,   10 * M,   DAY,  NEG, false],
-  'tx/count/history':      [  5 * M,    5 * M,    5 * M,    5 * M,   DAY,  NEG, false],
-  'address/count/history': [  5 * M,    5 * M,    5 * M,    5 * M,   DAY,  NEG, false],
-  'nax/history':           [  5 * M,    5 * M,    5 * M,    5 * M,   DAY,  NEG, false],
-  'tx/count/today':        [ 10 * S,   10 * S,   10 * S,   10 * S,   DAY,  NEG, true ],
-  'chain/summary':         [ 10 * S,   10 * S,   10 * S,   10 * S,   DAY,  NEG, true ],
-  'address/info':          [  5 * S,    5 * S,    5 * S,    5 * S,   DAY,  NEG, true ],
-  'holders':               [ 60 * S,   60 * S,   60 * S,   60 * S,   DAY,  NEG, false],
-  'token/holders':         [ 60 * S,   60 * S,   60 * S,   60 * S,   DAY,  NEG, false],
-  'contracts':             [ 60 * S,   60 * S,   60 * S,   60 * S,   DAY,  NEG, false],
-  'nax/summary':           [ 60 * S,   60 * S,   60 * S,   60 * S,   DAY,  NEG, false],
-  'nax/profits':           [ 60 * S,   60 * S,   60 * S,   60 * S,   DAY,  NEG, false],
-};
-
-function toPolicy([ttlMs, finalTtlMs, volatileTtlMs, swrMs, sieMs, negativeTtlMs, invalidateOnHead]: Row): EndpointPolicy {
-  return { ttlMs, finalTtlMs, volatileTtlMs, swrMs, sieMs, negativeTtlMs, invalidateOnHead };
-}
-
+/** The modules' default policies (src/endpoints), by endpoint name. */
 export const DEFAULT_POLICIES: Readonly<Record<EndpointName, Readonly<EndpointPolicy>>> = Object.freeze(
-  Object.fromEntries(Object.entries(TABLE).map(([name, row]) => [name, Object.freeze(toPolicy(row))])) as Record<
-    EndpointName,
-    EndpointPolicy
-  >,
+  Object.fromEntries(ENDPOINTS.map((m) => [m.path, m.policy])) as Record<EndpointName, EndpointPolicy>,
 );
 
 export type PolicyOverrides = Partial<Record<EndpointName, Partial<EndpointPolicy>>>;

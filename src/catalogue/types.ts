@@ -1,32 +1,9 @@
 import type { ChainView } from '../chain/types.js';
+import type { EndpointName } from '../endpoints/index.js';
+import type { EndpointModule } from '../endpoints/types.js';
+import type { ParamDoc } from './params.js';
 
-export const ENDPOINT_NAMES = [
-  'tx/nrc20',
-  'tx/detail',
-  'tx/list',
-  'tx/list/pending',
-  'tx/listByAddress',
-  'tx/count/history',
-  'tx/count/today',
-  'block/list',
-  'block/detail',
-  'block/max',
-  'contracts',
-  'token/list',
-  'token/detail',
-  'token/tx/list',
-  'token/holders',
-  'holders',
-  'nax/history',
-  'nax/summary',
-  'nax/profits',
-  'address/info',
-  'address/count/history',
-  'chain/summary',
-] as const;
-
-/** Catalogue endpoint name = API path without the leading slash; also the metrics label. */
-export type EndpointName = (typeof ENDPOINT_NAMES)[number];
+export { ENDPOINT_NAMES, type EndpointName } from '../endpoints/index.js';
 
 /** Limits that bound parameter values (configurable). */
 export interface ParamLimits {
@@ -36,13 +13,15 @@ export interface ParamLimits {
 
 export type ParseResult = { ok: true; value: string } | { ok: false; expected: string };
 
-export interface ParamSpec {
-  name: string;
+export interface ParamSpec<N extends string = string> {
+  name: N;
   required: boolean;
   /** Canonical default applied when absent (so equivalent requests share a key). */
   defaultValue?: string | undefined;
   /** Validates a raw (already percent-decoded) value and returns its canonical form. */
   parse(raw: string, limits: ParamLimits): ParseResult;
+  /** What the OpenAPI document says about it (schema bounds from the limits). */
+  doc(limits: ParamLimits): ParamDoc;
 }
 
 /** Cache timings of one endpoint; every value overridable per endpoint in CONFIG_FILE. */
@@ -69,6 +48,8 @@ export interface EndpointDef {
   /** Cross-parameter rule (e.g. exactly one of token/contract); returns an error message or null. */
   check?: ((params: ReadonlyMap<string, string>) => string | null) | undefined;
   policy: EndpointPolicy;
+  /** Everything else declared about the endpoint (src/endpoints); absent for a page's parameter shape. */
+  module?: EndpointModule | undefined;
 }
 
 /** A validated request: canonical params (defaults applied, unknown dropped), key and upstream path. */

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { ChainView } from './types.js';
+import type { ChainFacts, ChainFeedback, ChainView } from './types.js';
 import { HeadTrust, type HeadTrustOptions } from './head-trust.js';
 
 /**
@@ -13,7 +13,7 @@ import { HeadTrust, type HeadTrustOptions } from './head-trust.js';
  * wedging). The final height never exceeds the head. Emits `head` and `final`
  * when they move forward and `rebase` when the head is lowered.
  */
-export class ChainTracker extends EventEmitter implements ChainView {
+export class ChainTracker extends EventEmitter implements ChainView, ChainFeedback {
   #head: number | null = null;
   #final: number | null = null;
   readonly #trust: HeadTrust;
@@ -50,6 +50,12 @@ export class ChainTracker extends EventEmitter implements ChainView {
     this.#trust.accepted(believed);
     this.emit('head', believed);
     return true;
+  }
+
+  /** Facts learned from an upstream answer: its head (bounded trust, by source), then its final height. */
+  apply(facts: ChainFacts): void {
+    if (facts.head !== null) this.observeHead(facts.head, facts.source);
+    if (facts.final !== null) this.observeFinal(facts.final);
   }
 
   /** Returns true when the final height moved forward; a final height above the head is not believed. */

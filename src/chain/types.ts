@@ -6,11 +6,17 @@ export interface ChainView {
   finalHeight(): number | null;
 }
 
-export interface ChainEvents {
-  /** The best head advanced: head-dependent entries stored before it are now stale. */
-  head: (height: number) => void;
-  /** The final height advanced. */
-  final: (height: number) => void;
-  /** Every upstream reported lower heads for a while: the head was lowered to `height` from `from`. */
-  rebase: (height: number, from: number) => void;
+/** What one upstream answer showed about the chain. */
+export interface ChainFacts {
+  /** The head it reported (a head answer: block/max), or null. */
+  head: number | null;
+  /** The highest height it showed final (`is_finality: true`), or null. */
+  final: number | null;
+  /** The upstream that answered. */
+  source: string;
+}
+
+/** The one place chain facts learned from answers are applied (the tracker). */
+export interface ChainFeedback {
+  apply(facts: ChainFacts): void;
 }

@@ -8,10 +8,8 @@
  *
  * Message (JSON, one per PUBLISH):
  *   { "v": 1, "from": "<replica id>", "t": "head",       "height": 123, "final": false }
- *   { "v": 1, "from": "<replica id>", "t": "invalidate", "keys": ["k1", "k2"] }
- *   { "v": 1, "from": "<replica id>", "t": "invalidate", "prefix": "block/" }
  *   { "v": 1, "from": "<replica id>", "t": "filled",     "key": "k" }
- * A replica ignores its own 'head' and 'invalidate' messages (no echo). 'filled'
+ * A replica ignores its own 'head' messages (no echo). 'filled'
  * (lease.ts: the leader of a fleet-wide flight is done) is delivered to every
  * replica, the sender included. Malformed messages are dropped.
  */
@@ -21,11 +19,8 @@ import type { ChainTracker } from '../chain/tracker.js';
 import { noopMetrics, type Metrics } from '../metrics/types.js';
 import type { RedisClient } from '../redis/client.js';
 
-export type InvalidateTarget = { keys: string[] } | { prefix: string };
-
 export interface FleetBusEvents {
   head: [height: number, final: boolean];
-  invalidate: [target: InvalidateTarget];
   filled: [key: string];
   /** The subscriber is (again) subscribed. */
   subscribed: [];
@@ -43,7 +38,6 @@ export interface FleetBusOptions {
 
 type Message =
   | { v: 1; from: string; t: 'head'; height: number; final: boolean }
-  | { v: 1; from: string; t: 'invalidate'; keys?: string[]; prefix?: string }
   | { v: 1; from: string; t: 'filled'; key: string };
 
 function parse(text: string): Message | undefined {
@@ -58,10 +52,6 @@ function parse(text: string): Message | undefined {
   if (o.v !== 1 || typeof o.from !== 'string') return undefined;
   if (o.t === 'head' && Number.isSafeInteger(o.height) && typeof o.final === 'boolean') return o as Message;
   if (o.t === 'filled' && typeof o.key === 'string') return o as Message;
-  if (o.t === 'invalidate') {
-    if (Array.isArray(o.keys) && o.keys.every((k) => typeof k === 'string')) return o as Message;
-    if (typeof o.prefix === 'string') return o as Message;
-  }
   return undefined;
 }
 
@@ -119,11 +109,6 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
     return this.#publish({ v: 1, from: this.replicaId, t: 'head', height, final });
   }
 
-  publishInvalidate(target: readonly string[] | { prefix: string }): Promise<void> {
-    const body = 'prefix' in target ? { prefix: target.prefix } : { keys: [...target] };
-    return this.#publish({ v: 1, from: this.replicaId, t: 'invalidate', ...body });
-  }
-
   publishFilled(key: string): Promise<void> {
     return this.#publish({ v: 1, from: this.replicaId, t: 'filled', key });
   }
@@ -155,9 +140,7 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
       return;
     }
     if (m.from === this.replicaId) return;
-    if (m.t === 'head') this.emit('head', m.height, m.final);
-    else if (m.prefix !== undefined) this.emit('invalidate', { prefix: m.prefix });
-    else this.emit('invalidate', { keys: m.keys ?? [] });
+    this.emit('head', m.height, m.final);
   }
 }
 

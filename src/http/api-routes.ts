@@ -78,7 +78,6 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
       const now = clock();
       const hit = resolver.hit(req, now);
       if (hit !== undefined) {
-        metrics.upstreamSaved(endpoint.name);
         const status = deliver(request, reply, hit, now, chain.bestHead());
         finish(request, endpoint, started, status, hit, null);
         if (fast !== null) fast.remember(url, endpoint, req);

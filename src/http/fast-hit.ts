@@ -95,7 +95,6 @@ export class FastHits {
       }
       credits = creditHeaders(gate, key);
     }
-    d.metrics.upstreamSaved(name);
     const status = deliverRaw(req.headers, res, hit, now, d.chain.bestHead(), credits);
     d.metrics.request(name, status, 'HIT', (performance.now() - started) / 1000);
     return true;

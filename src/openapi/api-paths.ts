@@ -10,7 +10,7 @@ import { parameterOf } from './params.js';
 import type { OpenApiContribution, OperationObject, ResponseObject, SchemaObject } from './types.js';
 
 /** `tx/list/pending` → `txListPending`. */
-export function operationIdOf(name: string): string {
+function operationIdOf(name: string): string {
   return name.split('/').map((part, i) => (i === 0 ? part : part.charAt(0).toUpperCase() + part.slice(1))).join('');
 }
 
@@ -51,7 +51,7 @@ function operationOf(def: EndpointDef, limits: ParamLimits, registry: SchemaRegi
     tags: [def.name.split('/')[0] ?? def.name],
     parameters: def.params.map((p) => parameterOf(p, limits, eitherNote !== undefined && (p.name === 'token' || p.name === 'contract') ? eitherNote : undefined)),
     responses: {
-      '200': { description: 'Success envelope (`code` 0) with the records.', headers: CACHE_HEADERS, content: { [JSON_TYPE]: { schema: okSchema } } },
+      '200': { description: 'Success envelope (`code` 0) with the records. Fields not listed may appear: the upstream adds them, the proxy passes them through.', headers: CACHE_HEADERS, content: { [JSON_TYPE]: { schema: okSchema } } },
       '304': { description: 'Not modified (If-None-Match matched the ETag).' },
       '400': errorResponse('Invalid, missing or duplicated parameter (codes 4001, 4002, 4003); the message names the parameter. No upstream request is made.', registry),
       '404': errorResponse("The upstream's not-found envelope, relayed (unknown hash, block, token).", registry),

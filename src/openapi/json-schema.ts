@@ -1,8 +1,11 @@
 /**
- * The record schemas of src/schema as JSON Schema: every named Schema becomes
- * a component (`#/components/schemas/<name>`), referenced where it is used.
- * Strictness is kept: fields not listed are refused, as validateRecord does.
+ * The record schemas of src/schema in the document: the one interpreter
+ * (schema/compile.ts) writes each spec's JSON Schema, the same rules that
+ * production checks answers with (fields not listed are accepted); every
+ * named Schema becomes a component (`#/components/schemas/<name>`),
+ * referenced where it is used.
  */
+import { jsonSchemaOf, type JsonSchema, type NamedSchemas } from '../schema/compile.js';
 import type { FieldSpec, Schema } from '../schema/index.js';
 import type { SchemaObject } from './types.js';
 
@@ -18,7 +21,7 @@ export function ref(name: string): SchemaObject {
 }
 
 /** Collects the component schemas reached while converting. */
-export class SchemaRegistry {
+export class SchemaRegistry implements NamedSchemas {
   readonly #schemas = new Map<string, SchemaObject>();
   readonly #sources = new Map<string, Schema>();
 
@@ -28,37 +31,23 @@ export class SchemaRegistry {
 
   /** JSON Schema of a field spec; named schemas are registered and referenced. */
   convert(spec: FieldSpec): SchemaObject {
-    if (typeof spec === 'string') {
-      const types = spec.split('|');
-      return { type: types.length === 1 ? types[0] : types };
-    }
-    switch (spec.kind) {
-      case 'schema':
-        return this.named(spec);
-      case 'array':
-        return { type: 'array', items: this.convert(spec.of) };
-      case 'optional':
-        return this.convert(spec.spec);
-      case 'pattern':
-        return { type: spec.nullable ? ['string', 'null'] : 'string', pattern: spec.re.source };
-    }
+    return jsonSchemaOf(spec, this);
   }
 
-  /** Registers a named schema (once) and returns a reference to it. */
+  /** A named schema: registered (once) and referenced. */
   named(s: Schema): SchemaObject {
-    const name = componentName(s.name);
+    return jsonSchemaOf(s, this);
+  }
+
+  /** Registers the component `build` writes for `source` (once) and returns a reference to it. */
+  register(a: string, source: Schema, build: () => JsonSchema): JsonSchema {
+    const name = componentName(a);
     const seen = this.#sources.get(name);
-    if (seen !== undefined && seen !== s) throw new Error(`two different record schemas are named ${name}`);
+    if (seen !== undefined && seen !== source) throw new Error(`two different record schemas are named ${name}`);
     if (seen === undefined) {
-      this.#sources.set(name, s);
+      this.#sources.set(name, source);
       this.#schemas.set(name, {}); // placeholder first: recursive schemas terminate
-      const properties: Record<string, SchemaObject> = {};
-      const required: string[] = [];
-      for (const [field, fs] of Object.entries(s.fields)) {
-        properties[field] = this.convert(fs);
-        if (!(typeof fs === 'object' && fs.kind === 'optional')) required.push(field);
-      }
-      this.#schemas.set(name, { type: 'object', properties, required, additionalProperties: s.allowExtra === true });
+      this.#schemas.set(name, build());
     }
     return ref(name);
   }

@@ -28,8 +28,8 @@ export interface OperationObject {
   responses: Record<string, ResponseObject>;
 }
 
-export type PathItemObject = Partial<Record<'get' | 'post' | 'head', OperationObject>>;
-export type PathsObject = Record<string, PathItemObject>;
+type PathItemObject = Partial<Record<'get' | 'post' | 'head', OperationObject>>;
+type PathsObject = Record<string, PathItemObject>;
 
 /** What one feature adds to the document: its paths and the component schemas they reference. */
 export interface OpenApiContribution {

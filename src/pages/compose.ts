@@ -21,8 +21,6 @@ export const FAILED_PART_TTL_MS = 1000;
 /** A page with a part being revalidated is kept (served STALE) until that part is fresh again, at most this long. */
 export const STALE_PAGE_MS = 250;
 
-/** Endpoints whose content can become final (a final block, its transactions, a tx in it). */
-const FINAL_CAPABLE: ReadonlySet<string> = new Set(['block/detail', 'tx/list', 'tx/detail']);
 
 export interface ComposeDeps extends PartDeps {
   chain: ChainView;
@@ -35,7 +33,8 @@ export type Composition =
 /** Final content: a final-capable endpoint's entry kept for its final TTL, not head-invalidated. */
 export function isFinalPart(o: PartOutcome): boolean {
   const e = o.res?.entry;
-  if (e === undefined || !FINAL_CAPABLE.has(o.part.endpoint.name)) return false;
+  // Final-capable endpoints (src/endpoints): a final block, its transactions, a tx in it.
+  if (e === undefined || o.part.endpoint.module?.finalCapable !== true) return false;
   const finalTtl = o.part.endpoint.policy.finalTtlMs;
   return !e.headDependent && e.finalAt === null && finalTtl > 0 && e.freshUntil - e.createdAt >= finalTtl;
 }

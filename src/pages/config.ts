@@ -4,7 +4,6 @@
  * (`pages.<name>.<field>: expected X, got Y`).
  */
 import { buildCatalogue } from '../catalogue/index.js';
-import { PAGES } from '../catalogue/pages.js';
 import { compilePage } from './plan.js';
 import type { PageDecl, PageTable } from './types.js';
 
@@ -52,9 +51,4 @@ export function checkPages(raw: unknown, label: string): { pages: PageTable; err
     if (decl !== null && compilePage(name, decl, catalogue, at, errors) !== null) pages[name] = decl;
   }
   return { pages, errors };
-}
-
-/** Page names served: the built-in ones and the configured ones. */
-export function pageNames(configured: PageTable): string[] {
-  return [...new Set([...Object.keys(PAGES), ...Object.keys(configured)])];
 }

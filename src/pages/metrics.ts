@@ -12,8 +12,6 @@ export interface PageMetrics {
   composed(page: string, parts: readonly PartSummary[], seconds: number): void;
 }
 
-export const noopPageMetrics: PageMetrics = { request() {}, composed() {} };
-
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 function statusClass(status: number): string {

@@ -5,8 +5,7 @@
  * (known endpoint and parameter, known page parameter or part, no cycle).
  */
 import type { Catalogue } from '../catalogue/index.js';
-import { MISSING_PREFIX } from '../catalogue/endpoints.js';
-import { P } from '../catalogue/params.js';
+import { MISSING_PREFIX, P } from '../catalogue/params.js';
 import { DEFAULT_POLICIES } from '../catalogue/policies.js';
 import type { EndpointDef, EndpointName, ParamSpec } from '../catalogue/types.js';
 import { compileTemplate, refsOf, type Alt } from './template.js';

@@ -3,17 +3,20 @@
  * Every API answer must be good (src/upstream/judge.ts: envelope and record
  * schema) or a negative envelope; anything else is rejected inside the
  * upstream attempt, so it is retried elsewhere, counted against that upstream
- * and never cached. Links are spliced into the upstream's own bytes (never
- * re-serialized JSON), error answers are normalized to the envelope, TTLs
- * follow the content, and facts learned from the content (head, final height)
- * feed the tracker, which believes heads within bounds.
+ * and never cached. A head answer must also pass the head guard (never behind
+ * what was served, never an implausible head). Links are spliced into the
+ * upstream's own bytes (never re-serialized JSON), error answers are
+ * normalized to the envelope, TTLs follow the content, and the facts the
+ * answer showed (head, final height) are returned for the resolver to apply.
  */
 import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
 import { classify, distrusted, freshnessOf, heightOf } from '../catalogue/classify.js';
-import type { ChainTracker } from '../chain/tracker.js';
+import type { HeadGuard } from '../chain/head-guard.js';
+import type { ChainFacts, ChainView } from '../chain/types.js';
 import type { CacheEntry } from '../cache/types.js';
 import { createEntry } from '../cache/entry.js';
 import { ProxyError } from '../errors/catalog.js';
+import { height, obj } from '../endpoints/kit.js';
 import { rewriteLinks } from '../transform/links.js';
 import { isSuccessEnvelope, normalizeError } from '../transform/envelope.js';
 import { findStamps } from '../transform/stamps.js';
@@ -25,95 +28,81 @@ export interface Fetched {
   cacheable: boolean;
   upstream: string;
   upstreamMs: number;
+  /** What the answer showed about the chain; applied by the resolver. */
+  facts: ChainFacts;
 }
 
 export interface FetchStageDeps {
   pool: UpstreamPool;
-  tracker: ChainTracker;
+  chain: ChainView;
+  headGuard: HeadGuard;
   publicBaseUrl: string;
   clock: () => number;
 }
 
-function blockMaxHeight(json: Record<string, unknown>): number | null {
-  const data = json['data'];
-  if (typeof data !== 'object' || data === null) return null;
-  const h = (data as Record<string, unknown>)['height'];
-  return typeof h === 'number' && Number.isFinite(h) ? Math.trunc(h) : null;
+type Accept = (res: UpstreamResponse) => string | ProxyError | null;
+
+/** Stage 1, accept: a good answer (bad ones count against the upstream and are retried elsewhere). */
+function goodAnswer(endpoint: EndpointName): Accept {
+  return (res) => {
+    const problem = answerProblem(endpoint, res.status, res.json, res.body);
+    return problem === null ? null : new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { detail: problem });
+  };
+}
+
+/** Stage 1, accept for a head answer: good, and a head the guard lets through. */
+function goodHead(endpoint: EndpointName, guard: HeadGuard): Accept {
+  const good = goodAnswer(endpoint);
+  return (res) => {
+    const bad = good(res);
+    if (bad !== null || !isSuccessEnvelope(res.status, res.json)) return bad;
+    const h = height(obj(res.json['data'])?.['height']);
+    if (h === null) return 'block/max answer without a numeric height';
+    const refused = guard.accept(h);
+    return refused === null ? null : new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { detail: refused });
+  };
+}
+
+/** Stage 2, transform: links spliced into success bodies; errors normalized to the envelope. */
+function transform(req: CanonicalRequest, res: UpstreamResponse, publicBaseUrl: string): { ok: boolean; status: number; body: Buffer } {
+  if (isSuccessEnvelope(res.status, res.json)) return { ok: true, status: res.status, body: rewriteLinks(res.body, req.endpoint.name, publicBaseUrl) };
+  return { ok: false, ...normalizeError(res.status, res.json, res.body) };
 }
 
 export class FetchStage {
   readonly #deps: FetchStageDeps;
-  /** Highest block/max height ever answered: block/max never goes backwards for clients. */
-  #maxServedHead = 0;
+  readonly #accepts = new Map<EndpointName, Accept>();
 
   constructor(deps: FetchStageDeps) {
     this.#deps = deps;
-    // Following every upstream down to a lower head lowers the floor too (else block/max would wedge).
-    deps.tracker.on('rebase', (height: number) => {
-      this.#maxServedHead = Math.min(this.#maxServedHead, height);
-    });
   }
 
-  get maxServedHead(): number {
-    return this.#maxServedHead;
-  }
-
-  /** Good answers only (bad ones count against the upstream and are retried elsewhere). */
-  readonly #good = (endpoint: EndpointName) => (res: UpstreamResponse): string | ProxyError | null => {
-    const problem = answerProblem(endpoint, res.status, res.json, res.body);
-    return problem === null ? null : new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { detail: problem });
-  };
-
-  readonly #goodMax = this.#good('block/max');
-
-  /** block/max: good, not behind what was served, and a head the tracker believes (else retried elsewhere). */
-  readonly #blockMax = (res: UpstreamResponse): string | ProxyError | null => {
-    const bad = this.#goodMax(res);
-    if (bad !== null || !isSuccessEnvelope(res.status, res.json)) return bad;
-    const height = blockMaxHeight(res.json);
-    if (height === null) return 'block/max answer without a numeric height';
-    if (height < this.#maxServedHead) return `block/max ${height} is behind ${this.#maxServedHead}, already served`;
-    const { tracker } = this.#deps;
-    const head = tracker.bestHead();
-    if (head !== null && height > head && !tracker.plausible(height)) {
-      tracker.observeHead(height, res.upstream); // a claim: a second source may confirm it
-      const now = tracker.bestHead();
-      if (now === null || height > now) {
-        return new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { detail: `block/max ${height} implausibly far ahead of ${head}` });
-      }
+  #acceptFor(req: CanonicalRequest): Accept {
+    const name = req.endpoint.name;
+    let a = this.#accepts.get(name);
+    if (a === undefined) {
+      a = req.endpoint.module?.reportsHead === true ? goodHead(name, this.#deps.headGuard) : goodAnswer(name);
+      this.#accepts.set(name, a);
     }
-    return null;
-  };
+    return a;
+  }
 
   async fetch(req: CanonicalRequest, signal?: AbortSignal): Promise<Fetched> {
-    const { pool, tracker, publicBaseUrl, clock } = this.#deps;
-    const headAtStart = tracker.bestHead();
-    const isMax = req.endpoint.name === 'block/max';
+    const { pool, chain, publicBaseUrl, clock } = this.#deps;
+    const headAtStart = chain.bestHead();
     const res = await pool.fetch({
       path: req.upstreamPath,
       endpoint: req.endpoint.name,
-      freshness: freshnessOf(req, tracker),
-      accept: isMax ? this.#blockMax : this.#good(req.endpoint.name),
-      height: heightOf(req, tracker),
+      freshness: freshnessOf(req, chain),
+      accept: this.#acceptFor(req),
+      height: heightOf(req, chain),
       signal,
     });
 
-    const ok = isSuccessEnvelope(res.status, res.json);
-    let status = res.status;
-    let body: Buffer;
-    if (ok) {
-      body = rewriteLinks(res.body, req.endpoint.name, publicBaseUrl);
-    } else {
-      ({ status, body } = normalizeError(res.status, res.json, res.body));
-    }
-    let cls = classify({ req, status: res.status, json: res.json, chain: tracker });
+    const { ok, status, body } = transform(req, res, publicBaseUrl);
+    // Stage 3, classify: TTLs from the content.
+    let cls = classify({ req, status: res.status, json: res.json, chain });
     if (res.uncovered === true || res.laggingFallback === true) cls = distrusted(cls, req.endpoint.policy);
-    if (cls.observedHead !== null) tracker.observeHead(cls.observedHead, res.upstream);
-    if (cls.observedFinal !== null) tracker.observeFinal(cls.observedFinal);
-    if (isMax && ok) {
-      const h = blockMaxHeight(res.json);
-      if (h !== null && h > this.#maxServedHead) this.#maxServedHead = h;
-    }
 
     const entry = createEntry({
       key: req.key,
@@ -129,6 +118,7 @@ export class FetchStage {
       negative: cls.negative,
       stamps: ok ? findStamps(body, req.endpoint.name) : [],
     });
-    return { entry, cacheable: cls.cacheable, upstream: res.upstream, upstreamMs: res.durationMs };
+    const facts: ChainFacts = { head: cls.observedHead, final: cls.observedFinal, source: res.upstream };
+    return { entry, cacheable: cls.cacheable, upstream: res.upstream, upstreamMs: res.durationMs, facts };
   }
 }

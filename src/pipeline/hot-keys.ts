@@ -1,14 +1,12 @@
 /**
- * Which head-dependent entries clients poll: `block/max` and the first pages
- * of `block/list`, `tx/list` and `tx/list/pending`, at whatever page sizes
- * they use. Every lookup of such a key adds one to its score; every new head
+ * Which head-dependent entries clients poll: the first pages of the endpoints
+ * whose modules declare them hot (the head itself, the newest blocks and
+ * transactions, the pending pool), at whatever page sizes they use. Every lookup of such a key adds one to its score; every new head
  * halves the scores, so a key stays hot while clients keep asking for it and
  * is forgotten when they stop. The keys are few by construction (one per
  * endpoint and page size); the map is bounded anyway.
  */
-import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
-
-export const HOT_ENDPOINTS: ReadonlySet<EndpointName> = new Set<EndpointName>(['block/max', 'block/list', 'tx/list', 'tx/list/pending']);
+import type { CanonicalRequest } from '../catalogue/types.js';
 
 /** Scores below this after ageing are forgotten. */
 const FORGET_BELOW = 0.25;
@@ -17,9 +15,10 @@ const MAX_TRACKED = 1024;
 
 /** The head itself, or the newest page of a list that moves with the head. */
 export function isHeadPage(req: CanonicalRequest): boolean {
-  if (!HOT_ENDPOINTS.has(req.endpoint.name)) return false;
+  const m = req.endpoint.module;
+  if (m === undefined || !m.hot) return false;
   const page = req.params.get('page');
-  return (page === undefined || page === '1') && !req.params.has('block_height');
+  return (page === undefined || page === '1') && (m.about === null || !req.params.has(m.about));
 }
 
 interface Scored {

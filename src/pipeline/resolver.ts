@@ -13,7 +13,7 @@
  */
 import type { Logger } from 'pino';
 import type { CanonicalRequest } from '../catalogue/types.js';
-import type { ChainView } from '../chain/types.js';
+import type { ChainFeedback, ChainView } from '../chain/types.js';
 import type { CacheEntry, CacheResult, CacheStore } from '../cache/types.js';
 import { entryState, promoteIfFinal } from '../cache/entry.js';
 import type { MemoryEntry, MemoryStore } from '../cache/memory-store.js';
@@ -21,8 +21,8 @@ import { toProxyError, type ProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { FetchStage } from './fetch-stage.js';
 import { SingleFlight, type FlightContext } from './single-flight.js';
-import type { AnswerInvariant } from '../chain/block-max-invariant.js';
 import type { MissPayer } from '../budget/payer.js';
+import type { HeadGuard } from '../chain/head-guard.js';
 
 /** Fleet-wide single flight (issue 5): a Redis lease so one replica fetches for all. */
 export interface FleetCoordinator {
@@ -54,13 +54,14 @@ export interface ResolverDeps {
   memory: MemoryStore;
   second: CacheStore | null;
   fetcher: FetchStage;
-  chain: ChainView;
+  /** Read for freshness; fed the facts each fetched answer showed. */
+  chain: ChainView & ChainFeedback;
   fleet: FleetCoordinator | null;
   metrics: Metrics;
   clock: () => number;
   logger: Logger;
-  /** Per-endpoint answer invariants, applied to every answer whatever its source (e.g. block/max monotonic). */
-  invariants?: ReadonlyMap<string, AnswerInvariant> | null;
+  /** Applied to every head answer whatever its source (block/max never goes backwards); null: none. */
+  headGuard: HeadGuard | null;
   /** Sees every lookup's request once: fresh hits in `hit`, the rest in `resolve` (hot keys); null: none. */
   observe?: ((req: CanonicalRequest) => void) | null;
 }
@@ -72,22 +73,21 @@ type Judged = { state: 'fresh' | 'stale' | 'error-only' | 'dead'; entry: CacheEn
 export class Resolver {
   readonly #d: ResolverDeps;
   readonly #flights = new SingleFlight<Filled>();
-  readonly #invariants: ReadonlyMap<string, AnswerInvariant> | null;
   readonly #observe: (req: CanonicalRequest) => void;
 
   constructor(deps: ResolverDeps) {
     this.#d = deps;
-    this.#invariants = deps.invariants && deps.invariants.size > 0 ? deps.invariants : null;
     this.#observe = deps.observe ?? ignore;
   }
 
-  /** Synchronous fast path: a fresh memory entry, or undefined. */
+  /** Synchronous fast path: a fresh memory entry, or undefined. Counted as an upstream request saved. */
   hit(req: CanonicalRequest, now: number): Resolution | undefined {
     const mem = this.#d.memory.peek(req.key);
     if (mem === undefined || entryState(mem.entry, now, this.#d.chain) !== 'fresh') return undefined;
     this.#observe(req);
+    this.#d.metrics.upstreamSaved(req.endpoint.name);
     const r: Resolution = { result: 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
-    return this.#invariants === null ? r : this.#guard(req, r);
+    return req.endpoint.module?.reportsHead === true ? this.#guard(r) : r;
   }
 
   /**
@@ -96,24 +96,24 @@ export class Resolver {
    */
   async resolve(req: CanonicalRequest, client?: AbortSignal, payer: MissPayer | null = null): Promise<Resolution> {
     this.#observe(req);
-    const inv = this.#invariants?.get(req.endpoint.name);
-    if (inv === undefined) return this.#resolve(req, client, payer);
+    const guard = this.#d.headGuard;
+    if (guard === null || req.endpoint.module?.reportsHead !== true) return this.#resolve(req, client, payer);
     try {
-      return this.#guard(req, await this.#resolve(req, client, payer));
+      return this.#guard(await this.#resolve(req, client, payer));
     } catch (err) {
-      const last = inv.last();
+      const last = guard.last();
       if (last === null) throw err;
       return { result: 'STALE', entry: last, mem: undefined, upstream: null, upstreamMs: null, staleReason: 'error', error: toProxyError(err) };
     }
   }
 
-  /** The endpoint's invariant may put another entry in place of the one found (served as STALE). */
-  #guard(req: CanonicalRequest, r: Resolution): Resolution {
-    const inv = this.#invariants?.get(req.endpoint.name);
-    if (inv === undefined) return r;
-    const entry = inv.check(r.entry);
+  /** The head guard may put another entry in place of the one found (served as STALE). */
+  #guard(r: Resolution): Resolution {
+    const guard = this.#d.headGuard;
+    if (guard === null) return r;
+    const entry = guard.check(r.entry);
     if (entry === r.entry) return r;
-    const mem = this.#d.memory.peek(req.key);
+    const mem = this.#d.memory.peek(r.entry.key);
     return { ...r, result: 'STALE', entry, mem: mem !== undefined && mem.entry === entry ? mem : undefined, staleReason: r.staleReason ?? 'revalidate' };
   }
 
@@ -249,6 +249,7 @@ export class Resolver {
   async #fetchAndStore(req: CanonicalRequest, ctx: FlightContext): Promise<Filled> {
     const f = await this.#d.fetcher.fetch(req, ctx.signal);
     ctx.answered();
+    this.#d.chain.apply(f.facts);
     // With a fleet lease, followers on other replicas read the fill from Redis: write it before release.
     if (f.cacheable) await this.#store(f.entry, this.#d.fleet !== null);
     return { entry: f.entry, stored: f.cacheable, upstream: f.upstream, upstreamMs: f.upstreamMs };

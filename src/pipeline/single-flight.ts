@@ -90,7 +90,7 @@ export class SingleFlight<T> {
 }
 
 /** The reason a flight's signal is aborted with: every caller went away. */
-export class FlightCancelled extends Error {
+class FlightCancelled extends Error {
   override readonly name = 'AbortError';
 
   constructor(key: string) {

@@ -30,8 +30,6 @@ export interface RateLimitMetrics {
   missRefused(clientKey: string): void;
 }
 
-export const noopRateLimitMetrics: RateLimitMetrics = { refused() {}, admitted() {}, unknownKey() {}, credits() {}, missCharged() {}, missRefused() {} };
-
 export interface BucketCounts {
   buckets: () => number;
   missBuckets: () => number;

@@ -1,6 +1,5 @@
-export { validateRecord, schema, arrayOf, optional, pattern } from './validate.js';
-export type { Schema, FieldSpec, ArraySpec, OptionalSpec, PatternSpec, Primitive } from './validate.js';
+export { schema } from './language.js';
+export type { Schema, FieldSpec } from './language.js';
 export * from './records.js';
-export { schemaForEndpoint, ENDPOINT_PATHS } from './endpoints.js';
-export { dataSpecOf } from './endpoints.js';
-export { compileSpec, type Conforms } from './conform.js';
+export { schemaForEndpoint, dataSpecOf } from './endpoints.js';
+export { compileSpec, validateRecord, type Conforms } from './compile.js';

@@ -1,5 +1,5 @@
 /** Record schemas of the Chain Data Query Service (spec section 2). */
-import { arrayOf, pattern, schema, type FieldSpec, type Schema } from './validate.js';
+import { arrayOf, pattern, schema, type FieldSpec, type Schema } from './language.js';
 
 const DATE8 = pattern(/^\d{8}$/);
 const DATE8_OR_NULL = pattern(/^\d{8}$/, true);
@@ -91,7 +91,7 @@ export const TxDetail = schema('TxDetail', {
 export const TokenTx = schema('TokenTx', { token: Token, ...txDetailFields });
 
 /** 2.3.3 */
-export const Nrc20Tx = schema('Nrc20Tx', {
+const Nrc20Tx = schema('Nrc20Tx', {
   hash: 'string',
   block: schema('Nrc20Block', { hash: 'string', height: 'integer' }),
   from: schema('Nrc20From', { hash: 'string' }),
@@ -146,7 +146,7 @@ export const Block = schema('Block', {
   randomProof: 'string',
 });
 
-export const NodeInfo = schema('NodeInfo', {
+const NodeInfo = schema('NodeInfo', {
   avatar: 'string',
   email: 'string',
   id: 'string',

@@ -29,11 +29,6 @@ export function unit(seed: number, a: number, b = 0, c = 0, d = 0): number {
   return hash4(seed, a, b, c, d) / 4294967296;
 }
 
-/** Uniform integer in [lo, hi]. */
-export function intIn(seed: number, lo: number, hi: number, a: number, b = 0, c = 0, d = 0): number {
-  return lo + Math.floor(unit(seed, a, b, c, d) * (hi - lo + 1));
-}
-
 const HEX: string[] = [];
 for (let i = 0; i < 256; i++) HEX.push((i < 16 ? '0' : '') + i.toString(16));
 

@@ -1,22 +1,25 @@
 /**
  * Time-relative fields, located once at store time so a hit can re-stamp them
- * by byte splicing (see cache/render.ts):
+ * by byte splicing (see cache/render.ts). Each endpoint module declares its
+ * stamps (src/endpoints/types.ts StampDecl):
  *
- * - `data.server_timestamp` (any endpoint): 'now';
- * - in `tx/nrc20`, each `data.txnList[i].currentTimestamp`: 'now', and
- *   `data.txnList[i].timeDiff`: 'diff' with base = that item's `timestamp` (ms).
+ * - `data.<field>` (e.g. `server_timestamp`): 'now';
+ * - per item of `data.<list>`: `now` is 'now', and `diff` is 'diff' with base =
+ *   that item's `base` field (ms) (tx/nrc20: currentTimestamp, timeDiff, timestamp).
  *
  * Only number tokens are stamped; absent or non-numeric fields are skipped
- * (a `timeDiff` whose item has no numeric `timestamp` is left alone).
+ * (a `diff` whose item has no numeric base is left alone).
  */
 import type { Stamp } from '../cache/types.js';
+import { moduleOf } from '../endpoints/index.js';
+import type { StampDecl } from '../endpoints/types.js';
 import { forEachItem, forEachMember, keyIs, member, numberAt, root, type Range } from './json-scan.js';
 
 function nowStamp(r: Range): Stamp {
   return { start: r.start, end: r.end, kind: 'now', base: 0 };
 }
 
-function nrc20Stamps(body: Buffer, list: Range, out: Stamp[]): void {
+function itemStamps(body: Buffer, list: Range, decl: NonNullable<StampDecl['items']>, out: Stamp[]): void {
   if (body[list.start] !== 0x5b) return;
   forEachItem(body, list.start, (itemRange) => {
     if (body[itemRange.start] !== 0x7b) return;
@@ -24,9 +27,9 @@ function nrc20Stamps(body: Buffer, list: Range, out: Stamp[]): void {
     let diff: Range | null = null;
     let base: number | null = null;
     forEachMember(body, itemRange.start, (ks, ke, v) => {
-      if (keyIs(body, ks, ke, 'currentTimestamp')) current = numberAt(body, v) === null ? null : v;
-      else if (keyIs(body, ks, ke, 'timeDiff')) diff = numberAt(body, v) === null ? null : v;
-      else if (keyIs(body, ks, ke, 'timestamp')) base = numberAt(body, v);
+      if (keyIs(body, ks, ke, decl.now)) current = numberAt(body, v) === null ? null : v;
+      else if (keyIs(body, ks, ke, decl.diff)) diff = numberAt(body, v) === null ? null : v;
+      else if (keyIs(body, ks, ke, decl.base)) base = numberAt(body, v);
     });
     if (current !== null) out.push(nowStamp(current));
     if (diff !== null && base !== null) {
@@ -36,17 +39,22 @@ function nrc20Stamps(body: Buffer, list: Range, out: Stamp[]): void {
   });
 }
 
+/** The stamps of a success body of `endpointPath` (leading slash optional); none for an unknown path. */
 export function findStamps(body: Buffer, endpointPath: string): Stamp[] {
+  const decl = moduleOf(endpointPath.replace(/^\/+/, ''))?.stamps;
+  if (decl === undefined) return [];
   const top = root(body);
   if (top === null || body[top.start] !== 0x7b) return [];
   const data = member(body, top.start, 'data');
   if (data === null || body[data.start] !== 0x7b) return [];
   const out: Stamp[] = [];
-  const ts = member(body, data.start, 'server_timestamp');
-  if (ts !== null && numberAt(body, ts) !== null) out.push(nowStamp(ts));
-  if (endpointPath.replace(/^\/+/, '') === 'tx/nrc20') {
-    const list = member(body, data.start, 'txnList');
-    if (list !== null) nrc20Stamps(body, list, out);
+  for (const field of decl.data) {
+    const r = member(body, data.start, field);
+    if (r !== null && numberAt(body, r) !== null) out.push(nowStamp(r));
+  }
+  if (decl.items !== undefined) {
+    const list = member(body, data.start, decl.items.list);
+    if (list !== null) itemStamps(body, list, decl.items, out);
   }
   return out.sort((a, b) => a.start - b.start);
 }

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { heldFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { counter } from '../helpers/replica.js';
 import type { LimitedReplica } from '../ratelimit/kit.js';
-import { budgetReplica, client, codeOf, cold, get, type Clock } from './kit.js';
+import { budgetReplica, client, cold, get, type Clock } from './kit.js';
 
 describe('per-client miss budget', () => {
   let up: FakeUpstream;

@@ -32,5 +32,4 @@ export function chainAt(head: number | null, final: number | null): ChainView {
 }
 
 export const ADDR = 'n1zJjyWVKr8HiL1b6dN7JGBtCZFuKQHenLG';
-export const ADDR2 = 'n1d4wXxTVmK4rzyiN1vxhMuzxT441bxr8Fg';
 export const HASH = 'eb3c8d848679ad1786d5986da48bcc5d5732141fd6fccde0a9a3bfd78ae1d970';

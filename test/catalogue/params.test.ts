@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import {
-  echo,
-  parseAddress,
-  parseBlockHeight,
-  parseDays,
-  parseFlag,
-  parseHash,
-  parseHeightOrHash,
-  parsePage,
-  parsePageSize,
-  parseTokenName,
-} from '../../src/catalogue/params.js';
+import { echo, P } from '../../src/catalogue/params.js';
+import type { ParamLimits } from '../../src/catalogue/types.js';
 import { ADDR, HASH, limits } from './helpers.js';
+
+// The parsers, as the parameters declare them.
+const parsePage = (raw: string) => P.page.parse(raw, limits);
+const parsePageSize = (raw: string, l: ParamLimits = limits) => P.pageSize.parse(raw, l);
+const parseDays = (raw: string, l: ParamLimits = limits) => P.days(1).parse(raw, l);
+const parseBlockHeight = (raw: string) => P.blockHeight.parse(raw, limits);
+const parseAddress = (raw: string) => P.address.parse(raw, limits);
+const parseHash = (raw: string) => P.hash.parse(raw, limits);
+const parseHeightOrHash = (raw: string) => P.h.parse(raw, limits);
+const parseTokenName = (raw: string) => P.token.parse(raw, limits);
+const parseFlag = (raw: string) => P.isNrc20.parse(raw, limits);
 
 const value = (r: { ok: boolean; value?: string }) => (r.ok ? r.value : null);
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
-import { connectTrackerToBus, FleetBus, type InvalidateTarget } from '../../src/fleet/bus.js';
+import { connectTrackerToBus, FleetBus } from '../../src/fleet/bus.js';
 import { closeRedis, createRedis, waitReady, type RedisClient } from '../../src/redis/client.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { redisTestConfig, sleep, waitFor } from './fixtures.js';
@@ -36,29 +36,23 @@ describe('FleetBus', () => {
     await server.stop();
   });
 
-  it("delivers head and invalidate messages to the other replica, not to the sender", async () => {
+  it('delivers head messages to the other replica, not to the sender', async () => {
     const seenA: unknown[] = [];
     const seenB: unknown[] = [];
     a.on('head', (h, f) => seenA.push(['head', h, f]));
-    a.on('invalidate', (t: InvalidateTarget) => seenA.push(['inv', t]));
     b.on('head', (h, f) => seenB.push(['head', h, f]));
-    b.on('invalidate', (t: InvalidateTarget) => seenB.push(['inv', t]));
     await a.publishHead(100, false);
     await a.publishHead(90, true);
-    await a.publishInvalidate(['k1', 'k2']);
-    await b.publishInvalidate({ prefix: 'block/' });
-    await waitFor(() => seenB.length === 3 && seenA.length === 1);
+    await b.publishHead(50, false);
+    await waitFor(() => seenB.length === 2 && seenA.length === 1);
     await sleep(50);
     expect(seenB).toEqual([
       ['head', 100, false],
       ['head', 90, true],
-      ['inv', { keys: ['k1', 'k2'] }],
     ]);
-    expect(seenA).toEqual([['inv', { prefix: 'block/' }]]);
+    expect(seenA).toEqual([['head', 50, false]]);
     a.removeAllListeners('head');
-    a.removeAllListeners('invalidate');
     b.removeAllListeners('head');
-    b.removeAllListeners('invalidate');
   });
 
   it('delivers filled notifications to every replica, the sender included', async () => {

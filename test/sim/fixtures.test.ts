@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { schemaForEndpoint, validateRecord, ENDPOINT_PATHS, Transaction, schema } from '../../src/schema/index.js';
+import { ENDPOINT_NAMES as ENDPOINT_PATHS } from '../../src/endpoints/index.js';
+import { schemaForEndpoint, validateRecord, Transaction, schema } from '../../src/schema/index.js';
 import { FIXTURES } from './util.js';
 
 describe('schemas match the recorded real-service responses', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENDPOINT_PATHS, schemaForEndpoint, validateRecord } from '../../src/schema/index.js';
+import { ENDPOINT_NAMES as ENDPOINT_PATHS } from '../../src/endpoints/index.js';
+import { schemaForEndpoint, validateRecord } from '../../src/schema/index.js';
 import { normalAddress } from '../../src/sim/index.js';
 import { get, sim } from './util.js';
 

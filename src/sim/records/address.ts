@@ -1,5 +1,5 @@
 /** Addresses, native-coin holders and contracts (2.3.6, 2.3.9, 2.3.13). */
-import { CONTRACT_EVERY_BLOCKS, TOKENS, tokenByContract } from '../constants.js';
+import { CONTRACT_EVERY_BLOCKS, tokenByContract } from '../constants.js';
 import { contractAddress, decodeAddress, normalAddress, txHash } from '../ids.js';
 import { hash4 } from '../rng.js';
 import { ymd, dotZero } from '../render.js';
@@ -109,5 +109,3 @@ export function addressInfo(seed: number, address: string, head: number): string
     ',"balance":"0","date_of_found":"' + ymd(blockTime(head)) + '"}'
   );
 }
-
-export const TOKEN_COUNT = TOKENS.length;

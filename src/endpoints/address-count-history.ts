@@ -1,0 +1,14 @@
+/** Daily address counts (2.3.14). */
+import { P } from '../catalogue/params.js';
+import { arrayOf } from '../schema/language.js';
+import { AddressCountItem } from '../schema/records.js';
+import { MIN, endpoint, flat } from './kit.js';
+
+export const addressCountHistory = endpoint({
+  path: 'address/count/history',
+  params: [P.days(30)],
+  data: arrayOf(AddressCountItem),
+  policy: flat(5 * MIN, false),
+  freshness: 'any',
+  dependsOn: [{ on: 'day' }],
+});

@@ -1,0 +1,12 @@
+/** One address: balance, nonce, type (2.3.13). */
+import { P } from '../catalogue/params.js';
+import { AddressInfo } from '../schema/records.js';
+import { SEC, endpoint, flat } from './kit.js';
+
+export const addressInfo = endpoint({
+  path: 'address/info',
+  params: [P.address],
+  data: AddressInfo,
+  policy: flat(5 * SEC, true),
+  dependsOn: [{ on: 'address', param: 'address' }],
+});

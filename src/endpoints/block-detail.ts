@@ -1,0 +1,22 @@
+/** One block by height or hash (2.3.5). */
+import { P } from '../catalogue/params.js';
+import { BlockDetail } from '../schema/records.js';
+import { DAY, SEC, SERVER_TIMESTAMP, answer, endpoint, height, obj, policy, withinHead } from './kit.js';
+
+export const blockDetail = endpoint({
+  path: 'block/detail',
+  params: [P.h],
+  data: BlockDetail,
+  policy: policy(5 * SEC, DAY, 5 * SEC, 5 * SEC, false),
+  classify: ({ data, policy: p, chain }) => {
+    const d = obj(data);
+    // A "final" block above every head the proxy trusts is not believed final.
+    if (d?.['is_finality'] === true && withinHead(height(d['height']), chain)) return { ...answer(p, p.finalTtlMs, false), observedFinal: height(d['height']) };
+    // Not final: the content itself (is_finality false) changes, so no promotion.
+    return answer(p, p.volatileTtlMs, p.invalidateOnHead);
+  },
+  about: 'h',
+  finalCapable: true,
+  stamps: SERVER_TIMESTAMP,
+  dependsOn: [{ on: 'finality', param: 'h' }],
+});

@@ -1,0 +1,15 @@
+/** The chain head: the highest block the service has. */
+import { BlockMax } from '../schema/records.js';
+import { SEC, SERVER_TIMESTAMP, endpoint, flat, height, obj, ordinary } from './kit.js';
+
+export const blockMax = endpoint({
+  path: 'block/max',
+  params: [],
+  data: BlockMax,
+  policy: flat(1 * SEC, false),
+  classify: ({ data, policy }) => ({ ...ordinary(policy), observedHead: height(obj(data)?.['height']) }),
+  hot: true,
+  reportsHead: true,
+  stamps: SERVER_TIMESTAMP,
+  dependsOn: [{ on: 'head' }],
+});

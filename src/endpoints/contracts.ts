@@ -1,0 +1,12 @@
+/** Deployed contracts (2.3.6). */
+import { P } from '../catalogue/params.js';
+import { Contract, pagedOf } from '../schema/records.js';
+import { SEC, endpoint, flat } from './kit.js';
+
+export const contracts = endpoint({
+  path: 'contracts',
+  params: [P.page, P.pageSize],
+  data: pagedOf(Contract, {}, 'ContractPage'),
+  policy: flat(60 * SEC, false),
+  dependsOn: [{ on: 'head' }, { on: 'contract' }],
+});

@@ -1,0 +1,12 @@
+/** Top native-coin holders (2.3.9). */
+import { P } from '../catalogue/params.js';
+import { Holder, pagedOf } from '../schema/records.js';
+import { SEC, endpoint, flat } from './kit.js';
+
+export const holders = endpoint({
+  path: 'holders',
+  params: [P.page, P.pageSize],
+  data: pagedOf(Holder, {}, 'HolderPage'),
+  policy: flat(60 * SEC, false),
+  dependsOn: [{ on: 'head' }],
+});

@@ -1,0 +1,121 @@
+/**
+ * What endpoint modules share: `endpoint()` (defaults, and parameter names
+ * checked by the compiler), policy rows, and the helpers of content-aware
+ * classification.
+ */
+import type { ChainView } from '../chain/types.js';
+import type { Classification, EndpointPolicy, ParamSpec } from '../catalogue/types.js';
+import type { FieldSpec } from '../schema/language.js';
+import { MISSING_PREFIX } from '../catalogue/params.js';
+import type { Dependency, EndpointModule, StampDecl, SuccessInput } from './types.js';
+
+interface Decl<Name extends string, P extends string> {
+  path: Name;
+  params: readonly ParamSpec<P>[];
+  check?: (params: ReadonlyMap<string, string>) => string | null;
+  data: FieldSpec;
+  policy: EndpointPolicy;
+  classify?: (input: SuccessInput) => Classification;
+  about?: NoInfer<P>;
+  freshness?: 'head' | 'any';
+  hot?: boolean;
+  finalCapable?: boolean;
+  reportsHead?: boolean;
+  stamps?: StampDecl;
+  dependsOn: readonly Dependency<NoInfer<P>>[];
+}
+
+/** An endpoint module; parameters named in `about` and `dependsOn` must be its own. */
+export function endpoint<const Name extends string, const P extends string = never>(d: Decl<Name, P>): EndpointModule<Name> {
+  return Object.freeze({
+    path: d.path,
+    params: d.params,
+    check: d.check ?? null,
+    data: d.data,
+    policy: Object.freeze({ ...d.policy }),
+    classify: d.classify ?? null,
+    about: d.about ?? null,
+    freshness: d.freshness ?? 'head',
+    hot: d.hot ?? false,
+    finalCapable: d.finalCapable ?? false,
+    reportsHead: d.reportsHead ?? false,
+    stamps: d.stamps ?? NO_STAMPS,
+    dependsOn: d.dependsOn,
+  });
+}
+
+const NO_STAMPS: StampDecl = { data: [] };
+/** `data.server_timestamp`: the service's "now". */
+export const SERVER_TIMESTAMP: StampDecl = { data: ['server_timestamp'] };
+
+const S = 1000;
+export const SEC = S;
+export const MIN = 60 * S;
+export const DAY = 24 * 60 * MIN;
+
+/**
+ * A policy row (see src/catalogue/policies.ts for the columns). Stale-if-error
+ * is a day and negative caching a second everywhere.
+ */
+export function policy(ttlMs: number, finalTtlMs: number, volatileTtlMs: number, swrMs: number, invalidateOnHead: boolean): EndpointPolicy {
+  return { ttlMs, finalTtlMs, volatileTtlMs, swrMs, sieMs: DAY, negativeTtlMs: 1 * S, invalidateOnHead };
+}
+
+/** One TTL for every kind of answer, and the same stale-while-revalidate window. */
+export function flat(ttlMs: number, invalidateOnHead: boolean): EndpointPolicy {
+  return policy(ttlMs, ttlMs, ttlMs, ttlMs, invalidateOnHead);
+}
+
+type Obj = Record<string, unknown>;
+
+export function obj(v: unknown): Obj | null {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : null;
+}
+
+/** A block height in content: a finite non-negative number, truncated; null otherwise. */
+export function height(v: unknown): number | null {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) return null;
+  const h = Math.trunc(v);
+  return Number.isSafeInteger(h) ? h : null;
+}
+
+export function isFinal(h: number, chain: ChainView): boolean {
+  const f = chain.finalHeight();
+  return f !== null && h <= f;
+}
+
+export function withinHead(h: number | null, chain: ChainView): boolean {
+  const head = chain.bestHead();
+  return h !== null && head !== null && h <= head;
+}
+
+export const NOT_CACHEABLE: Classification = {
+  cacheable: false,
+  negative: false,
+  ttlMs: 0,
+  swrMs: 0,
+  sieMs: 0,
+  finalAt: null,
+  headDependent: false,
+  observedHead: null,
+  observedFinal: null,
+};
+
+/** A cacheable answer kept `ttlMs`, with the policy's stale windows. */
+export function answer(p: EndpointPolicy, ttlMs: number, headDependent: boolean, finalAt: number | null = null): Classification {
+  return { ...NOT_CACHEABLE, cacheable: true, ttlMs, swrMs: p.swrMs, sieMs: p.sieMs, finalAt, headDependent };
+}
+
+/** The ordinary answer: the policy's ttl and head rule. */
+export function ordinary(p: EndpointPolicy): Classification {
+  return answer(p, p.ttlMs, p.invalidateOnHead);
+}
+
+/** token/tx/list and token/holders: exactly one of token or contract. */
+export function tokenOrContract(params: ReadonlyMap<string, string>): string | null {
+  const t = params.has('token');
+  const c = params.has('contract');
+  if (t && c) return 'invalid parameter token/contract: expected exactly one of token or contract, got both';
+  if (!t && !c) return `${MISSING_PREFIX} token or contract: expected exactly one of token (a token name) or contract (a contract address)`;
+  return null;
+}

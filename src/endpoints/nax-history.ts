@@ -1,0 +1,13 @@
+/** NAX distribution stages (2.3.10). */
+import { P } from '../catalogue/params.js';
+import { NaxRecord, pagedOf } from '../schema/records.js';
+import { MIN, endpoint, flat } from './kit.js';
+
+export const naxHistory = endpoint({
+  path: 'nax/history',
+  params: [P.page, P.pageSize],
+  data: pagedOf(NaxRecord, {}, 'NaxHistoryPage'),
+  policy: flat(5 * MIN, false),
+  freshness: 'any',
+  dependsOn: [{ on: 'nax-stage' }],
+});

@@ -1,0 +1,12 @@
+/** NAX profits of an address (2.3.12). */
+import { P } from '../catalogue/params.js';
+import { NaxProfit, pagedOf } from '../schema/records.js';
+import { SEC, endpoint, flat } from './kit.js';
+
+export const naxProfits = endpoint({
+  path: 'nax/profits',
+  params: [P.address, P.page, P.pageSize],
+  data: pagedOf(NaxProfit, {}, 'NaxProfitPage'),
+  policy: flat(60 * SEC, false),
+  dependsOn: [{ on: 'address', param: 'address' }, { on: 'nax-stage' }],
+});

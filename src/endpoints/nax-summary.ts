@@ -1,0 +1,11 @@
+/** NAX distribution summary (2.3.11). */
+import { NaxSummary } from '../schema/records.js';
+import { SEC, endpoint, flat } from './kit.js';
+
+export const naxSummary = endpoint({
+  path: 'nax/summary',
+  params: [],
+  data: NaxSummary,
+  policy: flat(60 * SEC, false),
+  dependsOn: [{ on: 'nax-stage' }, { on: 'head' }],
+});

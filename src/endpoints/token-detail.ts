@@ -1,0 +1,13 @@
+/** One NRC20 token by name. */
+import { P } from '../catalogue/params.js';
+import { Token } from '../schema/records.js';
+import { MIN, endpoint, flat } from './kit.js';
+
+export const tokenDetail = endpoint({
+  path: 'token/detail',
+  params: [P.token],
+  data: Token,
+  policy: flat(10 * MIN, false),
+  freshness: 'any',
+  dependsOn: [{ on: 'token', param: 'token' }],
+});

@@ -1,0 +1,13 @@
+/** Holders of a token, by name or contract (2.3.8). */
+import { P } from '../catalogue/params.js';
+import { TokenHolder, pagedOf } from '../schema/records.js';
+import { SEC, endpoint, flat, tokenOrContract } from './kit.js';
+
+export const tokenHolders = endpoint({
+  path: 'token/holders',
+  params: [P.optToken, P.optAddress('contract'), P.page, P.pageSize],
+  data: pagedOf(TokenHolder, {}, 'TokenHolderPage'),
+  policy: flat(60 * SEC, false),
+  check: tokenOrContract,
+  dependsOn: [{ on: 'token', param: 'token' }, { on: 'contract', param: 'contract' }],
+});

@@ -1,0 +1,13 @@
+/** NRC20 tokens. */
+import { arrayOf } from '../schema/language.js';
+import { Token } from '../schema/records.js';
+import { MIN, endpoint, flat } from './kit.js';
+
+export const tokenList = endpoint({
+  path: 'token/list',
+  params: [],
+  data: arrayOf(Token),
+  policy: flat(10 * MIN, false),
+  freshness: 'any',
+  dependsOn: [{ on: 'token' }],
+});

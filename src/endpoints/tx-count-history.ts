@@ -1,0 +1,14 @@
+/** Daily transaction counts (2.3.15). */
+import { P } from '../catalogue/params.js';
+import { arrayOf } from '../schema/language.js';
+import { TxCountItem } from '../schema/records.js';
+import { MIN, endpoint, flat } from './kit.js';
+
+export const txCountHistory = endpoint({
+  path: 'tx/count/history',
+  params: [P.days(15)],
+  data: arrayOf(TxCountItem),
+  policy: flat(5 * MIN, false),
+  freshness: 'any',
+  dependsOn: [{ on: 'day' }],
+});

@@ -1,0 +1,21 @@
+/** One transaction by hash (2.3.2). */
+import { P } from '../catalogue/params.js';
+import { TxDetail } from '../schema/records.js';
+import { DAY, SEC, answer, endpoint, height, isFinal, obj, policy } from './kit.js';
+
+export const txDetail = endpoint({
+  path: 'tx/detail',
+  params: [P.hash],
+  data: TxDetail,
+  policy: policy(5 * SEC, DAY, 1 * SEC, 1 * SEC, false),
+  classify: ({ data, policy: p, chain }) => {
+    const d = obj(data);
+    if (d === null) return answer(p, p.volatileTtlMs, true);
+    const bh = height(d['block_height']);
+    // Pending (status 2) or not in a block yet: short, and stale once the head moves.
+    if (d['status'] === 2 || bh === null) return answer(p, p.volatileTtlMs, true);
+    return isFinal(bh, chain) ? answer(p, p.finalTtlMs, false) : answer(p, p.ttlMs, p.invalidateOnHead, bh);
+  },
+  finalCapable: true,
+  dependsOn: [{ on: 'pending' }, { on: 'finality', field: 'block_height' }],
+});

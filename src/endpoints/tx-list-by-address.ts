@@ -1,0 +1,13 @@
+/** Transactions of an address (2.3.1). */
+import { P } from '../catalogue/params.js';
+import { Transaction, pagedOf } from '../schema/records.js';
+import { SEC, SERVER_TIMESTAMP, endpoint, flat } from './kit.js';
+
+export const txListByAddress = endpoint({
+  path: 'tx/listByAddress',
+  params: [P.address, P.isNrc20, P.page, P.pageSize],
+  data: pagedOf(Transaction, { serverTimestamp: true }, 'AddressTransactionPage'),
+  policy: flat(3 * SEC, true),
+  stamps: SERVER_TIMESTAMP,
+  dependsOn: [{ on: 'address', param: 'address' }],
+});

@@ -1,0 +1,14 @@
+/** Transactions in the pending pool (2.3.1). */
+import { P } from '../catalogue/params.js';
+import { Transaction, pagedOf } from '../schema/records.js';
+import { SEC, SERVER_TIMESTAMP, endpoint, flat } from './kit.js';
+
+export const txListPending = endpoint({
+  path: 'tx/list/pending',
+  params: [P.page, P.pageSize],
+  data: pagedOf(Transaction, { serverTimestamp: true }, 'PendingPage'),
+  policy: flat(1 * SEC, true),
+  hot: true,
+  stamps: SERVER_TIMESTAMP,
+  dependsOn: [{ on: 'pending' }],
+});

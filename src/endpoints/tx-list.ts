@@ -1,0 +1,26 @@
+/** The newest transactions, or those of one block (2.3.1). */
+import { P } from '../catalogue/params.js';
+import { Transaction, pagedOf } from '../schema/records.js';
+import { DAY, SEC, SERVER_TIMESTAMP, answer, endpoint, isFinal, ordinary, policy } from './kit.js';
+
+export const txList = endpoint({
+  path: 'tx/list',
+  params: [P.blockHeight, P.page, P.pageSize],
+  data: pagedOf(Transaction, { serverTimestamp: true }, 'TransactionPage'),
+  policy: policy(3 * SEC, DAY, 5 * SEC, 3 * SEC, true),
+  classify: ({ params, policy: p, chain }) => {
+    const bh = params.get('block_height');
+    if (bh === undefined) return ordinary(p);
+    const h = Number(bh);
+    if (isFinal(h, chain)) return answer(p, p.finalTtlMs, false);
+    // Promotion only for a block known to exist: a list fetched for a block above
+    // the head (empty or partial) must never be kept for a day.
+    const head = chain.bestHead();
+    return answer(p, p.volatileTtlMs, false, head !== null && h <= head ? h : null);
+  },
+  about: 'block_height',
+  hot: true,
+  finalCapable: true,
+  stamps: SERVER_TIMESTAMP,
+  dependsOn: [{ on: 'head', unless: 'block_height' }, { on: 'finality', param: 'block_height' }],
+});
