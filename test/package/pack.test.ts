@@ -3,7 +3,8 @@
  * installed into an empty directory (nothing of the repository beside it),
  * then `npx chainproxy` there without UPSTREAM_URLS serves `/block/max` from
  * the built-in simulator with plain node, and `--help` prints the
- * configuration reference. The tarball holds the compiled code, not the
+ * configuration reference, and the server runs under the heap cap derived
+ * from CACHE_MAX_BYTES without operator flags. The tarball holds the compiled code, not the
  * sources or the tests, and tsx is not among what it installs.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -62,12 +63,13 @@ describe('the packed tarball', () => {
     expect(out).toContain('Usage: chainproxy');
     for (const v of ['UPSTREAM_URLS', 'PUBLIC_BASE_URL', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS', 'CONFIG_FILE']) expect(out).toContain(v);
     expect(run(NPX, ['--no-install', 'chainproxy-sim', '--help'], app)).toContain('Usage: chainproxy-sim');
+    expect(run(NPX, ['--no-install', 'chainproxy', '--version'], app)).toMatch(/^chainproxy \d+\.\d+\.\d+\n$/);
   });
 
   it('npx chainproxy without an upstream serves /block/max from the built-in simulator, and stops on SIGTERM', async () => {
     const child = spawn(NPX, ['--no-install', 'chainproxy'], {
       cwd: app,
-      env: { ...ENV, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SIM_BLOCK_INTERVAL_MS: '1000' },
+      env: { ...ENV, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SIM_BLOCK_INTERVAL_MS: '1000', CACHE_MAX_BYTES: '32MiB' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true, // its own process group: npx and the node process under it stop together
     });
@@ -79,7 +81,11 @@ describe('the packed tarball', () => {
       await waitFor(() => out.includes('"msg":"chainproxy listening"') || child.exitCode !== null, 30_000, 'the listening log line');
       const line = out.split('\n').find((l) => l.includes('"msg":"chainproxy listening"'));
       expect(line, `no listening line; stderr:\n${err}`).toBeDefined();
-      const url = String((JSON.parse(line!) as { url: string }).url);
+      const listening = JSON.parse(line!) as { url: string; heapLimitMiB: number };
+      const url = String(listening.url);
+      // The heap cap derived from CACHE_MAX_BYTES without operator flags: --max-old-space-size=128 (96 + 32).
+      expect(listening.heapLimitMiB).toBeGreaterThanOrEqual(128);
+      expect(listening.heapLimitMiB).toBeLessThan(128 + 64);
       const res = await request(`${url}/block/max`);
       expect(res.statusCode).toBe(200);
       expect(await res.body.text()).toMatch(/^\{"code":0,"msg":"success","data":\{"height":\d+\.0,"server_timestamp":\d+\}\}$/);
