@@ -27,7 +27,7 @@ export class ConfigError extends Error {
 type Env = Record<string, string | undefined>;
 
 /** Every environment variable start-up reads. */
-export const SETTING_NAMES: readonly string[] = [...FIELDS.map((f) => f.env), 'CONFIG_FILE'];
+const SETTING_NAMES: readonly string[] = [...FIELDS.map((f) => f.env), 'CONFIG_FILE'];
 
 /** `--config <file>` / `--config=<file>` in argv, else CONFIG_FILE. */
 function configFilePath(env: Env, argv: readonly string[]): string | undefined {

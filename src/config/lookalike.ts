@@ -46,10 +46,10 @@ export function editDistance(a: string, b: string): number {
 
 const allowedEdits = (setting: string): number => (setting.length < 6 ? 1 : 2);
 
-export type Resemblance = { kind: 'near'; setting: string } | { kind: 'family'; prefix: string; settings: readonly string[] };
+type Resemblance = { kind: 'near'; setting: string } | { kind: 'family'; prefix: string; settings: readonly string[] };
 
 /** What `name` resembles, or null. `names`: every setting's variable name. */
-export function resembles(name: string, names: readonly string[]): Resemblance | null {
+function resembles(name: string, names: readonly string[]): Resemblance | null {
   const upper = name.toUpperCase();
   if (names.includes(name) || IGNORED.some((re) => re.test(name))) return null;
   let best: { name: string; d: number } | null = null;

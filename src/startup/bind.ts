@@ -7,7 +7,7 @@
 import { createServer } from 'node:net';
 
 /** `listen({ handle })` accepts a bound server's handle (net.Server#listen). */
-export interface BoundPort {
+interface BoundPort {
   handle: object;
 }
 

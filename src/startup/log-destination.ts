@@ -11,7 +11,7 @@ import { Socket } from 'node:net';
 import { isatty } from 'node:tty';
 
 /** Bytes of log output queued for a slow reader before lines are dropped. */
-export const LOG_BUFFER_BYTES = 1024 * 1024;
+const LOG_BUFFER_BYTES = 1024 * 1024;
 
 let dropped = 0;
 
