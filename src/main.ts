@@ -61,15 +61,7 @@ async function main(): Promise<void> {
   // The socket bound above; the host is only echoed (Fastify's listen options have no handle field).
   const listenOn: FastifyListenOptions = Object.assign({ host: config.host }, bind.bound);
   const url = (await built.app.listen(listenOn)).replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]');
-  const heapLimitMiB = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
-  logger.info(
-    { url, upstreams: config.upstreamUrls, publicBaseUrl: config.publicBaseUrl, redis: config.redisUrl !== null, simulated: simulator !== null, version: VERSION, heapLimitMiB },
-    'chainproxy listening',
-  );
-  // With PORT=0 the default PUBLIC_BASE_URL names no real port: show the bound one.
-  const base = config.publicBaseUrl === 'http://localhost:0' ? url : config.publicBaseUrl;
-  process.stderr.write(startupLine(config, base, simulator !== null));
-
+  // Signals are handled before readiness is announced: a SIGTERM right after it drains.
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -97,6 +89,15 @@ async function main(): Promise<void> {
     process.channel.unref();
     process.on('disconnect', () => shutdown('launcher exited'));
   }
+
+  const heapLimitMiB = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+  logger.info(
+    { url, upstreams: config.upstreamUrls, publicBaseUrl: config.publicBaseUrl, redis: config.redisUrl !== null, simulated: simulator !== null, version: VERSION, heapLimitMiB },
+    'chainproxy listening',
+  );
+  // With PORT=0 the default PUBLIC_BASE_URL names no real port: show the bound one.
+  const base = config.publicBaseUrl === 'http://localhost:0' ? url : config.publicBaseUrl;
+  process.stderr.write(startupLine(config, base, simulator !== null));
 }
 
 main().catch((err: unknown) => {

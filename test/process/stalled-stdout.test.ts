@@ -5,6 +5,9 @@
  * within the drain deadline.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
@@ -60,4 +63,18 @@ describe('standard output nobody reads', () => {
     expect(performance.now() - signalled).toBeLessThan(4000);
     expect(droppedLines).toBeGreaterThan(0);
   }, 90_000);
+
+  it('a file as standard output gets every line, the last one included', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'chainproxy-log-')), 'out.log');
+    const fd = openSync(path, 'w');
+    const p = startProc({ SIM_BLOCK_INTERVAL_MS: '1000' }, { stdout: fd });
+    closeSync(fd);
+    await waitFor(() => p.stderr().includes('is serving the API at') || p.child.exitCode !== null, 20_000, 'the start-up line');
+    p.child.kill('SIGTERM');
+    const code = await p.exited;
+    expect(code).toBe(0);
+    const msgs = readFileSync(path, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(msgs).toContain('chainproxy listening');
+    expect(msgs.at(-1)).toBe('bye');
+  });
 });
