@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { listening, startProc } from './kit.js';
+import { listening, startProc, withStartupLine } from './kit.js';
 import { afterEach } from 'vitest';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -52,7 +52,7 @@ describe('chainproxy command line', () => {
     const warn = p.lines.find((l) => String(l['msg']).startsWith('no UPSTREAM_URLS configured: serving the built-in chain simulator'));
     expect(warn?.['level']).toBe(40);
     expect(line['simulated']).toBe(true);
-    expect(p.stderr()).toBe(
+    expect(await withStartupLine(p)).toBe(
       `chainproxy ${VERSION} is serving the API at ${url} (try ${url}/block/max); status page for operators (ADMIN_ALLOW: loopback,uniquelocal) at ${url}/dashboard; upstream: the built-in chain simulator (simulated data; set UPSTREAM_URLS for a real chain)\n`,
     );
     expect((await request(`${url}/block/max`)).statusCode).toBe(200);
@@ -67,7 +67,7 @@ describe('chainproxy command line', () => {
     const line = await listening(p);
     expect(line['simulated']).toBe(false);
     expect(p.lines.some((l) => String(l['msg']).startsWith('no UPSTREAM_URLS'))).toBe(false);
-    expect(p.stderr()).toBe(
+    expect(await withStartupLine(p)).toBe(
       `chainproxy ${VERSION} is serving the API at https://api.example.com (try https://api.example.com/block/max); status page for operators (ADMIN_ALLOW: loopback,uniquelocal) at https://api.example.com/dashboard; upstream: ${fake.url}\n`,
     );
     p.child.kill('SIGTERM');

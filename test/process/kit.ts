@@ -74,6 +74,12 @@ export async function listening(p: Proc, timeoutMs = 20_000): Promise<Record<str
   return line;
 }
 
+/** Standard error once the start-up line for humans (written after the listening log line) is in. */
+export async function withStartupLine(p: Proc, timeoutMs = 20_000): Promise<string> {
+  await waitFor(() => /is serving the API at .*\n/.test(p.stderr()) || p.child.exitCode !== null, timeoutMs, 'the start-up line');
+  return p.stderr();
+}
+
 /** Whether something accepts TCP connections at `url`. */
 export async function accepts(url: string): Promise<boolean> {
   const { port, hostname } = new URL(url);

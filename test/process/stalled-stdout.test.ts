@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { startProc } from './kit.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { startProc, withStartupLine } from './kit.js';
 
 let fake: FakeUpstream | null = null;
 let reader: ChildProcess | null = null;
@@ -36,8 +36,7 @@ describe('standard output nobody reads', () => {
       { UPSTREAM_URLS: fake.url, ACCESS_LOG: 'all', RATE_LIMIT_ENABLED: 'false', METRICS_CACHE_MS: '0', SHUTDOWN_TIMEOUT_MS: '1000' },
       { stdout: reader.stdin! },
     );
-    await waitFor(() => p.stderr().includes('is serving the API at') || p.child.exitCode !== null, 20_000, 'the start-up line');
-    const url = /serving the API at (\S+) /.exec(p.stderr())?.[1];
+    const url = /serving the API at (\S+) /.exec(await withStartupLine(p))?.[1];
     expect(url, p.stderr()).toBeDefined();
 
     // An access-log line per request until the socket buffer and the 1 MiB of the proxy are full (about 10 000).
@@ -69,7 +68,7 @@ describe('standard output nobody reads', () => {
     const fd = openSync(path, 'w');
     const p = startProc({ SIM_BLOCK_INTERVAL_MS: '1000' }, { stdout: fd });
     closeSync(fd);
-    await waitFor(() => p.stderr().includes('is serving the API at') || p.child.exitCode !== null, 20_000, 'the start-up line');
+    await withStartupLine(p);
     p.child.kill('SIGTERM');
     const code = await p.exited;
     expect(code).toBe(0);
