@@ -1,34 +1,48 @@
 /**
- * `npm start`: validate the configuration once, start the built-in chain
- * simulator when no upstream is configured (loaded only then), serve, and shut
- * down gracefully on SIGTERM/SIGINT: stop accepting, let in-flight requests
- * finish until SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0.
+ * `npm start` / `chainproxy` (through src/bin/chainproxy.ts): read the flags
+ * and validate the configuration once (exit 2), bind PORT before anything
+ * else starts (exit 1 when busy), start the built-in chain simulator when no
+ * upstream is configured (loaded only then), serve, and shut down gracefully
+ * on SIGTERM/SIGINT: stop accepting, let in-flight requests finish until
+ * SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0.
  */
+import { getHeapStatistics } from 'node:v8';
 import { pino } from 'pino';
+import type { FastifyListenOptions } from 'fastify';
 import { loadConfig, ConfigError } from './config/load.js';
+import { parseArgs } from './config/cli.js';
 import { helpText } from './config/help.js';
-import { startProxy } from './app.js';
+import { VERSION } from './config/version.js';
+import { buildProxy } from './app.js';
+import { bindPort } from './startup/bind.js';
+import { startupLine } from './startup/banner.js';
+import { logDestination } from './startup/log-destination.js';
 import type { SimulatorHandle } from './sim/index.js';
 
 /** Past the drain deadline, only a close that hangs (a stuck Redis quit) can hold the process. */
 const LAST_RESORT_MS = 5000;
 
+function stop(code: number, message: string): never {
+  process.stderr.write(`chainproxy: ${message}\n`);
+  process.exit(code);
+}
+
 async function main(): Promise<void> {
-  if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    process.stdout.write(helpText());
-    return;
-  }
+  const cli = parseArgs(process.argv.slice(2));
+  if (cli.kind === 'help') return void process.stdout.write(helpText());
+  if (cli.kind === 'version') return void process.stdout.write(`chainproxy ${VERSION}\n`);
+  if (cli.kind === 'error') stop(2, `${cli.message}\n(see chainproxy --help)`);
   let config;
   try {
     config = loadConfig(process.env, process.argv.slice(2));
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`chainproxy: invalid configuration\n${err.message}\n(see chainproxy --help)\n`);
-      process.exit(2);
-    }
+    if (err instanceof ConfigError) stop(2, `invalid configuration\n${err.message}\n(see chainproxy --help)`);
     throw err;
   }
-  const logger = pino({ level: config.logLevel });
+  const logger = pino({ level: config.logLevel }, logDestination());
+
+  const bind = await bindPort(config.port, config.host);
+  if (!bind.ok) stop(1, bind.message);
 
   let simulator: SimulatorHandle | null = null;
   if (config.upstreamUrls.length === 0) {
@@ -40,15 +54,14 @@ async function main(): Promise<void> {
       advertisedUrl: 'http://data.nebulas.io',
     });
     config = { ...config, upstreamUrls: [simulator.url] };
-    logger.info(
-      { simulator: simulator.url },
-      `no UPSTREAM_URLS configured: serving the built-in chain simulator; try ${config.publicBaseUrl}/block/max`,
-    );
+    logger.warn({ simulator: simulator.url }, 'no UPSTREAM_URLS configured: serving the built-in chain simulator (simulated data, not a real chain)');
   }
 
-  const proxy = await startProxy(config, { logger });
-  logger.info({ url: proxy.url, upstreams: config.upstreamUrls, publicBaseUrl: config.publicBaseUrl, redis: config.redisUrl !== null }, 'chainproxy listening');
-
+  const built = await buildProxy(config, { logger });
+  // The socket bound above; the host is only echoed (Fastify's listen options have no handle field).
+  const listenOn: FastifyListenOptions = Object.assign({ host: config.host }, bind.bound);
+  const url = (await built.app.listen(listenOn)).replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]');
+  // Signals are handled before readiness is announced: a SIGTERM right after it drains.
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -60,7 +73,7 @@ async function main(): Promise<void> {
     }, config.shutdownTimeoutMs + LAST_RESORT_MS);
     force.unref();
     void (async () => {
-      await proxy.close();
+      await built.close();
       await simulator?.close();
       logger.info('bye');
       process.exit(0);
@@ -71,6 +84,20 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // Started by the launcher (src/bin/chainproxy.ts): its exit, however abrupt, drains this process too.
+  if (process.channel !== undefined) {
+    process.channel.unref();
+    process.on('disconnect', () => shutdown('launcher exited'));
+  }
+
+  const heapLimitMiB = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+  logger.info(
+    { url, upstreams: config.upstreamUrls, publicBaseUrl: config.publicBaseUrl, redis: config.redisUrl !== null, simulated: simulator !== null, version: VERSION, heapLimitMiB },
+    'chainproxy listening',
+  );
+  // With PORT=0 the default PUBLIC_BASE_URL names no real port: show the bound one.
+  const base = config.publicBaseUrl === 'http://localhost:0' ? url : config.publicBaseUrl;
+  process.stderr.write(startupLine(config, base, simulator !== null));
 }
 
 main().catch((err: unknown) => {

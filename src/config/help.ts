@@ -1,6 +1,8 @@
-/** `--help` text and the README configuration table, both from fields.ts. */
+/** `--help` text (grouped by topic, groups.ts) and the README configuration table, both from fields.ts. */
+import { OPTIONS } from './cli.js';
 import { defaultConfig } from './defaults.js';
 import { FIELDS, getPath, type Field } from './fields.js';
+import { GROUPS, groupOf } from './groups.js';
 
 function defaultOf(field: Field): string {
   if (field.key === 'publicBaseUrl') return 'http://localhost:$PORT';
@@ -27,15 +29,26 @@ export function helpText(): string {
   const lines = [
     'chainproxy: caching reverse proxy for the Chain Data Query Service',
     '',
-    'Usage: chainproxy [--help] [--config FILE]   (in a clone: npm start -- [--help] [--config FILE])',
-    'Configuration comes from environment variables (empty = unset) and an optional CONFIG_FILE.',
+    'Usage: chainproxy [--config FILE]   (in a clone: npm start -- [--config FILE])',
+    '       chainproxy --help | --version',
     '',
+    'Options:',
+    ...OPTIONS.map((o) => `  ${o.flag.padEnd(15)} ${o.help}`),
+    '',
+    'Settings are environment variables (empty = unset) or keys of an optional CONFIG_FILE (the environment wins).',
+    'Variables that resemble a setting but are not one (UPSTREAM_URL, REDIS_PASSWORD) stop start-up.',
   ];
   const rows = [...FIELDS.map((f) => ({ env: f.env, key: f.key, def: defaultOf(f), help: f.help })), ...EXTRA];
-  for (const r of rows) {
-    lines.push(`  ${r.env}${r.key ? `  (file: ${r.key})` : ''}`);
-    lines.push(`      default: ${r.def}`);
-    lines.push(`      ${r.help}`);
+  const topics = [...GROUPS.map((g) => g.title), 'Other'];
+  for (const title of topics) {
+    const members = rows.filter((r) => (groupOf(r.env)?.title ?? 'Other') === title);
+    if (members.length === 0) continue;
+    lines.push('', `${title}:`);
+    for (const r of members) {
+      lines.push(`  ${r.env}${r.key ? `  (file: ${r.key})` : ''}`);
+      lines.push(`      default: ${r.def}`);
+      lines.push(`      ${r.help}`);
+    }
   }
   lines.push(
     '',

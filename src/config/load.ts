@@ -11,6 +11,7 @@ import { FIELD_BY_KEY, FIELDS, SECTIONS, setPath } from './fields.js';
 import type { Config } from './types.js';
 import { checkApiKeys } from './api-keys.js';
 import { checkField, checkPolicies, crossCheck, shown } from './validate.js';
+import { lookalikeErrors } from './lookalike.js';
 import { checkPages } from '../pages/config.js';
 import { checkCreditCosts, unknownCostPages } from '../budget/costs-config.js';
 
@@ -25,6 +26,9 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** Every environment variable start-up reads. */
+const SETTING_NAMES: readonly string[] = [...FIELDS.map((f) => f.env), 'CONFIG_FILE'];
 
 /** `--config <file>` / `--config=<file>` in argv, else CONFIG_FILE. */
 function configFilePath(env: Env, argv: readonly string[]): string | undefined {
@@ -134,6 +138,8 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
       labels.set(field.key, field.env);
     }
   }
+
+  errors.push(...lookalikeErrors(env, SETTING_NAMES));
 
   if (!labels.has('publicBaseUrl')) config.publicBaseUrl = `http://localhost:${config.port}`;
   if (!labels.has('shutdownTimeoutMs')) config.shutdownTimeoutMs = config.limits.requestTimeoutMs + SHUTDOWN_MARGIN_MS;

@@ -12,6 +12,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 import { ENDPOINT_NAMES } from '../catalogue/types.js';
 import { CallbackGauge, DenseCounter, DenseHistogram, type Labels } from './collectors.js';
 import type { Metrics, MetricSources, RequestResult, TierName, UpstreamOutcome } from './types.js';
+import { droppedLogLines } from '../startup/log-destination.js';
 
 export const METRIC_PREFIX = 'chainproxy_';
 /** Endpoint label values: the catalogue names plus 'other' (ops routes, unknown paths). */
@@ -104,6 +105,15 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
     cross({ name: 'tier', values: TIER_NAMES }, { name: 'op', values: TIER_OPS }),
   ).register(registry);
   const rateLimited = new Counter({ name: `${p}rate_limited_total`, help: 'Client requests refused by the rate limiter.', registers: [registry] });
+  new Counter({
+    name: `${p}log_lines_dropped_total`,
+    help: 'Log lines dropped because standard output (a pipe or socket) was not read fast enough or was closed.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(droppedLogLines());
+    },
+  });
 
   // --- pushed: upstream requests (per upstream fetch, not per hit) ------
   const upstreamRequests = new Counter({

@@ -3,8 +3,14 @@
  * installed into an empty directory (nothing of the repository beside it),
  * then `npx chainproxy` there without UPSTREAM_URLS serves `/block/max` from
  * the built-in simulator with plain node, and `--help` prints the
- * configuration reference. The tarball holds the compiled code, not the
+ * configuration reference, and the server runs under the heap cap derived
+ * from CACHE_MAX_BYTES without operator flags. The tarball holds the compiled code, not the
  * sources or the tests, and tsx is not among what it installs.
+ *
+ * Also `npm start` in the clone (here because it runs the dist/ this file
+ * builds; in another file a parallel build would pull dist/ from under it):
+ * SIGTERM sent to the npm process reaches the server, which drains (the
+ * request in flight is answered) and is gone (the port closes, npm exits 0).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -14,7 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relativeLinks } from '../docs/links.js';
-import { waitFor } from '../helpers/fake-upstream.js';
+import { heldFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { accepts } from '../process/kit.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -43,8 +50,10 @@ beforeAll(() => {
   run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], app);
 }, 120_000);
 
-afterAll(() => {
+let fake: FakeUpstream | null = null;
+afterAll(async () => {
   if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  await fake?.close();
 });
 
 describe('the packed tarball', () => {
@@ -76,12 +85,13 @@ describe('the packed tarball', () => {
     expect(out).toContain('Usage: chainproxy');
     for (const v of ['UPSTREAM_URLS', 'PUBLIC_BASE_URL', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS', 'CONFIG_FILE']) expect(out).toContain(v);
     expect(run(NPX, ['--no-install', 'chainproxy-sim', '--help'], app)).toContain('Usage: chainproxy-sim');
+    expect(run(NPX, ['--no-install', 'chainproxy', '--version'], app)).toMatch(/^chainproxy \d+\.\d+\.\d+\n$/);
   });
 
   it('npx chainproxy without an upstream serves /block/max from the built-in simulator, and stops on SIGTERM', async () => {
     const child = spawn(NPX, ['--no-install', 'chainproxy'], {
       cwd: app,
-      env: { ...ENV, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SIM_BLOCK_INTERVAL_MS: '1000' },
+      env: { ...ENV, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SIM_BLOCK_INTERVAL_MS: '1000', CACHE_MAX_BYTES: '32MiB' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true, // its own process group: npx and the node process under it stop together
     });
@@ -93,7 +103,11 @@ describe('the packed tarball', () => {
       await waitFor(() => out.includes('"msg":"chainproxy listening"') || child.exitCode !== null, 30_000, 'the listening log line');
       const line = out.split('\n').find((l) => l.includes('"msg":"chainproxy listening"'));
       expect(line, `no listening line; stderr:\n${err}`).toBeDefined();
-      const url = String((JSON.parse(line!) as { url: string }).url);
+      const listening = JSON.parse(line!) as { url: string; heapLimitMiB: number };
+      const url = String(listening.url);
+      // The heap cap derived from CACHE_MAX_BYTES without operator flags: --max-old-space-size=128 (96 + 32).
+      expect(listening.heapLimitMiB).toBeGreaterThanOrEqual(128);
+      expect(listening.heapLimitMiB).toBeLessThan(128 + 64);
       const res = await request(`${url}/block/max`);
       expect(res.statusCode).toBe(200);
       expect(await res.body.text()).toMatch(/^\{"code":0,"msg":"success","data":\{"height":\d+\.0,"server_timestamp":\d+\}\}$/);
@@ -108,4 +122,48 @@ describe('the packed tarball', () => {
       }
     }
   }, 60_000);
+});
+
+describe('npm start', () => {
+  it('SIGTERM to the npm process drains the server and stops it', async () => {
+    const { handler, release } = heldFixtures('/tx/list?');
+    fake = await startFakeUpstream(handler);
+    const upstream = fake;
+    const child = spawn(NPM, ['start'], {
+      cwd: ROOT,
+      env: { ...ENV, PORT: '0', HOST: '127.0.0.1', UPSTREAM_URLS: fake.url, UPSTREAM_HEDGE_AFTER_MS: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const logged = (msg: string): Record<string, unknown> | undefined =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l['msg'] === msg);
+    try {
+      await waitFor(() => logged('chainproxy listening') !== undefined || child.exitCode !== null, 90_000, 'the listening log line');
+      const line = logged('chainproxy listening');
+      expect(line, `stderr:\n${err}`).toBeDefined();
+      const url = String(line!['url']);
+
+      const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
+      await waitFor(() => upstream.count('/tx/list') === 1, 5000, 'the upstream request');
+      child.kill('SIGTERM'); // the npm process only
+      await waitFor(() => logged('shutting down: draining in-flight requests') !== undefined, 10_000, 'the server to start draining');
+      release();
+      const res = await inFlight;
+      expect(res.statusCode).toBe(200);
+      expect(((await res.body.json()) as { code: number }).code).toBe(0);
+      expect(await exited).toBe(0);
+      expect(logged('bye')).toBeDefined();
+      expect(await accepts(url)).toBe(false);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 150_000);
 });

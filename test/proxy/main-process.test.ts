@@ -5,64 +5,22 @@
  * finish before it exits 0, and a drain always ends at SHUTDOWN_TIMEOUT_MS:
  * requests still running then get the 503 envelope, and the exit code is 0.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { heldFixtures, serveFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { listening, startProc, type Proc } from '../process/kit.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const startMain = (env: Record<string, string>): Proc => startProc(env);
+const listeningUrl = async (p: Proc): Promise<string> => String((await listening(p))['url']);
 
-interface Proc {
-  child: ChildProcess;
-  lines: Array<Record<string, unknown>>;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-function startMain(env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: Array<Record<string, unknown>> = [];
-  let buf = '';
-  let err = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    buf += d.toString();
-    let i;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      try {
-        lines.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, lines, stderr: () => err, exited };
-}
-
-async function listeningUrl(p: Proc): Promise<string> {
-  await waitFor(() => p.lines.some((l) => l['msg'] === 'chainproxy listening'), 20_000, 'the listening log line');
-  return String(p.lines.find((l) => l['msg'] === 'chainproxy listening')?.['url']);
-}
-
-const procs: Proc[] = [];
 const fakes: FakeUpstream[] = [];
 afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   await Promise.all(fakes.splice(0).map((f) => f.close()));
 });
 
 describe('npm start (src/main.ts)', () => {
   it('without UPSTREAM_URLS serves the built-in simulator and says so', async () => {
     const p = startMain({ SIM_BLOCK_INTERVAL_MS: '1000' });
-    procs.push(p);
     const url = await listeningUrl(p);
     expect(p.lines.some((l) => String(l['msg']).startsWith('no UPSTREAM_URLS configured: serving the built-in chain simulator'))).toBe(true);
     const res = await request(`${url}/block/max`);
@@ -75,7 +33,6 @@ describe('npm start (src/main.ts)', () => {
 
   it('a bad setting stops it with exit code 2 and a message naming the variable', async () => {
     const p = startMain({ PORT: 'eighty', UPSTREAM_URLS: 'ftp://x' });
-    procs.push(p);
     expect(await p.exited).toBe(2);
     expect(p.stderr()).toContain('PORT: expected an integer');
     expect(p.stderr()).toContain('UPSTREAM_URLS: expected');
@@ -86,7 +43,6 @@ describe('npm start (src/main.ts)', () => {
     const fake = await startFakeUpstream(handler);
     fakes.push(fake);
     const p = startMain({ UPSTREAM_URLS: fake.url, UPSTREAM_HEDGE_AFTER_MS: '0' });
-    procs.push(p);
     const url = await listeningUrl(p);
 
     const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
@@ -117,7 +73,6 @@ describe('npm start (src/main.ts)', () => {
       UPSTREAM_TIMEOUT_MS: '60000',
       SHUTDOWN_TIMEOUT_MS: '1500',
     });
-    procs.push(p);
     const url = await listeningUrl(p);
 
     const inFlight = request(`${url}/tx/list?page=1&page_size=2`);

@@ -1,0 +1,21 @@
+/**
+ * The heap cap that makes the documented memory bound hold (RSS ≈ fixed
+ * overhead + 1.5 × CACHE_MAX_BYTES): V8's old space capped at 96 MiB +
+ * CACHE_MAX_BYTES. Without a cap V8 lets garbage pile up far past the live
+ * heap under a distinct-key flood. An operator's own cap always wins.
+ */
+
+/** Old-space MiB beside the cache: the proxy's own live heap and garbage headroom. */
+export const HEAP_HEADROOM_MIB = 96;
+
+const HEAP_FLAG = /--max[-_]old[-_]space[-_]size|--max[-_]heap[-_]size/;
+
+/** True when the operator set a heap cap (a node flag or NODE_OPTIONS). */
+export function operatorHeapCap(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
+  return execArgv.some((a) => HEAP_FLAG.test(a)) || HEAP_FLAG.test(nodeOptions ?? '');
+}
+
+/** `--max-old-space-size` for a cache bound of `cacheMaxBytes`. */
+export function heapCapFlag(cacheMaxBytes: number): string {
+  return `--max-old-space-size=${HEAP_HEADROOM_MIB + Math.ceil(cacheMaxBytes / 2 ** 20)}`;
+}

@@ -1,0 +1,94 @@
+/**
+ * chainproxy as an operator runs it, in its own process: `node --import tsx
+ * <entry>` (src/main.ts, or the launcher src/bin/chainproxy.ts) with only the
+ * given environment, its JSON log lines and stderr collected.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createConnection } from 'node:net';
+import type { Stream } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
+import { waitFor } from '../helpers/fake-upstream.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const MAIN = 'src/main.ts';
+export const LAUNCHER = 'src/bin/chainproxy.ts';
+
+export interface Proc {
+  child: ChildProcess;
+  lines: Array<Record<string, unknown>>;
+  stdout: () => string;
+  stderr: () => string;
+  /** Exit code (null when ended by a signal). */
+  exited: Promise<number | null>;
+}
+
+export interface StartOptions {
+  args?: string[];
+  entry?: string;
+  /** Standard output of the process: 'pipe' (read by the test) or a stream/fd of the test's choosing. */
+  stdout?: 'pipe' | Stream | number;
+}
+
+const live: Proc[] = [];
+afterEach(() => {
+  for (const p of live.splice(0)) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+});
+
+export function startProc(env: Record<string, string>, opts: StartOptions = {}): Proc {
+  const child = spawn(process.execPath, ['--import', 'tsx', opts.entry ?? MAIN, ...(opts.args ?? [])], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', opts.stdout ?? 'pipe', 'pipe'],
+  });
+  const lines: Array<Record<string, unknown>> = [];
+  let out = '';
+  let buf = '';
+  let err = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+    buf += d.toString();
+    let i;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      try {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const p = { child, lines, stdout: () => out, stderr: () => err, exited };
+  live.push(p);
+  return p;
+}
+
+/** The `chainproxy listening` log line, once written. */
+export async function listening(p: Proc, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+  await waitFor(() => p.lines.some((l) => l['msg'] === 'chainproxy listening') || p.child.exitCode !== null, timeoutMs, 'the listening log line');
+  const line = p.lines.find((l) => l['msg'] === 'chainproxy listening');
+  if (line === undefined) throw new Error(`exited ${p.child.exitCode} before listening; stderr:\n${p.stderr()}`);
+  return line;
+}
+
+/** Standard error once the start-up line for humans (written after the listening log line) is in. */
+export async function withStartupLine(p: Proc, timeoutMs = 20_000): Promise<string> {
+  await waitFor(() => /is serving the API at .*\n/.test(p.stderr()) || p.child.exitCode !== null, timeoutMs, 'the start-up line');
+  return p.stderr();
+}
+
+/** Whether something accepts TCP connections at `url`. */
+export async function accepts(url: string): Promise<boolean> {
+  const { port, hostname } = new URL(url);
+  return new Promise((resolve) => {
+    const s = createConnection({ port: Number(port), host: hostname });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * The shipped entry point (src/bin/chainproxy.ts, behind `npm start` and
+ * `npx chainproxy`) runs the server under the heap cap derived from
+ * CACHE_MAX_BYTES (96 MiB + the bound) unless the operator set one, passes
+ * signals on, and never leaves the server running without it.
+ */
+import { request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/fake-upstream.js';
+import { accepts, LAUNCHER, listening, startProc } from './kit.js';
+
+const SIM = { SIM_BLOCK_INTERVAL_MS: '1000' };
+
+describe('the chainproxy entry point', () => {
+  it('caps the heap from CACHE_MAX_BYTES in a server process of its own; SIGTERM to it drains the server', async () => {
+    const p = startProc({ ...SIM, CACHE_MAX_BYTES: '32MiB' }, { entry: LAUNCHER });
+    const line = await listening(p);
+    expect(line['pid']).not.toBe(p.child.pid);
+    // --max-old-space-size=128 (96 + 32); V8's limit adds the young generation.
+    expect(line['heapLimitMiB']).toBeGreaterThanOrEqual(128);
+    expect(line['heapLimitMiB']).toBeLessThan(128 + 64);
+    const url = String(line['url']);
+    expect((await request(`${url}/block/max`)).statusCode).toBe(200);
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    expect(p.lines.some((l) => l['msg'] === 'bye' && l['pid'] === line['pid'])).toBe(true);
+    expect(await accepts(url)).toBe(false);
+  });
+
+  it("an operator's heap cap (NODE_OPTIONS) wins: the server runs in the same process", async () => {
+    const p = startProc({ ...SIM, CACHE_MAX_BYTES: '32MiB', NODE_OPTIONS: '--max-old-space-size=300' }, { entry: LAUNCHER });
+    const line = await listening(p);
+    expect(line['pid']).toBe(p.child.pid);
+    expect(line['heapLimitMiB']).toBeGreaterThanOrEqual(300);
+    expect(line['heapLimitMiB']).toBeLessThan(300 + 64);
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+  });
+
+  it('the default bound (256 MiB) gives a 352 MiB old space; the server drains when its launcher is killed', async () => {
+    const p = startProc(SIM, { entry: LAUNCHER });
+    const line = await listening(p);
+    expect(line['heapLimitMiB']).toBeGreaterThanOrEqual(352);
+    expect(line['heapLimitMiB']).toBeLessThan(352 + 64);
+    const url = String(line['url']);
+    p.child.kill('SIGKILL');
+    await waitFor(() => p.lines.some((l) => l['msg'] === 'bye' && l['pid'] === line['pid']), 10_000, 'the orphaned server to drain');
+    await waitFor(async () => !(await accepts(url)), 10_000, 'the port to close');
+  });
+
+  it('--version and bad settings are answered by the entry point (exit 0, exit 2)', async () => {
+    const v = startProc({}, { entry: LAUNCHER, args: ['--version'] });
+    expect(await v.exited).toBe(0);
+    expect(v.stdout()).toMatch(/^chainproxy \d+\.\d+\.\d+/);
+    const bad = startProc({ CACHE_MAX_BYTE: '32MiB' }, { entry: LAUNCHER });
+    expect(await bad.exited).toBe(2);
+    expect(bad.stderr()).toContain('CACHE_MAX_BYTE: expected a known setting, got an unknown variable that resembles CACHE_MAX_BYTES');
+  });
+});
