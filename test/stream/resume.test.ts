@@ -34,7 +34,7 @@ describe('resuming with Last-Event-ID', () => {
     expect(current.heights()).toEqual([head + 3]);
   });
 
-  it('replays only what the bounded history holds', async () => {
+  it('replays what the bounded history holds, after a gap event naming the heights it no longer has', async () => {
     const { sim, proxy } = await r.start({ stream: streamConfig({ history: 3 }) });
     const head = sim.chain.head();
     for (let i = 1; i <= 6; i++) {
@@ -42,7 +42,8 @@ describe('resuming with Last-Event-ID', () => {
       await waitFor(() => proxy.stream.feed.emitted === head + i, `head ${head + i}`);
     }
     const c = await r.stream(proxy.url, { lastEventId: String(head) });
-    await c.until(() => c.events.length === 3);
+    await c.until(() => c.events.length === 4);
+    expect(c.events[0]).toEqual({ type: 'gap', id: String(head + 3), data: JSON.stringify({ from: head + 1, to: head + 3 }) });
     expect(c.heights()).toEqual([head + 4, head + 5, head + 6]);
   });
 });
