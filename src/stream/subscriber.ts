@@ -62,7 +62,11 @@ export class Subscriber {
       if (e.height > this.#written) this.#written = e.height;
       n++;
     }
-    if (this.#next >= this.#replay.length && this.#replay.length > 0) this.#replay = [];
+    if (this.#next >= this.#replay.length && this.#replay.length > 0) {
+      // Replay done: let its events go.
+      this.#replay = [];
+      this.#next = 0;
+    }
     if (n > 0) this.#events.sent(n);
   }
 
