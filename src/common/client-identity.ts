@@ -9,7 +9,7 @@
 import { isIP } from 'node:net';
 
 /** 16 bytes of an address (IPv4 as ::ffff:a.b.c.d), or null. */
-export function ipBytes(ip: string): Uint8Array | null {
+function ipBytes(ip: string): Uint8Array | null {
   const family = isIP(ip);
   if (family === 0) return null;
   const out = new Uint8Array(16);

@@ -9,7 +9,7 @@ export function eventFrame(id: number, json: string): Buffer {
 }
 
 /** A named event (EventSource `addEventListener(type)`, not `onmessage`). */
-export function typedFrame(type: string, id: number, json: string): Buffer {
+function typedFrame(type: string, id: number, json: string): Buffer {
   return Buffer.from(`event: ${type}\nid: ${id}\ndata: ${json}\n\n`);
 }
 

@@ -11,8 +11,8 @@ import { Block } from '../schema/index.js';
 import { STREAM_PATH } from './route.js';
 
 export const HEAD_EVENT = 'HeadEvent';
-export const REBASE_EVENT = 'RebaseEvent';
-export const GAP_EVENT = 'GapEvent';
+const REBASE_EVENT = 'RebaseEvent';
+const GAP_EVENT = 'GapEvent';
 
 /** What frames.ts writes after `data: ` for `event: rebase` and `event: gap`. */
 const TYPED_EVENTS: Record<string, SchemaObject> = {
