@@ -18,7 +18,7 @@ import type { CacheEntry } from '../cache/types.js';
 import { toProxyError } from '../errors/catalog.js';
 import type { RefreshAhead } from '../pipeline/refresh-ahead.js';
 import { blockPage, type BlockPage } from './blocks.js';
-import { eventFrame, rebaseFrame } from './frames.js';
+import { eventFrame, gapFrame, rebaseFrame } from './frames.js';
 import type { StreamEvent } from './history.js';
 
 /** Page size of the block/list page read for the records (the API's default, so it shares the hot entry). */
@@ -131,6 +131,8 @@ export class HeadFeed {
     }
     const final = Math.max(this.#d.tracker.finalHeight() ?? -1, page.final ?? -1);
     const time = this.#d.clock();
+    // Heights skipped by a jump are named (the same `gap` event a resume from before the history gets).
+    if (this.#emitted !== null && from > this.#emitted + 1) this.#d.publish({ height: from - 1, frame: gapFrame(this.#emitted + 1, from - 1), marker: true });
     for (let h = from; h <= head; h++) {
       const block = page.records.get(h);
       const json = `{"height":${h},"final_height":${final < 0 ? 'null' : final},"time":${time},"block":${block === undefined ? 'null' : block.toString('utf8')}}`;

@@ -8,6 +8,8 @@ export interface StreamEvent {
   height: number;
   /** The whole SSE frame, made once. */
   frame: Buffer;
+  /** A `gap` or `rebase` event (about heights, not one): never handed to a new subscriber as the newest. */
+  marker?: boolean;
 }
 
 export interface RebaseRecord {
@@ -55,8 +57,15 @@ export class EventHistory {
     return kept.slice(EventHistory.#above(kept, height));
   }
 
+  /** The newest entry, marker or not (what a stream stands at). */
   latest(): StreamEvent | undefined {
     return this.#events[this.#events.length - 1];
+  }
+
+  /** The newest event that is not a marker. */
+  newest(): StreamEvent | undefined {
+    for (let i = this.#events.length - 1; i >= 0; i--) if (this.#events[i]!.marker !== true) return this.#events[i];
+    return undefined;
   }
 
   oldest(): StreamEvent | undefined {

@@ -30,7 +30,7 @@ const TYPED_EVENTS: Record<string, SchemaObject> = {
   },
   [GAP_EVENT]: {
     type: 'object',
-    description: 'The JSON of an `event: gap` (id: `to`): the heights `from`..`to` are not in the history (fetch them from block/list if needed). Events go on above `to`.',
+    description: 'The JSON of an `event: gap` (id: `to`): the heights `from`..`to` are not streamed (a jump of the head, or older than the history; fetch them from block/list if needed). Events go on above `to`.',
     properties: {
       from: { type: 'integer', minimum: 0, description: 'First height not replayed.' },
       to: { type: 'integer', minimum: 0, description: 'Last height not replayed (also the event id).' },
@@ -84,7 +84,7 @@ const FORMAT = [
   'One event per new block, in height order: `id: <height>` then one `data: <JSON>` line (a HeadEvent: height, final_height, time, block), then a blank line.',
   'The stream opens with `retry: <ms>` (STREAM_RETRY_MS) and the comment `: chainproxy head stream`; `: heartbeat` comments follow every STREAM_HEARTBEAT_MS.',
   'Without Last-Event-ID the newest event is sent at once; with it, the heads after that height still in the history (STREAM_HISTORY) are replayed (paced by the socket), no height twice.',
-  '`event: rebase` (a RebaseEvent) when the proxy follows its upstreams down below heights the client got; `event: gap` (a GapEvent) before a replay when heights after the resume point are no longer kept.',
+  '`event: rebase` (a RebaseEvent) when the proxy follows its upstreams down below heights the client got; `event: gap` (a GapEvent) when the head jumps more than 100 blocks, and before a replay when heights after the resume point are no longer kept.',
 ].join(' ');
 
 export function streamOpenapi(): OpenApiContribution {

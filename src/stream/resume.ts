@@ -59,7 +59,7 @@ export interface ResumeContext {
 }
 
 /**
- * - No resume point: the newest event.
+ * - No resume point: the newest head event.
  * - Above the believed head (a height this replica does not believe): a
  *   `rebase` to the newest event, then live.
  * - At or above a recent rebase's target but not past its old head: a `rebase`
@@ -68,23 +68,26 @@ export interface ResumeContext {
  *   kept event.
  */
 export function planResume(after: number | null, c: ResumeContext): ResumePlan {
+  if (after === null) {
+    const newest = c.history.newest();
+    return newest === undefined ? { replay: [], last: -1 } : { replay: [newest], last: newest.height };
+  }
   const latest = c.history.latest();
-  if (after === null) return latest === undefined ? { replay: [], last: -1 } : { replay: [latest], last: latest.height };
   const first: StreamEvent[] = [];
   let base = after;
   if (c.head !== null && after > c.head) {
     base = latest?.height ?? c.head;
-    first.push({ height: base, frame: rebaseFrame(base, after, c.final, c.time) });
+    first.push({ height: base, frame: rebaseFrame(base, after, c.final, c.time), marker: true });
   } else {
     const r = c.history.rebaseFor(after);
     if (r !== null) {
       base = r.height;
-      first.push({ height: base, frame: rebaseFrame(base, after, c.final, c.time) });
+      first.push({ height: base, frame: rebaseFrame(base, after, c.final, c.time), marker: true });
     }
   }
   const oldest = c.history.oldest();
   if (oldest !== undefined && base < oldest.height - 1) {
-    first.push({ height: oldest.height - 1, frame: gapFrame(base + 1, oldest.height - 1) });
+    first.push({ height: oldest.height - 1, frame: gapFrame(base + 1, oldest.height - 1), marker: true });
   }
   const replay = [...first, ...c.history.after(base)];
   return { replay, last: Math.max(base, replay[replay.length - 1]?.height ?? -1) };

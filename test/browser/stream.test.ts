@@ -174,14 +174,16 @@ describe('EventSource in headless chromium: rebases and long resumes', () => {
 
     const real = sim.chain.head();
     for (const r of relays) r.lie(real + 5000);
-    await a.until(501, 'the phantom heads');
+    // The jump: a gap event for the heights skipped, then the newest 100.
+    await a.until(502, 'the phantom heads');
+    expect((await a.log())[401]).toMatchObject({ type: 'gap', data: { from: real + 1, to: real + 4900 } });
     for (const r of relays) r.lie(null);
-    await a.until(502, 'the rebase');
-    const told = (await a.log())[501]!;
+    await a.until(503, 'the rebase');
+    const told = (await a.log())[502]!;
     expect(told).toMatchObject({ type: 'rebase', id: String(real), data: { height: real, from: real + 5000 } });
     sim.chain.advance(1);
-    await a.until(503, 'the next real head');
-    expect((await a.log())[502]).toMatchObject({ type: 'message', id: String(real + 1), data: { height: real + 1 } });
+    await a.until(504, 'the next real head');
+    expect((await a.log())[503]).toMatchObject({ type: 'message', id: String(real + 1), data: { height: real + 1 } });
 
     // A page away since `start`: older than the 300 kept events.
     const b = await open(`?lastEventId=${start}`);
