@@ -45,11 +45,6 @@ export class Subscriber {
     this.#events = events;
   }
 
-  /** Whether frames wait for the socket (the replay, queued events). */
-  get busy(): boolean {
-    return this.#blocked;
-  }
-
   /** Writes pending frames until the socket pushes back or nothing is left. */
   pump(): void {
     let n = 0;
