@@ -8,6 +8,7 @@
  * cap is too slow: it is dropped.
  */
 import type { ServerResponse } from 'node:http';
+import { gapFrame } from './frames.js';
 import type { StreamEvent } from './history.js';
 
 export interface SubscriberEvents {
@@ -65,17 +66,28 @@ export class Subscriber {
     if (n > 0) this.#events.sent(n);
   }
 
-  /** A live event: written now when the socket is free, else queued (or the subscriber dropped as too slow). Returns frames written. */
+  /**
+   * A live event: written now when the socket is free, else queued (or the
+   * subscriber dropped as too slow). Heights this subscriber would skip
+   * (it resumed from a point the history did not cover) are named by a `gap`
+   * first. Returns frames written.
+   */
   deliver(e: StreamEvent): number {
     if (e.height <= this.last || this.res.destroyed) return 0;
+    let n = 0;
+    if (e.marker !== true && this.last >= 0 && e.height > this.last + 1) n = this.#send({ height: e.height - 1, frame: gapFrame(this.last + 1, e.height - 1), marker: true });
     this.last = e.height;
-    if (!this.#blocked) {
-      if (!this.#write(e.frame)) return 0;
-      this.#written = e.height;
-      return 1;
+    return n + this.#send(e);
+  }
+
+  #send(e: StreamEvent): number {
+    if (this.#blocked) {
+      this.#enqueue(e);
+      return 0;
     }
-    this.#enqueue(e);
-    return 0;
+    if (!this.#write(e.frame)) return 0;
+    this.#written = e.height;
+    return 1;
   }
 
   /** A comment (heartbeat) when nothing is pending: a busy stream is not idle. */
@@ -105,6 +117,7 @@ export class Subscriber {
   }
 
   #enqueue(e: StreamEvent): void {
+    if (this.res.destroyed) return;
     if (this.#queued + e.frame.length + this.res.writableLength > this.#maxBytes) {
       this.#events.slow();
       this.res.destroy();
