@@ -9,6 +9,10 @@
  * must not grow with N. Server CPU per delivered event from the proxy's
  * process_cpu_seconds_total.
  *
+ * Resume storm: N subscribers reconnecting at once with a Last-Event-ID
+ * 1000 events back (a replica restart behind a load balancer): time until each
+ * has the whole paced replay, and how many the proxy dropped (must be 0).
+ *
  * Refresh-ahead: the explorer mix of (b) (same sampler, universe and
  * freshness poller) against two proxies, REFRESH_AHEAD_MAX_KEYS default vs 0,
  * each with its own simulator; hit ratio, upstream requests per 1000, and
@@ -30,10 +34,12 @@ interface Subscriber {
   close(): void;
 }
 
-function subscribe(url: string): Promise<Subscriber> {
+function subscribe(url: string, lastEventId?: number): Promise<Subscriber> {
   return new Promise((resolve, reject) => {
     const arrivals = new Map<number, number>();
-    const req = request(`${url}/stream/heads`, { agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId);
+    const req = request(`${url}/stream/heads`, { agent: false, headers }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`stream: HTTP ${res.statusCode}`));
       let tail = '';
       res.setEncoding('latin1');
@@ -103,6 +109,44 @@ async function fanout(ctx: Ctx, n: number, blocks: number): Promise<{ lastP50: n
     }
     const cpu = (await cpuSeconds(proxy.url)) - cpu0;
     return { lastP50: pct(last, 0.5), lastP99: pct(last, 0.99), spreadP50: pct(spread, 0.5), upPerBlock: up / blocks, cpuUsPerEvent: (cpu * 1e6) / (blocks * n) };
+  } finally {
+    for (const s of subs) s.close();
+    await proxy.close();
+    await sim.close();
+  }
+}
+
+async function streamCounter(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+}
+
+async function advanceTo(sim: SimProc, watcher: Subscriber, n: number): Promise<number> {
+  let head = 0;
+  for (let left = n; left > 0; left -= 100) {
+    ({ head } = await getJson<{ head: number }>(`${sim.url}/_sim/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n: Math.min(100, left) }) }));
+    const deadline = Date.now() + 10_000;
+    while (!watcher.arrivals.has(head) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  }
+  return head;
+}
+
+async function resumeStorm(n: number, back: number): Promise<{ p50: number; p99: number; complete: number; dropped: number }> {
+  const sim = await startSim({ blockIntervalMs: 0, name: `sim-h-resume` });
+  const proxy = await startProxyProc([sim.url], { UPSTREAM_PROBE_INTERVAL_MS: String(FANOUT_PROBE_MS), MAX_STREAMS: '100000', STREAM_MAX_PER_CLIENT: '100000' }, `proxy-h-resume`);
+  const subs: Subscriber[] = [];
+  try {
+    const watcher = await subscribe(proxy.url);
+    subs.push(watcher);
+    const head = await advanceTo(sim, watcher, back);
+    const t0 = performance.now();
+    const storm = await Promise.all(Array.from({ length: n }, () => subscribe(proxy.url, head - back)));
+    subs.push(...storm);
+    const deadline = Date.now() + 30_000;
+    while (storm.some((s) => !s.arrivals.has(head)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    const done = storm.map((s) => s.arrivals.get(head)).filter((t): t is number => t !== undefined).map((t) => t - t0);
+    const complete = storm.filter((s) => s.arrivals.size === back).length;
+    return { p50: pct(done, 0.5), p99: pct(done, 0.99), complete, dropped: await streamCounter(proxy.url, 'chainproxy_stream_clients_dropped_total') };
   } finally {
     for (const s of subs) s.close();
     await proxy.close();
@@ -186,6 +230,26 @@ export const stream: Scenario = {
       goal: 'report (the probe wait, up to one interval, is in both)',
       pass: null,
       detail: `1000: p50 ${big.lastP50.toFixed(0)} ms, p99 ${big.lastP99.toFixed(0)} ms, first→last p50 ${big.spreadP50.toFixed(1)} ms; 10: p50 ${small.lastP50.toFixed(0)} ms, p99 ${small.lastP99.toFixed(0)} ms`,
+    });
+
+    const stormN = ctx.d(200, 50);
+    const storm = await resumeStorm(stormN, 1000);
+    ctx.rows.push({
+      scenario: 'h resume storm',
+      target: `proxy, ${stormN} subscribers resuming 1000 events back`,
+      rps: null,
+      p50: storm.p50,
+      p99: storm.p99,
+      hitRatio: null,
+      upPer1000: null,
+      note: `connect → whole paced replay (p50/p99 columns); ${storm.complete}/${stormN} got all 1000 events; ${storm.dropped} dropped as slow`,
+    });
+    ctx.ratios.push({
+      name: 'h: resume storm, subscribers with the whole replay',
+      value: storm.complete / stormN,
+      goal: '= 1, none dropped',
+      pass: storm.complete === stormN && storm.dropped === 0,
+      detail: `${stormN} subscribers, 1000 events back each; p50 ${storm.p50.toFixed(0)} ms, p99 ${storm.p99.toFixed(0)} ms`,
     });
 
     // Short windows need blocks to happen inside them.

@@ -22,7 +22,7 @@ import type { RedisGuard } from '../redis/guard.js';
 import { ApiKeyTable, type ApiKey } from './api-keys.js';
 import { BucketTable, type Budget } from './buckets.js';
 import { AddressList } from '../common/address-list.js';
-import { ipClientKey } from './cidr.js';
+import { clientIdentity } from '../common/client-identity.js';
 import { FleetSync } from './fleet-sync.js';
 
 /** clientKey() of a request whose X-API-Key is not configured (answer 401). */
@@ -94,7 +94,7 @@ export class RateLimiter {
    */
   clientKey(ip: string, apiKey: string | string[] | undefined): string {
     if (apiKey === undefined) {
-      const key = ipClientKey(ip);
+      const key = clientIdentity(ip);
       // IPv6 keys are /64 prefixes: decide the allowlist on the address itself.
       return key !== ip && !this.#allow.empty && this.#allow.has(ip) ? ALLOWLISTED : key;
     }

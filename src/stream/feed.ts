@@ -4,6 +4,11 @@
  * carrying that height's `block/list` record. Heads are handled one step at a
  * time; heads that arrive during a step are coalesced into the next one, so the
  * upstream work per head is constant whatever the number of subscribers.
+ *
+ * A rebase (the tracker lowered the head) drops what was made above the new
+ * head, tells subscribers that got it (a `rebase` event), and the feed goes on
+ * from there; a step running across a rebase publishes nothing. No event is
+ * made for a height above the head the tracker believes.
  */
 import type { Logger } from 'pino';
 import { canonicalize } from '../catalogue/canonicalize.js';
@@ -13,8 +18,8 @@ import type { CacheEntry } from '../cache/types.js';
 import { toProxyError } from '../errors/catalog.js';
 import type { RefreshAhead } from '../pipeline/refresh-ahead.js';
 import { blockPage, type BlockPage } from './blocks.js';
-import { eventFrame } from './frames.js';
-import type { HeadEvent } from './history.js';
+import { eventFrame, gapFrame, rebaseFrame } from './frames.js';
+import type { StreamEvent } from './history.js';
 
 /** Page size of the block/list page read for the records (the API's default, so it shares the hot entry). */
 const PAGE_SIZE = 20;
@@ -26,7 +31,9 @@ export interface FeedDeps {
   limits: ParamLimits;
   resolve(req: CanonicalRequest): Promise<{ entry: CacheEntry }>;
   revalidate(req: CanonicalRequest): Promise<CacheEntry>;
-  publish(e: HeadEvent): void;
+  publish(e: StreamEvent): void;
+  /** The latest event kept once events above `height` are dropped. */
+  rebase(height: number, from: number, frame: Buffer): StreamEvent | undefined;
   clock: () => number;
   logger: Logger;
 }
@@ -41,11 +48,15 @@ export class HeadFeed {
   #running: Promise<void> | null = null;
   #again = false;
   #closed = false;
+  /** Bumped on every rebase: a step that saw another value publishes nothing. */
+  #epoch = 0;
   readonly #onHead = (): void => this.kick();
+  readonly #onRebase = (height: number, from: number): void => this.#rebase(height, from);
 
   constructor(deps: FeedDeps) {
     this.#d = deps;
     deps.tracker.on('head', this.#onHead);
+    deps.tracker.on('rebase', this.#onRebase);
   }
 
   /** Height of the last event published, or null. */
@@ -75,6 +86,19 @@ export class HeadFeed {
   close(): void {
     this.#closed = true;
     this.#d.tracker.off('head', this.#onHead);
+    this.#d.tracker.off('rebase', this.#onRebase);
+  }
+
+  #rebase(height: number, from: number): void {
+    this.#epoch++;
+    // Refresh-ahead runs again for the real head (and every head after it).
+    if (this.#refreshed !== null && this.#refreshed > height) this.#refreshed = null;
+    if (this.#emitted !== null && this.#emitted > height) {
+      const kept = this.#d.rebase(height, from, rebaseFrame(height, from, this.#d.tracker.finalHeight(), this.#d.clock()));
+      // Heights up to the real head not kept are made again (the newest one at least).
+      this.#emitted = kept?.height ?? null;
+    }
+    this.kick();
   }
 
   async #loop(): Promise<void> {
@@ -91,6 +115,7 @@ export class HeadFeed {
   async #step(): Promise<void> {
     const head = this.#d.tracker.bestHead();
     if (head === null) return;
+    const epoch = this.#epoch;
     if (this.#refreshed === null || head > this.#refreshed) {
       this.#refreshed = head;
       await this.#d.refreshAhead?.run(head);
@@ -99,8 +124,15 @@ export class HeadFeed {
     const maxPage = Math.min(this.#d.limits.maxPageSize, 100);
     const from = this.#emitted === null ? head : Math.max(this.#emitted + 1, head - maxPage + 1);
     const page = await this.#blocks(head, Math.min(maxPage, Math.max(PAGE_SIZE, head - from + 1)));
+    // A rebase while the page was read: this step's heights may not be believed any more.
+    if (epoch !== this.#epoch || this.#closed) {
+      this.#again = true;
+      return;
+    }
     const final = Math.max(this.#d.tracker.finalHeight() ?? -1, page.final ?? -1);
     const time = this.#d.clock();
+    // Heights skipped by a jump are named (the same `gap` event a resume from before the history gets).
+    if (this.#emitted !== null && from > this.#emitted + 1) this.#d.publish({ height: from - 1, frame: gapFrame(this.#emitted + 1, from - 1), marker: true });
     for (let h = from; h <= head; h++) {
       const block = page.records.get(h);
       const json = `{"height":${h},"final_height":${final < 0 ? 'null' : final},"time":${time},"block":${block === undefined ? 'null' : block.toString('utf8')}}`;

@@ -8,6 +8,27 @@ export function eventFrame(id: number, json: string): Buffer {
   return Buffer.from(`id: ${id}\ndata: ${json}\n\n`);
 }
 
+/** A named event (EventSource `addEventListener(type)`, not `onmessage`). */
+function typedFrame(type: string, id: number, json: string): Buffer {
+  return Buffer.from(`event: ${type}\nid: ${id}\ndata: ${json}\n\n`);
+}
+
+/**
+ * `rebase`: heights above `height` the client got are no longer believed
+ * (discard them); events go on from `height + 1`. Its id is `height`.
+ */
+export function rebaseFrame(height: number, from: number, final: number | null, time: number): Buffer {
+  return typedFrame('rebase', height, `{"height":${height},"from":${from},"final_height":${final},"time":${time}}`);
+}
+
+/**
+ * `gap`: the heights `from`..`to` are not in the history (fetch them from
+ * block/list if needed); events go on above `to`. Its id is `to`.
+ */
+export function gapFrame(from: number, to: number): Buffer {
+  return typedFrame('gap', to, `{"from":${from},"to":${to}}`);
+}
+
 /** The reconnection delay hint. */
 export function retryFrame(ms: number): Buffer {
   return Buffer.from(`retry: ${ms}\n\n`);
@@ -18,25 +39,3 @@ export const HEARTBEAT_FRAME = Buffer.from(': heartbeat\n\n');
 
 /** The opening comment, sent with the headers so clients see the stream is live at once. */
 export const OPEN_FRAME = Buffer.from(': chainproxy head stream\n\n');
-
-/**
- * The height a client resumes after: `Last-Event-ID` header (what EventSource
- * sends on reconnect), else the `lastEventId` query parameter. null when absent
- * or not a non-negative integer.
- */
-export function resumeHeight(header: string | string[] | undefined, rawUrl: string): number | null {
-  const fromHeader = Array.isArray(header) ? header[0] : header;
-  const raw = fromHeader !== undefined && fromHeader !== '' ? fromHeader : queryValue(rawUrl, 'lastEventId');
-  if (raw === null || !/^\d{1,15}$/.test(raw.trim())) return null;
-  return Number(raw.trim());
-}
-
-function queryValue(rawUrl: string, name: string): string | null {
-  const q = rawUrl.indexOf('?');
-  if (q < 0) return null;
-  for (const part of rawUrl.slice(q + 1).split('&')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq) === name) return decodeURIComponent(part.slice(eq + 1).replace(/\+/g, ' '));
-  }
-  return null;
-}

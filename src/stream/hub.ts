@@ -1,16 +1,19 @@
 /**
- * Subscribers of the head stream and the fan-out to them. One frame's bytes go
- * to every subscriber; nothing here is per-subscriber work beyond a socket
- * write. Caps (global and per client), slow-consumer drops, the heartbeat and
- * the shutdown close live here.
+ * Every open stream of the replica, whatever its channel: the caps (global
+ * MAX_STREAMS and per client identity), the heartbeat, slow-consumer drops
+ * and the shutdown close. Nothing here is per-subscriber work beyond a socket
+ * write.
  */
 import type { ServerResponse } from 'node:http';
+import type { StreamChannel } from './channel.js';
+import type { ResumePlan } from './resume.js';
+import { Subscriber, type SubscriberEvents } from './subscriber.js';
 
 export interface HubLimits {
   maxStreams: number;
   maxPerClient: number;
   heartbeatMs: number;
-  /** Unsent bytes past which a subscriber is dropped. */
+  /** Queued live bytes plus the socket's unsent bytes past which a subscriber is dropped. */
   maxBufferBytes: number;
 }
 
@@ -22,18 +25,12 @@ export interface HubEvents {
 
 export type Admission = 'ok' | 'full' | 'client';
 
-interface Subscriber {
-  res: ServerResponse;
-  client: string;
-  /** Height of the last event this subscriber got (or resumed after): never sent twice. */
-  last: number;
-}
-
 export class StreamHub {
   readonly #limits: HubLimits;
   readonly #events: HubEvents;
+  readonly #subEvents: SubscriberEvents;
   readonly #subs = new Set<Subscriber>();
-  /** Open streams per client address (the per-client cap). */
+  /** Open streams per client identity (the per-client cap). */
   readonly #perClient = new Map<string, number>();
   readonly #heartbeat: NodeJS.Timeout;
   #closed = false;
@@ -41,11 +38,14 @@ export class StreamHub {
   constructor(limits: HubLimits, events: HubEvents, heartbeatFrame: Buffer) {
     this.#limits = limits;
     this.#events = events;
-    this.#heartbeat = setInterval(() => this.#heartbeatAll(heartbeatFrame), limits.heartbeatMs);
+    this.#subEvents = { sent: (n) => events.sent(n), slow: () => events.dropped('slow') };
+    this.#heartbeat = setInterval(() => {
+      for (const sub of this.#subs) sub.comment(heartbeatFrame);
+    }, limits.heartbeatMs);
     this.#heartbeat.unref();
   }
 
-  /** Whether a new stream from `client` may open. */
+  /** Whether a new stream from `client` (a client identity) may open. */
   admit(client: string): Admission {
     if (this.#closed || this.#subs.size >= this.#limits.maxStreams) return 'full';
     if ((this.#perClient.get(client) ?? 0) >= this.#limits.maxPerClient) return 'client';
@@ -53,41 +53,22 @@ export class StreamHub {
   }
 
   /**
-   * Adds an open response (headers written, replay sent up to `last`, -1 for
-   * none); it leaves when the socket closes.
+   * Adds an open response (headers written) to `channel`, counted at once;
+   * writes `opening` then the plan's replay, paced. It leaves when the socket closes.
    */
-  add(res: ServerResponse, client: string, last: number): void {
-    const sub: Subscriber = { res, client, last };
+  open(res: ServerResponse, client: string, channel: StreamChannel, plan: ResumePlan, opening: Buffer): void {
+    // Gone already: its 'close' was emitted, so it would never leave.
+    if (res.destroyed || res.socket === null || res.socket.destroyed) return;
+    const sub = new Subscriber(res, client, plan.last, plan.replay, this.#limits.maxBufferBytes, this.#subEvents);
     this.#subs.add(sub);
     this.#perClient.set(client, (this.#perClient.get(client) ?? 0) + 1);
-    res.once('close', () => this.#remove(sub));
-  }
-
-  /** Writes one frame to a single subscriber, dropping it when it reads too slowly. */
-  write(res: ServerResponse, frame: Buffer): boolean {
-    if (res.destroyed || res.writableEnded) return false;
-    if (res.writableLength > this.#limits.maxBufferBytes) {
-      this.#events.dropped('slow');
-      res.destroy();
-      return false;
-    }
-    res.write(frame);
-    return true;
-  }
-
-  /** Sends the event of `height` to every subscriber that has not had it. */
-  broadcast(height: number, frame: Buffer): void {
-    let n = 0;
-    for (const sub of this.#subs) {
-      if (sub.last >= height) continue;
-      sub.last = height;
-      if (this.write(sub.res, frame)) n++;
-    }
-    if (n > 0) this.#events.sent(n);
-  }
-
-  #heartbeatAll(frame: Buffer): void {
-    for (const sub of this.#subs) this.write(sub.res, frame);
+    channel.join(sub);
+    res.once('close', () => {
+      channel.leave(sub);
+      this.#remove(sub);
+    });
+    sub.comment(opening);
+    sub.pump();
   }
 
   get size(): number {
@@ -98,7 +79,7 @@ export class StreamHub {
   close(): void {
     this.#closed = true;
     clearInterval(this.#heartbeat);
-    for (const sub of this.#subs) sub.res.end();
+    for (const sub of this.#subs) sub.end();
   }
 
   #remove(sub: Subscriber): void {

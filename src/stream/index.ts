@@ -1,6 +1,7 @@
 /**
- * The head stream, composed: history, hub, route and the head feed (which also
- * drives refresh-ahead). `createHeadStream` is called once by the composition
+ * The head stream, composed: the hub (shared by every stream type), the head
+ * channel (its history), the route and the head feed (which also drives
+ * refresh-ahead). `createHeadStream` is called once by the composition
  * root; `close()` ends every stream so the server's close does not wait on them.
  */
 import type { FastifyInstance } from 'fastify';
@@ -14,7 +15,7 @@ import type { HotKeys } from '../pipeline/hot-keys.js';
 import { RefreshAhead } from '../pipeline/refresh-ahead.js';
 import { HeadFeed } from './feed.js';
 import { HEARTBEAT_FRAME } from './frames.js';
-import { EventHistory } from './history.js';
+import { StreamChannel } from './channel.js';
 import { StreamHub } from './hub.js';
 import { createStreamMetrics, type StreamMetrics } from './metrics.js';
 import { registerStreamRoute } from './route.js';
@@ -49,11 +50,11 @@ export interface HeadStream {
 }
 
 export function createHeadStream(d: HeadStreamDeps): HeadStream {
-  const history = new EventHistory(d.config.history);
   const open = { count: (): number => 0 };
   const metrics = createStreamMetrics(d.registry, () => open.count());
   const streamHub = new StreamHub(d.config, metrics, HEARTBEAT_FRAME);
   open.count = () => streamHub.size;
+  const heads = new StreamChannel(d.config.history, metrics);
   const refreshAhead = new RefreshAhead({
     revalidate: (req) => d.resolver.revalidate(req),
     hot: d.hotKeys,
@@ -68,14 +69,23 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     limits: d.limits,
     resolve: (req) => d.resolver.resolve(req),
     revalidate: (req) => d.resolver.revalidate(req),
-    publish: (e) => {
-      history.push(e);
-      streamHub.broadcast(e.height, e.frame);
+    publish: (e) => heads.publish(e),
+    rebase: (height, from, frame) => {
+      heads.rebase(height, from, frame);
+      return heads.history.latest();
     },
     clock: d.clock,
     logger: d.logger,
   });
-  registerStreamRoute(d.app, { hub: streamHub, history, retryMs: d.config.retryMs, metrics, onSubscribe: () => feed.startStreaming() });
+  registerStreamRoute(d.app, {
+    hub: streamHub,
+    channel: heads,
+    chain: d.tracker,
+    retryMs: d.config.retryMs,
+    metrics,
+    clock: d.clock,
+    onSubscribe: () => feed.startStreaming(),
+  });
   const close = (): void => {
     feed.close();
     streamHub.close();

@@ -2,7 +2,10 @@
  * A real browser subscribes to the head stream with EventSource, from a page
  * of another origin (so CORS is exercised, the reconnect's Last-Event-ID
  * included), sees heads arrive as the simulator produces blocks, and resumes
- * without gap or duplicate after the proxy drops every connection.
+ * without gap or duplicate after the proxy drops every connection. Then a
+ * page is told of a rebase (`rebase` event) and goes on from the real head,
+ * and a page resuming from before the history gets a `gap` event and every
+ * kept event, paced.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +15,8 @@ import type { ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { artifactPath, describeChromium, launchChromium } from '../helpers/chromium.js';
 import { startTestProxy, testConfig } from '../helpers/proxy.js';
+import { startRelay, type Relay } from '../stream/relay.js';
+import { waitFor } from '../stream/kit.js';
 
 const describe = describeChromium();
 
@@ -85,5 +90,108 @@ describe('EventSource in headless chromium', () => {
     }
     expect(await page.evaluate(() => (globalThis as unknown as { opens: number }).opens)).toBe(2);
     await page.close();
+  });
+});
+
+/** A page that records every event type; `query` is appended to the stream URL (a resume point). */
+const RECORDING_PAGE = (proxyUrl: string, query: string): string => `<!doctype html>
+<html><head><meta charset="utf-8"><title>chainproxy heads</title></head><body><ol id="log"></ol>
+<script>
+  window.log = [];
+  const es = new EventSource(${JSON.stringify(proxyUrl)} + '/stream/heads' + ${JSON.stringify(query)});
+  const record = (e) => {
+    window.log.push({ type: e.type, id: e.lastEventId, data: JSON.parse(e.data) });
+    const li = document.createElement('li');
+    li.textContent = e.type + ' ' + e.lastEventId;
+    document.getElementById('log').prepend(li);
+  };
+  es.onmessage = record;
+  es.addEventListener('rebase', record);
+  es.addEventListener('gap', record);
+</script></body></html>`;
+
+describe('EventSource in headless chromium: rebases and long resumes', () => {
+  type Logged = { type: string; id: string; data: { height?: number; from?: number; to?: number; block?: unknown } };
+  let sim: SimulatorHandle;
+  let relays: Relay[];
+  let proxy: ProxyHandle;
+  let site: Server;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ blockIntervalMs: 0, seed: 6 });
+    relays = await Promise.all([startRelay(sim.url), startRelay(sim.url)]);
+    proxy = await startTestProxy(
+      relays.map((r) => r.url),
+      { upstream: { probeIntervalMs: 100 }, limits: { maxPageSize: 100 }, stream: { ...testConfig([]).stream, retryMs: 200, history: 300, maxBufferBytes: 16 * 1024 } },
+    );
+    site = createServer((req, res) => {
+      const query = new URL(req.url ?? '/', 'http://x').searchParams.get('q') ?? '';
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(RECORDING_PAGE(proxy.url, query));
+    });
+    await new Promise<void>((ok) => site.listen(0, '127.0.0.1', ok));
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((ok) => site?.close(ok));
+    for (const r of relays ?? []) r.release();
+    await proxy?.close();
+    await Promise.all((relays ?? []).map((r) => r.close()));
+    await sim?.close();
+  });
+
+  const open = async (query: string): Promise<{ log: () => Promise<Logged[]>; until: (n: number, what: string) => Promise<void> }> => {
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/?q=${encodeURIComponent(query)}`);
+    const log = (): Promise<Logged[]> => page.evaluate(() => (globalThis as unknown as { log: Logged[] }).log);
+    const until = async (n: number, what: string): Promise<void> => {
+      try {
+        await page.waitForFunction((k) => (globalThis as unknown as { log: unknown[] }).log.length >= k, n, { timeout: 20_000 });
+      } catch (err) {
+        throw new Error(`waiting for ${what}: ${String(err)}`);
+      }
+    };
+    return { log, until };
+  };
+
+  /** `n` more heads, 100 per step, each made into events before the next. */
+  async function heads(n: number): Promise<void> {
+    for (let left = n; left > 0; left -= 100) {
+      sim.chain.advance(Math.min(100, left));
+      const target = sim.chain.head();
+      await waitFor(() => proxy.stream.feed.emitted === target, `head ${target}`);
+    }
+  }
+
+  it('is told of a rebase, goes on from the real head, and a page resuming from before the history gets a gap then every kept event', async () => {
+    const a = await open('');
+    await a.until(1, 'the first head');
+    const start = sim.chain.head();
+    await heads(400);
+    await a.until(401, 'every head');
+    expect((await a.log()).map((e) => Number(e.id))).toEqual(Array.from({ length: 401 }, (_, i) => start + i));
+
+    const real = sim.chain.head();
+    for (const r of relays) r.lie(real + 5000);
+    // The jump: a gap event for the heights skipped, then the newest 100.
+    await a.until(502, 'the phantom heads');
+    expect((await a.log())[401]).toMatchObject({ type: 'gap', data: { from: real + 1, to: real + 4900 } });
+    for (const r of relays) r.lie(null);
+    await a.until(503, 'the rebase');
+    const told = (await a.log())[502]!;
+    expect(told).toMatchObject({ type: 'rebase', id: String(real), data: { height: real, from: real + 5000 } });
+    sim.chain.advance(1);
+    await a.until(504, 'the next real head');
+    expect((await a.log())[503]).toMatchObject({ type: 'message', id: String(real + 1), data: { height: real + 1 } });
+
+    // A page away since `start`: older than the 300 kept events.
+    const b = await open(`?lastEventId=${start}`);
+    await b.until(301, 'the gap and the kept events');
+    const got = await b.log();
+    const kept = got.slice(1).map((e) => Number(e.id));
+    expect(got[0]).toMatchObject({ type: 'gap', data: { from: start + 1, to: kept[0]! - 1 } });
+    expect(kept).toEqual(Array.from({ length: 300 }, (_, i) => real + 1 - 299 + i));
+    expect(got.slice(1).every((e) => e.type === 'message' && (e.data.block as { height: number }).height === e.data.height)).toBe(true);
   });
 });

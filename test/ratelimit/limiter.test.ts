@@ -8,7 +8,7 @@ import { RateLimiter, UNKNOWN_API_KEY } from '../../src/ratelimit/limiter.js';
 import type { ApiKeyConfig } from '../../src/config/types.js';
 import { sha256Hex } from '../../src/ratelimit/api-keys.js';
 import { AddressList } from '../../src/common/address-list.js';
-import { ipClientKey } from '../../src/ratelimit/cidr.js';
+import { clientIdentity } from '../../src/common/client-identity.js';
 import { fakeClock } from '../helpers/proxy.js';
 
 const PARTNER = 'partner-secret-0123456789';
@@ -94,10 +94,10 @@ describe('RateLimiter', () => {
   });
 
   it('groups IPv6 clients per /64 and maps IPv4-mapped addresses to IPv4', () => {
-    expect(ipClientKey('2001:db8:a:b:1::1')).toBe(ipClientKey('2001:db8:a:b:ffff::2'));
-    expect(ipClientKey('2001:db8:a:b::1')).not.toBe(ipClientKey('2001:db8:a:c::1'));
-    expect(ipClientKey('::ffff:10.1.2.3')).toBe('10.1.2.3');
-    expect(ipClientKey('10.1.2.3')).toBe('10.1.2.3');
+    expect(clientIdentity('2001:db8:a:b:1::1')).toBe(clientIdentity('2001:db8:a:b:ffff::2'));
+    expect(clientIdentity('2001:db8:a:b::1')).not.toBe(clientIdentity('2001:db8:a:c::1'));
+    expect(clientIdentity('::ffff:10.1.2.3')).toBe('10.1.2.3');
+    expect(clientIdentity('10.1.2.3')).toBe('10.1.2.3');
     const list = new AddressList(['10.0.0.0/8', 'fe80::/10']);
     expect(list.has('10.200.0.1')).toBe(true);
     expect(list.has('11.0.0.1')).toBe(false);

@@ -55,6 +55,24 @@ describe('GET /stream/heads', () => {
     expect(text).toMatch(new RegExp(`^retry: 3000\\n\\n: [^\\n]*\\n\\nid: ${h0 + 3}\\ndata: \\{"height":${h0 + 3},"final_height":${h0 + 3 - 15},"time":\\d+,"block":\\{"block_hash":"[0-9a-f]+"[^\\n]*\\}\\}\\n\\n$`));
   });
 
+  it('names the heights a jump of more than 100 skips with a gap event, live and on resume', async () => {
+    const { sim, proxy } = await r.start({ limits: { maxPageSize: 100 } });
+    const c = await r.stream(proxy.url);
+    await c.until(() => c.events.length === 1);
+    const h0 = sim.chain.head();
+    sim.chain.advance(250);
+    await c.until(() => c.events.length === 102, 10_000, 'the gap and the newest 100 heads');
+    expect(c.events[1]).toEqual({ type: 'gap', id: String(h0 + 150), data: JSON.stringify({ from: h0 + 1, to: h0 + 150 }) });
+    expect(c.heights()).toEqual([h0, ...Array.from({ length: 100 }, (_, i) => h0 + 151 + i)]);
+    const resumed = await r.stream(proxy.url, { lastEventId: String(h0) });
+    await resumed.until(() => resumed.events.length === 101, 10_000, 'the replay');
+    expect(resumed.events[0]).toEqual(c.events[1]);
+    // A new subscriber's newest event is a head, never the gap.
+    const fresh = await r.stream(proxy.url);
+    await fresh.until(() => fresh.events.length === 1);
+    expect(fresh.events[0]).toMatchObject({ type: 'message', id: String(h0 + 250) });
+  });
+
   it('answers HEAD and POST with 405 envelopes, and a CORS preflight that allows Last-Event-ID', async () => {
     const { proxy } = await r.start();
     for (const method of ['HEAD', 'POST'] as const) {

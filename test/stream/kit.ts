@@ -6,33 +6,43 @@ import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import type { ProxyHandle } from '../../src/app.js';
 import type { StreamConfig } from '../../src/config/types.js';
 import { openStream, type SseClient } from './sse-client.js';
+import { startRelay, type Relay } from './relay.js';
 
 export interface Rig {
   sim: SimulatorHandle;
   proxy: ProxyHandle;
+  /** Upstreams relaying to the simulator (only with `relays`). */
+  relays: Relay[];
 }
 
 export function streamConfig(patch: Partial<StreamConfig> = {}): StreamConfig {
   return { ...testConfig([]).stream, ...patch };
 }
 
-export function rig(): { start(patch?: ConfigPatch): Promise<Rig>; stream(base: string, o?: Parameters<typeof openStream>[1]): Promise<SseClient> } {
+export function rig(): { start(patch?: ConfigPatch, relays?: number): Promise<Rig>; stream(base: string, o?: Parameters<typeof openStream>[1]): Promise<SseClient> } {
   let sims: SimulatorHandle[] = [];
   let proxies: ProxyHandle[] = [];
   let clients: SseClient[] = [];
+  let relayed: Relay[] = [];
   afterEach(async () => {
     for (const c of clients) c.close();
+    for (const r of relayed) r.release();
     await Promise.all(proxies.map((p) => p.close()));
+    await Promise.all(relayed.map((r) => r.close()));
     await Promise.all(sims.map((s) => s.close()));
     sims = [];
     proxies = [];
     clients = [];
+    relayed = [];
   });
   return {
-    async start(patch = {}) {
+    /** A simulator behind a proxy, directly or through `relays` relaying upstreams. */
+    async start(patch = {}, relays = 0) {
       const sim = await startSimulator({ blockIntervalMs: 0, seed: 5 });
       sims.push(sim);
-      const proxy = await startTestProxy([sim.url], {
+      const own = await Promise.all(Array.from({ length: relays }, () => startRelay(sim.url)));
+      relayed.push(...own);
+      const proxy = await startTestProxy(relays === 0 ? [sim.url] : own.map((r) => r.url), {
         // The production default (test/helpers/proxy.ts turns refresh-ahead off).
         refreshAhead: defaultConfig().refreshAhead,
         ...patch,
@@ -44,7 +54,7 @@ export function rig(): { start(patch?: ConfigPatch): Promise<Rig>; stream(base: 
       await first.until(() => first.events.length === 1, 10_000, 'the first head event');
       first.close();
       await waitFor(() => proxy.stream.hub.size === 0, 'the first subscriber to leave');
-      return { sim, proxy };
+      return { sim, proxy, relays: own };
     },
     async stream(base, o) {
       const c = await openStream(base, o);

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/sim/index.js';
+import { startTestProxy } from '../helpers/proxy.js';
+import { openStream } from './sse-client.js';
 import { rig, streamConfig, waitFor } from './kit.js';
 
 const r = rig();
@@ -34,7 +37,7 @@ describe('resuming with Last-Event-ID', () => {
     expect(current.heights()).toEqual([head + 3]);
   });
 
-  it('replays only what the bounded history holds', async () => {
+  it('replays what the bounded history holds, after a gap event naming the heights it no longer has', async () => {
     const { sim, proxy } = await r.start({ stream: streamConfig({ history: 3 }) });
     const head = sim.chain.head();
     for (let i = 1; i <= 6; i++) {
@@ -42,7 +45,29 @@ describe('resuming with Last-Event-ID', () => {
       await waitFor(() => proxy.stream.feed.emitted === head + i, `head ${head + i}`);
     }
     const c = await r.stream(proxy.url, { lastEventId: String(head) });
-    await c.until(() => c.events.length === 3);
+    await c.until(() => c.events.length === 4);
+    expect(c.events[0]).toEqual({ type: 'gap', id: String(head + 3), data: JSON.stringify({ from: head + 1, to: head + 3 }) });
     expect(c.heights()).toEqual([head + 4, head + 5, head + 6]);
+  });
+
+  it('names the heights a fresh replica cannot replay with a gap before its first event', async () => {
+    const sim = await startSimulator({ blockIntervalMs: 0, seed: 5 });
+    const proxy = await startTestProxy([sim.url], { upstream: { probeIntervalMs: 100 } });
+    try {
+      // The head is known, but no stream has opened yet: the history is empty.
+      await waitFor(() => proxy.tracker.bestHead() !== null, 'the first probe');
+      const head = sim.chain.head();
+      const c = await openStream(proxy.url, { lastEventId: String(head - 10) });
+      try {
+        await c.until(() => c.events.length === 2, 10_000, 'the gap and the head');
+        expect(c.events[0]).toEqual({ type: 'gap', id: String(head - 1), data: JSON.stringify({ from: head - 9, to: head - 1 }) });
+        expect(c.heights()).toEqual([head]);
+      } finally {
+        c.close();
+      }
+    } finally {
+      await proxy.close();
+      await sim.close();
+    }
   });
 });

@@ -6,6 +6,8 @@
 import { request, type IncomingMessage } from 'node:http';
 
 export interface SseEvent {
+  /** The `event:` field; `message` when absent. */
+  type: string;
   id: string | null;
   data: string;
 }
@@ -28,7 +30,10 @@ export interface SseClient {
   ended: boolean;
   /** Resolves when pred holds (checked after every chunk), rejects after ms. */
   until(pred: () => boolean, ms?: number, what?: string): Promise<void>;
+  /** Heights of the head events (`message`), in arrival order. */
   heights(): number[];
+  /** Events of another type (`rebase`, `gap`). */
+  typed(type: string): SseEvent[];
   close(): void;
 }
 
@@ -65,13 +70,15 @@ export function openStream(base: string, opts: { lastEventId?: string; headers?:
             waiters.add(check);
           });
         },
-        heights: () => c.events.map((e) => (JSON.parse(e.data) as HeadData).height),
+        heights: () => c.events.filter((e) => e.type === 'message').map((e) => (JSON.parse(e.data) as HeadData).height),
+        typed: (type) => c.events.filter((e) => e.type === type),
         close: () => {
           req.destroy();
         },
       };
       let buf = '';
       let id: string | null = null;
+      let type = 'message';
       let data: string[] = [];
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
@@ -84,11 +91,13 @@ export function openStream(base: string, opts: { lastEventId?: string; headers?:
             const line = buf.slice(0, nl);
             buf = buf.slice(nl + 1);
             if (line === '') {
-              if (data.length > 0) c.events.push({ id, data: data.join('\n') });
+              if (data.length > 0) c.events.push({ type, id, data: data.join('\n') });
               id = null;
+              type = 'message';
               data = [];
             } else if (line.startsWith(':')) c.comments.push(line.slice(1).trim());
             else if (line.startsWith('id: ')) id = line.slice(4);
+            else if (line.startsWith('event: ')) type = line.slice(7);
             else if (line.startsWith('data: ')) data.push(line.slice(6));
             else if (line.startsWith('retry: ')) c.retry = Number(line.slice(7));
           }

@@ -1,11 +1,15 @@
 /**
- * Client identity of an address for rate limiting: IPv4 as is, IPv6 grouped
- * per /64. (Allowlists are src/common/address-list.ts.)
+ * The one client identity behind every per-client limit (rate limit buckets,
+ * the stream's per-client cap). Input is the address Fastify resolves
+ * (`request.ip`: the socket address, or the X-Forwarded-For hop of a proxy in
+ * TRUST_PROXY). IPv4 as is; IPv4-mapped IPv6 in any spelling becomes IPv4;
+ * other IPv6 is grouped per /64 (one subscriber usually holds a whole /64).
+ * (Allowlists are src/common/address-list.ts.)
  */
 import { isIP } from 'node:net';
 
 /** 16 bytes of an address (IPv4 as ::ffff:a.b.c.d), or null. */
-export function ipBytes(ip: string): Uint8Array | null {
+function ipBytes(ip: string): Uint8Array | null {
   const family = isIP(ip);
   if (family === 0) return null;
   const out = new Uint8Array(16);
@@ -37,15 +41,18 @@ export function ipBytes(ip: string): Uint8Array | null {
   return out;
 }
 
-/**
- * The rate-limit identity of an address: IPv4 as is, IPv6 per /64 (one
- * subscriber usually holds a whole /64). IPv4-mapped IPv6 becomes IPv4.
- */
-export function ipClientKey(ip: string): string {
+/** Whether bytes 0..11 are the IPv4-mapped prefix ::ffff:0:0/96. */
+function isMapped(b: Uint8Array): boolean {
+  for (let i = 0; i < 10; i++) if (b[i] !== 0) return false;
+  return b[10] === 0xff && b[11] === 0xff;
+}
+
+/** The client an address belongs to, for every per-client limit. */
+export function clientIdentity(ip: string): string {
   if (ip.indexOf(':') < 0) return ip;
-  if (ip.startsWith('::ffff:') && ip.indexOf('.') > 0) return ip.slice(7);
   const b = ipBytes(ip);
   if (b === null) return ip;
+  if (isMapped(b)) return `${b[12]}.${b[13]}.${b[14]}.${b[15]}`;
   let s = '';
   for (let i = 0; i < 8; i += 2) s += `${((b[i]! << 8) | b[i + 1]!).toString(16)}:`;
   return `${s}:/64`;

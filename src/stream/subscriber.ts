@@ -1,0 +1,140 @@
+/**
+ * One open stream: what it was sent, and the paced writer. Frames are written
+ * while the socket takes them (write returns true); then the subscriber waits
+ * for 'drain'. The replay (from the history) is pulled as the socket drains,
+ * so it is never held twice; live events that arrive meanwhile are queued
+ * here (shared frame buffers, counted in bytes). A subscriber whose queued
+ * live bytes plus the socket's unsent bytes (`writableLength`) would pass the
+ * cap is too slow: it is dropped.
+ */
+import type { ServerResponse } from 'node:http';
+import { gapFrame } from './frames.js';
+import type { StreamEvent } from './history.js';
+
+export interface SubscriberEvents {
+  /** Frames written to this subscriber. */
+  sent(n: number): void;
+  /** The subscriber read too slowly and was disconnected. */
+  slow(): void;
+}
+
+export class Subscriber {
+  readonly res: ServerResponse;
+  readonly client: string;
+  /** Height of the last event handed to this subscriber (written or queued): no height twice, except after a rebase. */
+  last: number;
+  /** Highest height actually written to the socket (-1: none). */
+  #written = -1;
+  #replay: readonly StreamEvent[];
+  #next = 0;
+  #queue: StreamEvent[] = [];
+  #queued = 0;
+  #blocked = false;
+  readonly #maxBytes: number;
+  readonly #events: SubscriberEvents;
+  readonly #drained = (): void => {
+    this.#blocked = false;
+    this.pump();
+  };
+
+  constructor(res: ServerResponse, client: string, last: number, replay: readonly StreamEvent[], maxBytes: number, events: SubscriberEvents) {
+    this.res = res;
+    this.client = client;
+    this.last = last;
+    this.#replay = replay;
+    this.#maxBytes = maxBytes;
+    this.#events = events;
+  }
+
+  /** Writes pending frames until the socket pushes back or nothing is left. */
+  pump(): void {
+    let n = 0;
+    while (!this.#blocked) {
+      let e: StreamEvent | undefined;
+      if (this.#next < this.#replay.length) e = this.#replay[this.#next++];
+      else if ((e = this.#queue.shift()) !== undefined) this.#queued -= e.frame.length;
+      if (e === undefined) break;
+      if (!this.#write(e.frame)) break;
+      if (e.height > this.#written) this.#written = e.height;
+      n++;
+    }
+    if (this.#next >= this.#replay.length && this.#replay.length > 0) {
+      // Replay done: let its events go.
+      this.#replay = [];
+      this.#next = 0;
+    }
+    if (n > 0) this.#events.sent(n);
+  }
+
+  /**
+   * A live event: written now when the socket is free, else queued (or the
+   * subscriber dropped as too slow). Heights this subscriber would skip
+   * (it resumed from a point the history did not cover) are named by a `gap`
+   * first. Returns frames written.
+   */
+  deliver(e: StreamEvent): number {
+    if (e.height <= this.last || this.res.destroyed) return 0;
+    let n = 0;
+    if (e.marker !== true && this.last >= 0 && e.height > this.last + 1) n = this.#send({ height: e.height - 1, frame: gapFrame(this.last + 1, e.height - 1), marker: true });
+    this.last = e.height;
+    return n + this.#send(e);
+  }
+
+  #send(e: StreamEvent): number {
+    if (this.#blocked) {
+      this.#enqueue(e);
+      return 0;
+    }
+    if (!this.#write(e.frame)) return 0;
+    this.#written = e.height;
+    return 1;
+  }
+
+  /** A comment (heartbeat) when nothing is pending: a busy stream is not idle. */
+  comment(frame: Buffer): void {
+    if (!this.#blocked) this.#write(frame);
+  }
+
+  /** Heights above `height` are no longer believed: pending ones are dropped, and a client that got some is told (`frame`). */
+  rebase(height: number, frame: Buffer): void {
+    if (this.last <= height || this.res.destroyed) return;
+    this.last = height;
+    this.#replay = this.#replay.slice(this.#next).filter((e) => e.height <= height);
+    this.#next = 0;
+    this.#queue = this.#queue.filter((e) => e.height <= height);
+    this.#queued = this.#queue.reduce((s, e) => s + e.frame.length, 0);
+    if (this.#written <= height) return;
+    this.#written = height;
+    const e = { height, frame };
+    if (this.#blocked) this.#enqueue(e);
+    else if (this.#write(frame)) this.#events.sent(1);
+  }
+
+  /** Ends the stream (shutdown): cleanly when the socket has taken everything, else at once. */
+  end(): void {
+    if (this.#blocked) this.res.destroy();
+    else this.res.end();
+  }
+
+  #enqueue(e: StreamEvent): void {
+    if (this.res.destroyed) return;
+    if (this.#queued + e.frame.length + this.res.writableLength > this.#maxBytes) {
+      this.#events.slow();
+      this.res.destroy();
+      return;
+    }
+    this.#queue.push(e);
+    this.#queued += e.frame.length;
+  }
+
+  /** false when the frame did not leave: the socket is gone, or it pushes back (then wait for 'drain'). */
+  #write(frame: Buffer): boolean {
+    const res = this.res;
+    if (res.destroyed || res.writableEnded) return false;
+    if (res.write(frame)) return true;
+    this.#blocked = true;
+    res.once('drain', this.#drained);
+    // The frame is in the socket's buffer: it left as far as the proxy is concerned.
+    return true;
+  }
+}
