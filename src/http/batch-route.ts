@@ -54,6 +54,16 @@ function send(reply: FastifyReply, status: number, body: Buffer, head: number | 
   reply.send(body);
 }
 
+/**
+ * How a non-string item is echoed: scalars as JSON, arrays and objects by
+ * their kind only (never serialized: a client may nest them arbitrarily deep).
+ */
+function shownOf(raw: unknown): string {
+  if (Array.isArray(raw)) return '[…]';
+  if (typeof raw === 'object' && raw !== null) return '{…}';
+  return String(raw).slice(0, 200);
+}
+
 /** The `requests` array, or the 400 naming what is wrong. */
 export function batchItems(body: unknown, max: number): unknown[] {
   const list = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)['requests'] : undefined;
@@ -66,14 +76,13 @@ export function batchItems(body: unknown, max: number): unknown[] {
 export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): void {
   const { catalogue, resolver, chain, metrics, limits, clock } = deps;
 
-  const item = async (raw: unknown): Promise<ItemAnswer> => {
+  const item = async (raw: unknown, index: number): Promise<ItemAnswer> => {
     const started = performance.now();
-    const text = typeof raw === 'string' ? raw : JSON.stringify(raw) ?? 'null';
-    const shown = text.length > 200 ? `${text.slice(0, 200)}...` : text;
     if (typeof raw !== 'string') {
-      const err = new ProxyError('BAD_PARAMETER', 'invalid batch item: expected a request string such as "block/max" or "tx/detail?hash=…"');
-      return { request: shown, status: err.status, cache: 'BYPASS', body: err.toBody() };
+      const err = new ProxyError('BAD_PARAMETER', `invalid batch item ${index}: expected a request string such as "block/max" or "tx/detail?hash=…"`);
+      return { request: shownOf(raw), status: err.status, cache: 'BYPASS', body: err.toBody() };
     }
+    const shown = raw.length > 200 ? `${raw.slice(0, 200)}...` : raw;
     const q = raw.indexOf('?');
     const bare = q < 0 ? raw : raw.slice(0, q);
     const path = bare.startsWith('/') ? bare : `/${bare}`;
