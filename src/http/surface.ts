@@ -72,6 +72,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     connectTimeoutMs: config.upstream.connectTimeoutMs,
     connections: config.upstream.connections,
     accessLog: config.accessLog,
+    trustProxy: config.trustProxy,
     metrics: prefixes.length > 0 ? createPassthroughMetrics(prom.registry, prefixes) : null,
   });
   registerDashboard(app, { adminGate: s.adminGate, registry: prom.registry });

@@ -4,17 +4,20 @@
  * the app's onRequest hooks (the rate limiter) run for them as for the API.
  *
  * - GET, HEAD and OPTIONS are forwarded; other methods get the 405 envelope.
- * - Hop-by-hop headers are dropped both ways, Set-Cookie from the backend too.
+ * - Hop-by-hop headers are dropped both ways, Set-Cookie from the backend too;
+ *   credentials and forwarding headers as forwarding.ts says.
  * - Backend failures before the response headers become 502/504 envelopes; a
  *   failure while streaming the body can only cut the connection.
  * - A backend's 503 is relayed as it is (reply-from's own 503 retries are off).
  */
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AddressList } from '../common/address-list.js';
 import type { AccessLog, PassthroughConfig, PassthroughRoute } from '../config/types.js';
 import { ProxyError } from '../errors/catalog.js';
 import { CORS_HEADERS } from '../http/deliver.js';
 import { passthroughError } from './failure.js';
+import { forwardingHeaders } from './forwarding.js';
 import { requestHeadersFor, responseHeadersFor } from './headers.js';
 import type { PassthroughMetrics } from './metrics.js';
 
@@ -27,6 +30,8 @@ export interface PassthroughDeps {
   metrics: PassthroughMetrics | null;
   /** Every passthrough request is a miss: one line unless 'off'. */
   accessLog: AccessLog;
+  /** TRUST_PROXY: peers whose forwarding headers are believed and relayed. */
+  trustProxy: readonly string[];
 }
 
 const FORWARDED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -47,7 +52,7 @@ export function destinationOf(route: PassthroughRoute): { upstream: string; rewr
   return { upstream: u.origin, rewritePrefix: path === '' ? route.prefix : path };
 }
 
-async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps: PassthroughDeps): Promise<void> {
+async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps: PassthroughDeps, trusted: AddressList): Promise<void> {
   const { metrics } = deps;
   const log = deps.accessLog !== 'off';
   const { upstream, rewritePrefix } = destinationOf(route);
@@ -86,7 +91,7 @@ async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps
         return reply;
       },
       replyOptions: {
-        rewriteRequestHeaders: (_req, headers) => requestHeadersFor(headers),
+        rewriteRequestHeaders: (request, headers) => forwardingHeaders(request, requestHeadersFor(headers), trusted),
         rewriteHeaders: (headers) => responseHeadersFor(headers),
         onError: (reply, { error }) => {
           const { err, reason } = passthroughError(error);
@@ -99,5 +104,6 @@ async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps
 }
 
 export async function registerPassthrough(app: FastifyInstance, deps: PassthroughDeps): Promise<void> {
-  for (const route of deps.config.routes) await registerRoute(app, route, deps);
+  const trusted = new AddressList(deps.trustProxy);
+  for (const route of deps.config.routes) await registerRoute(app, route, deps, trusted);
 }
