@@ -1,21 +1,23 @@
 /**
- * Operations endpoints: liveness, readiness (an upstream healthy and not
- * lagging), a JSON status page and Prometheus metrics. Never cached, never
+ * Operations endpoints: liveness, readiness (readiness.ts: this replica can
+ * serve), a JSON status page and Prometheus metrics. Never cached, never
  * rate limited. /healthz and /readyz are public (load balancers); /status and
  * /metrics pass the operator gate (admin-gate.ts), and /metrics renders at
  * most once per `metricsCacheMs`.
  */
 import type { FastifyInstance } from 'fastify';
 import type { ChainView } from '../chain/types.js';
-import { EDGE_ERRORS, envelopeBody } from '../errors/catalog.js';
+import { EDGE_ERRORS, envelopeBody, RETRY_AFTER_503_SECONDS } from '../errors/catalog.js';
 import type { UpstreamStatus } from '../upstream/types.js';
 import { adminOnly, type AdminGate } from './admin-gate.js';
 import { throttledRender } from './metrics-render.js';
+import type { ReadinessVerdict } from './readiness.js';
 
 export const OPS_PATHS = ['/healthz', '/readyz', '/status', '/metrics'] as const;
 
 export interface OpsDeps {
-  ready(): boolean;
+  /** The one readiness verdict (readiness.ts). */
+  readiness(): ReadinessVerdict;
   upstreams(): UpstreamStatus[];
   chain: ChainView;
   cache(): Record<string, unknown>;
@@ -33,18 +35,19 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
     reply.header('content-type', json).header('cache-control', 'no-store').send(envelopeBody(0, 'success', { status: 'alive' }));
   });
   app.get('/readyz', (_req, reply) => {
-    const ready = deps.ready();
-    reply
-      .code(ready ? 200 : 503)
-      .header('content-type', json)
-      .header('cache-control', 'no-store')
-      .send(ready ? envelopeBody(0, 'success', { status: 'ready' }) : envelopeBody(EDGE_ERRORS.NOT_READY.code, EDGE_ERRORS.NOT_READY.msg));
+    const { ready } = deps.readiness();
+    reply.code(ready ? 200 : 503).header('content-type', json).header('cache-control', 'no-store');
+    if (!ready) reply.header('retry-after', RETRY_AFTER_503_SECONDS);
+    reply.send(ready ? envelopeBody(0, 'success', { status: 'ready' }) : envelopeBody(EDGE_ERRORS.NOT_READY.code, EDGE_ERRORS.NOT_READY.msg));
   });
   const operatorOnly = { onRequest: adminOnly(deps.adminGate) };
   app.get('/status', operatorOnly, (_req, reply) => {
+    const verdict = deps.readiness();
     reply.header('content-type', json).header('cache-control', 'no-store').send(
       envelopeBody(0, 'success', {
-        ready: deps.ready(),
+        ready: verdict.ready,
+        readyReason: verdict.reason,
+        lastGoodAnswerAgoMs: verdict.lastGoodAgoMs,
         uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000),
         chain: { bestHead: deps.chain.bestHead(), finalHeight: deps.chain.finalHeight() },
         upstreams: deps.upstreams(),

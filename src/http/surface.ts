@@ -26,6 +26,7 @@ import { registerFallbacks } from './fallbacks.js';
 import { OPS_PATHS, registerOpsRoutes } from './ops-routes.js';
 import { PAGES_PREFIX, registerPageRoutes } from './page-routes.js';
 import { registerRateLimit } from './rate-limit.js';
+import { readinessRule, readinessVerdict } from './readiness.js';
 
 /** Registers every route; returns the head stream (its refresh-ahead takes extra targets). */
 export async function registerSurface(app: FastifyInstance, config: Config, s: Stages): Promise<HeadStream> {
@@ -53,8 +54,9 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   // The home page moves with the head: recompose it (when clients read it) before its pollers ask.
   if (config.refreshAhead.maxKeys > 0) stream.refreshAhead.addTarget({ name: 'pages/home', refresh: () => pages.refresh('home', {}, true) });
 
+  const rule = readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
   registerOpsRoutes(app, {
-    ready: () => s.pool.ready(),
+    readiness: () => readinessVerdict(s.pool.goodAnswers(), s.memory.entries, rule),
     upstreams: () => s.pool.status(),
     chain: tracker,
     cache: () => ({

@@ -33,9 +33,11 @@ export const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
 
 export const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
-  required: ['ready', 'uptimeSeconds', 'chain', 'upstreams', 'cache'],
+  required: ['ready', 'readyReason', 'lastGoodAnswerAgoMs', 'uptimeSeconds', 'chain', 'upstreams', 'cache'],
   properties: {
     ready: { type: 'boolean' },
+    readyReason: { type: 'string' },
+    lastGoodAnswerAgoMs: nullableInt,
     uptimeSeconds: { type: 'integer' },
     chain: { type: 'object', required: ['bestHead', 'finalHeight'], properties: { bestHead: nullableInt, finalHeight: nullableInt } },
     upstreams: { type: 'array', items: { $ref: '#/components/schemas/UpstreamStatus' } },
@@ -52,7 +54,7 @@ export function opsOpenapi(): OpenApiContribution {
       '/readyz': {
         get: {
           operationId: 'readyz',
-          summary: 'Readiness: an upstream healthy and not lagging',
+          summary: 'Readiness: an up-to-date upstream answered within three probe intervals, or the cache can serve within its stale-if-error policy',
           tags: OPERATOR,
           responses: { '200': plain('Ready.', { type: 'object' }), '503': plain('Not ready (code 5033).', { type: 'null' }) },
         },
