@@ -16,6 +16,7 @@ import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { Resolver } from '../pipeline/resolver.js';
 import { CORS_HEADERS } from './deliver.js';
+import { BATCH_PATH } from './paths.js';
 import { withTimeout } from './request-util.js';
 
 /**
@@ -45,8 +46,6 @@ interface ItemAnswer {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-export const BATCH_PATH = '/batch';
 
 function send(reply: FastifyReply, status: number, body: Buffer, head: number | null): void {
   reply.code(status).header('content-type', JSON_TYPE).header('cache-control', 'no-store').headers(CORS_HEADERS);
@@ -131,23 +130,5 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     chunks.push(Buffer.from(']}'));
     return send(reply, 200, Buffer.concat(chunks), chain.bestHead());
   });
-
-  // Other methods on /batch: 405 naming POST; CORS preflight allows POST.
-  app.options(BATCH_PATH, (_request, reply) => {
-    reply
-      .code(204)
-      .headers(CORS_HEADERS)
-      .header('access-control-allow-methods', 'POST, OPTIONS')
-      .header('access-control-allow-headers', 'Content-Type')
-      .header('access-control-max-age', '86400')
-      .send();
-  });
-  app.route({
-    method: ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH'],
-    url: BATCH_PATH,
-    handler: (_request, reply) => {
-      reply.header('allow', 'POST, OPTIONS');
-      send(reply, 405, new ProxyError('METHOD_NOT_ALLOWED', 'method not allowed; use POST').toBody(), chain.bestHead());
-    },
-  });
+  // Other methods and the CORS preflight: the registry's fallbacks (fallbacks.ts).
 }

@@ -11,9 +11,8 @@ import { EDGE_ERRORS, envelopeBody, RETRY_AFTER_503_SECONDS } from '../errors/ca
 import type { UpstreamStatus } from '../upstream/types.js';
 import { adminOnly, type AdminGate } from './admin-gate.js';
 import { throttledRender } from './metrics-render.js';
+import { HEALTHZ_PATH, METRICS_PATH, READYZ_PATH, STATUS_PATH } from './paths.js';
 import type { ReadinessVerdict } from './readiness.js';
-
-export const OPS_PATHS = ['/healthz', '/readyz', '/status', '/metrics'] as const;
 
 export interface OpsDeps {
   /** The one readiness verdict (readiness.ts). */
@@ -31,17 +30,17 @@ export interface OpsDeps {
 
 export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   const json = 'application/json; charset=utf-8';
-  app.get('/healthz', (_req, reply) => {
+  app.get(HEALTHZ_PATH, (_req, reply) => {
     reply.header('content-type', json).header('cache-control', 'no-store').send(envelopeBody(0, 'success', { status: 'alive' }));
   });
-  app.get('/readyz', (_req, reply) => {
+  app.get(READYZ_PATH, (_req, reply) => {
     const { ready } = deps.readiness();
     reply.code(ready ? 200 : 503).header('content-type', json).header('cache-control', 'no-store');
     if (!ready) reply.header('retry-after', RETRY_AFTER_503_SECONDS);
     reply.send(ready ? envelopeBody(0, 'success', { status: 'ready' }) : envelopeBody(EDGE_ERRORS.NOT_READY.code, EDGE_ERRORS.NOT_READY.msg));
   });
   const operatorOnly = { onRequest: adminOnly(deps.adminGate) };
-  app.get('/status', operatorOnly, (_req, reply) => {
+  app.get(STATUS_PATH, operatorOnly, (_req, reply) => {
     const verdict = deps.readiness();
     reply.header('content-type', json).header('cache-control', 'no-store').send(
       envelopeBody(0, 'success', {
@@ -58,7 +57,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   const metrics = deps.metrics;
   if (metrics !== null) {
     const render = throttledRender(() => metrics.render(), deps.metricsCacheMs);
-    app.get('/metrics', operatorOnly, async (_req, reply) => {
+    app.get(METRICS_PATH, operatorOnly, async (_req, reply) => {
       const text = await render();
       reply.header('content-type', metrics.contentType).header('cache-control', 'no-store').send(text);
     });

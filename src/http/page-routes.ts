@@ -13,6 +13,7 @@ import type { Pages } from '../pages/engine.js';
 import type { PageMetrics } from '../pages/metrics.js';
 import type { CompiledPage } from '../pages/plan.js';
 import { deliverPage, deliverPageError } from './page-deliver.js';
+import { PAGES_PREFIX } from './paths.js';
 import { rawQuery, withTimeout } from './request-util.js';
 
 export interface PageRouteDeps {
@@ -24,8 +25,6 @@ export interface PageRouteDeps {
   clock: () => number;
   logger: Logger;
 }
-
-export const PAGES_PREFIX = '/pages/';
 
 /** `head:HIT,blocks:MISS,…` for access-log lines. */
 export function partsText(parts: readonly PartSummary[]): string {

@@ -21,11 +21,9 @@ import type { Metrics } from '../metrics/types.js';
 import { UNKNOWN_API_KEY, type RateLimiter } from '../ratelimit/limiter.js';
 import type { RateLimitMetrics } from '../ratelimit/metrics.js';
 import { CORS_HEADERS } from './deliver.js';
-import { DASHBOARD_PATHS } from '../dashboard/routes.js';
-import { OPS_PATHS } from './ops-routes.js';
 
-/** Never limited. */
-export const UNLIMITED_PATHS: ReadonlySet<string> = new Set<string>([...OPS_PATHS, ...DASHBOARD_PATHS]);
+/** Requests the limiter leaves alone (the path registry's: rateLimitExempt in paths.ts). */
+export type RateLimitExempt = (request: FastifyRequest) => boolean;
 
 export interface RateLimitGate {
   limiter: RateLimiter;
@@ -75,14 +73,9 @@ export function requestClientKey(limiter: RateLimiter, request: FastifyRequest):
   return limiter.clientKey(request.ip, request.headers['x-api-key']);
 }
 
-function pathOf(url: string): string {
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
-}
-
-export function registerRateLimit(app: FastifyInstance, gate: RateLimitGate): void {
+export function registerRateLimit(app: FastifyInstance, gate: RateLimitGate, exempt: RateLimitExempt): void {
   app.addHook('onRequest', (request, reply, done) => {
-    if (UNLIMITED_PATHS.has(pathOf(request.raw.url ?? '/'))) return done();
+    if (exempt(request)) return done();
     if ((request.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return done();
     const key = requestClientKey(gate.limiter, request);
     const wait = charge(gate, key, 1);

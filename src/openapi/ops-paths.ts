@@ -64,7 +64,7 @@ export function opsOpenapi(): OpenApiContribution {
           operationId: 'status',
           summary: 'Upstreams, chain heights and cache tiers (operator only)',
           tags: OPERATOR,
-          responses: { '200': plain('Current state.', { $ref: '#/components/schemas/Status' }), '403': errorResponse('Not an operator address.', registry) },
+          responses: { '200': plain('Current state.', { $ref: '#/components/schemas/Status' }), '404': errorResponse('Not an operator address: the answer of an unknown path.', registry) },
         },
       },
       '/metrics': {
