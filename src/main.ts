@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     );
   }
 
-  const proxy = await startProxy(config, { logger });
+  const proxy = await startProxy(config, { logger, upstreamIsSimulator: simulator !== null });
   logger.info({ url: proxy.url, upstreams: config.upstreamUrls, publicBaseUrl: config.publicBaseUrl, redis: config.redisUrl !== null }, 'chainproxy listening');
 
   let closing = false;

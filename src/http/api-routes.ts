@@ -30,10 +30,12 @@ export interface ApiRouteDeps {
   logger: Logger;
   /** Pre-router answers of repeated fresh hits (null: every request is routed). */
   fast?: FastHits | null;
+  /** Header pairs every API answer carries (EnvelopeWriter.answerHeaders). */
+  answer: readonly string[];
 }
 
 export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): void {
-  const { resolver, chain, metrics, limits, accessLog, clock } = deps;
+  const { resolver, chain, metrics, limits, accessLog, clock, answer } = deps;
   const fast = deps.fast ?? null;
 
   const finish = (request: FastifyRequest, endpoint: EndpointDef, started: number, status: number, res: Resolution | null, err: ProxyError | null): void => {
@@ -75,14 +77,14 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
       const hit = resolver.hit(req, now);
       if (hit !== undefined) {
         metrics.upstreamSaved(endpoint.name);
-        const status = deliver(request, reply, hit, now, chain.bestHead());
+        const status = deliver(request, reply, hit, now, chain.bestHead(), answer);
         finish(request, endpoint, started, status, hit, null);
         if (fast !== null) fast.remember(url, endpoint, req);
         return;
       }
       withTimeout(resolver.resolve(req, clientGone(reply)), limits.requestTimeoutMs).then(
         (res) => {
-          const status = deliver(request, reply, res, clock(), chain.bestHead());
+          const status = deliver(request, reply, res, clock(), chain.bestHead(), answer);
           finish(request, endpoint, started, status, res, null);
         },
         (e: unknown) => {

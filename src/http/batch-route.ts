@@ -15,7 +15,7 @@ import { renderBody } from '../cache/render.js';
 import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { Resolver } from '../pipeline/resolver.js';
-import { CORS_HEADERS } from './deliver.js';
+import { sendEnvelope } from './envelope-writer.js';
 import { BATCH_PATH } from './paths.js';
 import { withTimeout } from './request-util.js';
 
@@ -45,12 +45,9 @@ interface ItemAnswer {
   body: Buffer;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-
+/** The batch answer and its refusals: envelopes through the one writer. */
 function send(reply: FastifyReply, status: number, body: Buffer, head: number | null): void {
-  reply.code(status).header('content-type', JSON_TYPE).header('cache-control', 'no-store').headers(CORS_HEADERS);
-  if (head !== null) reply.header('x-chain-head', String(head));
-  reply.send(body);
+  sendEnvelope(reply, status, body, { head });
 }
 
 /**

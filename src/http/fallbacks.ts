@@ -8,10 +8,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ProxyError } from '../errors/catalog.js';
 import type { AdminGate } from './admin-gate.js';
 import { CORS_HEADERS } from './deliver.js';
+import { sendError } from './envelope-writer.js';
 import { ALLOWED_REQUEST_HEADERS, allowOf, methodRefusalOf, type PathRegistry } from './paths.js';
-
-const send = (reply: FastifyReply, err: ProxyError) =>
-  reply.code(err.status).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').headers(CORS_HEADERS).send(err.toBody());
 
 function pathOf(request: FastifyRequest): string {
   return (request.raw.url ?? '/').split('?')[0] ?? '/';
@@ -19,7 +17,7 @@ function pathOf(request: FastifyRequest): string {
 
 /** The answer to an unknown path (also what non-operators get on operator routes). */
 export function sendNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return send(reply, new ProxyError('ROUTE_NOT_FOUND', `no such endpoint: ${pathOf(request).slice(0, 80)}`));
+  return sendError(reply, new ProxyError('ROUTE_NOT_FOUND', `no such endpoint: ${pathOf(request).slice(0, 80)}`));
 }
 
 export function registerFallbacks(app: FastifyInstance, registry: PathRegistry, adminGate: AdminGate): void {
@@ -35,16 +33,15 @@ export function registerFallbacks(app: FastifyInstance, registry: PathRegistry, 
         .header('access-control-max-age', '86400')
         .send();
     }
-    reply.header('allow', allowOf(rule));
-    return send(reply, new ProxyError('METHOD_NOT_ALLOWED', methodRefusalOf(rule)));
+    return sendError(reply, new ProxyError('METHOD_NOT_ALLOWED', methodRefusalOf(rule)), { extra: ['allow', allowOf(rule)] });
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status < 500) {
-      return send(reply, new ProxyError('BAD_REQUEST', `bad request: ${error.message.slice(0, 120)}`));
+      return sendError(reply, new ProxyError('BAD_REQUEST', `bad request: ${error.message.slice(0, 120)}`));
     }
     request.log.error({ reqId: request.id, err: error }, 'unhandled error');
-    return send(reply, new ProxyError('INTERNAL'));
+    return sendError(reply, new ProxyError('INTERNAL'));
   });
 }

@@ -7,9 +7,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { ChainView } from '../chain/types.js';
-import { EDGE_ERRORS, envelopeBody, RETRY_AFTER_503_SECONDS } from '../errors/catalog.js';
+import { EDGE_ERRORS, envelopeBody } from '../errors/catalog.js';
 import type { UpstreamStatus } from '../upstream/types.js';
 import { adminOnly, type AdminGate } from './admin-gate.js';
+import { sendEnvelope } from './envelope-writer.js';
 import { throttledRender } from './metrics-render.js';
 import { HEALTHZ_PATH, METRICS_PATH, READYZ_PATH, STATUS_PATH } from './paths.js';
 import type { ReadinessVerdict } from './readiness.js';
@@ -28,6 +29,9 @@ export interface OpsDeps {
   metricsCacheMs: number;
 }
 
+const READY_BODY = envelopeBody(0, 'success', { status: 'ready' });
+const NOT_READY_BODY = envelopeBody(EDGE_ERRORS.NOT_READY.code, EDGE_ERRORS.NOT_READY.msg);
+
 export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   const json = 'application/json; charset=utf-8';
   app.get(HEALTHZ_PATH, (_req, reply) => {
@@ -35,9 +39,8 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   });
   app.get(READYZ_PATH, (_req, reply) => {
     const { ready } = deps.readiness();
-    reply.code(ready ? 200 : 503).header('content-type', json).header('cache-control', 'no-store');
-    if (!ready) reply.header('retry-after', RETRY_AFTER_503_SECONDS);
-    reply.send(ready ? envelopeBody(0, 'success', { status: 'ready' }) : envelopeBody(EDGE_ERRORS.NOT_READY.code, EDGE_ERRORS.NOT_READY.msg));
+    if (ready) sendEnvelope(reply, 200, READY_BODY);
+    else sendEnvelope(reply, EDGE_ERRORS.NOT_READY.status, NOT_READY_BODY);
   });
   const operatorOnly = { onRequest: adminOnly(deps.adminGate) };
   app.get(STATUS_PATH, operatorOnly, (_req, reply) => {

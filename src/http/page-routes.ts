@@ -24,6 +24,8 @@ export interface PageRouteDeps {
   requestTimeoutMs: number;
   clock: () => number;
   logger: Logger;
+  /** Header pairs every API answer carries (EnvelopeWriter.answerHeaders). */
+  answer: readonly string[];
 }
 
 /** `head:HIT,blocks:MISS,…` for access-log lines. */
@@ -32,7 +34,7 @@ export function partsText(parts: readonly PartSummary[]): string {
 }
 
 export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): void {
-  const { pages, chain, metrics, accessLog, clock } = deps;
+  const { pages, chain, metrics, accessLog, clock, answer } = deps;
 
   const finish = (request: FastifyRequest, page: string, started: number, status: number, cache: string, parts: readonly PartSummary[] | null, err: string | null): void => {
     metrics.request(page, cache, status);
@@ -58,13 +60,13 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
       const fast = pages.hit(req.key, now);
       if (fast !== undefined) {
         const cache = fast.stale ? 'STALE' : 'HIT';
-        finish(request, page.name, started, deliverPage(request, reply, fast, cache, now, chain.bestHead()), cache, fast.parts, null);
+        finish(request, page.name, started, deliverPage(request, reply, fast, cache, now, chain.bestHead(), answer), cache, fast.parts, null);
         return;
       }
       withTimeout(pages.get(page, req), deps.requestTimeoutMs).then(
         (r) => {
           if (r.ok) {
-            const status = deliverPage(request, reply, r.entry, r.cache, clock(), chain.bestHead());
+            const status = deliverPage(request, reply, r.entry, r.cache, clock(), chain.bestHead(), answer);
             finish(request, page.name, started, status, r.cache, r.entry.parts, null);
           } else {
             const cache = r.error.status >= 500 ? 'ERROR' : 'BYPASS';

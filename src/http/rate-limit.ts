@@ -21,6 +21,7 @@ import type { Metrics } from '../metrics/types.js';
 import { UNKNOWN_API_KEY, type RateLimiter } from '../ratelimit/limiter.js';
 import type { RateLimitMetrics } from '../ratelimit/metrics.js';
 import { CORS_HEADERS } from './deliver.js';
+import { writerOf, type EnvelopeWriter } from './envelope-writer.js';
 
 /** Requests the limiter leaves alone (the path registry's: rateLimitExempt in paths.ts). */
 export type RateLimitExempt = (request: FastifyRequest) => boolean;
@@ -35,29 +36,19 @@ const LIMITED_BODY = new ProxyError('RATE_LIMITED').toBody();
 const UNKNOWN_KEY_BODY = envelopeBody(EDGE_ERRORS.UNKNOWN_API_KEY.code, EDGE_ERRORS.UNKNOWN_API_KEY.msg);
 const EXPOSE = `${CORS_HEADERS['access-control-expose-headers']}, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset`;
 
-function refusal(res: ServerResponse, status: number, body: Buffer, extra: string[]): void {
-  res.writeHead(status, [
-    'content-type', 'application/json; charset=utf-8',
-    'cache-control', 'no-store',
-    'access-control-allow-origin', '*',
-    'access-control-expose-headers', EXPOSE,
-    ...extra,
-    'content-length', String(body.length),
-  ]);
-  res.end(body);
-}
-
 /** Writes the 429 (retryMs > 0) or 401 (unknown key) for a refused request. */
-export function refuse(gate: RateLimitGate, res: ServerResponse, clientKey: string, retryMs: number): void {
+export function refuse(gate: RateLimitGate, writer: EnvelopeWriter, res: ServerResponse, clientKey: string, retryMs: number): void {
   if (clientKey === UNKNOWN_API_KEY) {
     gate.rl.unknownKey();
-    refusal(res, EDGE_ERRORS.UNKNOWN_API_KEY.status, UNKNOWN_KEY_BODY, []);
+    writer.write(res, EDGE_ERRORS.UNKNOWN_API_KEY.status, UNKNOWN_KEY_BODY, { extra: ['access-control-expose-headers', EXPOSE] });
     return;
   }
   gate.metrics.rateLimited();
   gate.rl.refused(clientKey);
   const seconds = String(Math.max(1, Math.ceil(retryMs / 1000)));
-  refusal(res, 429, LIMITED_BODY, ['retry-after', seconds, 'x-ratelimit-limit', String(gate.limiter.limitOf(clientKey)), 'x-ratelimit-remaining', '0', 'x-ratelimit-reset', seconds]);
+  writer.write(res, 429, LIMITED_BODY, {
+    extra: ['access-control-expose-headers', EXPOSE, 'retry-after', seconds, 'x-ratelimit-limit', String(gate.limiter.limitOf(clientKey)), 'x-ratelimit-remaining', '0', 'x-ratelimit-reset', seconds],
+  });
 }
 
 /** Charges `cost` to a client key: 0 when admitted, else the ms to wait (-1 for an unknown key). */
@@ -80,7 +71,8 @@ export function registerRateLimit(app: FastifyInstance, gate: RateLimitGate, exe
     const key = requestClientKey(gate.limiter, request);
     const wait = charge(gate, key, 1);
     if (wait === 0) return done();
+    const writer = writerOf(reply);
     reply.hijack();
-    refuse(gate, reply.raw, key, wait);
+    refuse(gate, writer, reply.raw, key, wait);
   });
 }

@@ -37,8 +37,9 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   const registry = new PathRegistry(catalogue.all().map((e) => e.name), pages.names());
 
   if (gate !== null) registerRateLimit(app, gate, rateLimitExempt(registry, s.adminGate));
-  registerApiRoutes(app, { ...common, catalogue, resolver, metrics, limits: config.limits, logger, fast: s.fast });
-  registerPageRoutes(app, { ...common, pages, metrics: s.pageMetrics, requestTimeoutMs: config.limits.requestTimeoutMs, logger });
+  const answer = s.writer.answerHeaders;
+  registerApiRoutes(app, { ...common, catalogue, resolver, metrics, limits: config.limits, logger, fast: s.fast, answer });
+  registerPageRoutes(app, { ...common, pages, metrics: s.pageMetrics, requestTimeoutMs: config.limits.requestTimeoutMs, logger, answer });
   // Batches count per item: the limiter's hook counted the POST, chargeBatch the other items.
   registerBatchRoute(app, { ...common, catalogue, resolver, metrics, limits: config.limits, chargeBatch: gate === null ? null : chargeBatchWith(gate) });
   const stream = createHeadStream({

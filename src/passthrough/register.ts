@@ -15,7 +15,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AddressList } from '../common/address-list.js';
 import type { AccessLog, PassthroughConfig, PassthroughRoute } from '../config/types.js';
 import { ProxyError } from '../errors/catalog.js';
-import { CORS_HEADERS } from '../http/deliver.js';
+import { sendError } from '../http/envelope-writer.js';
 import { passthroughError } from './failure.js';
 import { forwardingHeaders } from './forwarding.js';
 import { requestHeadersFor, responseHeadersFor } from './headers.js';
@@ -35,15 +35,6 @@ export interface PassthroughDeps {
 }
 
 const FORWARDED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-function sendError(reply: FastifyReply, err: ProxyError): void {
-  reply
-    .code(err.status)
-    .header('content-type', 'application/json; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .headers(CORS_HEADERS)
-    .send(err.toBody());
-}
 
 /** Upstream origin and the path that replaces the prefix (nginx proxy_pass rules). */
 export function destinationOf(route: PassthroughRoute): { upstream: string; rewritePrefix: string } {
@@ -86,8 +77,7 @@ async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps
       },
       preHandler: async (request, reply) => {
         if (FORWARDED_METHODS.has(request.method)) return;
-        reply.header('allow', 'GET, HEAD, OPTIONS');
-        sendError(reply, new ProxyError('METHOD_NOT_ALLOWED'));
+        sendError(reply, new ProxyError('METHOD_NOT_ALLOWED'), { extra: ['allow', 'GET, HEAD, OPTIONS'] });
         return reply;
       },
       replyOptions: {

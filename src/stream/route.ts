@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { EDGE_ERRORS, envelopeBody } from '../errors/catalog.js';
 import { CORS_HEADERS } from '../http/deliver.js';
+import { sendEnvelope } from '../http/envelope-writer.js';
 import { OPEN_FRAME, resumeHeight, retryFrame } from './frames.js';
 import type { EventHistory } from './history.js';
 import type { StreamHub } from './hub.js';
@@ -43,9 +44,8 @@ export function registerStreamRoute(app: FastifyInstance, deps: StreamRouteDeps)
     if (admission !== 'ok') {
       metrics.refused(admission === 'full' ? 'max_streams' : 'per_client');
       const err = admission === 'full' ? EDGE_ERRORS.STREAMS_FULL : EDGE_ERRORS.STREAM_CLIENT_LIMIT;
-      reply.code(err.status).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').headers(CORS_HEADERS);
-      if (admission === 'full') reply.header('retry-after', String(Math.max(1, Math.ceil(deps.retryMs / 1000))));
-      return reply.send(envelopeBody(err.code, err.msg));
+      const extra = admission === 'full' ? ['retry-after', String(Math.max(1, Math.ceil(deps.retryMs / 1000)))] : [];
+      return sendEnvelope(reply, err.status, envelopeBody(err.code, err.msg), { extra });
     }
     reply.hijack();
     const res = reply.raw;
