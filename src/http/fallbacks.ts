@@ -15,8 +15,8 @@ function pathOf(request: FastifyRequest): string {
   return (request.raw.url ?? '/').split('?')[0] ?? '/';
 }
 
-/** The answer to an unknown path (also what non-operators get on operator routes). */
-export function sendNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+/** The answer to an unknown path (also what non-operators get on operator routes, for every method). */
+function sendNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendError(reply, new ProxyError('ROUTE_NOT_FOUND', `no such endpoint: ${pathOf(request).slice(0, 80)}`));
 }
 

@@ -29,13 +29,14 @@ export interface OpsDeps {
   metricsCacheMs: number;
 }
 
+const ALIVE_BODY = envelopeBody(0, 'success', { status: 'alive' });
 const READY_BODY = envelopeBody(0, 'success', { status: 'ready' });
 const NOT_READY_BODY = envelopeBody(EDGE_ERRORS.NOT_READY.code, EDGE_ERRORS.NOT_READY.msg);
 
 export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   const json = 'application/json; charset=utf-8';
   app.get(HEALTHZ_PATH, (_req, reply) => {
-    reply.header('content-type', json).header('cache-control', 'no-store').send(envelopeBody(0, 'success', { status: 'alive' }));
+    sendEnvelope(reply, 200, ALIVE_BODY);
   });
   app.get(READYZ_PATH, (_req, reply) => {
     const { ready } = deps.readiness();
