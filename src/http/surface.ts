@@ -27,7 +27,6 @@ import { registerOpsRoutes } from './ops-routes.js';
 import { registerPageRoutes } from './page-routes.js';
 import { PathRegistry, rateLimitExempt } from './paths.js';
 import { registerRateLimit } from './rate-limit.js';
-import { readinessRule, readinessVerdict } from './readiness.js';
 
 /** Registers every route; returns the head stream (its refresh-ahead takes extra targets). */
 export async function registerSurface(app: FastifyInstance, config: Config, s: Stages): Promise<HeadStream> {
@@ -58,9 +57,8 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   // The home page moves with the head: recompose it (when clients read it) before its pollers ask.
   if (config.refreshAhead.maxKeys > 0) stream.refreshAhead.addTarget({ name: 'pages/home', refresh: () => pages.refresh('home', {}, true) });
 
-  const rule = readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
   registerOpsRoutes(app, {
-    readiness: () => readinessVerdict(s.pool.goodAnswers(), s.memory.entries, rule),
+    readiness: s.readiness,
     upstreams: () => s.pool.status(),
     chain: tracker,
     cache: () => ({
