@@ -8,13 +8,14 @@
  *   credentials and forwarding headers as forwarding.ts says.
  * - Backend failures before the response headers become 502/504 envelopes; a
  *   failure while streaming the body can only cut the connection.
- * - A backend's 503 is relayed as it is (reply-from's own 503 retries are off).
+ * - A backend's 503 is relayed as it is (reply-from's own 503 retries are off),
+ *   with `Retry-After: 1` added when the backend gave none (every 503 has one).
  */
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AddressList } from '../common/address-list.js';
 import type { AccessLog, PassthroughConfig, PassthroughRoute } from '../config/types.js';
-import { ProxyError } from '../errors/catalog.js';
+import { ProxyError, RETRY_AFTER_503_SECONDS } from '../errors/catalog.js';
 import { sendError } from '../http/envelope-writer.js';
 import { passthroughError } from './failure.js';
 import { forwardingHeaders } from './forwarding.js';
@@ -83,6 +84,10 @@ async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps
       replyOptions: {
         rewriteRequestHeaders: (request, headers) => forwardingHeaders(request, requestHeadersFor(headers), trusted),
         rewriteHeaders: (headers) => responseHeadersFor(headers),
+        onResponse: (_request, reply, res) => {
+          if (res.statusCode === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', RETRY_AFTER_503_SECONDS);
+          reply.send(res.stream);
+        },
         onError: (reply, { error }) => {
           const { err, reason } = passthroughError(error);
           metrics?.failure(route.prefix, reason);
