@@ -30,7 +30,7 @@ async function ask(path: string, method: string, headers: Record<string, string>
   const res = await request(`${env.base}${path}`, { method, headers, ...(method === 'POST' || method === 'PUT' ? { body: '{}' } : {}) });
   const body = await res.body.text();
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) if (k !== 'date' && k !== 'x-request-id') out[k] = Array.isArray(v) ? v.join(', ') : String(v);
+  for (const [k, v] of Object.entries(res.headers)) if (k !== 'date') out[k] = Array.isArray(v) ? v.join(', ') : String(v);
   return { status: res.statusCode, headers: out, body };
 }
 
