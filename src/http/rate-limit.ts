@@ -3,9 +3,10 @@
  * synchronous onRequest hook for requests that go through Fastify, and the
  * raw refusals shared with the pre-router fast path (fast-hit.ts).
  *
- * - Every path but the ops routes (/healthz, /readyz, /metrics, /status, /dashboard) is
- *   charged one unit, hit or miss, valid or not: a client learns nothing about
- *   the cache from the limit. A route registered with `config: { rateLimit:
+ * - Every request is charged one unit, hit or miss, valid or not (a client
+ *   learns nothing about the cache from the limit), except those the path
+ *   registry exempts (paths.ts: /healthz, /readyz, and operator routes when
+ *   an operator asks). A route registered with `config: { rateLimit:
  *   false }` is not charged by the hook (it charges itself, e.g. per item).
  * - Client IP is `request.ip` (TRUST_PROXY decides which X-Forwarded-For hop
  *   is believed); `X-API-Key` makes the key the client instead.
