@@ -2,7 +2,8 @@
  * The HTTP surface, registered on the server in one place: the rate limiter's
  * hook, the 22 endpoints, pages and batch, the head stream, operator routes,
  * passthrough, the status page, the OpenAPI document (each feature contributes
- * its paths) and the fallbacks (404/405/preflight) that know every path.
+ * its paths; operators get it whole) and the fallbacks (404/405/preflight),
+ * all reading one path registry (paths.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/types.js';
