@@ -27,6 +27,8 @@ export interface OpsDeps {
   adminGate: AdminGate;
   /** /metrics renders at most once per this many ms (0: every scrape). */
   metricsCacheMs: number;
+  /** Serving the built-in chain simulator (shown in /status for the status page's banner). */
+  upstreamIsSimulator: boolean;
 }
 
 const ALIVE_BODY = envelopeBody(0, 'success', { status: 'alive' });
@@ -51,6 +53,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
         ready: verdict.ready,
         readyReason: verdict.reason,
         lastGoodAnswerAgoMs: verdict.lastGoodAgoMs,
+        upstreamIsSimulator: deps.upstreamIsSimulator,
         uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000),
         chain: { bestHead: deps.chain.bestHead(), finalHeight: deps.chain.finalHeight() },
         upstreams: deps.upstreams(),

@@ -70,6 +70,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     startedAt: Date.now(),
     adminGate: s.adminGate,
     metricsCacheMs: config.metricsCacheMs,
+    upstreamIsSimulator: s.upstreamIsSimulator,
   });
   const prefixes = config.passthrough.routes.map((r) => r.prefix);
   await registerPassthrough(app, {

@@ -33,11 +33,12 @@ export const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
 
 export const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
-  required: ['ready', 'readyReason', 'lastGoodAnswerAgoMs', 'uptimeSeconds', 'chain', 'upstreams', 'cache'],
+  required: ['ready', 'readyReason', 'lastGoodAnswerAgoMs', 'upstreamIsSimulator', 'uptimeSeconds', 'chain', 'upstreams', 'cache'],
   properties: {
     ready: { type: 'boolean' },
     readyReason: { type: 'string' },
     lastGoodAnswerAgoMs: nullableInt,
+    upstreamIsSimulator: { type: 'boolean' },
     uptimeSeconds: { type: 'integer' },
     chain: { type: 'object', required: ['bestHead', 'finalHeight'], properties: { bestHead: nullableInt, finalHeight: nullableInt } },
     upstreams: { type: 'array', items: { $ref: '#/components/schemas/UpstreamStatus' } },

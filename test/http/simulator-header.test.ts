@@ -68,6 +68,12 @@ describe('X-Chainproxy-Upstream: simulator', () => {
     expect(await marker(base, '/tx/list?page=2')).toMatchObject({ status: 429, marker: 'simulator' });
   });
 
+  it('/status says so too (for the status page banner)', async () => {
+    const status = async (base: string) => ((await (await request(`${base}/status`)).body.json()) as { data: { upstreamIsSimulator: boolean } }).data;
+    expect(await status(proxy.url)).toMatchObject({ upstreamIsSimulator: true });
+    expect(await status(plain.url)).toMatchObject({ upstreamIsSimulator: false });
+  });
+
   it('absent in front of a real upstream', async () => {
     for (const path of ['/chain/summary', '/chain/summary', '/chain/summary', '/no/such', '/tx/list?page=x']) {
       expect((await marker(plain.url, path)).marker, path).toBeUndefined();
