@@ -12,6 +12,7 @@ import type { MemoryStore } from './cache/memory-store.js';
 import type { Config } from './config/types.js';
 import { drain, trackResponses } from './http/drain.js';
 import { fastServerFactory } from './http/fast-hit.js';
+import { installEnvelopeWriter } from './http/envelope-writer.js';
 import { applyEdgeLimits, edgeServerOptions } from './http/server-limits.js';
 import { registerSurface } from './http/surface.js';
 import type { Pages } from './pages/engine.js';
@@ -23,6 +24,8 @@ export interface ProxyOptions {
   logger?: Logger;
   /** Clock in ms (tests inject a fake one). */
   clock?: () => number;
+  /** The upstream is the built-in chain simulator: every API answer says so (X-Chainproxy-Upstream). */
+  upstreamIsSimulator?: boolean;
 }
 
 export interface ProxyHandle {
@@ -44,7 +47,7 @@ let idCounter = 0;
 
 function createServer(config: Config, s: Stages): FastifyInstance {
   const app = Fastify({
-    ...edgeServerOptions(config.http),
+    ...edgeServerOptions(config.http, s.writer),
     // Repeated fresh hits are answered before the router (src/http/fast-hit.ts).
     serverFactory: fastServerFactory(s.fast),
     loggerInstance: s.logger as FastifyBaseLogger,
@@ -65,11 +68,12 @@ function createServer(config: Config, s: Stages): FastifyInstance {
     routerOptions: { querystringParser: () => ({}) },
   });
   applyEdgeLimits(app, config.http);
+  installEnvelopeWriter(app, s.writer);
   return app;
 }
 
 export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
-  const s = buildStages(config, opts.logger ?? pino({ level: config.logLevel }), opts.clock ?? Date.now);
+  const s = buildStages(config, opts.logger ?? pino({ level: config.logLevel }), opts.clock ?? Date.now, opts.upstreamIsSimulator ?? false);
   const app = createServer(config, s);
   const stream = await registerSurface(app, config, s);
   const { pool, fleet, gate, fast, logger } = s;
@@ -80,7 +84,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   const closePool = (): Promise<void> => (poolClosed ??= pool.close());
   const close = async () => {
     fast?.close();
-    const r = await drain({ server: app.server, open, close: () => app.close(), abortUpstream: closePool, deadlineMs: config.shutdownTimeoutMs });
+    const r = await drain({ server: app.server, open, close: () => app.close(), abortUpstream: closePool, deadlineMs: config.shutdownTimeoutMs, writer: s.writer });
     if (r.timedOut) logger.warn({ shutdownTimeoutMs: config.shutdownTimeoutMs, cut: r.cut }, 'drain deadline reached: requests still running were answered 503');
     await closePool();
     await gate?.limiter.close();

@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     logger.warn({ simulator: simulator.url }, 'no UPSTREAM_URLS configured: serving the built-in chain simulator (simulated data, not a real chain)');
   }
 
-  const built = await buildProxy(config, { logger });
+  const built = await buildProxy(config, { logger, upstreamIsSimulator: simulator !== null });
   // The socket bound above; the host is only echoed (Fastify's listen options have no handle field).
   const listenOn: FastifyListenOptions = Object.assign({ host: config.host }, bind.bound);
   const url = (await built.app.listen(listenOn)).replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]');

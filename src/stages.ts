@@ -13,6 +13,8 @@ import { MemoryStore } from './cache/memory-store.js';
 import type { Config } from './config/types.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
 import { createAdminGate, type AdminGate } from './http/admin-gate.js';
+import { EnvelopeWriter } from './http/envelope-writer.js';
+import { readinessRule, readinessVerdict, type ReadinessVerdict } from './http/readiness.js';
 import { FastHits } from './http/fast-hit.js';
 import type { RateLimitGate } from './http/rate-limit.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
@@ -47,9 +49,16 @@ export interface Stages {
   /** null when every request must go through the router (ACCESS_LOG=all). */
   fast: FastHits | null;
   adminGate: AdminGate;
+  /** Every envelope the proxy writes, and the headers of every API answer. */
+  writer: EnvelopeWriter;
+  /** The upstream is the built-in chain simulator (started by src/main.ts). */
+  upstreamIsSimulator: boolean;
+  /** The one readiness verdict (/readyz, /status, the status page). */
+  readiness: () => ReadinessVerdict;
 }
 
-export function buildStages(config: Config, logger: Logger, clock: () => number): Stages {
+export function buildStages(config: Config, logger: Logger, clock: () => number, upstreamIsSimulator: boolean): Stages {
+  const writer = new EnvelopeWriter({ upstreamIsSimulator });
   const tracker = new ChainTracker({
     ...(config.upstream.headMarginBlocks !== undefined ? { marginBlocks: config.upstream.headMarginBlocks } : {}),
     confirmWindowMs: Math.max(1000, 3 * config.upstream.probeIntervalMs),
@@ -110,8 +119,10 @@ export function buildStages(config: Config, logger: Logger, clock: () => number)
   });
 
   const gate = createRateLimitGate(config, { redis: fleet?.client ?? null, metrics, registry: prom.registry, clock });
-  const fast = config.accessLog === 'all' ? null : new FastHits({ resolver, chain: tracker, metrics, clock, gate, trustProxy: config.trustProxy.length > 0 });
+  const fast = config.accessLog === 'all' ? null : new FastHits({ resolver, chain: tracker, metrics, clock, gate, writer, trustProxy: config.trustProxy.length > 0 });
   const adminGate = createAdminGate(config.adminAllow);
+  const rule = readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
+  const readiness = () => readinessVerdict(pool.goodAnswers(), memory.entries, rule);
 
-  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate };
+  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness };
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
+import { installEnvelopeWriter } from '../../src/http/envelope-writer.js';
 import { registerSurface } from '../../src/http/surface.js';
 import { startSimulator } from '../../src/sim/index.js';
 import { buildStages } from '../../src/stages.js';
@@ -45,9 +46,10 @@ export async function collectMetrics(): Promise<MetricDoc[]> {
     { UPSTREAM_URLS: sim.url, PASSTHROUGH: '/legacy=http://127.0.0.1:9', UPSTREAM_PROBE_INTERVAL_MS: '100', LOG_LEVEL: 'silent' },
     ['--config', file],
   );
-  const stages = buildStages(config, pino({ level: 'silent' }), Date.now);
+  const stages = buildStages(config, pino({ level: 'silent' }), Date.now, false);
   const app = Fastify({ logger: false });
   try {
+    installEnvelopeWriter(app, stages.writer);
     await registerSurface(app, config, stages);
     stages.pool.start();
     const until = Date.now() + 10_000;

@@ -4,56 +4,24 @@
  */
 import { DEFAULT_POLICIES } from '../../src/catalogue/policies.js';
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
+import { GROUPS, groupOf } from '../../src/config/groups.js';
 import { configTable } from '../../src/config/help.js';
 import { EDGE_ERRORS, ERRORS } from '../../src/errors/catalog.js';
 
-/** Topic of a setting, from its file key: the section, or a few top-level keys placed by meaning. */
-const TOP_LEVEL_TOPIC: Record<string, string> = {
-  upstreamUrls: 'upstream',
-  redisUrl: 'redis',
-  rateLimitAllow: 'rateLimit',
-  trustProxy: 'access',
-  adminAllow: 'access',
-  metricsCacheMs: 'access',
-  shutdownTimeoutMs: 'http',
-};
-const TOPIC_TITLES: Record<string, string> = {
-  server: 'Server, cache and logs',
-  upstream: 'Upstreams',
-  redis: 'Redis (a fleet)',
-  rateLimit: 'Rate limiting',
-  access: 'Clients, proxies and operators',
-  http: 'HTTP edge and shutdown',
-  limits: 'Request limits',
-  passthrough: 'Legacy paths (passthrough)',
-  stream: 'Head stream',
-  refreshAhead: 'Refresh-ahead',
-  simulator: 'Built-in simulator',
-  file: 'Configuration file',
-};
-
-function topicOf(fileKey: string): string {
-  if (fileKey === '') return 'file';
-  const dot = fileKey.indexOf('.');
-  if (dot > 0) return fileKey.slice(0, dot);
-  return TOP_LEVEL_TOPIC[fileKey] ?? 'server';
-}
-
-/** `configTable()` split into one table per topic, topics in the order above (new sections last). */
+/** `configTable()` split into one table per topic: the --help groups (src/config/groups.ts), in their order. */
 export function configByTopic(): string {
   const [head, rule, ...rows] = configTable().split('\n');
   const groups = new Map<string, string[]>();
   for (const row of rows) {
-    const key = /^\| `[^`]+` \| `?([^`|]*)`? \|/.exec(row)?.[1]?.trim() ?? '';
-    const topic = topicOf(key);
-    groups.set(topic, [...(groups.get(topic) ?? []), row]);
+    const env = /^\| `([^`]+)` \|/.exec(row)?.[1] ?? '';
+    const title = groupOf(env)?.title ?? 'Other';
+    groups.set(title, [...(groups.get(title) ?? []), row]);
   }
-  const order = [...Object.keys(TOPIC_TITLES), ...[...groups.keys()].filter((t) => !(t in TOPIC_TITLES)).sort()];
   const out: string[] = [];
-  for (const topic of order) {
-    const mine = groups.get(topic);
+  for (const title of [...GROUPS.map((g) => g.title), 'Other']) {
+    const mine = groups.get(title);
     if (mine === undefined) continue;
-    out.push(`### ${TOPIC_TITLES[topic] ?? topic}`, '', head ?? '', rule ?? '', ...mine, '');
+    out.push(`### ${title}`, '', head ?? '', rule ?? '', ...mine, '');
   }
   return out.join('\n').trimEnd();
 }

@@ -19,7 +19,7 @@ export const GROUPS: readonly SettingGroup[] = [
   { title: 'Cache', names: ['CACHE_MAX_BYTES'], namespaces: ['CACHE_', 'REFRESH_AHEAD_'] },
   { title: 'Redis (shared tier, fleet)', names: [], namespaces: ['REDIS_'] },
   { title: 'Requests', names: ['REQUEST_TIMEOUT_MS', 'MAX_PAGE_SIZE', 'MAX_DAYS', 'MAX_BATCH_ITEMS'], namespaces: [] },
-  { title: 'Clients and rate limits', names: ['TRUST_PROXY'], namespaces: ['RATE_LIMIT_'] },
+  { title: 'Clients, rate limits and credits', names: ['TRUST_PROXY'], namespaces: ['RATE_LIMIT_', 'CREDITS_'] },
   { title: 'Head stream (/stream/heads)', names: ['MAX_STREAMS'], namespaces: ['STREAM_'] },
   { title: 'Passthrough (legacy paths)', names: ['PASSTHROUGH'], namespaces: ['PASSTHROUGH_'] },
   { title: 'Operators and logs', names: ['ADMIN_ALLOW', 'METRICS_CACHE_MS', 'LOG_LEVEL', 'ACCESS_LOG'], namespaces: [] },

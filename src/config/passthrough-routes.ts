@@ -4,25 +4,8 @@
  * start: well-formed prefixes and URLs, no overlap with the proxy's own paths
  * or with each other.
  */
-import { ENDPOINT_NAMES } from '../catalogue/types.js';
+import { RESERVED_PATHS } from '../http/paths.js';
 import type { PassthroughRoute } from './types.js';
-
-/**
- * Paths the proxy serves itself. A passthrough prefix may not equal one of
- * them, contain one (`/tx` would swallow `/tx/list`) or sit under one.
- */
-export const RESERVED_PATHS: readonly string[] = [
-  ...ENDPOINT_NAMES.map((n) => `/${n}`),
-  '/healthz',
-  '/readyz',
-  '/status',
-  '/metrics',
-  '/openapi.json',
-  '/dashboard',
-  '/pages',
-  '/batch',
-  '/stream',
-];
 
 /** One or more `/segment`s of unreserved URL characters; no `.`/`..` segment, no trailing slash. */
 const PREFIX = /^(\/[A-Za-z0-9._~-]+)+$/;
@@ -66,6 +49,7 @@ export function parsePassthroughRoutes(raw: unknown, baseUrl: (s: string) => str
     }
     const url = typeof target === 'string' ? baseUrl(target) : null;
     if (url === null) return { ok: false, expected: `an http:// or https:// URL without credentials, query or fragment for ${prefix}`, got: target };
+    // A prefix may not equal a reserved path, contain one (`/tx` would swallow `/tx/list`) or sit under one.
     const reserved = RESERVED_PATHS.find((r) => pathsOverlap(prefix, r));
     if (reserved !== undefined) return { ok: false, expected: `a prefix clear of the proxy's own path ${reserved}`, got: prefix };
     const other = routes.find((r) => pathsOverlap(prefix, r.prefix));

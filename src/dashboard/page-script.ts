@@ -28,13 +28,6 @@ export const DASHBOARD_SCRIPT = /* js */ `
   function fill(tbody, rows) { tbody.textContent = ''; rows.forEach(function (r) { tbody.appendChild(r); }); }
 
   /** Until the proxy says so itself: every upstream on this machine is taken for the simulator. */
-  function simulatedUpstream(status) {
-    var local = ['127.0.0.1', 'localhost', '[::1]', '::1'];
-    return status.upstreams.length > 0 && status.upstreams.every(function (u) {
-      try { return local.indexOf(new URL(u.url).hostname) >= 0; } catch (e) { return false; }
-    });
-  }
-
   /** Values of fn(first, last) over a trailing window of w seconds ending at each point. */
   function series(fn, w) {
     var out = [];
@@ -95,7 +88,7 @@ export const DASHBOARD_SCRIPT = /* js */ `
     text('best-head', fmtNum(s.chain.bestHead));
     text('final-height', fmtNum(s.chain.finalHeight));
     text('uptime', fmtDuration(s.uptimeSeconds));
-    $('banner').className = simulatedUpstream(s) ? 'on' : '';
+    $('banner').className = s.upstreamIsSimulator === true ? 'on' : '';
     fill($('upstreams').tBodies[0], s.upstreams.map(function (u) {
       var state = stateOf(u), tr = el('tr');
       tr.setAttribute('data-upstream', u.name);

@@ -3,14 +3,14 @@
  * are served only to client addresses in ADMIN_ALLOW. The address is Fastify's
  * `request.ip`, i.e. resolved through TRUST_PROXY: a public client forwarded by
  * a trusted load balancer is that public client, not the balancer's private
- * address. Everyone else gets exactly what an unknown path gets (the 404
- * envelope of the not-found handler), so the routes' existence is not revealed.
+ * address. Everyone else is handed to the not-found handler (fallbacks.ts),
+ * so they get exactly what an unknown path gets and the routes' existence is
+ * not revealed.
  *
  * Usage on a route: `app.get('/dashboard', { onRequest: adminOnly(gate) }, handler)`.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AddressList } from '../common/address-list.js';
-import { sendNotFound } from './fallbacks.js';
 
 export type AdminGate = (request: Pick<FastifyRequest, 'ip'>) => boolean;
 
@@ -20,13 +20,13 @@ export function createAdminGate(entries: readonly string[]): AdminGate {
   return (request) => list.has(request.ip ?? '');
 }
 
-/** An onRequest/preHandler hook: non-operators get the unknown-path 404 envelope. */
+/** An onRequest/preHandler hook: non-operators get the unknown-path answer. */
 export function adminOnly(gate: AdminGate) {
   return function adminOnlyHook(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
     if (gate(request)) {
       done();
       return;
     }
-    void sendNotFound(request, reply);
+    reply.callNotFound();
   };
 }

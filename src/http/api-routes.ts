@@ -33,10 +33,12 @@ export interface ApiRouteDeps {
   fast?: FastHits | null;
   /** Who pays for an upstream request a miss leads (null: nobody). */
   payer?: PayerOf | null;
+  /** Header pairs every API answer carries (EnvelopeWriter.answerHeaders). */
+  answer: readonly string[];
 }
 
 export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): void {
-  const { resolver, chain, metrics, limits, accessLog, clock } = deps;
+  const { resolver, chain, metrics, limits, accessLog, clock, answer } = deps;
   const fast = deps.fast ?? null;
   const payer = deps.payer ?? null;
 
@@ -78,14 +80,14 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
       const now = clock();
       const hit = resolver.hit(req, now);
       if (hit !== undefined) {
-        const status = deliver(request, reply, hit, now, chain.bestHead());
+        const status = deliver(request, reply, hit, now, chain.bestHead(), answer);
         finish(request, endpoint, started, status, hit, null);
         if (fast !== null) fast.remember(url, endpoint, req);
         return;
       }
       withTimeout(resolver.resolve(req, clientGone(reply), payer === null ? null : payer(request, reply)), limits.requestTimeoutMs).then(
         (res) => {
-          const status = deliver(request, reply, res, clock(), chain.bestHead());
+          const status = deliver(request, reply, res, clock(), chain.bestHead(), answer);
           finish(request, endpoint, started, status, res, null);
         },
         (e: unknown) => {

@@ -15,7 +15,8 @@ import { renderBody } from '../cache/render.js';
 import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { Resolver } from '../pipeline/resolver.js';
-import { CORS_HEADERS } from './deliver.js';
+import { sendEnvelope } from './envelope-writer.js';
+import { BATCH_PATH } from './paths.js';
 import { withTimeout } from './request-util.js';
 import type { MissPayer } from '../budget/payer.js';
 import type { PayerOf } from './miss-payer.js';
@@ -48,14 +49,19 @@ interface ItemAnswer {
   body: Buffer;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-export const BATCH_PATH = '/batch';
-
+/** The batch answer and its refusals: envelopes through the one writer. */
 function send(reply: FastifyReply, status: number, body: Buffer, head: number | null): void {
-  reply.code(status).header('content-type', JSON_TYPE).header('cache-control', 'no-store').headers(CORS_HEADERS);
-  if (head !== null) reply.header('x-chain-head', String(head));
-  reply.send(body);
+  sendEnvelope(reply, status, body, { head });
+}
+
+/**
+ * How a non-string item is echoed: scalars as JSON, arrays and objects by
+ * their kind only (never serialized: a client may nest them arbitrarily deep).
+ */
+function shownOf(raw: unknown): string {
+  if (Array.isArray(raw)) return '[…]';
+  if (typeof raw === 'object' && raw !== null) return '{…}';
+  return String(raw).slice(0, 200);
 }
 
 /** The `requests` array, or the 400 naming what is wrong. */
@@ -72,14 +78,13 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
 
   const payerOf = deps.payer ?? null;
 
-  const item = async (raw: unknown, payer: MissPayer | null): Promise<ItemAnswer> => {
+  const item = async (raw: unknown, index: number, payer: MissPayer | null): Promise<ItemAnswer> => {
     const started = performance.now();
-    const text = typeof raw === 'string' ? raw : JSON.stringify(raw) ?? 'null';
-    const shown = text.length > 200 ? `${text.slice(0, 200)}...` : text;
     if (typeof raw !== 'string') {
-      const err = new ProxyError('BAD_PARAMETER', 'invalid batch item: expected a request string such as "block/max" or "tx/detail?hash=…"');
-      return { request: shown, status: err.status, cache: 'BYPASS', body: err.toBody() };
+      const err = new ProxyError('BAD_PARAMETER', `invalid batch item ${index}: expected a request string such as "block/max" or "tx/detail?hash=…"`);
+      return { request: shownOf(raw), status: err.status, cache: 'BYPASS', body: err.toBody() };
     }
+    const shown = raw.length > 200 ? `${raw.slice(0, 200)}...` : raw;
     const q = raw.indexOf('?');
     const bare = q < 0 ? raw : raw.slice(0, q);
     const path = bare.startsWith('/') ? bare : `/${bare}`;
@@ -118,7 +123,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     }
     const started = performance.now();
     const payer = payerOf === null ? null : payerOf(request, reply);
-    const answers = await Promise.all(items.map((raw) => item(raw, payer)));
+    const answers = await Promise.all(items.map((raw, i) => item(raw, i, payer)));
     if (deps.accessLog !== 'off' && (deps.accessLog === 'all' || answers.some((a) => a.cache !== 'HIT'))) {
       request.log.info({ reqId: request.id, batch: answers.length, items: answers.map((a) => `${a.status}:${a.cache}`).join(','), ms: Math.round(performance.now() - started) }, 'batch');
     }
@@ -129,23 +134,5 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     chunks.push(Buffer.from(']}'));
     return send(reply, 200, Buffer.concat(chunks), chain.bestHead());
   });
-
-  // Other methods on /batch: 405 naming POST; CORS preflight allows POST.
-  app.options(BATCH_PATH, (_request, reply) => {
-    reply
-      .code(204)
-      .headers(CORS_HEADERS)
-      .header('access-control-allow-methods', 'POST, OPTIONS')
-      .header('access-control-allow-headers', 'Content-Type')
-      .header('access-control-max-age', '86400')
-      .send();
-  });
-  app.route({
-    method: ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH'],
-    url: BATCH_PATH,
-    handler: (_request, reply) => {
-      reply.header('allow', 'POST, OPTIONS');
-      send(reply, 405, new ProxyError('METHOD_NOT_ALLOWED', 'method not allowed; use POST').toBody(), chain.bestHead());
-    },
-  });
+  // Other methods and the CORS preflight: the registry's fallbacks (fallbacks.ts).
 }

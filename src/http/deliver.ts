@@ -10,8 +10,9 @@ import type { CacheResult } from '../cache/types.js';
 import { chooseEncoding } from '../cache/negotiate.js';
 import { renderBody } from '../cache/render.js';
 import { hitPayload } from '../cache/restamped-variants.js';
-import { RETRY_AFTER_503_SECONDS, type ProxyError } from '../errors/catalog.js';
+import type { ProxyError } from '../errors/catalog.js';
 import type { Resolution } from '../pipeline/resolver.js';
+import { sendError } from './envelope-writer.js';
 import { CORS_HEADERS, JSON_TYPE, hitHeaders } from './header-block.js';
 
 export { CORS_HEADERS } from './header-block.js';
@@ -41,7 +42,8 @@ function hasAny(headers: EarlierHeaders | null): headers is EarlierHeaders {
  * Writes one resolution straight to the socket: a single writeHead with a flat
  * header list and the precomputed bytes. A fresh 200 hit from the memory tier
  * uses its prebuilt header block (header-block.ts). `earlier`: headers set
- * before on a Fastify reply, carried over. Node omits the body of HEAD
+ * before on a Fastify reply, carried over; `answer`: the pairs every API
+ * answer carries (EnvelopeWriter.answerHeaders). Node omits the body of HEAD
  * responses and keeps content-length. Returns the status sent.
  */
 export function deliverRaw(
@@ -51,12 +53,13 @@ export function deliverRaw(
   now: number,
   head: number | null,
   earlier: EarlierHeaders | null,
+  answer: readonly string[],
 ): number {
   const { entry, mem } = res;
   const inm = reqHeaders['if-none-match'];
   if (res.result === 'HIT' && mem !== undefined && entry.status === 200 && !hasAny(earlier) && !matchesEtag(inm, entry.etag)) {
     const payload = hitPayload(mem, chooseEncoding(reqHeaders['accept-encoding']), now);
-    out.writeHead(200, hitHeaders(entry, payload, now, head));
+    out.writeHead(200, hitHeaders(entry, payload, now, head, answer));
     out.end(payload.body);
     return 200;
   }
@@ -72,6 +75,7 @@ export function deliverRaw(
     'vary', 'Accept-Encoding',
     'access-control-allow-origin', CORS_HEADERS['access-control-allow-origin'],
     'access-control-expose-headers', CORS_HEADERS['access-control-expose-headers'],
+    ...answer,
   ];
   if (head !== null) headers.push('x-chain-head', String(head));
   if (hasAny(earlier)) {
@@ -104,21 +108,13 @@ export function deliverRaw(
 }
 
 /** deliverRaw for a Fastify reply (hijacked: Fastify sends nothing more). */
-export function deliver(request: FastifyRequest, reply: FastifyReply, res: Resolution, now: number, head: number | null): number {
+export function deliver(request: FastifyRequest, reply: FastifyReply, res: Resolution, now: number, head: number | null, answer: readonly string[]): number {
   const earlier = reply.getHeaders();
   reply.hijack();
-  return deliverRaw(request.headers, reply.raw, res, now, head, earlier);
+  return deliverRaw(request.headers, reply.raw, res, now, head, earlier, answer);
 }
 
 /** An error the proxy made (or relays with a normalized envelope), never stored. */
 export function deliverError(reply: FastifyReply, err: ProxyError, result: CacheResult, head: number | null): void {
-  reply
-    .code(err.status)
-    .header('content-type', JSON_TYPE)
-    .header('x-cache', result)
-    .header('cache-control', 'no-store')
-    .headers(CORS_HEADERS);
-  if (head !== null) reply.header('x-chain-head', String(head));
-  if (err.status === 503) reply.header('retry-after', RETRY_AFTER_503_SECONDS);
-  reply.send(err.toBody());
+  sendError(reply, err, { cache: result, head });
 }

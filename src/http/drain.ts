@@ -7,8 +7,8 @@
  * written here. Then every connection is closed. The drain always ends.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { ProxyError, RETRY_AFTER_503_SECONDS } from '../errors/catalog.js';
-import { CORS_HEADERS } from './deliver.js';
+import { ProxyError } from '../errors/catalog.js';
+import type { EnvelopeWriter } from './envelope-writer.js';
 
 /** Responses not yet ended, for the cut at the deadline. */
 export type OpenResponses = Set<ServerResponse>;
@@ -38,6 +38,8 @@ export interface DrainOptions {
   deadlineMs: number;
   /** After abortUpstream, time given to requests to answer through their own path before the cut. */
   graceMs?: number;
+  /** Writes the cut's 503 envelope. */
+  writer: EnvelopeWriter;
 }
 
 export interface DrainResult {
@@ -68,20 +70,10 @@ async function settled(open: OpenResponses, ms: number): Promise<void> {
  * owns it may still finish later: its writeHead becomes a no-op (end() on an
  * ended response already is one), so a late answer is dropped, not thrown.
  */
-function cut(res: ServerResponse): boolean {
+function cut(res: ServerResponse, writer: EnvelopeWriter): boolean {
   if (res.headersSent) return false;
   const err = new ProxyError('SHUTTING_DOWN');
-  const body = err.toBody();
-  res.writeHead(err.status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(body.length),
-    'cache-control': 'no-store',
-    'x-cache': 'ERROR',
-    'retry-after': RETRY_AFTER_503_SECONDS,
-    connection: 'close',
-    ...CORS_HEADERS,
-  });
-  res.end(body);
+  writer.write(res, err.status, err.toBody(), { cache: 'ERROR', extra: ['connection', 'close'] });
   res.writeHead = (() => res) as ServerResponse['writeHead'];
   return true;
 }
@@ -97,7 +89,7 @@ export async function drain(o: DrainOptions): Promise<DrainResult> {
     const grace = o.graceMs ?? DEFAULT_GRACE_MS;
     await settled(o.open, grace);
     let n = 0;
-    for (const res of o.open) if (cut(res)) n++;
+    for (const res of o.open) if (cut(res, o.writer)) n++;
     await within(closing, grace);
     o.server.closeAllConnections();
     await closing.catch(() => undefined);

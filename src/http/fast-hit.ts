@@ -18,6 +18,7 @@ import type { ChainView } from '../chain/types.js';
 import type { Metrics } from '../metrics/types.js';
 import type { Resolver } from '../pipeline/resolver.js';
 import { deliverRaw } from './deliver.js';
+import type { EnvelopeWriter } from './envelope-writer.js';
 import { charge, creditHeaders, hitCost, refuse, type RateLimitGate } from './rate-limit.js';
 
 export interface FastHitDeps {
@@ -28,6 +29,8 @@ export interface FastHitDeps {
   gate: RateLimitGate | null;
   /** TRUST_PROXY is set: requests with X-Forwarded-For go through Fastify (request.ip). */
   trustProxy: boolean;
+  /** Refusals, and the header pairs every API answer carries. */
+  writer: EnvelopeWriter;
   /** URLs remembered (10 000; the oldest is forgotten first). */
   maxUrls?: number;
 }
@@ -90,12 +93,12 @@ export class FastHits {
       const key = gate.limiter.clientKey(req.socket.remoteAddress ?? '', req.headers['x-api-key']);
       const wait = charge(gate, key, hitCost(gate, key, name));
       if (wait !== 0) {
-        refuse(gate, res, key, wait);
+        refuse(gate, d.writer, res, key, wait);
         return true;
       }
       credits = creditHeaders(gate, key);
     }
-    const status = deliverRaw(req.headers, res, hit, now, d.chain.bestHead(), credits);
+    const status = deliverRaw(req.headers, res, hit, now, d.chain.bestHead(), credits, d.writer.answerHeaders);
     d.metrics.request(name, status, 'HIT', (performance.now() - started) / 1000);
     return true;
   }

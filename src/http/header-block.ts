@@ -29,7 +29,7 @@ const HEAD = 17;
 
 const blocks = new WeakMap<Payload, Block>();
 
-function build(entry: CacheEntry, payload: Payload, age: number, maxAge: number, head: number | null): Block {
+function build(entry: CacheEntry, payload: Payload, age: number, maxAge: number, head: number | null, answer: readonly string[]): Block {
   const headers = [
     'content-type', JSON_TYPE,
     'x-cache', 'HIT',
@@ -42,19 +42,23 @@ function build(entry: CacheEntry, payload: Payload, age: number, maxAge: number,
     'x-chain-head', head === null ? '' : String(head),
   ];
   if (payload.encoding !== 'identity') headers.push('content-encoding', payload.encoding);
-  headers.push('content-length', String(payload.body.length));
+  headers.push('content-length', String(payload.body.length), ...answer);
   // No chain head known: drop the pair (its slot is then never re-stamped).
   if (head === null) headers.splice(HEAD - 1, 2);
   return { age, maxAge, head, headers };
 }
 
-/** Headers of a fresh 200 hit sending `payload` at `now` (the returned array is shared: do not modify). */
-export function hitHeaders(entry: CacheEntry, payload: Payload, now: number, head: number | null): string[] {
+/**
+ * Headers of a fresh 200 hit sending `payload` at `now` (the returned array is
+ * shared: do not modify). `answer`: the pairs every API answer carries (the
+ * same array for the life of the proxy).
+ */
+export function hitHeaders(entry: CacheEntry, payload: Payload, now: number, head: number | null, answer: readonly string[]): string[] {
   const age = now > entry.createdAt ? Math.floor((now - entry.createdAt) / 1000) : 0;
   const maxAge = entry.freshUntil > now ? Math.ceil((entry.freshUntil - now) / 1000) : 0;
   let b = blocks.get(payload);
   if (b === undefined || (b.head === null) !== (head === null)) {
-    b = build(entry, payload, age, maxAge, head);
+    b = build(entry, payload, age, maxAge, head, answer);
     blocks.set(payload, b);
     return b.headers;
   }

@@ -1,6 +1,6 @@
 /**
- * Operations endpoints: liveness, readiness (an upstream healthy and not
- * lagging), a JSON status page and Prometheus metrics. Never cached, never
+ * Operations endpoints: liveness, readiness (readiness.ts: this replica can
+ * serve), a JSON status page and Prometheus metrics. Never cached, never
  * rate limited. /healthz and /readyz are public (load balancers); /status and
  * /metrics pass the operator gate (admin-gate.ts), and /metrics renders at
  * most once per `metricsCacheMs`.
@@ -10,12 +10,14 @@ import type { ChainView } from '../chain/types.js';
 import { EDGE_ERRORS, envelopeBody } from '../errors/catalog.js';
 import type { UpstreamStatus } from '../upstream/types.js';
 import { adminOnly, type AdminGate } from './admin-gate.js';
+import { sendEnvelope } from './envelope-writer.js';
 import { throttledRender } from './metrics-render.js';
-
-export const OPS_PATHS = ['/healthz', '/readyz', '/status', '/metrics'] as const;
+import { HEALTHZ_PATH, METRICS_PATH, READYZ_PATH, STATUS_PATH } from './paths.js';
+import type { ReadinessVerdict } from './readiness.js';
 
 export interface OpsDeps {
-  ready(): boolean;
+  /** The one readiness verdict (readiness.ts). */
+  readiness(): ReadinessVerdict;
   upstreams(): UpstreamStatus[];
   chain: ChainView;
   cache(): Record<string, unknown>;
@@ -25,26 +27,33 @@ export interface OpsDeps {
   adminGate: AdminGate;
   /** /metrics renders at most once per this many ms (0: every scrape). */
   metricsCacheMs: number;
+  /** Serving the built-in chain simulator (shown in /status for the status page's banner). */
+  upstreamIsSimulator: boolean;
 }
+
+const ALIVE_BODY = envelopeBody(0, 'success', { status: 'alive' });
+const READY_BODY = envelopeBody(0, 'success', { status: 'ready' });
+const NOT_READY_BODY = envelopeBody(EDGE_ERRORS.NOT_READY.code, EDGE_ERRORS.NOT_READY.msg);
 
 export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   const json = 'application/json; charset=utf-8';
-  app.get('/healthz', (_req, reply) => {
-    reply.header('content-type', json).header('cache-control', 'no-store').send(envelopeBody(0, 'success', { status: 'alive' }));
+  app.get(HEALTHZ_PATH, (_req, reply) => {
+    sendEnvelope(reply, 200, ALIVE_BODY);
   });
-  app.get('/readyz', (_req, reply) => {
-    const ready = deps.ready();
-    reply
-      .code(ready ? 200 : 503)
-      .header('content-type', json)
-      .header('cache-control', 'no-store')
-      .send(ready ? envelopeBody(0, 'success', { status: 'ready' }) : envelopeBody(EDGE_ERRORS.NOT_READY.code, EDGE_ERRORS.NOT_READY.msg));
+  app.get(READYZ_PATH, (_req, reply) => {
+    const { ready } = deps.readiness();
+    if (ready) sendEnvelope(reply, 200, READY_BODY);
+    else sendEnvelope(reply, EDGE_ERRORS.NOT_READY.status, NOT_READY_BODY);
   });
   const operatorOnly = { onRequest: adminOnly(deps.adminGate) };
-  app.get('/status', operatorOnly, (_req, reply) => {
+  app.get(STATUS_PATH, operatorOnly, (_req, reply) => {
+    const verdict = deps.readiness();
     reply.header('content-type', json).header('cache-control', 'no-store').send(
       envelopeBody(0, 'success', {
-        ready: deps.ready(),
+        ready: verdict.ready,
+        readyReason: verdict.reason,
+        lastGoodAnswerAgoMs: verdict.lastGoodAgoMs,
+        upstreamIsSimulator: deps.upstreamIsSimulator,
         uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000),
         chain: { bestHead: deps.chain.bestHead(), finalHeight: deps.chain.finalHeight() },
         upstreams: deps.upstreams(),
@@ -55,7 +64,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   const metrics = deps.metrics;
   if (metrics !== null) {
     const render = throttledRender(() => metrics.render(), deps.metricsCacheMs);
-    app.get('/metrics', operatorOnly, async (_req, reply) => {
+    app.get(METRICS_PATH, operatorOnly, async (_req, reply) => {
       const text = await render();
       reply.header('content-type', metrics.contentType).header('cache-control', 'no-store').send(text);
     });

@@ -6,10 +6,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ComposedEntry } from '../pages/entry.js';
 import { composedPayload } from '../pages/entry.js';
 import { chooseEncoding } from '../cache/negotiate.js';
-import { CORS_HEADERS, matchesEtag } from './deliver.js';
-import { RETRY_AFTER_503_SECONDS } from '../errors/catalog.js';
-
-const JSON_TYPE = 'application/json; charset=utf-8';
+import { matchesEtag } from './deliver.js';
+import { sendEnvelope } from './envelope-writer.js';
+import { CORS_HEADERS, JSON_TYPE } from './header-block.js';
 
 function write(reply: FastifyReply, status: number, headers: string[], body: Buffer | undefined): void {
   const earlier = reply.getHeaders();
@@ -27,7 +26,7 @@ function write(reply: FastifyReply, status: number, headers: string[], body: Buf
  * `Cache-Control: public, max-age=<smallest remaining part TTL>` (+ `immutable`
  * when every part is final); 304 on a matching If-None-Match. Returns the status.
  */
-export function deliverPage(request: FastifyRequest, reply: FastifyReply, e: ComposedEntry, cache: string, now: number, head: number | null): number {
+export function deliverPage(request: FastifyRequest, reply: FastifyReply, e: ComposedEntry, cache: string, now: number, head: number | null, answer: readonly string[]): number {
   const maxAge = Math.max(0, Math.ceil((e.freshUntil - now) / 1000));
   const headers: string[] = [
     'content-type', JSON_TYPE,
@@ -38,6 +37,7 @@ export function deliverPage(request: FastifyRequest, reply: FastifyReply, e: Com
     'vary', 'Accept-Encoding',
     'access-control-allow-origin', CORS_HEADERS['access-control-allow-origin'],
     'access-control-expose-headers', CORS_HEADERS['access-control-expose-headers'],
+    ...answer,
   ];
   if (head !== null) headers.push('x-chain-head', String(head));
   if (matchesEtag(request.headers['if-none-match'], e.etag)) {
@@ -52,15 +52,6 @@ export function deliverPage(request: FastifyRequest, reply: FastifyReply, e: Com
 
 /** An error envelope (a required part's own, or the proxy's), never cached. */
 export function deliverPageError(reply: FastifyReply, status: number, body: Buffer, cache: string, head: number | null): number {
-  const headers: string[] = [
-    'content-type', JSON_TYPE,
-    'x-cache', cache,
-    'cache-control', 'no-store',
-    'access-control-allow-origin', CORS_HEADERS['access-control-allow-origin'],
-    'access-control-expose-headers', CORS_HEADERS['access-control-expose-headers'],
-  ];
-  if (head !== null) headers.push('x-chain-head', String(head));
-  if (status === 503) headers.push('retry-after', RETRY_AFTER_503_SECONDS);
-  write(reply, status, headers, body);
+  sendEnvelope(reply, status, body, { cache, head });
   return status;
 }

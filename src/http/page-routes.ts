@@ -14,6 +14,7 @@ import type { PageMetrics } from '../pages/metrics.js';
 import type { CompiledPage } from '../pages/plan.js';
 import type { PayerOf } from './miss-payer.js';
 import { deliverPage, deliverPageError } from './page-deliver.js';
+import { PAGES_PREFIX } from './paths.js';
 import { rawQuery, withTimeout } from './request-util.js';
 
 export interface PageRouteDeps {
@@ -26,9 +27,9 @@ export interface PageRouteDeps {
   logger: Logger;
   /** Who pays for the parts a composition leads upstream (null: nobody). */
   payer?: PayerOf | null;
+  /** Header pairs every API answer carries (EnvelopeWriter.answerHeaders). */
+  answer: readonly string[];
 }
-
-export const PAGES_PREFIX = '/pages/';
 
 /** `head:HIT,blocks:MISS,…` for access-log lines. */
 export function partsText(parts: readonly PartSummary[]): string {
@@ -36,7 +37,7 @@ export function partsText(parts: readonly PartSummary[]): string {
 }
 
 export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): void {
-  const { pages, chain, metrics, accessLog, clock } = deps;
+  const { pages, chain, metrics, accessLog, clock, answer } = deps;
   const payer = deps.payer ?? null;
 
   const finish = (request: FastifyRequest, page: string, started: number, status: number, cache: string, parts: readonly PartSummary[] | null, err: string | null): void => {
@@ -63,13 +64,13 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
       const fast = pages.hit(req.key, now);
       if (fast !== undefined) {
         const cache = fast.stale ? 'STALE' : 'HIT';
-        finish(request, page.name, started, deliverPage(request, reply, fast, cache, now, chain.bestHead()), cache, fast.parts, null);
+        finish(request, page.name, started, deliverPage(request, reply, fast, cache, now, chain.bestHead(), answer), cache, fast.parts, null);
         return;
       }
       withTimeout(pages.get(page, req, payer === null ? null : payer(request, reply, `pages/${page.name}`)), deps.requestTimeoutMs).then(
         (r) => {
           if (r.ok) {
-            const status = deliverPage(request, reply, r.entry, r.cache, clock(), chain.bestHead());
+            const status = deliverPage(request, reply, r.entry, r.cache, clock(), chain.bestHead(), answer);
             finish(request, page.name, started, status, r.cache, r.entry.parts, null);
           } else {
             const cache = r.error.status >= 500 ? 'ERROR' : 'BYPASS';

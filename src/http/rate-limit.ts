@@ -3,9 +3,10 @@
  * synchronous onRequest hook for requests that go through Fastify, and the
  * raw refusals shared with the pre-router fast path (fast-hit.ts).
  *
- * - Every path but the ops routes (/healthz, /readyz, /metrics, /status, /dashboard) is
- *   charged one unit, hit or miss, valid or not: a client learns nothing about
- *   the cache from the limit. A route registered with `config: { rateLimit:
+ * - Every request is charged one unit, hit or miss, valid or not (a client
+ *   learns nothing about the cache from the limit), except those the path
+ *   registry exempts (paths.ts: /healthz, /readyz, and operator routes when
+ *   an operator asks). A route registered with `config: { rateLimit:
  *   false }` is not charged by the hook (it charges itself, e.g. per item).
  * - Client IP is `request.ip` (TRUST_PROXY decides which X-Forwarded-For hop
  *   is believed); `X-API-Key` makes the key the client instead.
@@ -26,11 +27,10 @@ import type { Metrics } from '../metrics/types.js';
 import { UNKNOWN_API_KEY, type RateLimiter } from '../ratelimit/limiter.js';
 import type { RateLimitMetrics } from '../ratelimit/metrics.js';
 import { CORS_HEADERS } from './deliver.js';
-import { DASHBOARD_PATHS } from '../dashboard/routes.js';
-import { OPS_PATHS } from './ops-routes.js';
+import { writerOf, type EnvelopeWriter } from './envelope-writer.js';
 
-/** Never limited. */
-export const UNLIMITED_PATHS: ReadonlySet<string> = new Set<string>([...OPS_PATHS, ...DASHBOARD_PATHS]);
+/** Requests the limiter leaves alone (the path registry's: rateLimitExempt in paths.ts). */
+export type RateLimitExempt = (request: FastifyRequest) => boolean;
 
 export interface RateLimitGate {
   limiter: RateLimiter;
@@ -59,30 +59,20 @@ const LIMITED_BODY = new ProxyError('RATE_LIMITED').toBody();
 const UNKNOWN_KEY_BODY = envelopeBody(EDGE_ERRORS.UNKNOWN_API_KEY.code, EDGE_ERRORS.UNKNOWN_API_KEY.msg);
 const EXPOSE = `${CORS_HEADERS['access-control-expose-headers']}, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset`;
 
-function refusal(res: ServerResponse, status: number, body: Buffer, extra: string[]): void {
-  res.writeHead(status, [
-    'content-type', 'application/json; charset=utf-8',
-    'cache-control', 'no-store',
-    'access-control-allow-origin', '*',
-    'access-control-expose-headers', EXPOSE,
-    ...extra,
-    'content-length', String(body.length),
-  ]);
-  res.end(body);
-}
-
 /** Writes the 429 (retryMs > 0) or 401 (unknown key) for a refused request. */
-export function refuse(gate: RateLimitGate, res: ServerResponse, clientKey: string, retryMs: number): void {
+export function refuse(gate: RateLimitGate, writer: EnvelopeWriter, res: ServerResponse, clientKey: string, retryMs: number): void {
   if (clientKey === UNKNOWN_API_KEY) {
     gate.rl.unknownKey();
-    refusal(res, EDGE_ERRORS.UNKNOWN_API_KEY.status, UNKNOWN_KEY_BODY, []);
+    writer.write(res, EDGE_ERRORS.UNKNOWN_API_KEY.status, UNKNOWN_KEY_BODY, { extra: ['access-control-expose-headers', EXPOSE] });
     return;
   }
   gate.metrics.rateLimited();
   gate.rl.refused(clientKey);
   const seconds = String(Math.max(1, Math.ceil(retryMs / 1000)));
   const credits = isKey(clientKey) ? [CREDITS_HEADER, String(gate.budget.remaining(clientKey))] : [];
-  refusal(res, 429, LIMITED_BODY, ['retry-after', seconds, 'x-ratelimit-limit', String(gate.limiter.limitOf(clientKey)), 'x-ratelimit-remaining', '0', 'x-ratelimit-reset', seconds, ...credits]);
+  writer.write(res, 429, LIMITED_BODY, {
+    extra: ['access-control-expose-headers', EXPOSE, 'retry-after', seconds, 'x-ratelimit-limit', String(gate.limiter.limitOf(clientKey)), 'x-ratelimit-remaining', '0', 'x-ratelimit-reset', seconds, ...credits],
+  });
 }
 
 /** Charges `cost` to a client key: 0 when admitted, else the ms to wait (-1 for an unknown key). */
@@ -103,18 +93,18 @@ function pathOf(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
-export function registerRateLimit(app: FastifyInstance, gate: RateLimitGate): void {
+export function registerRateLimit(app: FastifyInstance, gate: RateLimitGate, exempt: RateLimitExempt): void {
   app.addHook('onRequest', (request, reply, done) => {
-    const path = pathOf(request.raw.url ?? '/');
-    if (UNLIMITED_PATHS.has(path)) return done();
+    if (exempt(request)) return done();
     if ((request.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return done();
     const key = requestClientKey(gate.limiter, request);
-    const wait = charge(gate, key, isKey(key) ? gate.prices.hit(path.slice(1)) : 1);
+    const wait = charge(gate, key, isKey(key) ? gate.prices.hit(pathOf(request.raw.url ?? '/').slice(1)) : 1);
     if (wait === 0) {
       if (isKey(key)) reply.header(CREDITS_HEADER, String(gate.budget.remaining(key)));
       return done();
     }
+    const writer = writerOf(reply);
     reply.hijack();
-    refuse(gate, reply.raw, key, wait);
+    refuse(gate, writer, reply.raw, key, wait);
   });
 }

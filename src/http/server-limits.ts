@@ -11,11 +11,10 @@
  *   large, timeouts, malformed URL) answered with the `{code,msg,data}`
  *   envelope instead of Fastify's default body.
  */
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EDGE_ERRORS, envelopeBody, ProxyError, type EdgeErrorKind } from '../errors/catalog.js';
-import { CORS_HEADERS } from './deliver.js';
+import { sendError, type EnvelopeWriter } from './envelope-writer.js';
 
 export interface EdgeLimits {
   /** 0: no cap. */
@@ -36,47 +35,44 @@ function kindOf(err: NodeJS.ErrnoException): EdgeErrorKind {
   return 'MALFORMED_REQUEST';
 }
 
-/** A whole HTTP/1.1 response carrying the envelope of `kind`, closing the connection. */
-export function rawEnvelopeResponse(kind: EdgeErrorKind): string {
-  const err = EDGE_ERRORS[kind];
-  const body = envelopeBody(err.code, err.msg).toString('utf8');
-  const cors = Object.entries(CORS_HEADERS)
-    .map(([k, v]) => `${k}: ${v}\r\n`)
-    .join('');
-  return (
-    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? ''}\r\n` +
-    `content-type: application/json; charset=utf-8\r\ncache-control: no-store\r\n${cors}` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
-  );
-}
-
-/** Fastify's `clientErrorHandler`: Node's parser errors answered with the envelope. */
-export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  // A response already being written on this socket cannot be followed by another.
-  const busy = (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
-  if (!socket.writable || busy) {
-    socket.destroy();
-    return;
-  }
-  socket.end(rawEnvelopeResponse(kindOf(err)));
-  // The client may never close its side: do not keep the socket past the flush.
-  setTimeout(() => socket.destroy(), 1000).unref();
+/** Fastify's `clientErrorHandler`: Node's parser errors answered with the envelope (connection closed). */
+export function clientErrorHandler(writer: EnvelopeWriter): (err: NodeJS.ErrnoException, socket: Socket) => void {
+  const responses = new Map<EdgeErrorKind, string>();
+  const responseOf = (kind: EdgeErrorKind): string => {
+    let text = responses.get(kind);
+    if (text === undefined) {
+      const e = EDGE_ERRORS[kind];
+      text = writer.rawResponse(e.status, envelopeBody(e.code, e.msg));
+      responses.set(kind, text);
+    }
+    return text;
+  };
+  return (err, socket) => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    // A response already being written on this socket cannot be followed by another.
+    const busy = (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
+    if (!socket.writable || busy) {
+      socket.destroy();
+      return;
+    }
+    socket.end(responseOf(kindOf(err)));
+    // The client may never close its side: do not keep the socket past the flush.
+    setTimeout(() => socket.destroy(), 1000).unref();
+  };
 }
 
 /** Fastify's `frameworkErrors` (e.g. a malformed URL): a 400 envelope. */
 export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const err = new ProxyError('BAD_REQUEST', `bad request: ${error.message.slice(0, 120)}`);
-  void reply.code(err.status).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').headers(CORS_HEADERS).send(err.toBody());
+  void sendError(reply, new ProxyError('BAD_REQUEST', `bad request: ${error.message.slice(0, 120)}`));
 }
 
 /** Options for `Fastify({...})`: spread them into the constructor's options. */
-export function edgeServerOptions(limits: EdgeLimits) {
+export function edgeServerOptions(limits: EdgeLimits, writer: EnvelopeWriter) {
   return {
     http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: checkingIntervalMs(limits.headersTimeoutMs) },
     requestTimeout: 2 * limits.headersTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(writer),
     frameworkErrors,
   };
 }

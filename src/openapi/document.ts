@@ -1,7 +1,9 @@
 /**
  * The OpenAPI 3.1 document, composed from each feature's contribution
  * (`apiOpenapi`, `opsOpenapi`, `dashboardOpenapi`, ...). A path or a differing
- * schema defined twice is a programming error and throws at start.
+ * schema defined twice is a programming error and throws at start. The public
+ * document is the full one without the operator paths (and the schemas and
+ * tags only they use).
  */
 import type { OpenApiContribution, OpenApiDocument, SchemaObject } from './types.js';
 
@@ -25,6 +27,32 @@ const TAGS = [
 export interface DocumentOptions {
   publicBaseUrl: string;
   contributions: readonly OpenApiContribution[];
+}
+
+const REF = /"\$ref":"#\/components\/schemas\/([^"]+)"/g;
+
+/** Names of the component schemas `value` references, directly or through other schemas. */
+function referenced(value: unknown, schemas: Record<string, unknown>): Set<string> {
+  const seen = new Set<string>();
+  const pending = [JSON.stringify(value)];
+  for (let text = pending.pop(); text !== undefined; text = pending.pop()) {
+    for (const m of text.matchAll(REF)) {
+      const name = m[1]!;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      pending.push(JSON.stringify(schemas[name] ?? null));
+    }
+  }
+  return seen;
+}
+
+/** The document without the paths `hidden` says are hidden. */
+export function withoutPaths(doc: OpenApiDocument, hidden: (path: string) => boolean): OpenApiDocument {
+  const paths = Object.fromEntries(Object.entries(doc.paths).filter(([p]) => !hidden(p)));
+  const used = referenced(paths, doc.components.schemas);
+  const schemas = Object.fromEntries(Object.entries(doc.components.schemas).filter(([name]) => used.has(name)));
+  const tags = new Set(Object.values(paths).flatMap((item) => Object.values(item).flatMap((op) => op?.tags ?? [])));
+  return { ...doc, tags: doc.tags.filter((t) => tags.has(t.name)), paths, components: { schemas } };
 }
 
 export function buildOpenApiDocument(opts: DocumentOptions): OpenApiDocument {

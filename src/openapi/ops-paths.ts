@@ -33,9 +33,12 @@ export const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
 
 export const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
-  required: ['ready', 'uptimeSeconds', 'chain', 'upstreams', 'cache'],
+  required: ['ready', 'readyReason', 'lastGoodAnswerAgoMs', 'upstreamIsSimulator', 'uptimeSeconds', 'chain', 'upstreams', 'cache'],
   properties: {
     ready: { type: 'boolean' },
+    readyReason: { type: 'string' },
+    lastGoodAnswerAgoMs: nullableInt,
+    upstreamIsSimulator: { type: 'boolean' },
     uptimeSeconds: { type: 'integer' },
     chain: { type: 'object', required: ['bestHead', 'finalHeight'], properties: { bestHead: nullableInt, finalHeight: nullableInt } },
     upstreams: { type: 'array', items: { $ref: '#/components/schemas/UpstreamStatus' } },
@@ -52,7 +55,7 @@ export function opsOpenapi(): OpenApiContribution {
       '/readyz': {
         get: {
           operationId: 'readyz',
-          summary: 'Readiness: an upstream healthy and not lagging',
+          summary: 'Readiness: an up-to-date upstream answered within three probe intervals, or the cache can serve within its stale-if-error policy',
           tags: OPERATOR,
           responses: { '200': plain('Ready.', { type: 'object' }), '503': plain('Not ready (code 5033).', { type: 'null' }) },
         },
@@ -62,7 +65,7 @@ export function opsOpenapi(): OpenApiContribution {
           operationId: 'status',
           summary: 'Upstreams, chain heights and cache tiers (operator only)',
           tags: OPERATOR,
-          responses: { '200': plain('Current state.', { $ref: '#/components/schemas/Status' }), '403': errorResponse('Not an operator address.', registry) },
+          responses: { '200': plain('Current state.', { $ref: '#/components/schemas/Status' }), '404': errorResponse('Not an operator address: the answer of an unknown path.', registry) },
         },
       },
       '/metrics': {

@@ -1,16 +1,27 @@
-/** GET /openapi.json: the document serialized once at start. */
+/**
+ * GET /openapi.json: operators (ADMIN_ALLOW) get the full document, everyone
+ * else the public one without the operator paths. Both serialized once at
+ * start; the operator's copy is never stored by shared caches.
+ */
 import type { FastifyInstance } from 'fastify';
+import type { AdminGate } from '../http/admin-gate.js';
+import { OPENAPI_PATH } from '../http/paths.js';
 import type { OpenApiDocument } from './types.js';
 
-export const OPENAPI_PATH = '/openapi.json';
+export interface OpenApiDocuments {
+  full: OpenApiDocument;
+  public: OpenApiDocument;
+}
 
-export function registerOpenApiRoute(app: FastifyInstance, doc: OpenApiDocument): void {
-  const body = Buffer.from(JSON.stringify(doc));
-  app.get(OPENAPI_PATH, (_req, reply) => {
+export function registerOpenApiRoute(app: FastifyInstance, docs: OpenApiDocuments, adminGate: AdminGate): void {
+  const full = Buffer.from(JSON.stringify(docs.full));
+  const open = Buffer.from(JSON.stringify(docs.public));
+  app.get(OPENAPI_PATH, (request, reply) => {
+    const operator = adminGate(request);
     reply
       .header('content-type', 'application/json; charset=utf-8')
-      .header('cache-control', 'public, max-age=300')
+      .header('cache-control', operator ? 'private, no-store' : 'public, max-age=300')
       .header('access-control-allow-origin', '*')
-      .send(body);
+      .send(operator ? full : open);
   });
 }

@@ -4,17 +4,21 @@
  * the app's onRequest hooks (the rate limiter) run for them as for the API.
  *
  * - GET, HEAD and OPTIONS are forwarded; other methods get the 405 envelope.
- * - Hop-by-hop headers are dropped both ways, Set-Cookie from the backend too.
+ * - Hop-by-hop headers are dropped both ways, Set-Cookie from the backend too;
+ *   credentials and forwarding headers as forwarding.ts says.
  * - Backend failures before the response headers become 502/504 envelopes; a
  *   failure while streaming the body can only cut the connection.
- * - A backend's 503 is relayed as it is (reply-from's own 503 retries are off).
+ * - A backend's 503 is relayed as it is (reply-from's own 503 retries are off),
+ *   with `Retry-After: 1` added when the backend gave none (every 503 has one).
  */
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { AddressList } from '../common/address-list.js';
 import type { AccessLog, PassthroughConfig, PassthroughRoute } from '../config/types.js';
-import { ProxyError } from '../errors/catalog.js';
-import { CORS_HEADERS } from '../http/deliver.js';
+import { ProxyError, RETRY_AFTER_503_SECONDS } from '../errors/catalog.js';
+import { sendError } from '../http/envelope-writer.js';
 import { passthroughError } from './failure.js';
+import { forwardingHeaders } from './forwarding.js';
 import { requestHeadersFor, responseHeadersFor } from './headers.js';
 import type { PassthroughMetrics } from './metrics.js';
 
@@ -27,18 +31,11 @@ export interface PassthroughDeps {
   metrics: PassthroughMetrics | null;
   /** Every passthrough request is a miss: one line unless 'off'. */
   accessLog: AccessLog;
+  /** TRUST_PROXY: peers whose forwarding headers are believed and relayed. */
+  trustProxy: readonly string[];
 }
 
 const FORWARDED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-function sendError(reply: FastifyReply, err: ProxyError): void {
-  reply
-    .code(err.status)
-    .header('content-type', 'application/json; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .headers(CORS_HEADERS)
-    .send(err.toBody());
-}
 
 /** Upstream origin and the path that replaces the prefix (nginx proxy_pass rules). */
 export function destinationOf(route: PassthroughRoute): { upstream: string; rewritePrefix: string } {
@@ -47,7 +44,7 @@ export function destinationOf(route: PassthroughRoute): { upstream: string; rewr
   return { upstream: u.origin, rewritePrefix: path === '' ? route.prefix : path };
 }
 
-async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps: PassthroughDeps): Promise<void> {
+async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps: PassthroughDeps, trusted: AddressList): Promise<void> {
   const { metrics } = deps;
   const log = deps.accessLog !== 'off';
   const { upstream, rewritePrefix } = destinationOf(route);
@@ -81,13 +78,16 @@ async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps
       },
       preHandler: async (request, reply) => {
         if (FORWARDED_METHODS.has(request.method)) return;
-        reply.header('allow', 'GET, HEAD, OPTIONS');
-        sendError(reply, new ProxyError('METHOD_NOT_ALLOWED'));
+        sendError(reply, new ProxyError('METHOD_NOT_ALLOWED'), { extra: ['allow', 'GET, HEAD, OPTIONS'] });
         return reply;
       },
       replyOptions: {
-        rewriteRequestHeaders: (_req, headers) => requestHeadersFor(headers),
+        rewriteRequestHeaders: (request, headers) => forwardingHeaders(request, requestHeadersFor(headers), trusted),
         rewriteHeaders: (headers) => responseHeadersFor(headers),
+        onResponse: (_request, reply, res) => {
+          if (res.statusCode === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', RETRY_AFTER_503_SECONDS);
+          reply.send(res.stream);
+        },
         onError: (reply, { error }) => {
           const { err, reason } = passthroughError(error);
           metrics?.failure(route.prefix, reason);
@@ -99,5 +99,6 @@ async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps
 }
 
 export async function registerPassthrough(app: FastifyInstance, deps: PassthroughDeps): Promise<void> {
-  for (const route of deps.config.routes) await registerRoute(app, route, deps);
+  const trusted = new AddressList(deps.trustProxy);
+  for (const route of deps.config.routes) await registerRoute(app, route, deps, trusted);
 }

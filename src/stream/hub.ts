@@ -27,7 +27,6 @@ export type Admission = 'ok' | 'full' | 'client';
 
 export class StreamHub {
   readonly #limits: HubLimits;
-  readonly #events: HubEvents;
   readonly #subEvents: SubscriberEvents;
   readonly #subs = new Set<Subscriber>();
   /** Open streams per client identity (the per-client cap). */
@@ -37,7 +36,6 @@ export class StreamHub {
 
   constructor(limits: HubLimits, events: HubEvents, heartbeatFrame: Buffer) {
     this.#limits = limits;
-    this.#events = events;
     this.#subEvents = { sent: (n) => events.sent(n), slow: () => events.dropped('slow') };
     this.#heartbeat = setInterval(() => {
       for (const sub of this.#subs) sub.comment(heartbeatFrame);

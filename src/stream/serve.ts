@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChainView } from '../chain/types.js';
 import { clientIdentity } from '../common/client-identity.js';
 import { EDGE_ERRORS, envelopeBody, ProxyError } from '../errors/catalog.js';
+import { sendEnvelope } from '../http/envelope-writer.js';
 import { CORS_HEADERS } from '../http/deliver.js';
 import type { StreamChannel } from './channel.js';
 import type { StreamHub } from './hub.js';
@@ -36,9 +37,8 @@ const STREAM_HEADERS = {
   ...CORS_HEADERS,
 };
 
-function refuse(reply: FastifyReply, status: number, code: number, msg: string): FastifyReply {
-  reply.code(status).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').headers(CORS_HEADERS);
-  return reply.send(envelopeBody(code, msg));
+function refuse(reply: FastifyReply, status: number, code: number, msg: string, extra: readonly string[] = []): FastifyReply {
+  return sendEnvelope(reply, status, envelopeBody(code, msg), { extra });
 }
 
 export function serveStream(request: FastifyRequest, reply: FastifyReply, d: ServeDeps): FastifyReply {
@@ -50,8 +50,8 @@ export function serveStream(request: FastifyRequest, reply: FastifyReply, d: Ser
   if (admission !== 'ok') {
     d.metrics.refused(admission === 'full' ? 'max_streams' : 'per_client');
     const err = admission === 'full' ? EDGE_ERRORS.STREAMS_FULL : EDGE_ERRORS.STREAM_CLIENT_LIMIT;
-    if (admission === 'full') reply.header('retry-after', String(Math.max(1, Math.ceil(d.retryMs / 1000))));
-    return refuse(reply, err.status, err.code, err.msg);
+    const extra = admission === 'full' ? ['retry-after', String(Math.max(1, Math.ceil(d.retryMs / 1000)))] : [];
+    return refuse(reply, err.status, err.code, err.msg, extra);
   }
   const plan = planResume(after, { history: d.channel.history, head: d.chain.bestHead(), final: d.chain.finalHeight(), time: d.clock() });
   const socket = request.raw.socket;

@@ -55,6 +55,8 @@ export interface ManagedUpstreamPool extends UpstreamPool {
   readonly firstProbe: Promise<void>;
   /** Runs one probe round now. */
   probeNow(): Promise<void>;
+  /** Per upstream: ms since its last good answer (null: none yet) and whether it lags the best head. */
+  goodAnswers(): Array<{ lastGoodAgoMs: number | null; lagging: boolean }>;
 }
 
 export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPool {
@@ -143,6 +145,7 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
     chain: tracker,
     status: () => upstreams.map((u) => u.status(tracker.bestHead(), config.maxLagBlocks)),
     ready: () => upstreams.some((u) => u.healthy() && u.fresh(tracker.bestHead(), config.maxLagBlocks)),
+    goodAnswers: () => upstreams.map((u) => ({ lastGoodAgoMs: u.lastGoodAgoMs(), lagging: !u.fresh(tracker.bestHead(), config.maxLagBlocks) })),
     start: () => prober.start(),
     firstProbe: prober.firstRound,
     probeNow: () => prober.probeOnce(),

@@ -78,6 +78,8 @@ export class Upstream {
   head: number | null = null;
   /** Result of the last probe; null before the first one. */
   probeOk: boolean | null = null;
+  /** performance.now() of its last good answer (probe or request); null before one. */
+  #lastGoodAt: number | null = null;
   lastError: string | null = null;
   readonly #pool: Pool;
   readonly #basePath: string;
@@ -117,6 +119,11 @@ export class Upstream {
   fresh(bestHead: number | null, maxLagBlocks: number): boolean {
     if (bestHead === null) return true;
     return this.head !== null && this.head >= bestHead - maxLagBlocks;
+  }
+
+  /** Ms since its last good answer (a passing probe or an accepted request); null before one. */
+  lastGoodAgoMs(): number | null {
+    return this.#lastGoodAt === null ? null : Math.round(performance.now() - this.#lastGoodAt);
   }
 
   /** Its admission queue is full: a request sent here now would be refused. */
@@ -186,6 +193,7 @@ export class Upstream {
         if (permit) this.breaker.release(permit);
       } else {
         this.latency.record(res.durationMs);
+        this.#lastGoodAt = performance.now();
         if (permit) this.breaker.success(permit);
       }
       return { ...res, head: this.head };

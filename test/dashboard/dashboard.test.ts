@@ -41,6 +41,8 @@ describeChromium()('status page in Chromium', () => {
     proxy = await startTestProxy(
       sims.map((s) => s.url),
       { upstream: { probeIntervalMs: 100, breakerFailures: 2, breakerCooldownMs: 60_000, hedgeAfterMs: 0 } },
+      undefined,
+      { upstreamIsSimulator: true },
     );
     // A steady mix: hits, misses, a 400 and a 404, new blocks now and then.
     traffic = (async () => {

@@ -4,6 +4,8 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createAdminGate } from '../../src/http/admin-gate.js';
 import { registerFallbacks } from '../../src/http/fallbacks.js';
+import { EnvelopeWriter, installEnvelopeWriter } from '../../src/http/envelope-writer.js';
+import { PathRegistry } from '../../src/http/paths.js';
 import { DASHBOARD_HTML } from '../../src/dashboard/page.js';
 import { DASHBOARD_PATHS, registerDashboard } from '../../src/dashboard/routes.js';
 import { createPrometheusMetrics } from '../../src/metrics/prometheus.js';
@@ -11,8 +13,10 @@ import { createPrometheusMetrics } from '../../src/metrics/prometheus.js';
 describe('operator gate', () => {
   it('answers /dashboard and its data with the unknown-path 404 envelope to a client outside ADMIN_ALLOW', async () => {
     const app = Fastify();
-    registerDashboard(app, { adminGate: createAdminGate(['10.9.9.9']), registry: new Registry() });
-    registerFallbacks(app, new Set(DASHBOARD_PATHS));
+    installEnvelopeWriter(app, new EnvelopeWriter({ upstreamIsSimulator: false }));
+    const adminGate = createAdminGate(['10.9.9.9']);
+    registerDashboard(app, { adminGate, registry: new Registry() });
+    registerFallbacks(app, new PathRegistry([], []), adminGate);
     for (const url of DASHBOARD_PATHS) {
       const r = await app.inject({ url, remoteAddress: '203.0.113.9' });
       expect(r.statusCode, url).toBe(404);

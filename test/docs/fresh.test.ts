@@ -4,6 +4,8 @@
  * README stays a front door (at most 200 lines), and every relative link of
  * the README and docs/ reaches a file the package ships and a heading there.
  */
+import { GROUPS } from '../../src/config/groups.js';
+import { FIELDS } from '../../src/config/fields.js';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +40,9 @@ describe('generated docs', () => {
       expect(metrics).toContain(`| \`${name}\` |`);
     }
     expect(metrics).toMatch(/\| `chainproxy_upstream_head` \| gauge \| upstream \|/);
-    expect(readDoc('docs/configuration.md')).toContain('### Upstreams');
+    const config = readDoc('docs/configuration.md');
+    for (const g of GROUPS) expect(config).toContain(`### ${g.title}\n`);
+    for (const f of FIELDS) expect(config).toContain(`| \`${f.env}\` |`);
     expect(readDoc('docs/api.md')).toMatch(/^\| 5032 \| 503 \|/m);
     expect(readDoc('docs/api.md')).toMatch(/^\| block\/max \| 1 s \|/m);
   });

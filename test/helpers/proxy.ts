@@ -4,7 +4,7 @@
  * surprises, no rate limit unless asked).
  */
 import { pino } from 'pino';
-import { startProxy, type ProxyHandle } from '../../src/app.js';
+import { startProxy, type ProxyHandle, type ProxyOptions } from '../../src/app.js';
 import { defaultConfig } from '../../src/config/defaults.js';
 import type { Config } from '../../src/config/types.js';
 
@@ -37,9 +37,9 @@ export function testConfig(upstreamUrls: string[], patch: ConfigPatch = {}): Con
   };
 }
 
-export async function startTestProxy(upstreamUrls: string[], patch: ConfigPatch = {}, clock?: () => number): Promise<ProxyHandle> {
+export async function startTestProxy(upstreamUrls: string[], patch: ConfigPatch = {}, clock?: () => number, opts: Pick<ProxyOptions, 'upstreamIsSimulator'> = {}): Promise<ProxyHandle> {
   const config = testConfig(upstreamUrls, patch);
-  return startProxy(config, { logger: pino({ level: config.logLevel }), ...(clock ? { clock } : {}) });
+  return startProxy(config, { logger: pino({ level: config.logLevel }), ...(clock ? { clock } : {}), ...opts });
 }
 
 /** A settable clock for policy tests. */

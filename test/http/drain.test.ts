@@ -8,9 +8,11 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { drain, trackResponses } from '../../src/http/drain.js';
+import { EnvelopeWriter } from '../../src/http/envelope-writer.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 
 const apps: FastifyInstance[] = [];
+const writer = new EnvelopeWriter({ upstreamIsSimulator: false });
 afterEach(async () => {
   for (const a of apps.splice(0)) a.server.closeAllConnections();
 });
@@ -36,7 +38,7 @@ describe('drain', () => {
     const res = request(`${url}/slow`);
     await waitFor(() => open.size === 1, 5000, 'the open response');
     let aborted = false;
-    const done = drain({ server: app.server, open, close: () => app.close(), abortUpstream: async () => void (aborted = true), deadlineMs: 10_000 });
+    const done = drain({ server: app.server, open, close: () => app.close(), abortUpstream: async () => void (aborted = true), deadlineMs: 10_000, writer });
     finish();
     expect(await (await res).body.json()).toEqual({ ok: true });
     expect(await done).toEqual({ timedOut: false, cut: 0 });
@@ -72,6 +74,7 @@ describe('drain', () => {
       abortUpstream: async () => abortWork(),
       deadlineMs: 300,
       graceMs: 100,
+      writer,
     });
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     expect(result).toEqual({ timedOut: true, cut: 1 });
@@ -92,7 +95,7 @@ describe('drain', () => {
     const res = await request(`${url}/x`); // undici keeps the connection alive
     await res.body.json();
     const started = performance.now();
-    expect(await drain({ server: app.server, open, close: () => app.close(), abortUpstream: async () => {}, deadlineMs: 20_000 })).toEqual({ timedOut: false, cut: 0 });
+    expect(await drain({ server: app.server, open, close: () => app.close(), abortUpstream: async () => {}, deadlineMs: 20_000, writer })).toEqual({ timedOut: false, cut: 0 });
     expect(performance.now() - started).toBeLessThan(5000);
   });
 });

@@ -1,8 +1,7 @@
 /** PASSTHROUGH and PASSTHROUGH_TIMEOUT_MS: parsed from env and CONFIG_FILE, every bad route refused at start. */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { RESERVED_PATHS } from '../../src/config/passthrough-routes.js';
-import { OPS_PATHS } from '../../src/http/ops-routes.js';
+import { RESERVED_PATHS } from '../../src/http/paths.js';
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
 import { errorsOf, tempFile } from '../config/helpers.js';
 
@@ -63,7 +62,8 @@ describe('PASSTHROUGH', () => {
     expect(errorsOf({ PASSTHROUGH_TIMEOUT_MS: '5' })).toEqual(['PASSTHROUGH_TIMEOUT_MS: expected an integer from 100 to 600000, got "5"']);
   });
 
-  it('reserves every API endpoint and every ops path', () => {
-    for (const p of [...ENDPOINT_NAMES.map((n) => `/${n}`), ...OPS_PATHS]) expect(RESERVED_PATHS, p).toContain(p);
+  it('reserves every API endpoint, every ops path and the namespaces kept whole', () => {
+    const fixed = ['/healthz', '/readyz', '/status', '/metrics', '/openapi.json', '/batch', '/stream/heads', '/dashboard', '/dashboard/data.json', '/pages', '/stream'];
+    for (const p of [...ENDPOINT_NAMES.map((n) => `/${n}`), ...fixed]) expect(RESERVED_PATHS, p).toContain(p);
   });
 });

@@ -44,6 +44,9 @@ beforeAll(async () => {
     } else if (url.pathname === '/api/stall') {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.write('partial');
+    } else if (url.pathname === '/api/busy-bare') {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      res.end('legacy busy, no hint');
     } else if (url.pathname === '/api/busy') {
       res.writeHead(503, { 'content-type': 'text/plain', 'retry-after': '7' });
       res.end('legacy busy');
@@ -99,6 +102,13 @@ describe('passthrough relays', () => {
     expect(r.headers['retry-after']).toBe('7');
     expect(r.body.toString()).toBe('legacy busy');
     expect(legacy.count('/api/busy')).toBe(before + 1);
+  });
+
+  it("a backend's 503 without Retry-After gets the proxy's", async () => {
+    const r = await raw(env.proxy.url, '/api/busy-bare');
+    expect(r.status).toBe(503);
+    expect(r.headers['retry-after']).toBe('1');
+    expect(r.body.toString()).toBe('legacy busy, no hint');
   });
 
   it('dot segments escaping the prefix are refused with a 400 envelope', async () => {
