@@ -25,6 +25,8 @@ export interface OpsDeps {
   adminGate: AdminGate;
   /** /metrics renders at most once per this many ms (0: every scrape). */
   metricsCacheMs: number;
+  /** Quorum votes and the recent disputes (null: UPSTREAM_QUORUM 1). */
+  consensus?: (() => Record<string, unknown> | null) | undefined;
 }
 
 export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
@@ -49,6 +51,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
         chain: { bestHead: deps.chain.bestHead(), finalHeight: deps.chain.finalHeight() },
         upstreams: deps.upstreams(),
         cache: deps.cache(),
+        consensus: deps.consensus?.() ?? null,
       }),
     );
   });

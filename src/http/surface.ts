@@ -65,6 +65,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     startedAt: Date.now(),
     adminGate: s.adminGate,
     metricsCacheMs: config.metricsCacheMs,
+    consensus: () => s.quorum?.snapshot() ?? null,
   });
   const prefixes = config.passthrough.routes.map((r) => r.prefix);
   await registerPassthrough(app, {

@@ -8,7 +8,7 @@
  * follow the content, and facts learned from the content (head, final height)
  * feed the tracker, which believes heads within bounds.
  */
-import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
+import type { CanonicalRequest, Classification, EndpointName } from '../catalogue/types.js';
 import { classify, distrusted, freshnessOf, heightOf } from '../catalogue/classify.js';
 import type { ChainTracker } from '../chain/tracker.js';
 import type { CacheEntry } from '../cache/types.js';
@@ -18,7 +18,8 @@ import { rewriteLinks } from '../transform/links.js';
 import { isSuccessEnvelope, normalizeError } from '../transform/envelope.js';
 import { findStamps } from '../transform/stamps.js';
 import { answerProblem } from '../upstream/judge.js';
-import type { UpstreamPool, UpstreamResponse } from '../upstream/types.js';
+import type { UpstreamPool, UpstreamRequest, UpstreamResponse } from '../upstream/types.js';
+import type { Quorum } from '../consensus/quorum.js';
 
 export interface Fetched {
   entry: CacheEntry;
@@ -32,6 +33,8 @@ export interface FetchStageDeps {
   tracker: ChainTracker;
   publicBaseUrl: string;
   clock: () => number;
+  /** Agreement of several upstreams before a final answer is kept (null: UPSTREAM_QUORUM 1, no vote). */
+  quorum: Quorum | null;
 }
 
 function blockMaxHeight(json: Record<string, unknown>): number | null {
@@ -85,18 +88,28 @@ export class FetchStage {
     return null;
   };
 
+  #classify(req: CanonicalRequest, res: UpstreamResponse): Classification {
+    const cls = classify({ req, status: res.status, json: res.json, chain: this.#deps.tracker });
+    return res.uncovered === true || res.laggingFallback === true ? distrusted(cls, req.endpoint.policy) : cls;
+  }
+
   async fetch(req: CanonicalRequest, signal?: AbortSignal): Promise<Fetched> {
     const { pool, tracker, publicBaseUrl, clock } = this.#deps;
     const headAtStart = tracker.bestHead();
     const isMax = req.endpoint.name === 'block/max';
-    const res = await pool.fetch({
+    const ask: UpstreamRequest = {
       path: req.upstreamPath,
       endpoint: req.endpoint.name,
       freshness: freshnessOf(req, tracker),
       accept: isMax ? this.#blockMax : this.#good(req.endpoint.name),
       height: heightOf(req, tracker),
       signal,
-    });
+    };
+    const first = await pool.fetch(ask);
+    const firstCls = this.#classify(req, first);
+    // A final answer is kept only once several upstreams agree (UPSTREAM_QUORUM).
+    const quorum = this.#deps.quorum;
+    const { res, cls } = quorum === null ? { res: first, cls: firstCls } : await quorum.settle(req, ask, first, firstCls, (r) => this.#classify(req, r));
 
     const ok = isSuccessEnvelope(res.status, res.json);
     let status = res.status;
@@ -106,8 +119,6 @@ export class FetchStage {
     } else {
       ({ status, body } = normalizeError(res.status, res.json, res.body));
     }
-    let cls = classify({ req, status: res.status, json: res.json, chain: tracker });
-    if (res.uncovered === true || res.laggingFallback === true) cls = distrusted(cls, req.endpoint.policy);
     if (cls.observedHead !== null) tracker.observeHead(cls.observedHead, res.upstream);
     if (cls.observedFinal !== null) tracker.observeFinal(cls.observedFinal);
     if (isMax && ok) {
