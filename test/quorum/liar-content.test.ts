@@ -7,7 +7,7 @@
  * disputes the liar sits out (then no longer asked: a vote costs two requests).
  */
 import { describe, expect, it } from 'vitest';
-import { counter, get, maxAge, startReplica } from '../helpers/replica.js';
+import { counter, dataOf, get, maxAge, startReplica } from '../helpers/replica.js';
 import { perTest, startChainFake } from '../trust/kit.js';
 import { answerBlocks, benchOf, blockAsks, consensusStatus, FINAL, forgedBlock, HEAD, honestBlock, servedHash } from './kit.js';
 
@@ -41,6 +41,8 @@ describe('quorum 2, three upstreams, one lying about final blocks', () => {
     expect(await counter(proxy.url, 'chainproxy_quorum_votes_total', { outcome: 'agreed' })).toBe(9);
     expect(await counter(proxy.url, 'chainproxy_upstream_sit_outs_total', { upstream: 'u2', reason: 'disputes' })).toBe(1);
     expect((await benchOf(proxy.url, 'u2'))?.reason).toBe('disputes');
+    const page = dataOf((await get(proxy.url, '/dashboard/data.json')).text);
+    expect(page['consensus']).toEqual({ votes: { agreed: 9, majority: 3 }, sitOuts: { u2: 1 } });
 
     const status = await consensusStatus(proxy.url);
     expect(status).toMatchObject({ quorum: 2, disputes: 3 });
