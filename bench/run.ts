@@ -30,8 +30,9 @@ import { pages } from './scenarios/p-pages.js';
 import { stream } from './scenarios/h-stream.js';
 import { flood } from './scenarios/m-flood.js';
 import { scrape } from './scenarios/s-scrape.js';
+import { quorum } from './scenarios/q-quorum.js';
 
-const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape];
+const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape, quorum];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
