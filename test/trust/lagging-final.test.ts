@@ -26,7 +26,7 @@ describe('one upstream frozen 60 blocks behind, and faster', () => {
     frozen.setFaults({ freeze: true });
     for (const s of [fresh, twin]) {
       s.chain.advance(60);
-      s.setFaults({ latencyMs: 25 }); // the frozen one looks faster (probes, EWMA)
+      s.setFaults({ latencyMs: 100 }); // the frozen one looks faster (probes, EWMA), by far
     }
     proxy = await startReplica([frozen.url, fresh.url, twin.url], { upstream: { probeIntervalMs: 50, hedgeAfterMs: 0 } });
     const head = fresh.chain.head();
