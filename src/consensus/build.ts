@@ -9,7 +9,7 @@ import { Misbehaviour } from './misbehaviour.js';
 import { Quorum } from './quorum.js';
 
 /** Disputes kept for /status. */
-export const DISPUTE_LOG_SIZE = 50;
+const DISPUTE_LOG_SIZE = 50;
 
 export interface QuorumDeps {
   pool: UpstreamPool;

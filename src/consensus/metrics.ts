@@ -6,7 +6,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { SitOutReason } from '../upstream/sit-out.js';
 
-export type VoteOutcome = 'agreed' | 'majority' | 'disputed' | 'short';
+type VoteOutcome = 'agreed' | 'majority' | 'disputed' | 'short';
 
 export interface ConsensusMetrics {
   vote(endpoint: string, outcome: VoteOutcome): void;

@@ -48,7 +48,7 @@ export interface Settled {
 }
 
 /** Whether the classification keeps the answer with the endpoint's final TTL. */
-export function keptFinal(req: CanonicalRequest, cls: Classification): boolean {
+function keptFinal(req: CanonicalRequest, cls: Classification): boolean {
   const p = req.endpoint.policy;
   return cls.cacheable && !cls.negative && p.finalTtlMs > p.ttlMs && cls.ttlMs === p.finalTtlMs;
 }

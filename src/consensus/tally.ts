@@ -25,7 +25,7 @@ export type Tally =
   | { kind: 'short'; versions: Version[] };
 
 /** Versions by support, largest first (ties: first seen first). */
-export function versionsOf(ballots: readonly Ballot[]): Version[] {
+function versionsOf(ballots: readonly Ballot[]): Version[] {
   const seen = new Set<string>();
   const byHash = new Map<string, Version>();
   for (const b of ballots) {
