@@ -26,8 +26,8 @@ describe('two replicas, one Redis, quorum 2, one liar', () => {
     answerBlocks(a, honestBlock);
     answerBlocks(b, honestBlock);
     answerBlocks(liar, (h) => forgedBlock(h));
-    a.delay(15);
-    b.delay(15);
+    a.delay(60); // the liar is the fastest, by far: asked first
+    b.delay(60);
     const patch = { redisUrl: redis.url, upstream: { quorum: 2, hedgeAfterMs: 0 } };
     replicas = await Promise.all([startReplica(fakes.map((f) => f.url), patch), startReplica(fakes.map((f) => f.url), patch)]);
   });

@@ -21,8 +21,8 @@ describe('quorum 2, three upstreams, one lying about final blocks', () => {
     answerBlocks(a, honestBlock);
     answerBlocks(b, honestBlock);
     answerBlocks(liar, (h) => forgedBlock(h));
-    a.delay(15);
-    b.delay(15);
+    a.delay(60); // the liar is the fastest, by far: asked first
+    b.delay(60);
     t.proxy = await startReplica([a.url, b.url, liar.url], {
       upstream: { quorum: 2, disputeStrikes: 3, disputeWindowMs: 60_000, hedgeAfterMs: 0 },
     });
@@ -63,8 +63,8 @@ describe('quorum 2, three upstreams, one lying about final blocks', () => {
     answerBlocks(a, honestBlock);
     answerBlocks(b, honestBlock);
     answerBlocks(liar, (h) => forgedBlock(h));
-    a.delay(15);
-    b.delay(15);
+    a.delay(60); // the liar is the fastest, by far: asked first
+    b.delay(60);
     t.proxy = await startReplica([a.url, b.url, liar.url], { upstream: { hedgeAfterMs: 0 } });
     // Warm the latency averages so the fastest is known.
     for (let i = 0; i < 3; i++) await get(t.proxy.url, `/tx/list?page=${i + 1}&page_size=20`);

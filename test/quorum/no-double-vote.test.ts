@@ -29,7 +29,7 @@ describe('retries and hedges never vote twice for one upstream', () => {
     t.fakes.push(a, b);
     failBlocks(a);
     answerBlocks(b, honestBlock);
-    b.delay(10); // a looks faster: asked first
+    b.delay(60); // a looks faster, by far: asked first
     t.proxy = await startReplica([a.url, b.url], { upstream: { quorum: 2, hedgeAfterMs: 0, maxAttempts: 3 } });
     const r = await get(t.proxy.url, `/block/detail?h=${FINAL}`);
     expect(r.status).toBe(200);
@@ -45,7 +45,7 @@ describe('retries and hedges never vote twice for one upstream', () => {
     t.fakes.push(a, b);
     slowBlocks(a, 300);
     failBlocks(b);
-    b.delay(10);
+    b.delay(60); // a looks faster, by far: the first attempt goes there
     t.proxy = await startReplica([a.url, b.url], { upstream: { quorum: 2, hedgeAfterMs: 30, hedgeQuantile: 0 } });
     const r = await get(t.proxy.url, `/block/detail?h=${FINAL}`);
     expect(r.status).toBe(200);
@@ -59,9 +59,9 @@ describe('retries and hedges never vote twice for one upstream', () => {
   it('hedge won: the winner is one ballot, the hedged-away upstream is asked for its own', async () => {
     const [a, b] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD)]);
     t.fakes.push(a, b);
-    slowBlocks(a, 200);
+    slowBlocks(a, 300);
     answerBlocks(b, honestBlock);
-    b.delay(10);
+    b.delay(60); // a looks faster, by far: the first attempt goes there
     t.proxy = await startReplica([a.url, b.url], { upstream: { quorum: 2, hedgeAfterMs: 30, hedgeQuantile: 0 } });
     const r = await get(t.proxy.url, `/block/detail?h=${FINAL}`);
     expect(maxAge(r.headers)).toBeGreaterThan(3600);
