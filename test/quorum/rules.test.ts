@@ -6,6 +6,7 @@ import { VOTED } from '../../src/consensus/ignored-fields.js';
 import { Misbehaviour } from '../../src/consensus/misbehaviour.js';
 import { tally } from '../../src/consensus/tally.js';
 import { SitOuts } from '../../src/upstream/sit-out.js';
+import { loadConfig } from '../../src/config/load.js';
 import { manualClock } from '../helpers/upstream-kit.js';
 
 describe('tally', () => {
@@ -63,5 +64,15 @@ describe('dispute log and strikes', () => {
     expect(sitOuts.state('u2')).toMatchObject({ reason: 'disputes' });
     clock.advance(60_000);
     expect(sitOuts.active('u2')).toBe(false);
+  });
+});
+
+describe('settings', () => {
+  it('UPSTREAM_QUORUM and the misbehaviour settings are read and bounded', () => {
+    const c = loadConfig({ UPSTREAM_QUORUM: '2', UPSTREAM_SIT_OUT_MS: '5000', UPSTREAM_DISPUTE_STRIKES: '4', UPSTREAM_DISPUTE_WINDOW_MS: '60000' });
+    expect(c.upstream).toMatchObject({ quorum: 2, sitOutMs: 5000, disputeStrikes: 4, disputeWindowMs: 60_000 });
+    expect(loadConfig({}).upstream).toMatchObject({ quorum: 1, sitOutMs: 60_000, disputeStrikes: 3, disputeWindowMs: 600_000 });
+    expect(() => loadConfig({ UPSTREAM_QUORUM: '0' })).toThrow(/UPSTREAM_QUORUM/);
+    expect(() => loadConfig({ UPSTREAM_QUORUM: 'two' })).toThrow(/UPSTREAM_QUORUM/);
   });
 });
