@@ -18,6 +18,10 @@
  * included; totalDeadlineMs bounds the whole upstream phase. When every
  * breaker is open (or no URL is configured) a request fails at once with
  * UPSTREAM_UNAVAILABLE. Probes are not counted in the request metrics.
+ *
+ * Ballots of a quorum vote (consensus/quorum.ts) are single attempts, without
+ * retry or hedge, each on its own upstream (never one already asked).
+ * Benched upstreams (sit-out.ts) take requests only when nothing else can.
  */
 import type { Logger } from 'pino';
 import { ProxyError } from '../errors/catalog.js';
