@@ -31,8 +31,9 @@ import { stream } from './scenarios/h-stream.js';
 import { flood } from './scenarios/m-flood.js';
 import { scrape } from './scenarios/s-scrape.js';
 import { budget } from './scenarios/k-budget.js';
+import { quorum } from './scenarios/q-quorum.js';
 
-const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape, budget];
+const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape, budget, quorum];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

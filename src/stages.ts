@@ -28,6 +28,10 @@ import { Resolver } from './pipeline/resolver.js';
 import { createRateLimitGate } from './ratelimit/index.js';
 import { createUpstreamPool } from './upstream/pool.js';
 import { registerTrustMetrics } from './upstream/trust-metrics.js';
+import { SitOuts } from './upstream/sit-out.js';
+import { registerConsensusMetrics } from './consensus/metrics.js';
+import { buildQuorum } from './consensus/build.js';
+import type { Quorum } from './consensus/quorum.js';
 
 export interface Stages {
   logger: Logger;
@@ -55,6 +59,8 @@ export interface Stages {
   upstreamIsSimulator: boolean;
   /** The one readiness verdict (/readyz, /status, the status page). */
   readiness: () => ReadinessVerdict;
+  /** null when UPSTREAM_QUORUM is 1 (no vote). */
+  quorum: Quorum | null;
 }
 
 export function buildStages(config: Config, logger: Logger, clock: () => number, upstreamIsSimulator: boolean): Stages {
@@ -62,6 +68,8 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const tracker = new ChainTracker({
     ...(config.upstream.headMarginBlocks !== undefined ? { marginBlocks: config.upstream.headMarginBlocks } : {}),
     confirmWindowMs: Math.max(1000, 3 * config.upstream.probeIntervalMs),
+    // Called from probes, long after sitOuts below exists.
+    onRefuted: (source, height) => sitOuts.bench(source, 'head', `head ${height} refuted by the other upstreams`),
   });
   const catalogue = buildCatalogue(config.policies);
 
@@ -84,13 +92,17 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   memoryRef = memory;
   const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger, publicBaseUrl: config.publicBaseUrl });
   fleetRef = fleet;
-  const trust = registerTrustMetrics(prom.registry, config.upstreamUrls.map((_, i) => `u${i}`));
-  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase });
+  const upstreamNames = config.upstreamUrls.map((_, i) => `u${i}`);
+  const trust = registerTrustMetrics(prom.registry, upstreamNames);
+  const consensusMetrics = registerConsensusMetrics(prom.registry, upstreamNames);
+  const sitOuts = new SitOuts({ durationMs: config.upstream.sitOutMs ?? 60_000, clock, logger, onSitOut: consensusMetrics.sitOut });
+  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase, sitOuts });
   poolRef = pool;
+  const quorum = buildQuorum(config.upstream, { pool, sitOuts, metrics: consensusMetrics, logger, clock });
 
   const hotKeys = new HotKeys();
   const headGuard = new HeadGuard(tracker, clock);
-  const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock });
+  const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock, quorum });
   const resolver = new Resolver({
     memory,
     second: fleet?.store ?? null,
@@ -124,5 +136,5 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const rule = readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
   const readiness = () => readinessVerdict(pool.goodAnswers(), memory.entries, rule);
 
-  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness };
+  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum };
 }

@@ -37,6 +37,10 @@ export function defaultConfig(): Config {
       maxBodyBytes: 8 * MIB,
       maxQueue: 256,
       headMarginBlocks: 10,
+      quorum: 1,
+      sitOutMs: 60_000,
+      disputeStrikes: 3,
+      disputeWindowMs: 600_000,
     },
     redis: {
       commandTimeoutMs: 100,

@@ -32,6 +32,13 @@ export interface UpstreamConfig {
   maxQueue?: number;
   /** A head further ahead of the trusted one than this (plus the observed block rate) needs a second source (default 10). */
   headMarginBlocks?: number;
+  /** Distinct upstreams agreeing before an answer is kept final (default 1: no vote). */
+  quorum?: number;
+  /** Bench time of a misbehaving upstream (default 60 s). */
+  sitOutMs?: number;
+  /** Lost disputes within disputeWindowMs that bench an upstream (default 3). */
+  disputeStrikes?: number;
+  disputeWindowMs?: number;
 }
 
 export interface RedisConfig {

@@ -13,6 +13,8 @@ export interface TrafficSnapshot {
   upstreams: Record<string, Record<string, number>>;
   rateLimited: number;
   passthrough: { total: number; failures: number };
+  /** Quorum votes by outcome (disputes: majority + disputed) and upstreams benched, by upstream. */
+  consensus: { votes: Record<string, number>; sitOuts: Record<string, number> };
 }
 
 interface Sample {
@@ -46,6 +48,10 @@ export async function trafficSnapshot(registry: Registry, now: number = Date.now
     const name = String(s.labels.upstream);
     add((upstreams[name] ??= {}), String(s.labels.outcome), s.value);
   }
+  const votes: Record<string, number> = {};
+  for (const s of await samples(registry, 'quorum_votes_total')) add(votes, String(s.labels.outcome), s.value);
+  const sitOuts: Record<string, number> = {};
+  for (const s of await samples(registry, 'upstream_sit_outs_total')) add(sitOuts, String(s.labels.upstream), s.value);
   const sum = (list: Sample[]): number => list.reduce((a, s) => a + s.value, 0);
   return {
     time: now,
@@ -53,5 +59,6 @@ export async function trafficSnapshot(registry: Registry, now: number = Date.now
     upstreams,
     rateLimited: sum(await samples(registry, 'rate_limited_total')),
     passthrough: { total: sum(await samples(registry, 'passthrough_requests_total')), failures: sum(await samples(registry, 'passthrough_failures_total')) },
+    consensus: { votes, sitOuts },
   };
 }

@@ -29,6 +29,8 @@ export interface OpsDeps {
   metricsCacheMs: number;
   /** Serving the built-in chain simulator (shown in /status for the status page's banner). */
   upstreamIsSimulator: boolean;
+  /** Quorum votes and the recent disputes (null: UPSTREAM_QUORUM 1). */
+  consensus?: (() => Record<string, unknown> | null) | undefined;
 }
 
 const ALIVE_BODY = envelopeBody(0, 'success', { status: 'alive' });
@@ -58,6 +60,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
         chain: { bestHead: deps.chain.bestHead(), finalHeight: deps.chain.finalHeight() },
         upstreams: deps.upstreams(),
         cache: deps.cache(),
+        consensus: deps.consensus?.() ?? null,
       }),
     );
   });

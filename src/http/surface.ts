@@ -73,6 +73,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     adminGate: s.adminGate,
     metricsCacheMs: config.metricsCacheMs,
     upstreamIsSimulator: s.upstreamIsSimulator,
+    consensus: () => s.quorum?.snapshot() ?? null,
   });
   const prefixes = config.passthrough.routes.map((r) => r.prefix);
   await registerPassthrough(app, {

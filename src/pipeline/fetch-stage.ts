@@ -9,7 +9,7 @@
  * normalized to the envelope, TTLs follow the content, and the facts the
  * answer showed (head, final height) are returned for the resolver to apply.
  */
-import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
+import type { CanonicalRequest, Classification, EndpointName } from '../catalogue/types.js';
 import { classify, distrusted, freshnessOf, heightOf } from '../catalogue/classify.js';
 import type { HeadGuard } from '../chain/head-guard.js';
 import type { ChainFacts, ChainView } from '../chain/types.js';
@@ -21,7 +21,8 @@ import { rewriteLinks } from '../transform/links.js';
 import { isSuccessEnvelope, normalizeError } from '../transform/envelope.js';
 import { findStamps } from '../transform/stamps.js';
 import { answerProblem } from '../upstream/judge.js';
-import type { UpstreamPool, UpstreamResponse } from '../upstream/types.js';
+import type { UpstreamPool, UpstreamRequest, UpstreamResponse } from '../upstream/types.js';
+import type { Quorum } from '../consensus/quorum.js';
 
 export interface Fetched {
   entry: CacheEntry;
@@ -38,6 +39,8 @@ export interface FetchStageDeps {
   headGuard: HeadGuard;
   publicBaseUrl: string;
   clock: () => number;
+  /** Agreement of several upstreams before a final answer is kept (null: UPSTREAM_QUORUM 1, no vote). */
+  quorum: Quorum | null;
 }
 
 type Accept = (res: UpstreamResponse) => string | ProxyError | null;
@@ -63,7 +66,7 @@ function goodHead(endpoint: EndpointName, guard: HeadGuard): Accept {
   };
 }
 
-/** Stage 2, transform: links spliced into success bodies; errors normalized to the envelope. */
+/** Stage 4, transform: links spliced into success bodies; errors normalized to the envelope. */
 function transform(req: CanonicalRequest, res: UpstreamResponse, publicBaseUrl: string): { ok: boolean; status: number; body: Buffer } {
   if (isSuccessEnvelope(res.status, res.json)) return { ok: true, status: res.status, body: rewriteLinks(res.body, req.endpoint.name, publicBaseUrl) };
   return { ok: false, ...normalizeError(res.status, res.json, res.body) };
@@ -87,22 +90,30 @@ export class FetchStage {
     return a;
   }
 
+  #classify(req: CanonicalRequest, res: UpstreamResponse): Classification {
+    const cls = classify({ req, status: res.status, json: res.json, chain: this.#deps.chain });
+    return res.uncovered === true || res.laggingFallback === true ? distrusted(cls, req.endpoint.policy) : cls;
+  }
+
   async fetch(req: CanonicalRequest, signal?: AbortSignal): Promise<Fetched> {
     const { pool, chain, publicBaseUrl, clock } = this.#deps;
     const headAtStart = chain.bestHead();
-    const res = await pool.fetch({
+    const ask: UpstreamRequest = {
       path: req.upstreamPath,
       endpoint: req.endpoint.name,
       freshness: freshnessOf(req, chain),
       accept: this.#acceptFor(req),
       height: heightOf(req, chain),
       signal,
-    });
+    };
+    const first = await pool.fetch(ask);
+    // Stage 2, classify: TTLs from the content.
+    const firstCls = this.#classify(req, first);
+    // Stage 3, agree: a final answer is kept only once several upstreams agree (UPSTREAM_QUORUM).
+    const quorum = this.#deps.quorum;
+    const { res, cls } = quorum === null ? { res: first, cls: firstCls } : await quorum.settle(req, ask, first, firstCls, (r) => this.#classify(req, r));
 
     const { ok, status, body } = transform(req, res, publicBaseUrl);
-    // Stage 3, classify: TTLs from the content.
-    let cls = classify({ req, status: res.status, json: res.json, chain });
-    if (res.uncovered === true || res.laggingFallback === true) cls = distrusted(cls, req.endpoint.policy);
 
     const entry = createEntry({
       key: req.key,

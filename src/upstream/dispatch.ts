@@ -25,6 +25,8 @@ export interface DispatchHints {
   hedge?: boolean;
   /** A confirmation of a negative answer: only an untried, healthy, fresh upstream will do. */
   confirm?: boolean;
+  /** A ballot of a quorum vote: same rule as `confirm` (an untried, healthy, fresh upstream, not sitting out). */
+  vote?: boolean;
 }
 
 export type Dispatch = (plan: Plan, signal: AbortSignal, hints?: DispatchHints) => Promise<UpstreamResponse>;
@@ -50,9 +52,12 @@ export interface BaseDispatchOptions {
  */
 export function baseDispatch(o: BaseDispatchOptions): Dispatch {
   return (plan, signal, hints) => {
-    const confirm = hints?.confirm === true;
+    const confirm = hints?.confirm === true || hints?.vote === true;
     const so = o.selectOptions(plan);
-    const candidates = confirm ? o.upstreams().filter((u) => u.healthy() && !u.saturated() && u.fresh(so.bestHead, so.maxLagBlocks)) : o.upstreams();
+    const benched = so.sittingOut ?? null;
+    const candidates = confirm
+      ? o.upstreams().filter((u) => u.healthy() && !u.saturated() && u.fresh(so.bestHead, so.maxLagBlocks) && (benched === null || !benched(u.name)))
+      : o.upstreams();
     const sel = selectUpstream(candidates, { ...so, tried: new Set(plan.tried), untriedOnly: hints?.hedge === true || confirm });
     if (sel === null || (confirm && (sel.laggingFallback || sel.uncovered))) {
       return Promise.reject(new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: 'no upstream can take the request' }));

@@ -18,6 +18,10 @@
  * included; totalDeadlineMs bounds the whole upstream phase. When every
  * breaker is open (or no URL is configured) a request fails at once with
  * UPSTREAM_UNAVAILABLE. Probes are not counted in the request metrics.
+ *
+ * Ballots of a quorum vote (consensus/quorum.ts) are single attempts, without
+ * retry or hedge, each on its own upstream (never one already asked).
+ * Benched upstreams (sit-out.ts) take requests only when nothing else can.
  */
 import type { Logger } from 'pino';
 import { ProxyError } from '../errors/catalog.js';
@@ -29,7 +33,8 @@ import { hedgeDelay, hedgeLayer } from './hedge.js';
 import { confirmLayer } from './confirm.js';
 import { Prober } from './prober.js';
 import { retryLayer } from './retry.js';
-import type { UpstreamPool, UpstreamRequest, UpstreamResponse } from './types.js';
+import type { SitOuts } from './sit-out.js';
+import type { UpstreamPool, UpstreamRequest, UpstreamResponse, UpstreamStatus } from './types.js';
 import { Upstream } from './upstream.js';
 
 export interface UpstreamPoolOptions {
@@ -46,6 +51,8 @@ export interface UpstreamPoolOptions {
   onShed?: (upstream: string) => void;
   /** The tracker followed every upstream down to a lower head. */
   onRebase?: (from: number, to: number) => void;
+  /** Benched upstreams (refuted heads, minority of disputes); null: nobody is benched. */
+  sitOuts?: SitOuts | null;
 }
 
 export interface ManagedUpstreamPool extends UpstreamPool {
@@ -76,7 +83,9 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
   );
   const byName = new Map(upstreams.map((u) => [u.name, u]));
   if (byName.size !== upstreams.length) throw new Error('createUpstreamPool: upstream names must be unique');
-  const prober = new Prober({ upstreams, intervalMs: config.probeIntervalMs, tracker, logger: opts.logger, onRebase: opts.onRebase });
+  const sitOuts = opts.sitOuts ?? null;
+  const sittingOut = sitOuts === null ? null : (name: string): boolean => sitOuts.active(name);
+  const prober = new Prober({ upstreams, intervalMs: config.probeIntervalMs, tracker, logger: opts.logger, onRebase: opts.onRebase, sittingOut });
   // Per-request controllers, aborted on close (a long-lived signal is not fed to AbortSignal.any per request).
   const live = new Set<AbortController>();
   let closed = false;
@@ -105,6 +114,7 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
       maxLagBlocks: config.maxLagBlocks,
       height: plan.req.height,
       finalHeight: tracker.finalHeight(),
+      sittingOut,
     }),
   });
   const dispatch = compose(
@@ -117,7 +127,8 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
     }),
   );
 
-  async function fetch(req: UpstreamRequest): Promise<UpstreamResponse> {
+  /** Runs `work` under a fresh plan bounded by totalDeadlineMs (and aborted on close). */
+  async function planned<T>(req: UpstreamRequest, tried: string[], maxAttempts: number, work: (plan: Plan) => Promise<T>): Promise<T> {
     if (closed) throw new ProxyError('SHUTTING_DOWN');
     const deadline = new AbortController();
     live.add(deadline);
@@ -127,25 +138,53 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
     const signals = [deadline.signal, ...(req.signal ? [req.signal] : [])];
     const plan: Plan = {
       req,
-      tried: [],
-      maxAttempts: Math.max(1, config.maxAttempts),
+      tried,
+      maxAttempts,
       deadlineAt: performance.now() + config.totalDeadlineMs,
       signal: signals.length === 1 ? deadline.signal : AbortSignal.any(signals),
     };
     try {
-      return await dispatch(plan, plan.signal);
+      return await work(plan);
     } finally {
       clearTimeout(timer);
       live.delete(deadline);
     }
   }
 
+  /** A benched upstream's row says so (rows of playing upstreams are unchanged). */
+  const withBench = (row: UpstreamStatus): UpstreamStatus => {
+    const bench = sitOuts?.state(row.name) ?? null;
+    return bench === null ? row : { ...row, sittingOut: bench };
+  };
+
+  const fetch = (req: UpstreamRequest): Promise<UpstreamResponse> =>
+    planned(req, [], Math.max(1, config.maxAttempts), (plan) => dispatch(plan, plan.signal));
+
+  /** Each ballot goes to its own upstream: `base` records it in `plan.tried` before the next one picks. */
+  const ballots = (req: UpstreamRequest, exclude: readonly string[], count: number) =>
+    planned(req, [...exclude], exclude.length + count, async (plan) => {
+      const runs: Promise<UpstreamResponse>[] = [];
+      for (let i = 0; i < count; i++) {
+        const before = plan.tried.length;
+        const run = base(plan, plan.signal, { vote: true });
+        if (plan.tried.length === before) {
+          run.catch(() => {});
+          break;
+        }
+        runs.push(run);
+      }
+      const settled = await Promise.allSettled(runs);
+      const answers = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+      return { answers, asked: plan.tried.slice(exclude.length) };
+    });
+
   return {
     fetch,
+    ballots,
     chain: tracker,
-    status: () => upstreams.map((u) => u.status(tracker.bestHead(), config.maxLagBlocks)),
-    ready: () => upstreams.some((u) => u.healthy() && u.fresh(tracker.bestHead(), config.maxLagBlocks)),
-    goodAnswers: () => upstreams.map((u) => ({ lastGoodAgoMs: u.lastGoodAgoMs(), lagging: !u.fresh(tracker.bestHead(), config.maxLagBlocks) })),
+    status: () => upstreams.map((u) => withBench(u.status(tracker.bestHead(), config.maxLagBlocks))),
+    ready: () => upstreams.some((u) => u.healthy() && u.fresh(tracker.bestHead(), config.maxLagBlocks) && sittingOut?.(u.name) !== true),
+    goodAnswers: () => upstreams.map((u) => ({ lastGoodAgoMs: u.lastGoodAgoMs(), lagging: !u.fresh(tracker.bestHead(), config.maxLagBlocks) || sittingOut?.(u.name) === true })),
     start: () => prober.start(),
     firstProbe: prober.firstRound,
     probeNow: () => prober.probeOnce(),

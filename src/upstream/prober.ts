@@ -4,10 +4,11 @@
  * breaker (a probe holding the half-open trial closes or reopens it; while the
  * breaker is open and cooling down the probe still runs, for head and health,
  * without touching the breaker), and reports the head to the tracker, which
- * believes it within bounds (chain/head-trust.ts). A frozen backend keeps
+ * believes it within bounds (chain/head-trust.ts); a benched upstream's heads
+ * (sit-out.ts) are not reported. A frozen backend keeps
  * answering, so it stays healthy but its lag grows.
  *
- * Follow-down: when every upstream that answers its probes has reported a head
+ * Follow-down: when every upstream that answers its probes (benched ones aside) has reported a head
  * below the trusted one for `followDownRounds` probe intervals, the tracker is
  * rebased to the highest of them (logged, and `onRebase` for the metric)
  * instead of wedging on a head nobody serves any more.
@@ -48,6 +49,8 @@ export interface ProberOptions {
   /** Probe intervals every upstream must stay below the trusted head before it is lowered (default 3). */
   followDownRounds?: number;
   onRebase?: ((from: number, to: number) => void) | undefined;
+  /** A benched upstream's heads are not reported to the tracker (null: nobody is benched). */
+  sittingOut?: ((name: string) => boolean) | null;
 }
 
 export class Prober {
@@ -56,6 +59,8 @@ export class Prober {
   #stopped = false;
   #started = false;
   #belowSince: number | null = null;
+  /** Heads of the first round, held until it completes (null afterwards). */
+  #firstHeads: Map<string, number> | null = new Map();
   #resolveFirst!: () => void;
   /** Resolves when every upstream has answered (or failed) its first probe since `start()` / `probeOnce()`. Never rejects. */
   readonly firstRound: Promise<void>;
@@ -68,6 +73,7 @@ export class Prober {
   /** One probe of every upstream, in parallel. Never rejects. */
   async probeOnce(): Promise<void> {
     await Promise.all(this.#o.upstreams.map((u) => this.#probe(u)));
+    this.#flushFirst();
     this.#resolveFirst();
   }
 
@@ -88,7 +94,7 @@ export class Prober {
       const height = parseHeight(res.json);
       if (height !== null) {
         u.head = height;
-        this.#o.tracker.observeHead(height, u.name);
+        this.#report(u.name, height);
       }
       u.probeOk = true;
     } catch {
@@ -102,12 +108,32 @@ export class Prober {
     this.#followDown();
   }
 
+  #report(name: string, height: number): void {
+    if (this.#o.sittingOut?.(name) === true) return;
+    if (this.#firstHeads === null) this.#o.tracker.observeHead(height, name);
+    else this.#firstHeads.set(name, height);
+  }
+
+  /**
+   * The first round's heads, median first (the lower one of an even count),
+   * then the rest in ascending order: with no trusted head yet the first report
+   * is believed, so one upstream far ahead at startup does not set the head.
+   */
+  #flushFirst(): void {
+    const heads = this.#firstHeads;
+    if (heads === null) return;
+    this.#firstHeads = null;
+    const sorted = [...heads].sort((a, b) => a[1] - b[1]);
+    const mid = sorted.splice(Math.floor((sorted.length - 1) / 2), 1);
+    for (const [name, height] of [...mid, ...sorted]) this.#o.tracker.observeHead(height, name);
+  }
+
   #followDown(): void {
     const { tracker, upstreams, intervalMs } = this.#o;
     const best = tracker.bestHead();
     const target = followDownTarget(
       best,
-      upstreams.map((u) => (u.probeOk === true ? u.head : null)),
+      upstreams.map((u) => (u.probeOk === true && this.#o.sittingOut?.(u.name) !== true ? u.head : null)),
     );
     if (target === null) {
       this.#belowSince = null;
@@ -128,14 +154,20 @@ export class Prober {
     if (this.#started || this.#stopped) return;
     this.#started = true;
     let pending = this.#o.upstreams.length;
-    if (pending === 0) this.#resolveFirst();
+    if (pending === 0) {
+      this.#flushFirst();
+      this.#resolveFirst();
+    }
     for (const u of this.#o.upstreams) {
       let first = true;
       const loop = (): void => {
         void this.#probe(u).then(() => {
           if (first) {
             first = false;
-            if (--pending === 0) this.#resolveFirst();
+            if (--pending === 0) {
+              this.#flushFirst();
+              this.#resolveFirst();
+            }
           }
           if (this.#stopped) return;
           const t = setTimeout(loop, this.#o.intervalMs);

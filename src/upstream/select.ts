@@ -1,7 +1,8 @@
 /**
  * Picks the upstream for the next attempt. Narrowing, each step falling back
  * to the previous set when it would leave nothing:
- *  1. breaker lets a call through (closed, or half-open with its trial slot free);
+ *  1. breaker lets a call through (closed, or half-open with its trial slot free),
+ *     and not sitting out (sit-out.ts);
  *  2. for 'head' requests: fresh (head ≥ bestHead − maxLagBlocks). When no
  *     permitted upstream is fresh, fall back to the permitted one(s) with the
  *     highest known head rather than failing, and mark the choice
@@ -36,6 +37,8 @@ export interface SelectOptions {
   /** The block height the request is about, if any. */
   height?: { value: number; final: boolean } | null | undefined;
   finalHeight?: number | null;
+  /** Benched upstreams (sit-out.ts) are used only when nothing else can be. */
+  sittingOut?: ((name: string) => boolean) | null;
 }
 
 export interface Selection {
@@ -68,6 +71,8 @@ export function selectUpstream(upstreams: readonly Upstream[], o: SelectOptions)
   let pool = upstreams.filter((u) => u.breaker.canPass());
   if (o.untriedOnly) pool = pool.filter((u) => !o.tried.has(u.name));
   if (pool.length === 0) return null;
+  const benched = o.sittingOut ?? null;
+  if (benched !== null) pool = narrow(pool, (u) => !benched(u.name));
 
   let laggingFallback = false;
   if (o.freshness === 'head') {

@@ -1,6 +1,7 @@
 import type { ChainView } from '../chain/types.js';
 import type { ProxyError } from '../errors/catalog.js';
 import type { EndpointName, Freshness } from '../catalogue/types.js';
+import type { SitOutState } from './sit-out.js';
 
 export interface UpstreamRequest {
   /** Path and query relative to the upstream's base URL, e.g. `/tx/list?page=1&page_size=20`. */
@@ -58,11 +59,19 @@ export interface UpstreamStatus {
   latencyP50Ms: number | null;
   latencyP99Ms: number | null;
   lastError: string | null;
+  /** Present while benched for misbehaviour (refuted head, minority of disputes) until `until` (ms epoch). */
+  sittingOut?: SitOutState | null;
 }
 
 /** The upstream pool (one or more backends). Rejects only with ProxyError. */
 export interface UpstreamPool {
   fetch(req: UpstreamRequest): Promise<UpstreamResponse>;
+  /**
+   * Ballots of a quorum vote: asks up to `count` distinct upstreams not in
+   * `exclude` (healthy, fresh, covering the height, not sitting out), one
+   * attempt each, in parallel. `asked` names every upstream an attempt went to.
+   */
+  ballots(req: UpstreamRequest, exclude: readonly string[], count: number): Promise<{ answers: UpstreamResponse[]; asked: string[] }>;
   readonly chain: ChainView;
   status(): UpstreamStatus[];
   /** At least one upstream healthy and not lagging. */

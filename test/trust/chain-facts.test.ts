@@ -35,7 +35,7 @@ async function setup(): Promise<{ fake: ChainFake; tracker: ChainTracker; guard:
   await pool.probeNow();
   expect(tracker.bestHead()).toBe(HEAD);
   const guard = new HeadGuard(tracker, Date.now);
-  return { fake, tracker, guard, fetcher: new FetchStage({ pool, chain: tracker, headGuard: guard, publicBaseUrl: 'http://p', clock: Date.now }) };
+  return { fake, tracker, guard, fetcher: new FetchStage({ pool, chain: tracker, headGuard: guard, publicBaseUrl: 'http://p', clock: Date.now, quorum: null }) };
 }
 
 describe('chain facts', () => {

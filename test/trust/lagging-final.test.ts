@@ -1,7 +1,7 @@
 /**
- * Data an upstream does not have is never taken from it. Two simulators, one
+ * Data an upstream does not have is never taken from it. Three simulators, one
  * frozen 60 blocks behind and faster: final blocks above its head are asked of
- * the upstream that has them (as final data), never cached as "no transactions"
+ * the upstreams that have them (as final data), never cached as "no transactions"
  * or "not found" for a day.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,12 +20,15 @@ afterEach(async () => {
 
 describe('one upstream frozen 60 blocks behind, and faster', () => {
   it('final blocks above its head come from the upstream that has them', async () => {
-    sims = await Promise.all([0, 1].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })));
-    const [frozen, fresh] = [sims[0]!, sims[1]!];
+    // Two fresh ones: a head 60 blocks ahead is believed only when another upstream confirms it.
+    sims = await Promise.all([0, 1, 2].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })));
+    const [frozen, fresh, twin] = [sims[0]!, sims[1]!, sims[2]!];
     frozen.setFaults({ freeze: true });
-    fresh.chain.advance(60);
-    fresh.setFaults({ latencyMs: 25 }); // the frozen one looks faster (probes, EWMA)
-    proxy = await startReplica([frozen.url, fresh.url], { upstream: { probeIntervalMs: 50, hedgeAfterMs: 0 } });
+    for (const s of [fresh, twin]) {
+      s.chain.advance(60);
+      s.setFaults({ latencyMs: 100 }); // the frozen one looks faster (probes, EWMA), by far
+    }
+    proxy = await startReplica([frozen.url, fresh.url, twin.url], { upstream: { probeIntervalMs: 50, hedgeAfterMs: 0 } });
     const head = fresh.chain.head();
     await waitFor(() => proxy!.tracker.bestHead() === head, 5000, 'best head known');
     // The proxy learns the final height from a final block (through the fresh upstream: head-sensitive until then).

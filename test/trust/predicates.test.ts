@@ -25,13 +25,46 @@ describe('HeadTrust / ChainTracker', () => {
     expect(t.observeHead(5000, 'u1')).toBe(true); // confirms u0's claim up to 5000
     expect(t.bestHead()).toBe(5000);
   });
-  it('claims expire after the confirmation window', () => {
+  it('a source never confirms its own claim; another source does, within the window', () => {
     const clock = manualClock();
     const trust = new HeadTrust({ marginBlocks: 10, confirmWindowMs: 3000, clock: clock.now });
     expect(trust.report(1000, 9000, 'u0')).toBeNull();
+    for (let i = 0; i < 5; i++) expect(trust.report(1000, 9000, 'u0')).toBeNull();
     clock.advance(3001);
-    expect(trust.report(1000, 9000, 'u0')).toBeNull();
-    expect(trust.report(1000, 9000, 'u0')).toBe(9000);
+    expect(trust.report(1000, 9000, 'u1')).toBeNull(); // u0 went quiet: its claim expired
+    clock.advance(1000);
+    expect(trust.report(1000, 9000, 'u0')).toBe(9000); // u1's claim confirms it
+  });
+  it('a fixed far-ahead value is never plausible twice; a moving one becomes plausible with time', () => {
+    const clock = manualClock();
+    const trust = new HeadTrust({ marginBlocks: 10, confirmWindowMs: 3000, clock: clock.now });
+    trust.accepted(1000);
+    clock.advance(10_000);
+    trust.accepted(1010); // one block a second
+    expect(trust.plausible(1010, 1500)).toBe(false);
+    expect(trust.report(1010, 1500, 'u0')).toBeNull();
+    clock.advance(300_000); // the head stood still for 300 s: 600 blocks allowed
+    expect(trust.plausible(1010, 1500)).toBe(false); // the same value, once implausible
+    expect(trust.report(1010, 1500, 'u0')).toBeNull();
+    expect(trust.report(1010, 1501, 'u0')).toBe(1501); // a new height the elapsed time explains
+  });
+  it('a claim two other sources out-report for the window is refuted, once; one against one refutes nobody', () => {
+    const clock = manualClock();
+    const refuted: string[] = [];
+    const trust = new HeadTrust({ marginBlocks: 10, confirmWindowMs: 3000, clock: clock.now, onRefuted: (s, h) => refuted.push(`${s}@${h}`) });
+    for (let t = 0; t <= 4000; t += 500) {
+      expect(trust.report(1000, 2000, 'liar')).toBeNull();
+      expect(trust.report(1000, 1000, 'a')).toBe(1000);
+      clock.advance(500);
+    }
+    expect(refuted).toEqual([]); // only one other source
+    for (let t = 0; t <= 4000; t += 500) {
+      trust.report(1000, 2000, 'liar');
+      trust.report(1000, 1000, 'a');
+      trust.report(1000, 1000, 'b');
+      clock.advance(500);
+    }
+    expect(refuted).toEqual(['liar@2000', 'liar@2000']); // refuted, claimed anew, refuted again
   });
   it('the final height never exceeds the head; rebase lowers both', () => {
     const t = new ChainTracker();
