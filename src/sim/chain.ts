@@ -4,7 +4,7 @@
  * both the timer and advance() (it acts as a lagging backend and stays behind after unfreezing).
  */
 import { GENESIS_TIME, PENDING_WINDOW } from './constants.js';
-import { isPendingAt } from './records/tx.js';
+import { isPendingAt } from './records/pending.js';
 import { txCountAt, txPrefix } from './records/txcount.js';
 
 export interface SimChainOptions {

@@ -1,0 +1,189 @@
+/**
+ * Per-address ledger over the streams of layout.ts: counts, nonces, first appearance and
+ * newest-first pages merging an address's progressions (pending txs first).
+ */
+import { PENDING_WINDOW, tokenByContract } from '../constants.js';
+import { decodeAddress } from '../ids.js';
+import { hash4 } from '../rng.js';
+import { coinbaseStream } from './coinbase.js';
+import { contractStreams, normalStreams, streamCount, tokenStreams, type Stream } from './layout.js';
+import { extrasBefore, locateExtra } from './txcount.js';
+import { isPendingAt } from './pending.js';
+
+const D_BAL = 0x62616c;
+
+export type AddressKind = 'normal' | 'contract' | 'token' | 'unknown';
+
+export interface Account {
+  kind: AddressKind;
+  /** normal / generated contract index, or token index */
+  index: number;
+  streams: Stream[];
+  /** coinbase rewards (block producers only) */
+  rewards: Stream | null;
+}
+
+export function account(seed: number, address: string): Account {
+  const tok = tokenByContract(address);
+  if (tok) return { kind: 'token', index: tok.index, streams: tokenStreams(tok.index), rewards: null };
+  const dec = decodeAddress(seed, address);
+  if (!dec) return { kind: 'unknown', index: -1, streams: [], rewards: null };
+  if (dec.kind === 'contract') return { kind: 'contract', index: dec.index, streams: contractStreams(dec.index), rewards: null };
+  return { kind: 'normal', index: dec.index, streams: normalStreams(dec.index), rewards: coinbaseStream(seed, dec.index) };
+}
+
+/** Position of a stream item: [height, index, extra number (-1 for slots)]. */
+export type Pos = [number, number, number];
+
+export function posOf(seed: number, s: Stream, k: number): Pos {
+  const x = s.base + s.period * k;
+  if (!s.extra) return [x, 0, -1];
+  const [h, i] = locateExtra(seed, x);
+  return [h, i, x];
+}
+
+/** Confirmed limits at head: last height, last extra number. */
+export interface Limits {
+  h: number;
+  m: number;
+}
+
+export function limitsAt(seed: number, head: number): Limits {
+  return { h: head, m: extrasBefore(seed, head + 1) - 1 };
+}
+
+export function countIn(s: Stream, lim: Limits): number {
+  return streamCount(s, s.extra ? lim.m : lim.h);
+}
+
+/** Txs sent by the sender of (h, i, m) before it, plus one: its nonce. */
+export function nonceAt(seed: number, streams: Stream[], h: number, i: number, m: number): number {
+  let n = 1;
+  let mLim = -2;
+  for (const s of streams) {
+    if (!s.sent) continue;
+    if (s.extra) {
+      if (mLim === -2) mLim = i === 0 ? extrasBefore(seed, h) - 1 : m - 1;
+      n += streamCount(s, mLim);
+    } else n += streamCount(s, i === 0 ? h - 1 : h);
+  }
+  return n;
+}
+
+/** Height of the first confirmed event naming the account (Infinity when none). */
+export function firstEvent(seed: number, acc: Account): number {
+  let f = acc.rewards ? acc.rewards.base + acc.rewards.period * acc.rewards.kStart : Infinity;
+  for (const s of acc.streams) f = Math.min(f, posOf(seed, s, s.kStart)[0]);
+  return f;
+}
+
+/** Confirmed sent txs, and all confirmed events (txs naming it and block rewards). */
+export function tally(acc: Account, lim: Limits): { sent: number; events: number } {
+  let sent = 0;
+  let events = acc.rewards ? streamCount(acc.rewards, lim.h) : 0;
+  for (const s of acc.streams) {
+    const c = countIn(s, lim);
+    events += c;
+    if (s.sent) sent += c;
+  }
+  return { sent, events };
+}
+
+/** Native balance: a pure function of the account and its event count (changes exactly with its events). */
+export function balanceOf(seed: number, acc: Account, events: number): string {
+  if (events === 0) return '0';
+  const r = hash4(seed, D_BAL, acc.index, events, acc.kind === 'normal' ? 0 : 1);
+  return String(1 + (r % 99_999_999)) + '0000000000';
+}
+
+const key = (p: Pos): number => p[0] * 4096 + p[1];
+
+/** Pending items of the streams at head, newest first. */
+function pendingOf(seed: number, streams: Stream[], lim: Limits, head: number): Pos[] {
+  const out: Pos[] = [];
+  let mTop = -1;
+  for (const s of streams) {
+    let k = s.kStart + countIn(s, lim);
+    for (;;) {
+      const x = s.base + s.period * k;
+      if (s.extra) {
+        if (mTop < 0) mTop = extrasBefore(seed, head + PENDING_WINDOW + 1);
+        if (x >= mTop) break;
+      } else if (x > head + PENDING_WINDOW) break;
+      const p = posOf(seed, s, k);
+      if (isPendingAt(seed, p[0], p[1], head)) out.push(p);
+      k++;
+    }
+  }
+  return out.sort((a, b) => key(b) - key(a));
+}
+
+export interface Page {
+  count: number;
+  items: Pos[];
+}
+
+/**
+ * Items [from, to) of the newest-first list of the streams (pending first when asked);
+ * count is the list's full length.
+ */
+export function listPage(seed: number, streams: Stream[], head: number, from: number, to: number, withPending: boolean): Page {
+  const lim = limitsAt(seed, head);
+  const pend = withPending ? pendingOf(seed, streams, lim, head) : [];
+  const counts = streams.map((s) => countIn(s, lim));
+  let confirmed = 0;
+  for (const c of counts) confirmed += c;
+  const count = confirmed + pend.length;
+  const items: Pos[] = [];
+  for (let x = from; x < Math.min(to, pend.length); x++) items.push(pend[x]!);
+  if (to <= pend.length || from >= count) return { count, items };
+  // cursors: k of the newest not yet taken item per stream (-1 when exhausted)
+  const skip = Math.max(0, from - pend.length);
+  const cur = skip > 64 ? cursorsAt(seed, streams, counts, confirmed - skip) : counts.map((c, j) => streams[j]!.kStart + c - 1);
+  const heads: (Pos | null)[] = streams.map((s, j) => (cur[j]! >= s.kStart ? posOf(seed, s, cur[j]!) : null));
+  const need = Math.min(to, count) - pend.length;
+  for (let x = skip > 64 ? skip : 0; x < need; x++) {
+    let best = -1;
+    for (let j = 0; j < heads.length; j++) if (heads[j] && (best < 0 || key(heads[j]!) > key(heads[best]!))) best = j;
+    if (best < 0) break;
+    if (x >= skip) items.push(heads[best]!);
+    const s = streams[best]!;
+    cur[best]!--;
+    heads[best] = cur[best]! >= s.kStart ? posOf(seed, s, cur[best]!) : null;
+  }
+  return { count, items };
+}
+
+/**
+ * Cursors such that exactly `keep` confirmed items (the oldest) remain: binary search on the
+ * height, then the items of the boundary block are ordered by the merge.
+ */
+function cursorsAt(seed: number, streams: Stream[], counts: number[], keep: number): number[] {
+  const upTo = (h: number): number[] => {
+    const lim = limitsAt(seed, h);
+    return streams.map((s, j) => Math.min(counts[j]!, countIn(s, lim)));
+  };
+  const sum = (a: number[]): number => a.reduce((x, y) => x + y, 0);
+  let lo = 0;
+  let hi = streams.reduce((m, s, j) => Math.max(m, counts[j]! > 0 ? posOf(seed, s, s.kStart + counts[j]! - 1)[0] : 0), 0);
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (sum(upTo(mid)) >= keep) hi = mid;
+    else lo = mid + 1;
+  }
+  // block lo holds the boundary: take all items up to it, then drop the newest extras of block lo
+  const c = upTo(lo);
+  let extra = sum(c) - keep;
+  const cur = c.map((x, j) => streams[j]!.kStart + x - 1);
+  while (extra-- > 0) {
+    let best = -1;
+    let bk = -1;
+    for (let j = 0; j < streams.length; j++) {
+      if (cur[j]! < streams[j]!.kStart) continue;
+      const k = key(posOf(seed, streams[j]!, cur[j]!));
+      if (k > bk) [best, bk] = [j, k];
+    }
+    cur[best]!--;
+  }
+  return cur;
+}
