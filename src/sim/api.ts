@@ -112,7 +112,7 @@ function txList(q: Query, ctx: ApiContext): ApiResult {
   if (to > from) {
     let [h, i] = locateTx(seed, count - 1 - from);
     for (let k = from; k < to; k++) {
-      const tx = deriveTx(seed, h, i);
+      const tx = deriveTx(seed, h, i, count - 1 - k - h - i + 1); // tx number n = extrasBefore(h) + h - 1 + i
       items += (k > from ? ',' : '') + txRecord(tx, tx.failed ? 0 : 1);
       if (--i < 0) {
         h--;
@@ -127,11 +127,11 @@ function txList(q: Query, ctx: ApiContext): ApiResult {
 function pendingList(q: Query, ctx: ApiContext): ApiResult {
   const { page, pageSize } = paging(q);
   const seed = ctx.chain.seed;
-  const { heights, indexes } = ctx.chain.pending();
+  const { heights, indexes, extrasBefore } = ctx.chain.pending();
   const count = heights.length;
   const [from, to] = range(page, pageSize, count);
   let items = '';
-  for (let k = from; k < to; k++) items += (k > from ? ',' : '') + txRecord(deriveTx(seed, heights[k]!, indexes[k]!), 2);
+  for (let k = from; k < to; k++) items += (k > from ? ',' : '') + txRecord(deriveTx(seed, heights[k]!, indexes[k]!, extrasBefore[k]!), 2);
   return ok(paged(links(ctx, 'tx/list/pending'), pageInfo(page, pageSize, count), items, ts(ctx)));
 }
 
@@ -158,7 +158,7 @@ function listByAddress(q: Query, ctx: ApiContext): ApiResult {
   const p = listPage(seed, streamsOf(seed, addr, nrc === true), head, from, from + pageSize, true);
   let items = '';
   for (const [h, i, m] of p.items) {
-    const tx = deriveTx(seed, h, i, m);
+    const tx = deriveTx(seed, h, i, m < 0 ? -1 : m - i + 1);
     items += (items ? ',' : '') + txRecord(tx, txStatus(tx, head));
   }
   const before = 'address=' + addr + '&' + (nrc === undefined ? '' : 'is_nrc20=' + encodeURIComponent(str(q, 'is_nrc20')!) + '&');
@@ -176,7 +176,7 @@ function nrc20(q: Query, ctx: ApiContext): ApiResult {
   const cnt = Math.min(p.count, NRC20_MAX_DISPLAY);
   let items = '';
   for (const [h, i, m] of p.items) {
-    const tx = deriveTx(seed, h, i, m);
+    const tx = deriveTx(seed, h, i, m < 0 ? -1 : m - i + 1);
     items += (items ? ',' : '') + nrc20Record(tx, txStatus(tx, head), blockHash(seed, h), ctx.nowMs);
   }
   return ok(

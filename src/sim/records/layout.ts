@@ -108,6 +108,31 @@ export function streamCount(s: Stream, limit: number): number {
   return Math.floor((limit - s.base) / s.period) + 1 - s.kStart;
 }
 
+function upTo(base: number, period: number, kStart: number, limit: number): number {
+  return limit < base + period * kStart ? 0 : Math.floor((limit - base) / period) + 1 - kStart;
+}
+
+export function sendsExtras(a: number): boolean {
+  return a >= L2_START && a < XR_START;
+}
+
+/**
+ * Txs normal address a sent up to slot height limH and extra number limM (limM read only when
+ * sendsExtras(a)): normalStreams' sent streams, counted without allocating.
+ */
+export function sentUpTo(a: number, limH: number, limM: number): number {
+  if (a < L1_START) return upTo(8 * a, 128, a === 0 ? 1 : 0, limH);
+  if (a < L2_START) {
+    const r = a - L1_START;
+    return upTo(8 * r + 1, 8 * L1, 0, limH) + upTo(8 * Math.floor(r / 4) + 4 + (r % 4), 2 * L1, 0, limH);
+  }
+  if (a < XR_START) {
+    const s = a - L2_START;
+    return upTo(8 * Math.floor(s / 2) + 2 + (s % 2), 4 * L2, 0, limH) + upTo(s, L2, 0, limM);
+  }
+  return 0;
+}
+
 const st = (extra: boolean, base: number, period: number, nrc = false, sent = false, kStart = 0): Stream => ({
   extra, base, period, kStart, nrc, sent,
 });

@@ -48,26 +48,14 @@ export interface Limits {
   m: number;
 }
 
-export function limitsAt(seed: number, head: number): Limits {
-  return { h: head, m: extrasBefore(seed, head + 1) - 1 };
+/** Limits at head; the extra-number limit is computed only when a stream is in extra space. */
+export function limitsAt(seed: number, head: number, streams: readonly Stream[] | null = null): Limits {
+  const needM = streams === null || streams.some((s) => s.extra);
+  return { h: head, m: needM ? extrasBefore(seed, head + 1) - 1 : -1 };
 }
 
 export function countIn(s: Stream, lim: Limits): number {
   return streamCount(s, s.extra ? lim.m : lim.h);
-}
-
-/** Txs sent by the sender of (h, i, m) before it, plus one: its nonce. */
-export function nonceAt(seed: number, streams: Stream[], h: number, i: number, m: number): number {
-  let n = 1;
-  let mLim = -2;
-  for (const s of streams) {
-    if (!s.sent) continue;
-    if (s.extra) {
-      if (mLim === -2) mLim = i === 0 ? extrasBefore(seed, h) - 1 : m - 1;
-      n += streamCount(s, mLim);
-    } else n += streamCount(s, i === 0 ? h - 1 : h);
-  }
-  return n;
 }
 
 /** Height of the first confirmed event naming the account (Infinity when none). */
@@ -128,7 +116,7 @@ export interface Page {
  * count is the list's full length.
  */
 export function listPage(seed: number, streams: Stream[], head: number, from: number, to: number, withPending: boolean): Page {
-  const lim = limitsAt(seed, head);
+  const lim = limitsAt(seed, head, streams);
   const pend = withPending ? pendingOf(seed, streams, lim, head) : [];
   const counts = streams.map((s) => countIn(s, lim));
   let confirmed = 0;
@@ -160,7 +148,7 @@ export function listPage(seed: number, streams: Stream[], head: number, from: nu
  */
 function cursorsAt(seed: number, streams: Stream[], counts: number[], keep: number): number[] {
   const upTo = (h: number): number[] => {
-    const lim = limitsAt(seed, h);
+    const lim = limitsAt(seed, h, streams);
     return streams.map((s, j) => Math.min(counts[j]!, countIn(s, lim)));
   };
   const sum = (a: number[]): number => a.reduce((x, y) => x + y, 0);

@@ -6,7 +6,12 @@ const D_TX = 0x7478;
 
 /** Head height at which tx (h, i) enters the pool: one of h-40 .. h-1. */
 export function entryHeight(seed: number, h: number, i: number): number {
-  return Math.max(0, h - 1 - (hash4(seed, D_TX, h, i, 0) % PENDING_WINDOW));
+  return entryOf(h, hash4(seed, D_TX, h, i, 0));
+}
+
+/** Entry height of a tx of block h from its first hash word. */
+export function entryOf(h: number, r0: number): number {
+  return Math.max(0, h - 1 - (r0 % PENDING_WINDOW));
 }
 
 export function isPendingAt(seed: number, h: number, i: number, head: number): boolean {

@@ -7,10 +7,9 @@ import { BLOCK_SECONDS, GENESIS_TIME, TOKENS, type TokenDef, ADDRESS_EVERY_BLOCK
 import { contractAddress, normalAddress, txHash } from '../ids.js';
 import { hash4, scaled } from '../rng.js';
 import {
-  contractAddressOf, deployedAt, extraSender, extraTarget, normalStreams, POD_CONTRACT, slotRecipient, slotSender,
+  contractAddressOf, deployedAt, extraSender, extraTarget, POD_CONTRACT, sendsExtras, sentUpTo, slotRecipient, slotSender,
 } from './layout.js';
-import { nonceAt } from './ledger.js';
-import { entryHeight } from './pending.js';
+import { entryOf } from './pending.js';
 import { extrasBefore } from './txcount.js';
 
 const D_TX = 0x7478;
@@ -109,19 +108,20 @@ export function transferAmount(seed: number, h: number, decimals: number, r2 = h
   return scaled(1 + (r2 >>> 8) % 4999, decimals);
 }
 
-/** Last block's txPrefix, so a page of one block's extras computes it once. */
-let prefixMemo = { seed: -1, h: -1, m: 0 };
-function extraNumber(seed: number, h: number, i: number): number {
-  if (prefixMemo.seed !== seed || prefixMemo.h !== h) prefixMemo = { seed, h, m: extrasBefore(seed, h) };
-  return prefixMemo.m + i - 1;
+/** Last block's extrasBefore, so the txs of one block compute it once. */
+let xbMemo = { seed: -1, h: -1, xb: 0 };
+function extrasBeforeMemo(seed: number, h: number): number {
+  if (xbMemo.seed !== seed || xbMemo.h !== h) xbMemo = { seed, h, xb: extrasBefore(seed, h) };
+  return xbMemo.xb;
 }
 
-/** Transaction (h, i); `m` is its extra number when the caller knows it (index >= 1). */
-export function deriveTx(seed: number, h: number, i: number, m = -1): TxCore {
+/** Transaction (h, i); `xb` is extrasBefore(seed, h) when the caller knows it (else -1). */
+export function deriveTx(seed: number, h: number, i: number, xb = -1): TxCore {
   const r2 = hash4(seed, D_TX, h, i, 2);
   const r3 = hash4(seed, D_TX, h, i, 3);
-  const entry = entryHeight(seed, h, i);
-  let ts = blockTime(entry) + ((hash4(seed, D_TX, h, i, 0) >>> 8) % 15);
+  const r0 = hash4(seed, D_TX, h, i, 0);
+  const entry = entryOf(h, r0);
+  let ts = blockTime(entry) + ((r0 >>> 8) % 15);
   let failed = r2 % 100 < 3;
   let sender: number;
   let to: string;
@@ -137,6 +137,7 @@ export function deriveTx(seed: number, h: number, i: number, m = -1): TxCore {
   let execError = '';
   let execResultJson = '""';
   let deployed = '';
+  let m = -1;
   if (i === 0) {
     sender = slotSender(h);
     token = tokenOfHeight(h);
@@ -172,7 +173,8 @@ export function deriveTx(seed: number, h: number, i: number, m = -1): TxCore {
       if (failed) execError = 'insufficient balance';
     }
   } else {
-    if (m < 0) m = extraNumber(seed, h, i);
+    if (xb < 0) xb = extrasBeforeMemo(seed, h);
+    m = xb + i - 1;
     sender = extraSender(m);
     const target = extraTarget(m);
     if (target >= 0) {
@@ -205,7 +207,9 @@ export function deriveTx(seed: number, h: number, i: number, m = -1): TxCore {
     }
     realValue = value;
   }
-  const nonce = nonceAt(seed, normalStreams(sender), h, i, m);
+  let limM = m - 1;
+  if (i === 0 && sendsExtras(sender)) limM = (xb < 0 ? extrasBeforeMemo(seed, h) : xb) - 1;
+  const nonce = 1 + sentUpTo(sender, i === 0 ? h - 1 : h, limM);
   return {
     h, i, hash: txHash(seed, h, i), from: normalAddress(seed, sender), to, recipient, value, nonce, ts, entry, type, gasPrice,
     gasLimit, gasUsed, token, realValue, failed, execError, execResultJson, payload, deployed,
