@@ -1,0 +1,94 @@
+/** Ledger rules of the simulator: nonces, first appearance, contracts' deploy txs, token holders. */
+import { describe, expect, it } from 'vitest';
+import { contractAddress, normalAddress, TOKENS } from '../../src/sim/index.js';
+import { Ledger, type TxDetail } from './ledger-kit.js';
+
+const SEED = 1;
+const HEAD = 4_842_000;
+
+interface Tx {
+  tx_hash: string;
+  address_from: string;
+  address_to: string;
+  nonce: number;
+  status: number;
+  block_height: number | null;
+}
+interface Page<T> {
+  count: number;
+  total_page: number;
+  list: T[];
+}
+interface Info {
+  nonce: number;
+  balance: string;
+  date_of_found: string;
+  contract: Record<string, unknown>;
+}
+
+/** The whole list of an address, oldest first. */
+function history(l: Ledger, address: string, nrc: boolean): Tx[] {
+  const out: Tx[] = [];
+  for (let page = 1; ; page++) {
+    const q = { address, is_nrc20: String(nrc), page_size: '100', page: String(page) };
+    const d = l.get<Page<Tx>>('tx/listByAddress', q);
+    out.push(...d.list);
+    if (page >= d.total_page) return out.reverse();
+  }
+}
+
+describe('the ledger', () => {
+  it('nonces count an address\'s sent txs, slot and other, NRC20 or not; address/info nonce = confirmed sent txs', () => {
+    const l = new Ledger(SEED, HEAD);
+    for (const a of [5000, 20, 16]) {
+      const addr = normalAddress(SEED, a);
+      const all = [...history(l, addr, false), ...history(l, addr, true)];
+      const sent = all.filter((t) => t.address_from === addr).sort((x, y) => x.nonce - y.nonce);
+      expect(sent.length, `address ${a}`).toBeGreaterThan(5);
+      expect(sent.map((t) => t.nonce)).toEqual(sent.map((_, k) => k + 1));
+      expect(l.get<Info>('address/info', { address: addr }).nonce).toBe(sent.filter((t) => t.status !== 2).length);
+    }
+  }, 20_000);
+
+  it('an address appears with the first tx that names it; before, an empty account that does not depend on the head', () => {
+    const addr = normalAddress(SEED, 140_000); // receives only
+    const first = history(new Ledger(SEED, HEAD), addr, false).find((t) => t.status !== 2)!;
+    const f = first.block_height!;
+    const unseen = new Ledger(SEED, f - 1).get<Info>('address/info', { address: addr });
+    expect(unseen).toMatchObject({ nonce: 0, balance: '0', date_of_found: '20180331', contract: {} });
+    expect(new Ledger(SEED, f - 500).get<Info>('address/info', { address: addr })).toEqual(unseen);
+    const seen = new Ledger(SEED, f);
+    const info = seen.get<Info>('address/info', { address: addr });
+    const block = seen.get<{ timestamp: number }>('block/detail', { h: String(f) });
+    expect(info.date_of_found).toBe(new Date(block.timestamp * 1000).toISOString().slice(0, 10).replace(/-/g, ''));
+    expect(info.balance).not.toBe('0');
+  });
+
+  it('a contract is deployed by a tx naming it (contract_address); its account does not depend on the head', () => {
+    const l = new Ledger(SEED, HEAD);
+    const newest = l.get<Page<{ address: string; deploy_tx_hash: string; creator_address: string; block_height: number }>>('contracts').list[0]!;
+    const d = l.get<TxDetail & { tx_type: string; block_height: number }>('tx/detail', { hash: newest.deploy_tx_hash });
+    expect(d).toMatchObject({ tx_type: 'deploy', contract_address: newest.address, address_main: newest.creator_address });
+    expect(d.block_height).toBe(newest.block_height);
+    const c = contractAddress(SEED, 7);
+    const later = new Ledger(SEED, HEAD + 5000);
+    expect(later.raw('address/info', { address: c })).toBe(l.raw('address/info', { address: c }));
+    for (const t of TOKENS) {
+      const info = l.get<Info>('address/info', { address: t.contract });
+      const deploy = l.get<TxDetail>('tx/detail', { hash: info.contract['deploy_tx_hash'] as string });
+      expect(deploy.contract_address, t.name).toBe(t.contract);
+    }
+  });
+
+  it('token holders follow from transfers: one holder per confirmed transfer, the newest recipient ranked last', () => {
+    const l = new Ledger(SEED, HEAD);
+    for (const t of TOKENS) {
+      const txs = l.get<Page<{ address_supporting: string; status: number }>>('token/tx/list', { token: t.name });
+      const holders = l.get<Page<{ address: string }>>('token/holders', { token: t.name, page_size: '1', page: '1' });
+      expect(holders.count - txs.count, t.name).toBe(4096);
+      const last = l.get<Page<{ address: string }>>('token/holders', { token: t.name, page_size: '1', page: String(holders.count) });
+      expect(last.list[0]!.address).toBe(txs.list[0]!.address_supporting);
+      expect(txs.list.every((x) => x.status === 1)).toBe(true);
+    }
+  });
+});
