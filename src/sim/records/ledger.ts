@@ -48,10 +48,15 @@ export interface Limits {
   m: number;
 }
 
-/** Limits at head; the extra-number limit is computed only when a stream is in extra space. */
+/** Last limits computed: requests at one head share them. */
+let memo: Limits & { seed: number } = { seed: -1, h: -1, m: -1 };
+
+/** Limits at head (the extra-number limit is computed only when a stream is in extra space). */
 export function limitsAt(seed: number, head: number, streams: readonly Stream[] | null = null): Limits {
-  const needM = streams === null || streams.some((s) => s.extra);
-  return { h: head, m: needM ? extrasBefore(seed, head + 1) - 1 : -1 };
+  if (memo.seed === seed && memo.h === head) return memo;
+  if (streams !== null && !streams.some((s) => s.extra)) return { h: head, m: -1 };
+  memo = { seed, h: head, m: extrasBefore(seed, head + 1) - 1 };
+  return memo;
 }
 
 export function countIn(s: Stream, lim: Limits): number {
