@@ -4,7 +4,7 @@ import { hash4 } from '../rng.js';
 import type { Stream } from './layout.js';
 
 const D_BLOCK = 0x626b;
-export const DYNASTY_SIZE = 21;
+const DYNASTY_SIZE = 21;
 const DYNASTY_FIRST = 200_000;
 const DYNASTY_STEP = 37;
 const dynastyCache = new Map<number, { sorted: readonly string[]; pos: ReadonlyMap<number, number> }>();

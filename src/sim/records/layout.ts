@@ -15,17 +15,17 @@
 import { TOKENS } from '../constants.js';
 import { contractAddress } from '../ids.js';
 
-export const L0 = 16;
+const L0 = 16;
 export const L1 = 4096;
-export const L2 = 131072;
-export const L1_START = L0;
-export const L2_START = L0 + L1;
-export const XR_START = L2_START + L2;
-export const XR = 262144;
+const L2 = 131072;
+export const L1_START = 16;
+const L2_START = L1_START + L1;
+const XR_START = L2_START + L2;
+const XR = 262144;
 /** Token t's m-th transfer goes to normal address TR_BASE * (t + 1) + m (never any other tx). */
 export const TR_BASE = 1 << 24;
-export const DEPLOY_EVERY = 256;
-export const CALLED_CONTRACTS = 1024;
+const DEPLOY_EVERY = 256;
+const CALLED_CONTRACTS = 1024;
 export const POD_CONTRACT = 7;
 /** A single-item progression: period larger than any height or extra number. */
 const ONCE = 2 ** 42;
@@ -63,7 +63,7 @@ export function slotSender(h: number): number {
 }
 
 /** Index of token t's transfer at slot h (q >= 4), oldest first. */
-export function transferIndex(h: number): number {
+function transferIndex(h: number): number {
   return 4 * Math.floor((h >>> 3) / TOKENS.length) + (h & 7) - 4;
 }
 

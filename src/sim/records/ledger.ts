@@ -12,7 +12,7 @@ import { isPendingAt } from './pending.js';
 
 const D_BAL = 0x62616c;
 
-export type AddressKind = 'normal' | 'contract' | 'token' | 'unknown';
+type AddressKind = 'normal' | 'contract' | 'token' | 'unknown';
 
 export interface Account {
   kind: AddressKind;
@@ -35,7 +35,7 @@ export function account(seed: number, address: string): Account {
 /** Position of a stream item: [height, index, extra number (-1 for slots)]. */
 export type Pos = [number, number, number];
 
-export function posOf(seed: number, s: Stream, k: number): Pos {
+function posOf(seed: number, s: Stream, k: number): Pos {
   const x = s.base + s.period * k;
   if (!s.extra) return [x, 0, -1];
   const [h, i] = locateExtra(seed, x);
@@ -59,7 +59,7 @@ export function limitsAt(seed: number, head: number, streams: readonly Stream[] 
   return memo;
 }
 
-export function countIn(s: Stream, lim: Limits): number {
+function countIn(s: Stream, lim: Limits): number {
   return streamCount(s, s.extra ? lim.m : lim.h);
 }
 
