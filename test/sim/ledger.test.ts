@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { contractAddress, normalAddress, TOKENS } from '../../src/sim/index.js';
 import { Ledger, type TxDetail } from './ledger-kit.js';
+import { getJson, sim, type Paged } from './util.js';
 
 const SEED = 1;
 const HEAD = 4_842_000;
@@ -89,6 +90,39 @@ describe('the ledger', () => {
       const last = l.get<Page<{ address: string }>>('token/holders', { token: t.name, page_size: '1', page: String(holders.count) });
       expect(last.list[0]!.address).toBe(txs.list[0]!.address_supporting);
       expect(txs.list.every((x) => x.status === 1)).toBe(true);
+    }
+  });
+
+  it('pages tile the merged list at any depth (pending on top, then mined, newest first)', () => {
+    const l = new Ledger(SEED, HEAD);
+    for (const addr of [normalAddress(SEED, 3), contractAddress(SEED, 7), normalAddress(SEED, 20), TOKENS[2]!.contract]) {
+      const nrc = String(addr === TOKENS[2]!.contract);
+      const count = l.get<Page<Tx>>('tx/listByAddress', { address: addr, is_nrc20: nrc }).count;
+      for (const at of [0, 1, 13, 65, 66, 200, 5_000, 77_777, count - 101, count - 1].filter((x) => x >= 0 && x < count)) {
+        const big = l.get<Page<Tx>>('tx/listByAddress', { address: addr, is_nrc20: nrc, page_size: '100', page: String(Math.floor(at / 100) + 1) });
+        const one = l.get<Page<Tx>>('tx/listByAddress', { address: addr, is_nrc20: nrc, page_size: '1', page: String(at + 1) });
+        expect(one.list[0]!.tx_hash, `${addr} item ${at}`).toBe(big.list[at % 100]!.tx_hash);
+        const h = big.list.map((t) => (t.block_height === null ? Infinity : t.block_height));
+        expect(h, `${addr} newest first`).toEqual([...h].sort((x, y) => y - x));
+      }
+    }
+  });
+
+  it('over HTTP: a pending tx is in its recipient\'s list with status 2, then the same tx mined', async () => {
+    const s = await sim();
+    try {
+      const pool = await getJson<Paged<{ tx_hash: string }>>(s.url, '/tx/list/pending?page_size=100');
+      const hash = pool.data.list[pool.data.list.length - 1]!.tx_hash;
+      const d = (await getJson<TxDetail>(s.url, '/tx/detail?hash=' + hash)).data;
+      const find = async (): Promise<{ tx_hash: string; status: number } | undefined> => {
+        const q = `/tx/listByAddress?address=${d.address_supporting}&is_nrc20=${String(d.is_nrc20)}&page_size=100`;
+        return (await getJson<Paged<{ tx_hash: string; status: number }>>(s.url, q)).data.list.find((t) => t.tx_hash === hash);
+      };
+      expect((await find())?.status).toBe(2);
+      s.chain.advance(40);
+      expect([0, 1]).toContain((await find())?.status);
+    } finally {
+      await s.close();
     }
   });
 });
