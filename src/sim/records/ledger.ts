@@ -7,7 +7,7 @@ import { decodeAddress } from '../ids.js';
 import { hash4 } from '../rng.js';
 import { coinbaseStream } from './coinbase.js';
 import { contractStreams, normalStreams, streamCount, tokenStreams, type Stream } from './layout.js';
-import { extrasBefore, locateExtra } from './txcount.js';
+import { extraHeight, extrasBefore, locateExtra } from './txcount.js';
 import { isPendingAt } from './pending.js';
 
 const D_BAL = 0x62616c;
@@ -66,7 +66,11 @@ function countIn(s: Stream, lim: Limits): number {
 /** Height of the first confirmed event naming the account (Infinity when none). */
 export function firstEvent(seed: number, acc: Account): number {
   let f = acc.rewards ? acc.rewards.base + acc.rewards.period * acc.rewards.kStart : Infinity;
-  for (const s of acc.streams) f = Math.min(f, posOf(seed, s, s.kStart)[0]);
+  for (const s of acc.streams) {
+    const x = s.base + s.period * s.kStart;
+    const h = s.extra ? extraHeight(seed, x) : x;
+    if (h < f) f = h;
+  }
   return f;
 }
 

@@ -100,8 +100,8 @@ export function extrasBefore(seed: number, h: number): number {
   return h <= 1 ? 0 : txPrefix(seed, h) - (h - 1);
 }
 
-/** Block height and index (>= 1) of the extra transaction with extra number m (0-based). */
-export function locateExtra(seed: number, m: number): [number, number] {
+/** Walks the split tree to extra number m: (block position p) * 4096 + rank in the block's extras, no allocation. */
+function walkExtra(seed: number, m: number): number {
   const g = Math.floor(m / GROUP_EXTRA);
   let rem = m - g * GROUP_EXTRA;
   let e = GROUP_EXTRA;
@@ -121,5 +121,16 @@ export function locateExtra(seed: number, m: number): [number, number] {
       node = node * 2;
     }
   }
-  return [p + 1, 1 + rem];
+  return p * 4096 + rem;
+}
+
+/** Block height and index (>= 1) of the extra transaction with extra number m (0-based). */
+export function locateExtra(seed: number, m: number): [number, number] {
+  const w = walkExtra(seed, m);
+  return [Math.floor(w / 4096) + 1, 1 + (w % 4096)];
+}
+
+/** Block height of the extra transaction with extra number m. */
+export function extraHeight(seed: number, m: number): number {
+  return Math.floor(walkExtra(seed, m) / 4096) + 1;
 }
