@@ -194,7 +194,7 @@ export function deriveTx(seed: number, h: number, i: number, xb = -1): TxCore {
       payload = '{"Function":"vote","Args":"[' + ((r3 >>> 12) % 300) + ']"}';
       execResultJson = failed ? '""' : '"{\\"hasNext\\":false,\\"page\\":' + (1 + (r3 % 5)) + '}"';
       if (failed) execError = 'Call: vote: period closed';
-      if (r3 % 4000 === 1) ts = 2147483647; // recorded quirk of the real service
+      if (r0 % 4000 === 1) ts = 2147483647; // recorded quirk of the real service
     } else {
       type = 'pod';
       to = contractAddress(seed, POD_CONTRACT);
