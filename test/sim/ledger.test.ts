@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { contractAddress, normalAddress, TOKENS } from '../../src/sim/index.js';
 import { Ledger, type TxDetail } from './ledger-kit.js';
 import { getJson, sim, type Paged } from './util.js';
+import { BLOCK_REWARD, ENDOWMENT } from '../../src/sim/records/value.js';
 
 const SEED = 1;
 const HEAD = 4_842_000;
@@ -14,6 +15,23 @@ interface Tx {
   nonce: number;
   status: number;
   block_height: number | null;
+  value: string;
+  gas_price: string;
+  gas_used: number | null;
+}
+
+const WEI_PER_UNIT = 10n ** 14n;
+
+/** What the mined txs of a list do to addr's native balance (in wei). */
+function effect(txs: Tx[], addr: string, from: number, to: number): bigint {
+  let d = 0n;
+  for (const t of txs) {
+    if (t.status === 2 || t.block_height! <= from || t.block_height! > to) continue;
+    const moved = t.status === 1 ? BigInt(t.value) : 0n;
+    if (t.address_from === addr) d -= moved + BigInt(t.gas_price) * BigInt(t.gas_used!);
+    if (t.address_to === addr && t.address_from !== addr) d += moved;
+  }
+  return d;
 }
 interface Page<T> {
   count: number;
@@ -123,6 +141,31 @@ describe('the ledger', () => {
       expect([0, 1]).toContain((await find())?.status);
     } finally {
       await s.close();
+    }
+  });
+
+  it('balances are sums: endowment + rewards + received - sent - fees (failed transfers move nothing, pay their fee)', () => {
+    const l = new Ledger(SEED, HEAD);
+    const balance = (x: Ledger, a: string): bigint => BigInt(x.get<Info>('address/info', { address: a }).balance);
+    // whole histories: senders of every kind (binary, deploys, NRC20, calls, pods) and a receiver
+    for (const a of [20, 16, 4118, 4119, 5000, 140_000]) {
+      const addr = normalAddress(SEED, a);
+      const txs = [...history(l, addr, false), ...history(l, addr, true)];
+      const endowment = a < 135_184 ? BigInt(ENDOWMENT) * WEI_PER_UNIT : 0n;
+      expect(balance(l, addr), `address ${a}`).toBe(endowment + effect(txs, addr, 0, HEAD));
+    }
+    // over 3000 blocks: a hot address and a block producer (rewarded as coinbase)
+    const later = new Ledger(SEED, HEAD + 3000);
+    const producer = l.get<{ coinbase: string }>('block/detail', { h: String(HEAD) }).coinbase;
+    for (const addr of [normalAddress(SEED, 3), producer]) {
+      let rewards = 0n;
+      for (let h = HEAD + 1; h <= HEAD + 3000; h++) {
+        if (later.get<{ coinbase: string }>('block/detail', { h: String(h) }).coinbase === addr) rewards += BigInt(BLOCK_REWARD) * WEI_PER_UNIT;
+      }
+      const q = { address: addr, page_size: '100' };
+      const recent = [...later.get<Page<Tx>>('tx/listByAddress', q).list, ...later.get<Page<Tx>>('tx/listByAddress', { ...q, page: '2' }).list];
+      expect(recent.some((t) => t.block_height !== null && t.block_height <= HEAD)).toBe(true); // the window is covered
+      expect(balance(later, addr) - balance(l, addr), addr).toBe(rewards + effect(recent, addr, HEAD, HEAD + 3000));
     }
   });
 });

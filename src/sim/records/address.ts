@@ -87,9 +87,9 @@ export function addressInfo(seed: number, address: string, head: number): string
   }
   const found = acc.kind === 'normal' ? firstEvent(seed, acc) : Infinity;
   if (found > head) return unseen(address);
-  const t = tally(acc, limitsAt(seed, head, acc.streams));
+  const lim = limitsAt(seed, head, acc.streams);
   return (
-    '{"contract":{},"address":"' + address + '","nonce":' + t.sent + ',"type":87,"balance":"' + balanceOf(seed, acc, t.events) +
+    '{"contract":{},"address":"' + address + '","nonce":' + tally(acc, lim).sent + ',"type":87,"balance":"' + balanceOf(acc, lim) +
     '","date_of_found":"' + ymd(blockTime(found)) + '"}'
   );
 }

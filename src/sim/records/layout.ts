@@ -91,8 +91,12 @@ export function extraTarget(m: number): number {
   return c === 6 ? -1 - ((m >>> 3) % CALLED_CONTRACTS) : -1 - POD_CONTRACT;
 }
 
+/** What the txs of a stream are (their value and fee rules: value.ts). */
+export type StreamKind = 'binary' | 'transfer' | 'deploy' | 'call' | 'pod';
+
 /** Arithmetic progression of positions base + period k (k >= kStart) in slot (h) or extra (m) space. */
 export interface Stream {
+  kind: StreamKind;
   extra: boolean;
   base: number;
   period: number;
@@ -133,37 +137,44 @@ export function sentUpTo(a: number, limH: number, limM: number): number {
   return 0;
 }
 
-const st = (extra: boolean, base: number, period: number, nrc = false, sent = false, kStart = 0): Stream => ({
-  extra, base, period, kStart, nrc, sent,
+const st = (kind: StreamKind, extra: boolean, base: number, period: number, sent = false, kStart = 0): Stream => ({
+  kind, extra, base, period, kStart, nrc: kind === 'transfer', sent,
 });
+
+/** Addresses that send (and so hold an endowment from genesis). */
+export function endowed(a: number): boolean {
+  return a < XR_START;
+}
+
+const EXTRA_KIND: readonly StreamKind[] = ['binary', 'binary', 'binary', 'binary', 'binary', 'binary', 'call', 'pod'];
 
 /** Streams of normal address a (empty for addresses no tx ever names). */
 export function normalStreams(a: number): Stream[] {
   if (a < L1_START) {
-    return [st(false, 8 * a, 128, false, true, a === 0 ? 1 : 0), st(false, 8 * (a >> 1) + 2 + (a & 1), 64)];
+    return [st('binary', false, 8 * a, 128, true, a === 0 ? 1 : 0), st('binary', false, 8 * (a >> 1) + 2 + (a & 1), 64)];
   }
   if (a < L2_START) {
     const r = a - L1_START;
     return [
-      st(false, 8 * r + 1, 8 * L1, false, true),
-      st(false, 8 * Math.floor(r / 4) + 4 + (r % 4), 2 * L1, true, true),
-      st(false, 8 * r, 8 * L1, false, false, r === 0 ? 1 : 0),
+      st(r % 32 === 0 ? 'deploy' : 'binary', false, 8 * r + 1, 8 * L1, true),
+      st('transfer', false, 8 * Math.floor(r / 4) + 4 + (r % 4), 2 * L1, true),
+      st('binary', false, 8 * r, 8 * L1, false, r === 0 ? 1 : 0),
     ];
   }
   if (a < XR_START) {
     const s = a - L2_START;
-    const out = [st(false, 8 * Math.floor(s / 2) + 2 + (s % 2), 4 * L2, false, true), st(true, s, L2, false, true)];
-    if (s < L1 - L1 / 32) out.push(st(false, 8 * (32 * Math.floor(s / 31) + (s % 31) + 1) + 1, 8 * L1));
+    const out = [st('binary', false, 8 * Math.floor(s / 2) + 2 + (s % 2), 4 * L2, true), st(EXTRA_KIND[s % 8]!, true, s, L2, true)];
+    if (s < L1 - L1 / 32) out.push(st('binary', false, 8 * (32 * Math.floor(s / 31) + (s % 31) + 1) + 1, 8 * L1));
     return out;
   }
   if (a < XR_START + XR) {
     const o = a - XR_START;
-    return o % 8 < 6 ? [st(true, o, XR)] : [];
+    return o % 8 < 6 ? [st('binary', true, o, XR)] : [];
   }
   const t = Math.floor(a / TR_BASE) - 1;
   if (t >= 0 && t < TOKENS.length) {
     const m = a % TR_BASE;
-    return [st(false, 8 * (t + TOKENS.length * Math.floor(m / 4)) + 4 + (m % 4), ONCE, true)];
+    return [st('transfer', false, 8 * (t + TOKENS.length * Math.floor(m / 4)) + 4 + (m % 4), ONCE)];
   }
   return [];
 }
@@ -171,15 +182,15 @@ export function normalStreams(a: number): Stream[] {
 /** Streams of generated contract c (its deploy tx, then calls). */
 export function contractStreams(c: number): Stream[] {
   if (TOKEN_DEPLOY_INDEX.includes(c)) return [];
-  const out = [st(false, deployHeight(c), ONCE)];
-  if (c < CALLED_CONTRACTS) out.push(st(true, 8 * c + 6, 8 * CALLED_CONTRACTS));
-  if (c === POD_CONTRACT) out.push(st(true, 7, 8));
+  const out = [st('deploy', false, deployHeight(c), ONCE)];
+  if (c < CALLED_CONTRACTS) out.push(st('call', true, 8 * c + 6, 8 * CALLED_CONTRACTS));
+  if (c === POD_CONTRACT) out.push(st('pod', true, 7, 8));
   return out;
 }
 
 /** Streams of token contract t: its deploy tx and its transfers. */
 export function tokenStreams(t: number): Stream[] {
-  const out = [st(false, deployHeight(TOKEN_DEPLOY_INDEX[t]!), ONCE)];
-  for (let r = 0; r < 4; r++) out.push(st(false, 8 * t + 4 + r, 8 * TOKENS.length, true));
+  const out = [st('deploy', false, deployHeight(TOKEN_DEPLOY_INDEX[t]!), ONCE)];
+  for (let r = 0; r < 4; r++) out.push(st('transfer', false, 8 * t + 4 + r, 8 * TOKENS.length));
   return out;
 }

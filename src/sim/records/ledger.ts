@@ -4,13 +4,11 @@
  */
 import { PENDING_WINDOW, tokenByContract } from '../constants.js';
 import { decodeAddress } from '../ids.js';
-import { hash4 } from '../rng.js';
 import { coinbaseStream } from './coinbase.js';
-import { contractStreams, normalStreams, streamCount, tokenStreams, type Stream } from './layout.js';
+import { contractStreams, endowed, normalStreams, streamCount, tokenStreams, type Stream } from './layout.js';
+import { BLOCK_REWARD, DEPLOY_FEE, ENDOWMENT, movedUnits, sumMod, TRANSFER_FEE, units } from './value.js';
 import { extraHeight, extrasBefore, locateExtra } from './txcount.js';
 import { isPendingAt } from './pending.js';
-
-const D_BAL = 0x62616c;
 
 type AddressKind = 'normal' | 'contract' | 'token' | 'unknown';
 
@@ -86,11 +84,27 @@ export function tally(acc: Account, lim: Limits): { sent: number; events: number
   return { sent, events };
 }
 
-/** Native balance: a pure function of the account and its event count (changes exactly with its events). */
-export function balanceOf(seed: number, acc: Account, events: number): string {
-  if (events === 0) return '0';
-  const r = hash4(seed, D_BAL, acc.index, events, acc.kind === 'normal' ? 0 : 1);
-  return String(1 + (r % 99_999_999)) + '0000000000';
+/** Fee units paid for the first n txs of a sent stream starting at position x0. */
+function feeUnits(s: Stream, x0: number, n: number): number {
+  if (s.kind === 'call') return 5 * n + sumMod(x0, s.period, n, 196);
+  if (s.kind === 'pod') return 1500 * n + sumMod(x0, s.period, n, 20);
+  return (s.kind === 'deploy' ? DEPLOY_FEE : TRANSFER_FEE) * n;
+}
+
+/**
+ * Native balance of a normal account at the limits: its endowment, plus block rewards and native
+ * values received, minus values sent and fees (failed transfers move no value but pay their fee).
+ */
+export function balanceOf(acc: Account, lim: Limits): string {
+  let u = endowed(acc.index) ? ENDOWMENT : 0;
+  if (acc.rewards) u += BLOCK_REWARD * streamCount(acc.rewards, lim.h);
+  for (const s of acc.streams) {
+    const n = countIn(s, lim);
+    const x0 = s.base + s.period * s.kStart;
+    const moved = s.kind === 'binary' ? movedUnits(x0, s.period, n) : 0;
+    u += s.sent ? -moved - feeUnits(s, x0, n) : moved;
+  }
+  return units(u);
 }
 
 const key = (p: Pos): number => p[0] * 4096 + p[1];

@@ -10,6 +10,7 @@ import {
   contractAddressOf, deployedAt, extraSender, extraTarget, POD_CONTRACT, sendsExtras, sentUpTo, slotRecipient, slotSender,
 } from './layout.js';
 import { entryOf } from './pending.js';
+import { callGas, DEPLOY_GAS, podGas, TRANSFER_GAS, transferFails, transferUnits, units } from './value.js';
 import { extrasBefore } from './txcount.js';
 
 const D_TX = 0x7478;
@@ -150,7 +151,7 @@ export function deriveTx(seed: number, h: number, i: number, xb = -1): TxCore {
       realValue = transferAmount(seed, h, token.decimals, r2);
       payload = '{"Function":"transfer","Args":"[\\"' + recipient + '\\",\\"' + realValue + '\\"]"}';
       gasLimit = (r3 & 1) === 0 ? 830000 : 810000;
-      gasUsed = 20000 + ((r2 >>> 4) % 45000);
+      gasUsed = TRANSFER_GAS;
       execResultJson = '"\\"\\""';
     } else if (c >= 0) {
       failed = false;
@@ -161,15 +162,16 @@ export function deriveTx(seed: number, h: number, i: number, xb = -1): TxCore {
       realValue = value;
       payload = '{"SourceType":"js","Source":"\\"use strict\\";module.exports=C' + c + '"}';
       gasLimit = 2000000;
-      gasUsed = 100000 + ((r2 >>> 4) % 900000);
+      gasUsed = DEPLOY_GAS;
     } else {
       recipient = normalAddress(seed, slotRecipient(h));
       type = 'binary';
       to = recipient;
-      value = scaled(1 + (r2 >>> 8) % 999999, 12 + (r3 >>> 28) % 6);
+      value = units(transferUnits(h));
       realValue = value;
       gasLimit = 200000;
-      gasUsed = 20000;
+      gasUsed = TRANSFER_GAS;
+      failed = transferFails(h);
       if (failed) execError = 'insufficient balance';
     }
   } else {
@@ -181,16 +183,17 @@ export function deriveTx(seed: number, h: number, i: number, xb = -1): TxCore {
       type = 'binary';
       recipient = normalAddress(seed, target);
       to = recipient;
-      value = scaled(1 + (r2 >>> 12) % 999999, 12 + (r3 >>> 28) % 6);
+      value = units(transferUnits(m));
       gasLimit = 200000;
-      gasUsed = 20000;
+      gasUsed = TRANSFER_GAS;
+      failed = transferFails(m);
       if (failed) execError = 'insufficient balance';
     } else if (-1 - target !== POD_CONTRACT || (m & 7) === 6) {
       type = 'call';
       to = contractAddress(seed, -1 - target);
       recipient = to;
       gasLimit = 9000000;
-      gasUsed = 21000 + ((r2 >>> 4) % 990000);
+      gasUsed = callGas(m);
       payload = '{"Function":"vote","Args":"[' + ((r3 >>> 12) % 300) + ']"}';
       execResultJson = failed ? '""' : '"{\\"hasNext\\":false,\\"page\\":' + (1 + (r3 % 5)) + '}"';
       if (failed) execError = 'Call: vote: period closed';
@@ -201,7 +204,7 @@ export function deriveTx(seed: number, h: number, i: number, xb = -1): TxCore {
       recipient = to;
       gasPrice = '1000000000000';
       gasLimit = 50000000000;
-      gasUsed = 150000 + ((r2 >>> 4) % 2000);
+      gasUsed = podGas(m);
       payload = '{"Function":"pod","Args":"[]"}';
       if (failed) execError = 'pod: stale witness';
     }
