@@ -69,19 +69,18 @@ export function sumMod(x0: number, d: number, n: number, p: number): number {
   return n * b + a * ((n - 1) * n / 2) - p * floorSum(n, p, a, b);
 }
 
+/** Inverses modulo 37. */
+const INV37: number[] = [0];
+for (let a = 1; a < 37; a++) for (let b = 1; b < 37; b++) if ((a * b) % 37 === 1) INV37[a] = b;
+
 /** Σ of transferUnits over the n positions x0 + d i that do not fail. */
 export function movedUnits(x0: number, d: number, n: number): number {
   if (n <= 0) return 0;
   let all = 10 * (n + sumMod(x0, d, n, 97));
-  // failing positions: x0 + d i ≡ 5 (mod 37), a progression of step 37 d
-  let i0 = -1;
-  for (let i = 0; i < 37 && i < n; i++) {
-    if ((x0 + d * i) % 37 === 5) {
-      i0 = i;
-      break;
-    }
-  }
-  if (i0 >= 0) {
+  // failing positions: x0 + d i ≡ 5 (mod 37), i.e. i ≡ (5 - x0) / d, a progression of step 37 d
+  const dm = d % 37;
+  const i0 = dm === 0 ? (x0 % 37 === 5 ? 0 : -1) : (((5 - (x0 % 37) + 37) % 37) * INV37[dm]!) % 37;
+  if (i0 >= 0 && i0 < n) {
     const t = Math.floor((n - 1 - i0) / 37) + 1;
     all -= 10 * (t + sumMod(x0 + d * i0, 37 * d, t, 97));
   }
