@@ -4,10 +4,10 @@
  */
 import type { SimChain } from './chain.js';
 import {
-  HOLDERS_MAX_PAGES, MAX_PAGE_SIZE, NRC20_MAX_DISPLAY, PENDING_WINDOW, TOKEN_LIST_JSON, tokenByContract, tokenByName,
+  HOLDERS_MAX_PAGES, MAX_PAGE_SIZE, NRC20_MAX_DISPLAY, TOKEN_LIST_JSON, tokenByContract, tokenByName,
   type TokenDef,
 } from './constants.js';
-import { blockHash, decodeAddress, decodeBlockHash, decodeTxHash, isAddress } from './ids.js';
+import { blockHash, decodeBlockHash, decodeTxHash, isAddress } from './ids.js';
 import { addressInfo, contractCount, contractRecord, holderRecord, holdersCount } from './records/address.js';
 import { blockDetailRecord, blockRecord } from './records/block.js';
 import {
@@ -15,9 +15,9 @@ import {
 } from './records/nax.js';
 import { addressCountHistory, txCountHistory, txCountToday } from './records/stats.js';
 import { tokenHolderCount, tokenHolderRecord } from './records/token.js';
-import {
-  deriveTx, inChainTime, isPendingAt, normalAddressCount, normalSlots, nrcSlots, slotCount, tokenTxCount, tokenTxHeight, txStatus, type SlotList,
-} from './records/tx.js';
+import type { Stream } from './records/layout.js';
+import { account, limitsAt, listPage } from './records/ledger.js';
+import { deriveTx, inChainTime, normalAddressCount, tokenTxCount, tokenTxHeight, txStatus } from './records/tx.js';
 import { locateTx, txCountAt } from './records/txcount.js';
 import {
   dotZero, envelope, errorBody, nrc20Record, paged, pageInfo, tokenTxRecord, txDetailRecord, txRecord, type PageLinks,
@@ -112,7 +112,7 @@ function txList(q: Query, ctx: ApiContext): ApiResult {
   if (to > from) {
     let [h, i] = locateTx(seed, count - 1 - from);
     for (let k = from; k < to; k++) {
-      const tx = deriveTx(seed, h, i);
+      const tx = deriveTx(seed, h, i, count - 1 - k - h - i + 1); // tx number n = extrasBefore(h) + h - 1 + i
       items += (k > from ? ',' : '') + txRecord(tx, tx.failed ? 0 : 1);
       if (--i < 0) {
         h--;
@@ -127,11 +127,11 @@ function txList(q: Query, ctx: ApiContext): ApiResult {
 function pendingList(q: Query, ctx: ApiContext): ApiResult {
   const { page, pageSize } = paging(q);
   const seed = ctx.chain.seed;
-  const { heights, indexes } = ctx.chain.pending();
+  const { heights, indexes, extrasBefore } = ctx.chain.pending();
   const count = heights.length;
   const [from, to] = range(page, pageSize, count);
   let items = '';
-  for (let k = from; k < to; k++) items += (k > from ? ',' : '') + txRecord(deriveTx(seed, heights[k]!, indexes[k]!), 2);
+  for (let k = from; k < to; k++) items += (k > from ? ',' : '') + txRecord(deriveTx(seed, heights[k]!, indexes[k]!, extrasBefore[k]!), 2);
   return ok(paged(links(ctx, 'tx/list/pending'), pageInfo(page, pageSize, count), items, ts(ctx)));
 }
 
@@ -143,18 +143,9 @@ function nrcFlag(q: Query): boolean | undefined {
   throw badParam('is_nrc20');
 }
 
-/** Slot txs of an address: confirmed count and the pending ones (by k) at head. */
-function addressSlots(seed: number, slots: SlotList | undefined, head: number): { confirmed: number; pendingKs: number[] } {
-  if (!slots) return { confirmed: 0, pendingKs: [] };
-  const confirmed = slotCount(slots, head);
-  const pendingKs: number[] = [];
-  for (let k = slots.kStart + confirmed; ; k++) {
-    const h = slots.base + slots.period * k;
-    if (h > head + PENDING_WINDOW) break;
-    if (isPendingAt(seed, h, 0, head)) pendingKs.push(k);
-  }
-  pendingKs.reverse();
-  return { confirmed, pendingKs };
+/** Streams of an address's NRC20 transfers (nrc) or of its other txs. */
+function streamsOf(seed: number, addr: string, nrc: boolean): Stream[] {
+  return account(seed, addr).streams.filter((s) => s.nrc === nrc);
 }
 
 function listByAddress(q: Query, ctx: ApiContext): ApiResult {
@@ -163,19 +154,15 @@ function listByAddress(q: Query, ctx: ApiContext): ApiResult {
   const { page, pageSize } = paging(q);
   const seed = ctx.chain.seed;
   const head = ctx.chain.head();
-  const dec = decodeAddress(seed, addr);
-  const slots = dec && dec.kind === 'normal' ? (nrc ? nrcSlots(dec.index) : normalSlots(dec.index)) : undefined;
-  const { confirmed, pendingKs } = addressSlots(seed, slots, head);
-  const count = confirmed + pendingKs.length;
-  const [from, to] = range(page, pageSize, count);
+  const from = (page - 1) * pageSize;
+  const p = listPage(seed, streamsOf(seed, addr, nrc === true), head, from, from + pageSize, true);
   let items = '';
-  for (let idx = from; idx < to; idx++) {
-    const k = idx < pendingKs.length ? pendingKs[idx]! : slots!.kStart + confirmed - 1 - (idx - pendingKs.length);
-    const tx = deriveTx(seed, slots!.base + slots!.period * k, 0);
-    items += (idx > from ? ',' : '') + txRecord(tx, txStatus(tx, head));
+  for (const [h, i, m] of p.items) {
+    const tx = deriveTx(seed, h, i, m < 0 ? -1 : m - i + 1);
+    items += (items ? ',' : '') + txRecord(tx, txStatus(tx, head));
   }
   const before = 'address=' + addr + '&' + (nrc === undefined ? '' : 'is_nrc20=' + encodeURIComponent(str(q, 'is_nrc20')!) + '&');
-  return ok(paged(links(ctx, 'tx/listByAddress', before), pageInfo(page, pageSize, count), items, ts(ctx)));
+  return ok(paged(links(ctx, 'tx/listByAddress', before), pageInfo(page, pageSize, p.count), items, ts(ctx)));
 }
 
 function nrc20(q: Query, ctx: ApiContext): ApiResult {
@@ -183,16 +170,14 @@ function nrc20(q: Query, ctx: ApiContext): ApiResult {
   const { page, pageSize } = paging(q);
   const seed = ctx.chain.seed;
   const head = ctx.chain.head();
-  const dec = decodeAddress(seed, addr);
-  const slots = dec && dec.kind === 'normal' ? nrcSlots(dec.index) : undefined;
-  const total = slots ? slotCount(slots, head) : 0;
-  const cnt = Math.min(total, NRC20_MAX_DISPLAY);
-  const [from, to] = range(page, pageSize, cnt);
+  const from = (page - 1) * pageSize;
+  const streams = streamsOf(seed, addr, true);
+  const p = listPage(seed, streams, head, from, Math.min(from + pageSize, NRC20_MAX_DISPLAY), false);
+  const cnt = Math.min(p.count, NRC20_MAX_DISPLAY);
   let items = '';
-  for (let idx = from; idx < to; idx++) {
-    const h = slots!.base + slots!.period * (slots!.kStart + total - 1 - idx);
-    const tx = deriveTx(seed, h, 0);
-    items += (idx > from ? ',' : '') + nrc20Record(tx, txStatus(tx, head), blockHash(seed, h), ctx.nowMs);
+  for (const [h, i, m] of p.items) {
+    const tx = deriveTx(seed, h, i, m < 0 ? -1 : m - i + 1);
+    items += (items ? ',' : '') + nrc20Record(tx, txStatus(tx, head), blockHash(seed, h), ctx.nowMs);
   }
   return ok(
     '{"txnList":[' + items + '],"totalPage":' + Math.ceil(cnt / pageSize) + ',"maxDisplayCnt":' + NRC20_MAX_DISPLAY +
@@ -309,7 +294,8 @@ function holders(q: Query, ctx: ApiContext): ApiResult {
   const pi = pageInfo(page, pageSize, count, HOLDERS_MAX_PAGES);
   const [from, to] = range(page, pageSize, page <= pi.totalPage ? count : 0);
   let items = '';
-  for (let k = from; k < to; k++) items += (k > from ? ',' : '') + holderRecord(seed, k + 1, head);
+  const lim = limitsAt(seed, head);
+  for (let k = from; k < to; k++) items += (k > from ? ',' : '') + holderRecord(seed, k + 1, head, lim);
   return ok(paged(links(ctx, 'holders'), pi, items, ''));
 }
 

@@ -4,8 +4,8 @@
  * both the timer and advance() (it acts as a lagging backend and stays behind after unfreezing).
  */
 import { GENESIS_TIME, PENDING_WINDOW } from './constants.js';
-import { isPendingAt } from './records/tx.js';
-import { txCountAt, txPrefix } from './records/txcount.js';
+import { isPendingAt } from './records/pending.js';
+import { extrasBefore, txCountAt, txPrefix } from './records/txcount.js';
 
 export interface SimChainOptions {
   seed: number;
@@ -27,7 +27,7 @@ export class SimChain {
   private frozen = false;
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<BlockListener>();
-  private pendingCache = { head: -1, heights: [] as number[], indexes: [] as number[] };
+  private pendingCache = { head: -1, heights: [] as number[], indexes: [] as number[], extrasBefore: [] as number[] };
 
   constructor(o: SimChainOptions) {
     if (!Number.isInteger(o.startHeight) || o.startHeight < 1 || o.startHeight > 200_000_000) {
@@ -93,23 +93,30 @@ export class SimChain {
     return txPrefix(this.seed, this.headHeight + 1);
   }
 
-  /** Pending pool at the current head, in the order the txs will be included: [heights, indexes]. */
-  pending(): { heights: readonly number[]; indexes: readonly number[] } {
+  /**
+   * Pending pool at the current head, in the order the txs will be included: heights, indexes,
+   * and extrasBefore of each one's block.
+   */
+  pending(): { heights: readonly number[]; indexes: readonly number[]; extrasBefore: readonly number[] } {
     const c = this.pendingCache;
     if (c.head !== this.headHeight) {
       const heights: number[] = [];
       const indexes: number[] = [];
+      const xbs: number[] = [];
       const head = this.headHeight;
+      let xb = extrasBefore(this.seed, head + 1);
       for (let h = head + 1; h <= head + PENDING_WINDOW; h++) {
         const n = txCountAt(this.seed, h);
         for (let i = 0; i < n; i++) {
           if (isPendingAt(this.seed, h, i, head)) {
             heights.push(h);
             indexes.push(i);
+            xbs.push(xb);
           }
         }
+        xb += n - 1;
       }
-      this.pendingCache = { head, heights, indexes };
+      this.pendingCache = { head, heights, indexes, extrasBefore: xbs };
     }
     return this.pendingCache;
   }

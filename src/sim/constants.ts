@@ -10,10 +10,8 @@ export const NAX_STAGE_BLOCKS = 6000;
 export const NAX_STAGE_OFFSET = 508;
 /** Transactions of blocks head+1 .. head+PENDING_WINDOW may be pending (those that already entered the pool). */
 export const PENDING_WINDOW = 40;
-/** A normal address index a is "found" (created) at height a * ADDRESS_EVERY_BLOCKS at the latest. */
+/** chain/summary's normal_address_count is head / ADDRESS_EVERY_BLOCKS + 1 (a global statistic). */
 export const ADDRESS_EVERY_BLOCKS = 14;
-/** Contract j is deployed in [j * CONTRACT_EVERY_BLOCKS + 1, (j + 1) * CONTRACT_EVERY_BLOCKS]. */
-export const CONTRACT_EVERY_BLOCKS = 314;
 export const MAX_PAGE_SIZE = 100;
 export const HOLDERS_MAX_PAGES = 400;
 export const NRC20_MAX_DISPLAY = 500;
@@ -25,7 +23,7 @@ export interface TokenDef {
   readonly contract: string;
   readonly total: string;
   readonly decimals: number;
-  /** holders at the default start height */
+  /** holders the recording showed (the simulator's count follows its transfers) */
   readonly holders: number;
   /** cached JSON text of the Token record */
   readonly json: string;

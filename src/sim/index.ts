@@ -5,3 +5,5 @@ export { runEndpoint, ENDPOINTS } from './api.js';
 export type { ApiContext, ApiResult, Query } from './api.js';
 export { txHash, blockHash, normalAddress, contractAddress, decodeTxHash, decodeAddress } from './ids.js';
 export { GENESIS_TIME, BLOCK_SECONDS, TOKENS, MAX_PAGE_SIZE, PENDING_WINDOW } from './constants.js';
+export { touchedAt, blockNames, poolEntryNames, txNames } from './records/touched.js';
+export type { Touched } from './records/touched.js';

@@ -43,7 +43,7 @@ export function txRecord(tx: TxCore, status: number): string {
     '","value":"' + tx.value + '","nonce":' + tx.nonce + ',"timestamp":' + tx.ts +
     (p ? ',"block_timestamp":null,"block_date":null' : ',"block_timestamp":' + bts + ',"block_date":"' + ymd(bts) + '"') +
     ',"tx_type":"' + tx.type + '","gas_price":"' + tx.gasPrice + '","gas_limit":' + tx.gasLimit +
-    (p ? ',"gas_used":null,"contract_address":null' : ',"gas_used":' + tx.gasUsed + ',"contract_address":""') +
+    (p ? ',"gas_used":null,"contract_address":null' : ',"gas_used":' + tx.gasUsed + ',"contract_address":"' + tx.deployed + '"') +
     ',"status":' + status + ',"execute_error":"' + tx.execError + '","execute_result":' + (p ? '""' : tx.execResultJson) +
     ',"block_height":' + (p ? 'null' : tx.h) + '}'
   );
@@ -54,7 +54,7 @@ function txDetailTail(tx: TxCore, status: number): string {
   return (
     '"tx_hash":"' + tx.hash + '","address_main":"' + tx.from + '","address_supporting":"' + tx.recipient +
     '","direction":"send","tx_type":"' + tx.type + '","timestamp":' + tx.ts + ',"block_timestamp":' + (p ? 'null' : blockTime(tx.h)) +
-    ',"contract_address":"' + (tx.token ? tx.token.contract : '') + '","tx_value":"' + tx.value + '","real_value":"' + tx.realValue +
+    ',"contract_address":"' + (tx.token ? tx.token.contract : tx.deployed) + '","tx_value":"' + tx.value + '","real_value":"' + tx.realValue +
     '","gas_price":"' + tx.gasPrice + '","gas_limit":' + tx.gasLimit + ',"gas_used":' + (p ? 'null' : tx.gasUsed) +
     ',"status":' + status + ',"block_height":' + (p ? 'null' : tx.h) + ',"is_nrc20":' + (tx.token ? 'true' : 'false') + '}'
   );

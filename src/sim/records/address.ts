@@ -1,43 +1,25 @@
-/** Addresses, native-coin holders and contracts (2.3.6, 2.3.9, 2.3.13). */
-import { CONTRACT_EVERY_BLOCKS, tokenByContract } from '../constants.js';
-import { contractAddress, decodeAddress, normalAddress, txHash } from '../ids.js';
-import { hash4 } from '../rng.js';
+/** Addresses, native-coin holders and contracts (2.3.6, 2.3.9, 2.3.13), derived from the ledger. */
+import { contractAddress, normalAddress, txHash } from '../ids.js';
 import { ymd, dotZero } from '../render.js';
-import { blockTime, foundHeight, normalAddressCount, normalSlots, nrcSlots, slotCount } from './tx.js';
+import { contractAddressOf, contractCountAt, contractStreams, deployHeight, normalStreams, slotSender, TOKEN_DEPLOY_INDEX } from './layout.js';
+import { account, balanceOf, firstEvent, limitsAt, tally, type Limits } from './ledger.js';
+import { coinbaseStream } from './coinbase.js';
+import { blockTime, genesisTime, normalAddressCount } from './tx.js';
 
-const D_ADDR = 0x6164;
 const TOP_BALANCE = 3.590135773e25;
 const TOTAL_SUPPLY = 6.034366368807932e25;
 
-export function contractDeployHeight(seed: number, j: number): number {
-  return j * CONTRACT_EVERY_BLOCKS + 1 + (hash4(seed, D_ADDR, j, 1) % CONTRACT_EVERY_BLOCKS);
+export function contractCount(_seed: number, head: number): number {
+  return contractCountAt(head);
 }
 
-export function contractCount(seed: number, head: number): number {
-  if (head < 1) return 0;
-  const jm = Math.floor((head - 1) / CONTRACT_EVERY_BLOCKS);
-  return jm + (contractDeployHeight(seed, jm) <= head ? 1 : 0);
-}
-
-/** Contract record of generated contract j. */
-export function contractRecord(seed: number, j: number): string {
-  const h = contractDeployHeight(seed, j);
-  return contractJson(seed, contractAddress(seed, j), h, j);
-}
-
-function contractJson(seed: number, address: string, h: number, j: number): string {
+/** Contract record of deploy slot c (a generated contract or a token contract). */
+export function contractRecord(seed: number, c: number): string {
+  const h = deployHeight(c);
   return (
-    '{"block_timestamp":' + blockTime(h) * 1000 + ',"type":"NORMAL","address":"' + address + '","creator_address":"' +
-    normalAddress(seed, hash4(seed, D_ADDR, j, 2) % normalAddressCount(h)) + '","deploy_tx_hash":"' + txHash(seed, h, 0) +
-    '","block_height":' + h + '}'
+    '{"block_timestamp":' + blockTime(h) * 1000 + ',"type":"NORMAL","address":"' + contractAddressOf(seed, c) + '","creator_address":"' +
+    normalAddress(seed, slotSender(h)) + '","deploy_tx_hash":"' + txHash(seed, h, 0) + '","block_height":' + h + '}'
   );
-}
-
-/** Confirmed transactions sent by normal address a (normal + NRC20 slot txs). */
-export function sentCount(a: number, head: number): number {
-  const n = normalSlots(a);
-  const t = nrcSlots(a);
-  return (n ? slotCount(n, head) : 0) + (t ? slotCount(t, head) : 0);
 }
 
 function balanceOfRank(r: number): string {
@@ -48,8 +30,11 @@ export function holdersCount(seed: number, head: number): number {
   return normalAddressCount(head) + contractCount(seed, head);
 }
 
-/** Native-coin holder of rank r (1-based). */
-export function holderRecord(seed: number, r: number, head: number): string {
+/**
+ * Native-coin holder of rank r (1-based): a ranking statistic (balances by rank), with the
+ * ledger's nonce, tx count and first appearance of the address it names.
+ */
+export function holderRecord(seed: number, r: number, head: number, lim: Limits = limitsAt(seed, head)): string {
   const n = normalAddressCount(head);
   let address: string;
   let type: number;
@@ -60,15 +45,17 @@ export function holderRecord(seed: number, r: number, head: number): string {
     const j = r === 1 ? 0 : r - n - 1;
     address = contractAddress(seed, j);
     type = 88;
-    found = contractDeployHeight(seed, j);
-    txCount = 1 + (hash4(seed, D_ADDR, j, 3) % 40);
+    found = deployHeight(j);
+    txCount = tally({ kind: 'contract', index: j, streams: contractStreams(j), rewards: null }, lim).events;
   } else {
     const a = r - 2;
     address = normalAddress(seed, a);
     type = 87;
-    nonce = sentCount(a, head);
-    txCount = nonce + (hash4(seed, D_ADDR, a, 4) % (nonce + 2));
-    found = foundHeight(a);
+    const acc = { kind: 'normal' as const, index: a, streams: normalStreams(a), rewards: coinbaseStream(seed, a) };
+    const t = tally(acc, lim);
+    nonce = t.sent;
+    txCount = t.events;
+    found = Math.min(firstEvent(seed, acc), head);
   }
   const bal = Math.floor(TOP_BALANCE / Math.pow(r, 1.25));
   const pct = Math.round((bal / TOTAL_SUPPLY) * 100 * 1e6) / 1e6;
@@ -78,34 +65,31 @@ export function holderRecord(seed: number, r: number, head: number): string {
   );
 }
 
-/** address/info data; undefined when the address is not syntactically valid. */
-export function addressInfo(seed: number, address: string, head: number): string {
-  const dec = decodeAddress(seed, address);
-  const tok = tokenByContract(address);
-  if (tok) {
-    const h = 1_200_000 + tok.index * 97_531;
-    return (
-      '{"contract":' + contractJson(seed, address, h, 900_000 + tok.index) + ',"address":"' + address +
-      '","nonce":0,"type":88,"balance":"0","date_of_found":"' + ymd(blockTime(h)) + '"}'
-    );
-  }
-  if (dec && dec.kind === 'normal' && foundHeight(dec.index) <= head) {
-    const a = dec.index;
-    return (
-      '{"contract":{},"address":"' + address + '","nonce":' + sentCount(a, head) + ',"type":87,"balance":"' + balanceOfRank(a + 2) +
-      '","date_of_found":"' + ymd(blockTime(foundHeight(a))) + '"}'
-    );
-  }
-  if (dec && dec.kind === 'contract' && contractDeployHeight(seed, dec.index) <= head) {
-    const h = contractDeployHeight(seed, dec.index);
-    return (
-      '{"contract":' + contractRecord(seed, dec.index) + ',"address":"' + address + '","nonce":0,"type":88,"balance":"' +
-      balanceOfRank(dec.index === 0 ? 1 : normalAddressCount(head) + 1 + dec.index) + '","date_of_found":"' + ymd(blockTime(h)) + '"}'
-    );
-  }
-  // unknown (never seen on chain) but well-formed: an empty account
+/** Date written for an address the chain has not named (yet): the genesis date, whatever the head. */
+function unseen(address: string): string {
   return (
     '{"contract":{},"address":"' + address + '","nonce":0,"type":' + (address.charCodeAt(1) === 50 ? 88 : 87) +
-    ',"balance":"0","date_of_found":"' + ymd(blockTime(head)) + '"}'
+    ',"balance":"0","date_of_found":"' + ymd(genesisTime()) + '"}'
+  );
+}
+
+/** address/info data: the account as the ledger has it at head. */
+export function addressInfo(seed: number, address: string, head: number): string {
+  const acc = account(seed, address);
+  if (acc.kind === 'token' || acc.kind === 'contract') {
+    const c = acc.kind === 'token' ? TOKEN_DEPLOY_INDEX[acc.index]! : acc.index;
+    const h = deployHeight(c);
+    if (acc.streams.length === 0 || h > head) return unseen(address);
+    return (
+      '{"contract":' + contractRecord(seed, c) + ',"address":"' + address + '","nonce":0,"type":88,"balance":"0","date_of_found":"' +
+      ymd(blockTime(h)) + '"}'
+    );
+  }
+  const found = acc.kind === 'normal' ? firstEvent(seed, acc) : Infinity;
+  if (found > head) return unseen(address);
+  const lim = limitsAt(seed, head, acc.streams);
+  return (
+    '{"contract":{},"address":"' + address + '","nonce":' + tally(acc, lim).sent + ',"type":87,"balance":"' + balanceOf(acc, lim) +
+    '","date_of_found":"' + ymd(blockTime(found)) + '"}'
   );
 }

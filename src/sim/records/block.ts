@@ -1,35 +1,18 @@
-/** Block records (2.3.4, 2.3.5). */
+/** Block records (2.3.4, 2.3.5). The coinbase (reward address) is the block's miner. */
 import { CHAIN_ID, NODE_INFOS } from '../constants.js';
-import { blockHash, normalAddress } from '../ids.js';
-import { hash4, hexWords, scaled } from '../rng.js';
+import { blockHash } from '../ids.js';
+import { hexWords, scaled } from '../rng.js';
+import { dynasty, minerIndex } from './coinbase.js';
 import { blockTime } from './tx.js';
 import { txCountAt } from './txcount.js';
 
 const D_BLOCK = 0x626b;
-const DYNASTY_SIZE = 21;
-const dynastyCache = new Map<number, readonly string[]>();
 const nodeInfoJson = NODE_INFOS.map((n) => JSON.stringify(n));
-
-/** The 21 block producers (sorted), fixed per seed. */
-export function dynasty(seed: number): readonly string[] {
-  let d = dynastyCache.get(seed);
-  if (!d) {
-    const list: string[] = [];
-    for (let j = 0; j < DYNASTY_SIZE; j++) list.push(normalAddress(seed, 200_000 + j * 37));
-    d = list.sort();
-    dynastyCache.set(seed, d);
-  }
-  return d;
-}
-
-function minerIndex(seed: number, h: number): number {
-  return (h + (hash4(seed, D_BLOCK, 0x6d) % DYNASTY_SIZE)) % DYNASTY_SIZE;
-}
 
 function blockCommon(seed: number, h: number): string {
   return (
     '"block_hash":"' + blockHash(seed, h) + '","parent_hash":"' + blockHash(seed, h - 1) + '","height":' + h +
-    ',"tx_count":' + txCountAt(seed, h) + ',"nonce":0,"coinbase":"' + normalAddress(seed, hash4(seed, D_BLOCK, h, 1) % 300_000) +
+    ',"tx_count":' + txCountAt(seed, h) + ',"nonce":0,"coinbase":"' + dynasty(seed)[minerIndex(seed, h)]! +
     '","timestamp":' + blockTime(h) + ',"chain_id":' + CHAIN_ID
   );
 }

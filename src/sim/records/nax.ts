@@ -1,9 +1,10 @@
 /** NAX stages (2.3.10 - 2.3.12). Stage s covers [(s+508)*6000, (s+509)*6000). */
 import { NAX_STAGE_BLOCKS, NAX_STAGE_OFFSET } from '../constants.js';
-import { decodeAddress, txHash } from '../ids.js';
+import { txHash } from '../ids.js';
 import { hash4, scaled } from '../rng.js';
 import { isoLocal } from '../render.js';
-import { blockTime, foundHeight } from './tx.js';
+import { account, firstEvent } from './ledger.js';
+import { blockTime } from './tx.js';
 
 const D_NAX = 0x6e61;
 const D = 3_430_000_000_000_000n;
@@ -84,14 +85,19 @@ export interface ProfitList {
   a: number;
 }
 
-/** Stages in which address takes part: every `period` stages from its creation. */
+/**
+ * Stages in which address takes part: every `period` stages after it first appears. A per-stage
+ * global change: lists grow only on the block that ends a stage (head mod 6000 = 0).
+ */
 export function profitList(seed: number, address: string, head: number): ProfitList {
-  const dec = decodeAddress(seed, address);
+  const acc = account(seed, address);
   const sMax = lastStage(head);
-  if (!dec || dec.kind !== 'normal' || foundHeight(dec.index) > head) return { count: 0, first: 0, period: 1, a: 0 };
-  const a = dec.index;
+  const found = acc.kind === 'normal' ? firstEvent(seed, acc) : Infinity;
+  if (found > head) return { count: 0, first: 0, period: 1, a: 0 };
+  const a = acc.index;
   const period = 3 + (hash4(seed, D_NAX, a, 12) % 20);
-  const lo = Math.max(0, Math.floor(foundHeight(a) / NAX_STAGE_BLOCKS) - NAX_STAGE_OFFSET + 1);
+  // the first stage that ends after the address appears: records only ever appear at stage ends
+  const lo = Math.max(0, Math.floor(found / NAX_STAGE_BLOCKS) - NAX_STAGE_OFFSET + 1);
   const first = lo + ((period - ((lo + a) % period)) % period);
   const count = first > sMax ? 0 : Math.floor((sMax - first) / period) + 1;
   return { count, first, period, a };

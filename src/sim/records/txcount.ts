@@ -94,3 +94,43 @@ export function locateTx(seed: number, n: number): [number, number] {
   }
   return [p + 1, rem];
 }
+
+/** Non-slot ("extra", index >= 1) transactions in blocks 1 .. h-1: the extra number of the first extra of block h. */
+export function extrasBefore(seed: number, h: number): number {
+  return h <= 1 ? 0 : txPrefix(seed, h) - (h - 1);
+}
+
+/** Walks the split tree to extra number m: (block position p) * 4096 + rank in the block's extras, no allocation. */
+function walkExtra(seed: number, m: number): number {
+  const g = Math.floor(m / GROUP_EXTRA);
+  let rem = m - g * GROUP_EXTRA;
+  let e = GROUP_EXTRA;
+  let node = 0;
+  let size = GROUP;
+  let p = g * GROUP;
+  for (let level = 0; level < LEVELS; level++) {
+    size >>= 1;
+    const l = leftExtra(seed, g, level, node, e);
+    if (rem >= l) {
+      rem -= l;
+      e -= l;
+      p += size;
+      node = node * 2 + 1;
+    } else {
+      e = l;
+      node = node * 2;
+    }
+  }
+  return p * 4096 + rem;
+}
+
+/** Block height and index (>= 1) of the extra transaction with extra number m (0-based). */
+export function locateExtra(seed: number, m: number): [number, number] {
+  const w = walkExtra(seed, m);
+  return [Math.floor(w / 4096) + 1, 1 + (w % 4096)];
+}
+
+/** Block height of the extra transaction with extra number m. */
+export function extraHeight(seed: number, m: number): number {
+  return Math.floor(walkExtra(seed, m) / 4096) + 1;
+}
