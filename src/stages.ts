@@ -22,6 +22,7 @@ import type { Metrics } from './metrics/types.js';
 import { Pages } from './pages/engine.js';
 import { registerPageMetrics, type PageMetrics } from './pages/metrics.js';
 import { compilePages, type CompiledPage } from './pages/plan.js';
+import { TouchedSets } from './invalidation/touched.js';
 import { FetchStage } from './pipeline/fetch-stage.js';
 import { HotKeys } from './pipeline/hot-keys.js';
 import { Resolver } from './pipeline/resolver.js';
@@ -61,6 +62,8 @@ export interface Stages {
   readiness: () => ReadinessVerdict;
   /** null when UPSTREAM_QUORUM is 1 (no vote). */
   quorum: Quorum | null;
+  /** What each block changed, published on every replica (src/invalidation/touched.ts). */
+  touched: TouchedSets;
 }
 
 export function buildStages(config: Config, logger: Logger, clock: () => number, upstreamIsSimulator: boolean): Stages {
@@ -136,5 +139,5 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const rule = readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
   const readiness = () => readinessVerdict(pool.goodAnswers(), memory.entries, rule);
 
-  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum };
+  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched: new TouchedSets() };
 }
