@@ -96,7 +96,7 @@ describe('the OpenAPI document', () => {
     expect(exposed).toEqual(expect.arrayContaining(['X-Credits-Remaining', 'X-Chainproxy-Upstream', 'Retry-After', 'X-Cache']));
   });
 
-  it('declares what /status returns: consensus, and an upstream row benched (sittingOut)', () => {
+  it('declares what /status and /dashboard/data.json return: consensus, and an upstream row benched (sittingOut)', () => {
     const doc = documentFor();
     const status = doc.components.schemas['Status']!;
     const props = status.properties as Record<string, SchemaObject>;
@@ -104,6 +104,8 @@ describe('the OpenAPI document', () => {
     expect(status.required).toContain('consensus');
     expect(props['consensus']!.type).toEqual(['object', 'null']);
     expect(Object.keys(props['consensus']!.properties as object).sort()).toEqual(['disputes', 'quorum', 'recent']);
+    const data = (doc.paths['/dashboard/data.json']!.get!.responses['200']!.content!['application/json']!.schema.properties as Record<string, SchemaObject>)['data']!;
+    expect(data.required).toContain('consensus');
     const row = doc.components.schemas['UpstreamStatus']!.properties as Record<string, SchemaObject>;
     expect(Object.keys(row['sittingOut']!.properties as object).sort()).toEqual(['detail', 'reason', 'until']);
   });
