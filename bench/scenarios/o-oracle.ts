@@ -46,7 +46,7 @@ export const oracle: Scenario = {
         const s = summarize(run);
         runs.set(mode, { run, s });
         const target = `${mode}${run.honoured ? '' : ' (today\'s rule)'}, blocks ${interval / 1000} s`;
-        ctx.rows.push({ scenario: 'o truth oracle', target, rps: s.rps, p50: null, p99: null, hitRatio: s.hitRatio, upPer1000: s.upPer1000, note: note(s) });
+        ctx.rows.push({ scenario: 'o truth oracle', target, rps: s.rps, p50: s.p50, p99: s.p99, hitRatio: s.hitRatio, upPer1000: s.upPer1000, note: note(s) });
         ctx.notes.push(`(o) ${target}: stale by endpoint: ${staleByEndpoint(run)}`);
         ctx.notes.push(`(o) ${target}: unchanged refetches / upstream requests by endpoint: ${unchangedByEndpoint(run)}`);
         const errs = run.tally.errors + run.tally.dropped;

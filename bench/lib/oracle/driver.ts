@@ -28,6 +28,8 @@ export interface Tally {
   byEndpoint: Map<string, EndpointTally>;
   /** ms from a block's production to the first block/max answer showing it (or a later one) */
   headDelays: number[];
+  /** client latency per answered request, ms */
+  latencies: number[];
   durationS: number;
 }
 
@@ -42,7 +44,7 @@ export interface DriveOptions {
 }
 
 export function emptyTally(): Tally {
-  return { requests: 0, hits: 0, errors: 0, dropped: 0, stale: 0, unmatched: 0, maxBehind: 0, byEndpoint: new Map(), headDelays: [], durationS: 0 };
+  return { requests: 0, hits: 0, errors: 0, dropped: 0, stale: 0, unmatched: 0, maxBehind: 0, byEndpoint: new Map(), headDelays: [], latencies: [], durationS: 0 };
 }
 
 export async function drive(o: DriveOptions): Promise<Tally> {
@@ -56,6 +58,7 @@ export async function drive(o: DriveOptions): Promise<Tally> {
 
   const one = async (path: string): Promise<void> => {
     const from = o.lock.head();
+    const sentAt = performance.now();
     const q = path.indexOf('?');
     const endpoint = (q < 0 ? path : path.slice(0, q)).slice(1);
     const search = q < 0 ? '' : path.slice(q + 1);
@@ -74,6 +77,7 @@ export async function drive(o: DriveOptions): Promise<Tally> {
     }
     const to = o.lock.head();
     const seenAt = Date.now();
+    t.latencies.push(performance.now() - sentAt);
     t.requests++;
     if (cache === 'HIT' || cache === 'STALE') t.hits++;
     if (status >= 500) {

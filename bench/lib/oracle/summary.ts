@@ -13,6 +13,8 @@ export interface Summary {
   unchangedPer1000: number;
   /** the same without block/max (the head probes, unchanged between blocks by nature) */
   unchangedNoProbesPer1000: number;
+  p50: number | null;
+  p99: number | null;
   headDelayP50: number | null;
   headDelayMax: number | null;
   blocks: number;
@@ -38,6 +40,8 @@ export function summarize(r: ModeRun): Summary {
     maxBehind: t.unmatched > 0 ? null : t.maxBehind,
     unchangedPer1000: per1000(r.recorder.unchanged),
     unchangedNoProbesPer1000: per1000(r.recorder.unchanged - probes),
+    p50: quantile(t.latencies, 0.5),
+    p99: quantile(t.latencies, 0.99),
     headDelayP50: quantile(t.headDelays, 0.5),
     headDelayMax: quantile(t.headDelays, 1),
     blocks: r.blocks,
