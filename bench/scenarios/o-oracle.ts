@@ -3,7 +3,7 @@
  * simulator, every answer compared with a second simulator (same seed and start time, advanced
  * in lockstep) at the heads the chain had while the request was in flight, volatile stamps and
  * link hosts aside. Per invalidation mode (`INVALIDATION_MODE` precise | head, each on its own
- * fresh stack, one after the other) and per block interval (5 s, and 1 s): hit ratio, upstream
+ * fresh stack, one after the other) and per block interval (5 s, and 1 s; ± 20 %): hit ratio, upstream
  * requests per 1000 (at the simulator, probes included), stale answers overall and per endpoint,
  * most blocks behind, unchanged refetches per 1000 (recording wrapper at the upstream side),
  * head detection delay. Default ≤ 60 s per mode; `--quick` 25 s; `--long` 5 min.
@@ -15,6 +15,8 @@ import { staleByEndpoint, summarize, unchangedByEndpoint, type Summary } from '.
 const RATE = 150;
 const MODES: readonly InvalidationMode[] = ['precise', 'head'];
 const INTERVALS = [5000, 1000];
+/** Block intervals vary ± 20 %, so blocks fall at every phase of the proxy's 1 s head probe. */
+const JITTER = 0.2;
 
 const pct = (v: number | null): string => (v === null ? '–' : `${(v * 100).toFixed(2)} %`);
 const ms = (v: number | null): string => (v === null ? '–' : `${v} ms`);
@@ -36,13 +38,13 @@ export const oracle: Scenario = {
     const [warmS, durationS] = long ? [30, 300] : ctx.quick ? [5, 20] : [10, 50];
     const honoured = modeHonoured();
     ctx.notes.push(
-      `(o) oracle: ${RATE} req/s open loop, ${warmS} s warm-up + ${durationS} s measured per mode and interval; ` +
+      `(o) oracle: ${RATE} req/s open loop, block intervals ± ${JITTER * 100} %, ${warmS} s warm-up + ${durationS} s measured per mode and interval; ` +
         (honoured ? 'INVALIDATION_MODE known to this build.' : 'INVALIDATION_MODE unknown to this build: both modes run today\'s rule (baseline).'),
     );
     for (const interval of INTERVALS) {
       const runs = new Map<InvalidationMode, { run: ModeRun; s: Summary }>();
       for (const mode of MODES) {
-        const run = await runMode({ mode, blockIntervalMs: interval, warmS, durationS, rate: RATE, log: (m) => ctx.log(`(o) ${m}`) });
+        const run = await runMode({ mode, blockIntervalMs: interval, jitter: JITTER, warmS, durationS, rate: RATE, log: (m) => ctx.log(`(o) ${m}`) });
         const s = summarize(run);
         runs.set(mode, { run, s });
         const target = `${mode}${run.honoured ? '' : ' (today\'s rule)'}, blocks ${interval / 1000} s`;

@@ -2,9 +2,11 @@
  * Two simulators with the same seed and start time, the upstream and the truth, advanced
  * together: one timer calls advance(1) on both chains in the same tick, so they have the same
  * head at every moment. Both run in this process with their own timers off (blockIntervalMs 0);
- * the upstream is a real HTTP simulator, the truth's chain is read directly (truth.ts).
+ * the upstream is a real HTTP simulator, the truth's chain is read directly (truth.ts). A jitter
+ * on the interval spreads the blocks over the phases of the proxy's head probe, as a real chain's do.
  */
 import { startSimulator, type SimulatorHandle } from '../../../src/sim/index.js';
+import { rng } from '../zipf.js';
 
 export interface Lockstep {
   upstream: SimulatorHandle;
@@ -15,7 +17,7 @@ export interface Lockstep {
   producedAt(h: number): number | null;
   /** Produces one block on both chains now. */
   advance(): number;
-  /** Starts the block timer (one block every blockIntervalMs). */
+  /** Starts the block timer (one block every blockIntervalMs, ± jitter). */
   start(): void;
   stop(): void;
   close(): Promise<void>;
@@ -27,6 +29,8 @@ export interface LockstepOptions {
   /** Unix ms the start head is timed at; default now */
   startTime?: number;
   finalityDepth?: number;
+  /** each interval drawn uniformly in blockIntervalMs × [1 − jitter, 1 + jitter] (seeded); default 0 */
+  jitter?: number;
 }
 
 export async function startLockstep(o: LockstepOptions): Promise<Lockstep> {
@@ -42,8 +46,14 @@ export async function startLockstep(o: LockstepOptions): Promise<Lockstep> {
     produced.set(h, Date.now());
     return h;
   };
+  const random = rng(seed + 1);
+  const next = (): number => o.blockIntervalMs * (1 + (o.jitter ?? 0) * (2 * random() - 1));
+  const tick = (): void => {
+    advance();
+    timer = setTimeout(tick, next());
+  };
   const stop = (): void => {
-    if (timer !== null) clearInterval(timer);
+    if (timer !== null) clearTimeout(timer);
     timer = null;
   };
   return {
@@ -54,7 +64,7 @@ export async function startLockstep(o: LockstepOptions): Promise<Lockstep> {
     producedAt: (h) => produced.get(h) ?? null,
     advance,
     start: () => {
-      timer ??= setInterval(advance, o.blockIntervalMs);
+      timer ??= setTimeout(tick, next());
     },
     stop,
     close: async () => {

@@ -33,13 +33,15 @@ export interface ModeOptions {
   durationS: number;
   rate: number;
   seed?: number;
+  /** block interval jitter (fraction) */
+  jitter?: number;
   log?: (m: string) => void;
 }
 
 export const modeHonoured = (): boolean => FIELDS.some((f) => f.env === 'INVALIDATION_MODE');
 
 export async function runMode(o: ModeOptions): Promise<ModeRun> {
-  const lock = await startLockstep({ blockIntervalMs: o.blockIntervalMs, ...(o.seed !== undefined ? { seed: o.seed } : {}) });
+  const lock = await startLockstep({ blockIntervalMs: o.blockIntervalMs, jitter: o.jitter ?? 0, ...(o.seed !== undefined ? { seed: o.seed } : {}) });
   const recorder = await startRecorder(lock.upstream.url);
   const env = { INVALIDATION_MODE: o.mode };
   loadConfig({ ...env, UPSTREAM_URLS: recorder.url }); // the setting is checked like the proxy will
