@@ -84,7 +84,10 @@ export async function drive(o: DriveOptions): Promise<Tally> {
       t.errors++;
       return;
     }
-    if (endpoint === 'block/max' && status === 200) headSeen(Math.round(Number((JSON.parse(body.toString()) as { data: { height: number } }).data.height)), seenAt);
+    if (endpoint === 'block/max' && status === 200) {
+      const m = /"height":(\d+)/.exec(body.toString());
+      if (m !== null) headSeen(Number(m[1]), seenAt);
+    }
     const v = truth.judge(endpoint, search, status, body, from, to);
     const e = t.byEndpoint.get(endpoint) ?? { requests: 0, stale: 0, maxBehind: 0 };
     e.requests++;
