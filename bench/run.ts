@@ -32,8 +32,9 @@ import { flood } from './scenarios/m-flood.js';
 import { scrape } from './scenarios/s-scrape.js';
 import { budget } from './scenarios/k-budget.js';
 import { quorum } from './scenarios/q-quorum.js';
+import { oracle } from './scenarios/o-oracle.js';
 
-const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape, budget, quorum];
+const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape, budget, quorum, oracle];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       'block-interval': { type: 'string', default: '15000' }, // the real chain's block time
       'no-nginx': { type: 'boolean', default: false },
+      long: { type: 'boolean', default: false }, // (o): 5 min per mode
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
