@@ -5,7 +5,7 @@
  * Head consistency: the page's head is the best head once its parts are in.
  * A head-relative part (a head-invalidated entry) fetched at an older head is
  * resolved once more (the pipeline refetches it, being stale at that head);
- * if it is still older, or a `block/max` part shows a lower height, the part
+ * if it is still older, or a head part (`reportsHead`) shows a lower height, the part
  * is marked `behind_head` in meta.
  */
 import type { Stamp } from '../cache/types.js';
@@ -39,13 +39,18 @@ export function isFinalPart(o: PartOutcome): boolean {
   return !e.headDependent && e.finalAt === null && finalTtl > 0 && e.freshUntil - e.createdAt >= finalTtl;
 }
 
+/** The part is the chain head itself (its module `reportsHead`). */
+function isHead(o: PartOutcome): boolean {
+  return o.part.endpoint.module?.reportsHead === true;
+}
+
 /** Moves with the head: a head-invalidated entry, or the head itself. */
 function headRelative(o: PartOutcome): boolean {
-  return o.res !== null && (o.res.entry.headDependent || o.part.endpoint.name === 'block/max');
+  return o.res !== null && (o.res.entry.headDependent || isHead(o));
 }
 
 function maxHeight(o: PartOutcome): number | null {
-  if (o.part.endpoint.name !== 'block/max' || o.data === null || o.res === null) return null;
+  if (!isHead(o) || o.data === null || o.res === null) return null;
   const body = o.res.entry.body;
   const r = body[o.data.start] === 0x7b ? member(body, o.data.start, 'height') : null;
   const h = r === null ? null : numberAt(body, r);
@@ -54,7 +59,7 @@ function maxHeight(o: PartOutcome): number | null {
 
 function behind(o: PartOutcome, head: number | null): boolean {
   if (head === null || o.res === null) return false;
-  if (o.part.endpoint.name === 'block/max') {
+  if (isHead(o)) {
     const h = maxHeight(o);
     return h !== null && h < head;
   }

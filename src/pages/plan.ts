@@ -6,8 +6,8 @@
  */
 import type { Catalogue } from '../catalogue/index.js';
 import { MISSING_PREFIX, P } from '../catalogue/params.js';
-import { DEFAULT_POLICIES } from '../catalogue/policies.js';
 import type { EndpointDef, EndpointName, ParamSpec } from '../catalogue/types.js';
+import { blockMax } from '../endpoints/block-max.js';
 import { compileTemplate, refsOf, type Alt } from './template.js';
 import type { PageDecl, PageParamName, PageTable } from './types.js';
 
@@ -145,7 +145,7 @@ export function compilePage(name: string, decl: PageDecl, catalogue: Catalogue, 
     name: `pages/${name}` as EndpointName,
     params,
     check: decl.exactlyOne === undefined ? undefined : exactlyOne(decl.exactlyOne),
-    policy: DEFAULT_POLICIES['block/max'],
+    policy: blockMax.policy,
   };
   return { name, def, parts, exactlyOne: decl.exactlyOne ?? [] };
 }
