@@ -17,15 +17,15 @@ import { droppedLogLines } from '../startup/log-destination.js';
 export const METRIC_PREFIX = 'chainproxy_';
 /** Endpoint label values: the catalogue names plus 'other' (ops routes, unknown paths). */
 export const ENDPOINT_LABELS: readonly string[] = [...ENDPOINT_NAMES, 'other'];
-export const REQUEST_RESULTS: readonly RequestResult[] = ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'];
-export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
-export const TIER_NAMES: readonly TierName[] = ['memory', 'redis'];
-export const TIER_OPS = ['get', 'set', 'delete', 'publish'] as const;
+const REQUEST_RESULTS: readonly RequestResult[] = ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'];
+const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
+const TIER_NAMES: readonly TierName[] = ['memory', 'redis'];
+const TIER_OPS = ['get', 'set', 'delete', 'publish'] as const;
 /** Client latency: sub-millisecond memory hits up to 10 s cold misses. */
 export const REQUEST_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 export const UPSTREAM_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Distinct upstream label values kept before further names collapse into 'other'. */
-export const MAX_UPSTREAM_LABELS = 32;
+const MAX_UPSTREAM_LABELS = 32;
 
 export interface PrometheusMetrics {
   metrics: Metrics;
@@ -45,7 +45,7 @@ const TIER_INDEX = new Map<string, number>(TIER_NAMES.map((t, i) => [t, i]));
 const OP_INDEX = new Map<string, number>(TIER_OPS.map((o, i) => [o, i]));
 
 /** Label value for an endpoint string: a catalogue name, else 'other'. */
-export function endpointLabel(endpoint: string): string {
+function endpointLabel(endpoint: string): string {
   return ENDPOINT_INDEX.has(endpoint) ? endpoint : 'other';
 }
 

@@ -13,7 +13,7 @@ function envelope(data: SchemaObject): SchemaObject {
 const nullableInt: SchemaObject = { type: ['integer', 'null'] };
 
 /** One upstream in /status (more fields may be added; none is removed). */
-export const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
+const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['name', 'url', 'healthy', 'lagging', 'head', 'lag', 'breaker', 'inFlight', 'latencyP50Ms', 'latencyP99Ms', 'lastError'],
   properties: {
@@ -31,7 +31,7 @@ export const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
   },
 };
 
-export const STATUS_SCHEMA: SchemaObject = {
+const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['ready', 'readyReason', 'lastGoodAnswerAgoMs', 'upstreamIsSimulator', 'uptimeSeconds', 'chain', 'upstreams', 'cache'],
   properties: {

@@ -19,7 +19,7 @@ import type { CompiledPage } from './plan.js';
 /** Freshness of a page with a failed optional part. */
 export const FAILED_PART_TTL_MS = 1000;
 /** A page with a part being revalidated is kept (served STALE) until that part is fresh again, at most this long. */
-export const STALE_PAGE_MS = 250;
+const STALE_PAGE_MS = 250;
 
 
 export interface ComposeDeps extends PartDeps {
@@ -31,7 +31,7 @@ export type Composition =
   | { ok: false; error: PartError; failedPart: string; outcomes: PartOutcome[] };
 
 /** Final content: a final-capable endpoint's entry kept for its final TTL, not head-invalidated. */
-export function isFinalPart(o: PartOutcome): boolean {
+function isFinalPart(o: PartOutcome): boolean {
   const e = o.res?.entry;
   // Final-capable endpoints (src/endpoints): a final block, its transactions, a tx in it.
   if (e === undefined || o.part.endpoint.module?.finalCapable !== true) return false;
@@ -97,7 +97,7 @@ function partMeta(o: PartOutcome, now: number): Record<string, unknown> {
   return { ...m, status: o.res?.result === 'STALE' ? 'stale' : 'ok' };
 }
 
-export function summarize(outcomes: readonly PartOutcome[]): PartSummary[] {
+function summarize(outcomes: readonly PartOutcome[]): PartSummary[] {
   return outcomes.map((o) => ({ name: o.part.name, cache: o.skipped ? 'SKIPPED' : o.error !== null ? 'ERROR' : (o.res?.result ?? 'ERROR') }));
 }
 

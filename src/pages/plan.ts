@@ -11,7 +11,7 @@ import { blockMax } from '../endpoints/block-max.js';
 import { compileTemplate, refsOf, type Alt } from './template.js';
 import type { PageDecl, PageParamName, PageTable } from './types.js';
 
-export const PAGE_PARAM_SPECS: Readonly<Record<PageParamName, ParamSpec>> = {
+const PAGE_PARAM_SPECS: Readonly<Record<PageParamName, ParamSpec>> = {
   h: P.h,
   hash: P.hash,
   address: P.address,
@@ -21,7 +21,7 @@ export const PAGE_PARAM_SPECS: Readonly<Record<PageParamName, ParamSpec>> = {
   page_size: { ...P.pageSize, defaultValue: '10' },
 };
 
-export const PAGE_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+const PAGE_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 
 export interface CompiledPart {
   name: string;

@@ -32,7 +32,7 @@ export const servedHash = (text: string): unknown => dataOf(text)['block_hash'];
 /** block/detail requests a fake has received. */
 export const blockAsks = (fake: ChainFake): number => fake.count('/block/detail');
 
-export interface DisputeRow {
+interface DisputeRow {
   key: string;
   endpoint: string;
   outcome: 'majority' | 'unresolved';
