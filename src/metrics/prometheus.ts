@@ -13,12 +13,12 @@ import { ENDPOINT_NAMES } from '../catalogue/types.js';
 import { CallbackGauge, DenseCounter, DenseHistogram, type Labels } from './collectors.js';
 import type { Metrics, MetricSources, RequestResult, TierName, UpstreamOutcome } from './types.js';
 import { droppedLogLines } from '../startup/log-destination.js';
+import { STATUS_CLASSES, statusClassIndex } from './status-class.js';
 
 export const METRIC_PREFIX = 'chainproxy_';
 /** Endpoint label values: the catalogue names plus 'other' (ops routes, unknown paths). */
 export const ENDPOINT_LABELS: readonly string[] = [...ENDPOINT_NAMES, 'other'];
 const REQUEST_RESULTS: readonly RequestResult[] = ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'];
-const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 const TIER_NAMES: readonly TierName[] = ['memory', 'redis'];
 const TIER_OPS = ['get', 'set', 'delete', 'publish'] as const;
 /** Client latency: sub-millisecond memory hits up to 10 s cold misses. */
@@ -47,13 +47,6 @@ const OP_INDEX = new Map<string, number>(TIER_OPS.map((o, i) => [o, i]));
 /** Label value for an endpoint string: a catalogue name, else 'other'. */
 function endpointLabel(endpoint: string): string {
   return ENDPOINT_INDEX.has(endpoint) ? endpoint : 'other';
-}
-
-function statusClass(status: number): number {
-  if (status >= 500 || status < 100) return 3;
-  if (status >= 400) return 2;
-  if (status >= 300) return 1;
-  return 0;
 }
 
 function cross(...dims: Array<{ name: string; values: readonly string[] }>): Labels[] {
@@ -174,7 +167,7 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
   const metrics: Metrics = {
     request(endpoint, status, result, seconds) {
       const series = epIndex(endpoint) * N_RESULTS + (RESULT_INDEX.get(result) ?? ERROR_INDEX);
-      requests.inc(series * N_CLASSES + statusClass(status));
+      requests.inc(series * N_CLASSES + statusClassIndex(status));
       requestDuration.observe(series, seconds);
     },
     upstreamRequest(upstream: string, endpoint: string, outcome: UpstreamOutcome, seconds: number) {
