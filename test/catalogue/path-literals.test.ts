@@ -86,8 +86,10 @@ describe('endpoint path literals', () => {
     expect(literals('x.ts', code).flatMap(pathsIn)).toEqual(['block/list']);
   });
 
-  it("each path is spelled in its own module", () => {
-    for (const [name, where] of files) expect(where, name).toContain(`src/endpoints/${name.replace(/\//g, '-').replace('listByAddress', 'list-by-address')}.ts`);
+  it('each path is spelled in its own module', () => {
+    // The module's file name: the path with dashes (`tx/listByAddress`: tx-list-by-address.ts).
+    const fileOf = (name: string): string => `src/endpoints/${name.replace(/\//g, '-').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.ts`;
+    for (const [name, where] of files) expect(where, name).toContain(fileOf(name));
   });
 
   it(`at most ${LIMIT} files per endpoint (block/max: ${HEAD_LIMIT})`, () => {
