@@ -95,7 +95,7 @@ export const FIELDS: readonly Field[] = [
   { env: 'STREAM_HEARTBEAT_MS', key: 'stream.heartbeatMs', kind: ms(10, HOUR), help: 'Interval of the comment heartbeat on every open stream.' },
   { env: 'STREAM_RETRY_MS', key: 'stream.retryMs', kind: ms(0, HOUR), help: 'Reconnection delay suggested to clients (the retry: field).' },
   { env: 'STREAM_HISTORY', key: 'stream.history', kind: int(1, 1_000_000), help: 'Head events kept for resuming with Last-Event-ID.' },
-  { env: 'STREAM_MAX_BUFFER_BYTES', key: 'stream.maxBufferBytes', kind: { type: 'bytes', min: 1024, max: GIB }, help: 'A subscriber whose unsent bytes exceed this is disconnected (it resumes with Last-Event-ID).' },
+  { env: 'STREAM_MAX_BUFFER_BYTES', key: 'stream.maxBufferBytes', kind: { type: 'bytes', min: 1024, max: GIB }, help: "Queued live bytes plus the socket's unsent bytes past which a slow subscriber is disconnected (it resumes with Last-Event-ID); replays are paced and do not count." },
   { env: 'REFRESH_AHEAD_MAX_KEYS', key: 'refreshAhead.maxKeys', kind: int(0, 10_000), help: 'Hot head-dependent entries (block/max, first pages of block/list, tx/list, tx/list/pending at the page sizes clients use) refreshed on every new head, chosen from recent traffic; 0: off.' },
 ];
 

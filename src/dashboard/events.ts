@@ -40,6 +40,7 @@ export function eventsBetween(before: Reading, after: Reading, t: number, everUp
     if (u.up === 1) everUp.add(name);
     if (was.lagging === 0 && u.lagging === 1) add(`upstream ${name} lagging`, 'warn', 1);
     if (was.breakerOpen === 0 && u.breakerOpen === 1) add(`upstream ${name} breaker open`, 'bad', 1);
+    add(`upstream ${name} benched (sits out)`, 'bad', u.sitOuts - was.sitOuts);
     for (const [outcome, count] of Object.entries(u.outcomes)) {
       if (outcome === 'ok' || outcome === 'cancelled') continue;
       add(`upstream ${name}: ${outcome.replace('_', ' ')}`, 'warn', count - (was.outcomes[outcome] ?? 0));
@@ -51,6 +52,8 @@ export function eventsBetween(before: Reading, after: Reading, t: number, everUp
   add('shed (503, upstream queues full)', 'bad', after.shed - before.shed);
   add('rate limited (429)', 'warn', after.rateLimited - before.rateLimited);
   add('unknown API key (401)', 'warn', after.unknownKeys - before.unknownKeys);
+  add('miss budget spent (429, code 4292)', 'warn', after.missBudgetRefused - before.missBudgetRefused);
+  add('upstreams disagreed on a final answer', 'bad', after.quorumDisputes - before.quorumDisputes);
   add('streams refused', 'warn', after.streamsRefused - before.streamsRefused);
   add('passthrough failures', 'warn', after.passthroughFailures - before.passthroughFailures);
   add('head rebased (followed the upstreams down)', 'warn', after.rebases - before.rebases);

@@ -45,7 +45,19 @@ export interface HistoryView {
   points: Point[];
   endpoints: EndpointRow[];
   byStatus: Record<string, number>;
-  counters: { shed: number; rateLimited: number; unknownKeys: number; streamsRefused: number; streamEvents: number; passthrough: number; passthroughFailures: number; rebases: number; streamsOpen: number };
+  counters: {
+    shed: number;
+    rateLimited: number;
+    missBudgetRefused: number;
+    unknownKeys: number;
+    streamsRefused: number;
+    streamEvents: number;
+    passthrough: number;
+    passthroughFailures: number;
+    rebases: number;
+    quorumDisputes: number;
+    streamsOpen: number;
+  };
   events: EventGroup[];
 }
 
@@ -141,12 +153,14 @@ export class History {
       counters: {
         shed: d((r) => r.shed),
         rateLimited: d((r) => r.rateLimited),
+        missBudgetRefused: d((r) => r.missBudgetRefused),
         unknownKeys: d((r) => r.unknownKeys),
         streamsRefused: d((r) => r.streamsRefused),
         streamEvents: d((r) => r.streamEvents),
         passthrough: d((r) => r.passthrough),
         passthroughFailures: d((r) => r.passthroughFailures),
         rebases: d((r) => r.rebases),
+        quorumDisputes: d((r) => r.quorumDisputes),
         streamsOpen: latest?.streamsOpen ?? 0,
       },
       events: this.events.grouped(now - HISTORY_MS),

@@ -31,13 +31,19 @@ export function dashboardOpenapi(): OpenApiContribution {
                       msg: { type: 'string' },
                       data: {
                         type: 'object',
-                        required: ['time', 'requests', 'upstreams', 'rateLimited', 'passthrough'],
+                        required: ['time', 'requests', 'upstreams', 'rateLimited', 'passthrough', 'consensus'],
                         properties: {
                           time: { type: 'integer' },
                           requests: { type: 'object', required: ['total', 'byCache', 'byStatus'], properties: { total: { type: 'number' }, byCache: { type: 'object', additionalProperties: { type: 'number' } }, byStatus: { type: 'object', additionalProperties: { type: 'number' } } } },
                           upstreams: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'number' } } },
                           rateLimited: { type: 'number' },
                           passthrough: { type: 'object', properties: { total: { type: 'number' }, failures: { type: 'number' } } },
+                          consensus: {
+                            type: 'object',
+                            description: 'Quorum votes by outcome (disputes: majority and disputed) and times each upstream was benched.',
+                            required: ['votes', 'sitOuts'],
+                            properties: { votes: { type: 'object', additionalProperties: { type: 'number' } }, sitOuts: { type: 'object', additionalProperties: { type: 'number' } } },
+                          },
                         },
                       },
                     },

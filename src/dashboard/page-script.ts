@@ -80,7 +80,25 @@ export const DASHBOARD_SCRIPT = /* js */ `
     box.setAttribute('data-points', String(points.length));
   }
 
-  function stateOf(u) { return !u.healthy ? 'down' : u.lagging ? 'lagging' : 'up'; }
+  function stateOf(u) { return u.sittingOut ? 'benched' : !u.healthy ? 'down' : u.lagging ? 'lagging' : 'up'; }
+  function short(hash) { return String(hash).slice(0, 10); }
+
+  function renderConsensus(c) {
+    $('consensus').className = c ? '' : 'off';
+    if (!c) return;
+    text('quorum', String(c.quorum));
+    text('disputes', fmtNum(c.disputes));
+    var ul = $('disputes-list');
+    ul.textContent = '';
+    if (!c.recent.length) ul.appendChild(el('li', 'dim', 'no dispute since start'));
+    c.recent.slice(-8).reverse().forEach(function (d) {
+      var li = el('li'); li.setAttribute('data-outcome', d.outcome);
+      li.appendChild(el('span', 'pill ' + (d.outcome === 'majority' ? 'warn' : 'bad'), d.outcome));
+      li.appendChild(el('span', 'what', d.key + ': ' + d.versions.map(function (v) { return v.upstreams.join(', ') + ' \u2192 ' + short(v.hash); }).join(' | ')));
+      li.appendChild(el('time', null, clock(d.at)));
+      ul.appendChild(li);
+    });
+  }
 
   function renderStatus(s) {
     text('ready', s.ready ? 'yes' : 'NO');
@@ -97,9 +115,11 @@ export const DASHBOARD_SCRIPT = /* js */ `
       pill(tr, u.breaker); cell(tr, u.inFlight, 'num');
       cell(tr, u.latencyP50Ms === null ? null : Math.round(u.latencyP50Ms), 'num');
       cell(tr, u.latencyP99Ms === null ? null : Math.round(u.latencyP99Ms), 'num');
-      cell(tr, u.lastError, 'err');
+      var b = u.sittingOut;
+      cell(tr, b ? 'benched until ' + clock(b.until) + ' (' + b.reason + '): ' + b.detail : u.lastError, 'err');
       return tr;
     }));
+    renderConsensus(s.consensus || null);
     var cache = s.cache || {};
     fill($('tiers').tBodies[0], Object.keys(cache).filter(function (n) { return n !== 'redis' && cache[n] && typeof cache[n].entries === 'number'; }).map(function (name) {
       var t = cache[name], tr = el('tr');
@@ -150,10 +170,11 @@ export const DASHBOARD_SCRIPT = /* js */ `
     var c = h.counters;
     fill($('counters').tBodies[0], [
       row('shed (503)', fmtNum(c.shed), 'shed'), row('rate limited (429)', fmtNum(c.rateLimited), 'rate-limited'),
+      row('miss budget spent (429, 4292)', fmtNum(c.missBudgetRefused), 'miss-budget-refused'),
       row('unknown API key (401)', fmtNum(c.unknownKeys), 'unknown-keys'), row('streams open now', fmtNum(c.streamsOpen), 'streams-open'),
       row('stream events sent', fmtNum(c.streamEvents), 'stream-events'), row('streams refused', fmtNum(c.streamsRefused), 'streams-refused'),
       row('passthrough requests', fmtNum(c.passthrough), 'passthrough'), row('passthrough failures', fmtNum(c.passthroughFailures), 'passthrough-failures'),
-      row('head rebases', fmtNum(c.rebases), 'rebases')]);
+      row('head rebases', fmtNum(c.rebases), 'rebases'), row('quorum disputes', fmtNum(c.quorumDisputes), 'quorum-disputes')]);
     var ul = $('events');
     ul.textContent = '';
     if (!h.events.length) ul.appendChild(el('li', 'dim', 'nothing happened'));

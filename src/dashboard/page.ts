@@ -38,10 +38,15 @@ const STYLE = /* css */ `
   td.err { white-space:normal; color:var(--dim); max-width:420px; overflow-wrap:anywhere; }
   .pill { display:inline-block; padding:0 8px; border-radius:10px; font-size:12px; font-weight:600; }
   .up, .ok { background:rgba(63,185,80,.15); color:var(--ok); }
-  .lagging, .half-open, .warn { background:rgba(210,153,34,.15); color:var(--warn); }
+  .lagging, .half-open, .warn, .benched { background:rgba(210,153,34,.15); color:var(--warn); }
   .down, .open, .bad { background:rgba(248,81,73,.15); color:var(--bad); }
   .closed { color:var(--dim); }
   #conn.live { color:var(--ok); } #conn.lost { color:var(--bad); }
+  #consensus.off { display:none; }
+  ul#disputes-list { list-style:none; margin:0; padding:0; max-height:200px; overflow:auto; font-size:13px; }
+  ul#disputes-list li { display:flex; gap:10px; align-items:baseline; padding:3px 0; border-bottom:1px solid var(--line); }
+  ul#disputes-list li .what { flex:1; overflow-wrap:anywhere; font-family:ui-monospace, monospace; font-size:12px; }
+  ul#disputes-list li time { color:var(--dim); font-size:12px; }
   ul#events { list-style:none; margin:0; padding:0; max-height:300px; overflow:auto; font-size:13px; }
   ul#events li { display:flex; gap:10px; align-items:baseline; padding:3px 0; border-bottom:1px solid var(--line); }
   ul#events li .what { flex:1; overflow-wrap:anywhere; }
@@ -94,6 +99,10 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
       <thead><tr><th>name</th><th>url</th><th>state</th><th class="num">head</th><th class="num">lag</th><th>breaker</th><th class="num">in flight</th><th class="num">p50 ms</th><th class="num">p99 ms</th><th>last error</th></tr></thead>
       <tbody></tbody>
     </table>
+  </section>
+  <section id="consensus" class="off">
+    <h2>Quorum: <span id="quorum">-</span> upstreams must agree before a final answer is kept &middot; disputes since start: <span id="disputes">-</span></h2>
+    <ul id="disputes-list"></ul>
   </section>
   <div class="grid3">
     <section>

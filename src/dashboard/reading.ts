@@ -32,11 +32,15 @@ export interface Reading {
   passthrough: number;
   passthroughFailures: number;
   rebases: number;
+  /** Requests (page parts, batch items) refused with 4292: miss budget spent. */
+  missBudgetRefused: number;
+  /** Quorum votes that found upstreams disagreeing (outcomes majority and disputed). */
+  quorumDisputes: number;
   upstreamBuckets: Buckets;
   /** Per endpoint: requests, hits and latency buckets. */
   endpoints: Record<string, { requests: number; hits: number; buckets: Buckets }>;
-  /** Per upstream: 1/0 gauges and attempts by outcome. */
-  upstreams: Record<string, { up: number; lagging: number; breakerOpen: number; outcomes: Record<string, number> }>;
+  /** Per upstream: 1/0 gauges, attempts by outcome and times benched. */
+  upstreams: Record<string, { up: number; lagging: number; breakerOpen: number; sitOuts: number; outcomes: Record<string, number> }>;
   /** 1 up, 0 down, null without a Redis tier. */
   redisUp: number | null;
 }
@@ -88,7 +92,7 @@ export async function takeReading(registry: Registry, withEndpointBuckets: boole
   for (const s of await samples(registry, 'upstream_request_duration_seconds')) addBuckets(upstreamBuckets, s);
 
   const upstreams: Reading['upstreams'] = {};
-  const upstream = (name: string) => (upstreams[name] ??= { up: 1, lagging: 0, breakerOpen: 0, outcomes: {} });
+  const upstream = (name: string) => (upstreams[name] ??= { up: 1, lagging: 0, breakerOpen: 0, sitOuts: 0, outcomes: {} });
   for (const s of await samples(registry, 'upstream_up')) upstream(String(s.labels.upstream)).up = s.value;
   for (const s of await samples(registry, 'upstream_lagging')) upstream(String(s.labels.upstream)).lagging = s.value;
   for (const s of await samples(registry, 'upstream_breaker_state')) if (s.labels.state === 'open') upstream(String(s.labels.upstream)).breakerOpen = s.value;
@@ -96,6 +100,9 @@ export async function takeReading(registry: Registry, withEndpointBuckets: boole
     const o = upstream(String(s.labels.upstream)).outcomes;
     o[String(s.labels.outcome)] = (o[String(s.labels.outcome)] ?? 0) + s.value;
   }
+  for (const s of await samples(registry, 'upstream_sit_outs_total')) upstream(String(s.labels.upstream)).sitOuts += s.value;
+  let quorumDisputes = 0;
+  for (const s of await samples(registry, 'quorum_votes_total')) if (s.labels.outcome === 'majority' || s.labels.outcome === 'disputed') quorumDisputes += s.value;
   const redis = await samples(registry, 'redis_up');
   return {
     requests,
@@ -110,6 +117,8 @@ export async function takeReading(registry: Registry, withEndpointBuckets: boole
     passthrough: total(await samples(registry, 'passthrough_requests_total')),
     passthroughFailures: total(await samples(registry, 'passthrough_failures_total')),
     rebases: total(await samples(registry, 'chain_head_rebases_total')),
+    missBudgetRefused: total(await samples(registry, 'miss_budget_refused_total')),
+    quorumDisputes,
     upstreamBuckets,
     endpoints,
     upstreams,

@@ -13,7 +13,7 @@ import type { CacheEntry } from '../cache/types.js';
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const CORS_HEADERS = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'X-Cache, Age, ETag, X-Chain-Head, X-Request-Id, Retry-After',
+  'access-control-expose-headers': 'X-Cache, Age, ETag, X-Chain-Head, X-Request-Id, Retry-After, X-Credits-Remaining, X-Chainproxy-Upstream',
 } as const;
 
 interface Block {

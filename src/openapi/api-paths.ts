@@ -21,12 +21,26 @@ export function errorResponse(description: string, registry: SchemaRegistry): Re
   return { description, content: { [JSON_TYPE]: { schema: registry.named(ErrorEnvelope) } } };
 }
 
+/** Headers any answer may carry, hit, miss or error. */
+export const ANSWER_HEADERS: NonNullable<ResponseObject['headers']> = {
+  'X-Credits-Remaining': { description: 'Requests with an `X-API-Key` only: whole credits the key has left in its window after this request.', schema: { type: 'integer' } },
+  'X-Chainproxy-Upstream': { description: 'Present (`simulator`) only when the proxy serves its built-in chain simulator: simulated data, not a real chain.', schema: { type: 'string', enum: ['simulator'] } },
+};
+
+export const RETRY_AFTER: NonNullable<ResponseObject['headers']> = {
+  'Retry-After': { description: 'Seconds until the request would be admitted.', schema: { type: 'integer' } },
+};
+
+/** The 429 of a request that may lead an upstream request. */
+const REFUSED_429 = 'Rate limit exceeded (code 4290), or the miss budget is spent and the answer is not cached (code 4292: only cached answers are served until it refills); see Retry-After.';
+
 const CACHE_HEADERS: ResponseObject['headers'] = {
   'X-Cache': { description: 'HIT, MISS, STALE or BYPASS.', schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE', 'BYPASS'] } },
   'X-Chain-Head': { description: 'Best block height the proxy knows.', schema: { type: 'integer' } },
   ETag: { description: 'Weak validator; send it back in If-None-Match for a 304.', schema: { type: 'string' } },
   Age: { description: 'Seconds since the answer was fetched from the upstream.', schema: { type: 'integer' } },
   'Cache-Control': { description: '`public, max-age=<remaining freshness>`.', schema: { type: 'string' } },
+  ...ANSWER_HEADERS,
 };
 
 function seconds(ms: number): string {
@@ -55,7 +69,7 @@ function operationOf(def: EndpointDef, limits: ParamLimits, registry: SchemaRegi
       '304': { description: 'Not modified (If-None-Match matched the ETag).' },
       '400': errorResponse('Invalid, missing or duplicated parameter (codes 4001, 4002, 4003); the message names the parameter. No upstream request is made.', registry),
       '404': errorResponse("The upstream's not-found envelope, relayed (unknown hash, block, token).", registry),
-      '429': errorResponse('Rate limit exceeded (code 4290); see Retry-After.', registry),
+      '429': { ...errorResponse(REFUSED_429, registry), headers: { ...RETRY_AFTER, ...ANSWER_HEADERS } },
       '502': errorResponse('Upstream failure with nothing stale to serve (codes 5021-5024).', registry),
       '504': errorResponse('Upstream or request timeout (codes 5040, 5041).', registry),
     },

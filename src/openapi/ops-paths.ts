@@ -28,12 +28,49 @@ const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
     latencyP50Ms: { type: ['number', 'null'] },
     latencyP99Ms: { type: ['number', 'null'] },
     lastError: { type: ['string', 'null'] },
+    sittingOut: {
+      description: 'Present while the upstream is benched for misbehaviour (a head the others refuted, or the minority of too many quorum disputes).',
+      type: ['object', 'null'],
+      required: ['until', 'reason', 'detail'],
+      properties: { until: { type: 'integer', description: 'End of the bench, ms since the epoch.' }, reason: { type: 'string', enum: ['head', 'disputes'] }, detail: { type: 'string' } },
+    },
+  },
+};
+
+const VERSION_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['hash', 'upstreams'],
+  properties: { hash: { type: 'string', description: 'SHA-256 of the canonical content, ignored fields left out.' }, upstreams: { type: 'array', items: { type: 'string' } } },
+};
+
+/** UPSTREAM_QUORUM ≥ 2: disputes since start and the last ones; null with a quorum of 1. */
+const CONSENSUS_SCHEMA: SchemaObject = {
+  type: ['object', 'null'],
+  required: ['quorum', 'disputes', 'recent'],
+  properties: {
+    quorum: { type: 'integer' },
+    disputes: { type: 'integer', description: 'Disputes (majority or unresolved) since start.' },
+    recent: {
+      type: 'array',
+      description: 'The last disputes (at most 50), oldest first.',
+      items: {
+        type: 'object',
+        required: ['at', 'key', 'endpoint', 'outcome', 'versions'],
+        properties: {
+          at: { type: 'integer', description: 'ms since the epoch.' },
+          key: { type: 'string', description: 'Cache key of the answer voted on.' },
+          endpoint: { type: 'string' },
+          outcome: { type: 'string', enum: ['majority', 'unresolved'] },
+          versions: { type: 'array', items: VERSION_SCHEMA },
+        },
+      },
+    },
   },
 };
 
 const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
-  required: ['ready', 'readyReason', 'lastGoodAnswerAgoMs', 'upstreamIsSimulator', 'uptimeSeconds', 'chain', 'upstreams', 'cache'],
+  required: ['ready', 'readyReason', 'lastGoodAnswerAgoMs', 'upstreamIsSimulator', 'uptimeSeconds', 'chain', 'upstreams', 'cache', 'consensus'],
   properties: {
     ready: { type: 'boolean' },
     readyReason: { type: 'string' },
@@ -43,6 +80,7 @@ const STATUS_SCHEMA: SchemaObject = {
     chain: { type: 'object', required: ['bestHead', 'finalHeight'], properties: { bestHead: nullableInt, finalHeight: nullableInt } },
     upstreams: { type: 'array', items: { $ref: '#/components/schemas/UpstreamStatus' } },
     cache: { type: 'object' },
+    consensus: CONSENSUS_SCHEMA,
   },
 };
 

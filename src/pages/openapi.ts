@@ -7,7 +7,7 @@
  */
 import type { ParamLimits } from '../catalogue/types.js';
 import { dataSpecOf } from '../schema/index.js';
-import { errorResponse } from '../openapi/api-paths.js';
+import { ANSWER_HEADERS, errorResponse, RETRY_AFTER } from '../openapi/api-paths.js';
 import { componentName, ref, SchemaRegistry } from '../openapi/json-schema.js';
 import { parameterOf } from '../openapi/params.js';
 import type { OpenApiContribution, OperationObject, ResponseObject, SchemaObject } from '../openapi/types.js';
@@ -49,6 +49,7 @@ const PAGE_HEADERS: ResponseObject['headers'] = {
   ETag: { description: 'Weak validator from the page key, the versions of the parts and (head-relative pages) the head.', schema: { type: 'string' } },
   Age: { description: 'Seconds since the page was composed.', schema: { type: 'integer' } },
   'Cache-Control': { description: '`public, max-age=<smallest remaining freshness of the parts>`, `immutable` when every part is final; `max-age=0` when STALE.', schema: { type: 'string' } },
+  ...ANSWER_HEADERS,
 };
 
 /** JSON Schema of a part's `data`: the endpoint's, or null when the part may fail or be skipped. */
@@ -112,7 +113,7 @@ function operationOf(page: CompiledPage, limits: ParamLimits, registry: SchemaRe
       '304': { description: 'Not modified (If-None-Match matched the ETag).' },
       '400': errorResponse('Invalid, missing or duplicated page parameter (codes 4001, 4002, 4003); the message names it. Nothing is fetched.', registry),
       '404': errorResponse("A required part's not-found envelope (unknown block, hash, address or token).", registry),
-      '429': errorResponse('Rate limit exceeded (code 4290); see Retry-After.', registry),
+      '429': { ...errorResponse('Rate limit exceeded (code 4290), or the miss budget cannot pay for a required part (code 4292; optional parts beyond it are null with their error in meta); see Retry-After.', registry), headers: { ...RETRY_AFTER, ...ANSWER_HEADERS } },
       '502': errorResponse('A required part failed upstream with nothing stale to serve (codes 5021-5024).', registry),
       '504': errorResponse('A required part or the page timed out (codes 5040, 5041).', registry),
     },

@@ -111,7 +111,7 @@ export function streamOpenapi(): OpenApiContribution {
             },
             '429': errorResponse('Too many open streams from this client (code 4291, STREAM_MAX_PER_CLIENT), or the rate limit (code 4290, Retry-After).', registry),
             '503': {
-              ...errorResponse('Too many open streams on this replica (code 5031, MAX_STREAMS; 0 turns the stream off), or shutting down.', registry),
+              ...errorResponse('Too many open streams on this replica (code 5032, MAX_STREAMS; 0 turns the stream off), or shutting down.', registry),
               headers: { 'Retry-After': { description: 'Seconds before reconnecting (STREAM_RETRY_MS rounded up).', schema: { type: 'integer', minimum: 1 } } },
             },
           },

@@ -1,6 +1,7 @@
 /**
- * The status page in headless Chromium against a proxy with two simulators
- * under a little traffic: it draws the last minutes as SVG charts and fills
+ * The status page in headless Chromium against a proxy with three simulators
+ * (one claiming a head far ahead, which the others refute: it is benched)
+ * and UPSTREAM_QUORUM 2, under a little traffic: it draws the last minutes as SVG charts and fills
  * the per-endpoint, status and counter tables from the proxy's history; a
  * killed simulator shows as down and as a grouped event; a reload keeps the
  * history (it lives in the proxy). DOM conditions are awaited, no sleeps. The
@@ -17,6 +18,8 @@ import { startTestProxy } from '../helpers/proxy.js';
 
 const WAIT = { timeout: 30_000 };
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+/** Blocks the lying upstream claims beyond the others. */
+const LIAR_AHEAD = 50_000;
 const PATHS = ['/block/list', '/block/max', '/tx/list?page_size=5', '/tx/list/pending', '/chain/summary', '/token/list', '/tx/list?page=0', '/nope'];
 
 /** The DOM as the page functions below use it (the project compiles without the DOM lib). */
@@ -37,10 +40,13 @@ describeChromium()('status page in Chromium', () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    sims = await Promise.all([0, 1].map(() => startSimulator({ blockIntervalMs: 0, seed: 7 })));
+    const startTime = Date.now();
+    sims = await Promise.all([0, 1, 2].map(() => startSimulator({ blockIntervalMs: 0, seed: 7, startTime })));
+    // u2 claims a head far ahead that u0 and u1 refute: it is benched.
+    sims[2]!.chain.advance(LIAR_AHEAD);
     proxy = await startTestProxy(
       sims.map((s) => s.url),
-      { upstream: { probeIntervalMs: 100, breakerFailures: 2, breakerCooldownMs: 60_000, hedgeAfterMs: 0 } },
+      { upstream: { probeIntervalMs: 100, breakerFailures: 2, breakerCooldownMs: 60_000, hedgeAfterMs: 0, quorum: 2, sitOutMs: 600_000 } },
       undefined,
       { upstreamIsSimulator: true },
     );
@@ -96,6 +102,19 @@ describeChromium()('status page in Chromium', () => {
     expect(await page.locator('tr[data-tier="memory"]').count()).toBe(1);
     expect(await page.locator('#redis').textContent()).toBe('not configured');
     await page.screenshot({ path: artifactPath('dashboard-traffic.png'), fullPage: true });
+  });
+
+  it('shows the upstream whose head was refuted as benched, and the quorum', async () => {
+    await page.waitForSelector('#upstreams tr[data-upstream="u2"][data-state="benched"]', WAIT);
+    expect(await page.locator('#upstreams tr[data-upstream="u2"] td.err').textContent()).toMatch(/^benched until \d\d:\d\d:\d\d \(head\): /);
+    expect(await page.locator('#upstreams tr[data-upstream="u2"] .pill').first().textContent()).toBe('benched');
+    await page.waitForSelector('#events li[data-kind="upstream u2 benched (sits out)"]', WAIT);
+    expect(await page.locator('#consensus').getAttribute('class')).toBe('');
+    expect(await page.locator('#quorum').textContent()).toBe('2');
+    expect(await page.locator('#disputes').textContent()).toBe('0');
+    expect(await page.locator('#counters tr[data-counter="quorum-disputes"] td').nth(1).textContent()).toBe('0');
+    expect(await page.locator('#counters tr[data-counter="miss-budget-refused"]').count()).toBe(1);
+    await page.screenshot({ path: artifactPath('dashboard-benched.png'), fullPage: true });
   });
 
   it('shows a killed simulator down, as one grouped event', async () => {

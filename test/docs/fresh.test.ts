@@ -57,14 +57,14 @@ describe('README and docs/', () => {
     expect(readDoc('README.md').split('\n').length).toBeLessThanOrEqual(200);
   });
 
-  it('deploy recipes run the proxy itself, never npm start or npx (signals must reach it)', () => {
+  it('deploy recipes run the entry point itself (signals reach it, heap capped from CACHE_MAX_BYTES), never npm start or npx', () => {
     const readme = readDoc('README.md');
     const deploy = readme.slice(readme.indexOf('\n## Deploy it'), readme.indexOf('\n## Where to look next'));
     const blocks = [...deploy.matchAll(/```(sh|ini)\n([\s\S]*?)```/g)].map((m) => m[2]!);
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     for (const b of blocks) {
       expect(b).not.toMatch(/npm start|npx /);
-      expect(b, b).toMatch(/(node dist\/main\.js|\.\/node_modules\/\.bin\/chainproxy)\s*(#.*)?$/m);
+      expect(b, b).toMatch(/(node dist\/bin\/chainproxy\.js|\.\/node_modules\/\.bin\/chainproxy)\s*(#.*)?$/m);
     }
   });
 

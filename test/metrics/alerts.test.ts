@@ -52,6 +52,7 @@ describe('alert rules', () => {
       expect.arrayContaining([
         'ChainproxyUpstreamDown', 'ChainproxyNoFreshUpstream', 'ChainproxyHeadNotAdvancing', 'ChainproxyErrorRatioHigh', 'ChainproxyHitRatioDrop',
         'ChainproxyBreakerOpen', 'ChainproxyRedisDown', 'ChainproxyLatencyP99High', 'ChainproxyRateLimitSurge', 'ChainproxyShedding',
+        'ChainproxyQuorumDisputes', 'ChainproxyLogLinesDropped',
       ]),
     );
   });

@@ -6,7 +6,7 @@
  * job chosen the filtered queries find nothing.
  *
  * The target is one function of type `StartMetricsTarget`: the real proxy
- * with a Redis tier in front of two simulators under an HTTP load loop
+ * with a Redis tier in front of three simulators under an HTTP load loop
  * (test/metrics/proxy-target.ts).
  * Note: `chainproxy_redis_up` only exists when a Redis tier is configured.
  */
@@ -84,6 +84,11 @@ describePrometheus()('Grafana dashboard on a real Prometheus', () => {
       'chainproxy_api_key_unknown_total',
       'chainproxy_stream_events_sent_total',
       'chainproxy_refresh_ahead_total',
+      'chainproxy_miss_budget_charged_total{client="anonymous"}',
+      'chainproxy_miss_budget_refused_total{client="anonymous"}',
+      'chainproxy_api_key_credits_total{key="explorer"}',
+      'chainproxy_quorum_votes_total{endpoint="block/detail"}',
+      'chainproxy_upstream_sit_outs_total{upstream="u2",reason="head"}',
     ]) expect(await value(`sum(${counter})`), counter).toBeGreaterThan(0);
   });
 });

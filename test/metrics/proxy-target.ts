@@ -5,7 +5,11 @@
  * errors, single-flight joins, retries and hedges (one upstream is slow and
  * flaky), head moves and refresh-ahead, load shedding (small upstream queues,
  * bursts of distinct cold keys), pages, a head-stream subscriber, passthrough
- * routes (one to a dead port), API keys (one over its budget, one unknown).
+ * routes (one to a dead port), API keys (one over its budget, one unknown),
+ * miss budgets (anonymous clients spread over many forwarded addresses, one
+ * scanner of distinct cold keys refused with 4292), quorum votes on final
+ * blocks (UPSTREAM_QUORUM 2) and a third upstream claiming a head far ahead,
+ * which the other two refute (it sits out).
  */
 import { request } from 'undici';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
@@ -44,18 +48,30 @@ const TINY_KEY = 'tiny-key-0123456789abc';
 /** Per round: the API key (or none) the requests carry. */
 const KEYS = [null, EXPLORER_KEY, TINY_KEY, 'unknown-key-0123456789'];
 
+/** Anonymous traffic comes from this many forwarded addresses, so no single one spends its miss budget. */
+const CLIENTS = 200;
+/** Forwarded address of the client that asks only for distinct cold keys. */
+const SCANNER = '203.0.113.66';
+/** Blocks the third upstream claims beyond the others. */
+const LIAR_AHEAD = 50_000;
+
 export const startProxyTarget: StartMetricsTarget = async () => {
   const redis = await startRedisServer();
-  const sims: SimulatorHandle[] = [await startSimulator({ blockIntervalMs: 0 }), await startSimulator({ blockIntervalMs: 0 })];
+  const startTime = Date.now();
+  const sims: SimulatorHandle[] = await Promise.all([0, 1, 2].map(() => startSimulator({ blockIntervalMs: 0, startTime })));
   // u1 is slow and fails half of its requests: hedges, retries and upstream errors show up.
   sims[1]?.setFaults({ latencyMs: 120, errorRate: 0.5, kind: 'http500' });
+  // u2 reports a head far ahead that no other upstream confirms: refuted, it sits out.
+  sims[2]?.chain.advance(LIAR_AHEAD);
   const proxy = await startTestProxy(
     sims.map((s) => s.url),
     {
       redisUrl: redis.url,
-      upstream: { probeIntervalMs: 200, hedgeAfterMs: 30, hedgeQuantile: 0, breakerFailures: 1000, connections: 2, maxQueue: 1 },
+      upstream: { probeIntervalMs: 200, hedgeAfterMs: 30, hedgeQuantile: 0, breakerFailures: 1000, connections: 2, maxQueue: 1, quorum: 2 },
       policies: { 'tx/list': { ttlMs: 200, swrMs: 5000 }, 'block/list': { ttlMs: 200, swrMs: 5000 } },
       rateLimit: { enabled: true, max: 1_000_000 },
+      missBudget: 40,
+      trustProxy: ['loopback'],
       apiKeys: [
         { name: 'explorer', key: EXPLORER_KEY, max: 1_000_000 },
         { name: 'tiny', key: TINY_KEY, max: 1, windowMs: 3_600_000 },
@@ -77,13 +93,20 @@ export const startProxyTarget: StartMetricsTarget = async () => {
       // Bursts of identical cold requests join one flight.
       const cold = `/tx/list?page=${1000 + round}`;
       const key = KEYS[round % KEYS.length];
-      const headers = key === null || key === undefined ? {} : { 'x-api-key': key };
+      const headers = key === null || key === undefined ? { 'x-forwarded-for': `198.51.100.${round % CLIENTS}` } : { 'x-api-key': key };
+      const scan = [0, 1].map((i) => `/tx/list?page=${500_000 + round * 2 + i}`);
       // Every tenth round a burst of distinct cold keys overflows the small upstream queues (503, shed).
       const burst = round % 10 === 0 ? Array.from({ length: 12 }, (_, i) => `/block/detail?h=${4_700_000 + round * 12 + i}`) : [];
-      await Promise.all([path, cold, cold, cold, ...burst].map(async (p) => {
-        const res = await request(`${proxy.url}${p}`, { headers });
-        await res.body.dump();
-      }));
+      await Promise.all([
+        ...[path, cold, cold, cold, ...burst].map(async (p) => {
+          const res = await request(`${proxy.url}${p}`, { headers });
+          await res.body.dump();
+        }),
+        ...scan.map(async (p) => {
+          const res = await request(`${proxy.url}${p}`, { headers: { 'x-forwarded-for': SCANNER } });
+          await res.body.dump();
+        }),
+      ]);
     }
   })();
   const { port } = new URL(proxy.url);

@@ -19,6 +19,7 @@ import { compilePages } from '../../src/pages/plan.js';
 import { pagesOpenapi } from '../../src/pages/openapi.js';
 import { streamOpenapi } from '../../src/stream/openapi.js';
 import { parameterOf } from '../../src/openapi/params.js';
+import { CORS_HEADERS } from '../../src/http/header-block.js';
 import type { OpenApiDocument, ParameterObject, SchemaObject } from '../../src/openapi/types.js';
 
 const limits: ParamLimits = { maxPageSize: 100, maxDays: 365 };
@@ -72,6 +73,43 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('names the miss budget (4292) in every 429 where a miss can be refused, with Retry-After', () => {
+    const doc = documentFor();
+    const gets = Object.entries(doc.paths).filter(([p]) => ENDPOINT_NAMES.some((n) => p === `/${n}`) || p.startsWith('/pages/'));
+    expect(gets.length).toBe(ENDPOINT_NAMES.length + pages.size);
+    for (const [p, item] of gets) {
+      const r = item.get!.responses['429']!;
+      expect(r.description, p).toContain('4292');
+      expect(r.headers?.['Retry-After'], p).toBeDefined();
+    }
+  });
+
+  it('documents X-Credits-Remaining and X-Chainproxy-Upstream, and CORS exposes them to browser code', () => {
+    const doc = documentFor();
+    const exposed = CORS_HEADERS['access-control-expose-headers'].split(', ');
+    for (const p of ['/tx/list', '/pages/home']) {
+      for (const status of ['200', '429']) {
+        const headers = doc.paths[p]!.get!.responses[status]!.headers ?? {};
+        for (const h of ['X-Credits-Remaining', 'X-Chainproxy-Upstream']) expect(headers[h], `${p} ${status} ${h}`).toBeDefined();
+      }
+    }
+    expect(exposed).toEqual(expect.arrayContaining(['X-Credits-Remaining', 'X-Chainproxy-Upstream', 'Retry-After', 'X-Cache']));
+  });
+
+  it('declares what /status and /dashboard/data.json return: consensus, and an upstream row benched (sittingOut)', () => {
+    const doc = documentFor();
+    const status = doc.components.schemas['Status']!;
+    const props = status.properties as Record<string, SchemaObject>;
+    expect(Object.keys(props).sort()).toEqual(['cache', 'chain', 'consensus', 'lastGoodAnswerAgoMs', 'ready', 'readyReason', 'upstreamIsSimulator', 'upstreams', 'uptimeSeconds']);
+    expect(status.required).toContain('consensus');
+    expect(props['consensus']!.type).toEqual(['object', 'null']);
+    expect(Object.keys(props['consensus']!.properties as object).sort()).toEqual(['disputes', 'quorum', 'recent']);
+    const data = (doc.paths['/dashboard/data.json']!.get!.responses['200']!.content!['application/json']!.schema.properties as Record<string, SchemaObject>)['data']!;
+    expect(data.required).toContain('consensus');
+    const row = doc.components.schemas['UpstreamStatus']!.properties as Record<string, SchemaObject>;
+    expect(Object.keys(row['sittingOut']!.properties as object).sort()).toEqual(['detail', 'reason', 'until']);
+  });
+
   it('has the operator endpoints and the status page', () => {
     const doc = documentFor();
     for (const p of ['/healthz', '/readyz', '/status', '/metrics', '/openapi.json', '/dashboard', '/dashboard/data.json']) expect(doc.paths[p]?.get, p).toBeDefined();
@@ -93,7 +131,7 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(op!.responses).sort()).toEqual(['200', '429', '503']);
     expect(op!.responses['503']!.headers?.['Retry-After']).toBeDefined();
     expect(op!.responses['429']!.description).toContain('code 4291');
-    expect(op!.responses['503']!.description).toContain('code 5031');
+    expect(op!.responses['503']!.description).toContain('code 5032');
     const event = doc.components.schemas['HeadEvent']!;
     expect(event.required).toEqual(['height', 'final_height', 'time', 'block']);
     expect((event.properties as Record<string, SchemaObject>)['block']!.anyOf).toEqual([{ $ref: '#/components/schemas/Block' }, { type: 'null' }]);

@@ -56,7 +56,7 @@ describe('GET /stream/heads', () => {
   });
 
   it('names the heights a jump of more than 100 skips with a gap event, live and on resume', async () => {
-    const { sim, proxy } = await r.start({ limits: { maxPageSize: 100 } });
+    const { sim, proxy } = await r.start({ limits: { maxPageSize: 100 }, upstream: { headMarginBlocks: 300 } });
     const c = await r.stream(proxy.url);
     await c.until(() => c.events.length === 1);
     const h0 = sim.chain.head();

@@ -46,7 +46,9 @@ export function rig(): { start(patch?: ConfigPatch, relays?: number): Promise<Ri
         // The production default (test/helpers/proxy.ts turns refresh-ahead off).
         refreshAhead: defaultConfig().refreshAhead,
         ...patch,
-        upstream: { probeIntervalMs: 100, ...patch.upstream },
+        // The tests leap 100 heights at once, which no real chain does: head trust
+        // (test/trust, test/quorum) must let such steps through here.
+        upstream: { probeIntervalMs: 100, headMarginBlocks: 150, ...patch.upstream },
       });
       proxies.push(proxy);
       // The first subscriber starts the events; the first probe gives the first head.
