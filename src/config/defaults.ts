@@ -1,7 +1,7 @@
 /** Typed defaults of every setting (no validation here; see validate.ts). */
 import type { Config } from './types.js';
 
-export const MIB = 1024 * 1024;
+const MIB = 1024 * 1024;
 /** Unset SHUTDOWN_TIMEOUT_MS = REQUEST_TIMEOUT_MS + this, so a request accepted before the signal ends on its own. */
 export const SHUTDOWN_MARGIN_MS = 1000;
 

@@ -31,8 +31,8 @@ const ms = (min: number, max: number): FieldKind => int(min, max);
 const HOUR = 3_600_000;
 const GIB = 1024 ** 3;
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export const ACCESS_LOGS = ['all', 'misses', 'off'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const ACCESS_LOGS = ['all', 'misses', 'off'] as const;
 
 // prettier-ignore
 export const FIELDS: readonly Field[] = [

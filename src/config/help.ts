@@ -1,4 +1,5 @@
 /** `--help` text (grouped by topic, groups.ts) and the README configuration table, both from fields.ts. */
+import { blockDetail } from '../endpoints/block-detail.js';
 import { OPTIONS } from './cli.js';
 import { defaultConfig } from './defaults.js';
 import { FIELDS, getPath, type Field } from './fields.js';
@@ -53,7 +54,7 @@ export function helpText(): string {
   lines.push(
     '',
     'CONFIG_FILE policies: <endpoint name>: { ttlMs, finalTtlMs, volatileTtlMs, swrMs, sieMs, negativeTtlMs, invalidateOnHead }',
-    'e.g. policies: { "block/detail": { finalTtlMs: 604800000 } }',
+    `e.g. policies: { "${blockDetail.path}": { finalTtlMs: 604800000 } }`,
     'CONFIG_FILE pages: <page name>: { params, exactlyOne, parts: { <part>: { endpoint, query, required, when, internal } } } (docs/pages.md)',
     'CONFIG_FILE apiKeys: - { name, key (or sha256: hex of the key), max, windowMs } (X-API-Key; budget per key)',
     'CONFIG_FILE creditCosts: <endpoint name or pages/<page>>: { hit, miss } (credit prices of X-API-Key requests)',

@@ -10,12 +10,12 @@ import type { PassthroughRoute } from './types.js';
 /** One or more `/segment`s of unreserved URL characters; no `.`/`..` segment, no trailing slash. */
 const PREFIX = /^(\/[A-Za-z0-9._~-]+)+$/;
 
-export function isWellFormedPrefix(prefix: string): boolean {
+function isWellFormedPrefix(prefix: string): boolean {
   return PREFIX.test(prefix) && !prefix.split('/').some((s) => s === '.' || s === '..');
 }
 
 /** True when one path is the other or lies under it (`/api` and `/api/v2`). */
-export function pathsOverlap(a: string, b: string): boolean {
+function pathsOverlap(a: string, b: string): boolean {
   return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
 }
 

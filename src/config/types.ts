@@ -1,7 +1,7 @@
 import type { EndpointName, EndpointPolicy } from '../catalogue/types.js';
 import type { PageTable } from '../pages/types.js';
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type AccessLog = 'all' | 'misses' | 'off';
 
 export interface UpstreamConfig {

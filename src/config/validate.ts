@@ -47,7 +47,7 @@ function listOf(raw: unknown): string[] | null {
 }
 
 /** http(s) base URL without credentials, query or fragment; trailing slash dropped. */
-export function baseUrl(raw: string): string | null {
+function baseUrl(raw: string): string | null {
   if (/[\s\u0000-\u001f\u007f]/.test(raw)) return null;
   let u: URL;
   try {
@@ -60,7 +60,7 @@ export function baseUrl(raw: string): string | null {
   return u.origin + u.pathname.replace(/\/+$/, '');
 }
 
-export function isAddressOrCidr(s: string): boolean {
+function isAddressOrCidr(s: string): boolean {
   if (Object.hasOwn(NAMED_RANGES, s)) return true;
   const slash = s.indexOf('/');
   const ip = slash < 0 ? s : s.slice(0, slash);

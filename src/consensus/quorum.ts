@@ -1,8 +1,8 @@
 /**
  * Agreement before an answer is kept as final. An answer that would be stored
  * with the endpoint's final (long) TTL is first confirmed by `quorum` distinct
- * upstreams returning the same content hash (content-hash.ts, fields of
- * ignored-fields.ts left out). The first answer is one ballot; the others are
+ * upstreams returning the same content hash (content-hash.ts, the fields of
+ * compared.ts left out). The first answer is one ballot; the others are
  * asked in parallel, each upstream once (retries and hedges of the first
  * answer never add a ballot: one ballot per upstream name). On disagreement
  * every other eligible upstream is asked once, then:
@@ -24,9 +24,9 @@ import type { Logger } from 'pino';
 import type { CanonicalRequest, Classification } from '../catalogue/types.js';
 import { distrusted } from '../catalogue/classify.js';
 import type { UpstreamPool, UpstreamRequest, UpstreamResponse } from '../upstream/types.js';
+import { VOTED } from './compared.js';
 import { contentHash } from './content-hash.js';
 import type { DisputeLog } from './dispute-log.js';
-import { VOTED } from './ignored-fields.js';
 import type { ConsensusMetrics } from './metrics.js';
 import type { Misbehaviour } from './misbehaviour.js';
 import { tally, type Ballot, type Tally, type Version } from './tally.js';
@@ -70,7 +70,8 @@ export class Quorum {
    * ballots repeat; `reclassify` classifies another upstream's answer.
    */
   async settle(req: CanonicalRequest, ask: UpstreamRequest, first: UpstreamResponse, cls: Classification, reclassify: (res: UpstreamResponse) => Classification): Promise<Settled> {
-    const ignored = VOTED.get(req.endpoint.name);
+    const module = req.endpoint.module;
+    const ignored = module === undefined ? undefined : VOTED.get(module);
     if (ignored === undefined) return { res: first, cls };
     if (!keptFinal(req, cls)) return { res: first, cls: cls.finalAt === null ? cls : { ...cls, finalAt: null } };
 

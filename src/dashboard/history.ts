@@ -31,7 +31,7 @@ export interface Point {
   upstreamP99Ms: number | null;
 }
 
-export interface EndpointRow {
+interface EndpointRow {
   endpoint: string;
   requests: number;
   hitRatio: number | null;

@@ -8,6 +8,8 @@ import { errorResponse } from '../openapi/api-paths.js';
 import { SchemaRegistry } from '../openapi/json-schema.js';
 import type { OpenApiContribution, SchemaObject } from '../openapi/types.js';
 import { ErrorEnvelope, schemaForEndpoint } from '../schema/index.js';
+import { blockMax } from '../endpoints/block-max.js';
+import { txList } from '../endpoints/tx-list.js';
 
 const JSON_TYPE = 'application/json';
 
@@ -47,7 +49,7 @@ export function batchOpenapi(limits: { maxBatchItems: number }): OpenApiContribu
         minItems: 1,
         maxItems: max,
         items: { type: 'string', description: 'An endpoint path (leading / optional) with its query.' },
-        examples: [['block/max', 'tx/list?page=2&page_size=20']],
+        examples: [[blockMax.path, `${txList.path}?page=2&page_size=20`]],
       },
     },
     required: ['requests'],

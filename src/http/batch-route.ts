@@ -1,5 +1,5 @@
 /**
- * POST /batch `{"requests": ["tx/detail?hash=…", "block/max", …]}`: each item
+ * POST /batch `{"requests": ["<endpoint>?<query>", …]}`: each item
  * validated and resolved like a direct request (canonicalize → hit / resolve),
  * all in parallel. The answer lists, per item, the request, its HTTP status,
  * cache result and its own envelope (bytes as a direct request gets them).
@@ -12,6 +12,8 @@ import type { ParamLimits } from '../catalogue/types.js';
 import type { ChainView } from '../chain/types.js';
 import type { AccessLog } from '../config/types.js';
 import { renderBody } from '../cache/render.js';
+import { blockMax } from '../endpoints/block-max.js';
+import { txDetail } from '../endpoints/tx-detail.js';
 import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { Resolver } from '../pipeline/resolver.js';
@@ -64,8 +66,10 @@ function shownOf(raw: unknown): string {
   return String(raw).slice(0, 200);
 }
 
+const ITEM_EXAMPLES = `"${blockMax.path}" or "${txDetail.path}?hash=…"`;
+
 /** The `requests` array, or the 400 naming what is wrong. */
-export function batchItems(body: unknown, max: number): unknown[] {
+function batchItems(body: unknown, max: number): unknown[] {
   const list = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)['requests'] : undefined;
   if (list === undefined) throw new ProxyError('MISSING_PARAMETER', 'missing parameter requests: expected a JSON body {"requests": ["endpoint?query", …]}');
   if (!Array.isArray(list)) throw new ProxyError('BAD_PARAMETER', 'invalid parameter requests: expected an array of request strings');
@@ -81,7 +85,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
   const item = async (raw: unknown, index: number, payer: MissPayer | null): Promise<ItemAnswer> => {
     const started = performance.now();
     if (typeof raw !== 'string') {
-      const err = new ProxyError('BAD_PARAMETER', `invalid batch item ${index}: expected a request string such as "block/max" or "tx/detail?hash=…"`);
+      const err = new ProxyError('BAD_PARAMETER', `invalid batch item ${index}: expected a request string such as ${ITEM_EXAMPLES}`);
       return { request: shownOf(raw), status: err.status, cache: 'BYPASS', body: err.toBody() };
     }
     const shown = raw.length > 200 ? `${raw.slice(0, 200)}...` : raw;

@@ -32,7 +32,7 @@ export interface PageRouteDeps {
 }
 
 /** `head:HIT,blocks:MISS,…` for access-log lines. */
-export function partsText(parts: readonly PartSummary[]): string {
+function partsText(parts: readonly PartSummary[]): string {
   return parts.map((p) => `${p.name}:${p.cache}`).join(',');
 }
 

@@ -24,7 +24,7 @@ export interface EdgeLimits {
 }
 
 /** Interval of Node's check of headers/request timeouts: a quarter of the headers timeout, within 100 ms..1 s. */
-export function checkingIntervalMs(headersTimeoutMs: number): number {
+function checkingIntervalMs(headersTimeoutMs: number): number {
   return Math.max(100, Math.min(1000, Math.floor(headersTimeoutMs / 4)));
 }
 
@@ -36,7 +36,7 @@ function kindOf(err: NodeJS.ErrnoException): EdgeErrorKind {
 }
 
 /** Fastify's `clientErrorHandler`: Node's parser errors answered with the envelope (connection closed). */
-export function clientErrorHandler(writer: EnvelopeWriter): (err: NodeJS.ErrnoException, socket: Socket) => void {
+function clientErrorHandler(writer: EnvelopeWriter): (err: NodeJS.ErrnoException, socket: Socket) => void {
   const responses = new Map<EdgeErrorKind, string>();
   const responseOf = (kind: EdgeErrorKind): string => {
     let text = responses.get(kind);
@@ -62,7 +62,7 @@ export function clientErrorHandler(writer: EnvelopeWriter): (err: NodeJS.ErrnoEx
 }
 
 /** Fastify's `frameworkErrors` (e.g. a malformed URL): a 400 envelope. */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   void sendError(reply, new ProxyError('BAD_REQUEST', `bad request: ${error.message.slice(0, 120)}`));
 }
 

@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/types.js';
 import { dashboardOpenapi } from '../dashboard/openapi.js';
+import { blockList as blockListEndpoint } from '../endpoints/block-list.js';
 import { registerDashboard } from '../dashboard/routes.js';
 import { apiOpenapi } from '../openapi/api-paths.js';
 import { buildOpenApiDocument, withoutPaths } from '../openapi/document.js';
@@ -51,7 +52,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     tracker,
     refreshAheadKeys: config.refreshAhead.maxKeys,
     hotKeys: s.hotKeys,
-    blockList: catalogue.get('block/list'),
+    blockList: catalogue.get(blockListEndpoint.path),
     limits: config.limits,
     resolver,
     clock,

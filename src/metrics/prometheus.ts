@@ -13,19 +13,19 @@ import { ENDPOINT_NAMES } from '../catalogue/types.js';
 import { CallbackGauge, DenseCounter, DenseHistogram, type Labels } from './collectors.js';
 import type { Metrics, MetricSources, RequestResult, TierName, UpstreamOutcome } from './types.js';
 import { droppedLogLines } from '../startup/log-destination.js';
+import { STATUS_CLASSES, statusClassIndex } from './status-class.js';
 
 export const METRIC_PREFIX = 'chainproxy_';
 /** Endpoint label values: the catalogue names plus 'other' (ops routes, unknown paths). */
 export const ENDPOINT_LABELS: readonly string[] = [...ENDPOINT_NAMES, 'other'];
-export const REQUEST_RESULTS: readonly RequestResult[] = ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'];
-export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
-export const TIER_NAMES: readonly TierName[] = ['memory', 'redis'];
-export const TIER_OPS = ['get', 'set', 'delete', 'publish'] as const;
+const REQUEST_RESULTS: readonly RequestResult[] = ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'];
+const TIER_NAMES: readonly TierName[] = ['memory', 'redis'];
+const TIER_OPS = ['get', 'set', 'delete', 'publish'] as const;
 /** Client latency: sub-millisecond memory hits up to 10 s cold misses. */
 export const REQUEST_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 export const UPSTREAM_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Distinct upstream label values kept before further names collapse into 'other'. */
-export const MAX_UPSTREAM_LABELS = 32;
+const MAX_UPSTREAM_LABELS = 32;
 
 export interface PrometheusMetrics {
   metrics: Metrics;
@@ -45,15 +45,8 @@ const TIER_INDEX = new Map<string, number>(TIER_NAMES.map((t, i) => [t, i]));
 const OP_INDEX = new Map<string, number>(TIER_OPS.map((o, i) => [o, i]));
 
 /** Label value for an endpoint string: a catalogue name, else 'other'. */
-export function endpointLabel(endpoint: string): string {
+function endpointLabel(endpoint: string): string {
   return ENDPOINT_INDEX.has(endpoint) ? endpoint : 'other';
-}
-
-function statusClass(status: number): number {
-  if (status >= 500 || status < 100) return 3;
-  if (status >= 400) return 2;
-  if (status >= 300) return 1;
-  return 0;
 }
 
 function cross(...dims: Array<{ name: string; values: readonly string[] }>): Labels[] {
@@ -174,7 +167,7 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
   const metrics: Metrics = {
     request(endpoint, status, result, seconds) {
       const series = epIndex(endpoint) * N_RESULTS + (RESULT_INDEX.get(result) ?? ERROR_INDEX);
-      requests.inc(series * N_CLASSES + statusClass(status));
+      requests.inc(series * N_CLASSES + statusClassIndex(status));
       requestDuration.observe(series, seconds);
     },
     upstreamRequest(upstream: string, endpoint: string, outcome: UpstreamOutcome, seconds: number) {

@@ -32,7 +32,7 @@ export const RETRY_AFTER: NonNullable<ResponseObject['headers']> = {
 };
 
 /** The 429 of a request that may lead an upstream request. */
-export const REFUSED_429 = 'Rate limit exceeded (code 4290), or the miss budget is spent and the answer is not cached (code 4292: only cached answers are served until it refills); see Retry-After.';
+const REFUSED_429 = 'Rate limit exceeded (code 4290), or the miss budget is spent and the answer is not cached (code 4292: only cached answers are served until it refills); see Retry-After.';
 
 const CACHE_HEADERS: ResponseObject['headers'] = {
   'X-Cache': { description: 'HIT, MISS, STALE or BYPASS.', schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE', 'BYPASS'] } },

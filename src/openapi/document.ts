@@ -7,7 +7,7 @@
  */
 import type { OpenApiContribution, OpenApiDocument, SchemaObject } from './types.js';
 
-export const DOCUMENT_VERSION = '1.0.0';
+const DOCUMENT_VERSION = '1.0.0';
 
 const TAGS = [
   { name: 'tx', description: 'Transactions' },

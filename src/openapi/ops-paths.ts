@@ -13,7 +13,7 @@ function envelope(data: SchemaObject): SchemaObject {
 const nullableInt: SchemaObject = { type: ['integer', 'null'] };
 
 /** One upstream in /status (more fields may be added; none is removed). */
-export const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
+const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['name', 'url', 'healthy', 'lagging', 'head', 'lag', 'breaker', 'inFlight', 'latencyP50Ms', 'latencyP99Ms', 'lastError'],
   properties: {
@@ -44,7 +44,7 @@ const VERSION_SCHEMA: SchemaObject = {
 };
 
 /** UPSTREAM_QUORUM ≥ 2: disputes since start and the last ones; null with a quorum of 1. */
-export const CONSENSUS_SCHEMA: SchemaObject = {
+const CONSENSUS_SCHEMA: SchemaObject = {
   type: ['object', 'null'],
   required: ['quorum', 'disputes', 'recent'],
   properties: {
@@ -68,7 +68,7 @@ export const CONSENSUS_SCHEMA: SchemaObject = {
   },
 };
 
-export const STATUS_SCHEMA: SchemaObject = {
+const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['ready', 'readyReason', 'lastGoodAnswerAgoMs', 'upstreamIsSimulator', 'uptimeSeconds', 'chain', 'upstreams', 'cache', 'consensus'],
   properties: {

@@ -5,7 +5,7 @@
  * Head consistency: the page's head is the best head once its parts are in.
  * A head-relative part (a head-invalidated entry) fetched at an older head is
  * resolved once more (the pipeline refetches it, being stale at that head);
- * if it is still older, or a `block/max` part shows a lower height, the part
+ * if it is still older, or a head part (`reportsHead`) shows a lower height, the part
  * is marked `behind_head` in meta.
  */
 import type { Stamp } from '../cache/types.js';
@@ -19,7 +19,7 @@ import type { CompiledPage } from './plan.js';
 /** Freshness of a page with a failed optional part. */
 export const FAILED_PART_TTL_MS = 1000;
 /** A page with a part being revalidated is kept (served STALE) until that part is fresh again, at most this long. */
-export const STALE_PAGE_MS = 250;
+const STALE_PAGE_MS = 250;
 
 
 export interface ComposeDeps extends PartDeps {
@@ -31,7 +31,7 @@ export type Composition =
   | { ok: false; error: PartError; failedPart: string; outcomes: PartOutcome[] };
 
 /** Final content: a final-capable endpoint's entry kept for its final TTL, not head-invalidated. */
-export function isFinalPart(o: PartOutcome): boolean {
+function isFinalPart(o: PartOutcome): boolean {
   const e = o.res?.entry;
   // Final-capable endpoints (src/endpoints): a final block, its transactions, a tx in it.
   if (e === undefined || o.part.endpoint.module?.finalCapable !== true) return false;
@@ -39,13 +39,18 @@ export function isFinalPart(o: PartOutcome): boolean {
   return !e.headDependent && e.finalAt === null && finalTtl > 0 && e.freshUntil - e.createdAt >= finalTtl;
 }
 
+/** The part is the chain head itself (its module `reportsHead`). */
+function isHead(o: PartOutcome): boolean {
+  return o.part.endpoint.module?.reportsHead === true;
+}
+
 /** Moves with the head: a head-invalidated entry, or the head itself. */
 function headRelative(o: PartOutcome): boolean {
-  return o.res !== null && (o.res.entry.headDependent || o.part.endpoint.name === 'block/max');
+  return o.res !== null && (o.res.entry.headDependent || isHead(o));
 }
 
 function maxHeight(o: PartOutcome): number | null {
-  if (o.part.endpoint.name !== 'block/max' || o.data === null || o.res === null) return null;
+  if (!isHead(o) || o.data === null || o.res === null) return null;
   const body = o.res.entry.body;
   const r = body[o.data.start] === 0x7b ? member(body, o.data.start, 'height') : null;
   const h = r === null ? null : numberAt(body, r);
@@ -54,7 +59,7 @@ function maxHeight(o: PartOutcome): number | null {
 
 function behind(o: PartOutcome, head: number | null): boolean {
   if (head === null || o.res === null) return false;
-  if (o.part.endpoint.name === 'block/max') {
+  if (isHead(o)) {
     const h = maxHeight(o);
     return h !== null && h < head;
   }
@@ -92,7 +97,7 @@ function partMeta(o: PartOutcome, now: number): Record<string, unknown> {
   return { ...m, status: o.res?.result === 'STALE' ? 'stale' : 'ok' };
 }
 
-export function summarize(outcomes: readonly PartOutcome[]): PartSummary[] {
+function summarize(outcomes: readonly PartOutcome[]): PartSummary[] {
   return outcomes.map((o) => ({ name: o.part.name, cache: o.skipped ? 'SKIPPED' : o.error !== null ? 'ERROR' : (o.res?.result ?? 'ERROR') }));
 }
 

@@ -4,6 +4,7 @@
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import { statusClass } from '../metrics/status-class.js';
 import type { PartSummary } from './entry.js';
 
 export interface PageMetrics {
@@ -13,10 +14,6 @@ export interface PageMetrics {
 }
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-function statusClass(status: number): string {
-  return status >= 500 ? '5xx' : status >= 400 ? '4xx' : status >= 300 ? '3xx' : '2xx';
-}
 
 export function registerPageMetrics(registry: Registry, pages: readonly string[]): PageMetrics {
   const known = new Set(pages);

@@ -6,12 +6,12 @@
  */
 import type { Catalogue } from '../catalogue/index.js';
 import { MISSING_PREFIX, P } from '../catalogue/params.js';
-import { DEFAULT_POLICIES } from '../catalogue/policies.js';
 import type { EndpointDef, EndpointName, ParamSpec } from '../catalogue/types.js';
+import { blockMax } from '../endpoints/block-max.js';
 import { compileTemplate, refsOf, type Alt } from './template.js';
 import type { PageDecl, PageParamName, PageTable } from './types.js';
 
-export const PAGE_PARAM_SPECS: Readonly<Record<PageParamName, ParamSpec>> = {
+const PAGE_PARAM_SPECS: Readonly<Record<PageParamName, ParamSpec>> = {
   h: P.h,
   hash: P.hash,
   address: P.address,
@@ -21,7 +21,7 @@ export const PAGE_PARAM_SPECS: Readonly<Record<PageParamName, ParamSpec>> = {
   page_size: { ...P.pageSize, defaultValue: '10' },
 };
 
-export const PAGE_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+const PAGE_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 
 export interface CompiledPart {
   name: string;
@@ -145,7 +145,7 @@ export function compilePage(name: string, decl: PageDecl, catalogue: Catalogue, 
     name: `pages/${name}` as EndpointName,
     params,
     check: decl.exactlyOne === undefined ? undefined : exactlyOne(decl.exactlyOne),
-    policy: DEFAULT_POLICIES['block/max'],
+    policy: blockMax.policy,
   };
   return { name, def, parts, exactlyOne: decl.exactlyOne ?? [] };
 }

@@ -3,8 +3,8 @@
  * resolved against the page's parameters and the data of finished parts.
  */
 
-export type Seg = { key: string } | { find: string; equals: PartRef };
-export interface PartRef {
+type Seg = { key: string } | { find: string; equals: PartRef };
+interface PartRef {
   part: string;
   path: readonly Seg[];
 }

@@ -20,7 +20,7 @@ import type { EndpointName } from '../catalogue/types.js';
 /** Page parameters a page may accept (validated like the endpoints' own). */
 export type PageParamName = 'h' | 'hash' | 'address' | 'token' | 'contract' | 'page_size';
 
-export interface PartDecl {
+interface PartDecl {
   endpoint: EndpointName;
   /** Query of the part's request; omitted parameters take the endpoint's defaults. */
   query?: Readonly<Record<string, string>>;

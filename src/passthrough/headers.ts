@@ -17,13 +17,13 @@ function connectionTokens(value: Headers[string]): Set<string> {
   return out;
 }
 
-export function isHopByHop(name: string, named: ReadonlySet<string>): boolean {
+function isHopByHop(name: string, named: ReadonlySet<string>): boolean {
   const n = name.toLowerCase();
   return HOP_BY_HOP.has(n) || n.startsWith('proxy-') || named.has(n);
 }
 
 /** A copy of `headers` without the hop-by-hop ones (and without `drop`). */
-export function endToEnd<H extends Headers>(headers: H, drop: ReadonlySet<string> = new Set()): H {
+function endToEnd<H extends Headers>(headers: H, drop: ReadonlySet<string> = new Set()): H {
   const named = connectionTokens(headers['connection'] ?? headers['Connection']);
   const out: Headers = {};
   for (const [name, value] of Object.entries(headers)) {

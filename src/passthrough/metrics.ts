@@ -4,6 +4,7 @@
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX, UPSTREAM_BUCKETS } from '../metrics/prometheus.js';
+import { statusClass } from '../metrics/status-class.js';
 
 export type PassthroughFailure = 'timeout' | 'unavailable' | 'bad_response';
 
@@ -12,13 +13,6 @@ export interface PassthroughMetrics {
   request(route: string, status: number, seconds: number): void;
   /** A backend failure answered with a 502/504 envelope. */
   failure(route: string, reason: PassthroughFailure): void;
-}
-
-function statusClass(status: number): string {
-  if (status >= 500 || status < 100) return '5xx';
-  if (status >= 400) return '4xx';
-  if (status >= 300) return '3xx';
-  return '2xx';
 }
 
 export function createPassthroughMetrics(registry: Registry, routes: readonly string[]): PassthroughMetrics {

@@ -38,7 +38,7 @@ export interface PassthroughDeps {
 const FORWARDED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Upstream origin and the path that replaces the prefix (nginx proxy_pass rules). */
-export function destinationOf(route: PassthroughRoute): { upstream: string; rewritePrefix: string } {
+function destinationOf(route: PassthroughRoute): { upstream: string; rewritePrefix: string } {
   const u = new URL(route.target);
   const path = u.pathname.replace(/\/+$/, '');
   return { upstream: u.origin, rewritePrefix: path === '' ? route.prefix : path };

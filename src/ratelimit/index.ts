@@ -17,8 +17,6 @@ import { CreditPrices } from '../budget/prices.js';
 import { RateLimiter } from './limiter.js';
 import { createRateLimitMetrics } from './metrics.js';
 
-export { RateLimiter, UNKNOWN_API_KEY } from './limiter.js';
-
 export interface GateDeps {
   redis: RedisClient | null;
   metrics: Metrics;

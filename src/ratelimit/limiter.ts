@@ -46,7 +46,7 @@ export interface RateLimiterOptions {
   maxBuckets?: number;
 }
 
-export const DEFAULT_SYNC_INTERVAL_MS = 100;
+const DEFAULT_SYNC_INTERVAL_MS = 100;
 const DEFAULT_MAX_BUCKETS = 100_000;
 
 export class RateLimiter {

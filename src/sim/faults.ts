@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import { errorBody } from './render.js';
 
 export type FaultKind = 'http500' | 'http502html' | 'malformed' | 'truncated' | 'reset' | 'hang';
-export const FAULT_KINDS: readonly FaultKind[] = ['http500', 'http502html', 'malformed', 'truncated', 'reset', 'hang'];
+const FAULT_KINDS: readonly FaultKind[] = ['http500', 'http502html', 'malformed', 'truncated', 'reset', 'hang'];
 
 export interface FaultConfig {
   /** added latency per API request, ms */

@@ -50,7 +50,7 @@ function idDecode(seed: number, domain: number, hash: string): number {
   return idHash(seed, domain, id) === hash ? id : -1;
 }
 
-export const MAX_TX_INDEX = 4096;
+const MAX_TX_INDEX = 4096;
 
 export function txHash(seed: number, height: number, index: number): string {
   return idHash(seed, D_TX, height * MAX_TX_INDEX + index);

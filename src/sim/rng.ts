@@ -24,11 +24,6 @@ export function hash4(seed: number, a: number, b = 0, c = 0, d = 0): number {
   return h;
 }
 
-/** Uniform float in [0, 1). */
-export function unit(seed: number, a: number, b = 0, c = 0, d = 0): number {
-  return hash4(seed, a, b, c, d) / 4294967296;
-}
-
 const HEX: string[] = [];
 for (let i = 0; i < 256; i++) HEX.push((i < 16 ? '0' : '') + i.toString(16));
 
@@ -45,7 +40,7 @@ export function hexWords(seed: number, domain: number, a: number, b: number, wor
   return s;
 }
 
-export const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const B58_INDEX = new Int8Array(128).fill(-1);
 for (let i = 0; i < B58.length; i++) B58_INDEX[B58.charCodeAt(i)] = i;
 

@@ -6,7 +6,7 @@
  */
 
 /** Old-space MiB beside the cache: the proxy's own live heap and garbage headroom. */
-export const HEAP_HEADROOM_MIB = 96;
+const HEAP_HEADROOM_MIB = 96;
 
 const HEAP_FLAG = /--max[-_]old[-_]space[-_]size|--max[-_]heap[-_]size/;
 

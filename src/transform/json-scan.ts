@@ -31,13 +31,13 @@ function isWs(c: number | undefined): boolean {
 }
 
 /** Index of the first non-whitespace byte at or after i. */
-export function skipWs(buf: Buffer, i: number): number {
+function skipWs(buf: Buffer, i: number): number {
   while (i < buf.length && isWs(buf[i])) i++;
   return i;
 }
 
 /** End (exclusive) of the string starting at the quote at i, or -1. */
-export function skipString(buf: Buffer, i: number): number {
+function skipString(buf: Buffer, i: number): number {
   if (buf[i] !== QUOTE) return -1;
   const n = buf.length;
   i++;
@@ -157,7 +157,7 @@ export function member(buf: Buffer, i: number, name: string): Range | null {
 }
 
 /** Range of the array item `index` of the array at i, or null. */
-export function item(buf: Buffer, i: number, index: number): Range | null {
+function item(buf: Buffer, i: number, index: number): Range | null {
   let found: Range | null = null;
   forEachItem(buf, i, (v, k) => {
     if (k !== index) return false;

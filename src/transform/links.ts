@@ -23,7 +23,7 @@ export function linkQuery(link: string): string {
 }
 
 /** The public URL of `endpointPath` carrying the query of `link`. */
-export function publicLink(link: string, endpointPath: string, publicBaseUrl: string): string {
+function publicLink(link: string, endpointPath: string, publicBaseUrl: string): string {
   const base = publicBaseUrl.replace(/\/+$/, '');
   const path = endpointPath.replace(/^\/+/, '');
   const query = linkQuery(link);

@@ -14,7 +14,7 @@ import { describe } from 'vitest';
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
 /** Path of the chromium binary (CHROMIUM_BIN overrides), or null. */
-export function findChromium(): string | null {
+function findChromium(): string | null {
   const explicit = process.env.CHROMIUM_BIN;
   if (explicit !== undefined && explicit !== '') return existsSync(explicit) ? explicit : null;
   return CANDIDATES.find((p) => existsSync(p)) ?? null;

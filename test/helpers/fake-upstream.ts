@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];

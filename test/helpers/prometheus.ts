@@ -19,12 +19,12 @@ import { describe } from 'vitest';
 import { freePort } from './redis-server.js';
 
 /** One series of an instant-query answer. */
-export interface PromSample {
+interface PromSample {
   metric: Record<string, string>;
   value: [number, string];
 }
 
-export interface QueryResult {
+interface QueryResult {
   resultType: 'vector' | 'scalar' | 'matrix' | 'string';
   /** Vector answers: the series; a scalar answer is wrapped as one series without labels. */
   series: PromSample[];
@@ -61,12 +61,12 @@ function findBinary(name: string, envVar: string): string | null {
 }
 
 /** Path of the prometheus binary (PROMETHEUS_BIN overrides), or null. */
-export function findPrometheus(): string | null {
+function findPrometheus(): string | null {
   return findBinary('prometheus', 'PROMETHEUS_BIN');
 }
 
 /** Path of the promtool binary (PROMTOOL_BIN overrides), or null. */
-export function findPromtool(): string | null {
+function findPromtool(): string | null {
   return findBinary('promtool', 'PROMTOOL_BIN');
 }
 
@@ -78,7 +78,7 @@ function available(bin: string | null, what: string): boolean {
   return false;
 }
 
-export function prometheusAvailable(): boolean {
+function prometheusAvailable(): boolean {
   return available(findPrometheus(), 'prometheus');
 }
 

@@ -42,7 +42,7 @@ export function findRedisServer(): string | null {
 }
 
 /** True when tests can run; throws in CI when the binary is missing; warns loudly otherwise. */
-export function redisAvailable(): boolean {
+function redisAvailable(): boolean {
   if (findRedisServer() !== null) return true;
   const msg = 'redis-server binary not found (install redis-server or set REDIS_SERVER_BIN)';
   if (process.env.CI === 'true') throw new Error(`${msg}: Redis tests cannot be skipped in CI`);

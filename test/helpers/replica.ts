@@ -14,7 +14,7 @@ import { testConfig, type ConfigPatch } from './proxy.js';
 import { afterEach } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 
-export type Built = Awaited<ReturnType<typeof buildProxy>>;
+type Built = Awaited<ReturnType<typeof buildProxy>>;
 
 export interface Replica {
   url: string;

@@ -28,7 +28,7 @@ export function upstreamConfig(patch: Partial<UpstreamConfig> = {}): UpstreamCon
   };
 }
 
-export interface UpstreamCall {
+interface UpstreamCall {
   upstream: string;
   endpoint: string;
   outcome: UpstreamOutcome;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 export const DASHBOARD_PATH = fileURLToPath(new URL('../../config/grafana/dashboards/chainproxy.json', import.meta.url));
 
-export interface DashboardTarget {
+interface DashboardTarget {
   refId?: string;
   expr?: string;
   datasource?: { type?: string; uid?: string };
@@ -19,7 +19,7 @@ export interface DashboardPanel {
   panels?: DashboardPanel[];
 }
 
-export interface DashboardVariable {
+interface DashboardVariable {
   type: string;
   name: string;
   query?: string | { query?: string };

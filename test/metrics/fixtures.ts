@@ -6,7 +6,7 @@ import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
 import type { Metrics, MetricSources, RequestResult, TierStats, UpstreamOutcome } from '../../src/metrics/types.js';
 import type { BreakerState, UpstreamStatus } from '../../src/upstream/types.js';
 
-export const UPSTREAMS = ['upstream-a', 'upstream-b'] as const;
+const UPSTREAMS = ['upstream-a', 'upstream-b'] as const;
 const RESULTS: readonly RequestResult[] = ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'];
 const OUTCOMES: readonly UpstreamOutcome[] = ['ok', 'http_error', 'timeout', 'bad_response', 'unavailable', 'lagging', 'cancelled'];
 const BREAKER: readonly BreakerState[] = ['closed', 'open', 'half-open'];
@@ -72,7 +72,7 @@ function statusFor(result: RequestResult, n: number): number {
  * result, upstream requests on both upstreams with every outcome, and every
  * other push method. Latencies span sub-millisecond hits to multi-second misses.
  */
-export function driveTraffic(metrics: Metrics, round: number): void {
+function driveTraffic(metrics: Metrics, round: number): void {
   const endpoints: string[] = [...ENDPOINT_NAMES, '/../../etc/passwd?x=0xdeadbeef'];
   endpoints.forEach((endpoint, e) => {
     const n = round + e;

@@ -11,13 +11,13 @@ import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../help
 import { startTestProxy, type ConfigPatch } from '../helpers/proxy.js';
 import { get, withoutStamps, type Got } from '../proxy/kit.js';
 
-export interface Fault {
+interface Fault {
   latencyMs?: number;
   /** Answer with this status and a 5xx envelope instead of relaying. */
   status?: number;
 }
 
-export interface Seen {
+interface Seen {
   path: string;
   url: string;
   arrived: number;

@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
 
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const MAIN = 'src/main.ts';
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const MAIN = 'src/main.ts';
 export const LAUNCHER = 'src/bin/chainproxy.ts';
 
 export interface Proc {

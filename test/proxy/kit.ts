@@ -3,14 +3,13 @@
  * a fake upstream + a real proxy on port 0, a raw HTTP client that never
  * decompresses, deferred promises, fixture helpers and a metrics reader.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { request } from 'undici';
 import type { ProxyHandle } from '../../src/app.js';
 import { loadFixtures, sendJson, serveFixtures, startFakeUpstream, waitFor, type FakeUpstream, type Fixture, type Handler } from '../helpers/fake-upstream.js';
 import { fakeClock, startTestProxy, type ConfigPatch } from '../helpers/proxy.js';
 
 export const PUBLIC = 'https://api.example.test';
-export const UPSTREAM_ORIGIN = 'http://data.nebulas.io';
 
 export const FIXTURES: Fixture[] = loadFixtures();
 const byPath = new Map(FIXTURES.map((f) => [f.path, f]));
@@ -31,7 +30,7 @@ export function withoutStamps(text: string): string {
   return text.replace(/"(server_timestamp|currentTimestamp|timeDiff)":-?\d+/g, '"$1":0');
 }
 
-export function pathOf(req: IncomingMessage): string {
+function pathOf(req: IncomingMessage): string {
   return (req.url ?? '/').split('?')[0] ?? '/';
 }
 
@@ -50,10 +49,6 @@ export function routes(table: Record<string, Handler>, fallback: Handler = serve
     const h = table[pathOf(req).slice(1)];
     return h !== undefined ? h(req, res) : fallback(req, res);
   };
-}
-
-export function json(body: string, status = 200): Handler {
-  return (_req, res) => sendJson(res, status, body);
 }
 
 export interface Deferred<T = void> {
@@ -197,10 +192,7 @@ export async function metric(base: string, suffix: string, labels: Record<string
   return total;
 }
 
-/** A handler that never answers (until the socket is destroyed by close()). */
-export const hang: Handler = () => new Promise<void>(() => {});
-
-export type { Handler, IncomingMessage, ServerResponse };
+export type { Handler, IncomingMessage };
 export { sendJson, serveFixtures, waitFor };
 
 /**

@@ -6,15 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { counter, get, maxAge, startReplica } from '../helpers/replica.js';
-import { perTest, startChainFake } from '../trust/kit.js';
-import { answerBlocks, blockAsks, consensusStatus, FINAL, forgedBlock, HEAD, honestBlock } from './kit.js';
+import { perTest } from '../trust/kit.js';
+import { answerBlocks, blockAsks, consensusStatus, fakesAt, FINAL, forgedBlock, HEAD, honestBlock } from './kit.js';
 
 const t = perTest();
 
 describe('quorum 2, two upstreams that disagree', () => {
   it('served short-lived without stale windows, counted, logged with both versions, nobody benched', async () => {
-    const [a, b] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD)]);
-    t.fakes.push(a, b);
+    const [a, b] = await fakesAt(t, HEAD, HEAD);
     answerBlocks(a, honestBlock);
     answerBlocks(b, (h) => forgedBlock(h));
     t.proxy = await startReplica([a.url, b.url], { upstream: { quorum: 2, disputeStrikes: 1, hedgeAfterMs: 0 } });
@@ -49,8 +48,7 @@ describe('quorum 2, two upstreams that disagree', () => {
   });
 
   it('when they agree, the answer is kept final after exactly one request to each', async () => {
-    const [a, b] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD)]);
-    t.fakes.push(a, b);
+    const [a, b] = await fakesAt(t, HEAD, HEAD);
     answerBlocks(a, honestBlock);
     // Same block, other volatile stamp and number spelling: the same content.
     answerBlocks(b, (h) => honestBlock(h).replace(/"server_timestamp":\d+/, '"server_timestamp":1').replace(/"height":(\d+)/, '"height":$1.0'));

@@ -5,7 +5,7 @@
  */
 import { sendJson } from '../helpers/fake-upstream.js';
 import { dataOf, get } from '../helpers/replica.js';
-import { blockDetailAt, type ChainFake } from '../trust/kit.js';
+import { blockDetailAt, startChainFake, type ChainFake } from '../trust/kit.js';
 
 export const HEAD = 4_842_503;
 /** A final block well below the head. */
@@ -26,13 +26,32 @@ export function answerBlocks(fake: ChainFake, body: (h: number) => string): void
   });
 }
 
+/** Chain fakes at `heads`, closed after the test (`scope`: perTest() of test/trust/kit.ts). */
+export async function fakesAt<const H extends readonly number[]>(scope: { fakes: ChainFake[] }, ...heads: H): Promise<{ [K in keyof H]: ChainFake }> {
+  const fakes = await Promise.all(heads.map((h) => startChainFake(h)));
+  scope.fakes.push(...fakes);
+  return fakes as { [K in keyof H]: ChainFake };
+}
+
+/** Two honest upstreams and one answering forged final blocks, the liar by far the fastest (asked first). */
+export async function honestPairAndLiar(scope: { fakes: ChainFake[] }): Promise<readonly [ChainFake, ChainFake, ChainFake]> {
+  const fakes = await fakesAt(scope, HEAD, HEAD, HEAD);
+  const [a, b, liar] = fakes;
+  answerBlocks(a, honestBlock);
+  answerBlocks(b, honestBlock);
+  answerBlocks(liar, (h) => forgedBlock(h));
+  a.delay(60);
+  b.delay(60);
+  return fakes;
+}
+
 /** The `block_hash` a client was served. */
 export const servedHash = (text: string): unknown => dataOf(text)['block_hash'];
 
 /** block/detail requests a fake has received. */
 export const blockAsks = (fake: ChainFake): number => fake.count('/block/detail');
 
-export interface DisputeRow {
+interface DisputeRow {
   key: string;
   endpoint: string;
   outcome: 'majority' | 'unresolved';

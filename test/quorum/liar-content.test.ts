@@ -8,21 +8,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { counter, dataOf, get, maxAge, startReplica } from '../helpers/replica.js';
-import { perTest, startChainFake } from '../trust/kit.js';
-import { answerBlocks, benchOf, blockAsks, consensusStatus, FINAL, forgedBlock, HEAD, honestBlock, servedHash } from './kit.js';
+import { perTest } from '../trust/kit.js';
+import { benchOf, blockAsks, consensusStatus, FINAL, forgedBlock, honestBlock, honestPairAndLiar, servedHash } from './kit.js';
 
 const t = perTest();
 const HONEST_HASH = JSON.parse(honestBlock(FINAL)).data.block_hash as string;
 
 describe('quorum 2, three upstreams, one lying about final blocks', () => {
   it('12 of 12 final blocks are the honest ones, kept final; the liar is outvoted, logged and benched', async () => {
-    const [a, b, liar] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD), startChainFake(HEAD)]);
-    t.fakes.push(a, b, liar);
-    answerBlocks(a, honestBlock);
-    answerBlocks(b, honestBlock);
-    answerBlocks(liar, (h) => forgedBlock(h));
-    a.delay(60); // the liar is the fastest, by far: asked first
-    b.delay(60);
+    const [a, b, liar] = await honestPairAndLiar(t);
     t.proxy = await startReplica([a.url, b.url, liar.url], {
       upstream: { quorum: 2, disputeStrikes: 3, disputeWindowMs: 60_000, hedgeAfterMs: 0 },
     });
@@ -58,13 +52,7 @@ describe('quorum 2, three upstreams, one lying about final blocks', () => {
   });
 
   it('with quorum 1 (the default) the fastest liar wins every time: the gap the vote closes', async () => {
-    const [a, b, liar] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD), startChainFake(HEAD)]);
-    t.fakes.push(a, b, liar);
-    answerBlocks(a, honestBlock);
-    answerBlocks(b, honestBlock);
-    answerBlocks(liar, (h) => forgedBlock(h));
-    a.delay(60); // the liar is the fastest, by far: asked first
-    b.delay(60);
+    const [a, b, liar] = await honestPairAndLiar(t);
     t.proxy = await startReplica([a.url, b.url, liar.url], { upstream: { hedgeAfterMs: 0 } });
     // Warm the latency averages so the fastest is known.
     for (let i = 0; i < 3; i++) await get(t.proxy.url, `/tx/list?page=${i + 1}&page_size=20`);

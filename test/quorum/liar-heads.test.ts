@@ -7,15 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { counter, dataOf, get, startReplica } from '../helpers/replica.js';
-import { perTest, startChainFake } from '../trust/kit.js';
-import { benchOf, HEAD } from './kit.js';
+import { perTest } from '../trust/kit.js';
+import { benchOf, fakesAt, HEAD } from './kit.js';
 
 const t = perTest();
 
 describe('three upstreams, one lying about the head on every probe', () => {
   it('the head stays the honest one, block/max never shows the lie, and the liar sits out', async () => {
-    const [a, b, liar] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD), startChainFake(HEAD + 1000)]);
-    t.fakes.push(a, b, liar);
+    const [a, b, liar] = await fakesAt(t, HEAD, HEAD, HEAD + 1000);
     t.proxy = await startReplica([a.url, b.url, liar.url], { upstream: { probeIntervalMs: 50, sitOutMs: 60_000 } });
     const proxy = t.proxy;
 
@@ -43,8 +42,7 @@ describe('three upstreams, one lying about the head on every probe', () => {
   });
 
   it('an honest jump reported by two upstreams is believed; the one left behind is not benched', async () => {
-    const [a, b, c] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD), startChainFake(HEAD)]);
-    t.fakes.push(a, b, c);
+    const [a, b, c] = await fakesAt(t, HEAD, HEAD, HEAD);
     t.proxy = await startReplica([a.url, b.url, c.url], { upstream: { probeIntervalMs: 50 } });
     a.head.value = HEAD + 500;
     b.head.value = HEAD + 500;

@@ -8,8 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { sendJson } from '../helpers/fake-upstream.js';
 import { counter, get, maxAge, startReplica } from '../helpers/replica.js';
-import { perTest, startChainFake, type ChainFake } from '../trust/kit.js';
-import { answerBlocks, blockAsks, FINAL, HEAD, honestBlock } from './kit.js';
+import { perTest, type ChainFake } from '../trust/kit.js';
+import { answerBlocks, blockAsks, fakesAt, FINAL, HEAD, honestBlock } from './kit.js';
 
 const t = perTest();
 
@@ -25,8 +25,7 @@ function slowBlocks(fake: ChainFake, ms: number): void {
 
 describe('retries and hedges never vote twice for one upstream', () => {
   it('retry: the first upstream fails, the second answers; it is not asked again, the answer is short-lived', async () => {
-    const [a, b] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD)]);
-    t.fakes.push(a, b);
+    const [a, b] = await fakesAt(t, HEAD, HEAD);
     failBlocks(a);
     answerBlocks(b, honestBlock);
     b.delay(60); // a looks faster, by far: asked first
@@ -41,8 +40,7 @@ describe('retries and hedges never vote twice for one upstream', () => {
   });
 
   it('hedge lost by the other: the hedge failed, so the slow answer is one ballot, not two', async () => {
-    const [a, b] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD)]);
-    t.fakes.push(a, b);
+    const [a, b] = await fakesAt(t, HEAD, HEAD);
     slowBlocks(a, 300);
     failBlocks(b);
     b.delay(60); // a looks faster, by far: the first attempt goes there
@@ -57,8 +55,7 @@ describe('retries and hedges never vote twice for one upstream', () => {
   });
 
   it('hedge won: the winner is one ballot, the hedged-away upstream is asked for its own', async () => {
-    const [a, b] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD)]);
-    t.fakes.push(a, b);
+    const [a, b] = await fakesAt(t, HEAD, HEAD);
     slowBlocks(a, 300);
     answerBlocks(b, honestBlock);
     b.delay(60); // a looks faster, by far: the first attempt goes there

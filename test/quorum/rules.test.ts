@@ -2,11 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { contentHash, canonicalJson, without } from '../../src/consensus/content-hash.js';
 import { DisputeLog } from '../../src/consensus/dispute-log.js';
-import { VOTED } from '../../src/consensus/ignored-fields.js';
+import { VOTED, ignoredFields } from '../../src/consensus/compared.js';
 import { Misbehaviour } from '../../src/consensus/misbehaviour.js';
 import { tally } from '../../src/consensus/tally.js';
 import { SitOuts } from '../../src/upstream/sit-out.js';
 import { loadConfig } from '../../src/config/load.js';
+import { blockDetail } from '../../src/endpoints/block-detail.js';
+import { txDetail } from '../../src/endpoints/tx-detail.js';
+import { txList } from '../../src/endpoints/tx-list.js';
+import { txNrc20 } from '../../src/endpoints/tx-nrc20.js';
 import { manualClock } from '../helpers/upstream-kit.js';
 
 describe('tally', () => {
@@ -24,7 +28,7 @@ describe('tally', () => {
 });
 
 describe('content hash', () => {
-  const ignored = VOTED.get('tx/list')!;
+  const ignored = VOTED.get(txList)!;
   it('canonical: key order and number spelling do not matter', () => {
     expect(canonicalJson(JSON.parse('{"b":1.0,"a":[{"d":2,"c":"x"}]}'))).toBe('{"a":[{"c":"x","d":2}],"b":1}');
   });
@@ -39,7 +43,18 @@ describe('content hash', () => {
     expect(without({ l: [{ t: 1, k: 2 }, { t: 3 }] }, [['l', '*', 't']])).toEqual({ l: [{ k: 2 }, {}] });
   });
   it('only endpoints with a final TTL are voted', () => {
-    expect([...VOTED.keys()].sort()).toEqual(['block/detail', 'tx/detail', 'tx/list']);
+    expect([...VOTED.keys()].map((m) => m.path).sort()).toEqual(['block/detail', 'tx/detail', 'tx/list']);
+  });
+  it("the module's declared stamps are left out, with msg and the links; nothing else", () => {
+    const keys = (paths: readonly (readonly string[])[]): string[] => paths.map((p) => p.join('.')).sort();
+    const envelope = ['data.next', 'data.previous', 'msg'];
+    expect(keys(VOTED.get(txDetail)!)).toEqual(envelope);
+    expect(keys(VOTED.get(blockDetail)!)).toEqual([...envelope, 'data.server_timestamp'].sort());
+    expect(keys(ignoredFields(txNrc20.stamps))).toEqual([...envelope, 'data.txnList.*.currentTimestamp', 'data.txnList.*.timeDiff'].sort());
+    const block = { code: 0, msg: 'success', data: { height: 7, block_hash: 'aa', server_timestamp: 1 } };
+    const later = { ...block, data: { ...block.data, server_timestamp: 2 } };
+    expect(contentHash(block, VOTED.get(blockDetail)!)).toBe(contentHash(later, VOTED.get(blockDetail)!));
+    expect(contentHash(block, VOTED.get(txDetail)!)).not.toBe(contentHash(later, VOTED.get(txDetail)!));
   });
 });
 

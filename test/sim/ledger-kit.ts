@@ -6,7 +6,7 @@ import { SimChain } from '../../src/sim/chain.js';
 import { runEndpoint, type Query } from '../../src/sim/index.js';
 import { tokenByContract as tokenOfContract } from '../../src/sim/constants.js';
 
-export const NOW = 1_595_157_487_445;
+const NOW = 1_595_157_487_445;
 
 export class Ledger {
   readonly chain: SimChain;

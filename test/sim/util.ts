@@ -6,7 +6,7 @@ export type { Fixture };
 /** The recorded responses of the real service (test/fixtures, byte-identical copies). */
 export const FIXTURES: Fixture[] = loadFixtures();
 
-export const FIXED_NOW = 1_595_157_487_445;
+const FIXED_NOW = 1_595_157_487_445;
 
 /** A simulator without timer, with a fixed clock and the recorded fixtures' chain time. */
 export function sim(o: SimulatorOptions = {}): Promise<SimulatorHandle> {

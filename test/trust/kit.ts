@@ -8,7 +8,7 @@ import { afterEach } from 'vitest';
 import { loadFixtures, sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import type { Replica } from '../helpers/replica.js';
 
-export const FIXTURES = loadFixtures();
+const FIXTURES = loadFixtures();
 
 /** The recorded body of an endpoint (no leading slash). */
 export function fixture(path: string): string {
@@ -16,8 +16,6 @@ export function fixture(path: string): string {
   if (f === undefined) throw new Error(`no fixture for ${path}`);
   return f.body;
 }
-
-export type Override = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export interface ChainFake extends FakeUpstream {
   head: { value: number };

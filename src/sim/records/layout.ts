@@ -92,7 +92,7 @@ export function extraTarget(m: number): number {
 }
 
 /** What the txs of a stream are (their value and fee rules: value.ts). */
-export type StreamKind = 'binary' | 'transfer' | 'deploy' | 'call' | 'pod';
+type StreamKind = 'binary' | 'transfer' | 'deploy' | 'call' | 'pod';
 
 /** Arithmetic progression of positions base + period k (k >= kStart) in slot (h) or extra (m) space. */
 export interface Stream {

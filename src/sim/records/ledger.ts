@@ -31,7 +31,7 @@ export function account(seed: number, address: string): Account {
 }
 
 /** Position of a stream item: [height, index, extra number (-1 for slots)]. */
-export type Pos = [number, number, number];
+type Pos = [number, number, number];
 
 function posOf(seed: number, s: Stream, k: number): Pos {
   const x = s.base + s.period * k;

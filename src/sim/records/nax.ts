@@ -9,7 +9,7 @@ import { blockTime } from './tx.js';
 const D_NAX = 0x6e61;
 const D = 3_430_000_000_000_000n;
 
-export function stageStart(s: number): number {
+function stageStart(s: number): number {
   return (s + NAX_STAGE_OFFSET) * NAX_STAGE_BLOCKS;
 }
 

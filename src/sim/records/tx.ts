@@ -15,7 +15,7 @@ import { extrasBefore } from './txcount.js';
 
 const D_TX = 0x7478;
 
-export type TxType = 'binary' | 'call' | 'pod' | 'deploy';
+type TxType = 'binary' | 'call' | 'pod' | 'deploy';
 
 export interface TxCore {
   h: number;
@@ -80,7 +80,7 @@ export function normalAddressCount(head: number): number {
   return Math.floor(head / ADDRESS_EVERY_BLOCKS) + 1;
 }
 
-export function tokenOfHeight(h: number): TokenDef | undefined {
+function tokenOfHeight(h: number): TokenDef | undefined {
   return (h & 7) >= 4 ? TOKENS[(h >>> 3) % TOKENS.length] : undefined;
 }
 
@@ -224,11 +224,4 @@ export function txStatus(tx: TxCore, head: number): number {
   if (tx.h <= head) return tx.failed ? 0 : 1;
   if (tx.entry <= head && tx.h <= head + PENDING_WINDOW) return 2;
   return -1;
-}
-
-/** Gas fee = gasPrice * gasUsed as a decimal string. */
-export function txFee(gasPrice: string, gasUsed: number): string {
-  const p = Number(gasPrice);
-  const f = p * gasUsed;
-  return f <= Number.MAX_SAFE_INTEGER ? String(f) : (BigInt(gasPrice) * BigInt(gasUsed)).toString();
 }

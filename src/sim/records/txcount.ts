@@ -10,7 +10,7 @@ import { hash4 } from '../rng.js';
 const LEVELS = 10;
 const GROUP = 1 << LEVELS;
 const GROUP_EXTRA = 1800;
-export const GROUP_TOTAL = GROUP + GROUP_EXTRA;
+const GROUP_TOTAL = GROUP + GROUP_EXTRA;
 const D_SPLIT = 0x5a17;
 
 /** Extra txs that go to the left half of a node holding `e` extras. */

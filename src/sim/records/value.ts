@@ -5,7 +5,7 @@
  */
 
 /** Wei digits after a unit count. */
-export const UNIT_ZEROS = '00000000000000';
+const UNIT_ZEROS = '00000000000000';
 /** Endowment of the addresses that send (indexes 0..135183) at genesis. */
 export const ENDOWMENT = 10_000_000;
 /** Reward of the block's coinbase (its miner). */
