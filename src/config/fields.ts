@@ -96,6 +96,9 @@ export const FIELDS: readonly Field[] = [
   { env: 'STREAM_RETRY_MS', key: 'stream.retryMs', kind: ms(0, HOUR), help: 'Reconnection delay suggested to clients (the retry: field).' },
   { env: 'STREAM_HISTORY', key: 'stream.history', kind: int(1, 1_000_000), help: 'Head events kept for resuming with Last-Event-ID.' },
   { env: 'STREAM_MAX_BUFFER_BYTES', key: 'stream.maxBufferBytes', kind: { type: 'bytes', min: 1024, max: GIB }, help: 'A subscriber whose unsent bytes exceed this is disconnected (it resumes with Last-Event-ID).' },
+  { env: 'STREAM_ACTIVITY_MAX_WATCH', key: 'stream.activityMaxWatch', kind: int(1, 10_000), help: 'Addresses and contracts one /stream/activity connection may watch (400 beyond).' },
+  { env: 'STREAM_ACTIVITY_HISTORY_BYTES', key: 'stream.activityHistoryBytes', kind: { type: 'bytes', min: 0, max: GIB }, help: 'Memory of the /stream/activity history (matched transaction records and block names) kept for Last-Event-ID resumes; oldest blocks go first.' },
+  { env: 'STREAM_ACTIVITY_LINGER_MS', key: 'stream.activityLingerMs', kind: ms(0, 24 * HOUR), help: 'An address or contract stays watched this long after its last /stream/activity connection closed, so a reconnect with Last-Event-ID gets what it missed.' },
   { env: 'REFRESH_AHEAD_MAX_KEYS', key: 'refreshAhead.maxKeys', kind: int(0, 10_000), help: 'Hot head-dependent entries (block/max, first pages of block/list, tx/list, tx/list/pending at the page sizes clients use) refreshed on every new head, chosen from recent traffic; 0: off.' },
 ];
 

@@ -98,6 +98,12 @@ export interface StreamConfig {
   history: number;
   /** Unsent bytes past which a subscriber is disconnected. */
   maxBufferBytes: number;
+  /** Addresses and contracts one /stream/activity connection may watch. */
+  activityMaxWatch: number;
+  /** Memory of the activity history kept for Last-Event-ID resumes. */
+  activityHistoryBytes: number;
+  /** How long an entity stays watched after its last connection closed (so a resume finds its events). */
+  activityLingerMs: number;
 }
 
 /** One API key of CONFIG_FILE `apiKeys:` (exactly one of key, sha256). */

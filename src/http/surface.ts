@@ -52,6 +52,8 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     refreshAheadKeys: config.refreshAhead.maxKeys,
     hotKeys: s.hotKeys,
     blockList: catalogue.get('block/list'),
+    txList: catalogue.get('tx/list'),
+    touched: s.touched,
     limits: config.limits,
     resolver,
     clock,
@@ -74,6 +76,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     metricsCacheMs: config.metricsCacheMs,
     upstreamIsSimulator: s.upstreamIsSimulator,
     consensus: () => s.quorum?.snapshot() ?? null,
+    activity: () => stream.activity.status(),
   });
   const prefixes = config.passthrough.routes.map((r) => r.prefix);
   await registerPassthrough(app, {
