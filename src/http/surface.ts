@@ -19,6 +19,7 @@ import { registerPassthrough } from '../passthrough/register.js';
 import type { Stages } from '../stages.js';
 import { createHeadStream, type HeadStream } from '../stream/index.js';
 import { streamOpenapi } from '../stream/openapi.js';
+import { activityOpenapi } from '../activity/openapi.js';
 import { registerApiRoutes } from './api-routes.js';
 import { batchOpenapi } from './batch-openapi.js';
 import { chargeBatchWith } from './batch-charge.js';
@@ -97,6 +98,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
       pagesOpenapi(s.compiledPages, config.limits),
       batchOpenapi(config.limits),
       streamOpenapi(),
+      activityOpenapi(),
     ],
   });
   registerOpenApiRoute(app, { full, public: withoutPaths(full, (p) => registry.rule(p)?.operator === true) }, s.adminGate);

@@ -57,6 +57,7 @@ describe('/stream/activity', () => {
     expect(d.height).toBe(h0 + 2);
     expect(d.block_hash).toBe(truthSet(h0 + 2).blockHash);
     expect(d.complete).toBe(true);
+    expect(d.txs.length).toBeGreaterThan(0);
     for (const tx of d.txs) expect(JSON.stringify(tx)).toContain(a);
     // The upstream's record bytes: every field of tx/list is there.
     const listed = (await (await fetch(`${proxy.url}/tx/list?block_height=${h0 + 2}&page=1&page_size=100`)).json()) as { data: { list: Record<string, unknown>[] } };

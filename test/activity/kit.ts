@@ -3,7 +3,7 @@
  * from the simulator's truth (touchedAt) and published into the proxy's
  * Stages.touched, as the block reader publishes them.
  */
-import { blockHash, touchedAt, type SimulatorHandle } from '../../src/sim/index.js';
+import { blockHash, touchedAt, txNames, type SimulatorHandle } from '../../src/sim/index.js';
 import type { ProxyHandle } from '../../src/app.js';
 import type { TouchedSet } from '../../src/invalidation/touched.js';
 
@@ -23,10 +23,10 @@ export async function readAndPublish(proxy: ProxyHandle, h: number, set = truthS
   await proxy.stream.activity.feed.settled();
 }
 
-/** An address block `h` names and no block in `range` other than h does. */
+/** A party of a transaction of block `h` that no block in `range` other than h names. */
 export function onlyAt(h: number, range: readonly number[]): string {
   const others = new Set(range.filter((x) => x !== h).flatMap((x) => [...touchedAt(SEED, x).addresses]));
-  const a = [...touchedAt(SEED, h).addresses].find((x) => !others.has(x) && x.startsWith('n1'));
+  const a = txNames(SEED, h, 0).find((x) => !others.has(x));
   if (a === undefined) throw new Error(`no address only at ${h}`);
   return a;
 }
