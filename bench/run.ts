@@ -32,8 +32,9 @@ import { flood } from './scenarios/m-flood.js';
 import { scrape } from './scenarios/s-scrape.js';
 import { budget } from './scenarios/k-budget.js';
 import { quorum } from './scenarios/q-quorum.js';
+import { watch } from './scenarios/w-watch.js';
 
-const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape, budget, quorum];
+const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape, budget, quorum, watch];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
