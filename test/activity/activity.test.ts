@@ -1,6 +1,6 @@
 /** GET /stream/activity on real sockets: validation, one event per block naming a watched entity, resume, rebase, cost, metrics. */
 import { describe, expect, it } from 'vitest';
-import { rig, waitFor } from '../stream/kit.js';
+import { rig, streamConfig, waitFor } from '../stream/kit.js';
 import { ACTIVITY, onlyAt, readAndPublish, truthSet, txListRequests, untouched, type ActivityData } from './kit.js';
 
 const r = rig();
@@ -8,7 +8,7 @@ const data = (d: string): ActivityData => JSON.parse(d) as ActivityData;
 
 describe('/stream/activity', () => {
   it('refuses bad watch lists with a 400 envelope naming the parameter, before any stream opens', async () => {
-    const { proxy } = await r.start({ stream: { ...(await import('../stream/kit.js')).streamConfig({ activityMaxWatch: 2 }) } });
+    const { proxy } = await r.start({ stream: streamConfig({ activityMaxWatch: 2 }) });
     const cases: [string, number, RegExp][] = [
       ['', 4002, /^missing parameter address/],
       ['?address=nope', 4001, /^invalid parameter address: expected a Nebulas address/],
@@ -65,7 +65,7 @@ describe('/stream/activity', () => {
   });
 
   it('resumes with Last-Event-ID: what a closed connection missed, no duplicate; a gap past what the history vouches for', async () => {
-    const { sim, proxy } = await r.start({ stream: (await import('../stream/kit.js')).streamConfig({ activityLingerMs: 60_000 }) });
+    const { sim, proxy } = await r.start({ stream: streamConfig({ activityLingerMs: 60_000 }) });
     const h0 = sim.chain.head();
     const range = [h0 + 1, h0 + 2, h0 + 3, h0 + 4];
     const a1 = onlyAt(h0 + 1, range);
@@ -93,6 +93,44 @@ describe('/stream/activity', () => {
     await c3.until(() => c3.events.length === 1, 5000, 'the gap');
     expect(c3.events[0]!.type).toBe('gap');
     expect(JSON.parse(c3.events[0]!.data)).toEqual({ from: h0 + 1, to: h0 + 4 });
+  });
+
+  it('keeps the history within STREAM_ACTIVITY_HISTORY_BYTES: a resume from before what is kept gets a gap, then the kept events', async () => {
+    const { sim, proxy } = await r.start({ stream: streamConfig({ activityHistoryBytes: 2048 }) });
+    const h0 = sim.chain.head();
+    const heights = Array.from({ length: 12 }, (_, i) => h0 + 1 + i);
+    const a = onlyAt(h0 + 1, [h0 + 1]);
+    const c = await r.stream(proxy.url, { path: ACTIVITY, query: `?address=${a}` });
+    await waitFor(() => proxy.stream.activity.status().watched === 1, 'the watch');
+    // Every block names a (the set says so): each is kept with a's transactions, if any.
+    for (const h of heights) {
+      sim.chain.advance();
+      await readAndPublish(proxy, h, { ...truthSet(h), addresses: [...truthSet(h).addresses, a] });
+    }
+    await c.until(() => c.events.length === heights.length, 5000, 'every event');
+    const st = proxy.stream.activity.status();
+    expect(st.historyBytes, JSON.stringify(st)).toBeLessThanOrEqual(2048);
+    const r2 = await r.stream(proxy.url, { path: ACTIVITY, query: `?address=${a}`, lastEventId: String(h0) });
+    await r2.until(() => r2.events.length >= 2, 5000, 'the gap and the kept events');
+    const gap = r2.events[0]!;
+    expect(gap.type).toBe('gap');
+    const { from, to } = JSON.parse(gap.data) as { from: number; to: number };
+    expect(from).toBe(h0 + 1);
+    expect(to).toBeGreaterThan(h0 + 1);
+    await r2.until(() => r2.events.length === 1 + (h0 + 12 - to), 5000, 'the kept events');
+    expect(r2.events.slice(1).map((e) => Number(e.id))).toEqual(Array.from({ length: h0 + 12 - to }, (_, i) => to + 1 + i));
+  });
+
+  it('shares MAX_STREAMS and the per-client cap with /stream/heads', async () => {
+    const { proxy } = await r.start({ stream: streamConfig({ maxPerClient: 2 }) });
+    const q = '?address=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef';
+    const heads = await r.stream(proxy.url);
+    const one = await r.stream(proxy.url, { path: ACTIVITY, query: q });
+    expect([heads.status, one.status]).toEqual([200, 200]);
+    const two = await r.stream(proxy.url, { path: ACTIVITY, query: q });
+    await two.until(() => two.ended, 5000, 'the refusal');
+    expect(two.status).toBe(429);
+    expect((JSON.parse(two.body) as { code: number }).code).toBe(4291);
   });
 
   it('rebases like the head stream: a subscriber that got a dropped height is told, and the new block at that height is sent', async () => {
