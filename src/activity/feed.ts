@@ -80,7 +80,8 @@ export class ActivityFeed implements TouchedListener {
       try {
         for (const bytes of await blockTxs(this.#d.reader, set.height)) {
           const names = namesIn(bytes, matched);
-          if (names.length > 0) txs.push({ bytes, names });
+          // Copied: a slice would keep the whole tx/list page alive.
+          if (names.length > 0) txs.push({ bytes: Buffer.from(bytes), names });
         }
       } catch (err) {
         this.#d.logger.warn({ err: toProxyError(err).message, height: set.height }, 'activity: block transactions unavailable');
