@@ -64,7 +64,7 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
         touched,
         clock: tagClock,
         heads: d.heads,
-        lead: fleet === null ? null : (h) => fleet.lease.acquire(`touched:${h}`),
+        lead: fleet === null ? null : (job) => fleet.lease.acquire(`touched:${job}`),
         share: fleet === null ? null : (set, pending) => void fleet.bus.publishTouched(set, pending),
         timeoutMs: config.invalidation.readTimeoutMs,
         metrics,

@@ -83,6 +83,11 @@ export class TagClock implements TouchedListener {
     return this.#covered;
   }
 
+  /** The hash block `height` was read with ('' when unknown or incomplete). */
+  hashOf(height: number): string | undefined {
+    return this.#hashes.get(height);
+  }
+
   has(height: number): boolean {
     return this.#hashes.has(height) || height <= this.#covered;
   }
@@ -97,7 +102,7 @@ export class TagClock implements TouchedListener {
 
   block(set: TouchedSet): void {
     const seen = this.#hashes.get(set.height);
-    if (seen !== undefined && seen !== set.blockHash && set.blockHash !== '') this.#rewritten(set.height);
+    if (seen !== undefined && seen !== '' && set.blockHash !== '' && seen !== set.blockHash) this.#rewritten(set.height);
     this.#hashes.set(set.height, set.blockHash);
     let n = 0;
     if (!set.complete) this.#incomplete = Math.max(this.#incomplete, set.height);

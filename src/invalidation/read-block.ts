@@ -19,6 +19,8 @@ export interface Lookup {
 
 type Rec = Record<string, unknown>;
 const PAGE_SIZE = 100;
+/** Newest blocks checked for a changed hash (the page size of the home page's block list). */
+const RECENT = 20;
 /** Pages of one block or of the pending pool read at most (a block larger than this is read as incomplete). */
 const MAX_PAGES = 50;
 
@@ -122,6 +124,22 @@ export class BlockReading {
       complete: true,
     };
     return { set, pending };
+  }
+
+  /**
+   * The newest blocks with their hashes (the first page clients poll, so
+   * usually a hit); reading it also teaches the tracker the final height.
+   */
+  async recent(signal: AbortSignal): Promise<{ height: number; hash: string }[]> {
+    const d = await this.#data('block/list', `page=1&page_size=${RECENT}`, signal);
+    const list = Array.isArray(d['list']) ? (d['list'] as Rec[]) : [];
+    const out: { height: number; hash: string }[] = [];
+    for (const b of list) {
+      const h = b['height'];
+      const hash = str(b['block_hash']);
+      if (typeof h === 'number' && hash !== null) out.push({ height: h, hash });
+    }
+    return out;
   }
 
   /** Transactions in the pool now that were not at the previous read, and whom they name. */

@@ -28,8 +28,8 @@ export interface BlockReaderDeps {
   touched: TouchedSets;
   clock: TagClock;
   heads: HeadSource;
-  /** Resolves true when this replica reads block `height` (the fleet lease); null: always (no fleet). */
-  lead: ((height: number) => Promise<boolean>) | null;
+  /** Resolves true when this replica does `job` (the fleet lease: `block:N`, `recent:N`); null: always (no fleet). */
+  lead: ((job: string) => Promise<boolean>) | null;
   /** Shares a read set with the other replicas (the bus); null: no fleet. */
   share: ((set: TouchedSet, pending: PendingTouched) => void) | null;
   timeoutMs: number;
@@ -78,7 +78,7 @@ export class BlockReader {
   async #drain(): Promise<void> {
     while (!this.#closed) {
       const next = this.#d.clock.covered + 1;
-      if (next > this.#target) return;
+      if (next > this.#target) return this.#rewritten();
       if (this.#target - next >= MAX_GAP) {
         this.#fallback(incomplete(next), 'gap');
         continue;
@@ -89,7 +89,7 @@ export class BlockReader {
 
   async #one(height: number): Promise<void> {
     if (this.#d.clock.has(height)) return;
-    const lead = this.#d.lead === null ? true : await this.#d.lead(height);
+    const lead = this.#d.lead === null ? true : await this.#d.lead(`block:${height}`);
     if (lead) return this.#read(height);
     if (await this.#wait(height)) return;
     this.#fallback(incomplete(height), 'not-shared');
@@ -115,6 +115,21 @@ export class BlockReader {
       this.#d.share?.(set, { hashes: [], addresses: [], contracts: [] });
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /** Blocks whose hash changed since they were read are read again (their sets published anew). */
+  async #rewritten(): Promise<void> {
+    if (this.#d.lead !== null && !(await this.#d.lead(`recent:${this.#target}`))) return;
+    let recent: { height: number; hash: string }[];
+    try {
+      recent = await this.#d.reading.recent(AbortSignal.timeout(this.#d.timeoutMs));
+    } catch {
+      return; // the next block checks again
+    }
+    for (const b of recent) {
+      const seen = this.#d.clock.hashOf(b.height);
+      if (seen !== undefined && seen !== '' && seen !== b.hash && !this.#closed) await this.#read(b.height);
     }
   }
 

@@ -31,6 +31,8 @@ export class PreciseRule {
     if (m === undefined || !cls.cacheable || cls.negative) return { cls, deps: undefined };
     const deps = entryDeps(m.dependsOn, req.params, data, final);
     if (deps === null) return { cls, deps: undefined };
+    // Kept longer only while the final height is tracked (the reader's block list teaches it each block).
+    if (deps.tags.length === 0 && final === null) return { cls, deps };
     return { cls: { ...cls, headDependent: false, ttlMs: Math.max(cls.ttlMs, this.maxAgeMs(req.endpoint.name)) }, deps };
   }
 }
