@@ -18,7 +18,10 @@ export interface InvalidationMetrics {
 }
 
 export interface InvalidationSnapshot {
+  /** Published here, read here or received. */
   blocks: number;
+  /** Read whole by this replica. */
+  readHere: number;
   fallbacks: number;
   tagsBumped: number;
   entriesInvalidated: number;
@@ -32,9 +35,12 @@ export function registerInvalidationMetrics(registry: Registry, tagMap: () => { 
   const readSeconds = new Histogram({ name: `${METRIC_PREFIX}invalidation_read_seconds`, help: "Time to read a block's touched set whole.", buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry] });
   new Gauge({ name: `${METRIC_PREFIX}invalidation_tags`, help: 'Tags remembered with the height of the last block naming them.', registers: [registry], collect() { this.set(tagMap().tags); } });
   new Gauge({ name: `${METRIC_PREFIX}invalidation_tag_bytes`, help: 'Estimated bytes of the tag map (charged to CACHE_MAX_BYTES).', registers: [registry], collect() { this.set(tagMap().bytes); } });
-  const snap: InvalidationSnapshot = { blocks: 0, fallbacks: 0, tagsBumped: 0, entriesInvalidated: 0 };
+  const snap: InvalidationSnapshot = { blocks: 0, readHere: 0, fallbacks: 0, tagsBumped: 0, entriesInvalidated: 0 };
   return {
-    read: (s) => readSeconds.observe(s),
+    read(s) {
+      snap.readHere++;
+      readSeconds.observe(s);
+    },
     block(complete, n) {
       snap.blocks++;
       snap.tagsBumped += n;
