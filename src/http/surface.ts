@@ -70,6 +70,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     cache: () => ({
       memory: { entries: s.memory.entries, bytes: s.memory.bytes, maxBytes: config.cacheMaxBytes, flightsInProgress: resolver.inFlight },
       redis: s.fleet ? { healthy: s.fleet.healthy() } : null,
+      invalidation: s.invalidation?.status() ?? { mode: 'head' },
     }),
     metrics: prom,
     startedAt: Date.now(),
