@@ -3,53 +3,22 @@
  *
  * 1000 subscribers watching 1000 different addresses plus 100 watching one
  * busy address, against 10 subscribers (the busy address and 9 others), on a
- * proxy in front of a simulator whose blocks are produced on command. Until
- * the block reader is on this branch, the proxy child runs with an emulated
- * reader (this file, W_WATCH_CHILD=1): on every new head it reads the
- * block's tx/list pages through the proxy, as the reader does, and publishes
- * the simulator's truth (touchedAt) into Stages.touched. Per block: the
- * upstream requests it cost (probes and the reader's reads included; must
- * not grow with subscribers or watched entities), block → event at the last
- * subscriber the block concerns, and server CPU per delivered event.
+ * proxy (precise invalidation: its block reader publishes each block's
+ * touched set) in front of a simulator whose blocks are produced on command.
+ * Per block: the upstream requests it cost (probes and the reader's reads
+ * included; must not grow with subscribers or watched entities), block →
+ * event at the last subscriber the block concerns (the simulator's truth
+ * touchedAt says which), and server CPU per delivered event.
  */
-import { pino } from 'pino';
-import { startProxy } from '../../src/app.js';
-import { loadConfig } from '../../src/config/load.js';
-import { blockHash, normalAddress, touchedAt } from '../../src/sim/index.js';
+import { normalAddress, touchedAt } from '../../src/sim/index.js';
 import type { Ctx, Scenario } from '../lib/context.js';
-import { NODE_TSX, freePort, getJson, spawnChild, waitForHttp } from '../lib/proc.js';
+import { getJson } from '../lib/proc.js';
+import { startProxyProc } from '../lib/proxy.js';
 import { startSim } from '../lib/sim.js';
 import { request } from 'node:http';
 
 const SEED = 1;
 const PROBE_MS = 200;
-
-/** The child: a proxy whose touched sets come from the simulator's truth, read as the reader reads them. */
-async function child(): Promise<void> {
-  const config = loadConfig(process.env);
-  const h = await startProxy(config, { logger: pino({ level: 'warn' }) });
-  let next: number | null = null;
-  let busy = false;
-  const pump = async (): Promise<void> => {
-    if (busy) return;
-    busy = true;
-    try {
-      for (let head = h.tracker.bestHead(); head !== null && (next === null || next <= head); head = h.tracker.bestHead()) {
-        const n: number = next ?? head;
-        let pages = 1;
-        for (let p = 1; p <= pages; p++) {
-          const j = (await (await fetch(`${h.url}/tx/list?block_height=${n}&page=${p}&page_size=100`)).json()) as { data?: { total_page?: number } };
-          pages = j.data?.total_page ?? 1;
-        }
-        h.stream.activity.touched.publishBlock({ height: n, blockHash: blockHash(SEED, n), addresses: [...touchedAt(SEED, n).addresses], contracts: [], tokens: [], complete: true });
-        next = n + 1;
-      }
-    } finally {
-      busy = false;
-    }
-  };
-  h.tracker.on('head', () => void pump());
-}
 
 interface Sub {
   addr: string;
@@ -100,15 +69,10 @@ interface Result {
 
 async function round(ctx: Ctx, label: string, pick: (heights: number[]) => string[], blocks: number): Promise<Result> {
   const sim = await startSim({ blockIntervalMs: 0, seed: SEED, name: `sim-w-${label}` });
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const proc = spawnChild(`proxy-w-${label}`, NODE_TSX[0], [...NODE_TSX.slice(1), 'bench/scenarios/w-watch.ts'], {
-    W_WATCH_CHILD: '1', PORT: String(port), HOST: '127.0.0.1', UPSTREAM_URLS: sim.url, PUBLIC_BASE_URL: url, LOG_LEVEL: 'warn', ACCESS_LOG: 'off', RATE_LIMIT_ENABLED: 'false',
-    UPSTREAM_PROBE_INTERVAL_MS: String(PROBE_MS), MAX_STREAMS: '100000', STREAM_MAX_PER_CLIENT: '100000', NODE_ENV: 'production',
-  });
+  const proxy = await startProxyProc([sim.url], { UPSTREAM_PROBE_INTERVAL_MS: String(PROBE_MS), MAX_STREAMS: '100000', STREAM_MAX_PER_CLIENT: '100000', INVALIDATION_MODE: 'precise' }, `proxy-w-${label}`);
+  const url = proxy.url;
   const subs: Sub[] = [];
   try {
-    await waitForHttp(`${url}/readyz`, proc);
     const h0 = await sim.head();
     const heights = Array.from({ length: blocks }, (_, i) => h0 + 1 + i);
     const addrs = pick(heights);
@@ -139,7 +103,7 @@ async function round(ctx: Ctx, label: string, pick: (heights: number[]) => strin
     return { upPerBlock: up / blocks, lastP50: pct(last, 0.5), lastP99: pct(last, 0.99), cpuUsPerEvent: (cpu * 1e6) / Math.max(1, events), cpuS: cpu, events, missed };
   } finally {
     for (const s of subs) s.close();
-    await proc.stop();
+    await proxy.close();
     await sim.close();
   }
 }
@@ -201,5 +165,3 @@ export const watch: Scenario = {
     });
   },
 };
-
-if (process.env.W_WATCH_CHILD === '1') void child();
