@@ -3,17 +3,17 @@
  * value (Nebulas addresses, duplicates counted once), checked before the
  * stream opens. Both name the same kind of entity: a contract is an address.
  */
-import { P } from '../catalogue/params.js';
-import { invalidMessage } from '../catalogue/params.js';
+import { invalidMessage, P } from '../catalogue/params.js';
 import { ProxyError } from '../errors/catalog.js';
 
-const NAMES = ['address', 'contract'] as const;
+/** Address parsing needs no limits. */
+const NO_LIMITS = { maxPageSize: 0, maxDays: 0 };
 
 /** The distinct entities watched, in request order, or a ProxyError (400) naming the parameter. */
 export function parseWatch(rawUrl: string, max: number): string[] | ProxyError {
   const q = rawUrl.indexOf('?');
   const seen = new Set<string>();
-  let last: string = NAMES[0];
+  let last = 'address';
   if (q >= 0) {
     for (const part of rawUrl.slice(q + 1).split('&')) {
       const eq = part.indexOf('=');
@@ -25,7 +25,7 @@ export function parseWatch(rawUrl: string, max: number): string[] | ProxyError {
       } catch {
         return new ProxyError('BAD_PARAMETER', `invalid parameter ${name}: malformed percent-encoding`);
       }
-      const r = P.address.parse(raw, { maxPageSize: 0, maxDays: 0 });
+      const r = P.address.parse(raw, NO_LIMITS);
       if (!r.ok) return new ProxyError('BAD_PARAMETER', invalidMessage(name, r.expected, raw));
       seen.add(r.value);
       last = name;
