@@ -121,6 +121,24 @@ describe('/stream/activity', () => {
     expect(r2.events.slice(1).map((e) => Number(e.id))).toEqual(Array.from({ length: h0 + 12 - to }, (_, i) => to + 1 + i));
   });
 
+  it('sends heartbeats, and a bare id of the newest block on open so a quiet connection has a resume point', async () => {
+    const { sim, proxy } = await r.start({ stream: streamConfig({ heartbeatMs: 50 }) });
+    const h0 = sim.chain.head();
+    sim.chain.advance();
+    await readAndPublish(proxy, h0 + 1);
+    const net = await import('node:net');
+    const url = new URL(proxy.url);
+    const sock = net.connect(Number(url.port), url.hostname);
+    let text = '';
+    sock.setEncoding('utf8');
+    sock.on('data', (d: string) => (text += d));
+    // HTTP/1.0: no chunked framing between the frames.
+    sock.write(`GET ${ACTIVITY}?address=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef HTTP/1.0\r\nHost: ${url.host}\r\n\r\n`);
+    await waitFor(() => text.split(': heartbeat').length > 2, 'two heartbeats');
+    sock.destroy();
+    expect(text).toContain(`retry: 3000\n\n: chainproxy activity stream\n\nid: ${h0 + 1}\n\n`);
+  });
+
   it('shares MAX_STREAMS and the per-client cap with /stream/heads', async () => {
     const { proxy } = await r.start({ stream: streamConfig({ maxPerClient: 2 }) });
     const q = '?address=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef';
