@@ -59,7 +59,7 @@ export class ActivityChannel {
 
   /** First height for which `entity` has been watched without a break (null: not watched now). */
   since(entity: string): number | null {
-    return this.#watch.get(entity)?.since ?? null;
+    return this.watching(entity, this.#clock()) ? this.#watch.get(entity)!.since : null;
   }
 
   /** One connection's membership: it joins with its entities when its stream opens (`replayed`: block events in its replay). */

@@ -151,6 +151,28 @@ describe('/stream/activity', () => {
     expect((JSON.parse(two.body) as { code: number }).code).toBe(4291);
   });
 
+  it('without linger, blocks while away are not kept for the watch: the resume says so with a gap', async () => {
+    const { sim, proxy } = await r.start({ stream: streamConfig({ activityLingerMs: 0 }) });
+    const h0 = sim.chain.head();
+    const a = onlyAt(h0 + 1, [h0 + 1, h0 + 2, h0 + 3]);
+    const c1 = await r.stream(proxy.url, { path: ACTIVITY, query: `?address=${a}` });
+    await waitFor(() => proxy.stream.activity.status().watched === 1, 'the watch');
+    sim.chain.advance();
+    await readAndPublish(proxy, h0 + 1);
+    await c1.until(() => c1.events.length === 1, 5000, 'the event');
+    c1.close();
+    await waitFor(() => proxy.stream.activity.status().streams === 0, 'the close');
+    expect(proxy.stream.activity.status().lingering).toBe(0);
+    for (const h of [h0 + 2, h0 + 3]) {
+      sim.chain.advance();
+      await readAndPublish(proxy, h, { ...truthSet(h), addresses: [...truthSet(h).addresses, a] });
+    }
+    const c2 = await r.stream(proxy.url, { path: ACTIVITY, query: `?address=${a}`, lastEventId: String(h0 + 1) });
+    await c2.until(() => c2.events.length === 1, 5000, 'the gap');
+    expect(c2.events[0]!.type).toBe('gap');
+    expect(JSON.parse(c2.events[0]!.data)).toEqual({ from: h0 + 2, to: h0 + 3 });
+  });
+
   it('rebases like the head stream: a subscriber that got a dropped height is told, and the new block at that height is sent', async () => {
     const { sim, proxy } = await r.start();
     const h0 = sim.chain.head();
