@@ -33,8 +33,9 @@ import { scrape } from './scenarios/s-scrape.js';
 import { budget } from './scenarios/k-budget.js';
 import { quorum } from './scenarios/q-quorum.js';
 import { oracle } from './scenarios/o-oracle.js';
+import { watch } from './scenarios/w-watch.js';
 
-const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape, budget, quorum, oracle];
+const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape, budget, quorum, oracle, watch];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -84,6 +84,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   const closePool = (): Promise<void> => (poolClosed ??= pool.close());
   const close = async () => {
     fast?.close();
+    s.invalidation?.close();
     const r = await drain({ server: app.server, open, close: () => app.close(), abortUpstream: closePool, deadlineMs: config.shutdownTimeoutMs, writer: s.writer });
     if (r.timedOut) logger.warn({ shutdownTimeoutMs: config.shutdownTimeoutMs, cut: r.cut }, 'drain deadline reached: requests still running were answered 503');
     await closePool();

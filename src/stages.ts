@@ -23,6 +23,7 @@ import { Pages } from './pages/engine.js';
 import { registerPageMetrics, type PageMetrics } from './pages/metrics.js';
 import { compilePages, type CompiledPage } from './pages/plan.js';
 import { TouchedSets } from './invalidation/touched.js';
+import { buildInvalidation, tagBudget, type Invalidation } from './invalidation/build.js';
 import { FetchStage } from './pipeline/fetch-stage.js';
 import { HotKeys } from './pipeline/hot-keys.js';
 import { Resolver } from './pipeline/resolver.js';
@@ -64,6 +65,8 @@ export interface Stages {
   quorum: Quorum | null;
   /** What each block changed, published on every replica (src/invalidation/touched.ts). */
   touched: TouchedSets;
+  /** Precise invalidation (src/invalidation/build.ts); null: INVALIDATION_MODE=head. */
+  invalidation: Invalidation | null;
 }
 
 export function buildStages(config: Config, logger: Logger, clock: () => number, upstreamIsSimulator: boolean): Stages {
@@ -91,7 +94,11 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   });
   const metrics = prom.metrics;
 
-  const memory = new MemoryStore({ maxBytes: config.cacheMaxBytes, clock, onEvict: () => metrics.cacheEviction('memory') });
+  const touched = new TouchedSets();
+  const invalidation = buildInvalidation(config, touched, prom.registry, clock);
+  // The tag map is charged to CACHE_MAX_BYTES.
+  const memoryBytes = invalidation === null ? config.cacheMaxBytes : config.cacheMaxBytes - tagBudget(config.cacheMaxBytes);
+  const memory = new MemoryStore({ maxBytes: memoryBytes, clock, onEvict: () => metrics.cacheEviction('memory') });
   memoryRef = memory;
   const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger, publicBaseUrl: config.publicBaseUrl });
   fleetRef = fleet;
@@ -105,7 +112,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
 
   const hotKeys = new HotKeys();
   const headGuard = new HeadGuard(tracker, clock);
-  const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock, quorum });
+  const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock, quorum, precise: invalidation?.rule ?? null });
   const resolver = new Resolver({
     memory,
     second: fleet?.store ?? null,
@@ -117,7 +124,9 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     logger,
     headGuard,
     observe: config.refreshAhead.maxKeys > 0 ? hotKeys.seen : null,
+    tags: invalidation?.clock ?? null,
   });
+  invalidation?.start({ lookup: resolver, catalogue, limits: config.limits, heads: tracker, fleet, logger });
 
   const compiledPages = compilePages(PAGES, config.pages, catalogue);
   const pageMetrics = registerPageMetrics(prom.registry, [...compiledPages.keys()]);
@@ -139,5 +148,5 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const rule = readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
   const readiness = () => readinessVerdict(pool.goodAnswers(), memory.entries, rule);
 
-  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched: new TouchedSets() };
+  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched, invalidation };
 }

@@ -27,6 +27,7 @@
 import { createHash } from 'node:crypto';
 import { ownedBytes } from './owned.js';
 import type { CacheEntry, Stamp } from './types.js';
+import type { EntryDeps } from '../invalidation/tags.js';
 
 export type EntryState = 'fresh' | 'stale' | 'error-only' | 'dead';
 
@@ -53,6 +54,7 @@ export interface EntryParams {
   finalAt: number | null;
   negative: boolean;
   stamps: readonly Stamp[];
+  deps?: EntryDeps;
 }
 
 /**
@@ -91,6 +93,7 @@ export function createEntry(p: EntryParams): CacheEntry {
     finalAt: p.finalAt,
     negative: p.negative,
     stamps: p.stamps,
+    ...(p.deps !== undefined ? { deps: p.deps } : {}),
   };
 }
 
@@ -101,9 +104,14 @@ export function headInvalidated(entry: CacheEntry, chain: ChainHeights): boolean
   return best !== null && best > entry.head;
 }
 
-/** Where `entry` stands at `now` (see the timeline above). */
-export function entryState(entry: CacheEntry, now: number, chain: ChainHeights): EntryState {
-  const invalidated = headInvalidated(entry, chain);
+/** Precise invalidation's verdict (src/invalidation/clock.ts): a touched set named one of the entry's tags. */
+export interface TagJudge {
+  stale(entry: CacheEntry, chain: ChainHeights): boolean;
+}
+
+/** Where `entry` stands at `now` (see the timeline above); `tags` null: no precise invalidation. */
+export function entryState(entry: CacheEntry, now: number, chain: ChainHeights, tags: TagJudge | null = null): EntryState {
+  const invalidated = headInvalidated(entry, chain) || (tags !== null && tags.stale(entry, chain));
   if (now < entry.freshUntil && !invalidated) return 'fresh';
   if (entry.negative) return 'dead';
   if (now < entry.swrUntil && !invalidated) return 'stale';
@@ -126,5 +134,7 @@ export function promoteIfFinal(entry: CacheEntry, finalTtlMs: number, now: numbe
   if (entry.freshUntil >= freshUntil) return null;
   const swrUntil = Math.max(entry.swrUntil, freshUntil + (entry.swrUntil - entry.freshUntil));
   const sieUntil = Math.max(entry.sieUntil, swrUntil, freshUntil + (entry.sieUntil - entry.freshUntil));
-  return { ...entry, freshUntil, swrUntil, sieUntil, headDependent: false, finalAt: null };
+  // Final content no longer waits for its tags.
+  const { deps: _, ...rest } = entry;
+  return { ...rest, freshUntil, swrUntil, sieUntil, headDependent: false, finalAt: null };
 }

@@ -2,6 +2,7 @@
  * The cache store contract. Every tier (memory, Redis) implements `CacheStore`
  * and passes the one shared contract test (test/cache/store-contract.ts).
  */
+import type { EntryDeps } from '../invalidation/tags.js';
 
 /**
  * A time-relative number inside the body (`server_timestamp`, `currentTimestamp`,
@@ -41,6 +42,8 @@ export interface CacheEntry {
   /** An upstream error envelope kept briefly (never served as stale). */
   negative: boolean;
   stamps: readonly Stamp[];
+  /** Precise invalidation: the tags that keep it fresh (absent: the endpoint's own rule). */
+  deps?: EntryDeps;
 }
 
 export interface CacheStore {

@@ -33,6 +33,7 @@ const GIB = 1024 ** 3;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const ACCESS_LOGS = ['all', 'misses', 'off'] as const;
+const INVALIDATION_MODES = ['precise', 'head'] as const;
 
 // prettier-ignore
 export const FIELDS: readonly Field[] = [
@@ -90,13 +91,21 @@ export const FIELDS: readonly Field[] = [
   { env: 'RATE_LIMIT_ALLOW', key: 'rateLimitAllow', kind: { type: 'addresses' }, help: 'Comma-separated IPs/CIDRs (or loopback, linklocal, uniquelocal) never rate limited (clients without X-API-Key). API keys with their own budgets: apiKeys: in CONFIG_FILE.' },
   { env: 'SIM_BLOCK_INTERVAL_MS', key: 'simulator.blockIntervalMs', kind: ms(10, HOUR), help: 'Built-in simulator: time between blocks (used only without UPSTREAM_URLS).' },
   { env: 'SIM_SEED', key: 'simulator.seed', kind: int(0, 4_294_967_295), help: 'Built-in simulator: seed of its deterministic chain.' },
-  { env: 'MAX_STREAMS', key: 'stream.maxStreams', kind: int(0, 1_000_000), help: 'Concurrent /stream/heads subscribers (503 beyond; 0: the stream is off).' },
-  { env: 'STREAM_MAX_PER_CLIENT', key: 'stream.maxPerClient', kind: int(1, 1_000_000), help: 'Concurrent /stream/heads subscribers per client IP (429 beyond; the client IP as for rate limiting).' },
+  { env: 'MAX_STREAMS', key: 'stream.maxStreams', kind: int(0, 1_000_000), help: 'Concurrent stream subscribers, /stream/heads and /stream/activity together (503 beyond; 0: the streams are off).' },
+  { env: 'STREAM_MAX_PER_CLIENT', key: 'stream.maxPerClient', kind: int(1, 1_000_000), help: 'Concurrent stream subscribers (/stream/heads and /stream/activity together) per client IP (429 beyond; the client IP as for rate limiting).' },
   { env: 'STREAM_HEARTBEAT_MS', key: 'stream.heartbeatMs', kind: ms(10, HOUR), help: 'Interval of the comment heartbeat on every open stream.' },
   { env: 'STREAM_RETRY_MS', key: 'stream.retryMs', kind: ms(0, HOUR), help: 'Reconnection delay suggested to clients (the retry: field).' },
   { env: 'STREAM_HISTORY', key: 'stream.history', kind: int(1, 1_000_000), help: 'Head events kept for resuming with Last-Event-ID.' },
   { env: 'STREAM_MAX_BUFFER_BYTES', key: 'stream.maxBufferBytes', kind: { type: 'bytes', min: 1024, max: GIB }, help: "Queued live bytes plus the socket's unsent bytes past which a slow subscriber is disconnected (it resumes with Last-Event-ID); replays are paced and do not count." },
+  { env: 'STREAM_ACTIVITY_MAX_WATCH', key: 'stream.activityMaxWatch', kind: int(1, 10_000), help: 'Addresses and contracts one /stream/activity connection may watch (400 beyond).' },
+  { env: 'STREAM_ACTIVITY_HISTORY_BYTES', key: 'stream.activityHistoryBytes', kind: { type: 'bytes', min: 0, max: GIB }, help: 'Memory of the /stream/activity history (matched transaction records and block names) kept for Last-Event-ID resumes; oldest blocks go first.' },
+  { env: 'STREAM_ACTIVITY_LINGER_MS', key: 'stream.activityLingerMs', kind: ms(0, 24 * HOUR), help: 'An address or contract stays watched this long after its last /stream/activity connection closed, so a reconnect with Last-Event-ID gets what it missed.' },
   { env: 'REFRESH_AHEAD_MAX_KEYS', key: 'refreshAhead.maxKeys', kind: int(0, 10_000), help: 'Hot head-dependent entries (block/max, first pages of block/list, tx/list, tx/list/pending at the page sizes clients use) refreshed on every new head, chosen from recent traffic; 0: off.' },
+  { env: 'INVALIDATION_MODE', key: 'invalidation.mode', kind: { type: 'enum', values: INVALIDATION_MODES }, help: "precise: an entry about an address, contract, token or block stays fresh until a block names it (read from each block's transactions), bounded by INVALIDATION_MAX_AGE_MS; head: every head-dependent entry is stale on every new block (the older rule)." },
+  { env: 'INVALIDATION_MAX_AGE_MS', key: 'invalidation.maxAgeMs', kind: ms(0, 24 * HOUR), help: 'Precise invalidation: longest freshness of an entry kept by its tags (changes the API cannot show, such as internal contract transfers); per endpoint: invalidation.maxAgeByEndpoint in CONFIG_FILE.' },
+  { env: 'INVALIDATION_READ_TIMEOUT_MS', key: 'invalidation.readTimeoutMs', kind: ms(50, 10 * 60_000), help: "Precise invalidation: time to read a block's touched set (all pages); after it, that block falls back to the head rule." },
+  { env: 'INVALIDATION_PENDING_POLL_MS', key: 'invalidation.pendingPollMs', kind: ms(0, HOUR), help: 'Interval of the pending-pool poll that publishes newly seen pending transactions (0: off).' },
+  { env: 'CACHE_TAG_HEADERS', key: 'cacheTagHeaders', kind: { type: 'bool' }, help: "Cache-Tag and Surrogate-Key response headers listing an answer's dependency tags (for CDN purges)." },
 ];
 
 export const FIELD_BY_KEY: ReadonlyMap<string, Field> = new Map(FIELDS.map((f) => [f.key, f]));

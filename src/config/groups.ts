@@ -16,7 +16,7 @@ export const GROUPS: readonly SettingGroup[] = [
   { title: 'Server', names: ['PORT', 'HOST', 'PUBLIC_BASE_URL', 'CONFIG_FILE', 'SHUTDOWN_TIMEOUT_MS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS', 'KEEP_ALIVE_TIMEOUT_MS'], namespaces: [] },
   { title: 'Upstream', names: ['UPSTREAM_URLS'], namespaces: ['UPSTREAM_'] },
   { title: 'Built-in simulator (without UPSTREAM_URLS)', names: [], namespaces: ['SIM_'] },
-  { title: 'Cache', names: ['CACHE_MAX_BYTES'], namespaces: ['CACHE_', 'REFRESH_AHEAD_'] },
+  { title: 'Cache', names: ['CACHE_MAX_BYTES'], namespaces: ['CACHE_', 'REFRESH_AHEAD_', 'INVALIDATION_'] },
   { title: 'Redis (shared tier, fleet)', names: [], namespaces: ['REDIS_'] },
   { title: 'Requests', names: ['REQUEST_TIMEOUT_MS', 'MAX_PAGE_SIZE', 'MAX_DAYS', 'MAX_BATCH_ITEMS'], namespaces: [] },
   { title: 'Clients, rate limits and credits', names: ['TRUST_PROXY'], namespaces: ['RATE_LIMIT_', 'CREDITS_'] },

@@ -12,6 +12,7 @@ import type { Config } from './types.js';
 import { checkApiKeys } from './api-keys.js';
 import { checkField, checkPolicies, crossCheck, shown } from './validate.js';
 import { lookalikeErrors } from './lookalike.js';
+import { checkMaxAgeByEndpoint } from './max-age.js';
 import { checkPages } from '../pages/config.js';
 import { checkCreditCosts, unknownCostPages } from '../budget/costs-config.js';
 
@@ -74,6 +75,12 @@ function readConfigFile(path: string, errors: string[]): Record<string, unknown>
 function applyFile(config: Config, doc: Record<string, unknown>, file: string, labels: Map<string, string>, errors: string[]): void {
   const label = (key: string): string => `${key} (in ${file})`;
   const set = (key: string, raw: unknown): void => {
+    if (key === 'invalidation.maxAgeByEndpoint') {
+      const r = checkMaxAgeByEndpoint(raw, key, ` (in ${file})`);
+      config.invalidation.maxAgeByEndpoint = r.value;
+      errors.push(...r.errors);
+      return;
+    }
     const field = FIELD_BY_KEY.get(key);
     if (field === undefined) {
       errors.push(`${label(key)}: expected a known setting (see --help), got an unknown key`);

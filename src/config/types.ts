@@ -98,6 +98,12 @@ export interface StreamConfig {
   history: number;
   /** Unsent bytes past which a subscriber is disconnected. */
   maxBufferBytes: number;
+  /** Addresses and contracts one /stream/activity connection may watch. */
+  activityMaxWatch: number;
+  /** Memory of the activity history kept for Last-Event-ID resumes. */
+  activityHistoryBytes: number;
+  /** How long an entity stays watched after its last connection closed (so a resume finds its events). */
+  activityLingerMs: number;
 }
 
 /** One API key of CONFIG_FILE `apiKeys:` (exactly one of key, sha256). */
@@ -170,8 +176,25 @@ export interface Config {
   stream: StreamConfig;
   /** Refresh of hot head-dependent entries on every new head. */
   refreshAhead: { maxKeys: number };
+  /** Precise (tag) or head-rule invalidation (src/invalidation/). */
+  invalidation: InvalidationConfig;
+  /** Cache-Tag and Surrogate-Key response headers. */
+  cacheTagHeaders: boolean;
   /** Per-endpoint policy overrides merged over the catalogue defaults. */
   policies: Partial<Record<EndpointName, Partial<EndpointPolicy>>>;
   /** Pages added to (or replacing) the built-in page table (src/catalogue/pages.ts). */
   pages: PageTable;
+}
+
+export type InvalidationMode = 'precise' | 'head';
+
+export interface InvalidationConfig {
+  mode: InvalidationMode;
+  /** Longest freshness of a tag-kept entry (ms). */
+  maxAgeMs: number;
+  /** Per-endpoint override of maxAgeMs (CONFIG_FILE only). */
+  maxAgeByEndpoint: Partial<Record<string, number>>;
+  readTimeoutMs: number;
+  /** 0: the pending pool is not polled. */
+  pendingPollMs: number;
 }

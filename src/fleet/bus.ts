@@ -9,6 +9,9 @@
  * Message (JSON, one per PUBLISH):
  *   { "v": 1, "from": "<replica id>", "t": "head",       "height": 123, "final": false }
  *   { "v": 1, "from": "<replica id>", "t": "filled",     "key": "k" }
+ *   { "v": 1, "from": "<replica id>", "t": "touched",    "set": TouchedSet, "pending": PendingTouched }
+ * 'touched' (the replica that read a block's touched set shares it, src/invalidation/reader.ts)
+ * is, like 'head', not delivered back to its sender.
  * A replica ignores its own 'head' messages (no echo). 'filled'
  * (lease.ts: the leader of a fleet-wide flight is done) is delivered to every
  * replica, the sender included. Malformed messages are dropped.
@@ -18,10 +21,12 @@ import { randomUUID } from 'node:crypto';
 import type { ChainTracker } from '../chain/tracker.js';
 import { noopMetrics, type Metrics } from '../metrics/types.js';
 import type { RedisClient } from '../redis/client.js';
+import type { PendingTouched, TouchedSet } from '../invalidation/touched.js';
 
 export interface FleetBusEvents {
   head: [height: number, final: boolean];
   filled: [key: string];
+  touched: [set: TouchedSet, pending: PendingTouched];
   /** The subscriber is (again) subscribed. */
   subscribed: [];
 }
@@ -38,7 +43,22 @@ export interface FleetBusOptions {
 
 type Message =
   | { v: 1; from: string; t: 'head'; height: number; final: boolean }
-  | { v: 1; from: string; t: 'filled'; key: string };
+  | { v: 1; from: string; t: 'filled'; key: string }
+  | { v: 1; from: string; t: 'touched'; set: TouchedSet; pending: PendingTouched };
+
+const strings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+function isTouched(v: unknown): v is TouchedSet {
+  if (typeof v !== 'object' || v === null) return false;
+  const s = v as Record<string, unknown>;
+  return Number.isSafeInteger(s.height) && typeof s.blockHash === 'string' && strings(s.addresses) && strings(s.contracts) && strings(s.tokens) && typeof s.complete === 'boolean';
+}
+
+function isPending(v: unknown): v is PendingTouched {
+  if (typeof v !== 'object' || v === null) return false;
+  const p = v as Record<string, unknown>;
+  return strings(p.hashes) && strings(p.addresses) && strings(p.contracts);
+}
 
 function parse(text: string): Message | undefined {
   let m: unknown;
@@ -52,6 +72,7 @@ function parse(text: string): Message | undefined {
   if (o.v !== 1 || typeof o.from !== 'string') return undefined;
   if (o.t === 'head' && Number.isSafeInteger(o.height) && typeof o.final === 'boolean') return o as Message;
   if (o.t === 'filled' && typeof o.key === 'string') return o as Message;
+  if (o.t === 'touched' && isTouched(o.set) && isPending(o.pending)) return o as Message;
   return undefined;
 }
 
@@ -109,6 +130,10 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
     return this.#publish({ v: 1, from: this.replicaId, t: 'head', height, final });
   }
 
+  publishTouched(set: TouchedSet, pending: PendingTouched): Promise<void> {
+    return this.#publish({ v: 1, from: this.replicaId, t: 'touched', set, pending });
+  }
+
   publishFilled(key: string): Promise<void> {
     return this.#publish({ v: 1, from: this.replicaId, t: 'filled', key });
   }
@@ -140,7 +165,8 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
       return;
     }
     if (m.from === this.replicaId) return;
-    this.emit('head', m.height, m.final);
+    if (m.t === 'touched') this.emit('touched', m.set, m.pending);
+    else this.emit('head', m.height, m.final);
   }
 }
 

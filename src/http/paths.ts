@@ -19,9 +19,10 @@ export const METRICS_PATH = '/metrics';
 export const OPENAPI_PATH = '/openapi.json';
 export const BATCH_PATH = '/batch';
 export const PAGES_PREFIX = '/pages/';
-/** Served by src/dashboard/routes.ts (DASHBOARD_PATHS) and src/stream/route.ts (STREAM_PATH). */
+/** Served by src/dashboard/routes.ts (DASHBOARD_PATHS) and src/stream/route.ts (STREAM_PATH) and src/activity/index.ts (ACTIVITY_PATH). */
 const DASHBOARD = ['/dashboard', '/dashboard/data.json', '/dashboard/history.json'] as const;
 const STREAM = '/stream/heads';
+const ACTIVITY = '/stream/activity';
 
 export interface PathRule {
   /** Methods served, OPTIONS aside, in the order `Allow` names them. */
@@ -46,6 +47,7 @@ const FIXED: ReadonlyArray<readonly [string, PathRule]> = [
   [OPENAPI_PATH, API],
   [BATCH_PATH, { methods: ['POST'], operator: false, unlimited: false }],
   [STREAM, { methods: ['GET'], operator: false, unlimited: false }],
+  [ACTIVITY, { methods: ['GET'], operator: false, unlimited: false }],
 ];
 
 /** Namespaces kept whole: no passthrough prefix may equal, contain or sit under one. */

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/types.js';
 import { dashboardOpenapi } from '../dashboard/openapi.js';
 import { blockList as blockListEndpoint } from '../endpoints/block-list.js';
+import { txList as txListEndpoint } from '../endpoints/tx-list.js';
 import { registerDashboard } from '../dashboard/routes.js';
 import { apiOpenapi } from '../openapi/api-paths.js';
 import { buildOpenApiDocument, withoutPaths } from '../openapi/document.js';
@@ -20,6 +21,7 @@ import { registerPassthrough } from '../passthrough/register.js';
 import type { Stages } from '../stages.js';
 import { createHeadStream, type HeadStream } from '../stream/index.js';
 import { streamOpenapi } from '../stream/openapi.js';
+import { activityOpenapi } from '../activity/openapi.js';
 import { registerApiRoutes } from './api-routes.js';
 import { batchOpenapi } from './batch-openapi.js';
 import { chargeBatchWith } from './batch-charge.js';
@@ -53,6 +55,8 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     refreshAheadKeys: config.refreshAhead.maxKeys,
     hotKeys: s.hotKeys,
     blockList: catalogue.get(blockListEndpoint.path),
+    txList: catalogue.get(txListEndpoint.path),
+    touched: s.touched,
     limits: config.limits,
     resolver,
     clock,
@@ -68,6 +72,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     cache: () => ({
       memory: { entries: s.memory.entries, bytes: s.memory.bytes, maxBytes: config.cacheMaxBytes, flightsInProgress: resolver.inFlight },
       redis: s.fleet ? { healthy: s.fleet.healthy() } : null,
+      invalidation: s.invalidation?.status() ?? { mode: 'head' },
     }),
     metrics: prom,
     startedAt: Date.now(),
@@ -75,6 +80,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     metricsCacheMs: config.metricsCacheMs,
     upstreamIsSimulator: s.upstreamIsSimulator,
     consensus: () => s.quorum?.snapshot() ?? null,
+    activity: () => stream.activity.status(),
   });
   const prefixes = config.passthrough.routes.map((r) => r.prefix);
   await registerPassthrough(app, {
@@ -95,6 +101,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
       pagesOpenapi(s.compiledPages, config.limits),
       batchOpenapi(config.limits),
       streamOpenapi(),
+      activityOpenapi(),
     ],
   });
   registerOpenApiRoute(app, { full, public: withoutPaths(full, (p) => registry.rule(p)?.operator === true) }, s.adminGate);

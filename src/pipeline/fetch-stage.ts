@@ -23,6 +23,7 @@ import { findStamps } from '../transform/stamps.js';
 import { answerProblem } from '../upstream/judge.js';
 import type { UpstreamPool, UpstreamRequest, UpstreamResponse } from '../upstream/types.js';
 import type { Quorum } from '../consensus/quorum.js';
+import type { PreciseRule } from '../invalidation/rule.js';
 
 export interface Fetched {
   entry: CacheEntry;
@@ -41,6 +42,8 @@ export interface FetchStageDeps {
   clock: () => number;
   /** Agreement of several upstreams before a final answer is kept (null: UPSTREAM_QUORUM 1, no vote). */
   quorum: Quorum | null;
+  /** Tags instead of the head rule (INVALIDATION_MODE=precise); null: the endpoints' own rules. */
+  precise?: PreciseRule | null;
 }
 
 type Accept = (res: UpstreamResponse) => string | ProxyError | null;
@@ -111,7 +114,10 @@ export class FetchStage {
     const firstCls = this.#classify(req, first);
     // Stage 3, agree: a final answer is kept only once several upstreams agree (UPSTREAM_QUORUM).
     const quorum = this.#deps.quorum;
-    const { res, cls } = quorum === null ? { res: first, cls: firstCls } : await quorum.settle(req, ask, first, firstCls, (r) => this.#classify(req, r));
+    const settled = quorum === null ? { res: first, cls: firstCls } : await quorum.settle(req, ask, first, firstCls, (r) => this.#classify(req, r));
+    const res = settled.res;
+    const precise = this.#deps.precise ?? null;
+    const { cls, deps } = precise === null ? { cls: settled.cls, deps: undefined } : precise.apply(req, settled.cls, obj(res.json)?.['data'], chain.finalHeight());
 
     const { ok, status, body } = transform(req, res, publicBaseUrl);
 
@@ -128,6 +134,7 @@ export class FetchStage {
       finalAt: cls.finalAt,
       negative: cls.negative,
       stamps: ok ? findStamps(body, req.endpoint.name) : [],
+      ...(deps !== undefined ? { deps } : {}),
     });
     const facts: ChainFacts = { head: cls.observedHead, final: cls.observedFinal, source: res.upstream };
     return { entry, cacheable: cls.cacheable, upstream: res.upstream, upstreamMs: res.durationMs, facts };

@@ -15,7 +15,7 @@ import type { Logger } from 'pino';
 import type { CanonicalRequest } from '../catalogue/types.js';
 import type { ChainFeedback, ChainView } from '../chain/types.js';
 import type { CacheEntry, CacheResult, CacheStore } from '../cache/types.js';
-import { entryState, promoteIfFinal } from '../cache/entry.js';
+import { entryState, promoteIfFinal, type TagJudge } from '../cache/entry.js';
 import type { MemoryEntry, MemoryStore } from '../cache/memory-store.js';
 import { toProxyError, type ProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
@@ -64,6 +64,8 @@ export interface ResolverDeps {
   headGuard: HeadGuard | null;
   /** Sees every lookup's request once: fresh hits in `hit`, the rest in `resolve` (hot keys); null: none. */
   observe?: ((req: CanonicalRequest) => void) | null;
+  /** Precise invalidation (src/invalidation/clock.ts); null: the head rule alone. */
+  tags?: TagJudge | null;
 }
 
 const ignore = (): void => {};
@@ -74,16 +76,18 @@ export class Resolver {
   readonly #d: ResolverDeps;
   readonly #flights = new SingleFlight<Filled>();
   readonly #observe: (req: CanonicalRequest) => void;
+  readonly #tags: TagJudge | null;
 
   constructor(deps: ResolverDeps) {
     this.#d = deps;
     this.#observe = deps.observe ?? ignore;
+    this.#tags = deps.tags ?? null;
   }
 
   /** Synchronous fast path: a fresh memory entry, or undefined. Counted as an upstream request saved. */
   hit(req: CanonicalRequest, now: number): Resolution | undefined {
     const mem = this.#d.memory.peek(req.key);
-    if (mem === undefined || entryState(mem.entry, now, this.#d.chain) !== 'fresh') return undefined;
+    if (mem === undefined || entryState(mem.entry, now, this.#d.chain, this.#tags) !== 'fresh') return undefined;
     this.#observe(req);
     this.#d.metrics.upstreamSaved(req.endpoint.name);
     const r: Resolution = { result: 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
@@ -183,7 +187,7 @@ export class Resolver {
 
   /** State of an entry, promoting it to the final TTL when its block has become final. */
   #judge(req: CanonicalRequest, entry: CacheEntry, now: number): Judged {
-    const state = entryState(entry, now, this.#d.chain);
+    const state = entryState(entry, now, this.#d.chain, this.#tags);
     if (state === 'fresh' || entry.finalAt === null) return { state, entry };
     const final = this.#d.chain.finalHeight();
     if (final === null) return { state, entry };
@@ -233,7 +237,7 @@ export class Resolver {
     const leader = await fleet.acquire(req.key);
     if (!leader) {
       const filled = await fleet.waitForFill(req.key);
-      if (filled !== undefined && entryState(filled, clock(), chain) === 'fresh') {
+      if (filled !== undefined && entryState(filled, clock(), chain, this.#tags) === 'fresh') {
         this.#d.memory.put(filled);
         this.#d.metrics.upstreamSaved(req.endpoint.name);
         return { entry: filled, stored: true, upstream: null, upstreamMs: null };

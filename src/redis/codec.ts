@@ -5,7 +5,8 @@
  *   offset 3   0x01                 format version
  *   offset 4   uint32 BE            header length H
  *   offset 8   H bytes UTF-8 JSON   every CacheEntry field except `body`, plus
- *                                   `gz` (payload is gzip) and `len` (identity body length)
+ *                                   `gz` (payload is gzip) and `len` (identity body length);
+ *                                   `deps` (precise invalidation tags) only when present
  *   offset 8+H payload              the body, gzip-compressed when `gz`
  *
  * Bodies longer than `compressAboveBytes` are compressed (unless gzip does not
@@ -52,6 +53,7 @@ export async function encodeEntry(entry: CacheEntry, compressAboveBytes: number)
     stamps: entry.stamps.map((s) => ({ start: s.start, end: s.end, kind: s.kind, base: s.base })),
     gz,
     len: entry.body.length,
+    ...(entry.deps !== undefined ? { deps: { tags: [...entry.deps.tags], watchFinal: entry.deps.watchFinal } } : {}),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(PREFIX_BYTES);
@@ -68,6 +70,13 @@ function isStamp(v: unknown): v is Stamp {
   if (typeof v !== 'object' || v === null) return false;
   const s = v as Record<string, unknown>;
   return isNum(s.start) && isNum(s.end) && (s.kind === 'now' || s.kind === 'diff') && isNum(s.base);
+}
+
+function isDeps(v: unknown): boolean {
+  if (v === undefined) return true;
+  if (typeof v !== 'object' || v === null) return false;
+  const d = v as Record<string, unknown>;
+  return Array.isArray(d.tags) && d.tags.every((t) => typeof t === 'string') && isNumOrNull(d.watchFinal);
 }
 
 function isHeader(v: unknown): v is Header {
@@ -89,7 +98,8 @@ function isHeader(v: unknown): v is Header {
     h.stamps.every(isStamp) &&
     typeof h.gz === 'boolean' &&
     Number.isInteger(h.len) &&
-    (h.len as number) >= 0
+    (h.len as number) >= 0 &&
+    isDeps(h.deps)
   );
 }
 

@@ -5,14 +5,17 @@
  * one per topic) is a channel of the shared hub.
  */
 import { EventHistory, type StreamEvent } from './history.js';
+import type { ChannelMember } from './hub.js';
 import type { Subscriber } from './subscriber.js';
 
 export interface ChannelEvents {
   sent(n: number): void;
 }
 
-export class StreamChannel {
+export class StreamChannel implements ChannelMember {
   readonly history: EventHistory;
+  readonly dense = true;
+  readonly dropped = null;
   readonly #subs = new Set<Subscriber>();
   readonly #events: ChannelEvents;
 

@@ -12,18 +12,13 @@ export interface StreamEvent {
   marker?: boolean;
 }
 
-export interface RebaseRecord {
-  height: number;
-  from: number;
-}
-
-/** Rebases remembered (they are rare: every upstream followed down). */
-const MAX_REBASES = 16;
+import { RebaseLog } from './rebases.js';
 
 export class EventHistory {
   readonly #max: number;
   #events: StreamEvent[] = [];
-  readonly #rebases: RebaseRecord[] = [];
+  /** Recent rebases (rebaseFor). */
+  readonly rebases = new RebaseLog();
 
   constructor(max: number) {
     this.#max = max;
@@ -76,17 +71,6 @@ export class EventHistory {
   /** Drops every event above `height` (no longer believed) and remembers the rebase. */
   rebase(height: number, from: number): void {
     this.#events.length = EventHistory.#above(this.#events, height);
-    this.#rebases.push({ height, from });
-    if (this.#rebases.length > MAX_REBASES) this.#rebases.shift();
-  }
-
-  /**
-   * The lowest rebase a client that saw `height` may not know of: one to below
-   * `height` from at or above it (the client may hold dropped events). null when none.
-   */
-  rebaseFor(height: number): RebaseRecord | null {
-    let found: RebaseRecord | null = null;
-    for (const r of this.#rebases) if (r.height < height && height <= r.from && (found === null || r.height < found.height)) found = r;
-    return found;
+    this.rebases.push(height, from);
   }
 }

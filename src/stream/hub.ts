@@ -5,7 +5,6 @@
  * write.
  */
 import type { ServerResponse } from 'node:http';
-import type { StreamChannel } from './channel.js';
 import type { ResumePlan } from './resume.js';
 import { Subscriber, type SubscriberEvents } from './subscriber.js';
 
@@ -24,6 +23,16 @@ export interface HubEvents {
 }
 
 export type Admission = 'ok' | 'full' | 'client';
+
+/** Where an open stream's events come from (a channel, or one connection's view of one). */
+export interface ChannelMember {
+  join(sub: Subscriber): void;
+  leave(sub: Subscriber): void;
+  /** Events at every height (the head stream): a skipped height is named by a `gap`. False: sparse events. */
+  readonly dense: boolean;
+  /** Told when its subscriber is dropped as too slow (on top of the hub's count). */
+  readonly dropped: (() => void) | null;
+}
 
 export class StreamHub {
   readonly #limits: HubLimits;
@@ -54,10 +63,12 @@ export class StreamHub {
    * Adds an open response (headers written) to `channel`, counted at once;
    * writes `opening` then the plan's replay, paced. It leaves when the socket closes.
    */
-  open(res: ServerResponse, client: string, channel: StreamChannel, plan: ResumePlan, opening: Buffer): void {
+  open(res: ServerResponse, client: string, channel: ChannelMember, plan: ResumePlan, opening: Buffer): void {
     // Gone already: its 'close' was emitted, so it would never leave.
     if (res.destroyed || res.socket === null || res.socket.destroyed) return;
-    const sub = new Subscriber(res, client, plan.last, plan.replay, this.#limits.maxBufferBytes, this.#subEvents);
+    const dropped = channel.dropped;
+    const events: SubscriberEvents = dropped === null ? this.#subEvents : { sent: this.#subEvents.sent, slow: () => (this.#subEvents.slow(), dropped()) };
+    const sub = new Subscriber(res, client, plan.last, plan.replay, this.#limits.maxBufferBytes, events, channel.dense);
     this.#subs.add(sub);
     this.#perClient.set(client, (this.#perClient.get(client) ?? 0) + 1);
     channel.join(sub);

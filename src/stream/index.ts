@@ -1,7 +1,7 @@
 /**
- * The head stream, composed: the hub (shared by every stream type), the head
+ * The streams, composed: the hub (shared by every stream type), the head
  * channel (its history), the route and the head feed (which also drives
- * refresh-ahead). `createHeadStream` is called once by the composition
+ * refresh-ahead); the activity stream (src/activity/) on the same hub. `createHeadStream` is called once by the composition
  * root; `close()` ends every stream so the server's close does not wait on them.
  */
 import type { FastifyInstance } from 'fastify';
@@ -13,6 +13,8 @@ import type { CacheEntry } from '../cache/types.js';
 import type { StreamConfig } from '../config/types.js';
 import type { HotKeys } from '../pipeline/hot-keys.js';
 import { RefreshAhead } from '../pipeline/refresh-ahead.js';
+import { createActivityStream, type ActivityStream } from '../activity/index.js';
+import type { TouchedSets } from '../invalidation/touched.js';
 import { HeadFeed } from './feed.js';
 import { HEARTBEAT_FRAME } from './frames.js';
 import { StreamChannel } from './channel.js';
@@ -31,6 +33,10 @@ export interface HeadStreamDeps {
   refreshAheadKeys: number;
   hotKeys: HotKeys;
   blockList: EndpointDef;
+  /** tx/list, read for the transactions of blocks that name a watched entity. */
+  txList: EndpointDef;
+  /** What each block changed (Stages.touched): the activity stream's source. */
+  touched: TouchedSets;
   limits: ParamLimits;
   resolver: {
     resolve(req: CanonicalRequest): Promise<{ entry: CacheEntry }>;
@@ -46,6 +52,8 @@ export interface HeadStream {
   refreshAhead: RefreshAhead;
   hub: StreamHub;
   metrics: StreamMetrics;
+  /** GET /stream/activity on the same hub. */
+  activity: ActivityStream;
   close(): void;
 }
 
@@ -86,8 +94,21 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     clock: d.clock,
     onSubscribe: () => feed.startStreaming(),
   });
+  const activity = createActivityStream({
+    app: d.app,
+    config: d.config,
+    registry: d.registry,
+    hub: streamHub,
+    streamMetrics: metrics,
+    touched: d.touched,
+    chain: d.tracker,
+    reader: { txList: d.txList, limits: d.limits, resolve: (req) => d.resolver.resolve(req) },
+    clock: d.clock,
+    logger: d.logger,
+  });
   const close = (): void => {
     feed.close();
+    activity.close();
     streamHub.close();
   };
   // Open streams would hold the server's close: end them first.
@@ -100,6 +121,7 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     refreshAhead,
     hub: streamHub,
     metrics,
+    activity,
     close,
   };
 }

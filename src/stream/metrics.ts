@@ -16,14 +16,14 @@ export function createStreamMetrics(registry: Registry, openStreams: () => numbe
   const p = METRIC_PREFIX;
   new Gauge({
     name: `${p}stream_open`,
-    help: 'Open /stream/heads subscriber connections.',
+    help: 'Open stream subscriber connections (/stream/heads and /stream/activity).',
     registers: [registry],
     collect() {
       this.set(openStreams());
     },
   });
-  const events = new Counter({ name: `${p}stream_events_sent_total`, help: 'Head events written to subscribers (one per subscriber per event, replays included).', registers: [registry] });
-  const dropped = new Counter({ name: `${p}stream_clients_dropped_total`, help: 'Subscribers disconnected by the proxy because they read too slowly.', labelNames: ['reason'], registers: [registry] });
+  const events = new Counter({ name: `${p}stream_events_sent_total`, help: 'Events written to stream subscribers (one per subscriber per event, replays included; /stream/heads and /stream/activity).', registers: [registry] });
+  const dropped = new Counter({ name: `${p}stream_clients_dropped_total`, help: 'Stream subscribers disconnected by the proxy because they read too slowly (/stream/heads and /stream/activity).', labelNames: ['reason'], registers: [registry] });
   dropped.inc({ reason: 'slow' }, 0);
   const refused = new Counter({ name: `${p}stream_refused_total`, help: 'Stream requests refused by a cap.', labelNames: ['reason'], registers: [registry] });
   for (const reason of ['max_streams', 'per_client']) refused.inc({ reason }, 0);

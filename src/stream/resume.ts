@@ -79,7 +79,7 @@ export function planResume(after: number | null, c: ResumeContext): ResumePlan {
     base = latest?.height ?? c.head;
     first.push({ height: base, frame: rebaseFrame(base, after, c.final, c.time), marker: true });
   } else {
-    const r = c.history.rebaseFor(after);
+    const r = c.history.rebases.rebaseFor(after);
     if (r !== null) {
       base = r.height;
       first.push({ height: base, frame: rebaseFrame(base, after, c.final, c.time), marker: true });

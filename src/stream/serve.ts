@@ -5,27 +5,34 @@
  * stream at once), nothing that can throw.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ChainView } from '../chain/types.js';
 import { clientIdentity } from '../common/client-identity.js';
 import { EDGE_ERRORS, envelopeBody, ProxyError } from '../errors/catalog.js';
 import { sendEnvelope } from '../http/envelope-writer.js';
 import { CORS_HEADERS } from '../http/deliver.js';
-import type { StreamChannel } from './channel.js';
-import type { StreamHub } from './hub.js';
+import type { ChannelMember, StreamHub } from './hub.js';
 import type { StreamMetrics } from './metrics.js';
-import { planResume, resumePoint } from './resume.js';
+import { resumePoint, type ResumePlan } from './resume.js';
+
+/** The channel a request subscribes to and what it is sent first. */
+export interface StreamTarget {
+  member: ChannelMember;
+  plan: ResumePlan;
+}
 
 export interface ServeDeps {
   hub: StreamHub;
-  channel: StreamChannel;
-  chain: ChainView;
   retryMs: number;
   metrics: StreamMetrics;
-  clock: () => number;
+  /**
+   * The request's channel and replay plan for its resume point (null: none),
+   * or a ProxyError (400) for parameters it cannot serve. Pure: nothing is
+   * registered until the stream opens.
+   */
+  target(request: FastifyRequest, after: number | null): StreamTarget | ProxyError;
   /** Written right after the headers (retry hint, opening comment). */
   opening: Buffer;
-  /** Called for every stream opened. */
-  onSubscribe(): void;
+  /** Called for every stream opened; null: nothing to do. */
+  onSubscribe: (() => void) | null;
 }
 
 const STREAM_HEADERS = {
@@ -44,6 +51,8 @@ function refuse(reply: FastifyReply, status: number, code: number, msg: string, 
 export function serveStream(request: FastifyRequest, reply: FastifyReply, d: ServeDeps): FastifyReply {
   const after = resumePoint(request.headers['last-event-id'], request.raw.url ?? '');
   if (after instanceof ProxyError) return refuse(reply, after.status, after.code, after.message);
+  const target = d.target(request, after);
+  if (target instanceof ProxyError) return refuse(reply, target.status, target.code, target.message);
   // The address Fastify resolves (X-Forwarded-For only from TRUST_PROXY hops), as one client identity.
   const client = clientIdentity(request.ip);
   const admission = d.hub.admit(client);
@@ -53,13 +62,12 @@ export function serveStream(request: FastifyRequest, reply: FastifyReply, d: Ser
     const extra = admission === 'full' ? ['retry-after', String(Math.max(1, Math.ceil(d.retryMs / 1000)))] : [];
     return refuse(reply, err.status, err.code, err.msg, extra);
   }
-  const plan = planResume(after, { history: d.channel.history, head: d.chain.bestHead(), final: d.chain.finalHeight(), time: d.clock() });
   const socket = request.raw.socket;
   socket.setNoDelay(true);
   socket.setKeepAlive(true);
   reply.hijack();
   reply.raw.writeHead(200, STREAM_HEADERS);
-  d.hub.open(reply.raw, client, d.channel, plan, d.opening);
-  d.onSubscribe();
+  d.hub.open(reply.raw, client, target.member, target.plan, d.opening);
+  d.onSubscribe?.();
   return reply;
 }

@@ -32,18 +32,20 @@ export class Subscriber {
   #blocked = false;
   readonly #maxBytes: number;
   readonly #events: SubscriberEvents;
+  readonly #dense: boolean;
   readonly #drained = (): void => {
     this.#blocked = false;
     this.pump();
   };
 
-  constructor(res: ServerResponse, client: string, last: number, replay: readonly StreamEvent[], maxBytes: number, events: SubscriberEvents) {
+  constructor(res: ServerResponse, client: string, last: number, replay: readonly StreamEvent[], maxBytes: number, events: SubscriberEvents, dense = true) {
     this.res = res;
     this.client = client;
     this.last = last;
     this.#replay = replay;
     this.#maxBytes = maxBytes;
     this.#events = events;
+    this.#dense = dense;
   }
 
   /** Writes pending frames until the socket pushes back or nothing is left. */
@@ -68,14 +70,14 @@ export class Subscriber {
 
   /**
    * A live event: written now when the socket is free, else queued (or the
-   * subscriber dropped as too slow). Heights this subscriber would skip
-   * (it resumed from a point the history did not cover) are named by a `gap`
-   * first. Returns frames written.
+   * subscriber dropped as too slow). On a dense stream, heights this
+   * subscriber would skip (it resumed from a point the history did not cover)
+   * are named by a `gap` first. Returns frames written.
    */
   deliver(e: StreamEvent): number {
     if (e.height <= this.last || this.res.destroyed) return 0;
     let n = 0;
-    if (e.marker !== true && this.last >= 0 && e.height > this.last + 1) n = this.#send({ height: e.height - 1, frame: gapFrame(this.last + 1, e.height - 1), marker: true });
+    if (this.#dense && e.marker !== true && this.last >= 0 && e.height > this.last + 1) n = this.#send({ height: e.height - 1, frame: gapFrame(this.last + 1, e.height - 1), marker: true });
     this.last = e.height;
     return n + this.#send(e);
   }
@@ -93,6 +95,11 @@ export class Subscriber {
   /** A comment (heartbeat) when nothing is pending: a busy stream is not idle. */
   comment(frame: Buffer): void {
     if (!this.#blocked) this.#write(frame);
+  }
+
+  /** A frame outside the height order (no id), best effort: written when the socket is free, else skipped. Returns frames written. */
+  aside(frame: Buffer): number {
+    return !this.#blocked && this.#write(frame) ? 1 : 0;
   }
 
   /** Heights above `height` are no longer believed: pending ones are dropped, and a client that got some is told (`frame`). */

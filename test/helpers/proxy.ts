@@ -34,6 +34,8 @@ export function testConfig(upstreamUrls: string[], patch: ConfigPatch = {}): Con
     policies: { ...base.policies, ...patch.policies },
     // Off unless asked: it adds upstream requests on every head, which tests counting them do not expect.
     refreshAhead: patch.refreshAhead ?? { maxKeys: 0 },
+    // The head rule unless asked: precise invalidation reads every block (upstream requests tests count).
+    invalidation: patch.invalidation ?? { ...base.invalidation, mode: 'head' },
   };
 }
 

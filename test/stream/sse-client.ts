@@ -37,8 +37,8 @@ export interface SseClient {
   close(): void;
 }
 
-export function openStream(base: string, opts: { lastEventId?: string; headers?: Record<string, string>; query?: string } = {}): Promise<SseClient> {
-  const url = new URL(`${base}/stream/heads${opts.query ?? ''}`);
+export function openStream(base: string, opts: { lastEventId?: string; headers?: Record<string, string>; query?: string; path?: string } = {}): Promise<SseClient> {
+  const url = new URL(`${base}${opts.path ?? '/stream/heads'}${opts.query ?? ''}`);
   const headers: Record<string, string> = { accept: 'text/event-stream', ...opts.headers };
   if (opts.lastEventId !== undefined) headers['last-event-id'] = opts.lastEventId;
   return new Promise((resolve, reject) => {

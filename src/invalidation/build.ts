@@ -1,0 +1,82 @@
+/**
+ * Precise invalidation, assembled once from the settings (INVALIDATION_MODE=precise):
+ * the tag clock (judge of every tag-kept entry), the store-time rule, and the
+ * block reader started once the resolver exists. Null in head mode.
+ */
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Catalogue } from '../catalogue/index.js';
+import type { ParamLimits } from '../catalogue/types.js';
+import type { Config } from '../config/types.js';
+import type { Fleet } from '../fleet/connect.js';
+import { TagClock } from './clock.js';
+import { registerInvalidationMetrics, type InvalidationMetrics } from './metrics.js';
+import { BlockReading, type Lookup } from './read-block.js';
+import { BlockReader, type HeadSource } from './reader.js';
+import { PreciseRule } from './rule.js';
+import type { TouchedSets } from './touched.js';
+
+/** The tag map's share of CACHE_MAX_BYTES: a sixteenth, at most 32 MiB. */
+export function tagBudget(cacheMaxBytes: number): number {
+  return Math.min(Math.floor(cacheMaxBytes / 16), 32 * 1024 * 1024);
+}
+
+export interface Invalidation {
+  clock: TagClock;
+  rule: PreciseRule;
+  metrics: InvalidationMetrics;
+  /** Starts reading blocks (once the resolver exists). */
+  start(deps: { lookup: Lookup; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: Fleet | null; logger: Logger }): void;
+  status(): Record<string, unknown>;
+  close(): void;
+}
+
+export function buildInvalidation(config: Config, touched: TouchedSets, registry: Registry, clock: () => number): Invalidation | null {
+  if (config.invalidation.mode !== 'precise') return null;
+  let tags: TagClock | undefined;
+  const metrics = registerInvalidationMetrics(registry, () => ({ tags: tags?.tags ?? 0, bytes: tags?.bytes ?? 0 }));
+  tags = new TagClock({
+    maxBytes: tagBudget(config.cacheMaxBytes),
+    clock,
+    onBlock: (o) => metrics.block(o.complete, o.tags),
+    onStale: (e) => metrics.invalidated(e.key.slice(0, e.key.indexOf('?') >>> 0)),
+  });
+  const tagClock = tags;
+  touched.subscribe(tagClock);
+  let reader: BlockReader | null = null;
+  let unshare: (() => void) | null = null;
+  return {
+    clock: tagClock,
+    rule: new PreciseRule(config.invalidation),
+    metrics,
+    start(d) {
+      const fleet = d.fleet;
+      if (fleet !== null) {
+        const onTouched = (set: Parameters<TouchedSets['publishBlock']>[0], pending: Parameters<TouchedSets['publishPending']>[0]) => {
+          touched.publishBlock(set);
+          touched.publishPending(pending);
+        };
+        fleet.bus.on('touched', onTouched);
+        unshare = () => fleet.bus.off('touched', onTouched);
+      }
+      reader = new BlockReader({
+        reading: new BlockReading(d.catalogue, d.limits, d.lookup),
+        touched,
+        clock: tagClock,
+        heads: d.heads,
+        lead: fleet === null ? null : (job) => fleet.lease.acquire(`touched:${job}`),
+        share: fleet === null ? null : (set, pending) => void fleet.bus.publishTouched(set, pending),
+        timeoutMs: config.invalidation.readTimeoutMs,
+        metrics,
+        logger: d.logger,
+      });
+    },
+    status() {
+      return { mode: 'precise', coveredHeight: tagClock.covered, tags: tagClock.tags, tagBytes: tagClock.bytes, ...metrics.snapshot() };
+    },
+    close() {
+      reader?.close();
+      unshare?.();
+    },
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * Tag invalidation without scanning the cache: for every tag, the height of
+ * the newest block whose touched set named it. An entry fetched at head `h`
+ * (the best head when its fetch began) is stale once one of its tags was named
+ * by a block above `h`. Heights are the same on every replica (each one hears
+ * every set), so entries read from the shared tier are judged alike.
+ *
+ * Fail safe, never less fresh than the head rule: while a believed block has
+ * no set yet, or a block's set was incomplete, every tag-kept entry fetched
+ * below it is stale. The map is bounded in bytes (charged to CACHE_MAX_BYTES):
+ * the tags bumped longest ago are forgotten and raise a floor below which
+ * every tag-kept entry is stale.
+ */
+import type { CacheEntry } from '../cache/types.js';
+import type { ChainHeights } from '../cache/entry.js';
+import type { TouchedListener, TouchedSet } from './touched.js';
+import { ANY_CONTRACT, ANY_TOKEN, tagOfAddress, tagOfToken, type EntryDeps } from './tags.js';
+
+/** Rough bytes of one remembered tag: its string twice (key, UTF-16) plus the map slot. */
+const tagBytes = (tag: string): number => 2 * tag.length + 64;
+
+export interface BlockOutcome {
+  height: number;
+  complete: boolean;
+  tags: number;
+}
+
+export class TagClock implements TouchedListener {
+  readonly #at = new Map<string, number>();
+  readonly #hashes = new Map<number, string>();
+  readonly #maxBytes: number;
+  readonly #clock: () => number;
+  readonly #onBlock: (o: BlockOutcome) => void;
+  #bytes = 0;
+  /** Every block up to this height has a set (complete or not). */
+  #covered = -1;
+  /** Highest block whose set was incomplete. */
+  #incomplete = -1;
+  /** Tags forgotten were named at or below it. */
+  #floor = -1;
+  /** Entries about (or fetched at or above) this height, created before `#reorgAt`, are stale. */
+  #reorgHeight = Number.POSITIVE_INFINITY;
+  #reorgAt = -1;
+
+  readonly #onStale: (entry: CacheEntry) => void;
+
+  constructor(opts: { maxBytes: number; clock: () => number; onBlock?: (o: BlockOutcome) => void; onStale?: (entry: CacheEntry) => void }) {
+    this.#maxBytes = opts.maxBytes;
+    this.#clock = opts.clock;
+    this.#onBlock = opts.onBlock ?? (() => {});
+    this.#onStale = opts.onStale ?? (() => {});
+  }
+
+  /** Synchronous and allocation-free: checked on every read of a tag-kept entry. */
+  stale(entry: CacheEntry, chain: ChainHeights): boolean {
+    const d = entry.deps;
+    if (d === undefined || !this.#stale(entry, d, chain)) return false;
+    this.#onStale(entry);
+    return true;
+  }
+
+  #stale(entry: CacheEntry, d: EntryDeps, chain: ChainHeights): boolean {
+    const h = entry.head ?? -1;
+    if (d.watchFinal !== null) {
+      const f = chain.finalHeight();
+      if (f !== null && f >= d.watchFinal) return true;
+      if (d.watchFinal >= this.#reorgHeight && entry.createdAt <= this.#reorgAt) return true;
+    }
+    if (h >= this.#reorgHeight && entry.createdAt <= this.#reorgAt) return true;
+    if (d.tags.length === 0) return false;
+    const best = chain.bestHead();
+    if (best !== null && best > h && this.#covered < best) return true;
+    if (this.#incomplete > h || this.#floor > h) return true;
+    for (let i = 0; i < d.tags.length; i++) {
+      const at = this.#at.get(d.tags[i]!);
+      if (at !== undefined && at > h) return true;
+    }
+    return false;
+  }
+
+  /** Highest height below which every block has a set. */
+  get covered(): number {
+    return this.#covered;
+  }
+
+  /** The hash block `height` was read with ('' when unknown or incomplete). */
+  hashOf(height: number): string | undefined {
+    return this.#hashes.get(height);
+  }
+
+  has(height: number): boolean {
+    return this.#hashes.has(height) || height <= this.#covered;
+  }
+
+  get tags(): number {
+    return this.#at.size;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  block(set: TouchedSet): void {
+    const seen = this.#hashes.get(set.height);
+    if (seen !== undefined && seen !== '' && set.blockHash !== '' && seen !== set.blockHash) this.#rewritten(set.height);
+    this.#hashes.set(set.height, set.blockHash);
+    let n = 0;
+    if (!set.complete) this.#incomplete = Math.max(this.#incomplete, set.height);
+    else {
+      for (const a of set.addresses) n += this.#bump(tagOfAddress(a), set.height);
+      for (const c of set.contracts) n += this.#bump(tagOfAddress(c), set.height);
+      for (const t of set.tokens) n += this.#bump(tagOfToken(t), set.height);
+      if (set.contracts.length > 0) n += this.#bump(ANY_CONTRACT, set.height);
+      if (set.tokens.length > 0) n += this.#bump(ANY_TOKEN, set.height);
+    }
+    while (this.#hashes.has(this.#covered + 1)) this.#covered++;
+    if (this.#covered < 0) this.#covered = set.height;
+    this.#trimHashes();
+    this.#onBlock({ height: set.height, complete: set.complete, tags: n });
+  }
+
+  /** The first block the proxy reads: nothing below it is owed. */
+  start(height: number): void {
+    if (this.#covered < 0) this.#covered = height - 1;
+  }
+
+  rebase(height: number): void {
+    this.#rewritten(height + 1);
+    for (const h of [...this.#hashes.keys()]) if (h > height) this.#hashes.delete(h);
+    this.#covered = Math.min(this.#covered, height);
+  }
+
+  #rewritten(height: number): void {
+    this.#reorgHeight = Math.min(this.#reorgHeight === Number.POSITIVE_INFINITY ? height : this.#reorgHeight, height);
+    this.#reorgAt = this.#clock();
+  }
+
+  #bump(tag: string, height: number): number {
+    const was = this.#at.get(tag);
+    if (was !== undefined) {
+      if (was >= height) return 0;
+      this.#at.delete(tag);
+    } else this.#bytes += tagBytes(tag);
+    this.#at.set(tag, height);
+    while (this.#bytes > this.#maxBytes && this.#at.size > 0) {
+      const [oldest, h] = this.#at.entries().next().value as [string, number];
+      this.#at.delete(oldest);
+      this.#bytes -= tagBytes(oldest);
+      this.#floor = Math.max(this.#floor, h);
+    }
+    return 1;
+  }
+
+  #trimHashes(): void {
+    if (this.#hashes.size <= 4096) return;
+    for (const h of this.#hashes.keys()) {
+      if (this.#hashes.size <= 2048) break;
+      this.#hashes.delete(h);
+    }
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Reads the touched set of every block the proxy believes, in order, gaps
+ * after an outage included (at most MAX_GAP blocks back; older ones fall
+ * back), once per block fleet-wide: with a fleet, the replica that takes the
+ * block's lease reads it and shares it on the bus; the others wait for it
+ * and fall back to the head rule when it does not come in time. A block that
+ * cannot be read whole within INVALIDATION_READ_TIMEOUT_MS is published
+ * incomplete (the head rule for that block).
+ */
+import type { Logger } from 'pino';
+import type { BlockReading } from './read-block.js';
+import type { TagClock } from './clock.js';
+import type { InvalidationMetrics } from './metrics.js';
+import type { PendingTouched, TouchedSet, TouchedSets } from './touched.js';
+
+/** Blocks behind the head read after an outage; older ones are published incomplete. */
+export const MAX_GAP = 64;
+
+export interface HeadSource {
+  on(event: 'head', listener: (height: number) => void): unknown;
+  on(event: 'rebase', listener: (height: number) => void): unknown;
+  off(event: 'head' | 'rebase', listener: (height: number) => void): unknown;
+  bestHead(): number | null;
+}
+
+export interface BlockReaderDeps {
+  reading: BlockReading;
+  touched: TouchedSets;
+  clock: TagClock;
+  heads: HeadSource;
+  /** Resolves true when this replica does `job` (the fleet lease: `block:N`, `recent:N`); null: always (no fleet). */
+  lead: ((job: string) => Promise<boolean>) | null;
+  /** Shares a read set with the other replicas (the bus); null: no fleet. */
+  share: ((set: TouchedSet, pending: PendingTouched) => void) | null;
+  timeoutMs: number;
+  metrics: InvalidationMetrics;
+  logger: Logger;
+}
+
+const incomplete = (height: number): TouchedSet => ({ height, blockHash: '', addresses: [], contracts: [], tokens: [], complete: false });
+
+export class BlockReader {
+  readonly #d: BlockReaderDeps;
+  readonly #waiters = new Map<number, () => void>();
+  readonly #unsubscribe: () => void;
+  #target = -1;
+  #running: Promise<void> | null = null;
+  #closed = false;
+
+  constructor(deps: BlockReaderDeps) {
+    this.#d = deps;
+    this.#unsubscribe = deps.touched.subscribe({ block: (s) => this.#waiters.get(s.height)?.() });
+    deps.heads.on('head', this.#onHead);
+    deps.heads.on('rebase', this.#onRebase);
+    const head = deps.heads.bestHead();
+    if (head !== null) this.#onHead(head);
+  }
+
+  readonly #onHead = (height: number): void => {
+    if (this.#closed) return;
+    if (this.#target < 0) this.#d.clock.start(height);
+    this.#target = Math.max(this.#target, height);
+    this.#running ??= this.#drain().finally(() => {
+      this.#running = null;
+    });
+  };
+
+  readonly #onRebase = (height: number): void => {
+    this.#d.touched.publishRebase(height);
+    this.#target = height;
+  };
+
+  /** Settles once every block up to the newest head heard is published (tests). */
+  async idle(): Promise<void> {
+    while (this.#running !== null) await this.#running;
+  }
+
+  async #drain(): Promise<void> {
+    while (!this.#closed) {
+      const next = this.#d.clock.covered + 1;
+      if (next > this.#target) return this.#rewritten();
+      if (this.#target - next >= MAX_GAP) {
+        this.#fallback(incomplete(next), 'gap');
+        continue;
+      }
+      await this.#one(next);
+    }
+  }
+
+  async #one(height: number): Promise<void> {
+    if (this.#d.clock.has(height)) return;
+    const lead = this.#d.lead === null ? true : await this.#d.lead(`block:${height}`);
+    if (lead) return this.#read(height);
+    if (await this.#wait(height)) return;
+    this.#fallback(incomplete(height), 'not-shared');
+  }
+
+  async #read(height: number): Promise<void> {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(new Error('touched set read timed out')), this.#d.timeoutMs);
+    const started = performance.now();
+    try {
+      const { set, pending } = await Promise.race([
+        this.#d.reading.read(height, ac.signal),
+        new Promise<never>((_, reject) => ac.signal.addEventListener('abort', () => reject(ac.signal.reason as Error), { once: true })),
+      ]);
+      this.#d.metrics.read((performance.now() - started) / 1000);
+      this.#d.touched.publishBlock(set);
+      this.#d.touched.publishPending(pending);
+      this.#d.share?.(set, pending);
+    } catch (err) {
+      this.#d.logger.warn({ height, err: err instanceof Error ? err.message : String(err) }, 'touched set not read: head rule for this block');
+      const set = incomplete(height);
+      this.#fallback(set, ac.signal.aborted ? 'timeout' : 'error');
+      this.#d.share?.(set, { hashes: [], addresses: [], contracts: [] });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Blocks whose hash changed since they were read are read again (their sets published anew). */
+  async #rewritten(): Promise<void> {
+    if (this.#d.lead !== null && !(await this.#d.lead(`recent:${this.#target}`))) return;
+    let recent: { height: number; hash: string }[];
+    try {
+      recent = await this.#d.reading.recent(AbortSignal.timeout(this.#d.timeoutMs));
+    } catch {
+      return; // the next block checks again
+    }
+    for (const b of recent) {
+      const seen = this.#d.clock.hashOf(b.height);
+      if (seen !== undefined && seen !== '' && seen !== b.hash && !this.#closed) await this.#read(b.height);
+    }
+  }
+
+  #fallback(set: TouchedSet, reason: 'timeout' | 'error' | 'gap' | 'not-shared'): void {
+    this.#d.metrics.fallback(reason);
+    this.#d.touched.publishBlock(set);
+  }
+
+  /** True when another replica's set for `height` arrived within the read timeout. */
+  #wait(height: number): Promise<boolean> {
+    if (this.#d.clock.has(height)) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        this.#waiters.delete(height);
+        resolve(ok);
+      };
+      const timer = setTimeout(() => done(false), this.#d.timeoutMs);
+      this.#waiters.set(height, () => done(true));
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#unsubscribe();
+    this.#d.heads.off('head', this.#onHead);
+    this.#d.heads.off('rebase', this.#onRebase);
+    for (const w of [...this.#waiters.values()]) w();
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Precise invalidation at store time: an answer whose dependencies are all
+ * tags (addresses, contracts, tokens, a block's finality) is no longer
+ * dropped on every block; it stays fresh until a touched set names one of its
+ * tags, at most its endpoint's safety max-age (INVALIDATION_MAX_AGE_MS,
+ * invalidation.maxAgeByEndpoint) for what the API cannot show.
+ */
+import type { CanonicalRequest, Classification } from '../catalogue/types.js';
+import type { InvalidationConfig } from '../config/types.js';
+import { entryDeps, type EntryDeps } from './tags.js';
+
+export interface PreciseResult {
+  cls: Classification;
+  deps: EntryDeps | undefined;
+}
+
+export class PreciseRule {
+  readonly #cfg: InvalidationConfig;
+
+  constructor(cfg: InvalidationConfig) {
+    this.#cfg = cfg;
+  }
+
+  maxAgeMs(endpoint: string): number {
+    return this.#cfg.maxAgeByEndpoint[endpoint] ?? this.#cfg.maxAgeMs;
+  }
+
+  /** `data`: the envelope's data; `final`: the chain's final height. */
+  apply(req: CanonicalRequest, cls: Classification, data: unknown, final: number | null): PreciseResult {
+    const m = req.endpoint.module;
+    if (m === undefined || !cls.cacheable || cls.negative) return { cls, deps: undefined };
+    const deps = entryDeps(m.dependsOn, req.params, data, final);
+    if (deps === null) return { cls, deps: undefined };
+    // Kept longer only while the final height is tracked (the reader's block list teaches it each block).
+    if (deps.tags.length === 0 && final === null) return { cls, deps };
+    return { cls: { ...cls, headDependent: false, ttlMs: Math.max(cls.ttlMs, this.maxAgeMs(req.endpoint.name)) }, deps };
+  }
+}

@@ -1,0 +1,49 @@
+/** Simulator + proxy replica for precise invalidation tests, and the proxy's coverage from /status. */
+import { afterEach } from 'vitest';
+import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { waitFor } from '../helpers/fake-upstream.js';
+import { dataOf, get, startReplica, type Replica } from '../helpers/replica.js';
+import type { ConfigPatch } from '../helpers/proxy.js';
+import type { InvalidationConfig } from '../../src/config/types.js';
+
+export const SEED = 1;
+export const PRECISE: InvalidationConfig = { mode: 'precise', maxAgeMs: 60_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 };
+
+export function preciseRig(): { start(patch?: ConfigPatch): Promise<{ sim: SimulatorHandle; proxy: Replica }> } {
+  let sim: SimulatorHandle | undefined;
+  let proxy: Replica | undefined;
+  afterEach(async () => {
+    await proxy?.close();
+    await sim?.close();
+    proxy = undefined;
+    sim = undefined;
+  });
+  return {
+    async start(patch = {}) {
+      sim = await startSimulator({ seed: SEED, blockIntervalMs: 0 });
+      proxy = await startReplica([sim.url], { upstream: { probeIntervalMs: 50 }, invalidation: PRECISE, ...patch });
+      return { sim, proxy };
+    },
+  };
+}
+
+export async function invalidationStatus(url: string): Promise<Record<string, unknown>> {
+  const s = await get(url, '/status');
+  return (dataOf(s.text)['cache'] as Record<string, Record<string, unknown>>)['invalidation']!;
+}
+
+/** Waits until the proxy has published the touched set of every block up to `height`. */
+export async function covered(url: string, height: number): Promise<void> {
+  await waitFor(async () => Number((await invalidationStatus(url))['coveredHeight']) >= height, 5000, `touched sets up to ${height}`);
+}
+
+/** The content of an answer without its volatile stamps and paging links (the proxy rewrites links). */
+export function content(text: string): string {
+  const j = JSON.parse(text) as { data?: unknown };
+  return JSON.stringify(j.data, (k, v: unknown) => (k === 'next' || k === 'previous' || k === 'server_timestamp' || k === 'currentTimestamp' || k === 'timeDiff' ? undefined : v));
+}
+
+/** The simulator's own answer now (the truth at its head). */
+export async function truth(simUrl: string, path: string): Promise<string> {
+  return content(await (await fetch(simUrl + path)).text());
+}
