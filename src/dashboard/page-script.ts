@@ -131,6 +131,8 @@ export const DASHBOARD_SCRIPT = /* js */ `
     var redis = cache.redis;
     var rs = redis === null || redis === undefined ? 'not configured' : redis.healthy ? 'up' : 'down';
     $('redis').textContent = rs; $('redis').className = 'pill ' + (rs === 'not configured' ? 'closed' : rs);
+    var a = s.activity;
+    text('activity', a ? fmtNum(a.streams) + ' open, ' + fmtNum(a.watched) + ' watched (' + fmtNum(a.lingering) + ' lingering), history ' + fmtBytes(a.historyBytes) + ' of ' + fmtBytes(a.historyMaxBytes) : 'off');
   }
 
   function row(label, value, attr) { var tr = el('tr'); if (attr) tr.setAttribute('data-counter', attr); cell(tr, label); cell(tr, value, 'num'); return tr; }

@@ -101,6 +101,7 @@ describeChromium()('status page in Chromium', () => {
     await page.waitForFunction(() => /^[1-9]/.test(document.querySelector('#statuses tr[data-counter="4xx"] td:nth-child(2)')?.textContent ?? ''), undefined, WAIT);
     expect(await page.locator('tr[data-tier="memory"]').count()).toBe(1);
     expect(await page.locator('#redis').textContent()).toBe('not configured');
+    expect(await page.locator('#activity').textContent()).toMatch(/^0 open, 0 watched \(0 lingering\), history 0 B of 16\.0 MiB$/);
     await page.screenshot({ path: artifactPath('dashboard-traffic.png'), fullPage: true });
   });
 
