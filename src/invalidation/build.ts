@@ -67,6 +67,7 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
         lead: fleet === null ? null : (job) => fleet.lease.acquire(`touched:${job}`),
         share: fleet === null ? null : (set, pending) => void fleet.bus.publishTouched(set, pending),
         timeoutMs: config.invalidation.readTimeoutMs,
+        pendingPollMs: config.invalidation.pendingPollMs,
         metrics,
         logger: d.logger,
       });

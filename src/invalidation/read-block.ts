@@ -32,6 +32,8 @@ export class BlockReading {
   readonly #lookup: Lookup;
   /** Pool hashes seen at the previous read (null: none read yet, every entry is new). */
   #pool: Set<string> | null = null;
+  /** Parties of pool entries seen by the poll since the last block read. */
+  #carry = { addresses: new Set<string>(), contracts: new Set<string>() };
 
   constructor(catalogue: Catalogue, limits: ParamLimits, lookup: Lookup) {
     this.#catalogue = catalogue;
@@ -112,9 +114,11 @@ export class BlockReading {
       if (a !== null) into.addresses.add(a);
     }
     await this.#parties(await this.#pages('tx/list', `block_height=${height}`, signal), tokens, into, signal);
+    const carried = this.#carry;
+    this.#carry = { addresses: new Set<string>(), contracts: new Set<string>() };
     const pending = await this.#pending(tokens, signal);
-    for (const a of pending.addresses) into.addresses.add(a);
-    for (const c of pending.contracts) into.contracts.add(c);
+    for (const a of [...pending.addresses, ...carried.addresses]) into.addresses.add(a);
+    for (const c of [...pending.contracts, ...carried.contracts]) into.contracts.add(c);
     const set: TouchedSet = {
       height,
       blockHash: str(block['block_hash']) ?? str(block['hash']) ?? '',
@@ -140,6 +144,18 @@ export class BlockReading {
       if (typeof h === 'number' && hash !== null) out.push({ height: h, hash });
     }
     return out;
+  }
+
+  /**
+   * The pool's entries new since the previous read (the between-blocks poll).
+   * Whom they name is carried into the next block's set, so the answers that
+   * list pending transactions are invalidated with that block.
+   */
+  async pending(signal: AbortSignal): Promise<PendingTouched> {
+    const p = await this.#pending(await this.#tokens(signal), signal);
+    for (const a of p.addresses) this.#carry.addresses.add(a);
+    for (const c of p.contracts) this.#carry.contracts.add(c);
+    return p;
   }
 
   /** Transactions in the pool now that were not at the previous read, and whom they name. */
