@@ -6,7 +6,8 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Catalogue } from '../catalogue/index.js';
-import type { ParamLimits } from '../catalogue/types.js';
+import type { CanonicalRequest, ParamLimits } from '../catalogue/types.js';
+import { HotRefresh } from './hot-refresh.js';
 import type { Config } from '../config/types.js';
 import type { Fleet } from '../fleet/connect.js';
 import { TagClock } from './clock.js';
@@ -26,7 +27,7 @@ export interface Invalidation {
   rule: PreciseRule;
   metrics: InvalidationMetrics;
   /** Starts reading blocks (once the resolver exists). */
-  start(deps: { lookup: Lookup; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: Fleet | null; logger: Logger }): void;
+  start(deps: { lookup: Lookup & { revalidate(req: CanonicalRequest): Promise<unknown> }; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: Fleet | null; logger: Logger }): void;
   status(): Record<string, unknown>;
   close(): void;
 }
@@ -34,15 +35,21 @@ export interface Invalidation {
 export function buildInvalidation(config: Config, touched: TouchedSets, registry: Registry, clock: () => number): Invalidation | null {
   if (config.invalidation.mode !== 'precise') return null;
   let tags: TagClock | undefined;
+  const hot = new HotRefresh();
   const metrics = registerInvalidationMetrics(registry, () => ({ tags: tags?.tags ?? 0, bytes: tags?.bytes ?? 0 }));
   tags = new TagClock({
     maxBytes: tagBudget(config.cacheMaxBytes),
     clock,
     onBlock: (o) => metrics.block(o.complete, o.tags),
-    onStale: (e) => metrics.invalidated(e.key.slice(0, e.key.indexOf('?') >>> 0)),
+    onStale: (e) => {
+      metrics.invalidated(e.key.slice(0, e.key.indexOf('?') >>> 0));
+      hot.invalidated(e);
+    },
   });
   const tagClock = tags;
   touched.subscribe(tagClock);
+  // After the clock: a refreshed entry is fetched once the block is known.
+  touched.subscribe(hot);
   let reader: BlockReader | null = null;
   let unshare: (() => void) | null = null;
   return {
@@ -59,6 +66,7 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
         fleet.bus.on('touched', onTouched);
         unshare = () => fleet.bus.off('touched', onTouched);
       }
+      hot.attach({ revalidate: (req) => d.lookup.revalidate(req), catalogue: d.catalogue, limits: d.limits, maxKeys: config.refreshAhead.maxKeys, refreshed: metrics.refreshed, logger: d.logger });
       reader = new BlockReader({
         reading: new BlockReading(d.catalogue, d.limits, d.lookup),
         touched,

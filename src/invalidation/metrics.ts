@@ -14,6 +14,8 @@ export interface InvalidationMetrics {
   fallback(reason: 'timeout' | 'error' | 'gap' | 'not-shared'): void;
   /** Pending transactions newly seen by the between-blocks poll. */
   pending(n: number): void;
+  /** Hot invalidated entries fetched again ahead of clients. */
+  refreshed(outcome: 'ok' | 'error', n: number): void;
   /** An entry found stale because a block named one of its tags (at lookup). */
   invalidated(endpoint: string): void;
   snapshot(): InvalidationSnapshot;
@@ -25,6 +27,7 @@ export interface InvalidationSnapshot {
   /** Read whole by this replica. */
   readHere: number;
   pendingSeen: number;
+  refreshedAhead: number;
   fallbacks: number;
   tagsBumped: number;
   entriesInvalidated: number;
@@ -36,10 +39,11 @@ export function registerInvalidationMetrics(registry: Registry, tagMap: () => { 
   const tags = new Histogram({ name: `${METRIC_PREFIX}invalidation_tags_per_block`, help: 'Tags a complete block invalidated (addresses, contracts, tokens).', buckets: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], registers: [registry] });
   const entries = new Counter({ name: `${METRIC_PREFIX}invalidation_entries_total`, help: 'Cache entries found invalidated by a touched set at lookup, by endpoint.', labelNames: ['endpoint'] as const, registers: [registry] });
   const pendingSeen = new Counter({ name: `${METRIC_PREFIX}invalidation_pending_seen_total`, help: 'Pending transactions newly seen by the poll between blocks (published to the touched-set subscribers).', registers: [registry] });
+  const refreshed = new Counter({ name: `${METRIC_PREFIX}invalidation_refresh_ahead_total`, help: 'Hot entries invalidated by a block and fetched again before clients asked, by outcome (ok, error).', labelNames: ['outcome'] as const, registers: [registry] });
   const readSeconds = new Histogram({ name: `${METRIC_PREFIX}invalidation_read_seconds`, help: "Time to read a block's touched set whole.", buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry] });
   new Gauge({ name: `${METRIC_PREFIX}invalidation_tags`, help: 'Tags remembered with the height of the last block naming them.', registers: [registry], collect() { this.set(tagMap().tags); } });
   new Gauge({ name: `${METRIC_PREFIX}invalidation_tag_bytes`, help: 'Estimated bytes of the tag map (charged to CACHE_MAX_BYTES).', registers: [registry], collect() { this.set(tagMap().bytes); } });
-  const snap: InvalidationSnapshot = { blocks: 0, readHere: 0, pendingSeen: 0, fallbacks: 0, tagsBumped: 0, entriesInvalidated: 0 };
+  const snap: InvalidationSnapshot = { blocks: 0, readHere: 0, pendingSeen: 0, refreshedAhead: 0, fallbacks: 0, tagsBumped: 0, entriesInvalidated: 0 };
   return {
     read(s) {
       snap.readHere++;
@@ -58,6 +62,10 @@ export function registerInvalidationMetrics(registry: Registry, tagMap: () => { 
     pending(n) {
       snap.pendingSeen += n;
       pendingSeen.inc(n);
+    },
+    refreshed(outcome, n) {
+      snap.refreshedAhead += n;
+      refreshed.inc({ outcome }, n);
     },
     invalidated(endpoint) {
       snap.entriesInvalidated++;
