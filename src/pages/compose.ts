@@ -39,9 +39,9 @@ export function isFinalPart(o: PartOutcome): boolean {
   return !e.headDependent && e.finalAt === null && finalTtl > 0 && e.freshUntil - e.createdAt >= finalTtl;
 }
 
-/** Moves with the head: a head-invalidated entry, or the head itself. */
+/** Moves with the head: a head-invalidated entry, a tag-kept one (judged per block), or the head itself. */
 function headRelative(o: PartOutcome): boolean {
-  return o.res !== null && (o.res.entry.headDependent || o.part.endpoint.name === 'block/max');
+  return o.res !== null && (o.res.entry.headDependent || o.res.entry.deps !== undefined || o.part.endpoint.name === 'block/max');
 }
 
 function maxHeight(o: PartOutcome): number | null {
