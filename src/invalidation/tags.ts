@@ -65,6 +65,11 @@ export function entryDeps(dependsOn: readonly Dependency[], params: ReadonlyMap<
   return { tags, watchFinal };
 }
 
+/** An applicable `head` dependency. */
+export function dependsOnHead(dependsOn: readonly Dependency[], params: ReadonlyMap<string, string>): boolean {
+  return dependsOn.some((d) => d.on === 'head' && (d.unless === undefined || !params.has(d.unless)));
+}
+
 function fieldOf(data: unknown, field: string): unknown {
   return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>)[field] : undefined;
 }
