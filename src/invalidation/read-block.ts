@@ -106,17 +106,21 @@ export class BlockReading {
 
   /** The touched set of block `height` (complete), and the pool's new entries. Rejects when anything cannot be read. */
   async read(height: number, signal: AbortSignal): Promise<{ set: TouchedSet; pending: PendingTouched }> {
-    const block = await this.#data('block/detail', `h=${height}`, signal);
-    const tokens = await this.#tokens(signal);
+    const [block, tokens, txs, pool] = await Promise.all([
+      this.#data('block/detail', `h=${height}`, signal),
+      this.#tokens(signal),
+      this.#pages('tx/list', `block_height=${height}`, signal),
+      this.#pages('tx/list/pending', '', signal),
+    ]);
     const into = { addresses: new Set<string>(), contracts: new Set<string>(), tokens: new Set<string>() };
     for (const k of ['coinbase', 'miner']) {
       const a = str(block[k]);
       if (a !== null) into.addresses.add(a);
     }
-    await this.#parties(await this.#pages('tx/list', `block_height=${height}`, signal), tokens, into, signal);
+    await this.#parties(txs, tokens, into, signal);
     const carried = this.#carry;
     this.#carry = { addresses: new Set<string>(), contracts: new Set<string>() };
-    const pending = await this.#pending(tokens, signal);
+    const pending = await this.#pending(pool, tokens, signal);
     for (const a of [...pending.addresses, ...carried.addresses]) into.addresses.add(a);
     for (const c of [...pending.contracts, ...carried.contracts]) into.contracts.add(c);
     const set: TouchedSet = {
@@ -152,15 +156,15 @@ export class BlockReading {
    * list pending transactions are invalidated with that block.
    */
   async pending(signal: AbortSignal): Promise<PendingTouched> {
-    const p = await this.#pending(await this.#tokens(signal), signal);
+    const [tokens, pool] = await Promise.all([this.#tokens(signal), this.#pages('tx/list/pending', '', signal)]);
+    const p = await this.#pending(pool, tokens, signal);
     for (const a of p.addresses) this.#carry.addresses.add(a);
     for (const c of p.contracts) this.#carry.contracts.add(c);
     return p;
   }
 
   /** Transactions in the pool now that were not at the previous read, and whom they name. */
-  async #pending(tokens: ReadonlyMap<string, string>, signal: AbortSignal): Promise<PendingTouched> {
-    const txs = await this.#pages('tx/list/pending', '', signal);
+  async #pending(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, signal: AbortSignal): Promise<PendingTouched> {
     const seen = this.#pool;
     const fresh = seen === null ? txs : txs.filter((t) => !seen.has(String(t['tx_hash'])));
     const into = { addresses: new Set<string>(), contracts: new Set<string>(), tokens: new Set<string>() };
