@@ -52,6 +52,22 @@ describe('TagClock', () => {
     expect(c.stale(entry(20, { tags: [], watchFinal: 18 }, 300), chain(20, 10))).toBe(false);
   });
 
+  it('a rebase stales what was fetched at or above the new head, and owes the blocks above it again', () => {
+    let now = 10;
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+    c.start(30);
+    c.block(set(30, []));
+    c.block(set(31, []));
+    const at31 = entry(31, { tags: [tagOfAddress('q')], watchFinal: null }, 5);
+    const at29 = entry(29, { tags: [tagOfAddress('q')], watchFinal: null }, 5);
+    now = 20;
+    c.rebase(30);
+    expect(c.covered).toBe(30);
+    expect(c.has(31)).toBe(false);
+    expect(c.stale(at31, chain(30))).toBe(true);
+    expect(c.stale(at29, chain(29))).toBe(false);
+  });
+
   it('stays within its byte budget; forgotten tags stale what they could have named', () => {
     const c = new TagClock({ maxBytes: 2000, clock: () => 0 });
     c.start(1);
