@@ -112,7 +112,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
 
   const hotKeys = new HotKeys();
   const headGuard = new HeadGuard(tracker, clock);
-  const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock, quorum, precise: invalidation?.rule ?? null });
+  const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock, quorum, precise: invalidation?.rule ?? null, tagHeaders: config.cacheTagHeaders });
   const resolver = new Resolver({
     memory,
     second: fleet?.store ?? null,

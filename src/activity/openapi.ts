@@ -33,15 +33,17 @@ function activityEventSchema(registry: SchemaRegistry): SchemaObject {
   };
 }
 
+const PENDING_FIELDS: Record<string, SchemaObject> = {
+  hashes: { type: 'array', items: { type: 'string' }, description: 'Hashes of the transactions that entered the pool.' },
+  addresses: { type: 'array', items: { type: 'string', pattern: ADDRESS }, description: 'Watched addresses (of this connection) they name.' },
+  contracts: { type: 'array', items: { type: 'string', pattern: ADDRESS }, description: 'Watched contracts (of this connection) they name.' },
+};
+
 const PENDING: SchemaObject = {
   type: 'object',
   description: 'The JSON of an `event: pending` (no id: not replayed, best effort): transactions newly seen in the pending pool name watched entities.',
-  properties: {
-    hashes: { type: 'array', items: { type: 'string' }, description: 'Hashes of the transactions that entered the pool.' },
-    addresses: { type: 'array', items: { type: 'string', pattern: ADDRESS }, description: 'Watched addresses (of this connection) they name.' },
-    contracts: { type: 'array', items: { type: 'string', pattern: ADDRESS }, description: 'Watched contracts (of this connection) they name.' },
-  },
-  required: ['hashes', 'addresses', 'contracts'],
+  properties: PENDING_FIELDS,
+  required: Object.keys(PENDING_FIELDS),
   additionalProperties: false,
 };
 

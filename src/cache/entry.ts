@@ -55,6 +55,7 @@ export interface EntryParams {
   negative: boolean;
   stamps: readonly Stamp[];
   deps?: EntryDeps;
+  tagHeader?: string;
 }
 
 /**
@@ -94,6 +95,7 @@ export function createEntry(p: EntryParams): CacheEntry {
     negative: p.negative,
     stamps: p.stamps,
     ...(p.deps !== undefined ? { deps: p.deps } : {}),
+    ...(p.tagHeader !== undefined ? { tagHeader: p.tagHeader } : {}),
   };
 }
 

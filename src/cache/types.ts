@@ -44,6 +44,8 @@ export interface CacheEntry {
   stamps: readonly Stamp[];
   /** Precise invalidation: the tags that keep it fresh (absent: the endpoint's own rule). */
   deps?: EntryDeps;
+  /** Its dependency tags, comma-separated, for the Cache-Tag header (CACHE_TAG_HEADERS; absent: none). */
+  tagHeader?: string;
 }
 
 export interface CacheStore {

@@ -186,7 +186,7 @@ export interface Config {
   pages: PageTable;
 }
 
-export type InvalidationMode = 'precise' | 'head';
+type InvalidationMode = 'precise' | 'head';
 
 export interface InvalidationConfig {
   mode: InvalidationMode;

@@ -13,7 +13,7 @@ import { hitPayload } from '../cache/restamped-variants.js';
 import type { ProxyError } from '../errors/catalog.js';
 import type { Resolution } from '../pipeline/resolver.js';
 import { sendError } from './envelope-writer.js';
-import { CORS_HEADERS, JSON_TYPE, hitHeaders } from './header-block.js';
+import { CORS_HEADERS, JSON_TYPE, hitHeaders, tagHeaders } from './header-block.js';
 
 export { CORS_HEADERS } from './header-block.js';
 
@@ -78,6 +78,7 @@ export function deliverRaw(
     ...answer,
   ];
   if (head !== null) headers.push('x-chain-head', String(head));
+  if (entry.tagHeader !== undefined) headers.push(...tagHeaders(entry.tagHeader));
   if (hasAny(earlier)) {
     for (const name in earlier) {
       const value = earlier[name];

@@ -29,6 +29,11 @@ const HEAD = 17;
 
 const blocks = new WeakMap<Payload, Block>();
 
+/** Cache-Tag (comma-separated) and Surrogate-Key (space-separated) of an entry's tags. */
+export function tagHeaders(tagHeader: string): string[] {
+  return ['cache-tag', tagHeader, 'surrogate-key', tagHeader.replaceAll(',', ' ')];
+}
+
 function build(entry: CacheEntry, payload: Payload, age: number, maxAge: number, head: number | null, answer: readonly string[]): Block {
   const headers = [
     'content-type', JSON_TYPE,
@@ -43,6 +48,7 @@ function build(entry: CacheEntry, payload: Payload, age: number, maxAge: number,
   ];
   if (payload.encoding !== 'identity') headers.push('content-encoding', payload.encoding);
   headers.push('content-length', String(payload.body.length), ...answer);
+  if (entry.tagHeader !== undefined) headers.push(...tagHeaders(entry.tagHeader));
   // No chain head known: drop the pair (its slot is then never re-stamped).
   if (head === null) headers.splice(HEAD - 1, 2);
   return { age, maxAge, head, headers };

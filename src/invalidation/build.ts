@@ -6,7 +6,9 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Catalogue } from '../catalogue/index.js';
-import type { ParamLimits } from '../catalogue/types.js';
+import type { CanonicalRequest, ParamLimits } from '../catalogue/types.js';
+import { HotRefresh } from './hot-refresh.js';
+import { waitReady } from '../redis/client.js';
 import type { Config } from '../config/types.js';
 import type { Fleet } from '../fleet/connect.js';
 import { TagClock } from './clock.js';
@@ -15,6 +17,9 @@ import { BlockReading, type Lookup } from './read-block.js';
 import { BlockReader, type HeadSource } from './reader.js';
 import { PreciseRule } from './rule.js';
 import type { TouchedSets } from './touched.js';
+
+/** Longest wait for Redis before reading blocks anyway (the lease then acts alone). */
+const READY_WAIT_MS = 5000;
 
 /** The tag map's share of CACHE_MAX_BYTES: a sixteenth, at most 32 MiB. */
 export function tagBudget(cacheMaxBytes: number): number {
@@ -26,7 +31,7 @@ export interface Invalidation {
   rule: PreciseRule;
   metrics: InvalidationMetrics;
   /** Starts reading blocks (once the resolver exists). */
-  start(deps: { lookup: Lookup; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: Fleet | null; logger: Logger }): void;
+  start(deps: { lookup: Lookup & { revalidate(req: CanonicalRequest): Promise<unknown> }; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: Fleet | null; logger: Logger }): void;
   status(): Record<string, unknown>;
   close(): void;
 }
@@ -34,16 +39,23 @@ export interface Invalidation {
 export function buildInvalidation(config: Config, touched: TouchedSets, registry: Registry, clock: () => number): Invalidation | null {
   if (config.invalidation.mode !== 'precise') return null;
   let tags: TagClock | undefined;
+  const hot = new HotRefresh();
   const metrics = registerInvalidationMetrics(registry, () => ({ tags: tags?.tags ?? 0, bytes: tags?.bytes ?? 0 }));
   tags = new TagClock({
     maxBytes: tagBudget(config.cacheMaxBytes),
     clock,
     onBlock: (o) => metrics.block(o.complete, o.tags),
-    onStale: (e) => metrics.invalidated(e.key.slice(0, e.key.indexOf('?') >>> 0)),
+    onStale: (e) => {
+      metrics.invalidated(e.key.slice(0, e.key.indexOf('?') >>> 0));
+      hot.invalidated(e);
+    },
   });
   const tagClock = tags;
   touched.subscribe(tagClock);
+  // After the clock: a refreshed entry is fetched once the block is known.
+  touched.subscribe(hot);
   let reader: BlockReader | null = null;
+  let closed = false;
   let unshare: (() => void) | null = null;
   return {
     clock: tagClock,
@@ -59,22 +71,32 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
         fleet.bus.on('touched', onTouched);
         unshare = () => fleet.bus.off('touched', onTouched);
       }
-      reader = new BlockReader({
-        reading: new BlockReading(d.catalogue, d.limits, d.lookup),
-        touched,
-        clock: tagClock,
-        heads: d.heads,
-        lead: fleet === null ? null : (job) => fleet.lease.acquire(`touched:${job}`),
-        share: fleet === null ? null : (set, pending) => void fleet.bus.publishTouched(set, pending),
-        timeoutMs: config.invalidation.readTimeoutMs,
-        metrics,
-        logger: d.logger,
-      });
+      hot.attach({ revalidate: (req) => d.lookup.revalidate(req), catalogue: d.catalogue, limits: d.limits, maxKeys: config.refreshAhead.maxKeys, refreshed: metrics.refreshed, logger: d.logger });
+      const begin = () => {
+        if (closed) return;
+        reader = new BlockReader({
+          reading: new BlockReading(d.catalogue, d.limits, d.lookup),
+          touched,
+          clock: tagClock,
+          heads: d.heads,
+          lead: fleet === null ? null : (job) => fleet.lease.acquire(`touched:${job}`),
+          share: fleet === null ? null : (set, pending) => void fleet.bus.publishTouched(set, pending),
+          timeoutMs: config.invalidation.readTimeoutMs,
+          pendingPollMs: config.invalidation.pendingPollMs,
+          metrics,
+          logger: d.logger,
+        });
+      };
+      // With a fleet, reading starts once Redis answers (the lease and the bus need it; the first
+      // blocks otherwise trip the Redis breaker); without one, at once.
+      if (fleet === null) begin();
+      else void Promise.all([waitReady(fleet.client, READY_WAIT_MS), fleet.bus.ready(READY_WAIT_MS)]).then(begin);
     },
     status() {
       return { mode: 'precise', coveredHeight: tagClock.covered, tags: tagClock.tags, tagBytes: tagClock.bytes, ...metrics.snapshot() };
     },
     close() {
+      closed = true;
       reader?.close();
       unshare?.();
     },

@@ -10,6 +10,12 @@
 import type { Catalogue } from '../catalogue/index.js';
 import type { CanonicalRequest, EndpointName, ParamLimits } from '../catalogue/types.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
+import { blockDetail } from '../endpoints/block-detail.js';
+import { blockList } from '../endpoints/block-list.js';
+import { tokenList } from '../endpoints/token-list.js';
+import { txDetail } from '../endpoints/tx-detail.js';
+import { txListPending } from '../endpoints/tx-list-pending.js';
+import { txList } from '../endpoints/tx-list.js';
 import type { PendingTouched, TouchedSet } from './touched.js';
 
 /** The part of the resolver the reader uses. */
@@ -32,6 +38,8 @@ export class BlockReading {
   readonly #lookup: Lookup;
   /** Pool hashes seen at the previous read (null: none read yet, every entry is new). */
   #pool: Set<string> | null = null;
+  /** Parties of pool entries seen by the poll since the last block read. */
+  #carry = { addresses: new Set<string>(), contracts: new Set<string>() };
 
   constructor(catalogue: Catalogue, limits: ParamLimits, lookup: Lookup) {
     this.#catalogue = catalogue;
@@ -63,7 +71,7 @@ export class BlockReading {
   }
 
   async #tokens(signal: AbortSignal): Promise<Map<string, string>> {
-    const d = await this.#data('token/list', '', signal);
+    const d = await this.#data(tokenList.path, '', signal);
     const list = Array.isArray(d) ? (d as Rec[]) : Array.isArray(d['list']) ? (d['list'] as Rec[]) : [];
     const out = new Map<string, string>();
     for (const t of list) {
@@ -96,7 +104,7 @@ export class BlockReading {
       }
     }
     for (const hash of transfers) {
-      const d = await this.#data('tx/detail', `hash=${hash}`, signal);
+      const d = await this.#data(txDetail.path, `hash=${hash}`, signal);
       const to = str(d['address_supporting']);
       if (to !== null) into.addresses.add(to);
     }
@@ -104,17 +112,23 @@ export class BlockReading {
 
   /** The touched set of block `height` (complete), and the pool's new entries. Rejects when anything cannot be read. */
   async read(height: number, signal: AbortSignal): Promise<{ set: TouchedSet; pending: PendingTouched }> {
-    const block = await this.#data('block/detail', `h=${height}`, signal);
-    const tokens = await this.#tokens(signal);
+    const [block, tokens, txs, pool] = await Promise.all([
+      this.#data(blockDetail.path, `h=${height}`, signal),
+      this.#tokens(signal),
+      this.#pages(txList.path, `block_height=${height}`, signal),
+      this.#pages(txListPending.path, '', signal),
+    ]);
     const into = { addresses: new Set<string>(), contracts: new Set<string>(), tokens: new Set<string>() };
     for (const k of ['coinbase', 'miner']) {
       const a = str(block[k]);
       if (a !== null) into.addresses.add(a);
     }
-    await this.#parties(await this.#pages('tx/list', `block_height=${height}`, signal), tokens, into, signal);
-    const pending = await this.#pending(tokens, signal);
-    for (const a of pending.addresses) into.addresses.add(a);
-    for (const c of pending.contracts) into.contracts.add(c);
+    await this.#parties(txs, tokens, into, signal);
+    const carried = this.#carry;
+    this.#carry = { addresses: new Set<string>(), contracts: new Set<string>() };
+    const pending = await this.#pending(pool, tokens, signal);
+    for (const a of [...pending.addresses, ...carried.addresses]) into.addresses.add(a);
+    for (const c of [...pending.contracts, ...carried.contracts]) into.contracts.add(c);
     const set: TouchedSet = {
       height,
       blockHash: str(block['block_hash']) ?? str(block['hash']) ?? '',
@@ -131,7 +145,7 @@ export class BlockReading {
    * usually a hit); reading it also teaches the tracker the final height.
    */
   async recent(signal: AbortSignal): Promise<{ height: number; hash: string }[]> {
-    const d = await this.#data('block/list', `page=1&page_size=${RECENT}`, signal);
+    const d = await this.#data(blockList.path, `page=1&page_size=${RECENT}`, signal);
     const list = Array.isArray(d['list']) ? (d['list'] as Rec[]) : [];
     const out: { height: number; hash: string }[] = [];
     for (const b of list) {
@@ -142,9 +156,21 @@ export class BlockReading {
     return out;
   }
 
+  /**
+   * The pool's entries new since the previous read (the between-blocks poll).
+   * Whom they name is carried into the next block's set, so the answers that
+   * list pending transactions are invalidated with that block.
+   */
+  async pending(signal: AbortSignal): Promise<PendingTouched> {
+    const [tokens, pool] = await Promise.all([this.#tokens(signal), this.#pages(txListPending.path, '', signal)]);
+    const p = await this.#pending(pool, tokens, signal);
+    for (const a of p.addresses) this.#carry.addresses.add(a);
+    for (const c of p.contracts) this.#carry.contracts.add(c);
+    return p;
+  }
+
   /** Transactions in the pool now that were not at the previous read, and whom they name. */
-  async #pending(tokens: ReadonlyMap<string, string>, signal: AbortSignal): Promise<PendingTouched> {
-    const txs = await this.#pages('tx/list/pending', '', signal);
+  async #pending(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, signal: AbortSignal): Promise<PendingTouched> {
     const seen = this.#pool;
     const fresh = seen === null ? txs : txs.filter((t) => !seen.has(String(t['tx_hash'])));
     const into = { addresses: new Set<string>(), contracts: new Set<string>(), tokens: new Set<string>() };

@@ -33,6 +33,8 @@ export interface BlockReaderDeps {
   /** Shares a read set with the other replicas (the bus); null: no fleet. */
   share: ((set: TouchedSet, pending: PendingTouched) => void) | null;
   timeoutMs: number;
+  /** Between blocks, the pending pool is polled this often and its new entries published (0: only with each block). */
+  pendingPollMs: number;
   metrics: InvalidationMetrics;
   logger: Logger;
 }
@@ -46,6 +48,7 @@ export class BlockReader {
   #target = -1;
   #running: Promise<void> | null = null;
   #closed = false;
+  readonly #poll: ReturnType<typeof setInterval> | null;
 
   constructor(deps: BlockReaderDeps) {
     this.#d = deps;
@@ -54,6 +57,21 @@ export class BlockReader {
     deps.heads.on('rebase', this.#onRebase);
     const head = deps.heads.bestHead();
     if (head !== null) this.#onHead(head);
+    this.#poll = deps.pendingPollMs > 0 ? setInterval(() => void this.#pollPending(), deps.pendingPollMs) : null;
+    this.#poll?.unref();
+  }
+
+  /** Skipped while a block is being read (its read includes the pool). */
+  async #pollPending(): Promise<void> {
+    if (this.#running !== null || this.#closed) return;
+    try {
+      const pending = await this.#d.reading.pending(AbortSignal.timeout(this.#d.timeoutMs));
+      if (pending.hashes.length === 0 || this.#closed) return;
+      this.#d.metrics.pending(pending.hashes.length);
+      this.#d.touched.publishPending(pending);
+    } catch {
+      // the next poll or block tries again
+    }
   }
 
   readonly #onHead = (height: number): void => {
@@ -154,6 +172,7 @@ export class BlockReader {
 
   close(): void {
     this.#closed = true;
+    if (this.#poll !== null) clearInterval(this.#poll);
     this.#unsubscribe();
     this.#d.heads.off('head', this.#onHead);
     this.#d.heads.off('rebase', this.#onRebase);

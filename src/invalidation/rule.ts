@@ -7,7 +7,7 @@
  */
 import type { CanonicalRequest, Classification } from '../catalogue/types.js';
 import type { InvalidationConfig } from '../config/types.js';
-import { entryDeps, type EntryDeps } from './tags.js';
+import { dependsOnHead, entryDeps, type EntryDeps } from './tags.js';
 
 export interface PreciseResult {
   cls: Classification;
@@ -30,7 +30,9 @@ export class PreciseRule {
     const m = req.endpoint.module;
     if (m === undefined || !cls.cacheable || cls.negative) return { cls, deps: undefined };
     const deps = entryDeps(m.dependsOn, req.params, data, final);
-    if (deps === null) return { cls, deps: undefined };
+    // Global lists and statistics move with every block (holders, contracts, summaries), whatever their TTL;
+    // the head itself (block/max) keeps its own rule.
+    if (deps === null) return { cls: !cls.headDependent && !m.reportsHead && dependsOnHead(m.dependsOn, req.params) ? { ...cls, headDependent: true } : cls, deps: undefined };
     // Kept longer only while the final height is tracked (the reader's block list teaches it each block).
     if (deps.tags.length === 0 && final === null) return { cls, deps };
     return { cls: { ...cls, headDependent: false, ttlMs: Math.max(cls.ttlMs, this.maxAgeMs(req.endpoint.name)) }, deps };

@@ -10,7 +10,7 @@ import type { Dependency } from '../endpoints/types.js';
 
 /** What decides when a tag-kept entry changes (stored on the entry). */
 export interface EntryDeps {
-  /** `address:<id>` (addresses and contracts), `token:<name>`, `contracts`, `tokens`. */
+  /** `address:<id>` (addresses and contracts), `token:<name>`, `contract:*`, `token:*`. */
   readonly tags: readonly string[];
   /** Height of the non-final block the answer is about: stale once that height is final (or rewritten). */
   readonly watchFinal: number | null;
@@ -19,9 +19,9 @@ export interface EntryDeps {
 export const tagOfAddress = (id: string): string => `address:${id}`;
 export const tagOfToken = (name: string): string => `token:${name}`;
 /** Any contract deployed or named (the contract list). */
-export const ANY_CONTRACT = 'contracts';
+export const ANY_CONTRACT = 'contract:*';
 /** Any token transferred (the token list). */
-export const ANY_TOKEN = 'tokens';
+export const ANY_TOKEN = 'token:*';
 
 const heightOf = (v: unknown): number | null => {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
@@ -65,14 +65,32 @@ export function entryDeps(dependsOn: readonly Dependency[], params: ReadonlyMap<
   return { tags, watchFinal };
 }
 
+/** An applicable `head` dependency. */
+export function dependsOnHead(dependsOn: readonly Dependency[], params: ReadonlyMap<string, string>): boolean {
+  return dependsOn.some((d) => d.on === 'head' && (d.unless === undefined || !params.has(d.unless)));
+}
+
 function fieldOf(data: unknown, field: string): unknown {
   return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>)[field] : undefined;
 }
 
-/** The header form of an entry's tags (Cache-Tag, Surrogate-Key): space-free, comma-separated. */
-export function headerTags(deps: EntryDeps | undefined, headDependent: boolean): string[] {
-  const out = deps === undefined ? [] : [...deps.tags];
-  if (deps !== undefined && deps.watchFinal !== null) out.push(`finality:${deps.watchFinal}`);
-  if (headDependent) out.push('head');
+/** Every dependency of an answer as a tag (Cache-Tag, Surrogate-Key): `head`, `pending`, `day`, `nax-stage` besides the entity tags. */
+export function headerTags(dependsOn: readonly Dependency[], params: ReadonlyMap<string, string>, data: unknown): string[] {
+  const out: string[] = [];
+  for (const d of dependsOn) {
+    if (d.on === 'head') {
+      if (d.unless === undefined || !params.has(d.unless)) out.push('head');
+    } else if (d.on === 'address') {
+      const v = params.get(d.param);
+      if (v !== undefined) out.push(tagOfAddress(v));
+    } else if (d.on === 'contract' || d.on === 'token') {
+      const v = d.param === undefined ? undefined : params.get(d.param);
+      if (d.param === undefined) out.push(d.on === 'contract' ? ANY_CONTRACT : ANY_TOKEN);
+      else if (v !== undefined) out.push(d.on === 'contract' ? tagOfAddress(v) : tagOfToken(v));
+    } else if (d.on === 'finality') {
+      const v = 'param' in d ? params.get(d.param) : fieldOf(data, d.field);
+      if (v !== undefined && v !== null) out.push(`finality:${String(v)}`);
+    } else out.push(d.on);
+  }
   return out;
 }

@@ -44,9 +44,9 @@ function isHead(o: PartOutcome): boolean {
   return o.part.endpoint.module?.reportsHead === true;
 }
 
-/** Moves with the head: a head-invalidated entry, or the head itself. */
+/** Moves with the head: a head-invalidated entry, a tag-kept one (judged per block), or the head itself. */
 function headRelative(o: PartOutcome): boolean {
-  return o.res !== null && (o.res.entry.headDependent || isHead(o));
+  return o.res !== null && (o.res.entry.headDependent || o.res.entry.deps !== undefined || isHead(o));
 }
 
 function maxHeight(o: PartOutcome): number | null {

@@ -24,6 +24,7 @@ import { answerProblem } from '../upstream/judge.js';
 import type { UpstreamPool, UpstreamRequest, UpstreamResponse } from '../upstream/types.js';
 import type { Quorum } from '../consensus/quorum.js';
 import type { PreciseRule } from '../invalidation/rule.js';
+import { headerTags } from '../invalidation/tags.js';
 
 export interface Fetched {
   entry: CacheEntry;
@@ -44,6 +45,8 @@ export interface FetchStageDeps {
   quorum: Quorum | null;
   /** Tags instead of the head rule (INVALIDATION_MODE=precise); null: the endpoints' own rules. */
   precise?: PreciseRule | null;
+  /** Entries carry their tags for the Cache-Tag and Surrogate-Key headers (CACHE_TAG_HEADERS). */
+  tagHeaders?: boolean;
 }
 
 type Accept = (res: UpstreamResponse) => string | ProxyError | null;
@@ -73,6 +76,12 @@ function goodHead(endpoint: EndpointName, guard: HeadGuard): Accept {
 function transform(req: CanonicalRequest, res: UpstreamResponse, publicBaseUrl: string): { ok: boolean; status: number; body: Buffer } {
   if (isSuccessEnvelope(res.status, res.json)) return { ok: true, status: res.status, body: rewriteLinks(res.body, req.endpoint.name, publicBaseUrl) };
   return { ok: false, ...normalizeError(res.status, res.json, res.body) };
+}
+
+function tagHeaderOf(req: CanonicalRequest, data: unknown): { tagHeader?: string } {
+  const m = req.endpoint.module;
+  const tags = m === undefined ? [] : headerTags(m.dependsOn, req.params, data);
+  return tags.length === 0 ? {} : { tagHeader: tags.join(',') };
 }
 
 export class FetchStage {
@@ -135,6 +144,7 @@ export class FetchStage {
       negative: cls.negative,
       stamps: ok ? findStamps(body, req.endpoint.name) : [],
       ...(deps !== undefined ? { deps } : {}),
+      ...(this.#deps.tagHeaders === true && cls.cacheable ? tagHeaderOf(req, obj(res.json)?.['data']) : {}),
     });
     const facts: ChainFacts = { head: cls.observedHead, final: cls.observedFinal, source: res.upstream };
     return { entry, cacheable: cls.cacheable, upstream: res.upstream, upstreamMs: res.durationMs, facts };

@@ -6,7 +6,7 @@
  *   offset 4   uint32 BE            header length H
  *   offset 8   H bytes UTF-8 JSON   every CacheEntry field except `body`, plus
  *                                   `gz` (payload is gzip) and `len` (identity body length);
- *                                   `deps` (precise invalidation tags) only when present
+ *                                   `deps` (precise invalidation tags), `tagHeader` only when present
  *   offset 8+H payload              the body, gzip-compressed when `gz`
  *
  * Bodies longer than `compressAboveBytes` are compressed (unless gzip does not
@@ -54,6 +54,7 @@ export async function encodeEntry(entry: CacheEntry, compressAboveBytes: number)
     gz,
     len: entry.body.length,
     ...(entry.deps !== undefined ? { deps: { tags: [...entry.deps.tags], watchFinal: entry.deps.watchFinal } } : {}),
+    ...(entry.tagHeader !== undefined ? { tagHeader: entry.tagHeader } : {}),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(PREFIX_BYTES);
@@ -99,7 +100,8 @@ function isHeader(v: unknown): v is Header {
     typeof h.gz === 'boolean' &&
     Number.isInteger(h.len) &&
     (h.len as number) >= 0 &&
-    isDeps(h.deps)
+    isDeps(h.deps) &&
+    (h.tagHeader === undefined || typeof h.tagHeader === 'string')
   );
 }
 

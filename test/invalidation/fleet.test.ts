@@ -1,24 +1,29 @@
 /**
- * Two replicas, one real redis-server: one of them reads each block's touched
- * set (the fleet lease), the other receives it on the bus; both invalidate
- * exactly what the block names, the entries of the shared tier included.
+ * Two replicas on one real redis-server, then on a real three-master Redis
+ * Cluster: one of them reads each block's touched set (the fleet lease), the
+ * other receives it on the bus; both invalidate exactly what the block names,
+ * the entries of the shared tier included.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSimulator, touchedAt, type SimulatorHandle } from '../../src/sim/index.js';
-import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { describeRedis, startRedisServer } from '../helpers/redis-server.js';
+import { describeRedisCluster, startRedisCluster } from '../helpers/redis-cluster.js';
 import { get, startReplica, type Replica } from '../helpers/replica.js';
 import { content, covered, invalidationStatus, PRECISE, SEED, truth } from './kit.js';
 
-const describe = describeRedis();
+const suites = [
+  { name: 'one redis-server', describe: describeRedis(), start: startRedisServer },
+  { name: 'a Redis Cluster', describe: describeRedisCluster(), start: startRedisCluster },
+];
 
-describe('precise invalidation across a fleet', () => {
-  let redis: RedisServer;
+for (const suite of suites) suite.describe(`precise invalidation across a fleet on ${suite.name}`, () => {
+  let redis: { url: string; stop(): Promise<void> };
   let sim: SimulatorHandle;
   let a: Replica;
   let b: Replica;
 
   beforeAll(async () => {
-    [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: SEED })]);
+    [redis, sim] = await Promise.all([suite.start(), startSimulator({ port: 0, blockIntervalMs: 0, seed: SEED })]);
     const patch = { redisUrl: redis.url, invalidation: PRECISE, upstream: { probeIntervalMs: 50 } };
     [a, b] = await Promise.all([startReplica([sim.url], patch), startReplica([sim.url], patch)]);
   });

@@ -3,9 +3,10 @@
  * a block stales exactly the entries whose tags it names.
  */
 import { describe, expect, it } from 'vitest';
-import { touchedAt } from '../../src/sim/index.js';
+import { blockNames, poolEntryNames, touchedAt } from '../../src/sim/index.js';
+import { waitFor } from '../helpers/fake-upstream.js';
 import { get } from '../helpers/replica.js';
-import { content, covered, invalidationStatus, preciseRig, SEED, truth } from './kit.js';
+import { content, covered, invalidationStatus, PRECISE, preciseRig, SEED, truth } from './kit.js';
 
 const rig = preciseRig();
 
@@ -45,6 +46,24 @@ describe('precise invalidation', () => {
     expect(await invalidationStatus(proxy.url)).toMatchObject({ mode: 'precise', fallbacks: 0 });
   });
 
+  it('global lists kept for a minute (holders, contracts) are dropped on every block', async () => {
+    const { sim, proxy } = await rig.start();
+    const h0 = sim.chain.head();
+    await covered(proxy.url, h0);
+    const paths = ['/holders?page=1&page_size=20', '/contracts?page=1&page_size=20'];
+    for (const p of paths) {
+      await get(proxy.url, p);
+      expect((await get(proxy.url, p)).cache).toBe('HIT');
+    }
+    sim.chain.advance(1);
+    await covered(proxy.url, h0 + 1);
+    for (const p of paths) {
+      const r = await get(proxy.url, p);
+      expect(r.cache, p).toBe('MISS');
+      expect(content(r.text), p).toBe(await truth(sim.url, p));
+    }
+  });
+
   it('INVALIDATION_MODE=head drops every per-address answer on every block (the older rule)', async () => {
     const { sim, proxy } = await rig.start({ invalidation: { mode: 'head', maxAgeMs: 60_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 } });
     const h0 = sim.chain.head();
@@ -58,8 +77,8 @@ describe('precise invalidation', () => {
     expect(await invalidationStatus(proxy.url)).toEqual({ mode: 'head' });
   });
 
-  it('over many blocks, no answer differs from the upstream at the same head', async () => {
-    const { sim, proxy } = await rig.start();
+  it('over many blocks, no answer differs from the upstream at the same head (pending pool polled between blocks)', async () => {
+    const { sim, proxy } = await rig.start({ invalidation: { ...PRECISE, pendingPollMs: 20 } });
     const h0 = sim.chain.head();
     await covered(proxy.url, h0);
     const addresses = [...new Set([h0 - 2, h0 - 1, h0, h0 + 1, h0 + 2, h0 + 3].flatMap((h) => [...touchedAt(SEED, h).addresses]))].slice(0, 24);
@@ -84,3 +103,25 @@ async function waitHead(url: string, h: number): Promise<void> {
   const { waitFor } = await import('../helpers/fake-upstream.js');
   await waitFor(async () => (await get(url, '/block/max')).head === h, 5000, `head ${h}`);
 }
+
+describe('the pending pool', () => {
+  it('a transaction seen by the poll before the proxy learns its block still invalidates the lists that show it', async () => {
+    const { sim, proxy } = await rig.start({ upstream: { probeIntervalMs: 60_000 }, invalidation: { ...PRECISE, pendingPollMs: 20 } });
+    const h0 = sim.chain.head();
+    await covered(proxy.url, h0);
+    const block = blockNames(SEED, h0 + 1);
+    const viaPool = [...poolEntryNames(SEED, h0 + 1)].find((a) => !block.has(a))!;
+    const p = `/tx/listByAddress?address=${viaPool}&page=1&page_size=10`;
+    await get(proxy.url, p);
+    expect((await get(proxy.url, p)).cache).toBe('HIT');
+    const seen = Number((await invalidationStatus(proxy.url))['pendingSeen']);
+
+    sim.chain.advance(1);
+    // The poll sees the new pool entries while the proxy still believes h0 (no probe for a minute).
+    await waitFor(async () => Number((await invalidationStatus(proxy.url))['pendingSeen']) > seen, 5000, 'the poll');
+    await get(proxy.url, '/block/max'); // a head answer teaches the new head
+    await covered(proxy.url, h0 + 1);
+    const r = await get(proxy.url, p);
+    expect(content(r.text)).toBe(await truth(sim.url, p));
+  });
+});

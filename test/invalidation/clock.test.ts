@@ -1,0 +1,81 @@
+/** The tag clock alone: heights per tag, coverage, fallbacks, rewritten blocks, the byte bound. */
+import { describe, expect, it } from 'vitest';
+import { createEntry, entryState, type ChainHeights } from '../../src/cache/entry.js';
+import { TagClock } from '../../src/invalidation/clock.js';
+import { tagOfAddress, type EntryDeps } from '../../src/invalidation/tags.js';
+import type { TouchedSet } from '../../src/invalidation/touched.js';
+
+const chain = (head: number, final: number | null = null): ChainHeights => ({ bestHead: () => head, finalHeight: () => final });
+const entry = (head: number, deps: EntryDeps, createdAt = 0) =>
+  createEntry({ key: 'address/info?address=x', status: 200, body: Buffer.from('{}'), createdAt, ttlMs: 60_000, swrMs: 0, sieMs: 0, head, headDependent: false, finalAt: null, negative: false, stamps: [], deps });
+const set = (height: number, addresses: string[], complete = true, blockHash = `h${height}`): TouchedSet => ({ height, blockHash, addresses, contracts: [], tokens: [], complete });
+
+describe('TagClock', () => {
+  it('stales an entry only when a block above its head names one of its tags', () => {
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
+    c.start(10);
+    c.block(set(10, ['a']));
+    const e = entry(10, { tags: [tagOfAddress('a')], watchFinal: null });
+    const other = entry(10, { tags: [tagOfAddress('b')], watchFinal: null });
+    expect(c.stale(e, chain(10))).toBe(false);
+    // Block 11 believed but not read yet: stale, whatever it names (never less fresh than the head rule).
+    expect(c.stale(other, chain(11))).toBe(true);
+    c.block(set(11, ['a']));
+    expect(c.stale(e, chain(11))).toBe(true);
+    expect(c.stale(other, chain(11))).toBe(false);
+    expect(entryState(other, 1, chain(11), c)).toBe('fresh');
+    expect(entryState(e, 1, chain(11), c)).toBe('error-only');
+  });
+
+  it('an incomplete block stales every tag-kept entry fetched below it', () => {
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
+    c.start(5);
+    c.block(set(5, []));
+    c.block(set(6, [], false));
+    expect(c.stale(entry(5, { tags: [tagOfAddress('z')], watchFinal: null }), chain(6))).toBe(true);
+    expect(c.stale(entry(6, { tags: [tagOfAddress('z')], watchFinal: null }), chain(6))).toBe(false);
+  });
+
+  it('a finality watch ends when the block is final, or when its hash changes', () => {
+    let now = 100;
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+    c.start(20);
+    c.block(set(20, []));
+    const block = entry(20, { tags: [], watchFinal: 18 }, 50);
+    expect(c.stale(block, chain(20, 17))).toBe(false);
+    expect(c.stale(block, chain(21, 18))).toBe(true);
+    // Block 18 read again with another hash: what was fetched about it before is stale, later fetches are not.
+    c.block(set(18, [], true, 'first'));
+    now = 200;
+    c.block(set(18, [], true, 'second'));
+    expect(c.stale(block, chain(20, 10))).toBe(true);
+    expect(c.stale(entry(20, { tags: [], watchFinal: 18 }, 300), chain(20, 10))).toBe(false);
+  });
+
+  it('a rebase stales what was fetched at or above the new head, and owes the blocks above it again', () => {
+    let now = 10;
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+    c.start(30);
+    c.block(set(30, []));
+    c.block(set(31, []));
+    const at31 = entry(31, { tags: [tagOfAddress('q')], watchFinal: null }, 5);
+    const at29 = entry(29, { tags: [tagOfAddress('q')], watchFinal: null }, 5);
+    now = 20;
+    c.rebase(30);
+    expect(c.covered).toBe(30);
+    expect(c.has(31)).toBe(false);
+    expect(c.stale(at31, chain(30))).toBe(true);
+    expect(c.stale(at29, chain(29))).toBe(false);
+  });
+
+  it('stays within its byte budget; forgotten tags stale what they could have named', () => {
+    const c = new TagClock({ maxBytes: 2000, clock: () => 0 });
+    c.start(1);
+    for (let h = 1; h <= 100; h++) c.block(set(h, [`addr${h}`]));
+    expect(c.bytes).toBeLessThanOrEqual(2000);
+    expect(c.tags).toBeLessThan(100);
+    // addr1 was forgotten: an entry fetched before its last block cannot be judged, so it is stale.
+    expect(c.stale(entry(1, { tags: [tagOfAddress('nobody')], watchFinal: null }), chain(100))).toBe(true);
+    expect(c.stale(entry(100, { tags: [tagOfAddress('nobody')], watchFinal: null }), chain(100))).toBe(false);
+  });
+});
