@@ -31,6 +31,8 @@ export interface OpsDeps {
   upstreamIsSimulator: boolean;
   /** Quorum votes and the recent disputes (null: UPSTREAM_QUORUM 1). */
   consensus?: (() => Record<string, unknown> | null) | undefined;
+  /** New heads: probe cadence, probes per block, detection delay (upstream/head-watch.ts). */
+  heads?: (() => object) | undefined;
 }
 
 const ALIVE_BODY = envelopeBody(0, 'success', { status: 'alive' });
@@ -61,6 +63,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
         upstreams: deps.upstreams(),
         cache: deps.cache(),
         consensus: deps.consensus?.() ?? null,
+        heads: deps.heads?.() ?? null,
       }),
     );
   });

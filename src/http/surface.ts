@@ -67,6 +67,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     cache: () => ({
       memory: { entries: s.memory.entries, bytes: s.memory.bytes, maxBytes: config.cacheMaxBytes, flightsInProgress: resolver.inFlight },
       redis: s.fleet ? { healthy: s.fleet.healthy() } : null,
+      refetches: s.refetches.totals(),
     }),
     metrics: prom,
     startedAt: Date.now(),
@@ -74,6 +75,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     metricsCacheMs: config.metricsCacheMs,
     upstreamIsSimulator: s.upstreamIsSimulator,
     consensus: () => s.quorum?.snapshot() ?? null,
+    heads: () => s.headWatch.status(),
   });
   const prefixes = config.passthrough.routes.map((r) => r.prefix);
   await registerPassthrough(app, {
