@@ -2,8 +2,8 @@
  * Probe cadence adapted to the observed block interval (pure). With fewer than
  * `minSamples` intervals learned it is the fixed sparse interval. Then, from
  * the last new head at `lastAt`, the next block is expected between the 10th
- * and 90th percentiles of the recent per-block intervals, widened by one dense
- * step on each side:
+ * and 90th percentiles of the recent per-block intervals, widened on each side
+ * by 5 % of the median interval (at least one dense step):
  *
  *   before the window  → sleep until it opens (at most sparseMs)
  *   inside the window  → denseMs
@@ -28,6 +28,9 @@ export interface CadencePlan {
   mode: CadenceMode;
 }
 
+/** The window's margin each side: this share of the median interval, at least one dense step. */
+export const GUARD_SHARE = 0.05;
+
 /** Intervals needed before the cadence adapts. */
 export const MIN_SAMPLES = 3;
 
@@ -41,7 +44,8 @@ export function quantile(sorted: readonly number[], q: number): number {
 export function expectedWindow(intervals: readonly number[], denseMs: number): { from: number; to: number } | null {
   if (intervals.length < MIN_SAMPLES) return null;
   const sorted = [...intervals].sort((a, b) => a - b);
-  return { from: Math.max(0, quantile(sorted, 0.1) - denseMs), to: quantile(sorted, 0.9) + denseMs };
+  const guard = Math.max(denseMs, quantile(sorted, 0.5) * GUARD_SHARE);
+  return { from: Math.max(0, quantile(sorted, 0.1) - guard), to: quantile(sorted, 0.9) + guard };
 }
 
 export function nextProbe(now: number, lastAt: number | null, window: { from: number; to: number } | null, s: CadenceSettings): CadencePlan {
