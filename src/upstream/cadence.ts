@@ -3,7 +3,7 @@
  * `minSamples` intervals learned it is the fixed sparse interval. Then, from
  * the last new head at `lastAt`, the next block is expected between the 10th
  * and 90th percentiles of the recent per-block intervals, widened on each side
- * by 5 % of the median interval (at least one dense step):
+ * by 5 % of the median interval (at most 250 ms, at least one dense step):
  *
  *   before the window  → sleep until it opens (at most sparseMs)
  *   inside the window  → denseMs
@@ -28,8 +28,9 @@ export interface CadencePlan {
   mode: CadenceMode;
 }
 
-/** The window's margin each side: this share of the median interval, at least one dense step. */
+/** The window's margin each side: this share of the median interval, at most GUARD_MAX_MS, at least one dense step. */
 export const GUARD_SHARE = 0.05;
+export const GUARD_MAX_MS = 250;
 
 /** Intervals needed before the cadence adapts. */
 export const MIN_SAMPLES = 3;
@@ -44,7 +45,7 @@ export function quantile(sorted: readonly number[], q: number): number {
 export function expectedWindow(intervals: readonly number[], denseMs: number): { from: number; to: number } | null {
   if (intervals.length < MIN_SAMPLES) return null;
   const sorted = [...intervals].sort((a, b) => a - b);
-  const guard = Math.max(denseMs, quantile(sorted, 0.5) * GUARD_SHARE);
+  const guard = Math.max(denseMs, Math.min(GUARD_MAX_MS, quantile(sorted, 0.5) * GUARD_SHARE));
   return { from: Math.max(0, quantile(sorted, 0.1) - guard), to: quantile(sorted, 0.9) + guard };
 }
 
