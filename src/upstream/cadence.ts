@@ -6,12 +6,13 @@
  * by 5 % of the median interval (at most 250 ms, at least one dense step):
  *
  *   before the window  → sleep until it opens (at most sparseMs)
- *   inside the window  → denseMs
+ *   inside the window  → denseMs, or longer so the window holds at most
+ *                        MAX_DENSE_PROBES probes
  *   past it (late)     → back off: a quarter of the time overdue, between
  *                        denseMs and sparseMs
  *
- * So the probes per block stay bounded: about window / denseMs, plus the
- * sparse ones, however the chain behaves.
+ * So the probes per block stay bounded: at most MAX_DENSE_PROBES plus the
+ * sparse ones (today's fixed cadence), however the chain behaves.
  */
 
 export interface CadenceSettings {
@@ -31,6 +32,9 @@ export interface CadencePlan {
 /** The window's margin each side: this share of the median interval, at most GUARD_MAX_MS, at least one dense step. */
 export const GUARD_SHARE = 0.05;
 export const GUARD_MAX_MS = 250;
+
+/** Dense probes per window at most: a wider window (an irregular chain) gets a longer dense step. */
+export const MAX_DENSE_PROBES = 20;
 
 /** Intervals needed before the cadence adapts. */
 export const MIN_SAMPLES = 3;
@@ -54,6 +58,6 @@ export function nextProbe(now: number, lastAt: number | null, window: { from: nu
   if (window === null || lastAt === null) return { delayMs: s.sparseMs, mode: 'learning' };
   const since = now - lastAt;
   if (since < window.from) return { delayMs: Math.max(1, Math.min(s.sparseMs, window.from - since)), mode: 'waiting' };
-  if (since <= window.to) return { delayMs: s.denseMs, mode: 'dense' };
+  if (since <= window.to) return { delayMs: Math.max(s.denseMs, (window.to - window.from) / MAX_DENSE_PROBES), mode: 'dense' };
   return { delayMs: Math.min(s.sparseMs, Math.max(s.denseMs, (since - window.to) / 4)), mode: 'late' };
 }

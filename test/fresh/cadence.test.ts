@@ -29,4 +29,8 @@ describe('cadence', () => {
     expect(nextProbe(7600, 0, w, S)).toEqual({ delayMs: 500, mode: 'late' });
     expect(nextProbe(60_000, 0, w, S)).toEqual({ delayMs: 1000, mode: 'late' });
   });
+
+  it('holds at most 20 dense probes in a wide window (an irregular chain)', () => {
+    expect(nextProbe(14_000, 0, { from: 12_000, to: 18_000 }, S)).toEqual({ delayMs: 300, mode: 'dense' });
+  });
 });
