@@ -1,8 +1,8 @@
 /**
  * Probe cadence adapted to the observed block interval (pure). With fewer than
  * `minSamples` intervals learned it is the fixed sparse interval. Then, from
- * the last new head at `lastAt`, the next block is expected between the 10th
- * and 90th percentiles of the recent per-block intervals, widened on each side
+ * the last new head at `lastAt`, the next block is expected between the 5th
+ * and 95th percentiles of the recent per-block intervals, widened on each side
  * by 5 % of the median interval (at most 250 ms, at least one dense step):
  *
  *   before the window  → sleep until it opens (at most sparseMs)
@@ -36,6 +36,10 @@ export const GUARD_MAX_MS = 250;
 /** Dense probes per window at most: a wider window (an irregular chain) gets a longer dense step. */
 export const MAX_DENSE_PROBES = 20;
 
+/** Percentiles of the recent intervals bounding the window. */
+export const LOW = 0.05;
+export const HIGH = 0.95;
+
 /** Intervals needed before the cadence adapts. */
 export const MIN_SAMPLES = 3;
 
@@ -50,7 +54,7 @@ export function expectedWindow(intervals: readonly number[], denseMs: number): {
   if (intervals.length < MIN_SAMPLES) return null;
   const sorted = [...intervals].sort((a, b) => a - b);
   const guard = Math.max(denseMs, Math.min(GUARD_MAX_MS, quantile(sorted, 0.5) * GUARD_SHARE));
-  return { from: Math.max(0, quantile(sorted, 0.1) - guard), to: quantile(sorted, 0.9) + guard };
+  return { from: Math.max(0, quantile(sorted, LOW) - guard), to: quantile(sorted, HIGH) + guard };
 }
 
 export function nextProbe(now: number, lastAt: number | null, window: { from: number; to: number } | null, s: CadenceSettings): CadencePlan {
