@@ -75,5 +75,11 @@ describe('probe cadence adapted to the block interval', () => {
     expect(s.heads.detectionDelayMs.last).not.toBeNull();
     expect(s.heads.detectionDelayMs.last!).toBeLessThanOrEqual(600);
     expect(s.heads.mode).not.toBe('learning');
+    // The same figures in /metrics: one delay sample per new head, every probe counted.
+    const text = await (await fetch(`${proxy.url}/metrics`)).text();
+    const sample = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    expect(sample('chainproxy_head_detection_delay_seconds_count')).toBe(s.heads.detectionDelayMs.samples);
+    expect(sample('chainproxy_head_blocks_total')).toBe(INTERVALS.length);
+    expect(sample('chainproxy_head_probes_total')).toBeGreaterThanOrEqual(probes);
   }, 60_000);
 });
