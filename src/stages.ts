@@ -30,6 +30,9 @@ import { Resolver } from './pipeline/resolver.js';
 import { createRateLimitGate } from './ratelimit/index.js';
 import { createUpstreamPool } from './upstream/pool.js';
 import { registerTrustMetrics } from './upstream/trust-metrics.js';
+import { HeadWatch } from './upstream/head-watch.js';
+import { registerHeadMetrics } from './upstream/head-metrics.js';
+import { registerRefetchMetrics, type RefetchMetrics } from './metrics/refetch.js';
 import { SitOuts } from './upstream/sit-out.js';
 import { registerConsensusMetrics } from './consensus/metrics.js';
 import { buildQuorum } from './consensus/build.js';
@@ -67,6 +70,9 @@ export interface Stages {
   touched: TouchedSets;
   /** Precise invalidation (src/invalidation/build.ts); null: INVALIDATION_MODE=head. */
   invalidation: Invalidation | null;
+  /** New heads: probe cadence, probes per block, detection delay. */
+  headWatch: HeadWatch;
+  refetches: RefetchMetrics;
 }
 
 export function buildStages(config: Config, logger: Logger, clock: () => number, upstreamIsSimulator: boolean): Stages {
@@ -105,8 +111,12 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const upstreamNames = config.upstreamUrls.map((_, i) => `u${i}`);
   const trust = registerTrustMetrics(prom.registry, upstreamNames);
   const consensusMetrics = registerConsensusMetrics(prom.registry, upstreamNames);
+  const headMetrics = registerHeadMetrics(prom.registry);
+  const headWatch = new HeadWatch({ tracker, settings: { sparseMs: config.upstream.probeIntervalMs, denseMs: config.upstream.probeDenseMs ?? 100 }, onDelay: headMetrics.onDelay });
+  headMetrics.watch(headWatch);
+  const refetches = registerRefetchMetrics(prom.registry);
   const sitOuts = new SitOuts({ durationMs: config.upstream.sitOutMs ?? 60_000, clock, logger, onSitOut: consensusMetrics.sitOut });
-  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase, sitOuts });
+  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase, sitOuts, watch: headWatch });
   poolRef = pool;
   const quorum = buildQuorum(config.upstream, { pool, sitOuts, metrics: consensusMetrics, logger, clock });
 
@@ -125,6 +135,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     headGuard,
     observe: config.refreshAhead.maxKeys > 0 ? hotKeys.seen : null,
     tags: invalidation?.clock ?? null,
+    refetched: refetches.refetched,
   });
   invalidation?.start({ lookup: resolver, catalogue, limits: config.limits, heads: tracker, fleet, logger });
 
@@ -148,5 +159,5 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const rule = readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
   const readiness = () => readinessVerdict(pool.goodAnswers(), memory.entries, rule);
 
-  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched, invalidation };
+  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched, invalidation, headWatch, refetches };
 }

@@ -28,7 +28,7 @@ export interface NginxProc {
 
 const secs = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 
-export function nginxTtls(): Array<{ endpoint: string; ttlS: number; negS: number }> {
+function nginxTtls(): Array<{ endpoint: string; ttlS: number; negS: number }> {
   return Object.entries(DEFAULT_POLICIES).map(([endpoint, p]) => ({
     endpoint,
     ttlS: secs(Math.min(p.ttlMs, p.volatileTtlMs)),

@@ -42,7 +42,7 @@ export async function startProxyProc(upstreams: string[], env: Record<string, st
   };
 }
 
-export async function cacheCounts(url: string): Promise<CacheCounts> {
+async function cacheCounts(url: string): Promise<CacheCounts> {
   const r = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) });
   const text = await r.text();
   const out: CacheCounts = { HIT: 0, MISS: 0, STALE: 0, BYPASS: 0, ERROR: 0 };

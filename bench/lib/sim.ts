@@ -1,7 +1,7 @@
 /** The chain simulator as a child process (`src/sim/cli.ts`), driven through its /_sim/ control plane. */
 import { NODE_TSX, freePort, getJson, spawnChild, waitForHttp, type Child } from './proc.js';
 
-export interface SimFaults {
+interface SimFaults {
   latencyMs?: number;
   jitterMs?: number;
   errorRate?: number;
@@ -9,7 +9,7 @@ export interface SimFaults {
   freeze?: boolean;
 }
 
-export interface SimStats {
+interface SimStats {
   requests: Record<string, number>;
   head: number;
   finalHeight: number;

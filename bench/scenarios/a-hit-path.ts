@@ -20,11 +20,11 @@ import { diffCounts, hitRatio, startProxyProc, type ProxyProc } from '../lib/pro
 import { nginxHitRatio } from '../lib/nginx.js';
 import { REDIS_BIN, startRedis } from '../lib/redis.js';
 
-export const CONNECTIONS = 50;
+const CONNECTIONS = 50;
 /** The default configuration, with a budget no benchmark client reaches. */
 const DEFAULT_LIMITER = { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_MAX: '1000000000' };
 /** Offered load of the CPU runs: below what every target sustains on a loaded 2-core machine. */
-export const CPU_RATE = 4000;
+const CPU_RATE = 4000;
 
 interface Target {
   name: string;

@@ -8,8 +8,8 @@ import { runLoad } from '../lib/load.js';
 import { diffCounts, hitRatio } from '../lib/proxy.js';
 import { nginxHitRatio } from '../lib/nginx.js';
 
-export const LATENCY_MS = 50;
-export const CONNECTIONS = 20;
+const LATENCY_MS = 50;
+const CONNECTIONS = 20;
 
 export const coldMiss: Scenario = {
   id: 'c',

@@ -7,8 +7,8 @@ import { combine, type Ctx, type Scenario } from '../lib/context.js';
 import { runLoad, type LoadResult } from '../lib/load.js';
 import type { SimProc } from '../lib/sim.js';
 
-export const BURST = 500;
-export const LATENCY_MS = 200;
+const BURST = 500;
+const LATENCY_MS = 200;
 
 async function endpointCount(sim: SimProc, endpoint: string): Promise<number> {
   return (await sim.stats()).requests[endpoint] ?? 0;

@@ -59,12 +59,23 @@ export interface EntryParams {
 }
 
 /**
- * Weak validator of a body: `W/"<base64url sha1>"`. Computed once from the
- * stored bytes, so it stays the same across re-stamping of time-relative
- * fields (bodies differing only there are semantically equivalent).
+ * Weak validator of a body: `W/"<base64url sha1>"` of its bytes with the
+ * volatile stamps left out (`stamps` sorted by start, as findStamps returns
+ * them). Computed once at store time: it stays the same across re-stamping on
+ * hits and across refetches whose content changed only in its stamps (bodies
+ * differing only there are semantically equivalent). Also the content hash
+ * that tells an unchanged refetch.
  */
-export function computeEtag(body: Buffer): string {
-  return `W/"${createHash('sha1').update(body).digest('base64url')}"`;
+export function computeEtag(body: Buffer, stamps: readonly Stamp[]): string {
+  const hash = createHash('sha1');
+  let at = 0;
+  for (const s of stamps) {
+    if (s.start < at || s.end > body.length) continue;
+    hash.update(body.subarray(at, s.start));
+    at = s.end;
+  }
+  hash.update(body.subarray(at));
+  return `W/"${hash.digest('base64url')}"`;
 }
 
 const nonNeg = (ms: number): number => (Number.isFinite(ms) && ms > 0 ? ms : 0);
@@ -84,7 +95,7 @@ export function createEntry(p: EntryParams): CacheEntry {
     key: p.key,
     status: p.status,
     body,
-    etag: computeEtag(body),
+    etag: computeEtag(body, p.stamps),
     createdAt: p.createdAt,
     freshUntil,
     swrUntil,
@@ -100,7 +111,7 @@ export function createEntry(p: EntryParams): CacheEntry {
 }
 
 /** Whether the chain head moved past the head a head-dependent entry was fetched at. */
-export function headInvalidated(entry: CacheEntry, chain: ChainHeights): boolean {
+function headInvalidated(entry: CacheEntry, chain: ChainHeights): boolean {
   if (!entry.headDependent || entry.head === null) return false;
   const best = chain.bestHead();
   return best !== null && best > entry.head;

@@ -71,7 +71,7 @@ const STAMP_BYTES = 64;
 const SWEEP_PER_INSERT = 4;
 
 /** Bytes charged for an entry: what it holds in memory, not only its payload. */
-export function chargedSize(entry: CacheEntry, buffers: readonly (Buffer | null)[], stamped: boolean): number {
+function chargedSize(entry: CacheEntry, buffers: readonly (Buffer | null)[], stamped: boolean): number {
   let bytes = 0;
   let objects = 0;
   for (const b of buffers) {

@@ -30,6 +30,7 @@ export function defaultConfig(): Config {
       hedgeAfterMs: 100,
       hedgeQuantile: 0.95,
       probeIntervalMs: 1000,
+      probeDenseMs: 100,
       maxLagBlocks: 3,
       breakerFailures: 5,
       breakerCooldownMs: 5000,

@@ -18,6 +18,8 @@ export interface UpstreamConfig {
   /** When > 0: hedge after this latency quantile (0..1) of the upstream instead, floored by hedgeAfterMs. */
   hedgeQuantile: number;
   probeIntervalMs: number;
+  /** Probe interval around the expected next block; 0: fixed probeIntervalMs (default 100). */
+  probeDenseMs?: number;
   /** An upstream further behind the best head is not used for head-sensitive endpoints. */
   maxLagBlocks: number;
   /** Consecutive failures that open an upstream's breaker. */

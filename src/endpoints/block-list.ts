@@ -2,6 +2,7 @@
 import { P } from '../catalogue/params.js';
 import { Block, pagedOf } from '../schema/records.js';
 import { SEC, endpoint, flat, height, obj, ordinary } from './kit.js';
+import { highestIn } from './heights.js';
 
 /** Highest height with is_finality true among blocks. */
 function highestFinal(blocks: readonly unknown[]): number | null {
@@ -22,7 +23,7 @@ export const blockList = endpoint({
   policy: flat(3 * SEC, true),
   classify: ({ data, policy }) => {
     const list = obj(data)?.['list'];
-    return { ...ordinary(policy), observedFinal: Array.isArray(list) ? highestFinal(list) : null };
+    return { ...ordinary(policy), observedHead: highestIn(data, 'height'), observedFinal: Array.isArray(list) ? highestFinal(list) : null };
   },
   hot: true,
   dependsOn: [{ on: 'head' }],

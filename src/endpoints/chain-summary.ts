@@ -1,11 +1,13 @@
 /** Chain totals: blocks, transactions, contracts, addresses. */
 import { ChainSummary } from '../schema/records.js';
-import { SEC, endpoint, flat } from './kit.js';
+import { SEC, endpoint, flat, height, obj, ordinary } from './kit.js';
 
 export const chainSummary = endpoint({
   path: 'chain/summary',
   params: [],
   data: ChainSummary,
   policy: flat(10 * SEC, true),
+  // Heights start at 1: the block count is the head.
+  classify: ({ data, policy }) => ({ ...ordinary(policy), observedHead: height(obj(data)?.['block_count']) }),
   dependsOn: [{ on: 'head' }],
 });

@@ -2,21 +2,23 @@
 import { P } from '../catalogue/params.js';
 import { Transaction, pagedOf } from '../schema/records.js';
 import { DAY, SEC, SERVER_TIMESTAMP, answer, endpoint, isFinal, ordinary, policy } from './kit.js';
+import { highestIn } from './heights.js';
 
 export const txList = endpoint({
   path: 'tx/list',
   params: [P.blockHeight, P.page, P.pageSize],
   data: pagedOf(Transaction, { serverTimestamp: true }, 'TransactionPage'),
   policy: policy(3 * SEC, DAY, 5 * SEC, 3 * SEC, true),
-  classify: ({ params, policy: p, chain }) => {
+  classify: ({ params, policy: p, chain, data }) => {
+    const seen = { observedHead: highestIn(data, 'block_height') };
     const bh = params.get('block_height');
-    if (bh === undefined) return ordinary(p);
+    if (bh === undefined) return { ...ordinary(p), ...seen };
     const h = Number(bh);
-    if (isFinal(h, chain)) return answer(p, p.finalTtlMs, false);
+    if (isFinal(h, chain)) return { ...answer(p, p.finalTtlMs, false), ...seen };
     // Promotion only for a block known to exist: a list fetched for a block above
     // the head (empty or partial) must never be kept for a day.
     const head = chain.bestHead();
-    return answer(p, p.volatileTtlMs, false, head !== null && h <= head ? h : null);
+    return { ...answer(p, p.volatileTtlMs, false, head !== null && h <= head ? h : null), ...seen };
   },
   about: 'block_height',
   hot: true,

@@ -54,7 +54,7 @@ function infoField(info: string, field: string): number {
  * links built from it, so replicas that disagree on it must not share entries
  * (each would serve the other's links). `b<12 chars of sha1>:`.
  */
-export function fleetNamespace(publicBaseUrl: string): string {
+function fleetNamespace(publicBaseUrl: string): string {
   return `b${createHash('sha1').update(publicBaseUrl).digest('base64url').slice(0, 12)}:`;
 }
 

@@ -33,6 +33,8 @@ export interface OpsDeps {
   consensus?: (() => Record<string, unknown> | null) | undefined;
   /** /stream/activity: connections, watched entities, resume history. */
   activity?: (() => object) | undefined;
+  /** New heads: probe cadence, probes per block, detection delay (upstream/head-watch.ts). */
+  heads?: (() => object) | undefined;
 }
 
 const ALIVE_BODY = envelopeBody(0, 'success', { status: 'alive' });
@@ -64,6 +66,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
         cache: deps.cache(),
         consensus: deps.consensus?.() ?? null,
         activity: deps.activity?.() ?? null,
+        heads: deps.heads?.() ?? null,
       }),
     );
   });

@@ -73,6 +73,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
       memory: { entries: s.memory.entries, bytes: s.memory.bytes, maxBytes: config.cacheMaxBytes, flightsInProgress: resolver.inFlight },
       redis: s.fleet ? { healthy: s.fleet.healthy() } : null,
       invalidation: s.invalidation?.status() ?? { mode: 'head' },
+      refetches: s.refetches.totals(),
     }),
     metrics: prom,
     startedAt: Date.now(),
@@ -81,6 +82,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     upstreamIsSimulator: s.upstreamIsSimulator,
     consensus: () => s.quorum?.snapshot() ?? null,
     activity: () => stream.activity.status(),
+    heads: () => s.headWatch.status(),
   });
   const prefixes = config.passthrough.routes.map((r) => r.prefix);
   await registerPassthrough(app, {

@@ -21,7 +21,7 @@ export interface InvalidationMetrics {
   snapshot(): InvalidationSnapshot;
 }
 
-export interface InvalidationSnapshot {
+interface InvalidationSnapshot {
   /** Published here, read here or received. */
   blocks: number;
   /** Read whole by this replica. */

@@ -14,7 +14,7 @@ import type { InvalidationMetrics } from './metrics.js';
 import type { PendingTouched, TouchedSet, TouchedSets } from './touched.js';
 
 /** Blocks behind the head read after an outage; older ones are published incomplete. */
-export const MAX_GAP = 64;
+const MAX_GAP = 64;
 
 export interface HeadSource {
   on(event: 'head', listener: (height: number) => void): unknown;

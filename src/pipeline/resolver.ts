@@ -66,6 +66,8 @@ export interface ResolverDeps {
   observe?: ((req: CanonicalRequest) => void) | null;
   /** Precise invalidation (src/invalidation/clock.ts); null: the head rule alone. */
   tags?: TagJudge | null;
+  /** Sees each fetched entry with the memory entry it replaces (unchanged-refetch metric); null: none. */
+  refetched?: ((endpoint: string, before: CacheEntry | undefined, after: CacheEntry) => void) | null;
 }
 
 const ignore = (): void => {};
@@ -255,7 +257,10 @@ export class Resolver {
     ctx.answered();
     this.#d.chain.apply(f.facts);
     // With a fleet lease, followers on other replicas read the fill from Redis: write it before release.
-    if (f.cacheable) await this.#store(f.entry, this.#d.fleet !== null);
+    if (f.cacheable) {
+      this.#d.refetched?.(req.endpoint.name, this.#d.memory.peek(req.key)?.entry, f.entry);
+      await this.#store(f.entry, this.#d.fleet !== null);
+    }
     return { entry: f.entry, stored: f.cacheable, upstream: f.upstream, upstreamMs: f.upstreamMs };
   }
 

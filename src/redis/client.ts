@@ -37,7 +37,7 @@ export interface CreateRedisOptions {
 }
 
 /** Reconnect delay: 50 ms doubling, capped at 2 s; never gives up. */
-export function reconnectDelay(times: number): number {
+function reconnectDelay(times: number): number {
   return Math.min(50 * 2 ** Math.min(Math.max(times - 1, 0), 10), 2000);
 }
 

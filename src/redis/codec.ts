@@ -22,7 +22,7 @@ import { ownedBytes } from '../cache/owned.js';
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
-export const CODEC_MAGIC = Buffer.from('CPX', 'latin1');
+const CODEC_MAGIC = Buffer.from('CPX', 'latin1');
 export const CODEC_VERSION = 1;
 const PREFIX_BYTES = 8;
 

@@ -13,7 +13,7 @@ class DeadlineError extends Error {
 }
 
 /** Rejects after ms; the timer never keeps the process alive. */
-export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new DeadlineError(`redis command exceeded ${ms} ms`)), ms);
     timer.unref();

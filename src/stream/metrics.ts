@@ -2,8 +2,8 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../metrics/prometheus.js';
 
-export type RefusedReason = 'max_streams' | 'per_client';
-export type RefreshOutcome = 'ok' | 'error';
+type RefusedReason = 'max_streams' | 'per_client';
+type RefreshOutcome = 'ok' | 'error';
 
 export interface StreamMetrics {
   sent(n: number): void;

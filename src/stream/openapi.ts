@@ -10,7 +10,7 @@ import type { OpenApiContribution, ParameterObject, SchemaObject } from '../open
 import { Block } from '../schema/index.js';
 import { STREAM_PATH } from './route.js';
 
-export const HEAD_EVENT = 'HeadEvent';
+const HEAD_EVENT = 'HeadEvent';
 const REBASE_EVENT = 'RebaseEvent';
 const GAP_EVENT = 'GapEvent';
 

@@ -14,7 +14,7 @@ import type { StreamMetrics } from './metrics.js';
 import { resumePoint, type ResumePlan } from './resume.js';
 
 /** The channel a request subscribes to and what it is sent first. */
-export interface StreamTarget {
+interface StreamTarget {
   member: ChannelMember;
   plan: ResumePlan;
 }

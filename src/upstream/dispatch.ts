@@ -20,7 +20,7 @@ export interface Plan {
   readonly signal: AbortSignal;
 }
 
-export interface DispatchHints {
+interface DispatchHints {
   /** A hedge: only an untried, fresh upstream will do (else reject without launching). */
   hedge?: boolean;
   /** A confirmation of a negative answer: only an untried, healthy, fresh upstream will do. */

@@ -20,7 +20,7 @@ export interface HedgeOptions {
 }
 
 /** Samples needed before the hedge delay follows the latency quantile. */
-export const QUANTILE_MIN_SAMPLES = 16;
+const QUANTILE_MIN_SAMPLES = 16;
 
 /**
  * Delay before hedging an attempt on an upstream with these latency stats:

@@ -97,7 +97,7 @@ export function hasDuplicateEnvelopeKeys(body: Buffer): boolean {
 }
 
 /** Why a 2xx answer with `code` 0 is not good, or null when it is good. */
-export function successProblem(endpoint: EndpointName, json: Record<string, unknown>, body: Buffer | null): string | null {
+function successProblem(endpoint: EndpointName, json: Record<string, unknown>, body: Buffer | null): string | null {
   if (!isSuccessEnvelope(200, json)) return typeof json['msg'] !== 'string' ? 'success envelope without a string msg' : 'success envelope without data';
   const conforms = conformsFor(endpoint);
   if (conforms !== null && !conforms(json['data'])) return `data does not match the ${endpoint} record schema`;

@@ -32,6 +32,7 @@ import { baseDispatch, compose, type Plan } from './dispatch.js';
 import { hedgeDelay, hedgeLayer } from './hedge.js';
 import { confirmLayer } from './confirm.js';
 import { Prober } from './prober.js';
+import type { HeadWatch } from './head-watch.js';
 import { retryLayer } from './retry.js';
 import type { SitOuts } from './sit-out.js';
 import type { UpstreamPool, UpstreamRequest, UpstreamResponse, UpstreamStatus } from './types.js';
@@ -53,6 +54,8 @@ export interface UpstreamPoolOptions {
   onRebase?: (from: number, to: number) => void;
   /** Benched upstreams (refuted heads, minority of disputes); null: nobody is benched. */
   sitOuts?: SitOuts | null;
+  /** Probe cadence following the block interval (null: every probeIntervalMs). */
+  watch?: HeadWatch | null;
 }
 
 export interface ManagedUpstreamPool extends UpstreamPool {
@@ -85,7 +88,7 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
   if (byName.size !== upstreams.length) throw new Error('createUpstreamPool: upstream names must be unique');
   const sitOuts = opts.sitOuts ?? null;
   const sittingOut = sitOuts === null ? null : (name: string): boolean => sitOuts.active(name);
-  const prober = new Prober({ upstreams, intervalMs: config.probeIntervalMs, tracker, logger: opts.logger, onRebase: opts.onRebase, sittingOut });
+  const prober = new Prober({ upstreams, intervalMs: config.probeIntervalMs, tracker, logger: opts.logger, onRebase: opts.onRebase, sittingOut, watch: opts.watch ?? null });
   // Per-request controllers, aborted on close (a long-lived signal is not fed to AbortSignal.any per request).
   const live = new Set<AbortController>();
   let closed = false;

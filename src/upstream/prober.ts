@@ -6,7 +6,9 @@
  * without touching the breaker), and reports the head to the tracker, which
  * believes it within bounds (chain/head-trust.ts); a benched upstream's heads
  * (sit-out.ts) are not reported. A frozen backend keeps
- * answering, so it stays healthy but its lag grows.
+ * answering, so it stays healthy but its lag grows. With a HeadWatch the delay
+ * between probes follows the block interval (cadence.ts: dense around the
+ * expected next block, sparse otherwise).
  *
  * Follow-down: when every upstream that answers its probes (benched ones aside) has reported a head
  * below the trusted one for `followDownRounds` probe intervals, the tracker is
@@ -17,6 +19,7 @@ import type { Logger } from 'pino';
 import type { ChainTracker } from '../chain/tracker.js';
 import { isSuccessEnvelope } from '../transform/envelope.js';
 import type { Upstream } from './upstream.js';
+import type { HeadWatch } from './head-watch.js';
 
 /** `data.height` of a block/max answer; the number may be written `4842503.0` (or quoted). */
 export function parseHeight(json: Record<string, unknown>): number | null {
@@ -51,6 +54,8 @@ export interface ProberOptions {
   onRebase?: ((from: number, to: number) => void) | undefined;
   /** A benched upstream's heads are not reported to the tracker (null: nobody is benched). */
   sittingOut?: ((name: string) => boolean) | null;
+  /** Adapts the delay between probes to the block interval and sees every probe answer (null: every intervalMs). */
+  watch?: HeadWatch | null;
 }
 
 export class Prober {
@@ -64,9 +69,14 @@ export class Prober {
   #resolveFirst!: () => void;
   /** Resolves when every upstream has answered (or failed) its first probe since `start()` / `probeOnce()`. Never rejects. */
   readonly firstRound: Promise<void>;
+  readonly #watch: HeadWatch | null;
+  readonly #nextDelay: () => number;
 
   constructor(o: ProberOptions) {
     this.#o = o;
+    const watch = o.watch ?? null;
+    this.#watch = watch;
+    this.#nextDelay = watch === null ? () => o.intervalMs : () => watch.nextDelay();
     this.firstRound = new Promise((resolve) => (this.#resolveFirst = resolve));
   }
 
@@ -97,8 +107,10 @@ export class Prober {
         this.#report(u.name, height);
       }
       u.probeOk = true;
+      this.#watch?.probed(u.name, height);
     } catch {
       u.probeOk = false; // Upstream.run recorded lastError
+      this.#watch?.probed(u.name, null);
     }
     if (was !== u.probeOk && this.#o.logger) {
       const fields = { upstream: u.name, url: u.url, head: u.head, lastError: u.lastError };
@@ -149,7 +161,7 @@ export class Prober {
     }
   }
 
-  /** Starts one loop per upstream: probe at once, then intervalMs after each probe ends (never overlapping). */
+  /** Starts one loop per upstream: probe at once, then the cadence's delay (intervalMs without one) after each probe ends (never overlapping). */
   start(): void {
     if (this.#started || this.#stopped) return;
     this.#started = true;
@@ -170,7 +182,7 @@ export class Prober {
             }
           }
           if (this.#stopped) return;
-          const t = setTimeout(loop, this.#o.intervalMs);
+          const t = setTimeout(loop, this.#nextDelay());
           t.unref();
           this.#timers.set(u, t);
         });

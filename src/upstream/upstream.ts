@@ -17,7 +17,7 @@ import { Admission } from './queue.js';
 import type { UpstreamRequest, UpstreamResponse, UpstreamStatus } from './types.js';
 
 /** Default bound of requests waiting for a connection to one upstream (UPSTREAM_MAX_QUEUE). */
-export const DEFAULT_MAX_QUEUE = 256;
+const DEFAULT_MAX_QUEUE = 256;
 
 export interface UpstreamOptions {
   name: string;
@@ -61,7 +61,7 @@ const OUTCOME: Record<ErrorKind, UpstreamOutcome> = {
 };
 
 /** Splits a base URL into origin, path prefix, shown URL (no credentials) and an optional basic-auth header. */
-export function parseBaseUrl(raw: string): { origin: string; basePath: string; shown: string; authorization: string | null } {
+function parseBaseUrl(raw: string): { origin: string; basePath: string; shown: string; authorization: string | null } {
   const u = new URL(raw);
   const basePath = u.pathname.replace(/\/+$/, '');
   const authorization =

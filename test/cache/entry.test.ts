@@ -31,7 +31,7 @@ describe('createEntry / computeEtag', () => {
     expect(e.freshUntil).toBe(T0 + 3000);
     expect(e.swrUntil).toBe(T0 + 5000);
     expect(e.sieUntil).toBe(T0 + 63_000);
-    expect(e.etag).toBe(computeEtag(e.body));
+    expect(e.etag).toBe(computeEtag(e.body, e.stamps));
   });
 
   it('never lets sieUntil fall below swrUntil, and clamps negative/NaN durations', () => {
@@ -47,10 +47,10 @@ describe('createEntry / computeEtag', () => {
   });
 
   it('makes weak, stable, content-dependent ETags', () => {
-    const a = computeEtag(Buffer.from('{"a":1}'));
+    const a = computeEtag(Buffer.from('{"a":1}'), []);
     expect(a).toMatch(/^W\/"[A-Za-z0-9_-]+"$/);
-    expect(computeEtag(Buffer.from('{"a":1}'))).toBe(a);
-    expect(computeEtag(Buffer.from('{"a":2}'))).not.toBe(a);
+    expect(computeEtag(Buffer.from('{"a":1}'), [])).toBe(a);
+    expect(computeEtag(Buffer.from('{"a":2}'), [])).not.toBe(a);
   });
 });
 

@@ -28,7 +28,7 @@ export function testConfig(upstreamUrls: string[], patch: ConfigPatch = {}): Con
     // Tests read counters right after requests: no cached rendering unless asked.
     metricsCacheMs: patch.metricsCacheMs ?? 0,
     limits: { ...base.limits, ...patch.limits },
-    upstream: { ...base.upstream, probeIntervalMs: 60_000, ...patch.upstream },
+    upstream: { ...base.upstream, probeIntervalMs: 60_000, probeDenseMs: 0, ...patch.upstream },
     redis: { ...base.redis, ...patch.redis },
     rateLimit: { ...base.rateLimit, enabled: false, ...patch.rateLimit },
     policies: { ...base.policies, ...patch.policies },

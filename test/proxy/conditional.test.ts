@@ -5,7 +5,7 @@
  * no body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectedBody, fixture, get, startEnv, type Env, settableClock } from './kit.js';
+import { expectedBody, fixture, get, routes, sendJson, startEnv, type Env, settableClock } from './kit.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 
 const URL_ = `/tx/listByAddress?${fixture('tx/listByAddress').query}`;
@@ -130,5 +130,70 @@ describe('HEAD', () => {
     const g = await get(env.base, url);
     const h = await get(env.base, url, { method: 'HEAD', headers: { 'if-none-match': g.header('etag')! } });
     expect(h.status).toBe(304);
+  });
+});
+
+describe('ETag without the volatile stamps', () => {
+  const clock = settableClock();
+  let env: Env;
+  let calls = 0;
+  let height = 4842503;
+  const NRC20 = `/tx/nrc20?${fixture('tx/nrc20').query}`;
+  // Every upstream answer carries new stamps, as the real service's do.
+  const restamped = (body: string): string => {
+    const now = 1_595_149_022_681 + ++calls * 1_234;
+    return body.replace(/"currentTimestamp":\d+/g, `"currentTimestamp":${now}`).replace(/"timeDiff":(\d+)/g, (_m, d: string) => `"timeDiff":${Number(d) + calls * 1_234}`);
+  };
+  beforeAll(async () => {
+    env = await startEnv({
+      clock: clock.now,
+      handler: routes({
+        'block/max': (_req, res) => sendJson(res, 200, `{"code":0,"msg":"success","data":{"height":${height}.0,"server_timestamp":${1_595_164_447_597 + ++calls}}}`),
+        'tx/nrc20': (_req, res) => sendJson(res, 200, restamped(fixture('tx/nrc20').body)),
+      }),
+    });
+  });
+  afterAll(async () => {
+    await env.close();
+  });
+
+  it('an unchanged block/max refetched keeps its ETag and answers If-None-Match with 304', async () => {
+    const first = await get(env.base, '/block/max');
+    expect(first.status).toBe(200);
+    const etag = first.header('etag')!;
+    const before = env.count('/block/max');
+    clock.advance(600_000);
+    const again = await get(env.base, '/block/max', { headers: { 'if-none-match': etag } });
+    expect(again.header('x-cache')).toBe('MISS');
+    expect(env.count('/block/max')).toBeGreaterThan(before);
+    expect(again.status).toBe(304);
+    expect(again.header('etag')).toBe(etag);
+  });
+
+  it('a refetched list whose items only changed their stamps keeps its ETag, in every encoding', async () => {
+    const first = await get(env.base, NRC20);
+    const etag = first.header('etag')!;
+    clock.advance(600_000);
+    const refetched = await get(env.base, NRC20);
+    expect(refetched.header('x-cache')).toBe('MISS');
+    expect(refetched.text).not.toBe(first.text);
+    expect(refetched.header('etag')).toBe(etag);
+    await waitFor(async () => (await get(env.base, NRC20, { headers: { 'accept-encoding': 'gzip' } })).header('content-encoding') === 'gzip', 5000, 'gzip variant');
+    clock.advance(1_500);
+    const gz = await get(env.base, NRC20, { headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.header('x-cache')).toBe('HIT');
+    expect(gz.header('etag')).toBe(etag);
+    const cond = await get(env.base, NRC20, { headers: { 'accept-encoding': 'gzip', 'if-none-match': etag } });
+    expect(cond.status).toBe(304);
+    expect(cond.raw.length).toBe(0);
+  });
+
+  it('changed content gets a new ETag: If-None-Match with the old one gets a 200', async () => {
+    const old = (await get(env.base, '/block/max')).header('etag')!;
+    height += 1;
+    clock.advance(600_000);
+    const g = await get(env.base, '/block/max', { headers: { 'if-none-match': old } });
+    expect(g.status).toBe(200);
+    expect(g.header('etag')).not.toBe(old);
   });
 });

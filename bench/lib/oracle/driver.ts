@@ -7,7 +7,7 @@ import { Pool } from 'undici';
 import type { Lockstep } from './lockstep.js';
 import { Truth } from './truth.js';
 
-export interface EndpointTally {
+interface EndpointTally {
   requests: number;
   stale: number;
   /** most blocks behind among its stale answers; null when one matched no height searched */
@@ -43,7 +43,7 @@ export interface DriveOptions {
   connections?: number;
 }
 
-export function emptyTally(): Tally {
+function emptyTally(): Tally {
   return { requests: 0, hits: 0, errors: 0, dropped: 0, stale: 0, unmatched: 0, maxBehind: 0, byEndpoint: new Map(), headDelays: [], latencies: [], durationS: 0 };
 }
 

@@ -21,7 +21,7 @@ export function normalizeBody(body: Buffer, endpoint: string): string {
   return out.replace(LINK_HOST, '"$1":"/');
 }
 
-export function parseQuery(search: string): Query {
+function parseQuery(search: string): Query {
   const q: Query = {};
   for (const [k, v] of new URLSearchParams(search)) {
     const prev = q[k];

@@ -1,0 +1,131 @@
+/**
+ * When new heads arrive, learned from the tracker's `head` events (probes,
+ * answers, peers alike): the per-block intervals that drive the probe cadence
+ * (cadence.ts), the probes spent per block, and the head detection delay.
+ *
+ * Head detection delay of a height H: from the end of the latest probe answer
+ * that was in sync (an upstream reporting the best head the proxy had, so
+ * nothing newer) to the moment the proxy believes H. The block reached the
+ * upstreams somewhere in that span, so it bounds from above how long they had
+ * it before the proxy did (a lagging upstream's answers do not count).
+ */
+import type { EventEmitter } from 'node:events';
+import type { ChainView } from '../chain/types.js';
+import { expectedWindow, nextProbe, quantile, type CadenceMode, type CadenceSettings } from './cadence.js';
+
+/** Per-block intervals kept for the estimate. */
+const INTERVALS = 32;
+/** Detection delays kept for /status. */
+const DELAYS = 128;
+
+export interface HeadWatchOptions {
+  tracker: ChainView & EventEmitter;
+  settings: CadenceSettings;
+  /** Monotonic ms (default performance.now). */
+  clock?: () => number;
+  /** Each detection delay, in seconds (the histogram); null: none. */
+  onDelay?: ((seconds: number) => void) | null;
+}
+
+export interface HeadWatchStatus {
+  adaptive: boolean;
+  mode: CadenceMode;
+  blockIntervalMs: number | null;
+  windowMs: { from: number; to: number } | null;
+  blocks: number;
+  probes: number;
+  probesPerBlockPerUpstream: number | null;
+  detectionDelayMs: { last: number | null; p50: number | null; p90: number | null; max: number | null; samples: number };
+}
+
+export class HeadWatch {
+  readonly #o: HeadWatchOptions;
+  readonly #clock: () => number;
+  readonly #intervals: number[] = [];
+  readonly #delays: number[] = [];
+  readonly #upstreams = new Set<string>();
+  #window: { from: number; to: number } | null = null;
+  #lastHeight: number | null = null;
+  #lastAt: number | null = null;
+  #quietAt: number | null = null;
+  #blocks = 0;
+  #probes = 0;
+  #mode: CadenceMode = 'learning';
+
+  constructor(o: HeadWatchOptions) {
+    this.#o = o;
+    this.#clock = o.clock ?? (() => performance.now());
+    o.tracker.on('head', (h: number) => this.#head(h));
+    o.tracker.on('rebase', (h: number) => {
+      this.#lastHeight = h;
+      this.#lastAt = null;
+    });
+  }
+
+  #head(height: number): void {
+    const now = this.#clock();
+    const prevH = this.#lastHeight;
+    const prevAt = this.#lastAt;
+    this.#lastHeight = height;
+    this.#lastAt = now;
+    if (prevH === null || height <= prevH) return;
+    this.#blocks += height - prevH;
+    if (prevAt !== null) {
+      this.#intervals.push((now - prevAt) / (height - prevH));
+      if (this.#intervals.length > INTERVALS) this.#intervals.shift();
+      this.#window = expectedWindow(this.#intervals, this.#o.settings.denseMs);
+    }
+    if (this.#quietAt !== null) {
+      const delay = now - this.#quietAt;
+      this.#delays.push(delay);
+      if (this.#delays.length > DELAYS) this.#delays.shift();
+      this.#o.onDelay?.(delay / 1000);
+    }
+  }
+
+  /** A probe answer of `upstream` (its head, or null when it failed), after the head was reported. */
+  probed(upstream: string, height: number | null): void {
+    this.#probes++;
+    this.#upstreams.add(upstream);
+    const best = this.#o.tracker.bestHead();
+    if (height !== null && best !== null && height >= best) this.#quietAt = this.#clock();
+  }
+
+  /** Delay before the next probe of an upstream. */
+  nextDelay(): number {
+    const plan = nextProbe(this.#clock(), this.#lastAt, this.#window, this.#o.settings);
+    this.#mode = plan.mode;
+    return plan.delayMs;
+  }
+
+  get probes(): number {
+    return this.#probes;
+  }
+
+  get blocks(): number {
+    return this.#blocks;
+  }
+
+  status(): HeadWatchStatus {
+    const sortedI = [...this.#intervals].sort((a, b) => a - b);
+    const sortedD = [...this.#delays].sort((a, b) => a - b);
+    const n = this.#upstreams.size;
+    const round = (v: number): number => Math.round(v);
+    return {
+      adaptive: this.#o.settings.denseMs > 0,
+      mode: this.#mode,
+      blockIntervalMs: sortedI.length === 0 ? null : round(quantile(sortedI, 0.5)),
+      windowMs: this.#window === null ? null : { from: round(this.#window.from), to: round(this.#window.to) },
+      blocks: this.#blocks,
+      probes: this.#probes,
+      probesPerBlockPerUpstream: this.#blocks === 0 || n === 0 ? null : Math.round((this.#probes / this.#blocks / n) * 10) / 10,
+      detectionDelayMs: {
+        last: this.#delays.length === 0 ? null : round(this.#delays[this.#delays.length - 1] ?? 0),
+        p50: sortedD.length === 0 ? null : round(quantile(sortedD, 0.5)),
+        p90: sortedD.length === 0 ? null : round(quantile(sortedD, 0.9)),
+        max: sortedD.length === 0 ? null : round(sortedD[sortedD.length - 1] ?? 0),
+        samples: sortedD.length,
+      },
+    };
+  }
+}
