@@ -36,7 +36,7 @@ export function registerHeadMetrics(registry: Registry): { onDelay: (seconds: nu
   });
   new Counter({
     name: `${p}head_probes_total`,
-    help: 'Head probes (GET /block/max) answered or failed, all upstreams together.',
+    help: 'Head probes answered or failed, all upstreams together.',
     registers: [registry],
     collect() {
       this.reset();

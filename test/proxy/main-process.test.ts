@@ -46,7 +46,8 @@ describe('npm start (src/main.ts)', () => {
     const url = await listeningUrl(p);
 
     const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
-    await waitFor(() => fake.count('/tx/list') === 1, 5000, 'the upstream request');
+    // This exact request (the block reader of precise invalidation asks tx/list too).
+    await waitFor(() => fake.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1, 5000, 'the upstream request');
     p.child.kill('SIGTERM');
     await waitFor(() => p.lines.some((l) => String(l['msg']).startsWith('shutting down')), 5000, 'the shutdown log line');
     expect(p.child.exitCode).toBeNull(); // still draining
@@ -76,7 +77,8 @@ describe('npm start (src/main.ts)', () => {
     const url = await listeningUrl(p);
 
     const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
-    await waitFor(() => fake.count('/tx/list') === 1, 5000, 'the upstream request');
+    // This exact request (the block reader of precise invalidation asks tx/list too).
+    await waitFor(() => fake.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1, 5000, 'the upstream request');
     const signalled = performance.now();
     p.child.kill('SIGTERM');
     const res = await inFlight;
