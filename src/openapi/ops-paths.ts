@@ -68,9 +68,69 @@ const CONSENSUS_SCHEMA: SchemaObject = {
   },
 };
 
+const count: SchemaObject = { type: 'integer', minimum: 0 };
+const obj = (properties: Record<string, SchemaObject>, description?: string): SchemaObject => ({ type: 'object', required: Object.keys(properties), properties, ...(description === undefined ? {} : { description }) });
+
+/** How entries are invalidated; only `mode` under the head rule. */
+const INVALIDATION_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['mode'],
+  properties: {
+    mode: { type: 'string', enum: ['precise', 'head'] },
+    coveredHeight: { ...nullableInt, description: 'Newest height whose touched set is applied.' },
+    tags: { ...count, description: 'Tags remembered with the height of the last block naming them.' },
+    tagBytes: { ...count, description: 'Estimated bytes of the tag map (charged to CACHE_MAX_BYTES).' },
+    blocks: { ...count, description: 'Touched sets published (read here or received from the fleet).' },
+    readHere: { ...count, description: 'Blocks read whole by this replica.' },
+    pendingSeen: count,
+    refreshedAhead: count,
+    fallbacks: { ...count, description: 'Blocks that fell back to the head rule, all reasons.' },
+    tagsBumped: count,
+    entriesInvalidated: count,
+  },
+};
+
+const REFETCHES_SCHEMA = obj({ refetches: count, unchanged: count }, 'Fetched answers replacing an entry held in memory, and those whose content without stamps was the same.');
+
+const nullableMs: SchemaObject = { type: ['integer', 'null'] };
+
+/** The probe cadence and how fast new heads are learned. */
+const HEADS_SCHEMA: SchemaObject = {
+  type: ['object', 'null'],
+  required: ['adaptive', 'mode', 'blockIntervalMs', 'windowMs', 'blocks', 'probes', 'probesPerBlockPerUpstream', 'detectionDelayMs'],
+  properties: {
+    adaptive: { type: 'boolean', description: 'UPSTREAM_PROBE_DENSE_MS > 0.' },
+    mode: { type: 'string', enum: ['fixed', 'learning', 'waiting', 'dense', 'late'] },
+    blockIntervalMs: { ...nullableMs, description: 'Median per-block interval observed.' },
+    windowMs: { type: ['object', 'null'], required: ['from', 'to'], properties: { from: { type: 'integer' }, to: { type: 'integer' } }, description: 'Where the next block is expected, after the last new head.' },
+    blocks: count,
+    probes: count,
+    probesPerBlockPerUpstream: { type: ['number', 'null'] },
+    detectionDelayMs: obj({ last: nullableMs, p50: nullableMs, p90: nullableMs, max: nullableMs, samples: count }, 'From the last in-sync probe answer to believing each new head, over the last 128 heads.'),
+  },
+};
+
+/** GET /stream/activity. */
+const ACTIVITY_SCHEMA: SchemaObject = {
+  type: ['object', 'null'],
+  required: ['streams', 'watched', 'lingering', 'latestHeight', 'historyBytes', 'historyMaxBytes'],
+  properties: { streams: count, watched: count, lingering: count, latestHeight: nullableInt, historyBytes: count, historyMaxBytes: count },
+};
+
+const CACHE_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['memory', 'redis', 'invalidation', 'refetches'],
+  properties: {
+    memory: obj({ entries: count, bytes: count, maxBytes: count, flightsInProgress: count }),
+    redis: { type: ['object', 'null'], required: ['healthy'], properties: { healthy: { type: 'boolean' } } },
+    invalidation: INVALIDATION_SCHEMA,
+    refetches: REFETCHES_SCHEMA,
+  },
+};
+
 const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
-  required: ['ready', 'readyReason', 'lastGoodAnswerAgoMs', 'upstreamIsSimulator', 'uptimeSeconds', 'chain', 'upstreams', 'cache', 'consensus'],
+  required: ['ready', 'readyReason', 'lastGoodAnswerAgoMs', 'upstreamIsSimulator', 'uptimeSeconds', 'chain', 'upstreams', 'cache', 'consensus', 'activity', 'heads'],
   properties: {
     ready: { type: 'boolean' },
     readyReason: { type: 'string' },
@@ -79,8 +139,10 @@ const STATUS_SCHEMA: SchemaObject = {
     uptimeSeconds: { type: 'integer' },
     chain: { type: 'object', required: ['bestHead', 'finalHeight'], properties: { bestHead: nullableInt, finalHeight: nullableInt } },
     upstreams: { type: 'array', items: { $ref: '#/components/schemas/UpstreamStatus' } },
-    cache: { type: 'object' },
+    cache: CACHE_SCHEMA,
     consensus: CONSENSUS_SCHEMA,
+    activity: ACTIVITY_SCHEMA,
+    heads: HEADS_SCHEMA,
   },
 };
 

@@ -107,6 +107,11 @@ describe('Grafana dashboard', () => {
       'chainproxy_stream_refused_total', 'chainproxy_passthrough_requests_total', 'chainproxy_passthrough_failures_total', 'chainproxy_api_key_requests_total',
       'chainproxy_rate_limit_refused_total', 'chainproxy_api_key_unknown_total', 'chainproxy_refresh_ahead_total', 'chainproxy_chain_head_rebases_total',
       'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes',
+      'chainproxy_invalidation_blocks_total', 'chainproxy_invalidation_fallbacks_total', 'chainproxy_invalidation_tags_per_block_bucket',
+      'chainproxy_invalidation_entries_total', 'chainproxy_invalidation_read_seconds_bucket', 'chainproxy_invalidation_tag_bytes',
+      'chainproxy_head_detection_delay_seconds_bucket', 'chainproxy_head_probes_total', 'chainproxy_refetches_unchanged_total',
+      'chainproxy_activity_streams', 'chainproxy_activity_watched_entities', 'chainproxy_activity_events_delivered_total',
+      'chainproxy_activity_dropped_total', 'chainproxy_activity_history_bytes',
     ]) expect(used, name).toContain(name);
   });
 

@@ -73,7 +73,9 @@ describePrometheus()('Grafana dashboard on a real Prometheus', () => {
     const upstreams = (await server.query('max by (upstream) (chainproxy_upstream_head)')).series.map((s) => s.metric.upstream);
     expect(upstreams.length).toBeGreaterThanOrEqual(1);
     // The subsystems' panels show traffic, not only their zero fallbacks.
-    expect(await value('sum(chainproxy_stream_open)')).toBe(1);
+    // The head stream and the activity stream.
+    expect(await value('sum(chainproxy_stream_open)')).toBe(2);
+    expect(await value('sum(chainproxy_activity_streams)')).toBe(1);
     for (const counter of [
       'chainproxy_upstream_shed_total',
       'chainproxy_page_requests_total{page="home"}',
@@ -89,6 +91,12 @@ describePrometheus()('Grafana dashboard on a real Prometheus', () => {
       'chainproxy_api_key_credits_total{key="explorer"}',
       'chainproxy_quorum_votes_total{endpoint="block/detail"}',
       'chainproxy_upstream_sit_outs_total{upstream="u2",reason="head"}',
+      'chainproxy_invalidation_blocks_total{outcome="complete"}',
+      'chainproxy_invalidation_fallbacks_total',
+      'chainproxy_invalidation_entries_total',
+      'chainproxy_head_probes_total',
+      'chainproxy_refetches_unchanged_total',
+      'chainproxy_activity_events_delivered_total',
     ]) expect(await value(`sum(${counter})`), counter).toBeGreaterThan(0);
   });
 });

@@ -9,10 +9,15 @@
  * miss budgets (anonymous clients spread over many forwarded addresses, one
  * scanner of distinct cold keys refused with 4292), quorum votes on final
  * blocks (UPSTREAM_QUORUM 2) and a third upstream claiming a head far ahead,
- * which the other two refute (it sits out).
+ * which the other two refute (it sits out); precise invalidation with the
+ * adaptive probe cadence (block reads through the flaky upstream fail: fallbacks),
+ * address pages of addresses the coming blocks name (every fourth round: in every
+ * round they kept the liar from being refuted within the test's window), and an
+ * activity stream watching those addresses.
  */
 import { request } from 'undici';
-import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { defaultConfig } from '../../src/config/defaults.js';
+import { blockNames, startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { startTestProxy } from '../helpers/proxy.js';
 import { startRedisServer } from '../helpers/redis-server.js';
 
@@ -63,11 +68,15 @@ export const startProxyTarget: StartMetricsTarget = async () => {
   sims[1]?.setFaults({ latencyMs: 120, errorRate: 0.5, kind: 'http500' });
   // u2 reports a head far ahead that no other upstream confirms: refuted, it sits out.
   sims[2]?.chain.advance(LIAR_AHEAD);
+  // Addresses the next blocks name: their pages get invalidated by tag, and the activity stream watches them.
+  const head = sims[0]!.chain.head();
+  const named = [...new Set(Array.from({ length: 30 }, (_, i) => [...blockNames(1, head + 1 + i)]).flat())].slice(0, 40);
+  const addressPaths = named.flatMap((a) => [`/address/info?address=${a}`, `/tx/listByAddress?address=${a}`]);
   const proxy = await startTestProxy(
     sims.map((s) => s.url),
     {
       redisUrl: redis.url,
-      upstream: { probeIntervalMs: 200, hedgeAfterMs: 30, hedgeQuantile: 0, breakerFailures: 1000, connections: 2, maxQueue: 1, quorum: 2 },
+      upstream: { probeIntervalMs: 200, probeDenseMs: 50, hedgeAfterMs: 30, hedgeQuantile: 0, breakerFailures: 1000, connections: 2, maxQueue: 1, quorum: 2 },
       policies: { 'tx/list': { ttlMs: 200, swrMs: 5000 }, 'block/list': { ttlMs: 200, swrMs: 5000 } },
       rateLimit: { enabled: true, max: 1_000_000 },
       missBudget: 40,
@@ -78,11 +87,15 @@ export const startProxyTarget: StartMetricsTarget = async () => {
       ],
       passthrough: { routes: [{ prefix: '/legacy', target: sims[0]!.url }, { prefix: '/dead', target: 'http://127.0.0.1:9' }], timeoutMs: 2000 },
       refreshAhead: { maxKeys: 12 },
+      invalidation: { ...defaultConfig().invalidation, mode: 'precise' },
     },
   );
   // One head-stream subscriber reading every event.
   const stream = await request(`${proxy.url}/stream/heads`);
   const reading = stream.body.dump({ limit: Number.MAX_SAFE_INTEGER }).catch(() => undefined);
+  // One activity stream watching the named addresses.
+  const activity = await request(`${proxy.url}/stream/activity?${named.map((a) => `address=${a}`).join('&')}`);
+  const readingActivity = activity.body.dump({ limit: Number.MAX_SAFE_INTEGER }).catch(() => undefined);
   let stopped = false;
   let round = 0;
   const loop = (async () => {
@@ -90,6 +103,7 @@ export const startProxyTarget: StartMetricsTarget = async () => {
       round += 1;
       if (round % 20 === 0) for (const s of sims) s.chain.advance(1);
       const path = PATHS[round % PATHS.length] ?? '/block/max';
+      const addressPath = addressPaths[round % addressPaths.length] ?? '/block/max';
       // Bursts of identical cold requests join one flight.
       const cold = `/tx/list?page=${1000 + round}`;
       const key = KEYS[round % KEYS.length];
@@ -98,7 +112,7 @@ export const startProxyTarget: StartMetricsTarget = async () => {
       // Every tenth round a burst of distinct cold keys overflows the small upstream queues (503, shed).
       const burst = round % 10 === 0 ? Array.from({ length: 12 }, (_, i) => `/block/detail?h=${4_700_000 + round * 12 + i}`) : [];
       await Promise.all([
-        ...[path, cold, cold, cold, ...burst].map(async (p) => {
+        ...[path, ...(round % 4 === 1 ? [addressPath] : []), cold, cold, cold, ...burst].map(async (p) => {
           const res = await request(`${proxy.url}${p}`, { headers });
           await res.body.dump();
         }),
@@ -118,6 +132,7 @@ export const startProxyTarget: StartMetricsTarget = async () => {
       await loop;
       await proxy.close();
       await reading;
+      await readingActivity;
       for (const s of sims) await s.close();
       await redis.stop();
     },
