@@ -7,6 +7,7 @@
  * written here. Then every connection is closed. The drain always ends.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { ProxyError } from '../errors/catalog.js';
 import type { EnvelopeWriter } from './envelope-writer.js';
 
@@ -78,7 +79,34 @@ function cut(res: ServerResponse, writer: EnvelopeWriter): boolean {
   return true;
 }
 
+/** Node's per-server connection list: `idle()` holds the connections between two request messages. */
+interface ConnectionsList {
+  idle(): { socket: Socket & { _httpMessage?: unknown } }[];
+}
+
+/**
+ * Makes `server.closeIdleConnections()` (called by Node's close(), Fastify's
+ * close() and the sweep) close only connections with no response pending.
+ * Node's own also destroys a connection whose current response has ended but
+ * not yet flushed: that cuts the response to a slow reader, and drops the
+ * responses to requests pipelined behind it. A connection has a response
+ * pending, current or queued, exactly while its socket holds one
+ * (`_httpMessage`). Node's version stays when its list cannot be found.
+ */
+function closeOnlyIdle(server: Server): void {
+  const key = Object.getOwnPropertySymbols(server).find((s) => s.description === 'http.server.connections');
+  if (key === undefined) return;
+  const holder = server as unknown as Record<symbol, ConnectionsList | undefined>;
+  if (typeof holder[key]?.idle !== 'function') return;
+  server.closeIdleConnections = () => {
+    const list = holder[key];
+    if (list === undefined) return;
+    for (const { socket } of list.idle()) if (socket._httpMessage == null) socket.destroy();
+  };
+}
+
 export async function drain(o: DrainOptions): Promise<DrainResult> {
+  closeOnlyIdle(o.server);
   const closing = o.close();
   // close() drops the connections idle at that moment; one that finishes its
   // request afterwards would stay open on keep-alive until its timeout.
