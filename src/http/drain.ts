@@ -1,12 +1,15 @@
 /**
  * Graceful drain within a deadline. The server stops accepting; requests in
- * flight finish on their own while connections are closed as they turn idle.
+ * flight finish on their own while connections are closed as they turn idle
+ * (nothing pending on them; one that was busy when the drain began gets a
+ * short linger for its client's next request).
  * At the deadline the upstream work still running is aborted, so its requests
  * answer through their normal path (a 503 SHUTTING_DOWN envelope, or a stale
  * entry); whatever still has no answer a moment later gets the 503 envelope
  * written here. Then every connection is closed. The drain always ends.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { ProxyError } from '../errors/catalog.js';
 import type { EnvelopeWriter } from './envelope-writer.js';
 
@@ -50,6 +53,12 @@ export interface DrainResult {
 }
 
 const SWEEP_MS = 50;
+/**
+ * A connection busy when the drain began stays this long after its response
+ * ended: that response said keep-alive, so its client may already be sending
+ * the next request, which is then served (with Connection: close).
+ */
+const LINGER_MS = 1000;
 const DEFAULT_GRACE_MS = 250;
 
 /** Resolves true when `p` settles first, false after `ms`. */
@@ -78,7 +87,46 @@ function cut(res: ServerResponse, writer: EnvelopeWriter): boolean {
   return true;
 }
 
+/** Node's per-server connection list: `idle()` holds the connections between two request messages. */
+interface ConnectionsList {
+  idle(): { socket: Socket & { _httpMessage?: unknown } }[];
+}
+
+/**
+ * Makes `server.closeIdleConnections()` (called by Node's close(), Fastify's
+ * close() and the sweep) close only connections with no response pending.
+ * Node's own also destroys a connection whose current response has ended but
+ * not yet flushed: that cuts the response to a slow reader, and drops the
+ * responses to requests pipelined behind it. A connection has a response
+ * pending, current or queued, exactly while its socket holds one
+ * (`_httpMessage`). Node's version stays when its list cannot be found.
+ */
+function closeOnlyIdle(server: Server, keep: (socket: Socket) => boolean): void {
+  const key = Object.getOwnPropertySymbols(server).find((s) => s.description === 'http.server.connections');
+  if (key === undefined) return;
+  const holder = server as unknown as Record<symbol, ConnectionsList | undefined>;
+  if (typeof holder[key]?.idle !== 'function') return;
+  server.closeIdleConnections = () => {
+    const list = holder[key];
+    if (list === undefined) return;
+    for (const { socket } of list.idle()) if (socket._httpMessage == null && !keep(socket)) socket.destroy();
+  };
+}
+
+/** For each connection busy at the drain's start, the time its response closed (Infinity until then). */
+function lingering(open: OpenResponses): Map<Socket, number> {
+  const since = new Map<Socket, number>();
+  for (const res of open) {
+    const socket = res.req.socket;
+    since.set(socket, Infinity);
+    res.once('close', () => since.set(socket, performance.now()));
+  }
+  return since;
+}
+
 export async function drain(o: DrainOptions): Promise<DrainResult> {
+  const since = lingering(o.open);
+  closeOnlyIdle(o.server, (socket) => performance.now() - (since.get(socket) ?? -Infinity) < LINGER_MS);
   const closing = o.close();
   // close() drops the connections idle at that moment; one that finishes its
   // request afterwards would stay open on keep-alive until its timeout.

@@ -4,27 +4,11 @@
  * answer through their own path), then anything still open gets the 503
  * envelope; a handler answering after the cut is dropped without an error.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
-import { drain, trackResponses } from '../../src/http/drain.js';
-import { EnvelopeWriter } from '../../src/http/envelope-writer.js';
+import { describe, expect, it } from 'vitest';
+import { drain } from '../../src/http/drain.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-
-const apps: FastifyInstance[] = [];
-const writer = new EnvelopeWriter({ upstreamIsSimulator: false });
-afterEach(async () => {
-  for (const a of apps.splice(0)) a.server.closeAllConnections();
-});
-
-async function serve(routes: (app: FastifyInstance) => void) {
-  const app = Fastify();
-  apps.push(app);
-  const open = trackResponses(app.server);
-  routes(app);
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, open, url };
-}
+import { serve, writer } from './drain-kit.js';
 
 describe('drain', () => {
   it('lets a request finish before the deadline: no cut, no abort', async () => {
