@@ -53,9 +53,13 @@ export class ChainTracker extends EventEmitter implements ChainView, ChainFeedba
     return true;
   }
 
-  /** Facts learned from an upstream answer: its head (bounded trust, by source), then its final height. */
+  /**
+   * Facts learned from an upstream answer: its head (bounded trust, by source),
+   * then its final height. Until a head is trusted answers teach nothing: the
+   * first head is the median of the first probe round, not whichever answer came first.
+   */
   apply(facts: ChainFacts): void {
-    if (facts.head !== null) this.observeHead(facts.head, facts.source, facts.shown);
+    if (facts.head !== null && this.#head !== null) this.observeHead(facts.head, facts.source, facts.shown);
     if (facts.final !== null) this.observeFinal(facts.final);
   }
 
