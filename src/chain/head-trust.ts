@@ -74,13 +74,17 @@ export class HeadTrust {
     return height <= plausibleLimit(head, this.#o.marginBlocks, this.#rate(), since);
   }
 
-  /** The height to believe after this report, or null (nothing new believed). */
-  report(head: number | null, height: number, source: string): number | null {
+  /**
+   * The height to believe after this report, or null (nothing new believed).
+   * `shown`: the height is only the highest one seen in the source's data, a
+   * lower bound of its head: a plausible one never withdraws the source's claim.
+   */
+  report(head: number | null, height: number, source: string, shown = false): number | null {
     const now = this.#o.clock();
     this.#lastReport.set(source, now);
     this.#expire(now);
     if (this.plausible(head, height)) {
-      this.#claims.delete(source);
+      if (!shown) this.#claims.delete(source);
       return height;
     }
     this.#remember(height);

@@ -38,12 +38,13 @@ export class ChainTracker extends EventEmitter implements ChainView, ChainFeedba
 
   /**
    * A head reported by `source` (an upstream name; undefined: a trusted peer).
-   * Believed when plausible or confirmed by a second report. Returns true when
-   * the head moved forward.
+   * Believed when plausible or confirmed by a second report. `shown`: a height
+   * seen in data, a lower bound of the source's head (it never withdraws the
+   * source's claim). Returns true when the head moved forward.
    */
-  observeHead(height: number, source?: string): boolean {
+  observeHead(height: number, source?: string, shown = false): boolean {
     if (!Number.isSafeInteger(height) || height < 0) return false;
-    const believed = source === undefined ? height : this.#trust.report(this.#head, height, source);
+    const believed = source === undefined ? height : this.#trust.report(this.#head, height, source, shown);
     if (believed === null) return false;
     if (this.#head !== null && believed <= this.#head) return false;
     this.#head = believed;
@@ -52,9 +53,13 @@ export class ChainTracker extends EventEmitter implements ChainView, ChainFeedba
     return true;
   }
 
-  /** Facts learned from an upstream answer: its head (bounded trust, by source), then its final height. */
+  /**
+   * Facts learned from an upstream answer: its head (bounded trust, by source),
+   * then its final height. Until a head is trusted answers teach nothing: the
+   * first head is the median of the first probe round, not whichever answer came first.
+   */
   apply(facts: ChainFacts): void {
-    if (facts.head !== null) this.observeHead(facts.head, facts.source);
+    if (facts.head !== null && this.#head !== null) this.observeHead(facts.head, facts.source, facts.shown);
     if (facts.final !== null) this.observeFinal(facts.final);
   }
 

@@ -8,8 +8,10 @@ export interface ChainView {
 
 /** What one upstream answer showed about the chain. */
 export interface ChainFacts {
-  /** The head it reported (a head answer: block/max), or null. */
+  /** The head it reported (a head answer: block/max), or the highest height its data showed (see `shown`), or null. */
   head: number | null;
+  /** True when `head` is only the highest height shown in data (a lower bound of the upstream's head, not its head). */
+  shown: boolean;
   /** The highest height it showed final (`is_finality: true`), or null. */
   final: number | null;
   /** The upstream that answered. */

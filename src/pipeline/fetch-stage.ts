@@ -146,7 +146,7 @@ export class FetchStage {
       ...(deps !== undefined ? { deps } : {}),
       ...(this.#deps.tagHeaders === true && cls.cacheable ? tagHeaderOf(req, obj(res.json)?.['data']) : {}),
     });
-    const facts: ChainFacts = { head: cls.observedHead, final: cls.observedFinal, source: res.upstream };
+    const facts: ChainFacts = { head: cls.observedHead, final: cls.observedFinal, source: res.upstream, shown: req.endpoint.module?.reportsHead !== true };
     return { entry, cacheable: cls.cacheable, upstream: res.upstream, upstreamMs: res.durationMs, facts };
   }
 }

@@ -7,15 +7,19 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { counter, dataOf, get, startReplica } from '../helpers/replica.js';
+import { PRECISE } from '../invalidation/kit.js';
 import { perTest } from '../trust/kit.js';
 import { benchOf, fakesAt, HEAD } from './kit.js';
 
 const t = perTest();
 
-describe('three upstreams, one lying about the head on every probe', () => {
+/** Both invalidation modes: precise adds the block reader's requests (and the heights they show). */
+const MODES = [{ mode: 'head', patch: {} }, { mode: 'precise', patch: { invalidation: PRECISE } }] as const;
+
+describe.each(MODES)('three upstreams, one lying about the head on every probe ($mode invalidation)', ({ patch }) => {
   it('the head stays the honest one, block/max never shows the lie, and the liar sits out', async () => {
     const [a, b, liar] = await fakesAt(t, HEAD, HEAD, HEAD + 1000);
-    t.proxy = await startReplica([a.url, b.url, liar.url], { upstream: { probeIntervalMs: 50, sitOutMs: 60_000 } });
+    t.proxy = await startReplica([a.url, b.url, liar.url], { upstream: { probeIntervalMs: 50, sitOutMs: 60_000 }, ...patch });
     const proxy = t.proxy;
 
     const liarProbes = liar.count('/block/max');
@@ -43,7 +47,7 @@ describe('three upstreams, one lying about the head on every probe', () => {
 
   it('an honest jump reported by two upstreams is believed; the one left behind is not benched', async () => {
     const [a, b, c] = await fakesAt(t, HEAD, HEAD, HEAD);
-    t.proxy = await startReplica([a.url, b.url, c.url], { upstream: { probeIntervalMs: 50 } });
+    t.proxy = await startReplica([a.url, b.url, c.url], { upstream: { probeIntervalMs: 50 }, ...patch });
     a.head.value = HEAD + 500;
     b.head.value = HEAD + 500;
     await waitFor(() => t.proxy!.tracker.bestHead() === HEAD + 500, 5000, 'the jump confirmed');

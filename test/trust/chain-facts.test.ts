@@ -43,7 +43,7 @@ describe('chain facts', () => {
     const { fake, tracker, fetcher } = await setup();
     fake.on('block/list', (_q, res) => sendJson(res, 200, fixture('block/list').replaceAll('"is_finality":false', '"is_finality":true')));
     const f = await fetcher.fetch(req('block/list'));
-    expect(f.facts).toEqual({ head: 4_842_132, final: 4_842_132, source: 'u0' });
+    expect(f.facts).toEqual({ head: 4_842_132, final: 4_842_132, source: 'u0', shown: true });
     expect(tracker.finalHeight()).toBeNull();
     tracker.apply(f.facts);
     expect(tracker.finalHeight()).toBe(4_842_132);
@@ -53,7 +53,7 @@ describe('chain facts', () => {
     const { fake, tracker, fetcher } = await setup();
     fake.head.value = HEAD + 1;
     const f = await fetcher.fetch(req('block/max'));
-    expect(f.facts).toEqual({ head: HEAD + 1, final: null, source: 'u0' });
+    expect(f.facts).toEqual({ head: HEAD + 1, final: null, source: 'u0', shown: false });
     expect(tracker.bestHead()).toBe(HEAD);
     tracker.apply(f.facts);
     expect(tracker.bestHead()).toBe(HEAD + 1);
