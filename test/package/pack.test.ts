@@ -152,7 +152,8 @@ describe('npm start', () => {
       const url = String(line!['url']);
 
       const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
-      await waitFor(() => upstream.count('/tx/list') === 1, 5000, 'the upstream request');
+      // This exact request (the block reader of precise invalidation asks tx/list too).
+      await waitFor(() => upstream.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1, 5000, 'the upstream request');
       child.kill('SIGTERM'); // the npm process only
       await waitFor(() => logged('shutting down: draining in-flight requests') !== undefined, 10_000, 'the server to start draining');
       release();
