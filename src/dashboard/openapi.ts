@@ -1,4 +1,5 @@
 /** The status page's paths in the OpenAPI document. */
+import { envelope } from '../openapi/ops-paths.js';
 import type { OpenApiContribution } from '../openapi/types.js';
 
 export function dashboardOpenapi(): OpenApiContribution {
@@ -23,31 +24,23 @@ export function dashboardOpenapi(): OpenApiContribution {
               description: 'Cumulative counters; the page turns them into per-minute rates.',
               content: {
                 'application/json': {
-                  schema: {
+                  schema: envelope({
                     type: 'object',
-                    required: ['code', 'msg', 'data'],
+                    required: ['time', 'requests', 'upstreams', 'rateLimited', 'passthrough', 'consensus'],
                     properties: {
-                      code: { type: 'integer' },
-                      msg: { type: 'string' },
-                      data: {
+                      time: { type: 'integer' },
+                      requests: { type: 'object', required: ['total', 'byCache', 'byStatus'], properties: { total: { type: 'number' }, byCache: { type: 'object', additionalProperties: { type: 'number' } }, byStatus: { type: 'object', additionalProperties: { type: 'number' } } } },
+                      upstreams: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'number' } } },
+                      rateLimited: { type: 'number' },
+                      passthrough: { type: 'object', properties: { total: { type: 'number' }, failures: { type: 'number' } } },
+                      consensus: {
                         type: 'object',
-                        required: ['time', 'requests', 'upstreams', 'rateLimited', 'passthrough', 'consensus'],
-                        properties: {
-                          time: { type: 'integer' },
-                          requests: { type: 'object', required: ['total', 'byCache', 'byStatus'], properties: { total: { type: 'number' }, byCache: { type: 'object', additionalProperties: { type: 'number' } }, byStatus: { type: 'object', additionalProperties: { type: 'number' } } } },
-                          upstreams: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'number' } } },
-                          rateLimited: { type: 'number' },
-                          passthrough: { type: 'object', properties: { total: { type: 'number' }, failures: { type: 'number' } } },
-                          consensus: {
-                            type: 'object',
-                            description: 'Quorum votes by outcome (disputes: majority and disputed) and times each upstream was benched.',
-                            required: ['votes', 'sitOuts'],
-                            properties: { votes: { type: 'object', additionalProperties: { type: 'number' } }, sitOuts: { type: 'object', additionalProperties: { type: 'number' } } },
-                          },
-                        },
+                        description: 'Quorum votes by outcome (disputes: majority and disputed) and times each upstream was benched.',
+                        required: ['votes', 'sitOuts'],
+                        properties: { votes: { type: 'object', additionalProperties: { type: 'number' } }, sitOuts: { type: 'object', additionalProperties: { type: 'number' } } },
                       },
                     },
-                  },
+                  }),
                 },
               },
             },
@@ -66,29 +59,21 @@ export function dashboardOpenapi(): OpenApiContribution {
               description: 'One point a second (cumulative counters, upstream p50/p99), per-endpoint and per-status totals, counters and grouped events over the window held (at most 15 minutes), the version and the start time.',
               content: {
                 'application/json': {
-                  schema: {
+                  schema: envelope({
                     type: 'object',
-                    required: ['code', 'msg', 'data'],
+                    required: ['version', 'startedAt', 'now', 'since', 'points', 'endpoints', 'byStatus', 'counters', 'events'],
                     properties: {
-                      code: { type: 'integer' },
-                      msg: { type: 'string' },
-                      data: {
-                        type: 'object',
-                        required: ['version', 'startedAt', 'now', 'since', 'points', 'endpoints', 'byStatus', 'counters', 'events'],
-                        properties: {
-                          version: { type: 'string' },
-                          startedAt: { type: 'integer' },
-                          now: { type: 'integer' },
-                          since: { type: 'integer' },
-                          points: { type: 'array', items: { type: 'object', additionalProperties: { type: ['number', 'null'] } } },
-                          endpoints: { type: 'array', items: { type: 'object', properties: { endpoint: { type: 'string' }, requests: { type: 'number' }, hitRatio: { type: ['number', 'null'] }, p99Ms: { type: ['number', 'null'] } } } },
-                          byStatus: { type: 'object', additionalProperties: { type: 'number' } },
-                          counters: { type: 'object', additionalProperties: { type: 'number' } },
-                          events: { type: 'array', items: { type: 'object', properties: { kind: { type: 'string' }, severity: { type: 'string', enum: ['bad', 'warn', 'ok'] }, count: { type: 'number' }, first: { type: 'integer' }, last: { type: 'integer' } } } },
-                        },
-                      },
+                      version: { type: 'string' },
+                      startedAt: { type: 'integer' },
+                      now: { type: 'integer' },
+                      since: { type: 'integer' },
+                      points: { type: 'array', items: { type: 'object', additionalProperties: { type: ['number', 'null'] } } },
+                      endpoints: { type: 'array', items: { type: 'object', properties: { endpoint: { type: 'string' }, requests: { type: 'number' }, hitRatio: { type: ['number', 'null'] }, p99Ms: { type: ['number', 'null'] } } } },
+                      byStatus: { type: 'object', additionalProperties: { type: 'number' } },
+                      counters: { type: 'object', additionalProperties: { type: 'number' } },
+                      events: { type: 'array', items: { type: 'object', properties: { kind: { type: 'string' }, severity: { type: 'string', enum: ['bad', 'warn', 'ok'] }, count: { type: 'number' }, first: { type: 'integer' }, last: { type: 'integer' } } } },
                     },
-                  },
+                  }),
                 },
               },
             },

@@ -6,7 +6,8 @@ import type { OpenApiContribution, SchemaObject } from './types.js';
 const JSON_TYPE = 'application/json';
 const OPERATOR = ['operator'];
 
-function envelope(data: SchemaObject): SchemaObject {
+/** The `{code, msg, data}` success envelope around `data`. */
+export function envelope(data: SchemaObject): SchemaObject {
   return { type: 'object', required: ['code', 'msg', 'data'], properties: { code: { type: 'integer' }, msg: { type: 'string' }, data } };
 }
 

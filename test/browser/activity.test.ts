@@ -6,13 +6,11 @@
  * published while the page is away arrives on the resumed connection (the
  * browser's own Last-Event-ID), no gap, no duplicate.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { artifactPath, describeChromium, launchChromium } from '../helpers/chromium.js';
+import { artifactPath, describeChromium, launchChromium, servePage, type PageSite } from '../helpers/chromium.js';
 import { startTestProxy, testConfig } from '../helpers/proxy.js';
 import { waitFor } from '../stream/kit.js';
 import { onlyAt, readAndPublish, SEED, untouched } from '../activity/kit.js';
@@ -40,7 +38,7 @@ const PAGE = (url: string): string => `<!doctype html>
 describe('EventSource on /stream/activity in headless chromium', () => {
   let sim: SimulatorHandle;
   let proxy: ProxyHandle;
-  let site: Server;
+  let site: PageSite;
   let browser: Browser;
   let a = '';
   let b = '';
@@ -53,20 +51,19 @@ describe('EventSource on /stream/activity in headless chromium', () => {
     const range = [1, 2, 3, 4].map((i) => h0 + i);
     a = onlyAt(h0 + 1, range.filter((h) => h !== h0 + 3 && h !== h0 + 4));
     b = untouched(range, h0 + 700);
-    site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE(`${proxy.url}/stream/activity?address=${a}&address=${b}`)));
-    await new Promise<void>((ok) => site.listen(0, '127.0.0.1', ok));
+    site = await servePage(() => PAGE(`${proxy.url}/stream/activity?address=${a}&address=${b}`));
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
-    await new Promise((ok) => site?.close(ok));
+    await site?.close();
     await proxy?.close();
     await sim?.close();
   });
 
   it('gets the block that names a watched address, and what it missed while away', async () => {
     const page = await browser.newPage();
-    await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+    await page.goto(`${site.url}/`);
     type Seen = { id: string; height: number; txs: string[]; opens: number };
     const seen = (): Promise<Seen[]> => page.evaluate(() => (globalThis as unknown as { seen: Seen[] }).seen);
     const opens = (): Promise<number> => page.evaluate(() => (globalThis as unknown as { opens: number }).opens);

@@ -7,13 +7,11 @@
  * and a page resuming from before the history gets a `gap` event and every
  * kept event, paced.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { artifactPath, describeChromium, launchChromium } from '../helpers/chromium.js';
+import { artifactPath, describeChromium, launchChromium, servePage, type PageSite } from '../helpers/chromium.js';
 import { startTestProxy, testConfig } from '../helpers/proxy.js';
 import { startRelay, type Relay } from '../stream/relay.js';
 import { waitFor } from '../stream/kit.js';
@@ -41,7 +39,7 @@ const PAGE = (proxyUrl: string): string => `<!doctype html>
 describe('EventSource in headless chromium', () => {
   let sim: SimulatorHandle;
   let proxy: ProxyHandle;
-  let site: Server;
+  let site: PageSite;
   let browser: Browser;
 
   beforeAll(async () => {
@@ -50,20 +48,19 @@ describe('EventSource in headless chromium', () => {
       upstream: { probeIntervalMs: 100 },
       stream: { ...testConfig([]).stream, retryMs: 200 },
     });
-    site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(PAGE(proxy.url)));
-    await new Promise<void>((ok) => site.listen(0, '127.0.0.1', ok));
+    site = await servePage(() => PAGE(proxy.url));
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
-    await new Promise((ok) => site?.close(ok));
+    await site?.close();
     await proxy?.close();
     await sim?.close();
   });
 
   it('sees heads arrive, and resumes after the proxy drops the connection', async () => {
     const page = await browser.newPage();
-    await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/`);
+    await page.goto(`${site.url}/`);
     type Seen = { id: string; height: number; block: number | null; opens: number };
     const seen = (): Promise<Seen[]> => page.evaluate(() => (globalThis as unknown as { seen: Seen[] }).seen);
 
@@ -115,7 +112,7 @@ describe('EventSource in headless chromium: rebases and long resumes', () => {
   let sim: SimulatorHandle;
   let relays: Relay[];
   let proxy: ProxyHandle;
-  let site: Server;
+  let site: PageSite;
   let browser: Browser;
 
   beforeAll(async () => {
@@ -125,16 +122,12 @@ describe('EventSource in headless chromium: rebases and long resumes', () => {
       relays.map((r) => r.url),
       { upstream: { probeIntervalMs: 100 }, limits: { maxPageSize: 100 }, stream: { ...testConfig([]).stream, retryMs: 200, history: 300, maxBufferBytes: 16 * 1024 } },
     );
-    site = createServer((req, res) => {
-      const query = new URL(req.url ?? '/', 'http://x').searchParams.get('q') ?? '';
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(RECORDING_PAGE(proxy.url, query));
-    });
-    await new Promise<void>((ok) => site.listen(0, '127.0.0.1', ok));
+    site = await servePage((url) => RECORDING_PAGE(proxy.url, url.searchParams.get('q') ?? ''));
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
-    await new Promise((ok) => site?.close(ok));
+    await site?.close();
     for (const r of relays ?? []) r.release();
     await proxy?.close();
     await Promise.all((relays ?? []).map((r) => r.close()));
@@ -143,7 +136,7 @@ describe('EventSource in headless chromium: rebases and long resumes', () => {
 
   const open = async (query: string): Promise<{ log: () => Promise<Logged[]>; until: (n: number, what: string) => Promise<void> }> => {
     const page = await browser.newPage();
-    await page.goto(`http://127.0.0.1:${(site.address() as AddressInfo).port}/?q=${encodeURIComponent(query)}`);
+    await page.goto(`${site.url}/?q=${encodeURIComponent(query)}`);
     const log = (): Promise<Logged[]> => page.evaluate(() => (globalThis as unknown as { log: Logged[] }).log);
     const until = async (n: number, what: string): Promise<void> => {
       try {

@@ -7,6 +7,8 @@
  * Screenshots go to `test-artifacts/` (ignored by git, kept by CI's workspace).
  */
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { describe } from 'vitest';
@@ -57,4 +59,22 @@ export function artifactPath(name: string): string {
   const dir = join(process.cwd(), 'test-artifacts');
   mkdirSync(dir, { recursive: true });
   return join(dir, name);
+}
+
+/** A page served from another origin than the proxy (CORS as a browser meets it): `html` for each request URL. */
+export interface PageSite {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function servePage(html: (url: URL) => string): Promise<PageSite> {
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html(new URL(req.url ?? '/', 'http://page')));
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((ok) => server.close(() => ok())),
+  };
 }
