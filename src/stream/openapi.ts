@@ -109,6 +109,7 @@ export function streamOpenapi(): OpenApiContribution {
               },
               content: { 'text/event-stream': { schema: { type: 'string', description: FORMAT, 'x-event-data': ref(HEAD_EVENT), 'x-event-types': { rebase: ref(REBASE_EVENT), gap: ref(GAP_EVENT) } } } },
             },
+            '400': errorResponse('An unreadable resume point (code 4001) or lastEventId given twice (code 4003); the message names it.', registry),
             '429': errorResponse('Too many open streams from this client (code 4291, STREAM_MAX_PER_CLIENT), or the rate limit (code 4290, Retry-After).', registry),
             '503': {
               ...errorResponse('Too many open streams on this replica (code 5032, MAX_STREAMS; 0 turns the stream off), or shutting down.', registry),

@@ -166,7 +166,8 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(ok.content!)).toEqual(['text/event-stream']);
     expect(ok.content!['text/event-stream']!.schema).toMatchObject({ type: 'string', 'x-event-data': { $ref: '#/components/schemas/HeadEvent' } });
     expect(ok.headers?.['Access-Control-Allow-Origin']?.schema).toEqual({ type: 'string', const: '*' });
-    expect(Object.keys(op!.responses).sort()).toEqual(['200', '429', '503']);
+    expect(Object.keys(op!.responses).sort()).toEqual(['200', '400', '429', '503']);
+    expect(op!.responses['400']!.description).toContain('code 4001');
     expect(op!.responses['503']!.headers?.['Retry-After']).toBeDefined();
     expect(op!.responses['429']!.description).toContain('code 4291');
     expect(op!.responses['503']!.description).toContain('code 5032');
