@@ -36,7 +36,7 @@ export interface Recorder {
   close(): Promise<void>;
 }
 
-export const emptySplit = (): Split => ({ requests: 0, first: 0, changed: 0, unchanged: 0, background: new Map() });
+const emptySplit = (): Split => ({ requests: 0, first: 0, changed: 0, unchanged: 0, background: new Map() });
 
 export const backgroundTotal = (s: Split): number => [...s.background.values()].reduce((a, b) => a + b.requests, 0);
 
