@@ -31,7 +31,7 @@ interface Durations {
 
 /** Defaults per run length, each overridden by `--oracle-cold S`, `--oracle-warmup S`, `--oracle-window S`. */
 function durations(argv: readonly string[], quick: boolean): Durations {
-  const d: Durations = argv.includes('--long') ? { coldS: 60, warmS: 60, durationS: 300 } : quick ? { coldS: 10, warmS: 10, durationS: 15 } : { coldS: 60, warmS: 60, durationS: 60 };
+  const d: Durations = argv.includes('--long') ? { coldS: 60, warmS: 60, durationS: 300 } : quick ? { coldS: 10, warmS: 5, durationS: 15 } : { coldS: 60, warmS: 60, durationS: 60 };
   const flag = (name: string, min: number): number | null => {
     const i = argv.findIndex((a) => a === name || a.startsWith(name + '='));
     if (i < 0) return null;

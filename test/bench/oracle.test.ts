@@ -84,14 +84,14 @@ describe('truth oracle', () => {
     lock.advance(); // rewards the miner: its address/info changes
     await get(recorder.url, `/address/info?address=${miner}`);
     await get(recorder.url, '/block/max');
-    const c = recorder.counts();
+    const c = recorder.take();
     expect([c.requests, c.first, c.changed, c.unchanged, c.background.size]).toEqual([5, 2, 2, 1, 0]);
     expect(split(c.byEndpoint.get('block/max')!)).toEqual([3, 1, 1, 1]);
     expect(split(c.byEndpoint.get('address/info')!)).toEqual([2, 1, 1, 0]);
     expect(recorder.firstTimes()).toHaveLength(2);
   });
 
-  it('a request with x-chainproxy-purpose is background, by purpose; first means never requested by anyone; reset keeps what was seen', async () => {
+  it('a request with x-chainproxy-purpose is background, by purpose; first means never requested by anyone; a take keeps what was seen', async () => {
     lock = await startLockstep({ blockIntervalMs: 0 });
     recorder = await startRecorder(lock.upstream.url);
     const probe = { [PURPOSE_HEADER]: 'probe' };
@@ -99,13 +99,13 @@ describe('truth oracle', () => {
     await get(recorder.url, '/block/max', probe); // unchanged, still background
     await get(recorder.url, '/tx/list?block_height=5', { [PURPOSE_HEADER]: 'block' });
     await get(recorder.url, '/block/max'); // a client's miss: not first (the probe asked), unchanged
-    let c = recorder.counts();
-    expect([c.requests, c.first, c.changed, c.unchanged]).toEqual([4, 0, 0, 1]);
-    expect(c.background).toEqual(new Map([['probe', { requests: 2, unchanged: 1 }], ['block', { requests: 1, unchanged: 0 }]]));
-    expect(backgroundTotal(c.byEndpoint.get('block/max')!)).toBe(2);
-    recorder.reset();
-    await get(recorder.url, '/tx/list?block_height=5'); // seen before the reset: unchanged, not first
-    c = recorder.counts();
+    const c0 = recorder.take();
+    expect([c0.requests, c0.first, c0.changed, c0.unchanged]).toEqual([4, 0, 0, 1]);
+    expect(c0.background).toEqual(new Map([['probe', { requests: 2, unchanged: 1 }], ['block', { requests: 1, unchanged: 0 }]]));
+    expect(backgroundTotal(c0.byEndpoint.get('block/max')!)).toBe(2);
+    await get(recorder.url, '/tx/list?block_height=5'); // seen before the take: unchanged, not first
+    const c = recorder.take();
+    expect(c0.requests).toBe(4); // a taken count no longer moves
     expect([c.requests, c.first, c.unchanged, c.background.size]).toEqual([1, 0, 1, 0]);
     // The summary splits upstream requests per 1000 client requests; the parts add up to the total.
     const s = summarize({ tally: { ...tally(), requests: 1000 }, recorder: c, blocks: 0 });
@@ -125,7 +125,7 @@ describe('truth oracle', () => {
     const some = all.filter((_, i) => i % 40 === 0);
     const c = await crawl(proxy.url, some, 8);
     expect([c.requests, c.errors]).toEqual([some.length, 0]);
-    const seen = recorder.counts();
+    const seen = recorder.take();
     for (const p of some) expect(seen.byEndpoint.get(p.split('?')[0]!.slice(1))?.first ?? 0).toBeGreaterThan(0);
     expect(seen.first).toBeGreaterThanOrEqual(some.length);
   });

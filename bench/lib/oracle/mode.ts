@@ -63,10 +63,10 @@ function firstRate(times: readonly number[], from: number, to: number): number[]
 }
 
 async function measure(lock: Lockstep, recorder: Recorder, run: () => Promise<Tally>): Promise<Window> {
-  recorder.reset();
+  recorder.take();
   const h0 = lock.head();
   const tally = await run();
-  return { tally, recorder: recorder.counts(), blocks: lock.head() - h0 };
+  return { tally, recorder: recorder.take(), blocks: lock.head() - h0 };
 }
 
 export async function runMode(o: ModeOptions): Promise<ModeRun> {

@@ -28,11 +28,10 @@ export interface RecorderCounts extends Split {
 
 export interface Recorder {
   url: string;
-  counts(): RecorderCounts;
-  /** Wall ms of every `first` request since the wrapper started (resets keep them). */
+  /** The counts since the last take (or the start), then zeroes them; the URLs seen and their last answers are kept. */
+  take(): RecorderCounts;
+  /** Wall ms of every `first` request since the wrapper started. */
   firstTimes(): readonly number[];
-  /** Zeroes the counts; the URLs seen and their last answers are kept. */
-  reset(): void;
   close(): Promise<void>;
 }
 
@@ -95,11 +94,12 @@ export async function startRecorder(target: string): Promise<Recorder> {
   const port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}`,
-    counts: () => c,
-    firstTimes: () => firsts,
-    reset: () => {
+    take: () => {
+      const out = c;
       c = { ...emptySplit(), byEndpoint: new Map() };
+      return out;
     },
+    firstTimes: () => firsts,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
