@@ -56,10 +56,12 @@ export const modeHonoured = (): boolean => FIELDS.some((f) => f.env === 'INVALID
 
 const FIRST_BUCKET_S = 10;
 
+/** Per second, by FIRST_BUCKET_S from `from` to `to` (the last bucket by its own length). */
 function firstRate(times: readonly number[], from: number, to: number): number[] {
-  const out = new Array<number>(Math.max(1, Math.ceil((to - from) / 1000 / FIRST_BUCKET_S))).fill(0);
-  for (const t of times) if (t >= from && t < to) out[Math.floor((t - from) / 1000 / FIRST_BUCKET_S)]! += 1 / FIRST_BUCKET_S;
-  return out;
+  const span = FIRST_BUCKET_S * 1000;
+  const counts = new Array<number>(Math.max(1, Math.ceil((to - from) / span))).fill(0);
+  for (const t of times) if (t >= from && t < to) counts[Math.floor((t - from) / span)]!++;
+  return counts.map((n, i) => n / (Math.min(span, to - from - i * span) / 1000));
 }
 
 async function measure(lock: Lockstep, recorder: Recorder, run: () => Promise<Tally>): Promise<Window> {
@@ -91,7 +93,7 @@ export async function runMode(o: ModeOptions): Promise<ModeRun> {
     const crawled = await crawl(proxy.url, universePaths(u, () => lock.head()));
     const crawledAt = Date.now();
     log(`crawled ${crawled.requests} paths in ${crawled.seconds.toFixed(1)} s; warm-up ${o.warmS} s`);
-    await drive({ proxyUrl: proxy.url, lock, sample, rate: o.rate, durationS: o.warmS });
+    await load(o.warmS)();
     log(`measuring ${o.durationS} s`);
     const window = await measure(lock, recorder, load(o.durationS));
     return {
