@@ -56,12 +56,13 @@ export const modeHonoured = (): boolean => FIELDS.some((f) => f.env === 'INVALID
 
 const FIRST_BUCKET_S = 10;
 
-/** Per second, by FIRST_BUCKET_S from `from` to `to` (the last bucket by its own length). */
+/** Per second, by FIRST_BUCKET_S from `from` to `to` (the last bucket takes the remainder, by its own length). */
 function firstRate(times: readonly number[], from: number, to: number): number[] {
   const span = FIRST_BUCKET_S * 1000;
-  const counts = new Array<number>(Math.max(1, Math.ceil((to - from) / span))).fill(0);
-  for (const t of times) if (t >= from && t < to) counts[Math.floor((t - from) / span)]!++;
-  return counts.map((n, i) => n / (Math.min(span, to - from - i * span) / 1000));
+  const counts = new Array<number>(Math.max(1, Math.round((to - from) / span))).fill(0);
+  const last = counts.length - 1;
+  for (const t of times) if (t >= from && t < to) counts[Math.min(last, Math.floor((t - from) / span))]!++;
+  return counts.map((n, i) => n / ((i === last ? to - from - i * span : span) / 1000));
 }
 
 async function measure(lock: Lockstep, recorder: Recorder, run: () => Promise<Tally>): Promise<Window> {
