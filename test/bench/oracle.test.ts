@@ -128,6 +128,13 @@ describe('truth oracle', () => {
     const seen = recorder.take();
     for (const p of some) expect(seen.byEndpoint.get(p.split('?')[0]!.slice(1))?.first ?? 0).toBeGreaterThan(0);
     expect(seen.first).toBeGreaterThanOrEqual(some.length);
+    // A fresh proxy (empty cache) asking them all again: every one is a miss, none is first.
+    await proxy.close();
+    proxy = await startTestProxy([recorder.url]);
+    await crawl(proxy.url, some, 8);
+    const again = recorder.take();
+    expect(again.requests).toBeGreaterThanOrEqual(some.length);
+    expect(again.first).toBe(0);
   });
 });
 
