@@ -44,13 +44,17 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       'block-interval': { type: 'string', default: '15000' }, // the real chain's block time
       'no-nginx': { type: 'boolean', default: false },
-      long: { type: 'boolean', default: false }, // (o): 5 min per mode
+      long: { type: 'boolean', default: false }, // (o): 5 min measured per mode
+      // (o): seconds of the cold window, the warm-up after the crawl, the measured window
+      'oracle-cold': { type: 'string' },
+      'oracle-warmup': { type: 'string' },
+      'oracle-window': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   if (values.help) {
-    process.stdout.write(`npm run bench -- [--quick] [--only a,b,…] [--block-interval MS] [--no-nginx]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`);
+    process.stdout.write(`npm run bench -- [--quick | --long] [--only a,b,…] [--block-interval MS] [--no-nginx] [--oracle-cold S] [--oracle-warmup S] [--oracle-window S]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`);
     return;
   }
   const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null;

@@ -1,14 +1,17 @@
 /**
  * The oracle of bench (o) on real sockets: two lockstep simulators, a real proxy, the workload
- * driver. It must see a planted stale answer and none when the proxy is bypassed.
+ * driver. It must see a planted stale answer and none when the proxy is bypassed; the recording
+ * wrapper classifies every upstream request (first, changed, unchanged, background by purpose).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { blockNames } from '../../src/sim/index.js';
 import type { ProxyHandle } from '../../src/app.js';
-import { drive } from '../../bench/lib/oracle/driver.js';
+import { crawl } from '../../bench/lib/oracle/crawl.js';
+import { drive, type Tally } from '../../bench/lib/oracle/driver.js';
 import { startLockstep, type Lockstep } from '../../bench/lib/oracle/lockstep.js';
-import { startRecorder, type Recorder } from '../../bench/lib/oracle/recorder.js';
-import { buildUniverse, explorerSampler } from '../../bench/lib/oracle/workload.js';
+import { PURPOSE_HEADER, backgroundTotal, startRecorder, type Recorder, type Split } from '../../bench/lib/oracle/recorder.js';
+import { summarize } from '../../bench/lib/oracle/summary.js';
+import { buildUniverse, explorerSampler, universePaths } from '../../bench/lib/oracle/workload.js';
 import { startTestProxy } from '../helpers/proxy.js';
 
 let lock: Lockstep | null = null;
@@ -71,21 +74,72 @@ describe('truth oracle', () => {
     expect(t.maxBehind).toBeGreaterThanOrEqual(1);
   });
 
-  it('the recording wrapper counts an unchanged refetch, stamps aside, and not a changed one', async () => {
+  it('the recording wrapper classifies: first, unchanged (stamps aside), changed', async () => {
     lock = await startLockstep({ blockIntervalMs: 0 });
     recorder = await startRecorder(lock.upstream.url);
     const miner = [...blockNames(lock.seed, lock.head() + 1)][0]!;
-    const get = (p: string): Promise<Response> => fetch(recorder!.url + p).then(async (r) => (await r.arrayBuffer(), r));
-    await get('/block/max');
-    await get('/block/max'); // new server_timestamp, same height: unchanged
-    await get(`/address/info?address=${miner}`);
+    await get(recorder.url, '/block/max');
+    await get(recorder.url, '/block/max'); // new server_timestamp, same height: unchanged
+    await get(recorder.url, `/address/info?address=${miner}`);
     lock.advance(); // rewards the miner: its address/info changes
-    await get(`/address/info?address=${miner}`);
-    await get('/block/max');
-    const c = recorder.counts();
-    expect(c.requests).toBe(5);
-    expect(c.unchanged).toBe(1);
-    expect(c.byEndpoint.get('block/max')).toEqual([3, 1]);
-    expect(c.byEndpoint.get('address/info')).toEqual([2, 0]);
+    await get(recorder.url, `/address/info?address=${miner}`);
+    await get(recorder.url, '/block/max');
+    const c = recorder.take();
+    expect([c.requests, c.first, c.changed, c.unchanged, c.background.size]).toEqual([5, 2, 2, 1, 0]);
+    expect(split(c.byEndpoint.get('block/max')!)).toEqual([3, 1, 1, 1]);
+    expect(split(c.byEndpoint.get('address/info')!)).toEqual([2, 1, 1, 0]);
+    expect(recorder.firstTimes()).toHaveLength(2);
+  });
+
+  it('a request with x-chainproxy-purpose is background, by purpose; first means never requested by anyone; a take keeps what was seen', async () => {
+    lock = await startLockstep({ blockIntervalMs: 0 });
+    recorder = await startRecorder(lock.upstream.url);
+    const probe = { [PURPOSE_HEADER]: 'probe' };
+    await get(recorder.url, '/block/max', probe); // the URL's first request, but the proxy's own
+    await get(recorder.url, '/block/max', probe); // unchanged, still background
+    await get(recorder.url, '/tx/list?block_height=5', { [PURPOSE_HEADER]: 'block' });
+    await get(recorder.url, '/block/max'); // a client's miss: not first (the probe asked), unchanged
+    const c0 = recorder.take();
+    expect([c0.requests, c0.first, c0.changed, c0.unchanged]).toEqual([4, 0, 0, 1]);
+    expect(c0.background).toEqual(new Map([['probe', { requests: 2, unchanged: 1 }], ['block', { requests: 1, unchanged: 0 }]]));
+    expect(backgroundTotal(c0.byEndpoint.get('block/max')!)).toBe(2);
+    await get(recorder.url, '/tx/list?block_height=5'); // seen before the take: unchanged, not first
+    const c = recorder.take();
+    expect(c0.requests).toBe(4); // a taken count no longer moves
+    expect([c.requests, c.first, c.unchanged, c.background.size]).toEqual([1, 0, 1, 0]);
+    // The summary splits upstream requests per 1000 client requests; the parts add up to the total.
+    const s = summarize({ tally: { ...tally(), requests: 1000 }, recorder: c, blocks: 0 });
+    expect([s.upPer1000, s.firstPer1000, s.changedPer1000, s.unchangedPer1000, s.backgroundPer1000]).toEqual([1, 0, 0, 1, 0]);
+  });
+
+  it('the crawl list holds every path the sampler draws, and a crawl makes each of them seen upstream', async () => {
+    lock = await startLockstep({ blockIntervalMs: 0 });
+    const u = buildUniverse(lock.seed, lock.head(), 200);
+    const all = universePaths(u, () => lock!.head());
+    const known = new Set(all);
+    expect(known.size).toBe(all.length);
+    const sample = explorerSampler(u, () => lock!.head());
+    for (let i = 0; i < 20_000; i++) expect(known.has(sample())).toBe(true);
+    recorder = await startRecorder(lock.upstream.url);
+    proxy = await startTestProxy([recorder.url]);
+    const some = all.filter((_, i) => i % 40 === 0);
+    const c = await crawl(proxy.url, some, 8);
+    expect([c.requests, c.errors]).toEqual([some.length, 0]);
+    const seen = recorder.take();
+    for (const p of some) expect(seen.byEndpoint.get(p.split('?')[0]!.slice(1))?.first ?? 0).toBeGreaterThan(0);
+    expect(seen.first).toBeGreaterThanOrEqual(some.length);
+    // A fresh proxy (empty cache) asking them all again: every one is a miss, none is first.
+    await proxy.close();
+    proxy = await startTestProxy([recorder.url]);
+    await crawl(proxy.url, some, 8);
+    const again = recorder.take();
+    expect(again.requests).toBeGreaterThanOrEqual(some.length);
+    expect(again.first).toBe(0);
   });
 });
+
+const get = (base: string, p: string, headers: Record<string, string> = {}): Promise<void> => fetch(base + p, { headers }).then(async (r) => void (await r.arrayBuffer()));
+
+const split = (s: Split): number[] => [s.requests, s.first, s.changed, s.unchanged];
+
+const tally = (): Tally => ({ requests: 0, hits: 0, errors: 0, dropped: 0, stale: 0, unmatched: 0, maxBehind: 0, byEndpoint: new Map(), headDelays: [], latencies: [], durationS: 1 });

@@ -1,34 +1,48 @@
 /**
  * One oracle run: a lockstep pair of simulators, the recording wrapper in front of the upstream,
- * a chainproxy child process (default settings, `INVALIDATION_MODE` set), a warm-up, then the
- * measured window.
+ * a chainproxy child process (default settings, `INVALIDATION_MODE` set), then the phases: a cold
+ * window (a fresh proxy under the workload, measured apart), the universe crawl, a warm-up, and
+ * the measured (steady-state) window.
  */
 import { loadConfig } from '../../../src/config/load.js';
 import { FIELDS } from '../../../src/config/fields.js';
 import { startProxyProc } from '../proxy.js';
+import { crawl, type Crawl } from './crawl.js';
 import { drive, type Tally } from './driver.js';
-import { startLockstep } from './lockstep.js';
-import { startRecorder, type RecorderCounts } from './recorder.js';
-import { buildUniverse, explorerSampler } from './workload.js';
+import { startLockstep, type Lockstep } from './lockstep.js';
+import { startRecorder, type Recorder, type RecorderCounts } from './recorder.js';
+import { buildUniverse, explorerSampler, universePaths } from './workload.js';
 
 export type InvalidationMode = 'precise' | 'head';
+
+/** What one driven window saw: the client side and the upstream side. */
+export interface Window {
+  tally: Tally;
+  recorder: RecorderCounts;
+  blocks: number;
+}
 
 export interface ModeRun {
   mode: InvalidationMode;
   /** false when this build does not know INVALIDATION_MODE (then it runs today's rule) */
   honoured: boolean;
   blockIntervalMs: number;
-  tally: Tally;
-  /** simulator API requests during the window (health probes included) */
-  upstream: number;
-  upstreamByEndpoint: Record<string, number>;
-  recorder: RecorderCounts;
-  blocks: number;
+  /** the first seconds of a fresh proxy (before the crawl); null when not run */
+  cold: Window | null;
+  crawl: Crawl;
+  /** the measured window, after the crawl and the warm-up */
+  window: Window;
+  /** `first` upstream requests per second, by 10 s from the crawl's end to the window's end */
+  firstRate: number[];
+  /** longest the proxy keeps an untouched entry by its tags (ms): the warm-up must outlast it */
+  maxAgeMs: number;
 }
 
 export interface ModeOptions {
   mode: InvalidationMode;
   blockIntervalMs: number;
+  /** seconds of the cold window; 0: none */
+  coldS: number;
   warmS: number;
   durationS: number;
   rate: number;
@@ -40,35 +54,58 @@ export interface ModeOptions {
 
 export const modeHonoured = (): boolean => FIELDS.some((f) => f.env === 'INVALIDATION_MODE');
 
+const FIRST_BUCKET_S = 10;
+
+/** Per second, by FIRST_BUCKET_S from `from` to `to` (the last bucket takes the remainder, by its own length). */
+function firstRate(times: readonly number[], from: number, to: number): number[] {
+  const span = FIRST_BUCKET_S * 1000;
+  const counts = new Array<number>(Math.max(1, Math.round((to - from) / span))).fill(0);
+  const last = counts.length - 1;
+  for (const t of times) if (t >= from && t < to) counts[Math.min(last, Math.floor((t - from) / span))]!++;
+  return counts.map((n, i) => n / ((i === last ? to - from - i * span : span) / 1000));
+}
+
+async function measure(lock: Lockstep, recorder: Recorder, run: () => Promise<Tally>): Promise<Window> {
+  recorder.take();
+  const h0 = lock.head();
+  const tally = await run();
+  return { tally, recorder: recorder.take(), blocks: lock.head() - h0 };
+}
+
 export async function runMode(o: ModeOptions): Promise<ModeRun> {
   const lock = await startLockstep({ blockIntervalMs: o.blockIntervalMs, jitter: o.jitter ?? 0, ...(o.seed !== undefined ? { seed: o.seed } : {}) });
   const recorder = await startRecorder(lock.upstream.url);
   const env = { INVALIDATION_MODE: o.mode };
-  loadConfig({ ...env, UPSTREAM_URLS: recorder.url }); // the setting is checked like the proxy will
+  const cfg = loadConfig({ ...env, UPSTREAM_URLS: recorder.url }); // the setting is checked like the proxy will
+  const maxAgeMs = Math.max(cfg.invalidation.maxAgeMs, ...Object.values(cfg.invalidation.maxAgeByEndpoint).map((v) => v ?? 0));
   const proxy = await startProxyProc([recorder.url], env, `proxy-${o.mode}`);
+  const log = (m: string): void => o.log?.(`${o.mode} ${o.blockIntervalMs} ms: ${m}`);
   try {
     lock.start();
     const u = buildUniverse(lock.seed, lock.head());
     const sample = explorerSampler(u, () => lock.head());
-    o.log?.(`${o.mode} ${o.blockIntervalMs} ms: warm-up ${o.warmS} s`);
-    await drive({ proxyUrl: proxy.url, lock, sample, rate: o.rate, durationS: o.warmS });
-    recorder.reset();
-    const s0 = lock.upstream.stats();
-    const h0 = lock.head();
-    o.log?.(`${o.mode} ${o.blockIntervalMs} ms: measuring ${o.durationS} s`);
-    const tally = await drive({ proxyUrl: proxy.url, lock, sample, rate: o.rate, durationS: o.durationS });
-    const s1 = lock.upstream.stats();
-    const upstreamByEndpoint: Record<string, number> = {};
-    for (const [k, v] of Object.entries(s1)) if (!k.startsWith('_') && v - (s0[k] ?? 0) > 0) upstreamByEndpoint[k] = v - (s0[k] ?? 0);
+    const load = (durationS: number) => (): Promise<Tally> => drive({ proxyUrl: proxy.url, lock, sample, rate: o.rate, durationS });
+    let cold: Window | null = null;
+    if (o.coldS > 0) {
+      log(`cold window ${o.coldS} s`);
+      cold = await measure(lock, recorder, load(o.coldS));
+    }
+    log('crawling the universe');
+    const crawled = await crawl(proxy.url, universePaths(u, () => lock.head()));
+    const crawledAt = Date.now();
+    log(`crawled ${crawled.requests} paths in ${crawled.seconds.toFixed(1)} s; warm-up ${o.warmS} s`);
+    await load(o.warmS)();
+    log(`measuring ${o.durationS} s`);
+    const window = await measure(lock, recorder, load(o.durationS));
     return {
       mode: o.mode,
       honoured: modeHonoured(),
       blockIntervalMs: o.blockIntervalMs,
-      tally,
-      upstream: (s1._total ?? 0) - (s0._total ?? 0),
-      upstreamByEndpoint,
-      recorder: recorder.counts(),
-      blocks: lock.head() - h0,
+      cold,
+      crawl: crawled,
+      window,
+      firstRate: firstRate(recorder.firstTimes(), crawledAt, Date.now()),
+      maxAgeMs,
     };
   } finally {
     await proxy.close();

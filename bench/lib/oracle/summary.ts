@@ -1,18 +1,26 @@
-/** The figures of one oracle run, per 1000 client requests where it applies. */
-import type { ModeRun } from './mode.js';
+/** The figures of one oracle window, per 1000 client requests where it applies. */
+import type { Window } from './mode.js';
+import { backgroundTotal, type Split } from './recorder.js';
 import { BEHIND_SEARCH } from './truth.js';
 
 export interface Summary {
   requests: number;
   rps: number;
   hitRatio: number | null;
+  /** every upstream request: first + changed + unchanged + background */
   upPer1000: number;
+  firstPer1000: number;
+  changedPer1000: number;
+  /** client-caused refetches returning what the proxy already had */
+  unchangedPer1000: number;
+  backgroundPer1000: number;
+  /** per purpose: [requests, unchanged] per 1000 */
+  backgroundByPurpose: Array<[string, number, number]>;
+  /** client-caused unchanged without block/max (the head probes, while they carry no purpose) */
+  unchangedNoHeadPer1000: number;
   staleRatio: number | null;
   /** most blocks behind over all stale answers; null when one matched no height searched */
   maxBehind: number | null;
-  unchangedPer1000: number;
-  /** the same without block/max (the head probes, unchanged between blocks by nature) */
-  unchangedNoProbesPer1000: number;
   p50: number | null;
   p99: number | null;
   headDelayP50: number | null;
@@ -26,38 +34,59 @@ const quantile = (xs: readonly number[], q: number): number | null => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 };
 
-export function summarize(r: ModeRun): Summary {
-  const t = r.tally;
+export function summarize(w: Window): Summary {
+  const t = w.tally;
+  const r = w.recorder;
   const per1000 = (n: number): number => (t.requests === 0 ? NaN : (n / t.requests) * 1000);
-  const probes = r.recorder.byEndpoint.get('block/max')?.[1] ?? 0;
+  const headUnchanged = r.byEndpoint.get('block/max')?.unchanged ?? 0;
   const judged = t.requests - t.errors;
   return {
     requests: t.requests,
     rps: t.requests / t.durationS,
     hitRatio: t.requests === 0 ? null : t.hits / t.requests,
-    upPer1000: per1000(r.upstream),
+    upPer1000: per1000(r.requests),
+    firstPer1000: per1000(r.first),
+    changedPer1000: per1000(r.changed),
+    unchangedPer1000: per1000(r.unchanged),
+    backgroundPer1000: per1000(backgroundTotal(r)),
+    backgroundByPurpose: [...r.background].sort((a, b) => b[1].requests - a[1].requests).map(([p, b]) => [p, per1000(b.requests), per1000(b.unchanged)]),
+    unchangedNoHeadPer1000: per1000(r.unchanged - headUnchanged),
     staleRatio: judged === 0 ? null : t.stale / judged,
     maxBehind: t.unmatched > 0 ? null : t.maxBehind,
-    unchangedPer1000: per1000(r.recorder.unchanged),
-    unchangedNoProbesPer1000: per1000(r.recorder.unchanged - probes),
     p50: quantile(t.latencies, 0.5),
     p99: quantile(t.latencies, 0.99),
     headDelayP50: quantile(t.headDelays, 0.5),
     headDelayMax: quantile(t.headDelays, 1),
-    blocks: r.blocks,
+    blocks: w.blocks,
   };
 }
 
+const f1 = (v: number): string => v.toFixed(1);
+
+/** "upstream/1000 = first + changed + unchanged + background (by purpose, unchanged among them)". */
+export function upstreamSplit(s: Summary): string {
+  const bg = s.backgroundByPurpose.map(([p, n, u]) => `${p} ${f1(n)} (${f1(u)} unchanged)`).join(', ');
+  return (
+    `upstream ${f1(s.upPer1000)}/1000 = first ${f1(s.firstPer1000)} + changed ${f1(s.changedPer1000)} + unchanged ${f1(s.unchangedPer1000)} + ` +
+    `background ${f1(s.backgroundPer1000)}${bg === '' ? ' (no request carried x-chainproxy-purpose)' : ` (${bg})`}`
+  );
+}
+
 /** "endpoint stale/requests (max behind)" for endpoints with stale answers, worst share first. */
-export function staleByEndpoint(r: ModeRun): string {
-  const rows = [...r.tally.byEndpoint].filter(([, e]) => e.stale > 0).sort((a, b) => b[1].stale / b[1].requests - a[1].stale / a[1].requests);
+export function staleByEndpoint(w: Window): string {
+  const rows = [...w.tally.byEndpoint].filter(([, e]) => e.stale > 0).sort((a, b) => b[1].stale / b[1].requests - a[1].stale / a[1].requests);
   if (rows.length === 0) return 'none';
   return rows.map(([k, e]) => `${k} ${e.stale}/${e.requests} (${e.maxBehind === null ? `> ${BEHIND_SEARCH}` : `≤ ${e.maxBehind}`} behind)`).join(', ');
 }
 
-/** "endpoint unchanged/upstream requests" at the recorder, most unchanged first. */
-export function unchangedByEndpoint(r: ModeRun): string {
-  const rows = [...r.recorder.byEndpoint].filter(([, [, u]]) => u > 0).sort((a, b) => b[1][1] - a[1][1]);
+const splitOf = (s: Split): string => {
+  const bg = backgroundTotal(s);
+  return `${s.requests} = ${s.first} f + ${s.changed} c + ${s.unchanged} u${bg > 0 ? ` + ${bg} b` : ''}`;
+};
+
+/** "endpoint requests = first f + changed c + unchanged u + background b" at the recorder, most requests first. */
+export function upstreamByEndpoint(w: Window): string {
+  const rows = [...w.recorder.byEndpoint].sort((a, b) => b[1].requests - a[1].requests);
   if (rows.length === 0) return 'none';
-  return rows.map(([k, [n, u]]) => `${k} ${u}/${n}`).join(', ');
+  return rows.map(([k, s]) => `${k} ${splitOf(s)}`).join(', ');
 }

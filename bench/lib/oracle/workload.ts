@@ -3,6 +3,7 @@
  * most popular first: the hot accounts, then the parties of recent blocks, then the token
  * senders), old and recent transaction and block details, token pages, holders and contracts.
  * The universe is read from the truth chain directly, so building it costs the upstream nothing.
+ * Each kind of request says how it is drawn and every path it can draw (the crawl's list).
  */
 import { TOKENS, blockNames, normalAddress, txHash } from '../../../src/sim/index.js';
 import { rng, weighted, zipf } from '../zipf.js';
@@ -32,42 +33,61 @@ export function buildUniverse(seed: number, head: number, nAddresses = 2000): Un
   return { addresses: [...set], recentTx, oldTx, oldBlocks };
 }
 
-/** A seeded sampler of request paths; `head()` gives the current height for recent blocks. */
-export function explorerSampler(u: Universe, head: () => number, seed = 7): () => string {
-  const random = rng(seed);
+/** One kind of request: its weight (of 94), one seeded draw, and every path it can draw. */
+type Kind = readonly [weight: number, draw: () => string, all: () => string[]];
+
+const RECENT_BLOCKS = 30;
+const TX_PAGES = 5;
+const HOLDER_PAGES = 5;
+const CONTRACT_PAGES = 3;
+
+const range = (from: number, n: number): number[] => Array.from({ length: n }, (_, i) => from + i);
+
+function kinds(u: Universe, head: () => number, random: () => number): Kind[] {
   const addr = zipf(u.addresses.length, 1.0, random);
   const recent = zipf(u.recentTx.length, 1.0, random);
   const old = zipf(u.oldTx.length, 0.8, random);
   const token = (): string => TOKENS[Math.floor(random() * TOKENS.length)]!.name;
   const small = (n: number): number => 1 + Math.floor(random() * random() * n);
-  const pick = weighted<() => string>(
-    [
-      // home page polling
-      [12, () => '/block/max'],
-      [6, () => '/tx/list'],
-      [5, () => '/block/list'],
-      [3, () => '/chain/summary'],
-      [2, () => '/tx/list/pending'],
-      [1, () => '/tx/count/today'],
-      [1, () => '/token/list'],
-      [1, () => '/nax/summary'],
-      [2, () => `/tx/list?page=${1 + small(5)}`],
-      // address pages
-      [12, () => `/tx/listByAddress?address=${u.addresses[addr()]}`],
-      [10, () => `/address/info?address=${u.addresses[addr()]}`],
-      [4, () => `/tx/nrc20?address=${u.addresses[addr()]}`],
-      // transaction and block details
-      [8, () => `/tx/detail?hash=${u.recentTx[recent()]}`],
-      [6, () => `/tx/detail?hash=${u.oldTx[old()]}`],
-      [5, () => `/block/detail?h=${head() - 1 - Math.floor(random() * 30)}`],
-      [5, () => `/block/detail?h=${u.oldBlocks[old()]}`],
-      // token pages, holders, contracts
-      [3, () => `/token/holders?token=${token()}`],
-      [3, () => `/token/tx/list?token=${token()}`],
-      [3, () => `/holders?page=${small(5)}`],
-      [2, () => `/contracts?page=${small(3)}`],
-    ],
-    random,
-  );
+  const fixed = (w: number, p: string): Kind => [w, () => p, () => [p]];
+  const perAddress = (w: number, p: string): Kind => [w, () => p + u.addresses[addr()]!, () => u.addresses.map((a) => p + a)];
+  const perToken = (w: number, p: string): Kind => [w, () => p + token(), () => TOKENS.map((t) => p + t.name)];
+  return [
+    // home page polling
+    fixed(12, '/block/max'),
+    fixed(6, '/tx/list'),
+    fixed(5, '/block/list'),
+    fixed(3, '/chain/summary'),
+    fixed(2, '/tx/list/pending'),
+    fixed(1, '/tx/count/today'),
+    fixed(1, '/token/list'),
+    fixed(1, '/nax/summary'),
+    [2, () => `/tx/list?page=${1 + small(TX_PAGES)}`, () => range(2, TX_PAGES).map((p) => `/tx/list?page=${p}`)],
+    // address pages
+    perAddress(12, '/tx/listByAddress?address='),
+    perAddress(10, '/address/info?address='),
+    perAddress(4, '/tx/nrc20?address='),
+    // transaction and block details
+    [8, () => `/tx/detail?hash=${u.recentTx[recent()]}`, () => u.recentTx.map((h) => `/tx/detail?hash=${h}`)],
+    [6, () => `/tx/detail?hash=${u.oldTx[old()]}`, () => u.oldTx.map((h) => `/tx/detail?hash=${h}`)],
+    [5, () => `/block/detail?h=${head() - 1 - Math.floor(random() * RECENT_BLOCKS)}`, () => range(head() - RECENT_BLOCKS, RECENT_BLOCKS).map((h) => `/block/detail?h=${h}`)],
+    [5, () => `/block/detail?h=${u.oldBlocks[old()]}`, () => u.oldBlocks.map((h) => `/block/detail?h=${h}`)],
+    // token pages, holders, contracts
+    perToken(3, '/token/holders?token='),
+    perToken(3, '/token/tx/list?token='),
+    [3, () => `/holders?page=${small(HOLDER_PAGES)}`, () => range(1, HOLDER_PAGES).map((p) => `/holders?page=${p}`)],
+    [2, () => `/contracts?page=${small(CONTRACT_PAGES)}`, () => range(1, CONTRACT_PAGES).map((p) => `/contracts?page=${p}`)],
+  ];
+}
+
+/** A seeded sampler of request paths; `head()` gives the current height for recent blocks. */
+export function explorerSampler(u: Universe, head: () => number, seed = 7): () => string {
+  const random = rng(seed);
+  const pick = weighted(kinds(u, head, random).map(([w, draw]) => [w, draw] as const), random);
   return () => pick()();
+}
+
+/** Every distinct path the sampler can draw now (recent blocks: the ones under `head()`). */
+export function universePaths(u: Universe, head: () => number): string[] {
+  return [...new Set(kinds(u, head, rng(0)).flatMap(([, , all]) => all()))];
 }
