@@ -13,6 +13,7 @@ import type { PartSummary } from '../cache/types.js';
 import type { Pages } from '../pages/engine.js';
 import type { PageMetrics } from '../pages/metrics.js';
 import type { CompiledPage } from '../pages/plan.js';
+import type { FastHits, PageHits } from './fast-hit.js';
 import type { PayerOf } from './miss-payer.js';
 import { deliver } from './deliver.js';
 import { sendEnvelope } from './envelope-writer.js';
@@ -31,6 +32,8 @@ export interface PageRouteDeps {
   payer?: PayerOf | null;
   /** Header pairs every API answer carries (EnvelopeWriter.answerHeaders). */
   answer: readonly string[];
+  /** The pre-router fast path, remembering URLs answered with a fresh hit (null: none). */
+  fast?: FastHits | null;
 }
 
 /** `head:HIT,blocks:MISS,…` for access-log lines. */
@@ -41,6 +44,7 @@ function partsText(parts: readonly PartSummary[]): string {
 export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): void {
   const { pages, chain, metrics, accessLog, clock, answer } = deps;
   const payer = deps.payer ?? null;
+  const fastHits = deps.fast ?? null;
 
   const fail = (reply: FastifyReply, status: number, body: Buffer, cache: string): number => {
     sendEnvelope(reply, status, body, { cache, head: chain.bestHead() });
@@ -56,21 +60,24 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
     );
   };
 
-  const handlerFor = (page: CompiledPage) =>
-    function handler(request: FastifyRequest, reply: FastifyReply): void {
+  const handlerFor = (page: CompiledPage) => {
+    const hits: PageHits = { hit: (key, now) => pages.freshHit(key, now), counted: (status) => metrics.request(page.name, 'HIT', status) };
+    return function handler(request: FastifyRequest, reply: FastifyReply): void {
       const started = performance.now();
+      const url = request.raw.url ?? '';
       let req;
       try {
-        req = pages.request(page, rawQuery(request.raw.url ?? ''));
+        req = pages.request(page, rawQuery(url));
       } catch (e) {
         const err = toProxyError(e);
         finish(request, page.name, started, fail(reply, err.status, err.toBody(), 'BYPASS'), 'BYPASS', null, err.message);
         return;
       }
       const now = clock();
-      const fast = pages.hit(req.key, now);
-      if (fast !== undefined) {
-        finish(request, page.name, started, deliver(request, reply, fast, now, chain.bestHead(), answer), fast.result, fast.entry.composed?.parts ?? null, null);
+      const hit = pages.hit(req.key, now);
+      if (hit !== undefined) {
+        finish(request, page.name, started, deliver(request, reply, hit, now, chain.bestHead(), answer), hit.result, hit.entry.composed?.parts ?? null, null);
+        if (fastHits !== null && hit.result === 'HIT') fastHits.remember(url, page.def, req, hits);
         return;
       }
       withTimeout(pages.get(page, req, payer === null ? null : payer(request, reply, `pages/${page.name}`)), deps.requestTimeoutMs).then(
@@ -90,6 +97,7 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
         },
       );
     };
+  };
 
   for (const name of pages.names()) {
     app.get(`${PAGES_PREFIX}${name}`, handlerFor(pages.page(name)!));

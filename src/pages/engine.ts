@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import { entryState, type TagJudge } from '../cache/entry.js';
-import type { MemoryStore } from '../cache/memory-store.js';
+import type { MemoryEntry, MemoryStore } from '../cache/memory-store.js';
 import type { CacheEntry, CacheResult } from '../cache/types.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
 import type { CanonicalRequest } from '../catalogue/types.js';
@@ -58,12 +58,25 @@ export class Pages {
 
   /** Synchronous fast path: the fresh composed page (HIT, or STALE when kept with a stale part), or undefined. */
   hit(key: string, now: number): Resolution | undefined {
-    const mem = this.#d.memory.peek(key);
-    if (mem === undefined || entryState(mem.entry, now, this.#d.chain, this.#d.tags) !== 'fresh') return undefined;
+    const mem = this.#fresh(key, now);
+    if (mem === undefined) return undefined;
     const stale = mem.entry.composed?.staleParts ?? [];
     // A page kept with a stale part: recomposed as soon as that part is fresh again.
     if (stale.length > 0 && stale.some((req) => this.#d.resolver.hit(req, now) !== undefined)) return undefined;
     return { result: stale.length > 0 ? 'STALE' : 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
+  }
+
+  /** A fresh page with no stale part, as a HIT (the pre-router fast path, src/http/fast-hit.ts), or undefined. */
+  freshHit(key: string, now: number): Resolution | undefined {
+    const mem = this.#fresh(key, now);
+    if (mem === undefined || (mem.entry.composed?.staleParts.length ?? 0) > 0) return undefined;
+    return { result: 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
+  }
+
+  /** The stored page if fresh: one predicate for pages and entries (`entryState`, with the tag clock). */
+  #fresh(key: string, now: number): MemoryEntry | undefined {
+    const mem = this.#d.memory.peek(key);
+    return mem !== undefined && entryState(mem.entry, now, this.#d.chain, this.#d.tags) === 'fresh' ? mem : undefined;
   }
 
   /** A composed page as delivered: with the stored variants when the memory tier holds it. */
