@@ -149,8 +149,9 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     clock,
     logger,
     metrics: pageMetrics,
-    // Composed pages are small beside their parts: an eighth of the memory tier, at most 64 MiB.
-    maxBytes: Math.min(Math.floor(config.cacheMaxBytes / 8), 64 * 1024 * 1024),
+    // Composed pages are entries of the memory tier, judged like the resolver's.
+    memory,
+    tags: invalidation?.clock ?? null,
   });
 
   const gate = createRateLimitGate(config, { redis: fleet?.client ?? null, metrics, registry: prom.registry, clock });

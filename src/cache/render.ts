@@ -5,7 +5,8 @@
  */
 import type { CacheEntry, Stamp } from './types.js';
 
-function digits(stamp: Stamp, nowMs: number): string {
+/** The text a stamp takes at `nowMs`. */
+export function digits(stamp: Stamp, nowMs: number): string {
   return String(Math.trunc(stamp.kind === 'now' ? nowMs : nowMs - stamp.base));
 }
 

@@ -2,6 +2,7 @@
  * The cache store contract. Every tier (memory, Redis) implements `CacheStore`
  * and passes the one shared contract test (test/cache/store-contract.ts).
  */
+import type { CanonicalRequest } from '../catalogue/types.js';
 import type { EntryDeps } from '../invalidation/tags.js';
 
 /**
@@ -46,6 +47,22 @@ export interface CacheEntry {
   deps?: EntryDeps;
   /** Its dependency tags, comma-separated, for the Cache-Tag header (CACHE_TAG_HEADERS; absent: none). */
   tagHeader?: string;
+  /** Content that can no longer change: `Cache-Control: immutable` while fresh (absent: false). */
+  immutable?: true;
+  /** A composed page (src/pages): what it was made of (absent: an endpoint's answer). */
+  composed?: Composed;
+}
+
+/** Each part of a composed page with its cache result (HIT, MISS, STALE, BYPASS, ERROR, SKIPPED). */
+export interface PartSummary {
+  name: string;
+  cache: string;
+}
+
+export interface Composed {
+  parts: readonly PartSummary[];
+  /** Requests of the parts served stale: the page is sent as STALE, and recomposed once one is fresh again. */
+  staleParts: readonly CanonicalRequest[];
 }
 
 export interface CacheStore {

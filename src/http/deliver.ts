@@ -18,7 +18,7 @@ import { CORS_HEADERS, JSON_TYPE, hitHeaders, tagHeaders } from './header-block.
 export { CORS_HEADERS } from './header-block.js';
 
 /** Weak comparison (RFC 9110 13.1.2) of an If-None-Match header against our weak ETag. */
-export function matchesEtag(header: string | undefined, etag: string): boolean {
+function matchesEtag(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
   if (header.trim() === '*') return true;
   const opaque = etag.startsWith('W/') ? etag.slice(2) : etag;
@@ -70,7 +70,7 @@ export function deliverRaw(
     'content-type', JSON_TYPE,
     'x-cache', res.result,
     'age', String(Math.max(0, Math.floor((now - entry.createdAt) / 1000))),
-    'cache-control', res.result === 'BYPASS' ? 'no-store' : `public, max-age=${maxAge}`,
+    'cache-control', res.result === 'BYPASS' ? 'no-store' : `public, max-age=${maxAge}${fresh && entry.immutable === true ? ', immutable' : ''}`,
     'etag', entry.etag,
     'vary', 'Accept-Encoding',
     'access-control-allow-origin', CORS_HEADERS['access-control-allow-origin'],

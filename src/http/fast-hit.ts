@@ -10,13 +10,14 @@
  *
  * Fastify hooks do not run for these requests: anything that must see every
  * API request belongs here too. Not used when ACCESS_LOG=all (a hit then
- * needs its request id and log line).
+ * needs its request id and log line). Composed pages are remembered the same
+ * way, looked up and counted by the page layer (`PageHits`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
 import type { ChainView } from '../chain/types.js';
 import type { Metrics } from '../metrics/types.js';
-import type { Resolver } from '../pipeline/resolver.js';
+import type { Resolution, Resolver } from '../pipeline/resolver.js';
 import { deliverRaw } from './deliver.js';
 import type { EnvelopeWriter } from './envelope-writer.js';
 import { charge, creditHeaders, hitCost, refuse, type RateLimitGate } from './rate-limit.js';
@@ -35,9 +36,20 @@ export interface FastHitDeps {
   maxUrls?: number;
 }
 
+/** A page's own lookup and count (src/pages) for its remembered URLs. */
+export interface PageHits {
+  /** The fresh composed page as a HIT, or undefined (the page route decides). */
+  hit(key: string, now: number): Resolution | undefined;
+  /** An answered hit (page metrics). */
+  counted(status: number): void;
+}
+
 interface Known {
+  /** For a page, its parameters' definition (name `pages/<name>`, the price's name). */
   endpoint: EndpointDef;
   req: CanonicalRequest;
+  /** Null: an endpoint, looked up by the resolver. */
+  page: PageHits | null;
 }
 
 /** Longer URLs are not remembered (they are rare and would cost memory). */
@@ -59,13 +71,13 @@ export class FastHits {
   }
 
   /** A validated URL that was just answered with a fresh hit. */
-  remember(url: string, endpoint: EndpointDef, req: CanonicalRequest): void {
+  remember(url: string, endpoint: EndpointDef, req: CanonicalRequest, page: PageHits | null = null): void {
     if (url.length > MAX_URL_LENGTH || this.#urls.has(url)) return;
     if (this.#urls.size >= this.#max) {
       const oldest = this.#urls.keys().next();
       if (oldest.done !== true) this.#urls.delete(oldest.value);
     }
-    this.#urls.set(url, { endpoint, req });
+    this.#urls.set(url, { endpoint, req, page });
   }
 
   /** From now on everything goes to Fastify (the drain decides what is still served). */
@@ -84,7 +96,8 @@ export class FastHits {
     if (d.trustProxy && req.headers['x-forwarded-for'] !== undefined) return false;
     const started = performance.now();
     const now = d.clock();
-    const hit = d.resolver.hit(known.req, now);
+    const page = known.page;
+    const hit = page === null ? d.resolver.hit(known.req, now) : page.hit(known.req.key, now);
     if (hit === undefined) return false;
     const gate = d.gate;
     const name = known.endpoint.name;
@@ -99,7 +112,8 @@ export class FastHits {
       credits = creditHeaders(gate, key);
     }
     const status = deliverRaw(req.headers, res, hit, now, d.chain.bestHead(), credits, d.writer.answerHeaders);
-    d.metrics.request(name, status, 'HIT', (performance.now() - started) / 1000);
+    if (page === null) d.metrics.request(name, status, 'HIT', (performance.now() - started) / 1000);
+    else page.counted(status);
     return true;
   }
 }

@@ -34,12 +34,17 @@ export function tagHeaders(tagHeader: string): string[] {
   return ['cache-tag', tagHeader, 'surrogate-key', tagHeader.replaceAll(',', ' ')];
 }
 
+/** Cache-Control of a fresh answer (immutable: final content, e.g. a page of final parts). */
+function cacheControl(entry: CacheEntry, maxAge: number): string {
+  return entry.immutable === true ? `public, max-age=${maxAge}, immutable` : `public, max-age=${maxAge}`;
+}
+
 function build(entry: CacheEntry, payload: Payload, age: number, maxAge: number, head: number | null, answer: readonly string[]): Block {
   const headers = [
     'content-type', JSON_TYPE,
     'x-cache', 'HIT',
     'age', String(age),
-    'cache-control', `public, max-age=${maxAge}`,
+    'cache-control', cacheControl(entry, maxAge),
     'etag', entry.etag,
     'vary', 'Accept-Encoding',
     'access-control-allow-origin', CORS_HEADERS['access-control-allow-origin'],
@@ -74,7 +79,7 @@ export function hitHeaders(entry: CacheEntry, payload: Payload, now: number, hea
   }
   if (b.maxAge !== maxAge) {
     b.maxAge = maxAge;
-    b.headers[CACHE_CONTROL] = `public, max-age=${maxAge}`;
+    b.headers[CACHE_CONTROL] = cacheControl(entry, maxAge);
   }
   if (b.head !== head) {
     b.head = head;

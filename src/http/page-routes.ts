@@ -1,19 +1,22 @@
 /**
  * GET/HEAD /pages/<name>: validate the page's parameters (400 naming the
  * parameter, nothing resolved), answer a fresh composed page synchronously,
- * else compose it from its parts through the pipeline.
+ * else compose it from its parts through the pipeline. A page is delivered
+ * like any entry (deliver.ts); errors are envelopes (envelope-writer.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ChainView } from '../chain/types.js';
 import type { AccessLog } from '../config/types.js';
 import { toProxyError } from '../errors/catalog.js';
-import type { PartSummary } from '../pages/entry.js';
+import type { PartSummary } from '../cache/types.js';
 import type { Pages } from '../pages/engine.js';
 import type { PageMetrics } from '../pages/metrics.js';
 import type { CompiledPage } from '../pages/plan.js';
+import type { FastHits, PageHits } from './fast-hit.js';
 import type { PayerOf } from './miss-payer.js';
-import { deliverPage, deliverPageError } from './page-deliver.js';
+import { deliver } from './deliver.js';
+import { sendEnvelope } from './envelope-writer.js';
 import { PAGES_PREFIX } from './paths.js';
 import { rawQuery, withTimeout } from './request-util.js';
 
@@ -29,6 +32,8 @@ export interface PageRouteDeps {
   payer?: PayerOf | null;
   /** Header pairs every API answer carries (EnvelopeWriter.answerHeaders). */
   answer: readonly string[];
+  /** The pre-router fast path, remembering URLs answered with a fresh hit (null: none). */
+  fast?: FastHits | null;
 }
 
 /** `head:HIT,blocks:MISS,…` for access-log lines. */
@@ -39,6 +44,12 @@ function partsText(parts: readonly PartSummary[]): string {
 export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): void {
   const { pages, chain, metrics, accessLog, clock, answer } = deps;
   const payer = deps.payer ?? null;
+  const fastHits = deps.fast ?? null;
+
+  const fail = (reply: FastifyReply, status: number, body: Buffer, cache: string): number => {
+    sendEnvelope(reply, status, body, { cache, head: chain.bestHead() });
+    return status;
+  };
 
   const finish = (request: FastifyRequest, page: string, started: number, status: number, cache: string, parts: readonly PartSummary[] | null, err: string | null): void => {
     metrics.request(page, cache, status);
@@ -49,41 +60,44 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
     );
   };
 
-  const handlerFor = (page: CompiledPage) =>
-    function handler(request: FastifyRequest, reply: FastifyReply): void {
+  const handlerFor = (page: CompiledPage) => {
+    const hits: PageHits = { hit: (key, now) => pages.freshHit(key, now), counted: (status) => metrics.request(page.name, 'HIT', status) };
+    return function handler(request: FastifyRequest, reply: FastifyReply): void {
       const started = performance.now();
+      const url = request.raw.url ?? '';
       let req;
       try {
-        req = pages.request(page, rawQuery(request.raw.url ?? ''));
+        req = pages.request(page, rawQuery(url));
       } catch (e) {
         const err = toProxyError(e);
-        finish(request, page.name, started, deliverPageError(reply, err.status, err.toBody(), 'BYPASS', chain.bestHead()), 'BYPASS', null, err.message);
+        finish(request, page.name, started, fail(reply, err.status, err.toBody(), 'BYPASS'), 'BYPASS', null, err.message);
         return;
       }
       const now = clock();
-      const fast = pages.hit(req.key, now);
-      if (fast !== undefined) {
-        const cache = fast.stale ? 'STALE' : 'HIT';
-        finish(request, page.name, started, deliverPage(request, reply, fast, cache, now, chain.bestHead(), answer), cache, fast.parts, null);
+      const hit = pages.hit(req.key, now);
+      if (hit !== undefined) {
+        finish(request, page.name, started, deliver(request, reply, hit, now, chain.bestHead(), answer), hit.result, hit.entry.composed?.parts ?? null, null);
+        if (fastHits !== null && hit.result === 'HIT') fastHits.remember(url, page.def, req, hits);
         return;
       }
       withTimeout(pages.get(page, req, payer === null ? null : payer(request, reply, `pages/${page.name}`)), deps.requestTimeoutMs).then(
         (r) => {
           if (r.ok) {
-            const status = deliverPage(request, reply, r.entry, r.cache, clock(), chain.bestHead(), answer);
-            finish(request, page.name, started, status, r.cache, r.entry.parts, null);
+            const status = deliver(request, reply, pages.answer(r.entry, r.cache), clock(), chain.bestHead(), answer);
+            finish(request, page.name, started, status, r.cache, r.composed.parts, null);
           } else {
             const cache = r.error.status >= 500 ? 'ERROR' : 'BYPASS';
-            const status = deliverPageError(reply, r.error.status, r.error.body, cache, chain.bestHead());
+            const status = fail(reply, r.error.status, r.error.body, cache);
             finish(request, page.name, started, status, cache, null, `required part ${r.failedPart}: ${r.error.msg}`);
           }
         },
         (e: unknown) => {
           const err = toProxyError(e);
-          finish(request, page.name, started, deliverPageError(reply, err.status, err.toBody(), 'ERROR', chain.bestHead()), 'ERROR', null, err.message);
+          finish(request, page.name, started, fail(reply, err.status, err.toBody(), 'ERROR'), 'ERROR', null, err.message);
         },
       );
     };
+  };
 
   for (const name of pages.names()) {
     app.get(`${PAGES_PREFIX}${name}`, handlerFor(pages.page(name)!));

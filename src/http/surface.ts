@@ -44,7 +44,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   const payer = gate === null ? null : payerOf(gate);
   const answer = s.writer.answerHeaders;
   registerApiRoutes(app, { ...common, catalogue, resolver, metrics, limits: config.limits, logger, fast: s.fast, payer, answer });
-  registerPageRoutes(app, { ...common, pages, metrics: s.pageMetrics, requestTimeoutMs: config.limits.requestTimeoutMs, logger, payer, answer });
+  registerPageRoutes(app, { ...common, pages, metrics: s.pageMetrics, requestTimeoutMs: config.limits.requestTimeoutMs, logger, payer, answer, fast: s.fast });
   // Batches count per item: the limiter's hook counted the POST, chargeBatch the other items.
   registerBatchRoute(app, { ...common, catalogue, resolver, metrics, limits: config.limits, chargeBatch: gate === null ? null : chargeBatchWith(gate), payer });
   const stream = createHeadStream({

@@ -8,11 +8,11 @@
  * if it is still older, or a head part (`reportsHead`) shows a lower height, the part
  * is marked `behind_head` in meta.
  */
-import type { Stamp } from '../cache/types.js';
+import type { CacheEntry, Composed, PartSummary, Stamp } from '../cache/types.js';
 import type { ChainView } from '../chain/types.js';
 import { ProxyError } from '../errors/catalog.js';
 import { member, numberAt } from '../transform/json-scan.js';
-import { composedEtag, type ComposedEntry, type PartSummary } from './entry.js';
+import { pageEntry } from './entry.js';
 import { fetchPart, fromProxyError, resolveParts, succeeded, type PartDeps, type PartError, type PartOutcome } from './parts.js';
 import type { CompiledPage } from './plan.js';
 
@@ -27,7 +27,7 @@ export interface ComposeDeps extends PartDeps {
 }
 
 export type Composition =
-  | { ok: true; entry: ComposedEntry; outcomes: PartOutcome[] }
+  | { ok: true; entry: CacheEntry; composed: Composed; outcomes: PartOutcome[] }
   | { ok: false; error: PartError; failedPart: string; outcomes: PartOutcome[] };
 
 /** Final content: a final-capable endpoint's entry kept for its final TTL, not head-invalidated. */
@@ -44,9 +44,9 @@ function isHead(o: PartOutcome): boolean {
   return o.part.endpoint.module?.reportsHead === true;
 }
 
-/** Moves with the head: a head-invalidated entry, a tag-kept one (judged per block), or the head itself. */
+/** Moves with the head: a head-invalidated entry or the head itself (a tag-kept part lends the page its tags). */
 function headRelative(o: PartOutcome): boolean {
-  return o.res !== null && (o.res.entry.headDependent || o.res.entry.deps !== undefined || isHead(o));
+  return o.res !== null && (o.res.entry.headDependent || isHead(o));
 }
 
 function maxHeight(o: PartOutcome): number | null {
@@ -116,18 +116,16 @@ export async function compose(page: CompiledPage, params: ReadonlyMap<string, st
   const chunks: Buffer[] = [OPEN];
   let size = OPEN.length;
   const stamps: Stamp[] = [];
-  const versions: string[] = [];
+  const entries: CacheEntry[] = [];
   let freshUntil = Number.POSITIVE_INFINITY;
   let headDependent = false;
   let immutable = true;
   let first = true;
-  let stale = false;
   for (const o of outcomes) {
-    versions.push(`${o.part.name}=${o.res !== null && o.data !== null ? o.res.entry.etag : o.skipped ? 'skip' : `err${o.error?.code ?? ''}`}`);
     if (succeeded(o)) {
       const e = o.res!.entry;
-      if (o.res!.result === 'STALE') stale = true;
-      else freshUntil = Math.min(freshUntil, e.freshUntil);
+      entries.push(e);
+      if (o.res!.result !== 'STALE') freshUntil = Math.min(freshUntil, e.freshUntil);
       headDependent ||= headRelative(o);
       immutable &&= isFinalPart(o);
     } else if (!o.skipped) {
@@ -151,30 +149,29 @@ export async function compose(page: CompiledPage, params: ReadonlyMap<string, st
     chunks.push(body.subarray(o.data.start, o.data.end));
     size += o.data.end - o.data.start;
   }
+  chunks.push(Buffer.from('}'));
   const meta = {
     page: page.name,
     head,
     composed_at: now,
     parts: Object.fromEntries(outcomes.map((o) => [o.part.name, partMeta(o, now)])),
   };
-  chunks.push(Buffer.from(`},"meta":${JSON.stringify(meta)}}`));
-  if (stale) freshUntil = Math.min(freshUntil, now + STALE_PAGE_MS);
+  const staleParts = outcomes.filter((o) => o.res?.result === 'STALE' && o.req !== null).map((o) => o.req!);
+  if (staleParts.length > 0) freshUntil = Math.min(freshUntil, now + STALE_PAGE_MS);
   if (!Number.isFinite(freshUntil)) freshUntil = now;
-  const entry: ComposedEntry = {
+  const composed: Composed = { parts: summarize(outcomes), staleParts };
+  const entry = pageEntry({
     key,
-    status: 200,
-    body: Buffer.concat(chunks),
+    data: Buffer.concat(chunks),
     stamps,
-    etag: composedEtag(key, versions, headDependent ? head : null),
-    createdAt: now,
+    meta: Buffer.from(`,"meta":${JSON.stringify(meta)}}`),
+    now,
     freshUntil,
     head,
     headDependent,
-    immutable: immutable && !stale,
-    stale,
-    staleParts: outcomes.filter((o) => o.res?.result === 'STALE' && o.req !== null).map((o) => o.req!),
-    parts: summarize(outcomes),
-    rendered: {},
-  };
-  return { ok: true, entry, outcomes };
+    immutable: immutable && staleParts.length === 0,
+    entries,
+    composed,
+  });
+  return { ok: true, entry, composed, outcomes };
 }

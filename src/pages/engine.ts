@@ -1,22 +1,25 @@
 /**
- * The aggregation layer: validated page requests, the cache of composed
- * pages (memory, LRU bounded in bytes), one composition in flight per page
- * key, and background recomposition (`refresh`).
+ * The aggregation layer: validated page requests, one composition in flight
+ * per page key, and background recomposition (`refresh`).
  *
- * A composed page is keyed by page and canonical parameters and holds the
- * versions of its parts (its ETag); it stays fresh until its first part
- * expires or, when head-relative, until the best head moves. A fresh one is
- * served synchronously (`hit`), like a single cache hit.
+ * A composed page is an ordinary entry of the memory store, keyed
+ * `pages/<name>?<canonical parameters>` (no endpoint path starts with
+ * `pages/`), charged to the same byte bound, compressed in the background
+ * like any entry, and judged by the same predicate (`entryState`, with the
+ * tag clock). It is never written to the second tier. A fresh one is served
+ * synchronously (`hit`), like a single cache hit.
  */
-import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
+import { entryState, type TagJudge } from '../cache/entry.js';
+import type { MemoryEntry, MemoryStore } from '../cache/memory-store.js';
+import type { CacheEntry, CacheResult } from '../cache/types.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
 import type { CanonicalRequest } from '../catalogue/types.js';
 import { toProxyError } from '../errors/catalog.js';
+import type { Resolution } from '../pipeline/resolver.js';
 import { SingleFlight } from '../pipeline/single-flight.js';
 import { unpaid, type MissPayer } from '../budget/payer.js';
 import { compose, type ComposeDeps, type Composition } from './compose.js';
-import { isComposedFresh, type ComposedEntry } from './entry.js';
 import type { PageMetrics } from './metrics.js';
 import type { CompiledPage } from './plan.js';
 
@@ -24,25 +27,20 @@ export interface PagesDeps extends ComposeDeps {
   pages: ReadonlyMap<string, CompiledPage>;
   metrics: PageMetrics;
   logger: Logger;
-  /** Bytes of composed pages kept in memory. */
-  maxBytes: number;
+  /** The memory tier the pages are stored in, beside the entries of their parts. */
+  memory: MemoryStore;
+  /** Precise invalidation (the resolver's judge); null: the head rule alone. */
+  tags: TagJudge | null;
 }
 
 export type PageResult = Composition & { cache: 'MISS' | 'STALE' };
 
-const ENTRY_OVERHEAD = 512;
-
 export class Pages {
   readonly #d: PagesDeps;
-  readonly #cache: LRUCache<string, ComposedEntry>;
   readonly #flights = new SingleFlight<PageResult>();
 
   constructor(deps: PagesDeps) {
     this.#d = deps;
-    this.#cache = new LRUCache<string, ComposedEntry>({
-      maxSize: deps.maxBytes,
-      sizeCalculation: (e) => e.body.length * (e.stamps.length > 0 ? 2 : 1) + e.key.length + ENTRY_OVERHEAD,
-    });
   }
 
   page(name: string): CompiledPage | undefined {
@@ -58,13 +56,33 @@ export class Pages {
     return canonicalize(page.def, rawQuery, this.#d.limits);
   }
 
-  /** Synchronous fast path: the fresh composed page, or undefined. */
-  hit(key: string, now: number): ComposedEntry | undefined {
-    const e = this.#cache.get(key);
-    if (e === undefined || !isComposedFresh(e, now, this.#d.chain.bestHead())) return undefined;
+  /** Synchronous fast path: the fresh composed page (HIT, or STALE when kept with a stale part), or undefined. */
+  hit(key: string, now: number): Resolution | undefined {
+    const mem = this.#fresh(key, now);
+    if (mem === undefined) return undefined;
+    const stale = mem.entry.composed?.staleParts ?? [];
     // A page kept with a stale part: recomposed as soon as that part is fresh again.
-    if (e.stale && e.staleParts.some((req) => this.#d.resolver.hit(req, now) !== undefined)) return undefined;
-    return e;
+    if (stale.length > 0 && stale.some((req) => this.#d.resolver.hit(req, now) !== undefined)) return undefined;
+    return { result: stale.length > 0 ? 'STALE' : 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
+  }
+
+  /** A fresh page with no stale part, as a HIT (the pre-router fast path, src/http/fast-hit.ts), or undefined. */
+  freshHit(key: string, now: number): Resolution | undefined {
+    const mem = this.#fresh(key, now);
+    if (mem === undefined || (mem.entry.composed?.staleParts.length ?? 0) > 0) return undefined;
+    return { result: 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
+  }
+
+  /** The stored page if fresh: one predicate for pages and entries (`entryState`, with the tag clock). */
+  #fresh(key: string, now: number): MemoryEntry | undefined {
+    const mem = this.#d.memory.peek(key);
+    return mem !== undefined && entryState(mem.entry, now, this.#d.chain, this.#d.tags) === 'fresh' ? mem : undefined;
+  }
+
+  /** A composed page as delivered: with the stored variants when the memory tier holds it. */
+  answer(entry: CacheEntry, result: CacheResult): Resolution {
+    const mem = this.#d.memory.peek(entry.key);
+    return { result, entry, mem: mem !== undefined && mem.entry === entry ? mem : undefined, upstream: null, upstreamMs: null, staleReason: null, error: null };
   }
 
   /**
@@ -81,7 +99,7 @@ export class Pages {
   /**
    * Recomposes a page in the background (e.g. `/pages/home` on a new head),
    * unless a composition of it is under way. With `onlyCached`, only a page
-   * that clients asked for (still in the page cache) is recomposed.
+   * that clients asked for (still in the memory tier) is recomposed.
    * Resolves when done; never rejects.
    */
   refresh(name: string, params: Readonly<Record<string, string>> = {}, onlyCached = false): Promise<void> {
@@ -94,7 +112,7 @@ export class Pages {
       this.#d.logger.warn({ page: name, err: toProxyError(e).message }, 'page refresh: invalid parameters');
       return Promise.resolve();
     }
-    if (this.#flights.has(req.key) || (onlyCached && !this.#cache.has(req.key))) return Promise.resolve();
+    if (this.#flights.has(req.key) || (onlyCached && this.#d.memory.peek(req.key) === undefined)) return Promise.resolve();
     return this.get(page, req).then(
       () => undefined,
       (e: unknown) => this.#d.logger.warn({ page: name, err: toProxyError(e).message }, 'page refresh failed'),
@@ -104,14 +122,10 @@ export class Pages {
   async #compose(page: CompiledPage, req: CanonicalRequest, payer: MissPayer | null): Promise<PageResult> {
     const started = performance.now();
     const c = await compose(page, req.params, req.key, payer === null ? this.#d : { ...this.#d, payer });
-    const summaries = c.ok ? c.entry.parts : c.outcomes.map((o) => ({ name: o.part.name, cache: o.res?.result ?? (o.skipped ? 'SKIPPED' : 'ERROR') }));
+    const summaries = c.ok ? c.composed.parts : c.outcomes.map((o) => ({ name: o.part.name, cache: o.res?.result ?? (o.skipped ? 'SKIPPED' : 'ERROR') }));
     this.#d.metrics.composed(page.name, summaries, (performance.now() - started) / 1000);
     // A page missing parts its client could not pay for is not kept for other clients.
-    if (c.ok && c.entry.freshUntil > c.entry.createdAt && !unpaid(c.outcomes)) this.#cache.set(req.key, c.entry);
-    return { ...c, cache: c.ok && c.entry.stale ? 'STALE' : 'MISS' };
-  }
-
-  get size(): { entries: number; bytes: number } {
-    return { entries: this.#cache.size, bytes: this.#cache.calculatedSize };
+    if (c.ok && c.entry.freshUntil > c.entry.createdAt && !unpaid(c.outcomes)) this.#d.memory.put(c.entry);
+    return { ...c, cache: c.ok && c.composed.staleParts.length > 0 ? 'STALE' : 'MISS' };
   }
 }

@@ -1,91 +1,116 @@
 /**
- * A composed page as stored: ready-to-send bytes with the time-relative fields
- * of its parts (stamps, shifted to their place in the page), an ETag made of
- * the part versions and the head, and its freshness.
+ * A composed page as an ordinary cache entry: its parts are its dependencies.
+ * Fresh until its first part expires; head-dependent when a part is; kept by
+ * the union of its parts' tags (and the lowest finality watch), judged like
+ * any entry by `entryState` (src/cache/entry.ts). Its ETag is its content
+ * without stamps, like an entry's: an unchanged recomposition keeps it.
  */
-import { createHash } from 'node:crypto';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import type { Encoding, Stamp } from '../cache/types.js';
-import type { CanonicalRequest } from '../catalogue/types.js';
-import { renderBody } from '../cache/render.js';
-
-export interface Rendered {
-  /** Second of the stamps (-1: a stamp-free page, valid forever). */
-  second: number;
-  body: Buffer;
-  encoding: Encoding;
-}
-
-export interface PartSummary {
-  name: string;
-  /** HIT, MISS, STALE, BYPASS, ERROR (failed) or SKIPPED. */
-  cache: string;
-}
-
-export interface ComposedEntry {
-  key: string;
-  status: number;
-  body: Buffer;
-  stamps: readonly Stamp[];
-  etag: string;
-  createdAt: number;
-  /** Smallest remaining freshness of the parts (a failed optional part: short). */
-  freshUntil: number;
-  /** Head the page was composed at. */
-  head: number | null;
-  /** Stale once the best head moves past `head` (a part is head-relative). */
-  headDependent: boolean;
-  /** Every part is final content: `Cache-Control: immutable`. */
-  immutable: boolean;
-  /** A part was served stale while it revalidates: sent as STALE with max-age=0, kept briefly. */
-  stale: boolean;
-  /** Requests of the parts served stale: once one is fresh again, the page is recomposed. */
-  staleParts: readonly CanonicalRequest[];
-  parts: readonly PartSummary[];
-  /** Renderings per encoding (re-stamped for the current second), made at most once per second each. */
-  rendered: Partial<Record<Encoding, Rendered>>;
-}
-
-/** Fresh: before freshUntil and, when head-relative, the best head has not moved past its head. */
-export function isComposedFresh(e: ComposedEntry, now: number, bestHead: number | null): boolean {
-  if (now >= e.freshUntil) return false;
-  return !(e.headDependent && e.head !== null && bestHead !== null && bestHead > e.head);
-}
-
-/** W/"…" over the page key, each part's version (entry ETag, error code or skip) and the head. */
-export function composedEtag(key: string, versions: readonly string[], head: number | null): string {
-  const h = createHash('sha1').update(key);
-  for (const v of versions) h.update('\n').update(v);
-  h.update(`\nhead=${head ?? ''}`);
-  return `W/"p${h.digest('base64url')}"`;
-}
-
-/** Smallest page body worth compressing. */
-const COMPRESS_MIN_BYTES = 1024;
-
-function compress(body: Buffer, encoding: Encoding): Buffer {
-  if (encoding === 'gzip') return gzipSync(body, { level: 6 });
-  return brotliCompressSync(body, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
-  });
-}
+import { computeEtag } from '../cache/entry.js';
+import { ownedBytes } from '../cache/owned.js';
+import { digits, renderBody } from '../cache/render.js';
+import type { CacheEntry, Composed, Stamp } from '../cache/types.js';
+import type { EntryDeps } from '../invalidation/tags.js';
 
 /**
- * The bytes to send at `now` for the negotiated encoding: re-stamped to the
- * current second and compressed (gzip 6 / brotli 5, when smaller), at most
- * once per second per encoding; a stamp-free page once for its lifetime.
+ * A composed page is not served past its freshness, but kept this long after
+ * it (until evicted), so background recomposition finds the pages clients read.
  */
-export function composedPayload(e: ComposedEntry, encoding: Encoding, now: number): Rendered {
-  const second = e.stamps.length === 0 ? -1 : Math.floor(now / 1000);
-  const enc: Encoding = e.body.length < COMPRESS_MIN_BYTES ? 'identity' : encoding;
-  const cached = e.rendered[enc];
-  if (cached !== undefined && cached.second === second) return cached;
-  const identity = second === -1 ? e.body : renderBody(e, second * 1000);
-  let out: Rendered = { second, body: identity, encoding: 'identity' };
-  if (enc !== 'identity') {
-    const packed = compress(identity, enc);
-    if (packed.length < identity.length) out = { second, body: packed, encoding: enc };
+export const PAGE_KEPT_MS = 60_000;
+
+export interface PageParts {
+  key: string;
+  /** The page's `{"code":0,"msg":"success","data":{…}` with the parts' stamps as stored. */
+  data: Buffer;
+  /** Stamps in `data`, sorted by start. */
+  stamps: readonly Stamp[];
+  /** `,"meta":…}` */
+  meta: Buffer;
+  now: number;
+  freshUntil: number;
+  /** Best head at composition. */
+  head: number | null;
+  headDependent: boolean;
+  immutable: boolean;
+  /** Entries of the parts that succeeded. */
+  entries: readonly CacheEntry[];
+  composed: Composed;
+}
+
+/** `data` with its stamps rendered at `now`, and the stamps where they now are. */
+function stampedAt(data: Buffer, stamps: readonly Stamp[], now: number): { body: Buffer; stamps: Stamp[] } {
+  if (stamps.length === 0) return { body: data, stamps: [] };
+  const body = renderBody({ body: data, stamps }, now);
+  const out: Stamp[] = [];
+  let shift = 0;
+  for (const s of stamps) {
+    const len = digits(s, now).length;
+    out.push({ ...s, start: s.start + shift, end: s.start + shift + len });
+    shift += len - (s.end - s.start);
   }
-  e.rendered[enc] = out;
-  return out;
+  return { body, stamps: out };
+}
+
+/** Union of the parts' tags and their lowest finality watch; undefined when no part is tag-kept. */
+function unionDeps(entries: readonly CacheEntry[]): EntryDeps | undefined {
+  const tags = new Set<string>();
+  let watchFinal: number | null = null;
+  let any = false;
+  for (const e of entries) {
+    if (e.deps === undefined) continue;
+    any = true;
+    for (const t of e.deps.tags) tags.add(t);
+    const w = e.deps.watchFinal;
+    if (w !== null && (watchFinal === null || w < watchFinal)) watchFinal = w;
+  }
+  return any ? { tags: [...tags], watchFinal } : undefined;
+}
+
+/** The head tags are judged from: the oldest head a tag-kept part was fetched at (null if one is unknown). */
+function taggedHead(entries: readonly CacheEntry[]): number | null {
+  let head = Number.POSITIVE_INFINITY;
+  for (const e of entries) {
+    if (e.deps === undefined) continue;
+    if (e.head === null) return null;
+    head = Math.min(head, e.head);
+  }
+  return head;
+}
+
+function unionTagHeader(entries: readonly CacheEntry[]): string | undefined {
+  const tags = new Set<string>();
+  for (const e of entries) if (e.tagHeader !== undefined) for (const t of e.tagHeader.split(',')) tags.add(t);
+  return tags.size === 0 ? undefined : [...tags].join(',');
+}
+
+/** W/"p…": the weak validator of the page's data (stamps left out), marked as a page's. */
+function pageEtag(data: Buffer, stamps: readonly Stamp[]): string {
+  return `W/"p${computeEtag(data, stamps).slice(3)}`;
+}
+
+export function pageEntry(p: PageParts): CacheEntry {
+  const { body: data, stamps } = stampedAt(p.data, p.stamps, p.now);
+  const deps = unionDeps(p.entries);
+  // A head-dependent page moves with the best head; a tag-kept one is judged at its oldest part's head.
+  const head = p.headDependent || deps === undefined ? p.head : taggedHead(p.entries);
+  const tagHeader = unionTagHeader(p.entries);
+  return {
+    key: p.key,
+    status: 200,
+    body: ownedBytes(Buffer.concat([data, p.meta])),
+    etag: pageEtag(data, stamps),
+    createdAt: p.now,
+    freshUntil: p.freshUntil,
+    // Never served stale: a page past its freshness is composed again (its parts have their own windows).
+    swrUntil: p.freshUntil,
+    sieUntil: p.freshUntil + PAGE_KEPT_MS,
+    head,
+    headDependent: p.headDependent,
+    finalAt: null,
+    negative: false,
+    stamps,
+    ...(deps !== undefined ? { deps } : {}),
+    ...(tagHeader !== undefined ? { tagHeader } : {}),
+    ...(p.immutable ? { immutable: true as const } : {}),
+    composed: p.composed,
+  };
 }

@@ -5,7 +5,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../metrics/prometheus.js';
 import { statusClass } from '../metrics/status-class.js';
-import type { PartSummary } from './entry.js';
+import type { PartSummary } from '../cache/types.js';
 
 export interface PageMetrics {
   request(page: string, cache: string, status: number): void;

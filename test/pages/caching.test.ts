@@ -5,8 +5,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { compressionsRunning } from '../../src/cache/restamped-variants.js';
+import { touchedAt } from '../../src/sim/index.js';
+import { waitFor } from '../helpers/fake-upstream.js';
 import { settableClock, withoutStamps } from '../proxy/kit.js';
-import { get, metaOf, startPagesEnv, type PagesEnv } from './kit.js';
+import { get, metaOf, pageKey, startPagesEnv, variantsStored, type PagesEnv } from './kit.js';
 
 let env: PagesEnv | undefined;
 afterEach(async () => {
@@ -57,6 +60,28 @@ describe('ETag and 304', () => {
     expect(b.header('etag')).not.toBe(a.header('etag'));
     expect((await get(env.base, '/pages/home', { headers: { 'if-none-match': a.header('etag')! } })).status).toBe(200);
   });
+
+  it('a recomposition with unchanged parts keeps the ETag: its content, not the head (If-None-Match then answers 304)', async () => {
+    env = await startPagesEnv();
+    const h0 = env.sim.chain.head();
+    // An address the next block leaves alone: its parts are fetched again at the new head, unchanged.
+    const next = new Set(touchedAt(1, h0 + 1).addresses);
+    const address = [...touchedAt(1, h0).addresses].find((x) => !next.has(x))!;
+    const path = `/pages/address?address=${address}`;
+    const a = await get(env.base, path);
+    expect(a.status).toBe(200);
+    env.sim.chain.advance(1);
+    env.proxy.tracker.observeHead(h0 + 1);
+    env.mark();
+    const b = await get(env.base, path);
+    expect(b.header('x-cache')).toBe('MISS');
+    expect(metaOf(b).head).toBe(h0 + 1);
+    expect(env.count('address/info')).toBe(1);
+    expect(b.header('etag')).toBe(a.header('etag'));
+    const nm = await get(env.base, path, { headers: { 'if-none-match': a.header('etag')! } });
+    expect(nm.status).toBe(304);
+    expect(nm.header('x-cache')).toBe('HIT');
+  });
 });
 
 describe('Cache-Control', () => {
@@ -81,6 +106,10 @@ describe('Cache-Control', () => {
     expect(page.status).toBe(200);
     expect(page.header('cache-control')).toBe('public, max-age=86400, immutable');
     expect(metaOf(page).parts['block']!.final).toBe(true);
+    // A hit says so too (the memory tier's prebuilt header block).
+    const hit = await get(env.base, `/pages/finalblock?h=${final}`);
+    expect(hit.header('x-cache')).toBe('HIT');
+    expect(hit.header('cache-control')).toBe('public, max-age=86400, immutable');
     const block = await get(env.base, `/pages/block?h=${final}`);
     expect(block.header('cache-control')).not.toContain('immutable');
     // A block that is not final yet: short, not immutable.
@@ -112,6 +141,8 @@ describe('compression', () => {
     env = await startPagesEnv({}, settableClock().now);
     const plain = await get(env.base, '/pages/home');
     expect(plain.header('content-encoding')).toBeUndefined();
+    // Compressed in the background by the memory tier, like any entry.
+    await variantsStored(env, pageKey(env, 'home'));
     for (const [accept, enc, unpack] of [
       ['gzip', 'gzip', gunzipSync],
       ['br, gzip', 'br', brotliDecompressSync],
@@ -122,5 +153,43 @@ describe('compression', () => {
       expect(g.raw.length).toBeLessThan(plain.raw.length / 2);
       expect(withoutStamps(unpack(g.raw).toString('utf8'))).toBe(withoutStamps(plain.text));
     }
+  });
+
+  it('never on the request path: the first request in a new second gets the re-stamped identity bytes, later ones the compressed', async () => {
+    const clock = settableClock();
+    env = await startPagesEnv({ pages: CONFIGURED }, clock.now);
+    await get(env.base, `/block/detail?h=${env.sim.chain.head() - 20}`); // teaches the proxy the final height
+    const h = String(env.sim.chain.head() - 100);
+    const key = pageKey(env, 'finalblock', `h=${h}`);
+    expect((await get(env.base, `/pages/finalblock?h=${h}`)).header('x-cache')).toBe('MISS');
+    await variantsStored(env, key);
+    expect(env.proxy.memory.peek(key)!.entry.stamps.length).toBeGreaterThan(0);
+    // At its composition instant: the variants the memory tier made.
+    expect((await get(env.base, `/pages/finalblock?h=${h}`, { headers: { 'accept-encoding': 'gzip' } })).header('content-encoding')).toBe('gzip');
+    clock.advance(1000);
+    const first = await get(env.base, `/pages/finalblock?h=${h}`, { headers: { 'accept-encoding': 'br' } });
+    expect(first.header('x-cache')).toBe('HIT');
+    expect(first.header('content-encoding')).toBeUndefined();
+    expect((first.json as { data: { block: { server_timestamp: number } } }).data.block.server_timestamp).toBe(clock.now());
+    await waitFor(() => compressionsRunning() === 0, 5000, 'background compression');
+    const later = await get(env.base, `/pages/finalblock?h=${h}`, { headers: { 'accept-encoding': 'br' } });
+    expect(later.header('content-encoding')).toBe('br');
+    expect(brotliDecompressSync(later.raw).equals(first.raw)).toBe(true);
+  });
+});
+
+describe('the memory tier', () => {
+  it('holds a composed page as an entry, charged to its byte bound, beside its parts', async () => {
+    env = await startPagesEnv({}, settableClock().now);
+    const key = pageKey(env, 'home', 'page_size=4');
+    expect(key.startsWith('pages/home?')).toBe(true);
+    const before = env.proxy.memory.bytes;
+    const page = await get(env.base, '/pages/home?page_size=4');
+    const m = env.proxy.memory.peek(key);
+    expect(m?.entry.composed?.parts.map((p) => p.name)).toEqual(Object.keys(metaOf(page).parts));
+    expect(m!.entry.etag).toBe(page.header('etag'));
+    expect(env.proxy.memory.bytes - before).toBeGreaterThan(m!.size);
+    await env.proxy.memory.delete(key);
+    expect((await get(env.base, '/pages/home?page_size=4')).header('x-cache')).toBe('MISS');
   });
 });

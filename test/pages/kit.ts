@@ -108,6 +108,17 @@ export function dataBytes(g: Got): string {
   return withoutStamps(g.raw.toString('utf8', r.start, r.end));
 }
 
+/** The memory-tier key of a page request (`pages/<name>?<canonical parameters>`). */
+export function pageKey(env: PagesEnv, name: string, query = ''): string {
+  const pages = env.proxy.pages;
+  return pages.request(pages.page(name)!, query).key;
+}
+
+/** Waits until the memory tier holds the compressed variants of a stored page (made in the background). */
+export async function variantsStored(env: PagesEnv, key: string): Promise<void> {
+  await waitFor(() => env.proxy.memory.peek(key)?.raw('br').encoding === 'br', 5000, `variants of ${key}`);
+}
+
 /** Distinct parts a page actually requested (meta `request` not null). */
 export function requestedParts(m: PageMeta): string[] {
   return Object.entries(m.parts)

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/catalogue/index.js';
 import { PAGES } from '../../src/catalogue/pages.js';
 import { loadConfig } from '../../src/config/load.js';
-import { composedEtag, isComposedFresh, type ComposedEntry } from '../../src/pages/entry.js';
 import { compilePages, PageTableError } from '../../src/pages/plan.js';
 import { compileTemplate, resolveTemplate, type PartsSoFar } from '../../src/pages/template.js';
 import { errorsOf, tempFile } from '../config/helpers.js';
@@ -108,27 +107,5 @@ describe('CONFIG_FILE pages and MAX_BATCH_ITEMS', () => {
       `${at2}.p.parts.c.required: expected true or false, got "yes"`,
     ]);
     expect(errorsOf({ MAX_BATCH_ITEMS: '0' })).toEqual(['MAX_BATCH_ITEMS: expected an integer from 1 to 1000, got "0"']);
-  });
-});
-
-describe('composed entries', () => {
-  const entry = (p: Partial<ComposedEntry>): ComposedEntry => ({
-    key: 'pages/x', status: 200, body: Buffer.from('{}'), stamps: [], etag: 'W/"p"', createdAt: 0, freshUntil: 1000,
-    head: 10, headDependent: true, immutable: false, stale: false, staleParts: [], parts: [], rendered: {}, ...p,
-  });
-
-  it('fresh until the first part expires, and, when head-relative, until the head moves', () => {
-    expect(isComposedFresh(entry({}), 999, 10)).toBe(true);
-    expect(isComposedFresh(entry({}), 1000, 10)).toBe(false);
-    expect(isComposedFresh(entry({}), 5, 11)).toBe(false);
-    expect(isComposedFresh(entry({ headDependent: false }), 5, 11)).toBe(true);
-  });
-
-  it('the ETag follows the part versions and the head', () => {
-    const a = composedEtag('pages/x', ['a=W/"1"', 'b=W/"2"'], 10);
-    expect(composedEtag('pages/x', ['a=W/"1"', 'b=W/"2"'], 10)).toBe(a);
-    expect(composedEtag('pages/x', ['a=W/"1"', 'b=W/"3"'], 10)).not.toBe(a);
-    expect(composedEtag('pages/x', ['a=W/"1"', 'b=W/"2"'], 11)).not.toBe(a);
-    expect(composedEtag('pages/y', ['a=W/"1"', 'b=W/"2"'], 10)).not.toBe(a);
   });
 });
