@@ -39,7 +39,7 @@ export interface BlockReaderDeps {
   logger: Logger;
 }
 
-const incomplete = (height: number): TouchedSet => ({ height, blockHash: '', addresses: [], contracts: [], tokens: [], complete: false });
+const incomplete = (height: number): TouchedSet => ({ height, blockHash: '', addresses: [], contracts: [], deployed: [], tokens: [], complete: false });
 
 export class BlockReader {
   readonly #d: BlockReaderDeps;
@@ -48,6 +48,8 @@ export class BlockReader {
   #target = -1;
   #running: Promise<void> | null = null;
   #closed = false;
+  /** The previous poll saw the pool change. */
+  #settling = false;
   readonly #poll: ReturnType<typeof setInterval> | null;
 
   constructor(deps: BlockReaderDeps) {
@@ -61,12 +63,19 @@ export class BlockReader {
     this.#poll?.unref();
   }
 
-  /** Skipped while a block is being read (its read includes the pool). */
+  /**
+   * Skipped while a block is being read (its read includes the pool). A pool
+   * that changed stales what lists it, and so does the poll after it (an
+   * answer older than the change may have been stored after the change was seen).
+   */
   async #pollPending(): Promise<void> {
     if (this.#running !== null || this.#closed) return;
     try {
-      const pending = await this.#d.reading.pending(AbortSignal.timeout(this.#d.timeoutMs));
-      if (pending.hashes.length === 0 || this.#closed) return;
+      const { pending, changed } = await this.#d.reading.pending(AbortSignal.timeout(this.#d.timeoutMs));
+      if (this.#closed) return;
+      if (changed || this.#settling) this.#d.clock.poolChanged();
+      this.#settling = changed;
+      if (pending.hashes.length === 0) return;
       this.#d.metrics.pending(pending.hashes.length);
       this.#d.touched.publishPending(pending);
     } catch {
@@ -78,10 +87,16 @@ export class BlockReader {
     if (this.#closed) return;
     if (this.#target < 0) this.#d.clock.start(height);
     this.#target = Math.max(this.#target, height);
+    this.#kick();
+  };
+
+  /** Drains to the target; a head heard while the drain was finishing starts it again. */
+  #kick(): void {
     this.#running ??= this.#drain().finally(() => {
       this.#running = null;
+      if (!this.#closed && this.#d.clock.covered < this.#target) this.#kick();
     });
-  };
+  }
 
   readonly #onRebase = (height: number): void => {
     this.#d.touched.publishRebase(height);

@@ -1,5 +1,5 @@
 /**
- * What each block changed: the addresses, contracts and tokens it names, read
+ * What each block changed: the addresses, contracts, deployments and tokens it names, read
  * once per block fleet-wide and published on every replica. Precise
  * invalidation and the activity stream both subscribe here; neither reads
  * blocks itself.
@@ -14,6 +14,8 @@ export interface TouchedSet {
   addresses: readonly string[];
   /** Contracts called or deployed, and token contracts transferred on. */
   contracts: readonly string[];
+  /** Contracts the block deployed (also in `contracts`). */
+  deployed: readonly string[];
   /** Token names whose contract the block names. */
   tokens: readonly string[];
   /**
