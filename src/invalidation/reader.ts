@@ -50,7 +50,7 @@ export class BlockReader {
   #closed = false;
   /** The previous poll saw the pool change. */
   #settling = false;
-  readonly #poll: ReturnType<typeof setInterval> | null;
+  #poll: ReturnType<typeof setTimeout> | null = null;
 
   constructor(deps: BlockReaderDeps) {
     this.#d = deps;
@@ -59,8 +59,15 @@ export class BlockReader {
     deps.heads.on('rebase', this.#onRebase);
     const head = deps.heads.bestHead();
     if (head !== null) this.#onHead(head);
-    this.#poll = deps.pendingPollMs > 0 ? setInterval(() => void this.#pollPending(), deps.pendingPollMs) : null;
-    this.#poll?.unref();
+    this.#schedulePoll();
+  }
+
+  /** The next poll, an interval after the pool was last read (by a poll or with a block). */
+  #schedulePoll(): void {
+    if (this.#d.pendingPollMs <= 0 || this.#closed) return;
+    if (this.#poll !== null) clearTimeout(this.#poll);
+    this.#poll = setTimeout(() => void this.#pollPending().finally(() => this.#schedulePoll()), this.#d.pendingPollMs);
+    this.#poll.unref();
   }
 
   /**
@@ -141,6 +148,7 @@ export class BlockReader {
       this.#d.touched.publishBlock(set);
       this.#d.touched.publishPending(pending);
       this.#d.share?.(set, pending);
+      this.#schedulePoll();
     } catch (err) {
       this.#d.logger.warn({ height, err: err instanceof Error ? err.message : String(err) }, 'touched set not read: head rule for this block');
       const set = incomplete(height);
@@ -187,7 +195,7 @@ export class BlockReader {
 
   close(): void {
     this.#closed = true;
-    if (this.#poll !== null) clearInterval(this.#poll);
+    if (this.#poll !== null) clearTimeout(this.#poll);
     this.#unsubscribe();
     this.#d.heads.off('head', this.#onHead);
     this.#d.heads.off('rebase', this.#onRebase);
