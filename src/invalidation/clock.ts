@@ -17,7 +17,7 @@
 import type { CacheEntry } from '../cache/types.js';
 import type { ChainHeights } from '../cache/entry.js';
 import type { TouchedListener, TouchedSet } from './touched.js';
-import { DEPLOYED, PENDING, tagOfAddress, tagOfToken, type EntryDeps } from './tags.js';
+import { DAY, DEPLOYED, PENDING, tagOfAddress, tagOfToken, type EntryDeps } from './tags.js';
 
 /** Rough bytes of one remembered tag: its string twice (key, UTF-16) plus the map slot. */
 const tagBytes = (tag: string): number => 2 * tag.length + 64;
@@ -44,6 +44,8 @@ export class TagClock implements TouchedListener {
   /** Entries about (or fetched at or above) this height, created before `#reorgAt`, are stale. */
   #reorgHeight = Number.POSITIVE_INFINITY;
   #reorgAt = -1;
+  /** UTC day of the last complete block read (null: none yet, or unknown). */
+  #day: number | null = null;
   /** When the pending poll last saw the pool change (ms, the clock's). */
   #poolAt = -1;
 
@@ -121,6 +123,9 @@ export class TagClock implements TouchedListener {
       if (set.deployed.length > 0) n += this.#bump(DEPLOYED, set.height);
       // Every block takes transactions out of the pool.
       n += this.#bump(PENDING, set.height);
+      // A new day, or one that cannot be told (the first block read, a block without a timestamp).
+      if (set.day === null || set.day !== this.#day) n += this.#bump(DAY, set.height);
+      this.#day = set.day;
     }
     while (this.#hashes.has(this.#covered + 1)) this.#covered++;
     if (this.#covered < 0) this.#covered = set.height;

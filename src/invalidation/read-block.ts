@@ -176,6 +176,7 @@ export class BlockReading {
     const set: TouchedSet = {
       height,
       blockHash: str(block['block_hash']) ?? str(block['hash']) ?? '',
+      day: typeof block['timestamp'] === 'number' && Number.isFinite(block['timestamp']) ? Math.floor(block['timestamp'] / 86_400) : null,
       addresses: [...into.addresses],
       contracts: [...into.contracts],
       deployed: [...into.deployed],

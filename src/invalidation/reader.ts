@@ -39,7 +39,7 @@ export interface BlockReaderDeps {
   logger: Logger;
 }
 
-const incomplete = (height: number): TouchedSet => ({ height, blockHash: '', addresses: [], contracts: [], deployed: [], tokens: [], complete: false });
+const incomplete = (height: number): TouchedSet => ({ height, blockHash: '', addresses: [], contracts: [], deployed: [], day: null, tokens: [], complete: false });
 
 export class BlockReader {
   readonly #d: BlockReaderDeps;

@@ -2,16 +2,16 @@
  * An entry's dependency tags, computed once at store time from its endpoint
  * module's `dependsOn` (src/endpoints/*.ts), its request parameters and its
  * data. Only entries whose every applicable dependency is an address, a
- * contract, a token, deployments, the pending pool (while polled), a block's
- * finality or a stage's end height are kept by tags; any other dependency (the
- * head, the day, a NAX stage without its end) keeps the endpoint's own rule
+ * contract, a token, deployments, the pending pool (while polled), the day, a
+ * block's finality or a stage's end height are kept by tags; any other
+ * dependency (the head, a NAX stage without its end) keeps the endpoint's own rule
  * (head invalidation, its TTL).
  */
 import type { Dependency } from '../endpoints/types.js';
 
 /** What decides when a tag-kept entry changes (stored on the entry). */
 export interface EntryDeps {
-  /** `address:<id>` (addresses and contracts), `token:<name>`, `contract:deployed`, `pending`. */
+  /** `address:<id>` (addresses and contracts), `token:<name>`, `contract:deployed`, `pending`, `day`. */
   readonly tags: readonly string[];
   /** Height of the non-final block the answer is about: stale once that height is final (or rewritten). */
   readonly watchFinal: number | null;
@@ -23,6 +23,8 @@ export const tagOfAddress = (id: string): string => `address:${id}`;
 export const tagOfToken = (name: string): string => `token:${name}`;
 /** Any contract deployed (the contract and token lists). */
 export const DEPLOYED = 'contract:deployed';
+/** The calendar day (UTC, chain time): bumped by the first block of a day. */
+export const DAY = 'day';
 /** The pending pool: bumped by every block and by the pending poll when the pool changed. */
 export const PENDING = 'pending';
 
@@ -75,6 +77,8 @@ export function entryDeps(dependsOn: readonly Dependency[], params: ReadonlyMap<
         break;
       }
       case 'day':
+        tags.push(DAY);
+        break;
       case 'nax-stage':
         return null;
     }
@@ -98,7 +102,7 @@ function fieldOf(data: unknown, field: string): unknown {
   return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>)[field] : undefined;
 }
 
-/** Every dependency of an answer as a tag (Cache-Tag, Surrogate-Key): `head`, `day`, `nax-stage` besides the tags entries are kept by. */
+/** Every dependency of an answer as a tag (Cache-Tag, Surrogate-Key): `head` and `nax-stage` besides the tags entries are kept by. */
 export function headerTags(dependsOn: readonly Dependency[], params: ReadonlyMap<string, string>, data: unknown): string[] {
   const out: string[] = [];
   for (const d of dependsOn) {

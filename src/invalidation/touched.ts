@@ -16,6 +16,8 @@ export interface TouchedSet {
   contracts: readonly string[];
   /** Contracts the block deployed (also in `contracts`). */
   deployed: readonly string[];
+  /** The block's UTC day (its timestamp in days since 1970); null: unknown (then every day watch is stale). */
+  day: number | null;
   /** Token names whose contract the block names. */
   tokens: readonly string[];
   /**

@@ -8,7 +8,7 @@ import type { TouchedSet } from '../../src/invalidation/touched.js';
 const chain = (head: number, final: number | null = null): ChainHeights => ({ bestHead: () => head, finalHeight: () => final });
 const entry = (head: number, deps: EntryDeps, createdAt = 0) =>
   createEntry({ key: 'address/info?address=x', status: 200, body: Buffer.from('{}'), createdAt, ttlMs: 60_000, swrMs: 0, sieMs: 0, head, headDependent: false, finalAt: null, negative: false, stamps: [], deps });
-const set = (height: number, addresses: string[], complete = true, blockHash = `h${height}`, deployed: string[] = []): TouchedSet => ({ height, blockHash, addresses, contracts: deployed, deployed, tokens: [], complete });
+const set = (height: number, addresses: string[], complete = true, blockHash = `h${height}`, deployed: string[] = []): TouchedSet => ({ height, blockHash, addresses, contracts: deployed, deployed, day: null, tokens: [], complete });
 
 describe('TagClock', () => {
   it('stales an entry only when a block above its head names one of its tags', () => {

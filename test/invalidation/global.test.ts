@@ -1,8 +1,8 @@
 /**
  * Global answers kept by what really changes them, the simulator as the truth:
  * the contract and token lists until a block deploys a contract, the NAX
- * summary until the head reaches the stage's end height; the holders ranking
- * still on every block.
+ * summary until the head reaches the stage's end height, the daily series
+ * until the first block of a new day; the holders ranking still on every block.
  */
 import { describe, expect, it } from 'vitest';
 import { deployedAt } from '../../src/sim/records/layout.js';
@@ -72,6 +72,18 @@ describe('global lists kept by what changes them', () => {
     expect(JSON.parse(before)).toMatchObject({ end_height: end });
     await keptUntil(sim, proxy.url, [p], end - 1, end);
     expect(await truth(sim.url, p)).not.toBe(before);
+  });
+
+  it('the daily series stay fresh within a day (chain time) and are refetched after its first block of the next day', async () => {
+    // The start head is timed 45 s (three 15 s blocks) before the last UTC midnight.
+    const midnight = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+    const { sim, proxy } = await rig.start({}, { startTime: midnight - 45_000 });
+    const h0 = sim.chain.head();
+    await covered(proxy.url, h0);
+    const paths = ['/tx/count/history?days=3', '/address/count/history?days=4'];
+    const before = await Promise.all(paths.map((p) => truth(sim.url, p)));
+    await keptUntil(sim, proxy.url, paths, h0 + 2, h0 + 3);
+    for (const [i, p] of paths.entries()) expect(await truth(sim.url, p), p).not.toBe(before[i]);
   });
 
   it('holders still follows the head rule (a ranking by balance, with counts the touched sets cannot show)', async () => {
