@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createEntry, entryState, type ChainHeights } from '../../src/cache/entry.js';
 import { TagClock } from '../../src/invalidation/clock.js';
-import { DEPLOYED, PENDING, tagOfAddress, type EntryDeps } from '../../src/invalidation/tags.js';
+import { DAY, DEPLOYED, PENDING, tagOfAddress, type EntryDeps } from '../../src/invalidation/tags.js';
 import type { TouchedSet } from '../../src/invalidation/touched.js';
 
 const chain = (head: number, final: number | null = null): ChainHeights => ({ bestHead: () => head, finalHeight: () => final });
@@ -119,5 +119,22 @@ describe('TagClock', () => {
     expect(c.stale(summary, chain(62))).toBe(false);
     expect(c.stale(summary, chain(63))).toBe(true);
     expect(c.stale(entry(60, { tags: [], watchFinal: null, watchHead: 63 }), { bestHead: () => null, finalHeight: () => null })).toBe(true);
+  });
+
+  it('the day tag moves with the first block of a new day, or a block whose day is unknown; an incomplete block stales it too', () => {
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
+    c.start(70);
+    c.block({ ...set(70, []), day: 100 });
+    const series = entry(70, { tags: [DAY], watchFinal: null });
+    c.block({ ...set(71, []), day: 100 });
+    expect(c.stale(series, chain(71))).toBe(false);
+    c.block({ ...set(72, []), day: 101 });
+    expect(c.stale(series, chain(72))).toBe(true);
+    const next = entry(72, { tags: [DAY], watchFinal: null });
+    c.block({ ...set(73, []), day: null });
+    expect(c.stale(next, chain(73))).toBe(true);
+    const later = entry(73, { tags: [DAY], watchFinal: null });
+    c.block(set(74, [], false));
+    expect(c.stale(later, chain(74))).toBe(true);
   });
 });
