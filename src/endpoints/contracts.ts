@@ -8,5 +8,5 @@ export const contracts = endpoint({
   params: [P.page, P.pageSize],
   data: pagedOf(Contract, {}, 'ContractPage'),
   policy: flat(60 * SEC, false),
-  dependsOn: [{ on: 'head' }, { on: 'contract' }],
+  dependsOn: [{ on: 'deployment' }],
 });

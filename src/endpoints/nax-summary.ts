@@ -7,5 +7,5 @@ export const naxSummary = endpoint({
   params: [],
   data: NaxSummary,
   policy: flat(60 * SEC, false),
-  dependsOn: [{ on: 'nax-stage' }, { on: 'head' }],
+  dependsOn: [{ on: 'stage-end', field: 'end_height' }],
 });

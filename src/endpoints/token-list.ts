@@ -9,5 +9,5 @@ export const tokenList = endpoint({
   data: arrayOf(Token),
   policy: flat(10 * MIN, false),
   freshness: 'any',
-  dependsOn: [{ on: 'token' }],
+  dependsOn: [{ on: 'deployment' }],
 });

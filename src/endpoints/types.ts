@@ -16,16 +16,20 @@ export type Dependency<P extends string = string> =
   | { on: 'head'; unless?: P }
   /** The address in `param`: a block touching it (sender, receiver, miner, transfer party). */
   | { on: 'address'; param: P }
-  /** A contract (the one in `param`; without it, any: deployments, token records). */
-  | { on: 'contract'; param?: P }
-  /** A token (the one named in `param`; without it, any). */
-  | { on: 'token'; param?: P }
-  /** The pending pool. */
+  /** The contract in `param` (its calls, transfers and deployment). */
+  | { on: 'contract'; param: P }
+  /** The token named in `param`. */
+  | { on: 'token'; param: P }
+  /** Any contract deployed (a new token is a new contract). */
+  | { on: 'deployment' }
+  /** The pending pool: every block, and changes the pending poll sees between blocks. */
   | { on: 'pending' }
   /** The calendar day (daily series roll over at midnight). */
   | { on: 'day' }
-  /** The NAX distribution stage. */
+  /** The NAX distribution stage (answers that do not state when it ends). */
   | { on: 'nax-stage' }
+  /** The NAX stage ending at the height in `field` of the answer's data: it changes when the head reaches that height. */
+  | { on: 'stage-end'; field: string }
   /** Finality and hash of the block named by `param`, or by `field` of the answer's data. */
   | { on: 'finality'; param: P }
   | { on: 'finality'; field: string };

@@ -51,7 +51,7 @@ const strings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => type
 function isTouched(v: unknown): v is TouchedSet {
   if (typeof v !== 'object' || v === null) return false;
   const s = v as Record<string, unknown>;
-  return Number.isSafeInteger(s.height) && typeof s.blockHash === 'string' && strings(s.addresses) && strings(s.contracts) && strings(s.tokens) && typeof s.complete === 'boolean';
+  return Number.isSafeInteger(s.height) && typeof s.blockHash === 'string' && strings(s.addresses) && strings(s.contracts) && strings(s.deployed) && (s.day === null || Number.isSafeInteger(s.day)) && strings(s.tokens) && typeof s.complete === 'boolean';
 }
 
 function isPending(v: unknown): v is PendingTouched {

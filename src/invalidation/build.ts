@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Catalogue } from '../catalogue/index.js';
-import type { CanonicalRequest, ParamLimits } from '../catalogue/types.js';
+import type { ParamLimits } from '../catalogue/types.js';
 import { HotRefresh } from './hot-refresh.js';
 import { waitReady } from '../redis/client.js';
 import type { Config } from '../config/types.js';
@@ -31,7 +31,7 @@ export interface Invalidation {
   rule: PreciseRule;
   metrics: InvalidationMetrics;
   /** Starts reading blocks (once the resolver exists). */
-  start(deps: { lookup: Lookup & { revalidate(req: CanonicalRequest): Promise<unknown> }; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: Fleet | null; logger: Logger }): void;
+  start(deps: { lookup: Lookup; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: Fleet | null; logger: Logger }): void;
   status(): Record<string, unknown>;
   close(): void;
 }
@@ -75,7 +75,7 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
       const begin = () => {
         if (closed) return;
         reader = new BlockReader({
-          reading: new BlockReading(d.catalogue, d.limits, d.lookup),
+          reading: new BlockReading(d.catalogue, d.limits, d.lookup, clock),
           touched,
           clock: tagClock,
           heads: d.heads,

@@ -10,11 +10,14 @@
  * below it is stale. The map is bounded in bytes (charged to CACHE_MAX_BYTES):
  * the tags bumped longest ago are forgotten and raise a floor below which
  * every tag-kept entry is stale.
+ *
+ * The pending pool changes between blocks too: the pending poll reports it
+ * (`poolChanged`), and every entry tagged `pending` created until then is stale.
  */
 import type { CacheEntry } from '../cache/types.js';
 import type { ChainHeights } from '../cache/entry.js';
 import type { TouchedListener, TouchedSet } from './touched.js';
-import { ANY_CONTRACT, ANY_TOKEN, tagOfAddress, tagOfToken, type EntryDeps } from './tags.js';
+import { DAY, DEPLOYED, PENDING, tagOfAddress, tagOfToken, type EntryDeps } from './tags.js';
 
 /** Rough bytes of one remembered tag: its string twice (key, UTF-16) plus the map slot. */
 const tagBytes = (tag: string): number => 2 * tag.length + 64;
@@ -41,6 +44,10 @@ export class TagClock implements TouchedListener {
   /** Entries about (or fetched at or above) this height, created before `#reorgAt`, are stale. */
   #reorgHeight = Number.POSITIVE_INFINITY;
   #reorgAt = -1;
+  /** UTC day of the last complete block read (null: none yet, or unknown). */
+  #day: number | null = null;
+  /** When the pending poll last saw the pool change (ms, the clock's). */
+  #poolAt = -1;
 
   readonly #onStale: (entry: CacheEntry) => void;
 
@@ -67,13 +74,16 @@ export class TagClock implements TouchedListener {
       if (d.watchFinal >= this.#reorgHeight && entry.createdAt <= this.#reorgAt) return true;
     }
     if (h >= this.#reorgHeight && entry.createdAt <= this.#reorgAt) return true;
-    if (d.tags.length === 0) return false;
     const best = chain.bestHead();
+    if (d.watchHead !== undefined && (best === null || best >= d.watchHead)) return true;
+    if (d.tags.length === 0) return false;
     if (best !== null && best > h && this.#covered < best) return true;
     if (this.#incomplete > h || this.#floor > h) return true;
     for (let i = 0; i < d.tags.length; i++) {
-      const at = this.#at.get(d.tags[i]!);
+      const tag = d.tags[i]!;
+      const at = this.#at.get(tag);
       if (at !== undefined && at > h) return true;
+      if (tag === PENDING && entry.createdAt <= this.#poolAt) return true;
     }
     return false;
   }
@@ -110,13 +120,22 @@ export class TagClock implements TouchedListener {
       for (const a of set.addresses) n += this.#bump(tagOfAddress(a), set.height);
       for (const c of set.contracts) n += this.#bump(tagOfAddress(c), set.height);
       for (const t of set.tokens) n += this.#bump(tagOfToken(t), set.height);
-      if (set.contracts.length > 0) n += this.#bump(ANY_CONTRACT, set.height);
-      if (set.tokens.length > 0) n += this.#bump(ANY_TOKEN, set.height);
+      if (set.deployed.length > 0) n += this.#bump(DEPLOYED, set.height);
+      // Every block takes transactions out of the pool.
+      n += this.#bump(PENDING, set.height);
+      // A new day, or one that cannot be told (the first block read, a block without a timestamp).
+      if (set.day === null || set.day !== this.#day) n += this.#bump(DAY, set.height);
+      this.#day = set.day;
     }
     while (this.#hashes.has(this.#covered + 1)) this.#covered++;
     if (this.#covered < 0) this.#covered = set.height;
     this.#trimHashes();
     this.#onBlock({ height: set.height, complete: set.complete, tags: n });
+  }
+
+  /** The pending poll saw the pool change: entries tagged `pending` created until now are stale. */
+  poolChanged(): void {
+    this.#poolAt = this.#clock();
   }
 
   /** The first block the proxy reads: nothing below it is owed. */

@@ -11,7 +11,7 @@ import type { Catalogue } from '../catalogue/index.js';
 import type { CanonicalRequest, EndpointName, ParamLimits } from '../catalogue/types.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
 import type { CacheEntry } from '../cache/types.js';
-import { ANY_CONTRACT, ANY_TOKEN, tagOfAddress, tagOfToken } from './tags.js';
+import { DEPLOYED, tagOfAddress, tagOfToken } from './tags.js';
 import type { TouchedListener, TouchedSet } from './touched.js';
 
 /** Bound on distinct keys tracked. */
@@ -54,8 +54,8 @@ export class HotRefresh implements TouchedListener {
     const d = this.#d;
     if (d === null || d.maxKeys <= 0 || !set.complete) return;
     const named = new Set<string>([...set.addresses.map(tagOfAddress), ...set.contracts.map(tagOfAddress), ...set.tokens.map(tagOfToken)]);
-    if (set.contracts.length > 0) named.add(ANY_CONTRACT);
-    if (set.tokens.length > 0) named.add(ANY_TOKEN);
+    // Pending pages are hot: the head's refresh-ahead fetches them on every block already.
+    if (set.deployed.length > 0) named.add(DEPLOYED);
     const due = [...this.#scores].filter(([, s]) => s.tags.some((t) => named.has(t))).sort((a, b) => b[1].score - a[1].score).slice(0, d.maxKeys);
     for (const [key, s] of this.#scores) {
       s.score /= 2;

@@ -18,9 +18,18 @@ import { txListPending } from '../endpoints/tx-list-pending.js';
 import { txList } from '../endpoints/tx-list.js';
 import type { PendingTouched, TouchedSet } from './touched.js';
 
+interface Answer {
+  status: number;
+  body: Buffer;
+  /** ms epoch (the proxy's clock). */
+  freshUntil: number;
+}
+
 /** The part of the resolver the reader uses. */
 export interface Lookup {
-  resolve(req: CanonicalRequest, client?: AbortSignal): Promise<{ entry: { status: number; body: Buffer } }>;
+  resolve(req: CanonicalRequest, client?: AbortSignal): Promise<{ entry: Answer }>;
+  /** Fetched from the upstream now (and stored), whatever the cache holds. */
+  revalidate(req: CanonicalRequest): Promise<Answer>;
 }
 
 type Rec = Record<string, unknown>;
@@ -30,7 +39,23 @@ const RECENT = 20;
 /** Pages of one block or of the pending pool read at most (a block larger than this is read as incomplete). */
 const MAX_PAGES = 50;
 
+interface Parties {
+  addresses: Set<string>;
+  contracts: Set<string>;
+  deployed: Set<string>;
+  tokens: Set<string>;
+}
+const parties = (): Parties => ({ addresses: new Set(), contracts: new Set(), deployed: new Set(), tokens: new Set() });
+
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+
+function successData(name: EndpointName, query: string, entry: Answer): Rec {
+  if (entry.status !== 200) throw new Error(`${name}?${query}: status ${entry.status}`);
+  const env = JSON.parse(entry.body.toString('utf8')) as Rec;
+  const data = env['data'];
+  if (env['code'] !== 0 || typeof data !== 'object' || data === null) throw new Error(`${name}?${query}: not a success envelope`);
+  return data as Rec;
+}
 
 export class BlockReading {
   readonly #catalogue: Catalogue;
@@ -38,28 +63,58 @@ export class BlockReading {
   readonly #lookup: Lookup;
   /** Pool hashes seen at the previous read (null: none read yet, every entry is new). */
   #pool: Set<string> | null = null;
+  /** The pool's hashes in order at the previous read (null: none read yet). */
+  #poolOrder: string | null = null;
   /** Parties of pool entries seen by the poll since the last block read. */
   #carry = { addresses: new Set<string>(), contracts: new Set<string>() };
 
-  constructor(catalogue: Catalogue, limits: ParamLimits, lookup: Lookup) {
+  /** Token contracts by address as last read, and until when its entry was fresh. */
+  #tokenMap: { map: ReadonlyMap<string, string>; until: number } | null = null;
+  readonly #clock: () => number;
+
+  constructor(catalogue: Catalogue, limits: ParamLimits, lookup: Lookup, clock: () => number) {
     this.#catalogue = catalogue;
     this.#limits = limits;
     this.#lookup = lookup;
+    this.#clock = clock;
   }
 
-  async #data(name: EndpointName, query: string, signal: AbortSignal): Promise<Rec> {
-    const r = await this.#lookup.resolve(canonicalize(this.#catalogue.get(name), query, this.#limits), signal);
-    if (r.entry.status !== 200) throw new Error(`${name}?${query}: status ${r.entry.status}`);
-    const env = JSON.parse(r.entry.body.toString('utf8')) as Rec;
-    const data = env['data'];
-    if (env['code'] !== 0 || typeof data !== 'object' || data === null) throw new Error(`${name}?${query}: not a success envelope`);
-    return data as Rec;
+  /** `fresh`: from the upstream now, else through the cache. */
+  async #entry(name: EndpointName, query: string, signal: AbortSignal, fresh: boolean): Promise<Answer> {
+    const req = canonicalize(this.#catalogue.get(name), query, this.#limits);
+    return fresh ? await this.#lookup.revalidate(req) : (await this.#lookup.resolve(req, signal)).entry;
   }
 
-  async #pages(name: EndpointName, query: string, signal: AbortSignal): Promise<Rec[]> {
+  async #data(name: EndpointName, query: string, signal: AbortSignal, fresh = false): Promise<Rec> {
+    return successData(name, query, await this.#entry(name, query, signal, fresh));
+  }
+
+  /**
+   * Token contracts by address. The list changes with deployments: kept from
+   * one block to the next (not refetched while every tag-kept entry waits for
+   * the block being read), read again from the upstream when a block deploys a
+   * contract, and through the cache once its entry is no longer fresh.
+   */
+  async #tokens(signal: AbortSignal, deploys: boolean): Promise<ReadonlyMap<string, string>> {
+    const known = this.#tokenMap;
+    if (!deploys && known !== null && this.#clock() < known.until) return known.map;
+    const entry = await this.#entry(tokenList.path, '', signal, deploys);
+    const d = successData(tokenList.path, '', entry);
+    const list = Array.isArray(d) ? (d as Rec[]) : Array.isArray(d['list']) ? (d['list'] as Rec[]) : [];
+    const map = new Map<string, string>();
+    for (const t of list) {
+      const c = str(t['contract']);
+      const n = str(t['token_name']);
+      if (c !== null && n !== null) map.set(c, n);
+    }
+    this.#tokenMap = { map, until: entry.freshUntil };
+    return map;
+  }
+
+  async #pages(name: EndpointName, query: string, signal: AbortSignal, fresh = false): Promise<Rec[]> {
     const out: Rec[] = [];
     for (let page = 1; ; page++) {
-      const d = await this.#data(name, `${query}${query === '' ? '' : '&'}page=${page}&page_size=${PAGE_SIZE}`, signal);
+      const d = await this.#data(name, `${query}${query === '' ? '' : '&'}page=${page}&page_size=${PAGE_SIZE}`, signal, fresh);
       const list = d['list'];
       if (!Array.isArray(list)) throw new Error(`${name}: page ${page} without a list`);
       out.push(...(list as Rec[]));
@@ -70,20 +125,8 @@ export class BlockReading {
     return out;
   }
 
-  async #tokens(signal: AbortSignal): Promise<Map<string, string>> {
-    const d = await this.#data(tokenList.path, '', signal);
-    const list = Array.isArray(d) ? (d as Rec[]) : Array.isArray(d['list']) ? (d['list'] as Rec[]) : [];
-    const out = new Map<string, string>();
-    for (const t of list) {
-      const c = str(t['contract']);
-      const n = str(t['token_name']);
-      if (c !== null && n !== null) out.set(c, n);
-    }
-    return out;
-  }
-
   /** Adds the parties of `txs` to the sets; NRC20 recipients read with tx/detail. */
-  async #parties(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, into: { addresses: Set<string>; contracts: Set<string>; tokens: Set<string> }, signal: AbortSignal): Promise<void> {
+  async #parties(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, into: Parties, signal: AbortSignal): Promise<void> {
     const transfers: string[] = [];
     for (const tx of txs) {
       const from = str(tx['address_from']);
@@ -94,6 +137,7 @@ export class BlockReading {
       if (deployed !== null) {
         into.addresses.add(deployed);
         into.contracts.add(deployed);
+        into.deployed.add(deployed);
       }
       if (to !== null && tx['tx_type'] !== 'binary') into.contracts.add(to);
       const token = to === null ? undefined : tokens.get(to);
@@ -112,13 +156,13 @@ export class BlockReading {
 
   /** The touched set of block `height` (complete), and the pool's new entries. Rejects when anything cannot be read. */
   async read(height: number, signal: AbortSignal): Promise<{ set: TouchedSet; pending: PendingTouched }> {
-    const [block, tokens, txs, pool] = await Promise.all([
+    const [block, txs, pool] = await Promise.all([
       this.#data(blockDetail.path, `h=${height}`, signal),
-      this.#tokens(signal),
       this.#pages(txList.path, `block_height=${height}`, signal),
       this.#pages(txListPending.path, '', signal),
     ]);
-    const into = { addresses: new Set<string>(), contracts: new Set<string>(), tokens: new Set<string>() };
+    const tokens = await this.#tokens(signal, txs.some((t) => str(t['contract_address']) !== null));
+    const into = parties();
     for (const k of ['coinbase', 'miner']) {
       const a = str(block[k]);
       if (a !== null) into.addresses.add(a);
@@ -132,8 +176,10 @@ export class BlockReading {
     const set: TouchedSet = {
       height,
       blockHash: str(block['block_hash']) ?? str(block['hash']) ?? '',
+      day: typeof block['timestamp'] === 'number' && Number.isFinite(block['timestamp']) ? Math.floor(block['timestamp'] / 86_400) : null,
       addresses: [...into.addresses],
       contracts: [...into.contracts],
+      deployed: [...into.deployed],
       tokens: [...into.tokens],
       complete: true,
     };
@@ -159,23 +205,28 @@ export class BlockReading {
   /**
    * The pool's entries new since the previous read (the between-blocks poll).
    * Whom they name is carried into the next block's set, so the answers that
-   * list pending transactions are invalidated with that block.
+   * list pending transactions are invalidated with that block. The pool is
+   * read from the upstream (the cached pool is kept until it changes);
+   * `changed`: its transactions or their order differ from the previous read.
    */
-  async pending(signal: AbortSignal): Promise<PendingTouched> {
-    const [tokens, pool] = await Promise.all([this.#tokens(signal), this.#pages(txListPending.path, '', signal)]);
+  async pending(signal: AbortSignal): Promise<{ pending: PendingTouched; changed: boolean }> {
+    const before = this.#poolOrder;
+    const [tokens, pool] = await Promise.all([this.#tokens(signal, false), this.#pages(txListPending.path, '', signal, true)]);
     const p = await this.#pending(pool, tokens, signal);
     for (const a of p.addresses) this.#carry.addresses.add(a);
     for (const c of p.contracts) this.#carry.contracts.add(c);
-    return p;
+    return { pending: p, changed: before !== this.#poolOrder };
   }
 
   /** Transactions in the pool now that were not at the previous read, and whom they name. */
   async #pending(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, signal: AbortSignal): Promise<PendingTouched> {
     const seen = this.#pool;
     const fresh = seen === null ? txs : txs.filter((t) => !seen.has(String(t['tx_hash'])));
-    const into = { addresses: new Set<string>(), contracts: new Set<string>(), tokens: new Set<string>() };
+    const into = parties();
     await this.#parties(fresh, tokens, into, signal);
-    this.#pool = new Set(txs.map((t) => String(t['tx_hash'])));
+    const hashes = txs.map((t) => String(t['tx_hash']));
+    this.#pool = new Set(hashes);
+    this.#poolOrder = hashes.join(',');
     return { hashes: fresh.map((t) => String(t['tx_hash'])), addresses: [...into.addresses], contracts: [...into.contracts] };
   }
 }

@@ -39,7 +39,7 @@ export interface BlockReaderDeps {
   logger: Logger;
 }
 
-const incomplete = (height: number): TouchedSet => ({ height, blockHash: '', addresses: [], contracts: [], tokens: [], complete: false });
+const incomplete = (height: number): TouchedSet => ({ height, blockHash: '', addresses: [], contracts: [], deployed: [], day: null, tokens: [], complete: false });
 
 export class BlockReader {
   readonly #d: BlockReaderDeps;
@@ -48,7 +48,9 @@ export class BlockReader {
   #target = -1;
   #running: Promise<void> | null = null;
   #closed = false;
-  readonly #poll: ReturnType<typeof setInterval> | null;
+  /** The previous poll saw the pool change. */
+  #settling = false;
+  #poll: ReturnType<typeof setTimeout> | null = null;
 
   constructor(deps: BlockReaderDeps) {
     this.#d = deps;
@@ -57,16 +59,30 @@ export class BlockReader {
     deps.heads.on('rebase', this.#onRebase);
     const head = deps.heads.bestHead();
     if (head !== null) this.#onHead(head);
-    this.#poll = deps.pendingPollMs > 0 ? setInterval(() => void this.#pollPending(), deps.pendingPollMs) : null;
-    this.#poll?.unref();
+    this.#schedulePoll();
   }
 
-  /** Skipped while a block is being read (its read includes the pool). */
+  /** The next poll, an interval after the pool was last read (by a poll or with a block). */
+  #schedulePoll(): void {
+    if (this.#d.pendingPollMs <= 0 || this.#closed) return;
+    if (this.#poll !== null) clearTimeout(this.#poll);
+    this.#poll = setTimeout(() => void this.#pollPending().finally(() => this.#schedulePoll()), this.#d.pendingPollMs);
+    this.#poll.unref();
+  }
+
+  /**
+   * Skipped while a block is being read (its read includes the pool). A pool
+   * that changed stales what lists it, and so does the poll after it (an
+   * answer older than the change may have been stored after the change was seen).
+   */
   async #pollPending(): Promise<void> {
     if (this.#running !== null || this.#closed) return;
     try {
-      const pending = await this.#d.reading.pending(AbortSignal.timeout(this.#d.timeoutMs));
-      if (pending.hashes.length === 0 || this.#closed) return;
+      const { pending, changed } = await this.#d.reading.pending(AbortSignal.timeout(this.#d.timeoutMs));
+      if (this.#closed) return;
+      if (changed || this.#settling) this.#d.clock.poolChanged();
+      this.#settling = changed;
+      if (pending.hashes.length === 0) return;
       this.#d.metrics.pending(pending.hashes.length);
       this.#d.touched.publishPending(pending);
     } catch {
@@ -78,10 +94,16 @@ export class BlockReader {
     if (this.#closed) return;
     if (this.#target < 0) this.#d.clock.start(height);
     this.#target = Math.max(this.#target, height);
+    this.#kick();
+  };
+
+  /** Drains to the target; a head heard while the drain was finishing starts it again. */
+  #kick(): void {
     this.#running ??= this.#drain().finally(() => {
       this.#running = null;
+      if (!this.#closed && this.#d.clock.covered < this.#target) this.#kick();
     });
-  };
+  }
 
   readonly #onRebase = (height: number): void => {
     this.#d.touched.publishRebase(height);
@@ -126,6 +148,7 @@ export class BlockReader {
       this.#d.touched.publishBlock(set);
       this.#d.touched.publishPending(pending);
       this.#d.share?.(set, pending);
+      this.#schedulePoll();
     } catch (err) {
       this.#d.logger.warn({ height, err: err instanceof Error ? err.message : String(err) }, 'touched set not read: head rule for this block');
       const set = incomplete(height);
@@ -172,7 +195,7 @@ export class BlockReader {
 
   close(): void {
     this.#closed = true;
-    if (this.#poll !== null) clearInterval(this.#poll);
+    if (this.#poll !== null) clearTimeout(this.#poll);
     this.#unsubscribe();
     this.#d.heads.off('head', this.#onHead);
     this.#d.heads.off('rebase', this.#onRebase);

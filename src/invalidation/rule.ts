@@ -1,6 +1,7 @@
 /**
  * Precise invalidation at store time: an answer whose dependencies are all
- * tags (addresses, contracts, tokens, a block's finality) is no longer
+ * tags (addresses, contracts, tokens, deployments, the polled pending pool,
+ * a block's finality, a stage's end height) is no longer
  * dropped on every block; it stays fresh until a touched set names one of its
  * tags, at most its endpoint's safety max-age (INVALIDATION_MAX_AGE_MS,
  * invalidation.maxAgeByEndpoint) for what the API cannot show.
@@ -29,12 +30,12 @@ export class PreciseRule {
   apply(req: CanonicalRequest, cls: Classification, data: unknown, final: number | null): PreciseResult {
     const m = req.endpoint.module;
     if (m === undefined || !cls.cacheable || cls.negative) return { cls, deps: undefined };
-    const deps = entryDeps(m.dependsOn, req.params, data, final);
+    const deps = entryDeps(m.dependsOn, req.params, data, final, this.#cfg.pendingPollMs > 0);
     // Global lists and statistics move with every block (holders, contracts, summaries), whatever their TTL;
     // the head itself (block/max) keeps its own rule.
     if (deps === null) return { cls: !cls.headDependent && !m.reportsHead && dependsOnHead(m.dependsOn, req.params) ? { ...cls, headDependent: true } : cls, deps: undefined };
-    // Kept longer only while the final height is tracked (the reader's block list teaches it each block).
-    if (deps.tags.length === 0 && final === null) return { cls, deps };
+    // A finality watch alone keeps it longer only while the final height is tracked (the reader's block list teaches it each block).
+    if (deps.tags.length === 0 && deps.watchFinal !== null && final === null) return { cls, deps };
     return { cls: { ...cls, headDependent: false, ttlMs: Math.max(cls.ttlMs, this.maxAgeMs(req.endpoint.name)) }, deps };
   }
 }

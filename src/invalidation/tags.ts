@@ -2,26 +2,31 @@
  * An entry's dependency tags, computed once at store time from its endpoint
  * module's `dependsOn` (src/endpoints/*.ts), its request parameters and its
  * data. Only entries whose every applicable dependency is an address, a
- * contract, a token or a block's finality are kept by tags; any other
- * dependency (the head, the pending pool, the day, a NAX stage) keeps the
- * endpoint's own rule (head invalidation, its TTL).
+ * contract, a token, deployments, the pending pool (while polled), the day, a
+ * block's finality or a stage's end height are kept by tags; any other
+ * dependency (the head, a NAX stage without its end) keeps the endpoint's own rule
+ * (head invalidation, its TTL).
  */
 import type { Dependency } from '../endpoints/types.js';
 
 /** What decides when a tag-kept entry changes (stored on the entry). */
 export interface EntryDeps {
-  /** `address:<id>` (addresses and contracts), `token:<name>`, `contract:*`, `token:*`. */
+  /** `address:<id>` (addresses and contracts), `token:<name>`, `contract:deployed`, `pending`, `day`. */
   readonly tags: readonly string[];
   /** Height of the non-final block the answer is about: stale once that height is final (or rewritten). */
   readonly watchFinal: number | null;
+  /** Stale once the best head reaches this height (the end of the NAX stage the answer describes); absent: none. */
+  readonly watchHead?: number;
 }
 
 export const tagOfAddress = (id: string): string => `address:${id}`;
 export const tagOfToken = (name: string): string => `token:${name}`;
-/** Any contract deployed or named (the contract list). */
-export const ANY_CONTRACT = 'contract:*';
-/** Any token transferred (the token list). */
-export const ANY_TOKEN = 'token:*';
+/** Any contract deployed (the contract and token lists). */
+export const DEPLOYED = 'contract:deployed';
+/** The calendar day (UTC, chain time): bumped by the first block of a day. */
+export const DAY = 'day';
+/** The pending pool: bumped by every block and by the pending poll when the pool changed. */
+export const PENDING = 'pending';
 
 const heightOf = (v: unknown): number | null => {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
@@ -31,36 +36,59 @@ const heightOf = (v: unknown): number | null => {
 /**
  * Null: the entry keeps the endpoint's own rule. `final` is the chain's final
  * height: an answer about a block already final needs no finality watch.
+ * `pendingPolled`: the pool is polled between blocks (else what depends on it keeps its own rule).
  */
-export function entryDeps(dependsOn: readonly Dependency[], params: ReadonlyMap<string, string>, data: unknown, final: number | null): EntryDeps | null {
+export function entryDeps(dependsOn: readonly Dependency[], params: ReadonlyMap<string, string>, data: unknown, final: number | null, pendingPolled: boolean): EntryDeps | null {
   const tags: string[] = [];
   let watchFinal: number | null = null;
+  let watchHead: number | null = null;
   let mined = false;
-  let other = false;
+  let pending = false;
   for (const d of dependsOn) {
-    if (d.on === 'head') {
-      if (d.unless === undefined || !params.has(d.unless)) return null;
-    } else if (d.on === 'address') {
-      const v = params.get(d.param);
-      if (v !== undefined) tags.push(tagOfAddress(v));
-    } else if (d.on === 'contract' || d.on === 'token') {
-      const v = d.param === undefined ? undefined : params.get(d.param);
-      if (d.param === undefined) tags.push(d.on === 'contract' ? ANY_CONTRACT : ANY_TOKEN);
-      else if (v !== undefined) tags.push(d.on === 'contract' ? tagOfAddress(v) : tagOfToken(v));
-    } else if (d.on === 'finality') {
-      const h = heightOf('param' in d ? params.get(d.param) : fieldOf(data, d.field));
-      // A block named by hash: its height is not known here, so the endpoint's rule stays.
-      if (h === null && 'param' in d && params.has(d.param)) return null;
-      if (h !== null) {
-        mined = true;
-        watchFinal = final !== null && h <= final ? null : h;
+    switch (d.on) {
+      case 'head':
+        if (d.unless === undefined || !params.has(d.unless)) return null;
+        break;
+      case 'address':
+      case 'contract':
+      case 'token': {
+        const v = params.get(d.param);
+        if (v !== undefined) tags.push(d.on === 'token' ? tagOfToken(v) : tagOfAddress(v));
+        break;
       }
-    } else {
-      other = true;
+      case 'deployment':
+        tags.push(DEPLOYED);
+        break;
+      case 'pending':
+        pending = true;
+        break;
+      case 'stage-end':
+        watchHead = heightOf(fieldOf(data, d.field));
+        if (watchHead === null) return null;
+        break;
+      case 'finality': {
+        const h = heightOf('param' in d ? params.get(d.param) : fieldOf(data, d.field));
+        // A block named by hash: its height is not known here, so the endpoint's rule stays.
+        if (h === null && 'param' in d && params.has(d.param)) return null;
+        if (h !== null) {
+          mined = true;
+          watchFinal = final !== null && h <= final ? null : h;
+        }
+        break;
+      }
+      case 'day':
+        tags.push(DAY);
+        break;
+      case 'nax-stage':
+        return null;
     }
   }
-  // The pending pool, the day, a NAX stage: the endpoint's rule; a mined transaction no longer depends on the pool.
-  if (other && !mined) return null;
+  // A mined transaction no longer depends on the pool.
+  if (pending && !mined) {
+    if (!pendingPolled) return null;
+    tags.push(PENDING);
+  }
+  if (watchHead !== null) return { tags, watchFinal, watchHead };
   if (tags.length === 0 && watchFinal === null) return null;
   return { tags, watchFinal };
 }
@@ -74,23 +102,37 @@ function fieldOf(data: unknown, field: string): unknown {
   return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>)[field] : undefined;
 }
 
-/** Every dependency of an answer as a tag (Cache-Tag, Surrogate-Key): `head`, `pending`, `day`, `nax-stage` besides the entity tags. */
+/** Every dependency of an answer as a tag (Cache-Tag, Surrogate-Key): `head` and `nax-stage` besides the tags entries are kept by. */
 export function headerTags(dependsOn: readonly Dependency[], params: ReadonlyMap<string, string>, data: unknown): string[] {
   const out: string[] = [];
   for (const d of dependsOn) {
-    if (d.on === 'head') {
-      if (d.unless === undefined || !params.has(d.unless)) out.push('head');
-    } else if (d.on === 'address') {
-      const v = params.get(d.param);
-      if (v !== undefined) out.push(tagOfAddress(v));
-    } else if (d.on === 'contract' || d.on === 'token') {
-      const v = d.param === undefined ? undefined : params.get(d.param);
-      if (d.param === undefined) out.push(d.on === 'contract' ? ANY_CONTRACT : ANY_TOKEN);
-      else if (v !== undefined) out.push(d.on === 'contract' ? tagOfAddress(v) : tagOfToken(v));
-    } else if (d.on === 'finality') {
-      const v = 'param' in d ? params.get(d.param) : fieldOf(data, d.field);
-      if (v !== undefined && v !== null) out.push(`finality:${String(v)}`);
-    } else out.push(d.on);
+    switch (d.on) {
+      case 'head':
+        if (d.unless === undefined || !params.has(d.unless)) out.push('head');
+        break;
+      case 'address':
+      case 'contract':
+      case 'token': {
+        const v = params.get(d.param);
+        if (v !== undefined) out.push(d.on === 'token' ? tagOfToken(v) : tagOfAddress(v));
+        break;
+      }
+      case 'deployment':
+        out.push(DEPLOYED);
+        break;
+      case 'stage-end': {
+        const v = fieldOf(data, d.field);
+        out.push(v === undefined || v === null ? 'nax-stage' : `stage-end:${String(v)}`);
+        break;
+      }
+      case 'finality': {
+        const v = 'param' in d ? params.get(d.param) : fieldOf(data, d.field);
+        if (v !== undefined && v !== null) out.push(`finality:${String(v)}`);
+        break;
+      }
+      default:
+        out.push(d.on);
+    }
   }
   return out;
 }

@@ -1,5 +1,5 @@
 /**
- * What each block changed: the addresses, contracts and tokens it names, read
+ * What each block changed: the addresses, contracts, deployments and tokens it names, read
  * once per block fleet-wide and published on every replica. Precise
  * invalidation and the activity stream both subscribe here; neither reads
  * blocks itself.
@@ -14,6 +14,10 @@ export interface TouchedSet {
   addresses: readonly string[];
   /** Contracts called or deployed, and token contracts transferred on. */
   contracts: readonly string[];
+  /** Contracts the block deployed (also in `contracts`). */
+  deployed: readonly string[];
+  /** The block's UTC day (its timestamp in days since 1970); null: unknown (then every day watch is stale). */
+  day: number | null;
   /** Token names whose contract the block names. */
   tokens: readonly string[];
   /**

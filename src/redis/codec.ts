@@ -53,7 +53,7 @@ export async function encodeEntry(entry: CacheEntry, compressAboveBytes: number)
     stamps: entry.stamps.map((s) => ({ start: s.start, end: s.end, kind: s.kind, base: s.base })),
     gz,
     len: entry.body.length,
-    ...(entry.deps !== undefined ? { deps: { tags: [...entry.deps.tags], watchFinal: entry.deps.watchFinal } } : {}),
+    ...(entry.deps !== undefined ? { deps: { tags: [...entry.deps.tags], watchFinal: entry.deps.watchFinal, ...(entry.deps.watchHead !== undefined ? { watchHead: entry.deps.watchHead } : {}) } } : {}),
     ...(entry.tagHeader !== undefined ? { tagHeader: entry.tagHeader } : {}),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
@@ -77,7 +77,7 @@ function isDeps(v: unknown): boolean {
   if (v === undefined) return true;
   if (typeof v !== 'object' || v === null) return false;
   const d = v as Record<string, unknown>;
-  return Array.isArray(d.tags) && d.tags.every((t) => typeof t === 'string') && isNumOrNull(d.watchFinal);
+  return Array.isArray(d.tags) && d.tags.every((t) => typeof t === 'string') && isNumOrNull(d.watchFinal) && (d.watchHead === undefined || isNum(d.watchHead));
 }
 
 function isHeader(v: unknown): v is Header {

@@ -82,12 +82,12 @@ describe('EventSource on /stream/activity in headless chromium', () => {
     sim.chain.advance();
     await (await fetch(`${proxy.url}/tx/list?block_height=${h0 + 3}&page=1&page_size=100`)).arrayBuffer();
     proxy.app.server.closeAllConnections();
-    proxy.stream.activity.touched.publishBlock({ height: h0 + 3, blockHash: 'c'.repeat(64), addresses: [a], contracts: [], tokens: [], complete: true });
+    proxy.stream.activity.touched.publishBlock({ height: h0 + 3, blockHash: 'c'.repeat(64), addresses: [a], contracts: [], deployed: [], day: null, tokens: [], complete: true });
     await proxy.stream.activity.feed.settled();
     await page.waitForFunction(() => (globalThis as unknown as { opens: number }).opens >= 2, undefined, { timeout: 10_000 });
     await waitFor(() => proxy.stream.activity.status().streams === 1, 'the resumed connection');
     sim.chain.advance();
-    await readAndPublish(proxy, h0 + 4, { height: h0 + 4, blockHash: 'd'.repeat(64), addresses: [b], contracts: [], tokens: [], complete: true });
+    await readAndPublish(proxy, h0 + 4, { height: h0 + 4, blockHash: 'd'.repeat(64), addresses: [b], contracts: [], deployed: [], day: null, tokens: [], complete: true });
     await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length >= 3, undefined, { timeout: 10_000 });
     await page.screenshot({ path: artifactPath('activity-stream.png') });
 

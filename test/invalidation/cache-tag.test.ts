@@ -23,6 +23,11 @@ describe('Cache-Tag headers', () => {
     expect(max.headers['cache-tag']).toBe('head');
     const block = await get(proxy.url, `/block/detail?h=${sim.chain.head() - 2}`);
     expect(block.headers['cache-tag']).toBe(`finality:${sim.chain.head() - 2}`);
+    expect((await get(proxy.url, '/contracts')).headers['cache-tag']).toBe('contract:deployed');
+    expect((await get(proxy.url, '/token/list')).headers['cache-tag']).toBe('contract:deployed');
+    expect((await get(proxy.url, '/tx/list/pending')).headers['cache-tag']).toBe('pending');
+    const stageEnd = (Math.floor(sim.chain.head() / 6000) + 1) * 6000;
+    expect((await get(proxy.url, '/nax/summary')).headers['cache-tag']).toBe(`stage-end:${stageEnd}`);
   });
 
   it('sends none by default', async () => {

@@ -2,13 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { createEntry, entryState, type ChainHeights } from '../../src/cache/entry.js';
 import { TagClock } from '../../src/invalidation/clock.js';
-import { tagOfAddress, type EntryDeps } from '../../src/invalidation/tags.js';
+import { DAY, DEPLOYED, PENDING, tagOfAddress, type EntryDeps } from '../../src/invalidation/tags.js';
 import type { TouchedSet } from '../../src/invalidation/touched.js';
 
 const chain = (head: number, final: number | null = null): ChainHeights => ({ bestHead: () => head, finalHeight: () => final });
 const entry = (head: number, deps: EntryDeps, createdAt = 0) =>
   createEntry({ key: 'address/info?address=x', status: 200, body: Buffer.from('{}'), createdAt, ttlMs: 60_000, swrMs: 0, sieMs: 0, head, headDependent: false, finalAt: null, negative: false, stamps: [], deps });
-const set = (height: number, addresses: string[], complete = true, blockHash = `h${height}`): TouchedSet => ({ height, blockHash, addresses, contracts: [], tokens: [], complete });
+const set = (height: number, addresses: string[], complete = true, blockHash = `h${height}`, deployed: string[] = []): TouchedSet => ({ height, blockHash, addresses, contracts: deployed, deployed, day: null, tokens: [], complete });
 
 describe('TagClock', () => {
   it('stales an entry only when a block above its head names one of its tags', () => {
@@ -77,5 +77,64 @@ describe('TagClock', () => {
     // addr1 was forgotten: an entry fetched before its last block cannot be judged, so it is stale.
     expect(c.stale(entry(1, { tags: [tagOfAddress('nobody')], watchFinal: null }), chain(100))).toBe(true);
     expect(c.stale(entry(100, { tags: [tagOfAddress('nobody')], watchFinal: null }), chain(100))).toBe(false);
+  });
+
+  it('the deployment tag moves only with blocks that deploy, calls and transfers do not move it', () => {
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
+    c.start(40);
+    c.block(set(40, []));
+    const list = entry(40, { tags: [DEPLOYED], watchFinal: null });
+    c.block({ ...set(41, ['caller']), contracts: ['n1called'], tokens: ['NAX'] });
+    expect(c.stale(list, chain(41))).toBe(false);
+    c.block(set(42, ['creator'], true, 'h42', ['n2new']));
+    expect(c.stale(list, chain(42))).toBe(true);
+    // Fail safe: an incomplete block stales it like any tag-kept entry.
+    const later = entry(42, { tags: [DEPLOYED], watchFinal: null });
+    c.block(set(43, [], false));
+    expect(c.stale(later, chain(43))).toBe(true);
+  });
+
+  it('the pending pool: stale after any block, and when the poll saw it change after the entry was made', () => {
+    let now = 1000;
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+    c.start(50);
+    c.block(set(50, []));
+    const pool = entry(50, { tags: [PENDING], watchFinal: null }, 900);
+    expect(c.stale(pool, chain(50))).toBe(false);
+    c.poolChanged();
+    expect(c.stale(pool, chain(50))).toBe(true);
+    const after = entry(50, { tags: [PENDING], watchFinal: null }, 1001);
+    expect(c.stale(after, chain(50))).toBe(false);
+    now = 2000;
+    c.block(set(51, []));
+    expect(c.stale(after, chain(51))).toBe(true);
+  });
+
+  it('a stage end watch: fresh below the height, stale once the best head reaches it, whatever the sets', () => {
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
+    c.start(60);
+    c.block(set(60, []));
+    const summary = entry(60, { tags: [], watchFinal: null, watchHead: 63 });
+    c.block(set(61, [], false));
+    expect(c.stale(summary, chain(62))).toBe(false);
+    expect(c.stale(summary, chain(63))).toBe(true);
+    expect(c.stale(entry(60, { tags: [], watchFinal: null, watchHead: 63 }), { bestHead: () => null, finalHeight: () => null })).toBe(true);
+  });
+
+  it('the day tag moves with the first block of a new day, or a block whose day is unknown; an incomplete block stales it too', () => {
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
+    c.start(70);
+    c.block({ ...set(70, []), day: 100 });
+    const series = entry(70, { tags: [DAY], watchFinal: null });
+    c.block({ ...set(71, []), day: 100 });
+    expect(c.stale(series, chain(71))).toBe(false);
+    c.block({ ...set(72, []), day: 101 });
+    expect(c.stale(series, chain(72))).toBe(true);
+    const next = entry(72, { tags: [DAY], watchFinal: null });
+    c.block({ ...set(73, []), day: null });
+    expect(c.stale(next, chain(73))).toBe(true);
+    const later = entry(73, { tags: [DAY], watchFinal: null });
+    c.block(set(74, [], false));
+    expect(c.stale(later, chain(74))).toBe(true);
   });
 });

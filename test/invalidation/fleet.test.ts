@@ -9,7 +9,15 @@ import { startSimulator, touchedAt, type SimulatorHandle } from '../../src/sim/i
 import { describeRedis, startRedisServer } from '../helpers/redis-server.js';
 import { describeRedisCluster, startRedisCluster } from '../helpers/redis-cluster.js';
 import { get, startReplica, type Replica } from '../helpers/replica.js';
+import { deployedAt } from '../../src/sim/records/layout.js';
 import { content, covered, invalidationStatus, PRECISE, SEED, truth } from './kit.js';
+
+/** The first deployment after the default start; the suite starts five blocks before it. */
+const DEPLOY = ((): number => {
+  let h = 4_842_001;
+  while (deployedAt(h) < 0) h++;
+  return h;
+})();
 
 const suites = [
   { name: 'one redis-server', describe: describeRedis(), start: startRedisServer },
@@ -23,7 +31,7 @@ for (const suite of suites) suite.describe(`precise invalidation across a fleet 
   let b: Replica;
 
   beforeAll(async () => {
-    [redis, sim] = await Promise.all([suite.start(), startSimulator({ port: 0, blockIntervalMs: 0, seed: SEED })]);
+    [redis, sim] = await Promise.all([suite.start(), startSimulator({ port: 0, blockIntervalMs: 0, seed: SEED, startHeight: DEPLOY - 5 })]);
     const patch = { redisUrl: redis.url, invalidation: PRECISE, upstream: { probeIntervalMs: 50 } };
     [a, b] = await Promise.all([startReplica([sim.url], patch), startReplica([sim.url], patch)]);
   });
@@ -65,5 +73,27 @@ for (const suite of suites) suite.describe(`precise invalidation across a fleet 
     const sa = await invalidationStatus(a.url);
     const sb = await invalidationStatus(b.url);
     expect(Number(sa['fallbacks']) + Number(sb['fallbacks'])).toBe(0);
+  });
+
+  it("a block's deployments travel on the bus: the contract list is dropped on the replica that did not read it", async () => {
+    const p = '/contracts?page=1&page_size=5';
+    const step = async (h: number): Promise<void> => {
+      sim.chain.advance(h - sim.chain.head());
+      await Promise.all([covered(a.url, h), covered(b.url, h)]);
+    };
+    expect(sim.chain.head()).toBeLessThan(DEPLOY - 1);
+    expect((await get(a.url, p)).cache).toBe('MISS');
+    expect((await get(b.url, p)).cache).toBe('HIT');
+    await step(DEPLOY - 1);
+    for (const r of [a, b]) expect((await get(r.url, p)).cache, 'across a block without deployment').toBe('HIT');
+    const before = await truth(sim.url, p);
+    await step(DEPLOY);
+    // B refetches it; A then finds B's fresh entry in the shared tier.
+    expect((await get(b.url, p)).cache).not.toBe('HIT');
+    for (const r of [b, a]) {
+      const got = await get(r.url, p);
+      expect(content(got.text)).toBe(await truth(sim.url, p));
+      expect(content(got.text)).not.toBe(before);
+    }
   });
 });

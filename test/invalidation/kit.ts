@@ -1,6 +1,6 @@
 /** Simulator + proxy replica for precise invalidation tests, and the proxy's coverage from /status. */
 import { afterEach } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { dataOf, get, startReplica, type Replica } from '../helpers/replica.js';
 import type { ConfigPatch } from '../helpers/proxy.js';
@@ -9,7 +9,8 @@ import type { InvalidationConfig } from '../../src/config/types.js';
 export const SEED = 1;
 export const PRECISE: InvalidationConfig = { mode: 'precise', maxAgeMs: 60_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 };
 
-export function preciseRig(): { start(patch?: ConfigPatch): Promise<{ sim: SimulatorHandle; proxy: Replica }> } {
+/** `simulator`: options of the simulator (a start height near the event a test needs, say). */
+export function preciseRig(): { start(patch?: ConfigPatch, simulator?: SimulatorOptions): Promise<{ sim: SimulatorHandle; proxy: Replica }> } {
   let sim: SimulatorHandle | undefined;
   let proxy: Replica | undefined;
   afterEach(async () => {
@@ -19,8 +20,8 @@ export function preciseRig(): { start(patch?: ConfigPatch): Promise<{ sim: Simul
     sim = undefined;
   });
   return {
-    async start(patch = {}) {
-      sim = await startSimulator({ seed: SEED, blockIntervalMs: 0 });
+    async start(patch = {}, simulator = {}) {
+      sim = await startSimulator({ ...simulator, seed: SEED, blockIntervalMs: 0 });
       // Tests leap tens of blocks at once, which no real chain does: head trust must let them through here.
       proxy = await startReplica([sim.url], { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: PRECISE, ...patch });
       return { sim, proxy };

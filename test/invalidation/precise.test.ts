@@ -46,24 +46,6 @@ describe('precise invalidation', () => {
     expect(await invalidationStatus(proxy.url)).toMatchObject({ mode: 'precise', fallbacks: 0 });
   });
 
-  it('global lists kept for a minute (holders, contracts) are dropped on every block', async () => {
-    const { sim, proxy } = await rig.start();
-    const h0 = sim.chain.head();
-    await covered(proxy.url, h0);
-    const paths = ['/holders?page=1&page_size=20', '/contracts?page=1&page_size=20'];
-    for (const p of paths) {
-      await get(proxy.url, p);
-      expect((await get(proxy.url, p)).cache).toBe('HIT');
-    }
-    sim.chain.advance(1);
-    await covered(proxy.url, h0 + 1);
-    for (const p of paths) {
-      const r = await get(proxy.url, p);
-      expect(r.cache, p).toBe('MISS');
-      expect(content(r.text), p).toBe(await truth(sim.url, p));
-    }
-  });
-
   it('INVALIDATION_MODE=head drops every per-address answer on every block (the older rule)', async () => {
     const { sim, proxy } = await rig.start({ invalidation: { mode: 'head', maxAgeMs: 60_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 } });
     const h0 = sim.chain.head();
