@@ -43,6 +43,8 @@ export class HotRefresh implements TouchedListener {
 
   /** A lookup found `entry` invalidated by a block. */
   readonly invalidated = (entry: CacheEntry): void => {
+    // A composed page is recomposed on request (the home page by its own refresh target).
+    if (entry.composed !== undefined) return;
     const tags = entry.deps?.tags;
     if (tags === undefined || tags.length === 0) return;
     const s = this.#scores.get(entry.key);

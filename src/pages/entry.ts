@@ -50,10 +50,11 @@ function stampedAt(data: Buffer, stamps: readonly Stamp[], now: number): { body:
   return { body, stamps: out };
 }
 
-/** Union of the parts' tags and their lowest finality watch; undefined when no part is tag-kept. */
+/** Union of the parts' tags and their lowest finality and head watches; undefined when no part is tag-kept. */
 function unionDeps(entries: readonly CacheEntry[]): EntryDeps | undefined {
   const tags = new Set<string>();
   let watchFinal: number | null = null;
+  let watchHead: number | undefined;
   let any = false;
   for (const e of entries) {
     if (e.deps === undefined) continue;
@@ -61,8 +62,11 @@ function unionDeps(entries: readonly CacheEntry[]): EntryDeps | undefined {
     for (const t of e.deps.tags) tags.add(t);
     const w = e.deps.watchFinal;
     if (w !== null && (watchFinal === null || w < watchFinal)) watchFinal = w;
+    const h = e.deps.watchHead;
+    if (h !== undefined && (watchHead === undefined || h < watchHead)) watchHead = h;
   }
-  return any ? { tags: [...tags], watchFinal } : undefined;
+  if (!any) return undefined;
+  return watchHead === undefined ? { tags: [...tags], watchFinal } : { tags: [...tags], watchFinal, watchHead };
 }
 
 /** The head tags are judged from: the oldest head a tag-kept part was fetched at (null if one is unknown). */

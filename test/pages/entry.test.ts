@@ -15,7 +15,7 @@ import { PAGE_KEPT_MS, pageEntry, type PageParts } from '../../src/pages/entry.j
 const chain = (head: number, final: number | null = null): ChainHeights => ({ bestHead: () => head, finalHeight: () => final });
 const part = (head: number | null, deps?: EntryDeps, tagHeader?: string): CacheEntry =>
   createEntry({ key: 'address/info?address=x', status: 200, body: Buffer.from('{}'), createdAt: 0, ttlMs: 60_000, swrMs: 0, sieMs: 0, head, headDependent: deps === undefined, finalAt: null, negative: false, stamps: [], ...(deps ? { deps } : {}), ...(tagHeader ? { tagHeader } : {}) });
-const set = (height: number, addresses: string[]): TouchedSet => ({ height, blockHash: `h${height}`, addresses, contracts: [], tokens: [], complete: true });
+const set = (height: number, addresses: string[]): TouchedSet => ({ height, blockHash: `h${height}`, addresses, contracts: [], tokens: [], deployed: [], day: null, complete: true });
 
 const DATA = '{"code":0,"msg":"success","data":{"a":{"server_timestamp":1000,"x":1}}';
 const STAMP: Stamp = { start: DATA.indexOf('1000'), end: DATA.indexOf('1000') + 4, kind: 'now', base: 0 };
@@ -77,5 +77,9 @@ describe('a composed page as an entry', () => {
     const watching = page({ headDependent: false, freshUntil: 60_000, entries: [part(10, { tags: [], watchFinal: 11 })] });
     expect(entryState(watching, 5001, chain(12, 10), tags)).toBe('fresh');
     expect(entryState(watching, 5001, chain(12, 11), tags)).toBe('error-only');
+    const stage = page({ headDependent: false, freshUntil: 60_000, entries: [part(10, { tags: [], watchFinal: null, watchHead: 14 }), part(10, { tags: [], watchFinal: null, watchHead: 13 })] });
+    expect(stage.deps?.watchHead).toBe(13);
+    expect(entryState(stage, 5001, chain(12), tags)).toBe('fresh');
+    expect(entryState(stage, 5001, chain(13), tags)).toBe('error-only');
   });
 });
