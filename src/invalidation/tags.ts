@@ -51,11 +51,9 @@ export function entryDeps(dependsOn: readonly Dependency[], params: ReadonlyMap<
         break;
       case 'address':
       case 'contract':
-      case 'token': {
-        const v = params.get(d.param);
-        if (v !== undefined) tags.push(d.on === 'token' ? tagOfToken(v) : tagOfAddress(v));
+      case 'token':
+        pushEntity(tags, d.on, params.get(d.param));
         break;
-      }
       case 'deployment':
         tags.push(DEPLOYED);
         break;
@@ -98,6 +96,11 @@ export function dependsOnHead(dependsOn: readonly Dependency[], params: Readonly
   return dependsOn.some((d) => d.on === 'head' && (d.unless === undefined || !params.has(d.unless)));
 }
 
+/** The tag of the address, contract or token a parameter names (none when absent). */
+function pushEntity(into: string[], on: 'address' | 'contract' | 'token', value: string | undefined): void {
+  if (value !== undefined) into.push(on === 'token' ? tagOfToken(value) : tagOfAddress(value));
+}
+
 function fieldOf(data: unknown, field: string): unknown {
   return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>)[field] : undefined;
 }
@@ -112,11 +115,9 @@ export function headerTags(dependsOn: readonly Dependency[], params: ReadonlyMap
         break;
       case 'address':
       case 'contract':
-      case 'token': {
-        const v = params.get(d.param);
-        if (v !== undefined) out.push(d.on === 'token' ? tagOfToken(v) : tagOfAddress(v));
+      case 'token':
+        pushEntity(out, d.on, params.get(d.param));
         break;
-      }
       case 'deployment':
         out.push(DEPLOYED);
         break;
