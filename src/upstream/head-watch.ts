@@ -8,6 +8,10 @@
  * nothing newer) to the moment the proxy believes H. The block reached the
  * upstreams somewhere in that span, so it bounds from above how long they had
  * it before the proxy did (a lagging upstream's answers do not count).
+ *
+ * The time a block was made is estimated as the middle of that span, not the
+ * moment it was seen (late by up to one probe step and a round trip): the
+ * intervals and the next expected window are measured from it.
  */
 import type { EventEmitter } from 'node:events';
 import type { ChainView } from '../chain/types.js';
@@ -66,12 +70,14 @@ export class HeadWatch {
     const now = this.#clock();
     const prevH = this.#lastHeight;
     const prevAt = this.#lastAt;
+    const quiet = this.#quietAt;
+    const madeAt = quiet !== null && quiet <= now ? (quiet + now) / 2 : now;
     this.#lastHeight = height;
-    this.#lastAt = now;
+    this.#lastAt = madeAt;
     if (prevH === null || height <= prevH) return;
     this.#blocks += height - prevH;
     if (prevAt !== null) {
-      this.#intervals.push((now - prevAt) / (height - prevH));
+      this.#intervals.push(Math.max(0, madeAt - prevAt) / (height - prevH));
       if (this.#intervals.length > INTERVALS) this.#intervals.shift();
       this.#window = expectedWindow(this.#intervals, this.#o.settings.denseMs);
     }

@@ -19,6 +19,7 @@ import type { Logger } from 'pino';
 import type { ChainTracker } from '../chain/tracker.js';
 import { isSuccessEnvelope } from '../transform/envelope.js';
 import type { Upstream } from './upstream.js';
+import type { UpstreamResponse } from './types.js';
 import type { HeadWatch } from './head-watch.js';
 
 /** `data.height` of a block/max answer; the number may be written `4842503.0` (or quoted). */
@@ -56,6 +57,8 @@ export interface ProberOptions {
   sittingOut?: ((name: string) => boolean) | null;
   /** Adapts the delay between probes to the block interval and sees every probe answer (null: every intervalMs). */
   watch?: HeadWatch | null;
+  /** Sees a probe answer showing a head above the believed one that will be believed, before the tracker hears it (null: none). */
+  adopt?: ((res: UpstreamResponse, height: number) => void) | null;
 }
 
 export class Prober {
@@ -71,11 +74,13 @@ export class Prober {
   readonly firstRound: Promise<void>;
   readonly #watch: HeadWatch | null;
   readonly #nextDelay: () => number;
+  readonly #adopt: ((res: UpstreamResponse, height: number) => void) | null;
 
   constructor(o: ProberOptions) {
     this.#o = o;
     const watch = o.watch ?? null;
     this.#watch = watch;
+    this.#adopt = o.adopt ?? null;
     this.#nextDelay = watch === null ? () => o.intervalMs : () => watch.nextDelay();
     this.firstRound = new Promise((resolve) => (this.#resolveFirst = resolve));
   }
@@ -95,6 +100,7 @@ export class Prober {
         endpoint: null,
         gated: false,
         attempt: 1,
+        purpose: 'probe',
         acceptKind: 'UPSTREAM_BAD_RESPONSE',
         accept: (r) => {
           if (r.status < 200 || r.status >= 300 || parseHeight(r.json) === null) return `probe: block/max answered ${r.status} without a height`;
@@ -104,6 +110,7 @@ export class Prober {
       const height = parseHeight(res.json);
       if (height !== null) {
         u.head = height;
+        this.#offer(u.name, res, height);
         this.#report(u.name, height);
       }
       u.probeOk = true;
@@ -118,6 +125,15 @@ export class Prober {
       else this.#o.logger.warn(fields, 'upstream probe failed');
     }
     this.#followDown();
+  }
+
+  /** A new head the tracker is about to believe (plausible, above the believed one) goes to `adopt` first. */
+  #offer(name: string, res: UpstreamResponse, height: number): void {
+    const adopt = this.#adopt;
+    if (adopt === null || this.#firstHeads !== null || this.#o.sittingOut?.(name) === true) return;
+    const { tracker } = this.#o;
+    const best = tracker.bestHead();
+    if (best !== null && height > best && tracker.plausible(height)) adopt(res, height);
   }
 
   #report(name: string, height: number): void {
@@ -161,7 +177,12 @@ export class Prober {
     }
   }
 
-  /** Starts one loop per upstream: probe at once, then the cadence's delay (intervalMs without one) after each probe ends (never overlapping). */
+  /**
+   * Starts one loop per upstream: probe at once, then the next one the
+   * cadence's delay (intervalMs without one) after the previous one began, or
+   * as it ends when it took longer (never overlapping); after a failed probe,
+   * the whole delay from its end (a hung upstream is not probed back to back).
+   */
   start(): void {
     if (this.#started || this.#stopped) return;
     this.#started = true;
@@ -173,6 +194,7 @@ export class Prober {
     for (const u of this.#o.upstreams) {
       let first = true;
       const loop = (): void => {
+        const began = performance.now();
         void this.#probe(u).then(() => {
           if (first) {
             first = false;
@@ -182,7 +204,8 @@ export class Prober {
             }
           }
           if (this.#stopped) return;
-          const t = setTimeout(loop, this.#nextDelay());
+          const delay = this.#nextDelay();
+          const t = setTimeout(loop, u.probeOk === true ? Math.max(0, delay - (performance.now() - began)) : delay);
           t.unref();
           this.#timers.set(u, t);
         });
