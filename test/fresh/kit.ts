@@ -10,15 +10,19 @@ export interface Recorder {
   up: FakeUpstream;
   /** Requests so far: path with query, purpose header (null: none), arrival (performance.now). */
   log: Array<{ url: string; purpose: string | null; at: number }>;
-  /** Holds the answers of requests whose URL `match`es until the returned release is called (the upstream is asked at once). */
-  hold(match: (url: string) => boolean): () => void;
+  /**
+   * Holds the answer of the next request whose URL `match`es until `release`
+   * (the upstream is asked at once); `reached` resolves once that answer is in
+   * and held.
+   */
+  hold(match: (url: string) => boolean): { release: () => void; reached: Promise<void> };
   /** Delays every answer of requests whose URL `match`es by `ms`. */
   delay(match: (url: string) => boolean, ms: number): void;
 }
 
 export async function recordingUpstream(target: string): Promise<Recorder> {
   const log: Recorder['log'] = [];
-  const holds: Array<{ match: (url: string) => boolean; held: Promise<void> }> = [];
+  const holds: Array<{ match: (url: string) => boolean; held: Promise<void>; reach: () => void }> = [];
   const delays: Array<{ match: (url: string) => boolean; ms: number }> = [];
   const up = await startFakeUpstream(async (req, res) => {
     const url = req.url ?? '/';
@@ -29,6 +33,7 @@ export async function recordingUpstream(target: string): Promise<Recorder> {
     const i = holds.findIndex((h) => h.match(url));
     if (i >= 0) {
       const [h] = holds.splice(i, 1);
+      h?.reach();
       await h?.held;
     }
     const d = delays.find((x) => x.match(url));
@@ -40,9 +45,11 @@ export async function recordingUpstream(target: string): Promise<Recorder> {
     log,
     hold(match) {
       let release: () => void = () => {};
+      let reach: () => void = () => {};
       const held = new Promise<void>((r) => (release = r));
-      holds.push({ match, held });
-      return release;
+      const reached = new Promise<void>((r) => (reach = r));
+      holds.push({ match, held, reach });
+      return { release, reached };
     },
     delay(match, ms) {
       delays.push({ match, ms });
