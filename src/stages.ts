@@ -121,8 +121,10 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const sitOuts = new SitOuts({ durationMs: config.upstream.sitOutMs ?? 60_000, clock, logger, onSitOut: consensusMetrics.sitOut });
   // A probe's new head becomes the head entry (bound once the resolver exists; probes start later).
   let adoptHead: ((res: UpstreamResponse, height: number) => void) | null = null;
+  let confirmHead: ((height: number) => void) | null = null;
   const adopt = (res: UpstreamResponse, height: number): void => adoptHead?.(res, height);
-  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase, sitOuts, watch: headWatch, adopt });
+  const confirm = (height: number): void => confirmHead?.(height);
+  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase, sitOuts, watch: headWatch, adopt, confirm });
   poolRef = pool;
   const quorum = buildQuorum(config.upstream, { pool, sitOuts, metrics: consensusMetrics, logger, clock });
 
@@ -147,6 +149,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   if (headEndpoint !== undefined) {
     const headReq = canonicalize(headEndpoint, '', config.limits);
     adoptHead = (res, height) => void resolver.adoptHead(headReq, res, height);
+    confirmHead = (height) => resolver.renewHead(headReq, height);
   }
   invalidation?.start({ lookup: backgroundLookup(resolver), catalogue, limits: config.limits, heads: tracker, fleet, logger });
 

@@ -261,6 +261,19 @@ export class Resolver {
     return true;
   }
 
+  /**
+   * A probe showed the believed head `head` again: the head entry fetched at
+   * that head shows it still, so its windows start again from now (the memory
+   * tier only; same body and ETag), and clients are not sent to refetch it.
+   */
+  renewHead(req: CanonicalRequest, head: number): void {
+    const e = this.#d.memory.peek(req.key)?.entry;
+    if (e === undefined || e.negative || e.head !== head || this.#d.chain.bestHead() !== head) return;
+    const now = this.#d.clock();
+    const shift = now - e.createdAt;
+    if (shift > 0) this.#d.memory.put({ ...e, createdAt: now, freshUntil: e.freshUntil + shift, swrUntil: e.swrUntil + shift, sieUntil: e.sieUntil + shift });
+  }
+
   async #fill(req: CanonicalRequest, ctx: FlightContext, purpose: Purpose | null): Promise<Filled> {
     const { fleet, second, clock, chain } = this.#d;
     if (fleet === null || second === null) return this.#fetchAndStore(req, ctx, purpose);

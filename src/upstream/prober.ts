@@ -59,6 +59,8 @@ export interface ProberOptions {
   watch?: HeadWatch | null;
   /** Sees a probe answer showing a head above the believed one that will be believed, before the tracker hears it (null: none). */
   adopt?: ((res: UpstreamResponse, height: number) => void) | null;
+  /** Sees a probe answer showing the believed head again: it still stands (null: none). */
+  confirm?: ((height: number) => void) | null;
 }
 
 export class Prober {
@@ -75,12 +77,14 @@ export class Prober {
   readonly #watch: HeadWatch | null;
   readonly #nextDelay: () => number;
   readonly #adopt: ((res: UpstreamResponse, height: number) => void) | null;
+  readonly #confirm: ((height: number) => void) | null;
 
   constructor(o: ProberOptions) {
     this.#o = o;
     const watch = o.watch ?? null;
     this.#watch = watch;
     this.#adopt = o.adopt ?? null;
+    this.#confirm = o.confirm ?? null;
     this.#nextDelay = watch === null ? () => o.intervalMs : () => watch.nextDelay();
     this.firstRound = new Promise((resolve) => (this.#resolveFirst = resolve));
   }
@@ -112,6 +116,7 @@ export class Prober {
         u.head = height;
         this.#offer(u.name, res, height);
         this.#report(u.name, height);
+        if (this.#confirm !== null && this.#firstHeads === null && height === this.#o.tracker.bestHead() && this.#o.sittingOut?.(u.name) !== true) this.#confirm(height);
       }
       u.probeOk = true;
       this.#watch?.probed(u.name, height);

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { startTestProxy } from '../helpers/proxy.js';
+import { fakeClock, startTestProxy } from '../helpers/proxy.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import type { ProxyHandle } from '../../src/app.js';
 import { bestHead, pathOf, recordingUpstream, type Recorder } from './kit.js';
@@ -57,3 +57,36 @@ for (const mode of ['head', 'precise'] as const) {
     });
   });
 }
+
+describe('a probe showing the same head keeps the block/max entry fresh', () => {
+  let sim: SimulatorHandle;
+  let rec: Recorder;
+  let proxy: ProxyHandle;
+  const clock = fakeClock();
+  beforeAll(async () => {
+    sim = await startSimulator({ blockIntervalMs: 0 });
+    rec = await recordingUpstream(sim.url);
+    proxy = await startTestProxy([rec.up.url], { upstream: { probeIntervalMs: 50 } }, clock.now);
+    await waitFor(async () => (await bestHead(proxy.url)) === sim.chain.head(), 5000, 'the first head');
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await rec.up.close();
+    await sim.close();
+  });
+
+  it('past its TTL, clients still hit it once a probe has shown the head again; nobody refetches it', async () => {
+    const warm = await fetch(`${proxy.url}${HEAD}`);
+    expect(warm.headers.get('x-cache')).toBe('MISS');
+    const from = rec.log.length;
+    // Well past the 1 s TTL and its stale windows.
+    clock.advance(10_000);
+    // A probe's answer is handled before the next probe of that upstream starts: two probes asked, one handled.
+    await waitFor(() => rec.log.slice(from).filter((e) => pathOf(e.url) === HEAD).length >= 2, 5000, 'a probe answered');
+    await waitFor(() => proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+    const r = await fetch(`${proxy.url}${HEAD}`);
+    expect(r.headers.get('x-cache')).toBe('HIT');
+    expect(((await r.json()) as { data: { height: number } }).data.height).toBe(sim.chain.head());
+    expect(rec.log.slice(from).filter((e) => pathOf(e.url) === HEAD && e.purpose !== 'probe')).toEqual([]);
+  });
+});
