@@ -300,14 +300,21 @@ export class Resolver {
     // With a fleet lease, followers on other replicas read the fill from Redis: write it before release.
     if (f.cacheable) {
       const before = this.#d.memory.peek(req.key)?.entry;
-      // An entry fetched at a later head (an adopted probe answer, a newer flight) is not replaced by this older one: it is served instead.
-      if (before !== undefined && f.entry.head !== null && before.head !== null && before.head > f.entry.head && entryState(before, this.#d.clock(), this.#d.chain, this.#tags) === 'fresh') {
+      // An entry fetched at a later head still believed (an adopted probe answer, a newer flight) is not replaced by this older one: it is served instead.
+      if (before !== undefined && this.#newer(before, f.entry)) {
         return { entry: before, stored: true, upstream: f.upstream, upstreamMs: f.upstreamMs };
       }
       this.#d.refetched?.(req.endpoint.name, before, f.entry);
       await this.#store(f.entry, this.#d.fleet !== null);
     }
     return { entry: f.entry, stored: f.cacheable, upstream: f.upstream, upstreamMs: f.upstreamMs };
+  }
+
+  /** `a` was fetched at a later head than `b`, one the tracker still believes (not above a rebase), and is fresh. */
+  #newer(a: CacheEntry, b: CacheEntry): boolean {
+    const best = this.#d.chain.bestHead();
+    if (a.head === null || b.head === null || best === null || a.head <= b.head || a.head > best) return false;
+    return entryState(a, this.#d.clock(), this.#d.chain, this.#tags) === 'fresh';
   }
 
   /**
