@@ -26,6 +26,7 @@ import { TouchedSets } from './invalidation/touched.js';
 import { buildInvalidation, tagBudget, type Invalidation } from './invalidation/build.js';
 import { FetchStage } from './pipeline/fetch-stage.js';
 import { backgroundLookup } from './pipeline/purpose.js';
+import { HeadEntry } from './pipeline/head-entry.js';
 import { canonicalize } from './catalogue/canonicalize.js';
 import type { UpstreamResponse } from './upstream/types.js';
 import { HotKeys } from './pipeline/hot-keys.js';
@@ -147,9 +148,9 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   });
   const headEndpoint = catalogue.all().find((e) => e.module?.reportsHead === true);
   if (headEndpoint !== undefined) {
-    const headReq = canonicalize(headEndpoint, '', config.limits);
-    adoptHead = (res, height) => void resolver.adoptHead(headReq, res, height);
-    confirmHead = (height) => resolver.renewHead(headReq, height);
+    const head = new HeadEntry({ req: canonicalize(headEndpoint, '', config.limits), memory, fetcher, chain: tracker, clock, keep: (e) => resolver.keep(e) });
+    adoptHead = head.adopt;
+    confirmHead = head.renew;
   }
   invalidation?.start({ lookup: backgroundLookup(resolver), catalogue, limits: config.limits, heads: tracker, fleet, logger });
 

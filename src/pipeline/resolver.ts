@@ -23,7 +23,7 @@ import type { FetchStage } from './fetch-stage.js';
 import { SingleFlight, type FlightContext } from './single-flight.js';
 import type { MissPayer } from '../budget/payer.js';
 import type { HeadGuard } from '../chain/head-guard.js';
-import type { Purpose, UpstreamResponse } from '../upstream/types.js';
+import type { Purpose } from '../upstream/types.js';
 
 /** Fleet-wide single flight (issue 5): a Redis lease so one replica fetches for all. */
 export interface FleetCoordinator {
@@ -247,31 +247,9 @@ export class Resolver {
     return e !== undefined && e.head !== null && head !== null && e.head >= head && entryState(e, this.#d.clock(), this.#d.chain, this.#tags) === 'fresh';
   }
 
-  /**
-   * A head probe's answer `res`, showing `head` above the believed one, stored
-   * as the entry of the head endpoint `req` (fetched at that head) before the
-   * tracker hears of it: clients polling the head hit it at once, and nobody
-   * fetches it again for this block. Returns false when the answer is not a
-   * good, storable head answer.
-   */
-  adoptHead(req: CanonicalRequest, res: UpstreamResponse, head: number): boolean {
-    const f = this.#d.fetcher.adopt(req, res, head);
-    if (f === null || !f.cacheable) return false;
-    void this.#store(f.entry, false);
-    return true;
-  }
-
-  /**
-   * A probe showed the believed head `head` again: the head entry fetched at
-   * that head shows it still, so its windows start again from now (the memory
-   * tier only; same body and ETag), and clients are not sent to refetch it.
-   */
-  renewHead(req: CanonicalRequest, head: number): void {
-    const e = this.#d.memory.peek(req.key)?.entry;
-    if (e === undefined || e.negative || e.head !== head || this.#d.chain.bestHead() !== head) return;
-    const now = this.#d.clock();
-    const shift = now - e.createdAt;
-    if (shift > 0) this.#d.memory.put({ ...e, createdAt: now, freshUntil: e.freshUntil + shift, swrUntil: e.swrUntil + shift, sieUntil: e.sieUntil + shift });
+  /** Stores an entry made outside a flight (the head entry from a probe answer, pipeline/head-entry.ts). */
+  keep(entry: CacheEntry): void {
+    void this.#store(entry, false);
   }
 
   async #fill(req: CanonicalRequest, ctx: FlightContext, purpose: Purpose | null): Promise<Filled> {

@@ -75,7 +75,7 @@ export class Prober {
   /** Resolves when every upstream has answered (or failed) its first probe since `start()` / `probeOnce()`. Never rejects. */
   readonly firstRound: Promise<void>;
   readonly #watch: HeadWatch | null;
-  readonly #nextDelay: () => number;
+  readonly #nextDelay: (elapsedMs: number) => number;
   readonly #adopt: ((res: UpstreamResponse, height: number) => void) | null;
   readonly #confirm: ((height: number) => void) | null;
 
@@ -85,7 +85,7 @@ export class Prober {
     this.#watch = watch;
     this.#adopt = o.adopt ?? null;
     this.#confirm = o.confirm ?? null;
-    this.#nextDelay = watch === null ? () => o.intervalMs : () => watch.nextDelay();
+    this.#nextDelay = watch === null ? () => o.intervalMs : (elapsedMs) => watch.nextDelay(elapsedMs);
     this.firstRound = new Promise((resolve) => (this.#resolveFirst = resolve));
   }
 
@@ -183,10 +183,9 @@ export class Prober {
   }
 
   /**
-   * Starts one loop per upstream: probe at once, then the next one the
-   * cadence's delay (intervalMs without one) after the previous one began, or
-   * as it ends when it took longer (never overlapping); after a failed probe,
-   * the whole delay from its end (a hung upstream is not probed back to back).
+   * Starts one loop per upstream: probe at once, then the cadence's delay
+   * (intervalMs without one) after each probe ends, except that a dense step
+   * runs from the previous probe's start (never overlapping).
    */
   start(): void {
     if (this.#started || this.#stopped) return;
@@ -209,8 +208,8 @@ export class Prober {
             }
           }
           if (this.#stopped) return;
-          const delay = this.#nextDelay();
-          const t = setTimeout(loop, u.probeOk === true ? Math.max(0, delay - (performance.now() - began)) : delay);
+          // A failed probe waits its whole delay from its end (a hung upstream is not probed back to back).
+          const t = setTimeout(loop, this.#nextDelay(u.probeOk === true ? performance.now() - began : 0));
           t.unref();
           this.#timers.set(u, t);
         });
