@@ -25,6 +25,10 @@ import { compilePages, type CompiledPage } from './pages/plan.js';
 import { TouchedSets } from './invalidation/touched.js';
 import { buildInvalidation, tagBudget, type Invalidation } from './invalidation/build.js';
 import { FetchStage } from './pipeline/fetch-stage.js';
+import { backgroundLookup } from './pipeline/purpose.js';
+import { HeadEntry } from './pipeline/head-entry.js';
+import { canonicalize } from './catalogue/canonicalize.js';
+import type { UpstreamResponse } from './upstream/types.js';
 import { HotKeys } from './pipeline/hot-keys.js';
 import { Resolver } from './pipeline/resolver.js';
 import { createRateLimitGate } from './ratelimit/index.js';
@@ -116,7 +120,12 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   headMetrics.watch(headWatch);
   const refetches = registerRefetchMetrics(prom.registry);
   const sitOuts = new SitOuts({ durationMs: config.upstream.sitOutMs ?? 60_000, clock, logger, onSitOut: consensusMetrics.sitOut });
-  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase, sitOuts, watch: headWatch });
+  // A probe's new head becomes the head entry (bound once the resolver exists; probes start later).
+  let adoptHead: ((res: UpstreamResponse, height: number) => void) | null = null;
+  let confirmHead: ((height: number) => void) | null = null;
+  const adopt = (res: UpstreamResponse, height: number): void => adoptHead?.(res, height);
+  const confirm = (height: number): void => confirmHead?.(height);
+  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase, sitOuts, watch: headWatch, adopt, confirm });
   poolRef = pool;
   const quorum = buildQuorum(config.upstream, { pool, sitOuts, metrics: consensusMetrics, logger, clock });
 
@@ -137,7 +146,13 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     tags: invalidation?.clock ?? null,
     refetched: refetches.refetched,
   });
-  invalidation?.start({ lookup: resolver, catalogue, limits: config.limits, heads: tracker, fleet, logger });
+  const headEndpoint = catalogue.all().find((e) => e.module?.reportsHead === true);
+  if (headEndpoint !== undefined) {
+    const head = new HeadEntry({ req: canonicalize(headEndpoint, '', config.limits), memory, fetcher, chain: tracker, clock, keep: (e) => resolver.keep(e) });
+    adoptHead = head.adopt;
+    confirmHead = head.renew;
+  }
+  invalidation?.start({ lookup: backgroundLookup(resolver), catalogue, limits: config.limits, heads: tracker, fleet, logger });
 
   const compiledPages = compilePages(PAGES, config.pages, catalogue);
   const pageMetrics = registerPageMetrics(prom.registry, [...compiledPages.keys()]);

@@ -21,7 +21,7 @@ import { rewriteLinks } from '../transform/links.js';
 import { isSuccessEnvelope, normalizeError } from '../transform/envelope.js';
 import { findStamps } from '../transform/stamps.js';
 import { answerProblem } from '../upstream/judge.js';
-import type { UpstreamPool, UpstreamRequest, UpstreamResponse } from '../upstream/types.js';
+import type { Purpose, UpstreamPool, UpstreamRequest, UpstreamResponse } from '../upstream/types.js';
 import type { Quorum } from '../consensus/quorum.js';
 import type { PreciseRule } from '../invalidation/rule.js';
 import { headerTags } from '../invalidation/tags.js';
@@ -107,8 +107,9 @@ export class FetchStage {
     return res.uncovered === true || res.laggingFallback === true ? distrusted(cls, req.endpoint.policy) : cls;
   }
 
-  async fetch(req: CanonicalRequest, signal?: AbortSignal): Promise<Fetched> {
-    const { pool, chain, publicBaseUrl, clock } = this.#deps;
+  /** `purpose`: the proxy's own background request (sent upstream as a header); null: a client's miss. */
+  async fetch(req: CanonicalRequest, signal?: AbortSignal, purpose: Purpose | null = null): Promise<Fetched> {
+    const { pool, chain } = this.#deps;
     const headAtStart = chain.bestHead();
     const ask: UpstreamRequest = {
       path: req.upstreamPath,
@@ -117,6 +118,7 @@ export class FetchStage {
       accept: this.#acceptFor(req),
       height: heightOf(req, chain),
       signal,
+      purpose,
     };
     const first = await pool.fetch(ask);
     // Stage 2, classify: TTLs from the content.
@@ -124,9 +126,23 @@ export class FetchStage {
     // Stage 3, agree: a final answer is kept only once several upstreams agree (UPSTREAM_QUORUM).
     const quorum = this.#deps.quorum;
     const settled = quorum === null ? { res: first, cls: firstCls } : await quorum.settle(req, ask, first, firstCls, (r) => this.#classify(req, r));
-    const res = settled.res;
+    return this.#build(req, settled.res, settled.cls, headAtStart);
+  }
+
+  /**
+   * A head probe's answer taken as the answer to `req` (the head endpoint)
+   * fetched at head `head`, or null when it is not a good head answer (the
+   * same checks as a fetched one, the head guard's included).
+   */
+  adopt(req: CanonicalRequest, res: UpstreamResponse, head: number): Fetched | null {
+    if (this.#acceptFor(req)(res) !== null) return null;
+    return this.#build(req, res, this.#classify(req, res), head);
+  }
+
+  #build(req: CanonicalRequest, res: UpstreamResponse, settledCls: Classification, headAtStart: number | null): Fetched {
+    const { chain, publicBaseUrl, clock } = this.#deps;
     const precise = this.#deps.precise ?? null;
-    const { cls, deps } = precise === null ? { cls: settled.cls, deps: undefined } : precise.apply(req, settled.cls, obj(res.json)?.['data'], chain.finalHeight());
+    const { cls, deps } = precise === null ? { cls: settledCls, deps: undefined } : precise.apply(req, settledCls, obj(res.json)?.['data'], chain.finalHeight());
 
     const { ok, status, body } = transform(req, res, publicBaseUrl);
 

@@ -1,7 +1,9 @@
 /**
  * Which head-dependent entries clients poll: the first pages of the endpoints
  * whose modules declare them hot (the head itself, the newest blocks and
- * transactions, the pending pool), at whatever page sizes they use. Every lookup of such a key adds one to its score; every new head
+ * transactions, the pending pool) or that move with every block (global
+ * statistics and lists: chain/summary, tx/count/today, holders, …), at
+ * whatever page sizes they use. Every lookup of such a key adds one to its score; every new head
  * halves the scores, so a key stays hot while clients keep asking for it and
  * is forgotten when they stop. The keys are few by construction (one per
  * endpoint and page size); the map is bounded anyway.
@@ -13,10 +15,20 @@ const FORGET_BELOW = 0.25;
 /** Bound on distinct keys tracked. */
 const MAX_TRACKED = 1024;
 
-/** The head itself, or the newest page of a list that moves with the head. */
+/** The module declares a head dependency that applies to these parameters (a loop: this runs on hits). */
+function movesWithHead(req: CanonicalRequest): boolean {
+  const deps = req.endpoint.module?.dependsOn ?? [];
+  for (let i = 0; i < deps.length; i++) {
+    const d = deps[i];
+    if (d !== undefined && d.on === 'head' && (d.unless === undefined || !req.params.has(d.unless))) return true;
+  }
+  return false;
+}
+
+/** The head itself, or the newest page of a list (or a statistic) that moves with the head. */
 export function isHeadPage(req: CanonicalRequest): boolean {
   const m = req.endpoint.module;
-  if (m === undefined || !m.hot) return false;
+  if (m === undefined || !(m.hot || movesWithHead(req))) return false;
   const page = req.params.get('page');
   return (page === undefined || page === '1') && (m.about === null || !req.params.has(m.about));
 }

@@ -18,6 +18,8 @@ export interface RefreshTarget {
 export interface RefreshAheadDeps {
   /** Fetches the key again (joining a flight under way) and stores it. */
   revalidate(req: CanonicalRequest): Promise<unknown>;
+  /** The key's entry is fresh and fetched at the new head already (the head entry a probe answer became): not fetched again. */
+  current(req: CanonicalRequest): boolean;
   hot: HotKeys;
   /** Hot entries refreshed per head (0: none). */
   maxKeys: number;
@@ -39,7 +41,7 @@ export class RefreshAhead {
 
   /** Refreshes the hot entries, then the extra targets (which may compose those entries); never rejects. */
   async run(head: number): Promise<void> {
-    const keys = this.#d.maxKeys > 0 ? this.#d.hot.take(this.#d.maxKeys) : [];
+    const keys = this.#d.maxKeys > 0 ? this.#d.hot.take(this.#d.maxKeys).filter((req) => !this.#d.current(req)) : [];
     await Promise.all(keys.map((req) => this.#guard(req.key, () => this.#d.revalidate(req))));
     await Promise.all(this.#targets.map((t) => this.#guard(t.name, () => t.refresh(head))));
   }

@@ -23,6 +23,7 @@ import type { FetchStage } from './fetch-stage.js';
 import { SingleFlight, type FlightContext } from './single-flight.js';
 import type { MissPayer } from '../budget/payer.js';
 import type { HeadGuard } from '../chain/head-guard.js';
+import type { Purpose } from '../upstream/types.js';
 
 /** Fleet-wide single flight (issue 5): a Redis lease so one replica fetches for all. */
 export interface FleetCoordinator {
@@ -99,13 +100,14 @@ export class Resolver {
   /**
    * `client`: aborted when the client has gone; a flight every client left is cancelled (single-flight.ts).
    * `payer`: charged when this call leads an upstream fetch (src/budget/payer.ts); null: nobody pays.
+   * `purpose`: the proxy's own background lookup (sent upstream as a header); null: a client's.
    */
-  async resolve(req: CanonicalRequest, client?: AbortSignal, payer: MissPayer | null = null): Promise<Resolution> {
+  async resolve(req: CanonicalRequest, client?: AbortSignal, payer: MissPayer | null = null, purpose: Purpose | null = null): Promise<Resolution> {
     this.#observe(req);
     const guard = this.#d.headGuard;
-    if (guard === null || req.endpoint.module?.reportsHead !== true) return this.#resolve(req, client, payer);
+    if (guard === null || req.endpoint.module?.reportsHead !== true) return this.#resolve(req, client, payer, purpose);
     try {
-      return this.#guard(await this.#resolve(req, client, payer));
+      return this.#guard(await this.#resolve(req, client, payer, purpose));
     } catch (err) {
       const last = guard.last();
       if (last === null) throw err;
@@ -123,7 +125,7 @@ export class Resolver {
     return { ...r, result: 'STALE', entry, mem: mem !== undefined && mem.entry === entry ? mem : undefined, staleReason: r.staleReason ?? 'revalidate' };
   }
 
-  async #resolve(req: CanonicalRequest, client: AbortSignal | undefined, payer: MissPayer | null): Promise<Resolution> {
+  async #resolve(req: CanonicalRequest, client: AbortSignal | undefined, payer: MissPayer | null, purpose: Purpose | null): Promise<Resolution> {
     const { memory, second, clock } = this.#d;
     const now = clock();
     let fallback: CacheEntry | undefined;
@@ -150,13 +152,18 @@ export class Resolver {
 
     // Leading a fetch is charged to the payer (throws when its budget is spent); joining is free.
     if (payer !== null && !this.#flights.has(req.key)) payer.lead(req.endpoint.name);
-    const { promise, joined } = this.#flights.run(req.key, (ctx) => this.#fill(req, ctx), client);
+    const { promise, joined } = this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, purpose), client);
     if (joined) {
       this.#d.metrics.singleFlightJoin(req.endpoint.name);
       this.#d.metrics.upstreamSaved(req.endpoint.name);
     }
+    const headAtJoin = joined ? this.#d.chain.bestHead() : null;
     try {
-      const f = await promise;
+      let f = await promise;
+      // The joined flight began before the head this request arrived at, and its answer is already behind it: join (or lead) the next one.
+      if (headAtJoin !== null && f.stored && f.entry.head !== null && f.entry.head < headAtJoin && entryState(f.entry, clock(), this.#d.chain, this.#tags) !== 'fresh') {
+        f = await this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, purpose), client).promise;
+      }
       // Filled by another replica's fetch (fleet lease): no upstream request was made here.
       if (payer !== null && !joined && f.upstream === null) payer.refund(req.endpoint.name);
       const result: CacheResult = f.stored ? 'MISS' : 'BYPASS';
@@ -217,7 +224,7 @@ export class Resolver {
   /** Starts a background refresh unless one is under way. */
   refresh(req: CanonicalRequest): void {
     if (this.#flights.has(req.key)) return;
-    this.#flights.run(req.key, (ctx) => this.#fill(req, ctx)).promise.catch((err: unknown) => {
+    this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, 'refresh')).promise.catch((err: unknown) => {
       this.#d.logger.warn({ key: req.key, err: toProxyError(err).message }, 'background refresh failed');
     });
   }
@@ -226,16 +233,28 @@ export class Resolver {
    * Fetches and stores the key now, joining a flight under way; when the joined
    * flight started before the current head, fetches once more (refresh-ahead).
    */
-  async revalidate(req: CanonicalRequest): Promise<CacheEntry> {
+  async revalidate(req: CanonicalRequest, purpose: Purpose = 'refresh'): Promise<CacheEntry> {
     const head = this.#d.chain.bestHead();
-    const f = await this.#flights.run(req.key, (ctx) => this.#fill(req, ctx)).promise;
+    const f = await this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, purpose)).promise;
     if (head === null || f.entry.head === null || f.entry.head >= head) return f.entry;
-    return (await this.#flights.run(req.key, (ctx) => this.#fill(req, ctx)).promise).entry;
+    return (await this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, purpose)).promise).entry;
   }
 
-  async #fill(req: CanonicalRequest, ctx: FlightContext): Promise<Filled> {
+  /** Whether the memory entry of `req` is fresh and was fetched at the believed head or later (nothing to refresh). */
+  current(req: CanonicalRequest): boolean {
+    const e = this.#d.memory.peek(req.key)?.entry;
+    const head = this.#d.chain.bestHead();
+    return e !== undefined && e.head !== null && head !== null && e.head >= head && entryState(e, this.#d.clock(), this.#d.chain, this.#tags) === 'fresh';
+  }
+
+  /** Stores an entry made outside a flight (the head entry from a probe answer, pipeline/head-entry.ts). */
+  keep(entry: CacheEntry): void {
+    void this.#store(entry, false);
+  }
+
+  async #fill(req: CanonicalRequest, ctx: FlightContext, purpose: Purpose | null): Promise<Filled> {
     const { fleet, second, clock, chain } = this.#d;
-    if (fleet === null || second === null) return this.#fetchAndStore(req, ctx);
+    if (fleet === null || second === null) return this.#fetchAndStore(req, ctx, purpose);
     const leader = await fleet.acquire(req.key);
     if (!leader) {
       const filled = await fleet.waitForFill(req.key);
@@ -246,22 +265,34 @@ export class Resolver {
       }
     }
     try {
-      return await this.#fetchAndStore(req, ctx);
+      return await this.#fetchAndStore(req, ctx, purpose);
     } finally {
       if (leader) await fleet.release(req.key);
     }
   }
 
-  async #fetchAndStore(req: CanonicalRequest, ctx: FlightContext): Promise<Filled> {
-    const f = await this.#d.fetcher.fetch(req, ctx.signal);
+  async #fetchAndStore(req: CanonicalRequest, ctx: FlightContext, purpose: Purpose | null): Promise<Filled> {
+    const f = await this.#d.fetcher.fetch(req, ctx.signal, purpose);
     ctx.answered();
     this.#d.chain.apply(f.facts);
     // With a fleet lease, followers on other replicas read the fill from Redis: write it before release.
     if (f.cacheable) {
-      this.#d.refetched?.(req.endpoint.name, this.#d.memory.peek(req.key)?.entry, f.entry);
+      const before = this.#d.memory.peek(req.key)?.entry;
+      // An entry fetched at a later head still believed (an adopted probe answer, a newer flight) is not replaced by this older one: it is served instead.
+      if (before !== undefined && this.#newer(before, f.entry)) {
+        return { entry: before, stored: true, upstream: f.upstream, upstreamMs: f.upstreamMs };
+      }
+      this.#d.refetched?.(req.endpoint.name, before, f.entry);
       await this.#store(f.entry, this.#d.fleet !== null);
     }
     return { entry: f.entry, stored: f.cacheable, upstream: f.upstream, upstreamMs: f.upstreamMs };
+  }
+
+  /** `a` was fetched at a later head than `b`, one the tracker still believes (not above a rebase), and is fresh. */
+  #newer(a: CacheEntry, b: CacheEntry): boolean {
+    const best = this.#d.chain.bestHead();
+    if (a.head === null || b.head === null || best === null || a.head <= b.head || a.head > best) return false;
+    return entryState(a, this.#d.clock(), this.#d.chain, this.#tags) === 'fresh';
   }
 
   /**

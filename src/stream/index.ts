@@ -41,6 +41,7 @@ export interface HeadStreamDeps {
   resolver: {
     resolve(req: CanonicalRequest): Promise<{ entry: CacheEntry }>;
     revalidate(req: CanonicalRequest): Promise<CacheEntry>;
+    current(req: CanonicalRequest): boolean;
   };
   clock: () => number;
   logger: Logger;
@@ -65,6 +66,7 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
   const heads = new StreamChannel(d.config.history, metrics);
   const refreshAhead = new RefreshAhead({
     revalidate: (req) => d.resolver.revalidate(req),
+    current: (req) => d.resolver.current(req),
     hot: d.hotKeys,
     maxKeys: d.refreshAheadKeys,
     refreshed: metrics.refreshed,

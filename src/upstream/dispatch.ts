@@ -70,6 +70,7 @@ export function baseDispatch(o: BaseDispatchOptions): Dispatch {
       signal,
       attempt: plan.tried.length,
       gated: true,
+      purpose: plan.req.purpose,
     });
     if (!sel.laggingFallback && !sel.uncovered) return run;
     return run.then((res) => ({ ...res, ...(sel.laggingFallback ? { laggingFallback: true } : {}), ...(sel.uncovered ? { uncovered: true } : {}) }));

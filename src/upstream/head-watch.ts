@@ -8,6 +8,12 @@
  * nothing newer) to the moment the proxy believes H. The block reached the
  * upstreams somewhere in that span, so it bounds from above how long they had
  * it before the proxy did (a lagging upstream's answers do not count).
+ *
+ * The next expected window is placed from the time the last block was made,
+ * estimated as the middle of that span rather than the moment it was seen
+ * (late by up to a probe step and a round trip). The intervals stay measured
+ * between the moments blocks were seen: a sparse probe's wide span beside a
+ * dense probe's narrow one would skew a difference of midpoints.
  */
 import type { EventEmitter } from 'node:events';
 import type { ChainView } from '../chain/types.js';
@@ -46,7 +52,10 @@ export class HeadWatch {
   readonly #upstreams = new Set<string>();
   #window: { from: number; to: number } | null = null;
   #lastHeight: number | null = null;
+  /** Estimated time the last new head was made (the window is placed from it). */
   #lastAt: number | null = null;
+  /** When the last new head was seen (the intervals are measured between these). */
+  #seenAt: number | null = null;
   #quietAt: number | null = null;
   #blocks = 0;
   #probes = 0;
@@ -59,15 +68,18 @@ export class HeadWatch {
     o.tracker.on('rebase', (h: number) => {
       this.#lastHeight = h;
       this.#lastAt = null;
+      this.#seenAt = null;
     });
   }
 
   #head(height: number): void {
     const now = this.#clock();
     const prevH = this.#lastHeight;
-    const prevAt = this.#lastAt;
+    const prevAt = this.#seenAt;
+    const quiet = this.#quietAt;
     this.#lastHeight = height;
-    this.#lastAt = now;
+    this.#seenAt = now;
+    this.#lastAt = quiet !== null && quiet <= now ? (quiet + now) / 2 : now;
     if (prevH === null || height <= prevH) return;
     this.#blocks += height - prevH;
     if (prevAt !== null) {
@@ -91,11 +103,15 @@ export class HeadWatch {
     if (height !== null && best !== null && height >= best) this.#quietAt = this.#clock();
   }
 
-  /** Delay before the next probe of an upstream. */
-  nextDelay(): number {
+  /**
+   * Delay before the next probe of an upstream whose last probe began
+   * `elapsedMs` ago: a dense step runs from probe start to probe start (the
+   * step the window was planned with); the other delays from now.
+   */
+  nextDelay(elapsedMs = 0): number {
     const plan = nextProbe(this.#clock(), this.#lastAt, this.#window, this.#o.settings);
     this.#mode = plan.mode;
-    return plan.delayMs;
+    return plan.mode === 'dense' ? Math.max(0, plan.delayMs - elapsedMs) : plan.delayMs;
   }
 
   get probes(): number {

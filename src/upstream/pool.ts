@@ -56,6 +56,10 @@ export interface UpstreamPoolOptions {
   sitOuts?: SitOuts | null;
   /** Probe cadence following the block interval (null: every probeIntervalMs). */
   watch?: HeadWatch | null;
+  /** A probe answer showing a new head, before the tracker believes it (the head entry is stored from it); null: none. */
+  adopt?: ((res: UpstreamResponse, height: number) => void) | null;
+  /** A probe answer showing the believed head again (the head entry stays fresh); null: none. */
+  confirm?: ((height: number) => void) | null;
 }
 
 export interface ManagedUpstreamPool extends UpstreamPool {
@@ -88,7 +92,7 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
   if (byName.size !== upstreams.length) throw new Error('createUpstreamPool: upstream names must be unique');
   const sitOuts = opts.sitOuts ?? null;
   const sittingOut = sitOuts === null ? null : (name: string): boolean => sitOuts.active(name);
-  const prober = new Prober({ upstreams, intervalMs: config.probeIntervalMs, tracker, logger: opts.logger, onRebase: opts.onRebase, sittingOut, watch: opts.watch ?? null });
+  const prober = new Prober({ upstreams, intervalMs: config.probeIntervalMs, tracker, logger: opts.logger, onRebase: opts.onRebase, sittingOut, watch: opts.watch ?? null, adopt: opts.adopt ?? null, confirm: opts.confirm ?? null });
   // Per-request controllers, aborted on close (a long-lived signal is not fed to AbortSignal.any per request).
   const live = new Set<AbortController>();
   let closed = false;

@@ -19,6 +19,7 @@ import type { Logger } from 'pino';
 import type { ChainTracker } from '../chain/tracker.js';
 import { isSuccessEnvelope } from '../transform/envelope.js';
 import type { Upstream } from './upstream.js';
+import type { UpstreamResponse } from './types.js';
 import type { HeadWatch } from './head-watch.js';
 
 /** `data.height` of a block/max answer; the number may be written `4842503.0` (or quoted). */
@@ -56,6 +57,10 @@ export interface ProberOptions {
   sittingOut?: ((name: string) => boolean) | null;
   /** Adapts the delay between probes to the block interval and sees every probe answer (null: every intervalMs). */
   watch?: HeadWatch | null;
+  /** Sees a probe answer showing a head above the believed one that will be believed, before the tracker hears it (null: none). */
+  adopt?: ((res: UpstreamResponse, height: number) => void) | null;
+  /** Sees a probe answer showing the believed head again: it still stands (null: none). */
+  confirm?: ((height: number) => void) | null;
 }
 
 export class Prober {
@@ -70,13 +75,17 @@ export class Prober {
   /** Resolves when every upstream has answered (or failed) its first probe since `start()` / `probeOnce()`. Never rejects. */
   readonly firstRound: Promise<void>;
   readonly #watch: HeadWatch | null;
-  readonly #nextDelay: () => number;
+  readonly #nextDelay: (elapsedMs: number) => number;
+  readonly #adopt: ((res: UpstreamResponse, height: number) => void) | null;
+  readonly #confirm: ((height: number) => void) | null;
 
   constructor(o: ProberOptions) {
     this.#o = o;
     const watch = o.watch ?? null;
     this.#watch = watch;
-    this.#nextDelay = watch === null ? () => o.intervalMs : () => watch.nextDelay();
+    this.#adopt = o.adopt ?? null;
+    this.#confirm = o.confirm ?? null;
+    this.#nextDelay = watch === null ? () => o.intervalMs : (elapsedMs) => watch.nextDelay(elapsedMs);
     this.firstRound = new Promise((resolve) => (this.#resolveFirst = resolve));
   }
 
@@ -95,6 +104,7 @@ export class Prober {
         endpoint: null,
         gated: false,
         attempt: 1,
+        purpose: 'probe',
         acceptKind: 'UPSTREAM_BAD_RESPONSE',
         accept: (r) => {
           if (r.status < 200 || r.status >= 300 || parseHeight(r.json) === null) return `probe: block/max answered ${r.status} without a height`;
@@ -104,7 +114,9 @@ export class Prober {
       const height = parseHeight(res.json);
       if (height !== null) {
         u.head = height;
+        this.#offer(u.name, res, height);
         this.#report(u.name, height);
+        if (this.#confirm !== null && this.#firstHeads === null && height === this.#o.tracker.bestHead() && this.#o.sittingOut?.(u.name) !== true) this.#confirm(height);
       }
       u.probeOk = true;
       this.#watch?.probed(u.name, height);
@@ -118,6 +130,15 @@ export class Prober {
       else this.#o.logger.warn(fields, 'upstream probe failed');
     }
     this.#followDown();
+  }
+
+  /** A new head the tracker is about to believe (plausible, above the believed one) goes to `adopt` first. */
+  #offer(name: string, res: UpstreamResponse, height: number): void {
+    const adopt = this.#adopt;
+    if (adopt === null || this.#firstHeads !== null || this.#o.sittingOut?.(name) === true) return;
+    const { tracker } = this.#o;
+    const best = tracker.bestHead();
+    if (best !== null && height > best && tracker.plausible(height)) adopt(res, height);
   }
 
   #report(name: string, height: number): void {
@@ -161,7 +182,11 @@ export class Prober {
     }
   }
 
-  /** Starts one loop per upstream: probe at once, then the cadence's delay (intervalMs without one) after each probe ends (never overlapping). */
+  /**
+   * Starts one loop per upstream: probe at once, then the cadence's delay
+   * (intervalMs without one) after each probe ends, except that a dense step
+   * runs from the previous probe's start (never overlapping).
+   */
   start(): void {
     if (this.#started || this.#stopped) return;
     this.#started = true;
@@ -173,6 +198,7 @@ export class Prober {
     for (const u of this.#o.upstreams) {
       let first = true;
       const loop = (): void => {
+        const began = performance.now();
         void this.#probe(u).then(() => {
           if (first) {
             first = false;
@@ -182,7 +208,8 @@ export class Prober {
             }
           }
           if (this.#stopped) return;
-          const t = setTimeout(loop, this.#nextDelay());
+          // A failed probe waits its whole delay from its end (a hung upstream is not probed back to back).
+          const t = setTimeout(loop, this.#nextDelay(u.probeOk === true ? performance.now() - began : 0));
           t.unref();
           this.#timers.set(u, t);
         });

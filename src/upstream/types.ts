@@ -3,6 +3,15 @@ import type { ProxyError } from '../errors/catalog.js';
 import type { EndpointName, Freshness } from '../catalogue/types.js';
 import type { SitOutState } from './sit-out.js';
 
+/**
+ * Why the proxy itself asks the upstream (the `x-chainproxy-purpose` header):
+ * a head probe, a block's touched-set read, a pending-pool poll, a background
+ * refresh. A client's miss carries no purpose (and no header).
+ */
+export type Purpose = 'probe' | 'block' | 'pending' | 'refresh';
+
+export const PURPOSE_HEADER = 'x-chainproxy-purpose';
+
 export interface UpstreamRequest {
   /** Path and query relative to the upstream's base URL, e.g. `/tx/list?page=1&page_size=20`. */
   path: string;
@@ -23,6 +32,8 @@ export interface UpstreamRequest {
    * upstream has not seen is never taken from it.
    */
   height?: { value: number; final: boolean } | null | undefined;
+  /** The proxy's own background request (sent as PURPOSE_HEADER); null or absent: a client's miss. */
+  purpose?: Purpose | null | undefined;
 }
 
 export interface UpstreamResponse {

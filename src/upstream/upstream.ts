@@ -14,7 +14,7 @@ import { Breaker, type Permit } from '../common/breaker.js';
 import { LatencyStats } from './latency.js';
 import { isNegative } from './judge.js';
 import { Admission } from './queue.js';
-import type { UpstreamRequest, UpstreamResponse, UpstreamStatus } from './types.js';
+import { PURPOSE_HEADER, type Purpose, type UpstreamRequest, type UpstreamResponse, type UpstreamStatus } from './types.js';
 
 /** Default bound of requests waiting for a connection to one upstream (UPSTREAM_MAX_QUEUE). */
 const DEFAULT_MAX_QUEUE = 256;
@@ -39,6 +39,8 @@ export interface RunOptions {
   attempt: number;
   /** Requests need a breaker permit; probes run anyway and only report to the breaker when they hold one. */
   gated: boolean;
+  /** Sent as PURPOSE_HEADER; null or absent: none (a client's miss). */
+  purpose?: Purpose | null | undefined;
 }
 
 const OUTCOME: Record<ErrorKind, UpstreamOutcome> = {
@@ -84,6 +86,8 @@ export class Upstream {
   readonly #pool: Pool;
   readonly #basePath: string;
   readonly #headers: Record<string, string>;
+  /** The headers with PURPOSE_HEADER, one object per purpose (built once). */
+  readonly #purposed: Readonly<Record<Purpose, Record<string, string>>>;
   readonly #config: UpstreamConfig;
   readonly #metrics: Metrics;
   readonly #admission: Admission;
@@ -100,6 +104,13 @@ export class Upstream {
     this.#onShed = opts.onShed ?? null;
     // Only what the upstream needs: never a client header.
     this.#headers = { accept: 'application/json', 'accept-encoding': 'identity', ...(authorization ? { authorization } : {}) };
+    const h = this.#headers;
+    this.#purposed = {
+      probe: { ...h, [PURPOSE_HEADER]: 'probe' },
+      block: { ...h, [PURPOSE_HEADER]: 'block' },
+      pending: { ...h, [PURPOSE_HEADER]: 'pending' },
+      refresh: { ...h, [PURPOSE_HEADER]: 'refresh' },
+    };
     this.breaker = new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs, ...(opts.clock ? { clock: opts.clock } : {}) });
     this.#pool = new Pool(origin, {
       connections: opts.config.connections,
@@ -180,7 +191,7 @@ export class Upstream {
         upstream: this.name,
         basePath: this.#basePath,
         path: o.path,
-        headers: this.#headers,
+        headers: o.purpose == null ? this.#headers : this.#purposed[o.purpose],
         timeoutMs: this.#config.attemptTimeoutMs,
         maxBodyBytes: this.#config.maxBodyBytes,
         attempt: o.attempt,

@@ -79,7 +79,7 @@ describe('three simulators, one frozen', () => {
     expect(await counter(proxy.url, 'chainproxy_upstream_requests_total', { upstream: 'u2', endpoint: 'block/max' })).toBe(u2MaxBefore);
     // ...while the fresh ones did.
     expect((fast0.stats()['tx/list'] ?? 0) + (fast1.stats()['tx/list'] ?? 0)).toBeGreaterThan(0);
-    // Every one of the 25 advances made the cached block/max stale, hence at least one refetch each.
-    expect(await counter(proxy.url, 'chainproxy_upstream_requests_total', { endpoint: 'block/max' })).toBeGreaterThanOrEqual(25);
+    // Every one of the 25 advances reached clients (a probe's answer becomes the cached block/max, no refetch needed).
+    expect(served).toBe(fast0.chain.head());
   });
 });

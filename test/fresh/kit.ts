@@ -1,0 +1,66 @@
+/**
+ * Rigs of the head tests: a recording upstream (a real fake upstream on its
+ * own socket) forwarding to a chain simulator, whose log keeps each request's
+ * path and `x-chainproxy-purpose` header, and which can hold chosen answers.
+ */
+import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { PURPOSE_HEADER } from '../../src/upstream/types.js';
+
+export interface Recorder {
+  up: FakeUpstream;
+  /** Requests so far: path with query, purpose header (null: none), arrival (performance.now). */
+  log: Array<{ url: string; purpose: string | null; at: number }>;
+  /**
+   * Holds the answer of the next request whose URL `match`es until `release`
+   * (the upstream is asked at once); `reached` resolves once that answer is in
+   * and held.
+   */
+  hold(match: (url: string) => boolean): { release: () => void; reached: Promise<void> };
+  /** Delays every answer of requests whose URL `match`es by `ms`. */
+  delay(match: (url: string) => boolean, ms: number): void;
+}
+
+export async function recordingUpstream(target: string): Promise<Recorder> {
+  const log: Recorder['log'] = [];
+  const holds: Array<{ match: (url: string) => boolean; held: Promise<void>; reach: () => void }> = [];
+  const delays: Array<{ match: (url: string) => boolean; ms: number }> = [];
+  const up = await startFakeUpstream(async (req, res) => {
+    const url = req.url ?? '/';
+    const p = req.headers[PURPOSE_HEADER];
+    log.push({ url, purpose: typeof p === 'string' ? p : null, at: performance.now() });
+    const answer = await fetch(`${target}${url}`);
+    const body = Buffer.from(await answer.arrayBuffer());
+    const i = holds.findIndex((h) => h.match(url));
+    if (i >= 0) {
+      const [h] = holds.splice(i, 1);
+      h?.reach();
+      await h?.held;
+    }
+    const d = delays.find((x) => x.match(url));
+    if (d !== undefined) await new Promise((r) => setTimeout(r, d.ms));
+    sendJson(res, answer.status, body);
+  });
+  return {
+    up,
+    log,
+    hold(match) {
+      let release: () => void = () => {};
+      let reach: () => void = () => {};
+      const held = new Promise<void>((r) => (release = r));
+      const reached = new Promise<void>((r) => (reach = r));
+      holds.push({ match, held, reach });
+      return { release, reached };
+    },
+    delay(match, ms) {
+      delays.push({ match, ms });
+    },
+  };
+}
+
+export async function bestHead(base: string): Promise<number | null> {
+  const body = (await (await fetch(`${base}/status`)).json()) as { data: { chain: { bestHead: number | null } } };
+  return body.data.chain.bestHead;
+}
+
+/** Path without query. */
+export const pathOf = (url: string): string => url.split('?')[0] ?? url;
