@@ -54,4 +54,20 @@ describe('x-chainproxy-purpose on upstream requests', () => {
     expect(pending.length).toBeGreaterThan(0);
     expect(new Set(pending)).toEqual(new Set(['pending']));
   });
+
+  it('names the pending poll between blocks `pending` too', async () => {
+    const polled = await startTestProxy([rec.up.url], {
+      upstream: { probeIntervalMs: 100 },
+      invalidation: { mode: 'precise', maxAgeMs: 60_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 50 },
+    });
+    try {
+      await waitFor(async () => (await bestHead(polled.url)) === sim.chain.head(), 5000, 'the first head');
+      const from = rec.log.length;
+      const pool = (): Array<string | null> => rec.log.slice(from).filter((e) => pathOf(e.url) === '/tx/list/pending').map((e) => e.purpose);
+      await waitFor(() => pool().length >= 3, 5000, 'three pending polls');
+      expect(new Set(pool())).toEqual(new Set(['pending']));
+    } finally {
+      await polled.close();
+    }
+  });
 });
