@@ -22,16 +22,27 @@ const JITTER = 0.2;
 const pct = (v: number | null): string => (v === null ? '–' : `${(v * 100).toFixed(2)} %`);
 const ms = (v: number | null): string => (v === null ? '–' : `${v} ms`);
 
-/** Seconds of the cold window (5 s blocks only), the warm-up after the crawl, the measured window. */
+/** Seconds of the cold window (5 s blocks only), the warm-up after the crawl, the measured window; block intervals run. */
 interface Durations {
   coldS: number;
   warmS: number;
   durationS: number;
+  intervals: readonly number[];
+}
+
+/** `--oracle-intervals 5000,1000`: the block intervals run (ms), among INTERVALS. */
+function intervalsFlag(argv: readonly string[]): readonly number[] {
+  const i = argv.findIndex((a) => a === '--oracle-intervals' || a.startsWith('--oracle-intervals='));
+  if (i < 0) return INTERVALS;
+  const raw = argv[i]!.includes('=') ? argv[i]!.slice('--oracle-intervals='.length) : (argv[i + 1] ?? '');
+  const out = raw.split(',').map(Number);
+  if (out.length === 0 || out.some((v) => !INTERVALS.includes(v))) throw new Error(`--oracle-intervals: a comma-separated subset of ${INTERVALS.join(',')} expected, got ${raw || 'nothing'}`);
+  return out;
 }
 
 /** Defaults per run length, each overridden by `--oracle-cold S`, `--oracle-warmup S`, `--oracle-window S`. */
 function durations(argv: readonly string[], quick: boolean): Durations {
-  const d: Durations = argv.includes('--long') ? { coldS: 60, warmS: 60, durationS: 300 } : quick ? { coldS: 10, warmS: 5, durationS: 15 } : { coldS: 60, warmS: 60, durationS: 60 };
+  const d = argv.includes('--long') ? { coldS: 60, warmS: 60, durationS: 300 } : quick ? { coldS: 10, warmS: 5, durationS: 15 } : { coldS: 60, warmS: 60, durationS: 60 };
   const flag = (name: string, min: number): number | null => {
     const i = argv.findIndex((a) => a === name || a.startsWith(name + '='));
     if (i < 0) return null;
@@ -40,7 +51,7 @@ function durations(argv: readonly string[], quick: boolean): Durations {
     if (raw === undefined || raw === '' || !Number.isFinite(v) || v < min) throw new Error(`${name}: seconds ≥ ${min} expected, got ${raw ?? 'nothing'}`);
     return v;
   };
-  return { coldS: flag('--oracle-cold', 0) ?? d.coldS, warmS: flag('--oracle-warmup', 0) ?? d.warmS, durationS: flag('--oracle-window', 1) ?? d.durationS };
+  return { coldS: flag('--oracle-cold', 0) ?? d.coldS, warmS: flag('--oracle-warmup', 0) ?? d.warmS, durationS: flag('--oracle-window', 1) ?? d.durationS, intervals: intervalsFlag(argv) };
 }
 
 function note(s: Summary): string {
@@ -82,10 +93,10 @@ export const oracle: Scenario = {
         `${d.coldS} s cold window (5 s blocks only), universe crawl, ${d.warmS} s warm-up, ${d.durationS} s measured; ` +
         (honoured ? 'INVALIDATION_MODE known to this build.' : 'INVALIDATION_MODE unknown to this build: both modes run today\'s rule (baseline).'),
     );
-    for (const interval of INTERVALS) {
+    for (const interval of d.intervals) {
       const runs = new Map<InvalidationMode, Summary>();
       for (const mode of MODES) {
-        const coldS = interval === INTERVALS[0] ? d.coldS : 0;
+        const coldS = interval === d.intervals[0] ? d.coldS : 0;
         const run = await runMode({ mode, blockIntervalMs: interval, jitter: JITTER, coldS, warmS: d.warmS, durationS: d.durationS, rate: RATE, log: (m) => ctx.log(`(o) ${m}`) });
         const s = summarize(run.window);
         runs.set(mode, s);

@@ -194,6 +194,8 @@ export interface InvalidationConfig {
   mode: InvalidationMode;
   /** Longest freshness of a tag-kept entry (ms). */
   maxAgeMs: number;
+  /** The same for endpoints whose every change a block or the pool names (transaction lists). */
+  listMaxAgeMs: number;
   /** Per-endpoint override of maxAgeMs (CONFIG_FILE only). */
   maxAgeByEndpoint: Partial<Record<string, number>>;
   readTimeoutMs: number;

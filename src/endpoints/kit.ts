@@ -23,6 +23,7 @@ interface Decl<Name extends string, P extends string> {
   reportsHead?: boolean;
   stamps?: StampDecl;
   dependsOn: readonly Dependency<NoInfer<P>>[];
+  everyChangeNamed?: boolean;
 }
 
 /** An endpoint module; parameters named in `about` and `dependsOn` must be its own. */
@@ -41,6 +42,7 @@ export function endpoint<const Name extends string, const P extends string = nev
     reportsHead: d.reportsHead ?? false,
     stamps: d.stamps ?? NO_STAMPS,
     dependsOn: d.dependsOn,
+    everyChangeNamed: d.everyChangeNamed ?? false,
   });
 }
 

@@ -11,4 +11,5 @@ export const tokenTxList = endpoint({
   check: tokenOrContract,
   stamps: SERVER_TIMESTAMP,
   dependsOn: [{ on: 'token', param: 'token' }, { on: 'contract', param: 'contract' }],
+  everyChangeNamed: true,
 });

@@ -10,4 +10,5 @@ export const txListByAddress = endpoint({
   policy: flat(3 * SEC, true),
   stamps: SERVER_TIMESTAMP,
   dependsOn: [{ on: 'address', param: 'address' }],
+  everyChangeNamed: true,
 });

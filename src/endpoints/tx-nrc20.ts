@@ -10,4 +10,5 @@ export const txNrc20 = endpoint({
   policy: flat(3 * SEC, true),
   stamps: { data: [], items: { list: 'txnList', now: 'currentTimestamp', diff: 'timeDiff', base: 'timestamp' } },
   dependsOn: [{ on: 'address', param: 'address' }],
+  everyChangeNamed: true,
 });

@@ -78,4 +78,10 @@ export interface EndpointModule<Name extends string = string> {
   readonly reportsHead: boolean;
   readonly stamps: StampDecl;
   readonly dependsOn: readonly Dependency[];
+  /**
+   * Every change of its answer is a transaction a block or the pending pool
+   * names (no internal transfers can move it): kept by its tags up to
+   * INVALIDATION_LIST_MAX_AGE_MS rather than INVALIDATION_MAX_AGE_MS.
+   */
+  readonly everyChangeNamed: boolean;
 }

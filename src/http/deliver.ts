@@ -13,7 +13,7 @@ import { hitPayload } from '../cache/restamped-variants.js';
 import type { ProxyError } from '../errors/catalog.js';
 import type { Resolution } from '../pipeline/resolver.js';
 import { sendError } from './envelope-writer.js';
-import { CORS_HEADERS, JSON_TYPE, hitHeaders, tagHeaders } from './header-block.js';
+import { CORS_HEADERS, JSON_TYPE, downstreamMaxAge, hitHeaders, tagHeaders } from './header-block.js';
 
 export { CORS_HEADERS } from './header-block.js';
 
@@ -65,7 +65,7 @@ export function deliverRaw(
   }
 
   const fresh = res.result === 'HIT' || res.result === 'MISS';
-  const maxAge = fresh ? Math.max(0, Math.ceil((entry.freshUntil - now) / 1000)) : 0;
+  const maxAge = fresh ? downstreamMaxAge(entry, now) : 0;
   const headers: string[] = [
     'content-type', JSON_TYPE,
     'x-cache', res.result,

@@ -34,6 +34,17 @@ export function tagHeaders(tagHeader: string): string[] {
   return ['cache-tag', tagHeader, 'surrogate-key', tagHeader.replaceAll(',', ' ')];
 }
 
+/**
+ * Seconds a downstream cache may keep `entry` at `now`: its remaining
+ * freshness, at most its endpoint's own TTL when tags keep it longer here
+ * (a browser or CDN cannot see the blocks that invalidate it).
+ */
+export function downstreamMaxAge(entry: CacheEntry, now: number): number {
+  if (entry.freshUntil <= now) return 0;
+  const cap = entry.deps?.clientMaxMs;
+  return Math.ceil((cap !== undefined && entry.freshUntil - now > cap ? cap : entry.freshUntil - now) / 1000);
+}
+
 /** Cache-Control of a fresh answer (immutable: final content, e.g. a page of final parts). */
 function cacheControl(entry: CacheEntry, maxAge: number): string {
   return entry.immutable === true ? `public, max-age=${maxAge}, immutable` : `public, max-age=${maxAge}`;
@@ -66,7 +77,7 @@ function build(entry: CacheEntry, payload: Payload, age: number, maxAge: number,
  */
 export function hitHeaders(entry: CacheEntry, payload: Payload, now: number, head: number | null, answer: readonly string[]): string[] {
   const age = now > entry.createdAt ? Math.floor((now - entry.createdAt) / 1000) : 0;
-  const maxAge = entry.freshUntil > now ? Math.ceil((entry.freshUntil - now) / 1000) : 0;
+  const maxAge = downstreamMaxAge(entry, now);
   let b = blocks.get(payload);
   if (b === undefined || (b.head === null) !== (head === null)) {
     b = build(entry, payload, age, maxAge, head, answer);

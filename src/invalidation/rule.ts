@@ -3,8 +3,10 @@
  * tags (addresses, contracts, tokens, deployments, the polled pending pool,
  * a block's finality, a stage's end height) is no longer
  * dropped on every block; it stays fresh until a touched set names one of its
- * tags, at most its endpoint's safety max-age (INVALIDATION_MAX_AGE_MS,
- * invalidation.maxAgeByEndpoint) for what the API cannot show.
+ * tags, at most its endpoint's safety max-age for what the API cannot show
+ * (INVALIDATION_MAX_AGE_MS; INVALIDATION_LIST_MAX_AGE_MS for transaction
+ * lists, which only a missed read could leave behind;
+ * invalidation.maxAgeByEndpoint).
  */
 import type { CanonicalRequest, Classification } from '../catalogue/types.js';
 import type { InvalidationConfig } from '../config/types.js';
@@ -22,8 +24,9 @@ export class PreciseRule {
     this.#cfg = cfg;
   }
 
-  maxAgeMs(endpoint: string): number {
-    return this.#cfg.maxAgeByEndpoint[endpoint] ?? this.#cfg.maxAgeMs;
+  /** The safety bound of a tag-kept entry of this endpoint. */
+  maxAgeMs(endpoint: string, everyChangeNamed: boolean): number {
+    return this.#cfg.maxAgeByEndpoint[endpoint] ?? (everyChangeNamed ? this.#cfg.listMaxAgeMs : this.#cfg.maxAgeMs);
   }
 
   /** `data`: the envelope's data; `final`: the chain's final height. */
@@ -36,6 +39,6 @@ export class PreciseRule {
     if (deps === null) return { cls: !cls.headDependent && !m.reportsHead && dependsOnHead(m.dependsOn, req.params) ? { ...cls, headDependent: true } : cls, deps: undefined };
     // A finality watch alone keeps it longer only while the final height is tracked (the reader's block list teaches it each block).
     if (deps.tags.length === 0 && deps.watchFinal !== null && final === null) return { cls, deps };
-    return { cls: { ...cls, headDependent: false, ttlMs: Math.max(cls.ttlMs, this.maxAgeMs(req.endpoint.name)) }, deps };
+    return { cls: { ...cls, headDependent: false, ttlMs: Math.max(cls.ttlMs, this.maxAgeMs(req.endpoint.name, m.everyChangeNamed)) }, deps: { ...deps, clientMaxMs: cls.ttlMs } };
   }
 }

@@ -17,6 +17,8 @@ export interface EntryDeps {
   readonly watchFinal: number | null;
   /** Stale once the best head reaches this height (the end of the NAX stage the answer describes); absent: none. */
   readonly watchHead?: number;
+  /** Longest max-age told to downstream caches, which cannot see tags: the endpoint's own TTL (absent: no cap). */
+  readonly clientMaxMs?: number;
 }
 
 export const tagOfAddress = (id: string): string => `address:${id}`;

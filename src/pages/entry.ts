@@ -55,6 +55,7 @@ function unionDeps(entries: readonly CacheEntry[]): EntryDeps | undefined {
   const tags = new Set<string>();
   let watchFinal: number | null = null;
   let watchHead: number | undefined;
+  let clientMaxMs: number | undefined;
   let any = false;
   for (const e of entries) {
     if (e.deps === undefined) continue;
@@ -64,9 +65,11 @@ function unionDeps(entries: readonly CacheEntry[]): EntryDeps | undefined {
     if (w !== null && (watchFinal === null || w < watchFinal)) watchFinal = w;
     const h = e.deps.watchHead;
     if (h !== undefined && (watchHead === undefined || h < watchHead)) watchHead = h;
+    const c = e.deps.clientMaxMs;
+    if (c !== undefined && (clientMaxMs === undefined || c < clientMaxMs)) clientMaxMs = c;
   }
   if (!any) return undefined;
-  return watchHead === undefined ? { tags: [...tags], watchFinal } : { tags: [...tags], watchFinal, watchHead };
+  return { tags: [...tags], watchFinal, ...(watchHead !== undefined ? { watchHead } : {}), ...(clientMaxMs !== undefined ? { clientMaxMs } : {}) };
 }
 
 /** The head tags are judged from: the oldest head a tag-kept part was fetched at (null if one is unknown). */

@@ -18,6 +18,7 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { CacheEntry, Stamp } from '../cache/types.js';
 import { ownedBytes } from '../cache/owned.js';
+import type { EntryDeps } from '../invalidation/tags.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -53,7 +54,7 @@ export async function encodeEntry(entry: CacheEntry, compressAboveBytes: number)
     stamps: entry.stamps.map((s) => ({ start: s.start, end: s.end, kind: s.kind, base: s.base })),
     gz,
     len: entry.body.length,
-    ...(entry.deps !== undefined ? { deps: { tags: [...entry.deps.tags], watchFinal: entry.deps.watchFinal, ...(entry.deps.watchHead !== undefined ? { watchHead: entry.deps.watchHead } : {}) } } : {}),
+    ...(entry.deps !== undefined ? { deps: encodeDeps(entry.deps) } : {}),
     ...(entry.tagHeader !== undefined ? { tagHeader: entry.tagHeader } : {}),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
@@ -73,11 +74,20 @@ function isStamp(v: unknown): v is Stamp {
   return isNum(s.start) && isNum(s.end) && (s.kind === 'now' || s.kind === 'diff') && isNum(s.base);
 }
 
+function encodeDeps(d: EntryDeps): EntryDeps {
+  return {
+    tags: [...d.tags],
+    watchFinal: d.watchFinal,
+    ...(d.watchHead !== undefined ? { watchHead: d.watchHead } : {}),
+    ...(d.clientMaxMs !== undefined ? { clientMaxMs: d.clientMaxMs } : {}),
+  };
+}
+
 function isDeps(v: unknown): boolean {
   if (v === undefined) return true;
   if (typeof v !== 'object' || v === null) return false;
   const d = v as Record<string, unknown>;
-  return Array.isArray(d.tags) && d.tags.every((t) => typeof t === 'string') && isNumOrNull(d.watchFinal) && (d.watchHead === undefined || isNum(d.watchHead));
+  return Array.isArray(d.tags) && d.tags.every((t) => typeof t === 'string') && isNumOrNull(d.watchFinal) && (d.watchHead === undefined || isNum(d.watchHead)) && (d.clientMaxMs === undefined || isNum(d.clientMaxMs));
 }
 
 function isHeader(v: unknown): v is Header {

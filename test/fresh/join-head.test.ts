@@ -35,7 +35,7 @@ for (const mode of ['head', 'precise'] as const) {
       rec = await recordingUpstream(sim.url);
       proxy = await startTestProxy([rec.up.url], {
         upstream: { probeIntervalMs: 50 },
-        invalidation: { mode, maxAgeMs: 60_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 },
+        invalidation: { mode, maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 },
       });
       await waitFor(async () => (await bestHead(proxy.url)) === sim.chain.head(), 5000, 'the first head');
       await waitFor(() => proxy.resolver.inFlight === 0, 5000, 'no flight under way');

@@ -21,7 +21,7 @@ describe('x-chainproxy-purpose on upstream requests', () => {
     proxy = await startTestProxy([rec.up.url], {
       upstream: { probeIntervalMs: 100 },
       refreshAhead: { maxKeys: 12 },
-      invalidation: { mode: 'precise', maxAgeMs: 60_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 },
+      invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 },
     });
     await waitFor(async () => (await bestHead(proxy.url)) === sim.chain.head(), 5000, 'the first head');
   });
@@ -58,7 +58,7 @@ describe('x-chainproxy-purpose on upstream requests', () => {
   it('names the pending poll between blocks `pending` too', async () => {
     const polled = await startTestProxy([rec.up.url], {
       upstream: { probeIntervalMs: 100 },
-      invalidation: { mode: 'precise', maxAgeMs: 60_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 50 },
+      invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 50 },
     });
     try {
       await waitFor(async () => (await bestHead(polled.url)) === sim.chain.head(), 5000, 'the first head');

@@ -15,5 +15,8 @@ describe('stage end watch', () => {
     // Entries written without it (older replicas, other endpoints) still decode.
     const plain = await decodeEntry(await encodeEntry(createEntry({ ...base, deps: { tags: ['address:n1x'], watchFinal: null } }), 1 << 20));
     expect(plain?.deps).toEqual({ tags: ['address:n1x'], watchFinal: null });
+    // The downstream cap travels too: a replica reading it from Redis tells clients the same max-age.
+    const capped = await decodeEntry(await encodeEntry(createEntry({ ...base, deps: { tags: ['address:n1x'], watchFinal: null, clientMaxMs: 3000 } }), 1 << 20));
+    expect(capped?.deps).toEqual({ tags: ['address:n1x'], watchFinal: null, clientMaxMs: 3000 });
   });
 });

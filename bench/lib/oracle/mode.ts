@@ -77,7 +77,7 @@ export async function runMode(o: ModeOptions): Promise<ModeRun> {
   const recorder = await startRecorder(lock.upstream.url);
   const env = { INVALIDATION_MODE: o.mode };
   const cfg = loadConfig({ ...env, UPSTREAM_URLS: recorder.url }); // the setting is checked like the proxy will
-  const maxAgeMs = Math.max(cfg.invalidation.maxAgeMs, ...Object.values(cfg.invalidation.maxAgeByEndpoint).map((v) => v ?? 0));
+  const maxAgeMs = Math.max(cfg.invalidation.maxAgeMs, cfg.invalidation.listMaxAgeMs, ...Object.values(cfg.invalidation.maxAgeByEndpoint).map((v) => v ?? 0));
   const proxy = await startProxyProc([recorder.url], env, `proxy-${o.mode}`);
   const log = (m: string): void => o.log?.(`${o.mode} ${o.blockIntervalMs} ms: ${m}`);
   try {
