@@ -115,6 +115,12 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
     labelNames: ['upstream', 'endpoint', 'outcome'] as const,
     registers: [registry],
   });
+  const upstreamBackground = new Counter({
+    name: `${p}upstream_background_requests_total`,
+    help: "The proxy's own upstream requests (attempts, head probes included) by purpose (probe, block, pending, refresh): the x-chainproxy-purpose header; clients' misses are the rest.",
+    labelNames: ['purpose'] as const,
+    registers: [registry],
+  });
   const upstreamDuration = new Histogram({
     name: `${p}upstream_request_duration_seconds`,
     help: 'Duration of upstream requests (attempts), by upstream and endpoint.',
@@ -175,6 +181,9 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
       const up = upstreamLabel(upstream);
       upstreamRequests.inc({ upstream: up, endpoint: ep, outcome });
       if (seconds >= 0 && Number.isFinite(seconds)) upstreamDuration.observe({ upstream: up, endpoint: ep }, seconds);
+    },
+    upstreamBackground(purpose) {
+      upstreamBackground.inc({ purpose });
     },
     upstreamRetry(endpoint) {
       retries.inc(epIndex(endpoint));

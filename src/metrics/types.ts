@@ -1,6 +1,6 @@
 import type { CacheResult } from '../cache/types.js';
 import type { ChainView } from '../chain/types.js';
-import type { UpstreamStatus } from '../upstream/types.js';
+import type { Purpose, UpstreamStatus } from '../upstream/types.js';
 
 /** Cache result label of a client request; ERROR when the proxy answered with a 5xx it made. */
 export type RequestResult = CacheResult | 'ERROR';
@@ -17,6 +17,8 @@ export type TierOp = 'get' | 'set' | 'delete' | 'publish';
 export interface Metrics {
   request(endpoint: string, status: number, result: RequestResult, seconds: number): void;
   upstreamRequest(upstream: string, endpoint: string, outcome: UpstreamOutcome, seconds: number): void;
+  /** An upstream request the proxy made for itself (head probes included), by why. */
+  upstreamBackground(purpose: Purpose): void;
   upstreamRetry(endpoint: string): void;
   upstreamHedge(endpoint: string): void;
   singleFlightJoin(endpoint: string): void;
@@ -30,6 +32,7 @@ export interface Metrics {
 export const noopMetrics: Metrics = {
   request() {},
   upstreamRequest() {},
+  upstreamBackground() {},
   upstreamRetry() {},
   upstreamHedge() {},
   singleFlightJoin() {},

@@ -235,6 +235,7 @@ export class Upstream {
       this.inFlight--;
       release?.();
       if (o.endpoint !== null) this.#metrics.upstreamRequest(this.name, o.endpoint, outcome, (performance.now() - started) / 1000);
+      if (o.purpose != null) this.#metrics.upstreamBackground(o.purpose);
     }
   }
 

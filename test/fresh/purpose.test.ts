@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { startTestProxy } from '../helpers/proxy.js';
+import { counter } from '../helpers/replica.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import type { ProxyHandle } from '../../src/app.js';
 import { bestHead, pathOf, recordingUpstream, type Recorder } from './kit.js';
@@ -53,6 +54,11 @@ describe('x-chainproxy-purpose on upstream requests', () => {
     const pending = rec.log.filter((e) => pathOf(e.url) === '/tx/list/pending').map((e) => e.purpose);
     expect(pending.length).toBeGreaterThan(0);
     expect(new Set(pending)).toEqual(new Set(['pending']));
+    // The same count on /metrics, by purpose.
+    const metric = (purpose: string): Promise<number> => counter(proxy.url, 'chainproxy_upstream_background_requests_total', { purpose });
+    expect(await metric('probe')).toBeGreaterThanOrEqual(probes.length); // probes go on meanwhile
+    expect(await metric('block')).toBe(rec.log.filter((e) => e.purpose === 'block').length);
+    expect(await metric('refresh')).toBe(rec.log.filter((e) => e.purpose === 'refresh').length);
   });
 
   it('names the pending poll between blocks `pending` too', async () => {

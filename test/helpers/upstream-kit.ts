@@ -55,6 +55,7 @@ export function recordingMetrics(): RecordingMetrics {
     upstreamRequest(upstream, endpoint, outcome, seconds) {
       calls.push({ upstream, endpoint, outcome, seconds });
     },
+    upstreamBackground() {},
     upstreamRetry(endpoint) {
       retries.push(endpoint);
     },
