@@ -5,12 +5,9 @@
  * fetch (or leads it). The clients that were there before the head moved get
  * the first fetch's answer, as before.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { startTestProxy } from '../helpers/proxy.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
-import type { ProxyHandle } from '../../src/app.js';
-import { bestHead, recordingUpstream, type Recorder } from './kit.js';
+import { bestHead, headRig } from './kit.js';
 
 const LIST = '/block/list?page=1&page_size=5';
 
@@ -27,35 +24,24 @@ const newest = async (r: Response): Promise<number> => {
 
 for (const mode of ['head', 'precise'] as const) {
   describe(`joining a flight begun before the head moved (${mode} invalidation)`, () => {
-    let sim: SimulatorHandle;
-    let rec: Recorder;
-    let proxy: ProxyHandle;
-    beforeAll(async () => {
-      sim = await startSimulator({ blockIntervalMs: 0 });
-      rec = await recordingUpstream(sim.url);
-      proxy = await startTestProxy([rec.up.url], {
-        upstream: { probeIntervalMs: 50 },
-        invalidation: { mode, maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 },
-      });
-      await waitFor(async () => (await bestHead(proxy.url)) === sim.chain.head(), 5000, 'the first head');
-      await waitFor(() => proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+    const rig = headRig({
+      upstream: { probeIntervalMs: 50 },
+      invalidation: { mode, maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 },
     });
-    afterAll(async () => {
-      await proxy.close();
-      await rec.up.close();
-      await sim.close();
+    beforeAll(async () => {
+      await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
     });
 
     it('the late client gets the new block, the early one the block it asked at', async () => {
-      const before = sim.chain.head();
-      const held = rec.hold((url) => url === LIST);
-      const early = fetch(`${proxy.url}${LIST}`);
+      const before = rig.sim.chain.head();
+      const held = rig.rec.hold((url) => url === LIST);
+      const early = fetch(`${rig.proxy.url}${LIST}`);
       await held.reached;
-      const height = sim.chain.advance(1);
-      await waitFor(async () => (await bestHead(proxy.url)) === height, 5000, `head ${height}`);
-      const joined = await joins(proxy.url);
-      const late = fetch(`${proxy.url}${LIST}`);
-      await waitFor(async () => (await joins(proxy.url)) > joined, 5000, 'the late client joined the flight');
+      const height = rig.sim.chain.advance(1);
+      await waitFor(async () => (await bestHead(rig.proxy.url)) === height, 5000, `head ${height}`);
+      const joined = await joins(rig.proxy.url);
+      const late = fetch(`${rig.proxy.url}${LIST}`);
+      await waitFor(async () => (await joins(rig.proxy.url)) > joined, 5000, 'the late client joined the flight');
       held.release();
       expect(await newest(await early)).toBe(before);
       expect(await newest(await late)).toBe(height);

@@ -3,8 +3,12 @@
  * own socket) forwarding to a chain simulator, whose log keeps each request's
  * path and `x-chainproxy-purpose` header, and which can hold chosen answers.
  */
-import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { afterAll, beforeAll } from 'vitest';
+import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { startTestProxy, type ConfigPatch } from '../helpers/proxy.js';
 import { PURPOSE_HEADER } from '../../src/upstream/types.js';
+import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import type { ProxyHandle } from '../../src/app.js';
 
 export interface Recorder {
   up: FakeUpstream;
@@ -64,3 +68,30 @@ export async function bestHead(base: string): Promise<number | null> {
 
 /** Path without query. */
 export const pathOf = (url: string): string => url.split('?')[0] ?? url;
+
+export interface HeadRig {
+  sim: SimulatorHandle;
+  rec: Recorder;
+  proxy: ProxyHandle;
+}
+
+/**
+ * Registers the suite's setup and teardown: a simulator that makes blocks only
+ * when told, the recording upstream in front of it, and a proxy on that which
+ * has learned the first head. The handles are filled in by `beforeAll`.
+ */
+export function headRig(patch: ConfigPatch, clock?: () => number): HeadRig {
+  const rig = {} as HeadRig;
+  beforeAll(async () => {
+    rig.sim = await startSimulator({ blockIntervalMs: 0 });
+    rig.rec = await recordingUpstream(rig.sim.url);
+    rig.proxy = await startTestProxy([rig.rec.up.url], patch, clock);
+    await waitFor(async () => (await bestHead(rig.proxy.url)) === rig.sim.chain.head(), 5000, 'the first head');
+  });
+  afterAll(async () => {
+    await rig.proxy.close();
+    await rig.rec.up.close();
+    await rig.sim.close();
+  });
+  return rig;
+}
