@@ -50,12 +50,13 @@ async function main(): Promise<void> {
       'oracle-warmup': { type: 'string' },
       'oracle-window': { type: 'string' },
       'oracle-intervals': { type: 'string' },
+      'oracle-spread': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   if (values.help) {
-    process.stdout.write(`npm run bench -- [--quick | --long] [--only a,b,…] [--block-interval MS] [--no-nginx] [--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`);
+    process.stdout.write(`npm run bench -- [--quick | --long] [--only a,b,…] [--block-interval MS] [--no-nginx] [--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] [--oracle-spread]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`);
     return;
   }
   const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null;

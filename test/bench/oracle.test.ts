@@ -139,6 +139,10 @@ describe('truth oracle', () => {
     const again = recorder.take();
     expect(again.requests).toBeGreaterThanOrEqual(some.length);
     expect(again.first).toBe(0);
+    // Spread over 0.2 s: every path, one at a time at an even pace (the last one at 9/10 of it).
+    const spread = await crawl(proxy.url, some.slice(0, 10), 4, 0.2);
+    expect([spread.requests, spread.errors]).toEqual([10, 0]);
+    expect(spread.seconds).toBeGreaterThanOrEqual(0.17);
   });
 });
 

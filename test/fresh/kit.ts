@@ -24,7 +24,7 @@ export interface Recorder {
   delay(match: (url: string) => boolean, ms: number): void;
 }
 
-export async function recordingUpstream(target: string): Promise<Recorder> {
+async function recordingUpstream(target: string): Promise<Recorder> {
   const log: Recorder['log'] = [];
   const holds: Array<{ match: (url: string) => boolean; held: Promise<void>; reach: () => void }> = [];
   const delays: Array<{ match: (url: string) => boolean; ms: number }> = [];

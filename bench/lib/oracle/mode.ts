@@ -44,6 +44,8 @@ export interface ModeOptions {
   /** seconds of the cold window; 0: none */
   coldS: number;
   warmS: number;
+  /** Spread the crawl evenly over the warm-up (running beside it) instead of crawling before it. */
+  spread?: boolean;
   durationS: number;
   rate: number;
   seed?: number;
@@ -91,10 +93,16 @@ export async function runMode(o: ModeOptions): Promise<ModeRun> {
       cold = await measure(lock, recorder, load(o.coldS));
     }
     log('crawling the universe');
-    const crawled = await crawl(proxy.url, universePaths(u, () => lock.head()));
+    let crawled: Crawl;
+    if (o.spread === true) {
+      log(`warm-up ${o.warmS} s with the universe crawl spread over it`);
+      [crawled] = await Promise.all([crawl(proxy.url, universePaths(u, () => lock.head()), 32, o.warmS), load(o.warmS)()]);
+    } else {
+      crawled = await crawl(proxy.url, universePaths(u, () => lock.head()));
+      log(`crawled ${crawled.requests} paths in ${crawled.seconds.toFixed(1)} s; warm-up ${o.warmS} s`);
+      await load(o.warmS)();
+    }
     const crawledAt = Date.now();
-    log(`crawled ${crawled.requests} paths in ${crawled.seconds.toFixed(1)} s; warm-up ${o.warmS} s`);
-    await load(o.warmS)();
     log(`measuring ${o.durationS} s`);
     const window = await measure(lock, recorder, load(o.durationS));
     return {
