@@ -93,9 +93,13 @@ export function entryDeps(dependsOn: readonly Dependency[], params: ReadonlyMap<
   return { tags, watchFinal };
 }
 
-/** An applicable `head` dependency. */
+/** An applicable `head` dependency (a plain loop: hot-key scoring runs it on every hit). */
 export function dependsOnHead(dependsOn: readonly Dependency[], params: ReadonlyMap<string, string>): boolean {
-  return dependsOn.some((d) => d.on === 'head' && (d.unless === undefined || !params.has(d.unless)));
+  for (let i = 0; i < dependsOn.length; i++) {
+    const d = dependsOn[i]!;
+    if (d.on === 'head' && (d.unless === undefined || !params.has(d.unless))) return true;
+  }
+  return false;
 }
 
 /** The tag of the address, contract or token a parameter names (none when absent). */

@@ -8,6 +8,7 @@
  * is forgotten when they stop. The keys are few by construction (one per
  * endpoint and page size); the map is bounded anyway.
  */
+import { dependsOnHead } from '../invalidation/tags.js';
 import type { CanonicalRequest } from '../catalogue/types.js';
 
 /** Scores below this after ageing are forgotten. */
@@ -15,20 +16,10 @@ const FORGET_BELOW = 0.25;
 /** Bound on distinct keys tracked. */
 const MAX_TRACKED = 1024;
 
-/** The module declares a head dependency that applies to these parameters (a loop: this runs on hits). */
-function movesWithHead(req: CanonicalRequest): boolean {
-  const deps = req.endpoint.module?.dependsOn ?? [];
-  for (let i = 0; i < deps.length; i++) {
-    const d = deps[i];
-    if (d !== undefined && d.on === 'head' && (d.unless === undefined || !req.params.has(d.unless))) return true;
-  }
-  return false;
-}
-
 /** The head itself, or the newest page of a list (or a statistic) that moves with the head. */
 export function isHeadPage(req: CanonicalRequest): boolean {
   const m = req.endpoint.module;
-  if (m === undefined || !(m.hot || movesWithHead(req))) return false;
+  if (m === undefined || !(m.hot || dependsOnHead(m.dependsOn, req.params))) return false;
   const page = req.params.get('page');
   return (page === undefined || page === '1') && (m.about === null || !req.params.has(m.about));
 }
