@@ -160,10 +160,8 @@ export class Resolver {
     const headAtJoin = joined ? this.#d.chain.bestHead() : null;
     try {
       let f = await promise;
-      // The joined flight began before the head this request arrived at, and its answer is already behind it: join (or lead) the next one.
-      if (headAtJoin !== null && f.stored && f.entry.head !== null && f.entry.head < headAtJoin && entryState(f.entry, clock(), this.#d.chain, this.#tags) !== 'fresh') {
-        f = await this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, purpose), client).promise;
-      }
+      // A joined flight that began before the head this request arrived at may answer behind it.
+      if (headAtJoin !== null && f.stored) f = await this.#atHead(req, f, headAtJoin, purpose, client);
       // Filled by another replica's fetch (fleet lease): no upstream request was made here.
       if (payer !== null && !joined && f.upstream === null) payer.refund(req.endpoint.name);
       const result: CacheResult = f.stored ? 'MISS' : 'BYPASS';
@@ -230,14 +228,19 @@ export class Resolver {
   }
 
   /**
-   * Fetches and stores the key now, joining a flight under way; when the joined
-   * flight started before the current head, fetches once more (refresh-ahead).
+   * Fetches and stores the key now, joining a flight under way; when that
+   * answer is behind the current head and no longer fresh, fetches once more.
    */
   async revalidate(req: CanonicalRequest, purpose: Purpose = 'refresh'): Promise<CacheEntry> {
     const head = this.#d.chain.bestHead();
     const f = await this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, purpose)).promise;
-    if (head === null || f.entry.head === null || f.entry.head >= head) return f.entry;
-    return (await this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, purpose)).promise).entry;
+    return head === null ? f.entry : (await this.#atHead(req, f, head, purpose)).entry;
+  }
+
+  /** `f` when fetched at `head` or later, or still fresh; else the next flight's answer (joined or led), once. */
+  async #atHead(req: CanonicalRequest, f: Filled, head: number, purpose: Purpose | null, client?: AbortSignal): Promise<Filled> {
+    if (f.entry.head === null || f.entry.head >= head || entryState(f.entry, this.#d.clock(), this.#d.chain, this.#tags) === 'fresh') return f;
+    return this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, purpose), client).promise;
   }
 
   /** Whether the memory entry of `req` is fresh and was fetched at the believed head or later (nothing to refresh). */
