@@ -49,10 +49,14 @@ describe('one upstream frozen 60 blocks behind, and faster', () => {
     expect(frozen.stats()['tx/list'] ?? 0).toBe(before.txs);
     expect(frozen.stats()['block/detail'] ?? 0).toBe(before.blocks);
 
-    // Below the frozen head (minus the finality depth) the faster one may serve.
-    const old = await get(proxy.url, `/tx/list?block_height=${frozen.chain.head() - 40}&page=1&page_size=20`);
-    expect(old.status).toBe(200);
-    expect(frozen.stats()['tx/list'] ?? 0).toBe(before.txs + 1);
+    // Below the frozen head (minus the finality depth) the faster one may serve. Selection
+    // is least in flight first, so a probe in flight on it at that instant sends one
+    // request elsewhere: of eight such requests, it serves some.
+    for (let i = 0; i < 8; i++) {
+      const old = await get(proxy.url, `/tx/list?block_height=${frozen.chain.head() - 40 - i}&page=1&page_size=20`);
+      expect(old.status).toBe(200);
+    }
+    expect(frozen.stats()['tx/list'] ?? 0).toBeGreaterThan(before.txs);
   });
 
   it('when no upstream has the block yet, its empty answer is kept a few seconds at most', async () => {
