@@ -24,6 +24,7 @@ import { registerPageMetrics, type PageMetrics } from './pages/metrics.js';
 import { compilePages, type CompiledPage } from './pages/plan.js';
 import { TouchedSets } from './invalidation/touched.js';
 import { buildInvalidation, tagBudget, type Invalidation } from './invalidation/build.js';
+import { EarnedBounds } from './invalidation/earned.js';
 import { FetchStage } from './pipeline/fetch-stage.js';
 import { backgroundLookup } from './pipeline/purpose.js';
 import { HeadEntry } from './pipeline/head-entry.js';
@@ -132,6 +133,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const hotKeys = new HotKeys();
   const headGuard = new HeadGuard(tracker, clock);
   const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock, quorum, precise: invalidation?.rule ?? null, tagHeaders: config.cacheTagHeaders });
+  const earned = invalidation === null ? null : new EarnedBounds({ growth: config.invalidation.maxAgeGrowth, named: (e) => invalidation.clock.named(e, tracker), clock, onUnnamed: invalidation.metrics.unnamed });
   const resolver = new Resolver({
     memory,
     second: fleet?.store ?? null,
@@ -145,6 +147,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     observe: config.refreshAhead.maxKeys > 0 ? hotKeys.seen : null,
     tags: invalidation?.clock ?? null,
     refetched: refetches.refetched,
+    settle: earned === null ? null : (endpoint, before, after) => earned.settle(endpoint, before, after),
   });
   const headEndpoint = catalogue.all().find((e) => e.module?.reportsHead === true);
   if (headEndpoint !== undefined) {

@@ -61,7 +61,7 @@ export function defaultConfig(): Config {
     simulator: { blockIntervalMs: 15_000, seed: 1 },
     stream: { maxStreams: 10_000, maxPerClient: 8, heartbeatMs: 15_000, retryMs: 3000, history: 1024, maxBufferBytes: 256 * 1024, activityMaxWatch: 100, activityHistoryBytes: 16 * 1024 * 1024, activityLingerMs: 5 * 60_000 },
     refreshAhead: { maxKeys: 12 },
-    invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 600_000, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 1000 },
+    invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 600_000, maxAgeGrowth: 16, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 1000 },
     cacheTagHeaders: false,
     policies: {},
     pages: {},

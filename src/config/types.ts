@@ -196,6 +196,8 @@ export interface InvalidationConfig {
   maxAgeMs: number;
   /** The same for endpoints whose every change a block or the pool names (transaction lists). */
   listMaxAgeMs: number;
+  /** Largest multiple of its endpoint's bound a key's bound may earn (1: fixed). */
+  maxAgeGrowth: number;
   /** Per-endpoint override of maxAgeMs (CONFIG_FILE only). */
   maxAgeByEndpoint: Partial<Record<string, number>>;
   readTimeoutMs: number;

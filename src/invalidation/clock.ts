@@ -59,6 +59,12 @@ export class TagClock implements TouchedListener {
   }
 
   /** Synchronous and allocation-free: checked on every read of a tag-kept entry. */
+  /** The same judgement, unreported (no metric, no refresh ahead). */
+  named(entry: CacheEntry, chain: ChainHeights): boolean {
+    const d = entry.deps;
+    return d !== undefined && this.#stale(entry, d, chain);
+  }
+
   stale(entry: CacheEntry, chain: ChainHeights): boolean {
     const d = entry.deps;
     if (d === undefined || !this.#stale(entry, d, chain)) return false;

@@ -18,6 +18,8 @@ export interface InvalidationMetrics {
   refreshed(outcome: 'ok' | 'error', n: number): void;
   /** An entry found stale because a block named one of its tags (at lookup). */
   invalidated(endpoint: string): void;
+  /** A refetch at the safety bound found content changed though no block named the entry. */
+  unnamed(endpoint: string): void;
   snapshot(): InvalidationSnapshot;
 }
 
@@ -31,6 +33,7 @@ interface InvalidationSnapshot {
   fallbacks: number;
   tagsBumped: number;
   entriesInvalidated: number;
+  unnamedChanges: number;
 }
 
 export function registerInvalidationMetrics(registry: Registry, tagMap: () => { tags: number; bytes: number }): InvalidationMetrics {
@@ -38,12 +41,13 @@ export function registerInvalidationMetrics(registry: Registry, tagMap: () => { 
   const fallbacks = new Counter({ name: `${METRIC_PREFIX}invalidation_fallbacks_total`, help: 'Blocks that fell back to the head rule, by reason: timeout, error (upstream failure, partial pages), gap (too far behind after an outage), not-shared (the fleet reader did not share it in time).', labelNames: ['reason'] as const, registers: [registry] });
   const tags = new Histogram({ name: `${METRIC_PREFIX}invalidation_tags_per_block`, help: 'Tags a complete block invalidated (addresses, contracts, tokens).', buckets: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], registers: [registry] });
   const entries = new Counter({ name: `${METRIC_PREFIX}invalidation_entries_total`, help: 'Cache entries found invalidated by a touched set at lookup, by endpoint.', labelNames: ['endpoint'] as const, registers: [registry] });
+  const unnamed = new Counter({ name: `${METRIC_PREFIX}invalidation_unnamed_changes_total`, help: 'Refetches at the safety bound whose content had changed though no block named the entry (a change the API cannot show, such as an internal transfer), by endpoint. Each resets that key to its endpoint bound.', labelNames: ['endpoint'] as const, registers: [registry] });
   const pendingSeen = new Counter({ name: `${METRIC_PREFIX}invalidation_pending_seen_total`, help: 'Pending transactions newly seen by the poll between blocks (published to the touched-set subscribers).', registers: [registry] });
   const refreshed = new Counter({ name: `${METRIC_PREFIX}invalidation_refresh_ahead_total`, help: 'Hot entries invalidated by a block and fetched again before clients asked, by outcome (ok, error).', labelNames: ['outcome'] as const, registers: [registry] });
   const readSeconds = new Histogram({ name: `${METRIC_PREFIX}invalidation_read_seconds`, help: "Time to read a block's touched set whole.", buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry] });
   new Gauge({ name: `${METRIC_PREFIX}invalidation_tags`, help: 'Tags remembered with the height of the last block naming them.', registers: [registry], collect() { this.set(tagMap().tags); } });
   new Gauge({ name: `${METRIC_PREFIX}invalidation_tag_bytes`, help: 'Estimated bytes of the tag map (charged to CACHE_MAX_BYTES).', registers: [registry], collect() { this.set(tagMap().bytes); } });
-  const snap: InvalidationSnapshot = { blocks: 0, readHere: 0, pendingSeen: 0, refreshedAhead: 0, fallbacks: 0, tagsBumped: 0, entriesInvalidated: 0 };
+  const snap: InvalidationSnapshot = { blocks: 0, readHere: 0, pendingSeen: 0, refreshedAhead: 0, fallbacks: 0, tagsBumped: 0, entriesInvalidated: 0, unnamedChanges: 0 };
   return {
     read(s) {
       snap.readHere++;
@@ -70,6 +74,10 @@ export function registerInvalidationMetrics(registry: Registry, tagMap: () => { 
     invalidated(endpoint) {
       snap.entriesInvalidated++;
       entries.inc({ endpoint });
+    },
+    unnamed(endpoint) {
+      snap.unnamedChanges++;
+      unnamed.inc({ endpoint });
     },
     snapshot: () => ({ ...snap }),
   };

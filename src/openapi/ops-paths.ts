@@ -88,6 +88,7 @@ const INVALIDATION_SCHEMA: SchemaObject = {
     fallbacks: { ...count, description: 'Blocks that fell back to the head rule, all reasons.' },
     tagsBumped: count,
     entriesInvalidated: count,
+    unnamedChanges: { ...count, description: 'Refetches at the safety bound that found content changed though no block named the entry.' },
   },
 };
 

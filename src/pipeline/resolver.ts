@@ -69,6 +69,8 @@ export interface ResolverDeps {
   tags?: TagJudge | null;
   /** Sees each fetched entry with the memory entry it replaces (unchanged-refetch metric); null: none. */
   refetched?: ((endpoint: string, before: CacheEntry | undefined, after: CacheEntry) => void) | null;
+  /** The entry to store in place of the memory entry it replaces (the earned safety bound); null: as fetched. */
+  settle?: ((endpoint: string, before: CacheEntry | undefined, after: CacheEntry) => CacheEntry) | null;
 }
 
 const ignore = (): void => {};
@@ -286,9 +288,12 @@ export class Resolver {
         return { entry: before, stored: true, upstream: f.upstream, upstreamMs: f.upstreamMs };
       }
       this.#d.refetched?.(req.endpoint.name, before, f.entry);
-      await this.#store(f.entry, this.#d.fleet !== null);
+      const settle = this.#d.settle ?? null;
+      const entry = settle === null ? f.entry : settle(req.endpoint.name, before, f.entry);
+      await this.#store(entry, this.#d.fleet !== null);
+      return { entry, stored: true, upstream: f.upstream, upstreamMs: f.upstreamMs };
     }
-    return { entry: f.entry, stored: f.cacheable, upstream: f.upstream, upstreamMs: f.upstreamMs };
+    return { entry: f.entry, stored: false, upstream: f.upstream, upstreamMs: f.upstreamMs };
   }
 
   /** `a` was fetched at a later head than `b`, one the tracker still believes (not above a rebase), and is fresh. */

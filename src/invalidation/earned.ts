@@ -1,0 +1,69 @@
+/**
+ * The earned safety bound. A tag-kept entry stays fresh until a block names
+ * one of its tags, at most its endpoint's bound (INVALIDATION_MAX_AGE_MS & co.)
+ * for changes the API cannot show. Each refetch at that bound is evidence
+ * about the key:
+ *  - the same content: nothing changed unseen, so the key's next bound doubles,
+ *    up to INVALIDATION_MAX_AGE_GROWTH times the endpoint's bound;
+ *  - changed content although no block named a tag: a change the API cannot
+ *    show happened (an internal transfer, say), so the bound goes back to the
+ *    endpoint's and the change is counted.
+ * A refetch for any other reason (a block named a tag, the fail-safe, a
+ * refresh ahead of expiry) says nothing unseen and keeps the key's bound.
+ * The bound lives in the entry itself (freshUntil − createdAt), so the shared
+ * tier carries it and nothing else grows with the keys.
+ */
+import type { CacheEntry } from '../cache/types.js';
+
+type Evidence = 'same' | 'unnamed-change' | 'none';
+
+const boundOf = (e: CacheEntry): number => e.freshUntil - e.createdAt;
+const sameContent = (a: CacheEntry, b: CacheEntry): boolean => a.status === b.status && a.etag === b.etag;
+
+/** Pure: what replacing `before` with `after` at `now` says; `named`: a tag of `before` was named (or the fail-safe judged it). */
+export function evidenceOf(before: CacheEntry, after: CacheEntry, now: number, named: boolean): Evidence {
+  if (before.deps === undefined || after.deps === undefined || named || now < before.freshUntil) return 'none';
+  return sameContent(before, after) ? 'same' : 'unnamed-change';
+}
+
+/** Pure: the key's next bound; `base`: the endpoint's, `growth`: the largest multiple of it. */
+export function nextBound(prev: number, base: number, growth: number, evidence: Evidence): number {
+  const cap = base * growth;
+  if (evidence === 'unnamed-change') return base;
+  const wanted = evidence === 'same' ? prev * 2 : prev;
+  return Math.max(base, Math.min(cap, wanted));
+}
+
+/** `entry` fresh for `boundMs` from its creation, its stale windows keeping their lengths. */
+function withBound(entry: CacheEntry, boundMs: number): CacheEntry {
+  const shift = entry.createdAt + boundMs - entry.freshUntil;
+  if (shift <= 0) return entry;
+  return { ...entry, freshUntil: entry.freshUntil + shift, swrUntil: entry.swrUntil + shift, sieUntil: entry.sieUntil + shift };
+}
+
+export interface EarnedBoundsOptions {
+  /** INVALIDATION_MAX_AGE_GROWTH: 1 keeps every bound at the endpoint's. */
+  growth: number;
+  /** A block named one of the entry's tags (or the fail-safe judged it), unreported. */
+  named: (entry: CacheEntry) => boolean;
+  clock: () => number;
+  /** Content changed at the bound though no block named the entry. */
+  onUnnamed: (endpoint: string) => void;
+}
+
+export class EarnedBounds {
+  readonly #o: EarnedBoundsOptions;
+
+  constructor(o: EarnedBoundsOptions) {
+    this.#o = o;
+  }
+
+  /** The entry to store in place of `before` (the memory tier's, if any): `after`, its bound earned. */
+  settle(endpoint: string, before: CacheEntry | undefined, after: CacheEntry): CacheEntry {
+    if (before === undefined || before.deps === undefined || after.deps === undefined) return after;
+    const o = this.#o;
+    const evidence = evidenceOf(before, after, o.clock(), o.named(before));
+    if (evidence === 'unnamed-change') o.onUnnamed(endpoint);
+    return withBound(after, nextBound(boundOf(before), boundOf(after), o.growth, evidence));
+  }
+}
