@@ -67,7 +67,7 @@ export class Truth {
     let c = this.chains.get(h);
     if (c === undefined) {
       const l = this.live;
-      c = new SimChain({ seed: l.seed, startHeight: h, finalityDepth: l.finalityDepth, blockIntervalMs: 0, genesisTime: l.genesisTime });
+      c = new SimChain({ seed: l.seed, startHeight: h, finalityDepth: l.finalityDepth, blockIntervalMs: 0, genesisTime: l.genesisTime, internalTransfers: l.internalTransfers });
       if (this.chains.size >= 2 * BEHIND_SEARCH) this.chains.delete(this.chains.keys().next().value!);
       this.chains.set(h, c);
     }
