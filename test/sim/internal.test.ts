@@ -87,7 +87,11 @@ describe('internal transfers, CLI', () => {
       const child = spawn(process.execPath, [...args, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       child.stdout.setEncoding('utf8');
-      while (!out.includes('\n')) out += String((await once(child.stdout, 'data'))[0]);
+      const exited = once(child, 'exit').then(([code]) => {
+        throw new Error(`simulator exited (${String(code)}) before listening`);
+      });
+      while (!out.includes('\n')) out += String((await Promise.race([once(child.stdout, 'data'), exited]))[0]);
+      exited.catch(() => undefined);
       const stop = async (): Promise<void> => {
         child.kill('SIGTERM');
         if (child.exitCode === null) await once(child, 'exit');

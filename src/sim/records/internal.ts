@@ -15,14 +15,14 @@ import { extraHeight, extrasBefore, txCountAt } from './txcount.js';
 /** 10^16 wei, in units of 10^14 wei (value.ts). */
 export const INTERNAL_UNITS = 100;
 /** Beneficiaries are normal addresses BENEFICIARY_START .. BENEFICIARY_START + BENEFICIARIES − 1. */
-export const BENEFICIARY_START = L1_START;
-export const BENEFICIARIES = 1024;
+const BENEFICIARY_START = L1_START;
+const BENEFICIARIES = 1024;
 const PAYING = 16;
 const PAYING_REST = 6;
 const PERIOD = PAYING * BENEFICIARIES;
 
 /** Beneficiary (normal index) of extra m, or -1 when m pays no internal transfer. */
-export function beneficiaryOf(m: number): number {
+function beneficiaryOf(m: number): number {
   return m % PAYING === PAYING_REST ? BENEFICIARY_START + (Math.floor(m / PAYING) % BENEFICIARIES) : -1;
 }
 
