@@ -364,7 +364,7 @@ export const ENDPOINTS: Readonly<Record<string, Handler>> = {
   'nax/history': naxHistory,
   'nax/summary': naxSummary,
   'nax/profits': naxProfits,
-  'address/info': (q, c) => ok(addressInfo(c.chain.seed, address(q), c.chain.head())),
+  'address/info': (q, c) => ok(addressInfo(c.chain.seed, address(q), c.chain.head(), c.chain.internalTransfers)),
   'address/count/history': (q, c) => ok(addressCountHistory(c.chain.seed, c.chain.head(), days(q, 30))),
   'chain/summary': chainSummary,
 };

@@ -14,6 +14,8 @@ export interface SimChainOptions {
   blockIntervalMs: number;
   /** Unix seconds of block 0: block h is timed genesisTime + 15 h. Default: the recorded-fixture alignment. */
   genesisTime?: number;
+  /** Calls pay internal transfers to addresses they do not name (records/internal.ts). Default false. */
+  internalTransfers?: boolean;
 }
 
 export type BlockListener = (head: number) => void;
@@ -23,6 +25,7 @@ export class SimChain {
   readonly finalityDepth: number;
   readonly blockIntervalMs: number;
   readonly genesisTime: number;
+  readonly internalTransfers: boolean;
   private headHeight: number;
   private frozen = false;
   private timer: NodeJS.Timeout | undefined;
@@ -37,6 +40,7 @@ export class SimChain {
     this.finalityDepth = o.finalityDepth;
     this.blockIntervalMs = o.blockIntervalMs;
     this.genesisTime = o.genesisTime ?? GENESIS_TIME;
+    this.internalTransfers = o.internalTransfers ?? false;
     this.headHeight = o.startHeight;
   }
 

@@ -16,6 +16,8 @@ Usage: chainproxy-sim [options]   (in a clone: npm run simulator -- [options])
   --advertised-url U   base URL used in next/previous links (default: own URL)
   --start-time T       time of the start head: Unix ms, ISO date, or 'fixture' (the recorded
                        fixtures' 2020 alignment); default: now
+  --internal-transfers calls pay internal transfers to addresses no tx names (shown
+                       only in their address/info balance); default off
   --log                log requests
   --help               this text
 
@@ -52,6 +54,7 @@ async function main(): Promise<void> {
       'finality-depth': { type: 'string' },
       'advertised-url': { type: 'string' },
       'start-time': { type: 'string' },
+      'internal-transfers': { type: 'boolean' },
       log: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -70,9 +73,10 @@ async function main(): Promise<void> {
     finalityDepth: num(values['finality-depth'], 'finality-depth', 15),
     ...(values['advertised-url'] ? { advertisedUrl: values['advertised-url'] } : {}),
     ...(values['start-time'] !== undefined ? { startTime: startTimeArg(values['start-time']) } : {}),
+    internalTransfers: values['internal-transfers'] ?? false,
     logger: values.log ?? false,
   });
-  process.stdout.write(`chain simulator listening on ${sim.url} (head ${sim.chain.head()}, seed ${sim.chain.seed})\n`);
+  process.stdout.write(`chain simulator listening on ${sim.url} (head ${sim.chain.head()}, seed ${sim.chain.seed}${sim.chain.internalTransfers ? ', internal transfers' : ''})\n`);
   const stop = (): void => {
     void sim.close().then(() => process.exit(0));
   };

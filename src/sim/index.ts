@@ -7,3 +7,4 @@ export { txHash, blockHash, normalAddress, contractAddress, decodeTxHash, decode
 export { GENESIS_TIME, BLOCK_SECONDS, TOKENS, MAX_PAGE_SIZE, PENDING_WINDOW } from './constants.js';
 export { touchedAt, blockNames, poolEntryNames, txNames } from './records/touched.js';
 export type { Touched } from './records/touched.js';
+export { internalCreditsAt } from './records/internal.js';

@@ -53,6 +53,8 @@ export interface SimulatorOptions {
    * 'fixture': the recorded fixtures' alignment. Default: now() at start.
    */
   startTime?: StartTime;
+  /** calls pay internal transfers no tx names (src/sim/README.md "Ledger"); default false */
+  internalTransfers?: boolean;
   logger?: boolean;
 }
 
@@ -78,6 +80,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     finalityDepth: options.finalityDepth ?? 15,
     blockIntervalMs: options.blockIntervalMs ?? 15_000,
     genesisTime: genesisFor(options.startTime ?? now(), startHeight),
+    internalTransfers: options.internalTransfers ?? false,
   });
   const faults = new Faults();
   let counts: Record<string, number> = {};

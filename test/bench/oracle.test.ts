@@ -4,13 +4,13 @@
  * wrapper classifies every upstream request (first, changed, unchanged, background by purpose).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { blockNames } from '../../src/sim/index.js';
+import { blockNames, internalCreditsAt, touchedAt } from '../../src/sim/index.js';
 import type { ProxyHandle } from '../../src/app.js';
 import { crawl } from '../../bench/lib/oracle/crawl.js';
 import { drive, type Tally } from '../../bench/lib/oracle/driver.js';
 import { startLockstep, type Lockstep } from '../../bench/lib/oracle/lockstep.js';
 import { PURPOSE_HEADER, backgroundTotal, startRecorder, type Recorder, type Split } from '../../bench/lib/oracle/recorder.js';
-import { summarize } from '../../bench/lib/oracle/summary.js';
+import { internalLine, summarize } from '../../bench/lib/oracle/summary.js';
 import { buildUniverse, explorerSampler, universePaths } from '../../bench/lib/oracle/workload.js';
 import { startTestProxy } from '../helpers/proxy.js';
 
@@ -74,6 +74,41 @@ describe('truth oracle', () => {
     expect(t.maxBehind).toBeGreaterThanOrEqual(1);
   });
 
+  it('sees an internal transfer no block names: the cached address/info of its beneficiary is stale, and said so', async () => {
+    for (const internalTransfers of [true, false]) {
+      lock = await startLockstep({ blockIntervalMs: 0, internalTransfers });
+      // the next block crediting an address that no block up to it names
+      let h = lock.head() + 1;
+      let address: string | undefined;
+      for (; address === undefined; h++) {
+        const named = new Set<string>();
+        for (let k = lock.head() + 1; k <= h; k++) for (const a of touchedAt(lock.seed, k).addresses) named.add(a);
+        address = internalCreditsAt(lock.seed, h).find((a) => !named.has(a));
+      }
+      const credited = h - 1;
+      while (lock.head() < credited - 1) lock.advance();
+      proxy = await startTestProxy([lock.upstream.url], { policies: { 'address/info': { ttlMs: 600_000, invalidateOnHead: false } } });
+      const path = `/address/info?address=${address}`;
+      await get(proxy.url, path); // cached at the block before the credit
+      const h0 = lock.head();
+      lock.advance();
+      const t = await drive({ proxyUrl: proxy.url, lock, sample: () => path, rate: 40, durationS: 0.5 });
+      const w = { tally: t, recorder: { requests: 0, first: 0, changed: 0, unchanged: 0, background: new Map(), byEndpoint: new Map() }, blocks: 1, internalCredits: internalTransfers ? lock.creditsIn(h0, lock.head()) : null };
+      expect(t.requests).toBeGreaterThan(5);
+      if (internalTransfers) {
+        expect([t.stale, t.staleCredited, t.maxBehind]).toEqual([t.requests, t.requests, 1]);
+        expect(w.internalCredits).toBeGreaterThanOrEqual(1);
+        expect(internalLine(w)).toContain(`address/info stale ${t.requests}/${t.requests}, ${t.requests} of them of an address credited`);
+      } else {
+        expect([t.stale, t.staleCredited]).toEqual([0, 0]);
+        expect(internalLine(w)).toBe('internal transfers off (--oracle-no-internal)');
+      }
+      await proxy.close();
+      await lock.close();
+      [proxy, lock] = [null, null];
+    }
+  });
+
   it('the recording wrapper classifies: first, unchanged (stamps aside), changed', async () => {
     lock = await startLockstep({ blockIntervalMs: 0 });
     recorder = await startRecorder(lock.upstream.url);
@@ -108,7 +143,7 @@ describe('truth oracle', () => {
     expect(c0.requests).toBe(4); // a taken count no longer moves
     expect([c.requests, c.first, c.unchanged, c.background.size]).toEqual([1, 0, 1, 0]);
     // The summary splits upstream requests per 1000 client requests; the parts add up to the total.
-    const s = summarize({ tally: { ...tally(), requests: 1000 }, recorder: c, blocks: 0 });
+    const s = summarize({ tally: { ...tally(), requests: 1000 }, recorder: c, blocks: 0, internalCredits: null });
     expect([s.upPer1000, s.firstPer1000, s.changedPer1000, s.unchangedPer1000, s.backgroundPer1000]).toEqual([1, 0, 0, 1, 0]);
   });
 
@@ -150,4 +185,4 @@ const get = (base: string, p: string, headers: Record<string, string> = {}): Pro
 
 const split = (s: Split): number[] => [s.requests, s.first, s.changed, s.unchanged];
 
-const tally = (): Tally => ({ requests: 0, hits: 0, errors: 0, dropped: 0, stale: 0, unmatched: 0, maxBehind: 0, byEndpoint: new Map(), headDelays: [], latencies: [], durationS: 1 });
+const tally = (): Tally => ({ requests: 0, hits: 0, errors: 0, dropped: 0, stale: 0, unmatched: 0, maxBehind: 0, staleCredited: 0, byEndpoint: new Map(), headDelays: [], latencies: [], durationS: 1 });

@@ -11,8 +11,8 @@ const NOW = 1_595_157_487_445;
 export class Ledger {
   readonly chain: SimChain;
 
-  constructor(seed: number, startHeight: number) {
-    this.chain = new SimChain({ seed, startHeight, finalityDepth: 15, blockIntervalMs: 0 });
+  constructor(seed: number, startHeight: number, internalTransfers?: boolean) {
+    this.chain = new SimChain({ seed, startHeight, finalityDepth: 15, blockIntervalMs: 0, ...(internalTransfers === undefined ? {} : { internalTransfers }) });
   }
 
   get<T = Record<string, unknown>>(path: string, q: Query = {}): T {

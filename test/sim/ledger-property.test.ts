@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { blockTime } from '../../src/sim/records/tx.js';
-import { contractAddress, normalAddress, TOKENS, touchedAt } from '../../src/sim/index.js';
+import { contractAddress, internalCreditsAt, normalAddress, TOKENS, touchedAt } from '../../src/sim/index.js';
 import { blockTxHashes, Ledger, namesOf, pendingHashes, type TxDetail } from './ledger-kit.js';
 
 
@@ -29,11 +29,15 @@ function firstMidnightAfter(h: number): number {
 
 const changed = (a: Record<string, string>, b: Record<string, string>, keys: string[]): boolean => keys.some((k) => a[k] !== b[k]);
 
-/** Walks blocks start+1 .. start+n and checks every block against touchedAt. */
-function walk(start: number, n: number, seed = 1): { named: Set<string>; stageEnds: number } {
-  const l = new Ledger(seed, start);
+/**
+ * Walks blocks start+1 .. start+n and checks every block against touchedAt (with internal
+ * transfers, the answers that change are those of touchedAt and internalCreditsAt).
+ */
+function walk(start: number, n: number, seed = 1, internal = false): { named: Set<string>; stageEnds: number; credited: Set<string> } {
+  const l = new Ledger(seed, start, internal);
   const sample = new Set(fixedSample(seed));
-  for (let h = start + 1; h <= start + n; h++) for (const a of touchedAt(seed, h).addresses) sample.add(a);
+  const credited = new Set<string>();
+  for (let h = start + 1; h <= start + n; h++) for (const a of [...touchedAt(seed, h).addresses, ...internalCreditsAt(seed, h)]) sample.add(a);
   let before = new Map([...sample].map((x) => [x, l.answers(x)] as const));
   let pool = pendingHashes(l);
   const named = new Set<string>();
@@ -62,7 +66,9 @@ function walk(start: number, n: number, seed = 1): { named: Set<string>; stageEn
     // 3. exactly the named addresses' answers change
     const keys = (x: string): string[] => Object.keys(after.get(x)!).filter((k) => k !== 'profits');
     const moved = [...sample].filter((x) => changed(before.get(x)!, after.get(x)!, keys(x)));
-    expect(moved.sort(), `changed at ${h}`).toEqual([...truth.addresses].sort());
+    const paid = internal ? internalCreditsAt(seed, h) : [];
+    for (const a of paid) credited.add(a);
+    expect(moved.sort(), `changed at ${h}`).toEqual([...new Set([...truth.addresses, ...paid])].sort());
     // 4. nax/profits move only on the block that ends a stage
     const profits = [...sample].filter((x) => changed(before.get(x)!, after.get(x)!, ['profits']));
     if (!truth.stageEnd) expect(profits, `profits at ${h}`).toEqual([]);
@@ -71,7 +77,7 @@ function walk(start: number, n: number, seed = 1): { named: Set<string>; stageEn
     before = after;
     pool = poolNow;
   }
-  return { named, stageEnds };
+  return { named, stageEnds, credited };
 }
 
 describe('the ledger: answers change exactly with the addresses a block names', () => {
@@ -93,6 +99,12 @@ describe('the ledger: answers change exactly with the addresses a block names', 
 
   it('another seed, elsewhere on the chain', () => {
     walk(2_000_003, 8, 7);
+  });
+
+  it('with internal transfers: the credited addresses change too, and no block names them', () => {
+    const w = walk(4_842_015, 12, 1, true);
+    expect(w.credited.size).toBeGreaterThanOrEqual(3);
+    for (const a of w.credited) expect(w.named).not.toContain(a);
   });
 
   it('around UTC midnight', () => {

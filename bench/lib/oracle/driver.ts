@@ -25,6 +25,8 @@ export interface Tally {
   /** stale answers that matched no height within the search */
   unmatched: number;
   maxBehind: number;
+  /** stale address/info answers of an address an internal transfer credited since the answer's height */
+  staleCredited: number;
   byEndpoint: Map<string, EndpointTally>;
   /** ms from a block's production to the first block/max answer showing it (or a later one) */
   headDelays: number[];
@@ -44,7 +46,7 @@ export interface DriveOptions {
 }
 
 function emptyTally(): Tally {
-  return { requests: 0, hits: 0, errors: 0, dropped: 0, stale: 0, unmatched: 0, maxBehind: 0, byEndpoint: new Map(), headDelays: [], latencies: [], durationS: 0 };
+  return { requests: 0, hits: 0, errors: 0, dropped: 0, stale: 0, unmatched: 0, maxBehind: 0, staleCredited: 0, byEndpoint: new Map(), headDelays: [], latencies: [], durationS: 0 };
 }
 
 export async function drive(o: DriveOptions): Promise<Tally> {
@@ -94,6 +96,7 @@ export async function drive(o: DriveOptions): Promise<Tally> {
     if (v.stale) {
       t.stale++;
       e.stale++;
+      if (endpoint === 'address/info' && truth.creditedSince(search, v.behind, to)) t.staleCredited++;
       if (v.behind === null) {
         t.unmatched++;
         e.maxBehind = null;

@@ -20,6 +20,8 @@ export interface Window {
   tally: Tally;
   recorder: RecorderCounts;
   blocks: number;
+  /** internal transfers paid by the window's blocks; null when the chains pay none */
+  internalCredits: number | null;
 }
 
 export interface ModeRun {
@@ -51,6 +53,8 @@ export interface ModeOptions {
   seed?: number;
   /** block interval jitter (fraction) */
   jitter?: number;
+  /** the chains pay internal transfers no block names (default true; `--oracle-no-internal`) */
+  internalTransfers?: boolean;
   log?: (m: string) => void;
 }
 
@@ -71,11 +75,17 @@ async function measure(lock: Lockstep, recorder: Recorder, run: () => Promise<Ta
   recorder.take();
   const h0 = lock.head();
   const tally = await run();
-  return { tally, recorder: recorder.take(), blocks: lock.head() - h0 };
+  const h1 = lock.head();
+  return { tally, recorder: recorder.take(), blocks: h1 - h0, internalCredits: lock.internalTransfers ? lock.creditsIn(h0, h1) : null };
 }
 
 export async function runMode(o: ModeOptions): Promise<ModeRun> {
-  const lock = await startLockstep({ blockIntervalMs: o.blockIntervalMs, jitter: o.jitter ?? 0, ...(o.seed !== undefined ? { seed: o.seed } : {}) });
+  const lock = await startLockstep({
+    blockIntervalMs: o.blockIntervalMs,
+    jitter: o.jitter ?? 0,
+    internalTransfers: o.internalTransfers ?? true,
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+  });
   const recorder = await startRecorder(lock.upstream.url);
   const env = { INVALIDATION_MODE: o.mode };
   const cfg = loadConfig({ ...env, UPSTREAM_URLS: recorder.url }); // the setting is checked like the proxy will

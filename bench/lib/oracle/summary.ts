@@ -90,3 +90,13 @@ export function upstreamByEndpoint(w: Window): string {
   if (rows.length === 0) return 'none';
   return rows.map(([k, s]) => `${k} ${splitOf(s)}`).join(', ');
 }
+
+/** Internal transfers in the window, and the stale address/info answers they explain. */
+export function internalLine(w: Window): string {
+  if (w.internalCredits === null) return 'internal transfers off (--oracle-no-internal)';
+  const e = w.tally.byEndpoint.get('address/info');
+  return (
+    `internal transfers: ${w.internalCredits} credits in ${w.blocks} blocks; address/info stale ${e?.stale ?? 0}/${e?.requests ?? 0}, ` +
+    `${w.tally.staleCredited} of them of an address credited since the answer's height`
+  );
+}

@@ -3,7 +3,7 @@
  * proxy answered, without the volatile stamps the endpoint modules declare
  * (src/transform/stamps.ts) and without the host of `next`/`previous` links.
  */
-import { SimChain, runEndpoint, type Query } from '../../../src/sim/index.js';
+import { SimChain, internalCreditsAt, runEndpoint, type Query } from '../../../src/sim/index.js';
 import { findStamps } from '../../../src/transform/stamps.js';
 
 const LINK_HOST = /"(next|previous)":"https?:\/\/[^/"]+\//g;
@@ -63,11 +63,24 @@ export class Truth {
     return { stale: true, behind: null };
   }
 
+  /**
+   * Whether a stale `address/info?<search>` answer, matching the truth `behind` blocks before
+   * `to` (null: none within the search), is of an address an internal transfer credited since:
+   * paid by one of the blocks after the matched height, up to `to`.
+   */
+  creditedSince(search: string, behind: number | null, to: number): boolean {
+    if (!this.live.internalTransfers) return false;
+    const a = new URLSearchParams(search).get('address');
+    if (a === null) return false;
+    for (let h = to; h > to - (behind ?? BEHIND_SEARCH); h--) if (internalCreditsAt(this.live.seed, h).includes(a)) return true;
+    return false;
+  }
+
   private snapshot(h: number): SimChain {
     let c = this.chains.get(h);
     if (c === undefined) {
       const l = this.live;
-      c = new SimChain({ seed: l.seed, startHeight: h, finalityDepth: l.finalityDepth, blockIntervalMs: 0, genesisTime: l.genesisTime });
+      c = new SimChain({ seed: l.seed, startHeight: h, finalityDepth: l.finalityDepth, blockIntervalMs: 0, genesisTime: l.genesisTime, internalTransfers: l.internalTransfers });
       if (this.chains.size >= 2 * BEHIND_SEARCH) this.chains.delete(this.chains.keys().next().value!);
       this.chains.set(h, c);
     }

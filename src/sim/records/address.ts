@@ -5,6 +5,7 @@ import { contractAddressOf, contractCountAt, contractStreams, deployHeight, norm
 import { account, balanceOf, firstEvent, limitsAt, tally, type Limits } from './ledger.js';
 import { coinbaseStream } from './coinbase.js';
 import { blockTime, genesisTime, normalAddressCount } from './tx.js';
+import { firstCreditHeight, INTERNAL_UNITS, internalCreditsUpTo, isBeneficiary } from './internal.js';
 
 const TOP_BALANCE = 3.590135773e25;
 const TOTAL_SUPPLY = 6.034366368807932e25;
@@ -73,8 +74,11 @@ function unseen(address: string): string {
   );
 }
 
-/** address/info data: the account as the ledger has it at head. */
-export function addressInfo(seed: number, address: string, head: number): string {
+/**
+ * address/info data: the account as the ledger has it at head; with `internal`, a beneficiary's
+ * balance also counts the internal transfers paid to it (internal.ts), and it exists from the first.
+ */
+export function addressInfo(seed: number, address: string, head: number, internal = false): string {
   const acc = account(seed, address);
   if (acc.kind === 'token' || acc.kind === 'contract') {
     const c = acc.kind === 'token' ? TOKEN_DEPLOY_INDEX[acc.index]! : acc.index;
@@ -85,11 +89,14 @@ export function addressInfo(seed: number, address: string, head: number): string
       ymd(blockTime(h)) + '"}'
     );
   }
-  const found = acc.kind === 'normal' ? firstEvent(seed, acc) : Infinity;
+  const paid = internal && isBeneficiary(acc.index);
+  let found = acc.kind === 'normal' ? firstEvent(seed, acc) : Infinity;
+  if (paid) found = Math.min(found, firstCreditHeight(seed, acc.index));
   if (found > head) return unseen(address);
-  const lim = limitsAt(seed, head, acc.streams);
+  const lim = paid ? limitsAt(seed, head) : limitsAt(seed, head, acc.streams);
+  const credited = paid ? INTERNAL_UNITS * internalCreditsUpTo(acc.index, lim.m) : 0;
   return (
-    '{"contract":{},"address":"' + address + '","nonce":' + tally(acc, lim).sent + ',"type":87,"balance":"' + balanceOf(acc, lim) +
+    '{"contract":{},"address":"' + address + '","nonce":' + tally(acc, lim).sent + ',"type":87,"balance":"' + balanceOf(acc, lim, credited) +
     '","date_of_found":"' + ymd(blockTime(found)) + '"}'
   );
 }

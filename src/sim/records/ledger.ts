@@ -93,10 +93,11 @@ function feeUnits(s: Stream, x0: number, n: number): number {
 
 /**
  * Native balance of a normal account at the limits: its endowment, plus block rewards and native
- * values received, minus values sent and fees (failed transfers move no value but pay their fee).
+ * values received, minus values sent and fees (failed transfers move no value but pay their fee),
+ * plus `creditedUnits` received outside the lists (internal transfers).
  */
-export function balanceOf(acc: Account, lim: Limits): string {
-  let u = endowed(acc.index) ? ENDOWMENT : 0;
+export function balanceOf(acc: Account, lim: Limits, creditedUnits = 0): string {
+  let u = (endowed(acc.index) ? ENDOWMENT : 0) + creditedUnits;
   if (acc.rewards) u += BLOCK_REWARD * streamCount(acc.rewards, lim.h);
   for (const s of acc.streams) {
     const n = countIn(s, lim);
