@@ -1,10 +1,11 @@
 /**
  * The earned safety bound: each refetch at a key's bound that finds the same
  * content doubles that key's bound, up to INVALIDATION_MAX_AGE_GROWTH times the
- * endpoint's; a refetch caused by a block naming the key keeps it.
+ * endpoint's; a refetch caused by a block naming the key keeps it; content
+ * changed though no block named the key (an internal transfer) resets it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { blockNames, normalAddress, startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { blockNames, internalCreditsAt, normalAddress, startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { get, startReplica, type Replica } from '../helpers/replica.js';
 import { covered, invalidationStatus, PRECISE, SEED } from './kit.js';
@@ -64,7 +65,51 @@ describe('the earned safety bound', () => {
     expect((await bound()).ms).toBe(240_000);
     expect((await invalidationStatus(proxy.url))['unnamedChanges']).toBe(0);
   });
+
+  it('goes back to the endpoint bound when the content changed though no block named the key, and counts it', async () => {
+    let offset = 0;
+    sim = await startSimulator({ seed: SEED, blockIntervalMs: 0, internalTransfers: true });
+    // The next block paying an internal transfer to an address no block names meanwhile.
+    let h = sim.chain.head() + 1;
+    let paid: string | undefined;
+    for (; paid === undefined; h++) {
+      if (h > sim.chain.head() + 500) throw new Error('no internal transfer');
+      paid = [...internalCreditsAt(SEED, h)].find((a) => !namedUpTo(sim!.chain.head() + 1, h, a));
+    }
+    h--;
+    const path = `/address/info?address=${paid}`;
+    proxy = await startReplica(
+      [sim.url],
+      { upstream: { probeIntervalMs: 50, headMarginBlocks: 1000 }, invalidation: { ...PRECISE, maxAgeMs: 60_000, maxAgeGrowth: 4 } },
+      () => Date.now() + offset,
+    );
+    await covered(proxy.url, sim.chain.head());
+    const entry = () => proxy!.memory.peek(path.slice(1))?.entry;
+    const first = await get(proxy.url, path);
+    offset += 61_000;
+    await get(proxy.url, path);
+    await waitForRefetch(entry, Date.now() + offset - 1000);
+    expect(entry()!.freshUntil - entry()!.createdAt).toBe(120_000);
+
+    sim.chain.advance(h - sim.chain.head());
+    await covered(proxy.url, h);
+    // No block named it: still a hit, with the old balance, until its bound.
+    const kept = await get(proxy.url, path);
+    expect([kept.headers['x-cache'], kept.text]).toEqual(['HIT', first.text]);
+    offset += 121_000;
+    await get(proxy.url, path);
+    await waitForRefetch(entry, Date.now() + offset - 1000);
+    expect(entry()!.etag).not.toBe(first.headers['etag']);
+    expect(entry()!.freshUntil - entry()!.createdAt).toBe(60_000);
+    expect((await invalidationStatus(proxy.url))['unnamedChanges']).toBe(1);
+  });
 });
+
+/** Some block in [from, to] names `address`. */
+function namedUpTo(from: number, to: number, address: string): boolean {
+  for (let h = from; h <= to; h++) if (blockNames(SEED, h).has(address)) return true;
+  return false;
+}
 
 /** Waits until the key's entry was created after `since` (a refetch stored it). */
 async function waitForRefetch(entry: () => { createdAt: number } | undefined, since: number): Promise<void> {
