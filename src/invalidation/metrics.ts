@@ -4,7 +4,7 @@
  * found invalidated by a tag, the tag map's size.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import { ENDPOINT_LABELS, METRIC_PREFIX } from '../metrics/prometheus.js';
 
 export interface InvalidationMetrics {
   /** A block's touched set read whole, in seconds. */
@@ -42,6 +42,8 @@ export function registerInvalidationMetrics(registry: Registry, tagMap: () => { 
   const tags = new Histogram({ name: `${METRIC_PREFIX}invalidation_tags_per_block`, help: 'Tags a complete block invalidated (addresses, contracts, tokens).', buckets: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], registers: [registry] });
   const entries = new Counter({ name: `${METRIC_PREFIX}invalidation_entries_total`, help: 'Cache entries found invalidated by a touched set at lookup, by endpoint.', labelNames: ['endpoint'] as const, registers: [registry] });
   const unnamed = new Counter({ name: `${METRIC_PREFIX}invalidation_unnamed_changes_total`, help: 'Refetches at the safety bound whose content had changed though no block named the entry (a change the API cannot show, such as an internal transfer), by endpoint. Each resets that key to its endpoint bound.', labelNames: ['endpoint'] as const, registers: [registry] });
+  // Every endpoint's series from the start: a dashboard shows a zero, not "no data".
+  for (const endpoint of ENDPOINT_LABELS) unnamed.inc({ endpoint }, 0);
   const pendingSeen = new Counter({ name: `${METRIC_PREFIX}invalidation_pending_seen_total`, help: 'Pending transactions newly seen by the poll between blocks (published to the touched-set subscribers).', registers: [registry] });
   const refreshed = new Counter({ name: `${METRIC_PREFIX}invalidation_refresh_ahead_total`, help: 'Hot entries invalidated by a block and fetched again before clients asked, by outcome (ok, error).', labelNames: ['outcome'] as const, registers: [registry] });
   const readSeconds = new Histogram({ name: `${METRIC_PREFIX}invalidation_read_seconds`, help: "Time to read a block's touched set whole.", buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry] });
