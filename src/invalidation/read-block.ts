@@ -49,6 +49,16 @@ const parties = (): Parties => ({ addresses: new Set(), contracts: new Set(), de
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
+/** The addresses a pool entry names directly (whose lists show it pending). */
+function namedBy(tx: Rec): string[] {
+  const out: string[] = [];
+  for (const k of ['address_from', 'address_to', 'contract_address']) {
+    const a = str(tx[k]);
+    if (a !== null) out.push(a);
+  }
+  return out;
+}
+
 function successData(name: EndpointName, query: string, entry: Answer): Rec {
   if (entry.status !== 200) throw new Error(`${name}?${query}: status ${entry.status}`);
   const env = JSON.parse(entry.body.toString('utf8')) as Rec;
@@ -61,8 +71,8 @@ export class BlockReading {
   readonly #catalogue: Catalogue;
   readonly #limits: ParamLimits;
   readonly #lookup: Lookup;
-  /** Pool hashes seen at the previous read (null: none read yet, every entry is new). */
-  #pool: Set<string> | null = null;
+  /** Pool entries seen at the previous read, with the addresses each names (null: none read yet, every entry is new). */
+  #pool: Map<string, readonly string[]> | null = null;
   /** The pool's hashes in order at the previous read (null: none read yet). */
   #poolOrder: string | null = null;
   /** Parties of pool entries seen by the poll since the last block read. */
@@ -218,15 +228,22 @@ export class BlockReading {
     return { pending: p, changed: before !== this.#poolOrder };
   }
 
-  /** Transactions in the pool now that were not at the previous read, and whom they name. */
+  /**
+   * Transactions in the pool now that were not at the previous read, and whom
+   * they name; plus whom the entries gone since name: one dropped from the pool
+   * unmined leaves the lists that showed it pending (a mined one is named by
+   * its block anyway).
+   */
   async #pending(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, signal: AbortSignal): Promise<PendingTouched> {
     const seen = this.#pool;
     const fresh = seen === null ? txs : txs.filter((t) => !seen.has(String(t['tx_hash'])));
     const into = parties();
     await this.#parties(fresh, tokens, into, signal);
-    const hashes = txs.map((t) => String(t['tx_hash']));
-    this.#pool = new Set(hashes);
-    this.#poolOrder = hashes.join(',');
+    const pool = new Map<string, readonly string[]>();
+    for (const t of txs) pool.set(String(t['tx_hash']), namedBy(t));
+    if (seen !== null) for (const [hash, names] of seen) if (!pool.has(hash)) for (const a of names) into.addresses.add(a);
+    this.#pool = pool;
+    this.#poolOrder = [...pool.keys()].join(',');
     return { hashes: fresh.map((t) => String(t['tx_hash'])), addresses: [...into.addresses], contracts: [...into.contracts] };
   }
 }

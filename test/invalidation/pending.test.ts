@@ -7,7 +7,7 @@
  * ahead to change the pool without a block.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { blockNames, startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { get, startReplica, type Replica } from '../helpers/replica.js';
 import { content, covered, PRECISE, SEED, truth } from './kit.js';
@@ -19,7 +19,10 @@ let chain: SimulatorHandle | undefined;
 let pool: SimulatorHandle | undefined;
 let upstream: FakeUpstream | undefined;
 let proxy: Replica | undefined;
+/** A pool entry the forwarder leaves out of the pool from now on (dropped unmined). */
+let dropped: string | null = null;
 afterEach(async () => {
+  dropped = null;
   await proxy?.close();
   await upstream?.close();
   await Promise.all([chain?.close(), pool?.close()]);
@@ -35,13 +38,20 @@ async function start(): Promise<{ chain: SimulatorHandle; pool: SimulatorHandle;
     const url = req.url ?? '/';
     const from = /^\/tx\/(list\/pending|detail)(\?|$)/.test(url) ? b : a;
     const r = await fetch(from.url + url);
-    sendJson(res, r.status, Buffer.from(await r.arrayBuffer()));
+    const body = Buffer.from(await r.arrayBuffer());
+    sendJson(res, r.status, dropped !== null && url.startsWith(LIST) ? withoutTx(body, dropped) : body);
   });
   proxy = await startReplica([upstream.url], { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: { ...PRECISE, pendingPollMs: POLL_MS } });
   await covered(proxy.url, a.chain.head());
   // The poll's first reads (its baseline) are behind us.
   await polls(upstream, 3);
   return { chain: a, pool: b, upstream, proxy };
+}
+
+function withoutTx(body: Buffer, hash: string): Buffer {
+  const env = JSON.parse(body.toString('utf8')) as { data: { list: { tx_hash: string }[] } };
+  env.data.list = env.data.list.filter((t) => t.tx_hash !== hash);
+  return Buffer.from(JSON.stringify(env));
 }
 
 /** Waits until the poll has read the pool `n` more times. */
@@ -79,5 +89,24 @@ describe('the pending pool as a tag', () => {
     expect(r.cache).toBe('MISS');
     expect(content(r.text)).not.toBe(content(first.text));
     expect(content(r.text)).toBe(await truth(pool.url, LIST));
+  });
+
+  it('a transaction dropped from the pool unmined stales the lists that showed it pending, with the next block', async () => {
+    const { chain, pool, upstream, proxy } = await start();
+    const next = blockNames(SEED, chain.chain.head() + 1);
+    const list = (JSON.parse(await (await fetch(pool.url + LIST)).text()) as { data: { list: Record<string, unknown>[] } }).data.list;
+    // An entry whose parties the next block does not name.
+    const gone = list.find((t) => ['address_from', 'address_to', 'contract_address'].every((k) => typeof t[k] !== 'string' || !next.has(t[k])));
+    if (gone === undefined) throw new Error('no pool entry outside the next block');
+    const path = `/tx/listByAddress?address=${String(gone['address_from'])}`;
+    const first = await get(proxy.url, path);
+    expect(first.text).toContain(String(gone['tx_hash']));
+    expect((await get(proxy.url, path)).cache).toBe('HIT');
+    dropped = String(gone['tx_hash']);
+    await polls(upstream, 2);
+    const h = chain.chain.head();
+    chain.chain.advance(1);
+    await covered(proxy.url, h + 1);
+    expect((await get(proxy.url, path)).cache).toBe('MISS');
   });
 });
