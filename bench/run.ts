@@ -51,13 +51,14 @@ async function main(): Promise<void> {
       'oracle-window': { type: 'string' },
       'oracle-intervals': { type: 'string' },
       'oracle-spread': { type: 'boolean', default: false },
+      'oracle-crawl': { type: 'string' },
       'oracle-no-internal': { type: 'boolean', default: false }, // (o): simulators without internal transfers
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   if (values.help) {
-    process.stdout.write(`npm run bench -- [--quick | --long] [--only a,b,…] [--block-interval MS] [--no-nginx] [--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] [--oracle-spread] [--oracle-no-internal]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`);
+    process.stdout.write(`npm run bench -- [--quick | --long] [--only a,b,…] [--block-interval MS] [--no-nginx] [--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] [--oracle-spread] [--oracle-crawl S] [--oracle-no-internal]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`);
     return;
   }
   const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null;

@@ -30,6 +30,8 @@ interface Durations {
   intervals: readonly number[];
   /** `--oracle-spread`: the crawl spread over the warm-up (entry ages as in a long-running proxy). */
   spread: boolean;
+  /** `--oracle-crawl S`: the spread crawl over the warm-up's first S seconds only (implies `--oracle-spread`), so bounds grow after it. */
+  crawlS: number | null;
   /** the simulators pay internal transfers no block names; `--oracle-no-internal` turns it off */
   internal: boolean;
 }
@@ -55,7 +57,8 @@ function durations(argv: readonly string[], quick: boolean): Durations {
     if (raw === undefined || raw === '' || !Number.isFinite(v) || v < min) throw new Error(`${name}: seconds ≥ ${min} expected, got ${raw ?? 'nothing'}`);
     return v;
   };
-  return { coldS: flag('--oracle-cold', 0) ?? d.coldS, warmS: flag('--oracle-warmup', 0) ?? d.warmS, durationS: flag('--oracle-window', 1) ?? d.durationS, intervals: intervalsFlag(argv), spread: argv.includes('--oracle-spread'), internal: !argv.includes('--oracle-no-internal') };
+  const crawlS = flag('--oracle-crawl', 1);
+  return { coldS: flag('--oracle-cold', 0) ?? d.coldS, warmS: flag('--oracle-warmup', 0) ?? d.warmS, durationS: flag('--oracle-window', 1) ?? d.durationS, intervals: intervalsFlag(argv), spread: argv.includes('--oracle-spread') || crawlS !== null, crawlS, internal: !argv.includes('--oracle-no-internal') };
 }
 
 function note(s: Summary): string {
@@ -95,14 +98,14 @@ export const oracle: Scenario = {
     const honoured = modeHonoured();
     ctx.notes.push(
       `(o) oracle: ${RATE} req/s open loop, block intervals ± ${JITTER * 100} %; per mode and interval a fresh stack: ` +
-        `simulators ${d.internal ? 'with' : 'without'} internal transfers; ${d.coldS} s cold window (5 s blocks only), ${d.spread ? `${d.warmS} s warm-up with the universe crawl spread over it` : `universe crawl, ${d.warmS} s warm-up`}, ${d.durationS} s measured; ` +
+        `simulators ${d.internal ? 'with' : 'without'} internal transfers; ${d.coldS} s cold window (5 s blocks only), ${d.spread ? `${d.warmS} s warm-up with the universe crawl spread over ${d.crawlS === null ? 'it' : `its first ${Math.min(d.crawlS, d.warmS)} s`}` : `universe crawl, ${d.warmS} s warm-up`}, ${d.durationS} s measured; ` +
         (honoured ? 'INVALIDATION_MODE known to this build.' : 'INVALIDATION_MODE unknown to this build: both modes run today\'s rule (baseline).'),
     );
     for (const interval of d.intervals) {
       const runs = new Map<InvalidationMode, Summary>();
       for (const mode of MODES) {
         const coldS = interval === d.intervals[0] ? d.coldS : 0;
-        const run = await runMode({ mode, blockIntervalMs: interval, jitter: JITTER, coldS, warmS: d.warmS, durationS: d.durationS, spread: d.spread, internalTransfers: d.internal, rate: RATE, log: (m) => ctx.log(`(o) ${m}`) });
+        const run = await runMode({ mode, blockIntervalMs: interval, jitter: JITTER, coldS, warmS: d.warmS, durationS: d.durationS, spread: d.spread, ...(d.crawlS !== null ? { crawlS: d.crawlS } : {}), internalTransfers: d.internal, rate: RATE, log: (m) => ctx.log(`(o) ${m}`) });
         const s = summarize(run.window);
         runs.set(mode, s);
         const target = `${mode}${run.honoured ? '' : ' (today\'s rule)'}, blocks ${interval / 1000} s`;

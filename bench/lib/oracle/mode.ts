@@ -48,6 +48,8 @@ export interface ModeOptions {
   warmS: number;
   /** Spread the crawl evenly over the warm-up (running beside it) instead of crawling before it. */
   spread?: boolean;
+  /** With `spread`: the crawl spread over the warm-up's first this many seconds (default: all of it). */
+  crawlS?: number;
   durationS: number;
   rate: number;
   seed?: number;
@@ -105,8 +107,9 @@ export async function runMode(o: ModeOptions): Promise<ModeRun> {
     log('crawling the universe');
     let crawled: Crawl;
     if (o.spread === true) {
-      log(`warm-up ${o.warmS} s with the universe crawl spread over it`);
-      [crawled] = await Promise.all([crawl(proxy.url, universePaths(u, () => lock.head()), 32, o.warmS), load(o.warmS)()]);
+      const crawlS = Math.min(o.crawlS ?? o.warmS, o.warmS);
+      log(`warm-up ${o.warmS} s with the universe crawl spread over its first ${crawlS} s`);
+      [crawled] = await Promise.all([crawl(proxy.url, universePaths(u, () => lock.head()), 32, crawlS), load(o.warmS)()]);
     } else {
       crawled = await crawl(proxy.url, universePaths(u, () => lock.head()));
       log(`crawled ${crawled.requests} paths in ${crawled.seconds.toFixed(1)} s; warm-up ${o.warmS} s`);
