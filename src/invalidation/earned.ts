@@ -4,7 +4,10 @@
  * for changes the API cannot show. Each refetch at that bound is evidence
  * about the key:
  *  - the same content: nothing changed unseen, so the key's next bound doubles,
- *    up to INVALIDATION_MAX_AGE_GROWTH times the endpoint's bound;
+ *    up to INVALIDATION_MAX_AGE_GROWTH times the endpoint's bound, for the
+ *    endpoints whose every change a block names (the transaction lists);
+ *    balances keep their bound, since a change the API cannot show (an
+ *    internal transfer) would stay unseen as long as the grown bound;
  *  - changed content although no block named a tag: a change the API cannot
  *    show happened (an internal transfer, say), so the bound goes back to the
  *    endpoint's and the change is counted.
@@ -58,12 +61,15 @@ export class EarnedBounds {
     this.#o = o;
   }
 
-  /** The entry to store in place of `before` (the memory tier's, if any): `after`, its bound earned. */
-  settle(endpoint: string, before: CacheEntry | undefined, after: CacheEntry): CacheEntry {
+  /**
+   * The entry to store in place of `before` (the memory tier's, if any):
+   * `after`, its bound earned; `grows`: its endpoint's every change is named.
+   */
+  settle(endpoint: string, grows: boolean, before: CacheEntry | undefined, after: CacheEntry): CacheEntry {
     if (before === undefined || before.deps === undefined || after.deps === undefined) return after;
     const o = this.#o;
     const evidence = evidenceOf(before, after, o.clock(), o.named(before));
     if (evidence === 'unnamed-change') o.onUnnamed(endpoint);
-    return withBound(after, nextBound(boundOf(before), boundOf(after), o.growth, evidence));
+    return withBound(after, nextBound(boundOf(before), boundOf(after), grows ? o.growth : 1, evidence));
   }
 }

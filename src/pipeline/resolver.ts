@@ -70,7 +70,7 @@ export interface ResolverDeps {
   /** Sees each fetched entry with the memory entry it replaces (unchanged-refetch metric); null: none. */
   refetched?: ((endpoint: string, before: CacheEntry | undefined, after: CacheEntry) => void) | null;
   /** The entry to store in place of the memory entry it replaces (the earned safety bound); null: as fetched. */
-  settle?: ((endpoint: string, before: CacheEntry | undefined, after: CacheEntry) => CacheEntry) | null;
+  settle?: ((req: CanonicalRequest, before: CacheEntry | undefined, after: CacheEntry) => CacheEntry) | null;
 }
 
 const ignore = (): void => {};
@@ -289,7 +289,7 @@ export class Resolver {
       }
       this.#d.refetched?.(req.endpoint.name, before, f.entry);
       const settle = this.#d.settle ?? null;
-      const entry = settle === null ? f.entry : settle(req.endpoint.name, before, f.entry);
+      const entry = settle === null ? f.entry : settle(req, before, f.entry);
       await this.#store(entry, this.#d.fleet !== null);
       return { entry, stored: true, upstream: f.upstream, upstreamMs: f.upstreamMs };
     }
