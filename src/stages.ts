@@ -147,7 +147,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     observe: config.refreshAhead.maxKeys > 0 ? hotKeys.seen : null,
     tags: invalidation?.clock ?? null,
     refetched: refetches.refetched,
-    settle: earned === null ? null : (req, before, after) => earned.settle(req.endpoint.name, req.endpoint.module?.everyChangeNamed === true, before, after),
+    settle: earned?.settle ?? null,
   });
   const headEndpoint = catalogue.all().find((e) => e.module?.reportsHead === true);
   if (headEndpoint !== undefined) {

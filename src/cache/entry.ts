@@ -78,6 +78,11 @@ export function computeEtag(body: Buffer, stamps: readonly Stamp[]): string {
   return `W/"${hash.digest('base64url')}"`;
 }
 
+/** Same answer: the same status and the same content hash without stamps (the ETag). */
+export function sameContent(a: CacheEntry, b: CacheEntry): boolean {
+  return a.status === b.status && a.etag === b.etag;
+}
+
 const nonNeg = (ms: number): number => (Number.isFinite(ms) && ms > 0 ? ms : 0);
 
 /**

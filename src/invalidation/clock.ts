@@ -58,13 +58,13 @@ export class TagClock implements TouchedListener {
     this.#onStale = opts.onStale ?? (() => {});
   }
 
-  /** Synchronous and allocation-free: checked on every read of a tag-kept entry. */
-  /** The same judgement, unreported (no metric, no refresh ahead). */
+  /** `stale`'s judgement, unreported (no metric, no refresh ahead). */
   named(entry: CacheEntry, chain: ChainHeights): boolean {
     const d = entry.deps;
     return d !== undefined && this.#stale(entry, d, chain);
   }
 
+  /** Synchronous and allocation-free: checked on every read of a tag-kept entry. */
   stale(entry: CacheEntry, chain: ChainHeights): boolean {
     const d = entry.deps;
     if (d === undefined || !this.#stale(entry, d, chain)) return false;

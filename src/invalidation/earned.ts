@@ -16,12 +16,13 @@
  * The bound lives in the entry itself (freshUntil − createdAt), so the shared
  * tier carries it and nothing else grows with the keys.
  */
+import { sameContent } from '../cache/entry.js';
 import type { CacheEntry } from '../cache/types.js';
+import type { CanonicalRequest } from '../catalogue/types.js';
 
 type Evidence = 'same' | 'unnamed-change' | 'none';
 
 const boundOf = (e: CacheEntry): number => e.freshUntil - e.createdAt;
-const sameContent = (a: CacheEntry, b: CacheEntry): boolean => a.status === b.status && a.etag === b.etag;
 
 /** Pure: what replacing `before` with `after` at `now` says; `named`: a tag of `before` was named (or the fail-safe judged it). */
 export function evidenceOf(before: CacheEntry, after: CacheEntry, now: number, named: boolean): Evidence {
@@ -61,15 +62,13 @@ export class EarnedBounds {
     this.#o = o;
   }
 
-  /**
-   * The entry to store in place of `before` (the memory tier's, if any):
-   * `after`, its bound earned; `grows`: its endpoint's every change is named.
-   */
-  settle(endpoint: string, grows: boolean, before: CacheEntry | undefined, after: CacheEntry): CacheEntry {
+  /** The entry to store for `req` in place of `before` (the memory tier's, if any): `after`, its bound earned. */
+  readonly settle = (req: CanonicalRequest, before: CacheEntry | undefined, after: CacheEntry): CacheEntry => {
     if (before === undefined || before.deps === undefined || after.deps === undefined) return after;
     const o = this.#o;
     const evidence = evidenceOf(before, after, o.clock(), o.named(before));
-    if (evidence === 'unnamed-change') o.onUnnamed(endpoint);
+    if (evidence === 'unnamed-change') o.onUnnamed(req.endpoint.name);
+    const grows = req.endpoint.module?.everyChangeNamed === true;
     return withBound(after, nextBound(boundOf(before), boundOf(after), grows ? o.growth : 1, evidence));
-  }
+  };
 }

@@ -9,6 +9,7 @@
  * invalidation aims to keep it near zero.
  */
 import type { Registry } from 'prom-client';
+import { sameContent } from '../cache/entry.js';
 import type { CacheEntry } from '../cache/types.js';
 import { DenseCounter } from './collectors.js';
 import { ENDPOINT_LABELS, METRIC_PREFIX } from './prometheus.js';
@@ -18,11 +19,6 @@ export interface RefetchMetrics {
   refetched(endpoint: string, before: CacheEntry | undefined, after: CacheEntry): void;
   /** Totals for /status. */
   totals(): { refetches: number; unchanged: number };
-}
-
-/** Same content: status and the stamp-free content hash (the ETag). */
-function sameContent(before: CacheEntry, after: CacheEntry): boolean {
-  return before.status === after.status && before.etag === after.etag;
 }
 
 export function registerRefetchMetrics(registry: Registry): RefetchMetrics {
