@@ -180,8 +180,8 @@ export class BlockReading {
     await this.#parties(txs, tokens, into, signal);
     const carried = this.#carry;
     this.#carry = { addresses: new Set<string>(), contracts: new Set<string>() };
-    const pending = await this.#pending(pool, tokens, signal);
-    for (const a of [...pending.addresses, ...carried.addresses]) into.addresses.add(a);
+    const { pending, gone } = await this.#pending(pool, tokens, signal);
+    for (const a of [...pending.addresses, ...gone, ...carried.addresses]) into.addresses.add(a);
     for (const c of [...pending.contracts, ...carried.contracts]) into.contracts.add(c);
     const set: TouchedSet = {
       height,
@@ -222,28 +222,29 @@ export class BlockReading {
   async pending(signal: AbortSignal): Promise<{ pending: PendingTouched; changed: boolean }> {
     const before = this.#poolOrder;
     const [tokens, pool] = await Promise.all([this.#tokens(signal, false), this.#pages(txListPending.path, '', signal, true)]);
-    const p = await this.#pending(pool, tokens, signal);
-    for (const a of p.addresses) this.#carry.addresses.add(a);
+    const { pending: p, gone } = await this.#pending(pool, tokens, signal);
+    for (const a of [...p.addresses, ...gone]) this.#carry.addresses.add(a);
     for (const c of p.contracts) this.#carry.contracts.add(c);
     return { pending: p, changed: before !== this.#poolOrder };
   }
 
   /**
    * Transactions in the pool now that were not at the previous read, and whom
-   * they name; plus whom the entries gone since name: one dropped from the pool
-   * unmined leaves the lists that showed it pending (a mined one is named by
-   * its block anyway).
+   * they name; `gone`: whom the entries gone since name, for the block's set
+   * only (not news of the pool): one dropped unmined leaves the lists that
+   * showed it pending (a mined one is named by its block anyway).
    */
-  async #pending(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, signal: AbortSignal): Promise<PendingTouched> {
+  async #pending(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, signal: AbortSignal): Promise<{ pending: PendingTouched; gone: string[] }> {
     const seen = this.#pool;
     const fresh = seen === null ? txs : txs.filter((t) => !seen.has(String(t['tx_hash'])));
     const into = parties();
     await this.#parties(fresh, tokens, into, signal);
     const pool = new Map<string, readonly string[]>();
     for (const t of txs) pool.set(String(t['tx_hash']), namedBy(t));
-    if (seen !== null) for (const [hash, names] of seen) if (!pool.has(hash)) for (const a of names) into.addresses.add(a);
+    const gone: string[] = [];
+    if (seen !== null) for (const [hash, names] of seen) if (!pool.has(hash)) gone.push(...names);
     this.#pool = pool;
     this.#poolOrder = [...pool.keys()].join(',');
-    return { hashes: fresh.map((t) => String(t['tx_hash'])), addresses: [...into.addresses], contracts: [...into.contracts] };
+    return { pending: { hashes: fresh.map((t) => String(t['tx_hash'])), addresses: [...into.addresses], contracts: [...into.contracts] }, gone };
   }
 }
