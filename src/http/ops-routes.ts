@@ -49,7 +49,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   app.get(READYZ_PATH, (_req, reply) => {
     const { ready } = deps.readiness();
     if (ready) sendEnvelope(reply, 200, READY_BODY);
-    else sendEnvelope(reply, EDGE_ERRORS.NOT_READY.status, NOT_READY_BODY);
+    else sendEnvelope(reply, EDGE_ERRORS.NOT_READY.status, NOT_READY_BODY, { counted: true });
   });
   const operatorOnly = { onRequest: adminOnly(deps.adminGate) };
   app.get(STATUS_PATH, operatorOnly, (_req, reply) => {
