@@ -17,7 +17,7 @@ import { droppedLogLines } from '../startup/log-destination.js';
 import { STATUS_CLASSES, statusClassIndex } from './status-class.js';
 
 export const METRIC_PREFIX = 'chainproxy_';
-/** Endpoint label values: the catalogue names plus 'other' (ops routes, unknown paths). */
+/** Endpoint label values: the catalogue names plus 'other' (error envelopes for any other path: unknown paths, streams, batch, passthrough). */
 export const ENDPOINT_LABELS: readonly string[] = [...ENDPOINT_NAMES, 'other'];
 const REQUEST_RESULTS: readonly RequestResult[] = ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'];
 const TIER_NAMES: readonly TierName[] = ['memory', 'redis'];
@@ -79,7 +79,7 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
   // --- pushed: client requests (hot path) -------------------------------
   const requests = new DenseCounter(
     `${p}requests_total`,
-    'Client requests answered, by endpoint, HTTP status class and cache result (HIT, MISS, STALE, BYPASS, ERROR).',
+    'Client answers, by endpoint (other: error envelopes for any other path), HTTP status class and cache result: the X-Cache word (HIT, MISS, STALE, BYPASS, ERROR).',
     cross(endpointDim, { name: 'cache', values: REQUEST_RESULTS }, { name: 'status_class', values: STATUS_CLASSES }),
   ).register(registry);
   const requestDuration = new DenseHistogram(
