@@ -16,6 +16,8 @@ import { VERSION } from './config/version.js';
 import { buildProxy } from './app.js';
 import { bindPort } from './startup/bind.js';
 import { startupLine } from './startup/banner.js';
+import { runCheck } from './startup/check.js';
+import { diagnose, diagnosisLine } from './upstream/diagnose.js';
 import { logDestination } from './startup/log-destination.js';
 import type { SimulatorHandle } from './sim/index.js';
 
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) stop(2, `invalid configuration\n${err.message}\n(see chainproxy --help)`);
     throw err;
   }
+  if (cli.kind === 'check') process.exit(await runCheck(config, (line) => process.stdout.write(`${line}\n`)));
   const logger = pino({ level: config.logLevel }, logDestination());
 
   const bind = await bindPort(config.port, config.host);
@@ -58,6 +61,7 @@ async function main(): Promise<void> {
   }
 
   const built = await buildProxy(config, { logger, upstreamIsSimulator: simulator !== null });
+  built.pool.onFirstProbeFailure((base, err) => process.stderr.write(`chainproxy: upstream probe ${diagnosisLine(diagnose(base, err))}\n`));
   // The socket bound above; the host is only echoed (Fastify's listen options have no handle field).
   const listenOn: FastifyListenOptions = Object.assign({ host: config.host }, bind.bound);
   const url = (await built.app.listen(listenOn)).replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]');
@@ -97,7 +101,9 @@ async function main(): Promise<void> {
   );
   // With PORT=0 the default PUBLIC_BASE_URL names no real port: show the bound one.
   const base = config.publicBaseUrl === 'http://localhost:0' ? url : config.publicBaseUrl;
-  process.stderr.write(startupLine(config, base, simulator !== null));
+  // After the first probe round, so the line says whether an upstream answered (its failures are above it).
+  await built.pool.firstProbe;
+  process.stderr.write(startupLine(config, base, simulator !== null, built.pool.status().some((u) => u.healthy)));
 }
 
 main().catch((err: unknown) => {

@@ -159,6 +159,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
 
   const compiledPages = compilePages(PAGES, config.pages, catalogue);
   const pageMetrics = registerPageMetrics(prom.registry, [...compiledPages.keys()]);
+  writer.countInto(metrics, pageMetrics);
   const pages = new Pages({
     pages: compiledPages,
     resolver,

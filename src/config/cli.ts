@@ -5,11 +5,12 @@
  */
 import { FIELDS } from './fields.js';
 
-export type Cli = { kind: 'run' } | { kind: 'help' } | { kind: 'version' } | { kind: 'error'; message: string };
+export type Cli = { kind: 'run' } | { kind: 'check' } | { kind: 'help' } | { kind: 'version' } | { kind: 'error'; message: string };
 
 /** The accepted flags, for --help and the error message. */
 export const OPTIONS: ReadonlyArray<{ flag: string; help: string }> = [
   { flag: '--config FILE', help: 'read settings from a YAML or JSON file (same as CONFIG_FILE)' },
+  { flag: '--check', help: 'validate the settings, probe every upstream and Redis once, print what was found; exit 0 when all is well, else 2' },
   { flag: '--help, -h', help: 'print this help and exit' },
   { flag: '--version, -v', help: 'print the version and exit' },
 ];
@@ -27,6 +28,9 @@ export function parseArgs(argv: readonly string[]): Cli {
     const a = argv[i]!;
     if (a === '--help' || a === '-h') return { kind: 'help' };
     if (a === '--version' || a === '-v') wanted = { kind: 'version' };
+    else if (a === '--check') {
+      if (wanted.kind === 'run') wanted = { kind: 'check' };
+    }
     else if (a === '--config') {
       const file = argv[i + 1];
       if (file === undefined || file.startsWith('-')) return { kind: 'error', message: '--config: expected a file name after it, got nothing' };

@@ -31,6 +31,7 @@ export function helpText(): string {
     'chainproxy: caching reverse proxy for the Chain Data Query Service',
     '',
     'Usage: chainproxy [--config FILE]   (in a clone: npm start -- [--config FILE])',
+    '       chainproxy --check [--config FILE]   (test the settings and reach every upstream and Redis, then exit)',
     '       chainproxy --help | --version',
     '',
     'Options:',

@@ -11,7 +11,7 @@ import { FIELD_BY_KEY, FIELDS, SECTIONS, setPath } from './fields.js';
 import type { Config } from './types.js';
 import { checkApiKeys } from './api-keys.js';
 import { checkField, checkPolicies, crossCheck, shown } from './validate.js';
-import { lookalikeErrors } from './lookalike.js';
+import { fileKeyLookalike, lookalikeErrors } from './lookalike.js';
 import { checkMaxAgeByEndpoint } from './max-age.js';
 import { checkPages } from '../pages/config.js';
 import { checkCreditCosts, unknownCostPages } from '../budget/costs-config.js';
@@ -30,6 +30,20 @@ type Env = Record<string, string | undefined>;
 
 /** Every environment variable start-up reads. */
 const SETTING_NAMES: readonly string[] = [...FIELDS.map((f) => f.env), 'CONFIG_FILE'];
+/** Keys a file may hold besides the settings' own (read by their own checks). */
+const FILE_ONLY_KEYS: readonly string[] = ['apiKeys', 'policies', 'creditCosts', 'pages', 'invalidation.maxAgeByEndpoint'];
+/** Every key a CONFIG_FILE may hold, and the key of each variable, for the suggestion of an unknown key. */
+const FILE_KEYS: readonly string[] = [...FIELDS.map((f) => f.key), ...SECTIONS, ...FILE_ONLY_KEYS];
+const KEY_BY_ENV: ReadonlyMap<string, string> = new Map(FIELDS.map((f) => [f.env, f.key]));
+
+function unknownKeyError(label: string, key: string): string {
+  const like = fileKeyLookalike(key, FILE_KEYS, KEY_BY_ENV);
+  const base = `${label}: expected a known setting (see --help), got an unknown key`;
+  if (like === null) return base;
+  return KEY_BY_ENV.get(key.toUpperCase()) === like
+    ? `${base}: a variable's name; in a file the key is ${like} (rename it to ${like})`
+    : `${base} that resembles ${like} (rename it to ${like})`;
+}
 
 /** `--config <file>` / `--config=<file>` in argv, else CONFIG_FILE. */
 function configFilePath(env: Env, argv: readonly string[]): string | undefined {
@@ -83,7 +97,7 @@ function applyFile(config: Config, doc: Record<string, unknown>, file: string, l
     }
     const field = FIELD_BY_KEY.get(key);
     if (field === undefined) {
-      errors.push(`${label(key)}: expected a known setting (see --help), got an unknown key`);
+      errors.push(unknownKeyError(label(key), key));
       return;
     }
     const r = checkField(field, raw, label(key));

@@ -78,3 +78,32 @@ export function lookalikeErrors(env: Record<string, string | undefined>, names: 
   }
   return errors;
 }
+
+/**
+ * The known CONFIG_FILE key an unknown one most likely means, or null. The
+ * rule: an environment variable's name written as a key (UPSTREAM_URLS:
+ * upstreamUrls); a key within the edits above of a known key, case-insensitive,
+ * dotted keys whole (upstreamUrl: upstreamUrls, upstrem: upstream); the one key
+ * of its section that contains it (limits.pageSize: limits.maxPageSize); a
+ * top-level key that is a setting of exactly one section (connectTimeoutMs:
+ * upstream.connectTimeoutMs). `keys`: every known key, dotted, sections and
+ * file-only keys included; `byEnv`: variable name to key.
+ */
+export function fileKeyLookalike(key: string, keys: readonly string[], byEnv: ReadonlyMap<string, string>): string | null {
+  const fromEnv = byEnv.get(key.toUpperCase());
+  if (fromEnv !== undefined) return fromEnv;
+  const lower = key.toLowerCase();
+  let best: { key: string; d: number } | null = null;
+  for (const k of keys) {
+    const d = editDistance(lower, k.toLowerCase());
+    if (d <= allowedEdits(k) && (best === null || d < best.d)) best = { key: k, d };
+  }
+  if (best !== null) return best.key;
+  const dot = key.lastIndexOf('.');
+  const section = dot < 0 ? '' : key.slice(0, dot + 1);
+  const tail = (dot < 0 ? key : key.slice(dot + 1)).toLowerCase();
+  if (tail.length < 4) return null;
+  const one = (list: readonly string[]): string | null => (list.length === 1 ? list[0]! : null);
+  if (section !== '') return one(keys.filter((k) => k.startsWith(section) && !k.slice(section.length).includes('.') && k.slice(section.length).toLowerCase().includes(tail)));
+  return one(keys.filter((k) => k.slice(k.lastIndexOf('.') + 1).toLowerCase() === tail && k.includes('.')));
+}

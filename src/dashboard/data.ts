@@ -8,6 +8,7 @@ import { METRIC_PREFIX } from '../metrics/prometheus.js';
 export interface TrafficSnapshot {
   /** Server clock, ms. */
   time: number;
+  /** Every answer counted: the endpoints (refusals included) and the pages. */
   requests: { total: number; byCache: Record<string, number>; byStatus: Record<string, number> };
   /** Upstream attempts by upstream and outcome. */
   upstreams: Record<string, Record<string, number>>;
@@ -38,7 +39,7 @@ export async function trafficSnapshot(registry: Registry, now: number = Date.now
   const byCache: Record<string, number> = {};
   const byStatus: Record<string, number> = {};
   let total = 0;
-  for (const s of await samples(registry, 'requests_total')) {
+  for (const s of [...(await samples(registry, 'requests_total')), ...(await samples(registry, 'page_requests_total'))]) {
     total += s.value;
     add(byCache, String(s.labels.cache), s.value);
     add(byStatus, String(s.labels.status_class), s.value);

@@ -28,14 +28,14 @@ export const DASHBOARD_SCRIPT = /* js */ `
   function fill(tbody, rows) { tbody.textContent = ''; rows.forEach(function (r) { tbody.appendChild(r); }); }
 
   /** Until the proxy says so itself: every upstream on this machine is taken for the simulator. */
-  /** Values of fn(first, last) over a trailing window of w seconds ending at each point. */
+  /** Values of fn(first, last) over a trailing window of w seconds ending at each point; null where fn has none (a gap). */
   function series(fn, w) {
     var out = [];
     var j = 0;
     for (var i = 1; i < points.length; i++) {
       while (j < i - 1 && points[i].t - points[j].t > w * 1000) j++;
       var v = fn(points[j], points[i]);
-      if (v !== null && isFinite(v)) out.push({ t: points[i].t, v: v });
+      out.push({ t: points[i].t, v: v !== null && isFinite(v) ? v : null });
     }
     return out;
   }
@@ -43,6 +43,14 @@ export const DASHBOARD_SCRIPT = /* js */ `
   function hitRatio(a, b) { var n = b.requests - a.requests; return n > 0 ? (b.hits - a.hits) / n : null; }
   function field(name) { return points.filter(function (p) { return p[name] !== null; }).map(function (p) { return { t: p.t, v: p[name] }; }); }
   function last(list) { return list.length ? list[list.length - 1].v : null; }
+  function fmtAgo(ms) { return ms === null || ms === undefined ? '' : ' (' + fmtDuration(Math.round(ms / 1000)) + ' ago)'; }
+  /** Runs of consecutive non-null values: a line is drawn per run, so idle time is a gap, not a straight line. */
+  function runs(data) {
+    var out = [], cur = [];
+    data.forEach(function (d) { if (d.v === null) { if (cur.length) out.push(cur); cur = []; } else cur.push(d); });
+    if (cur.length) out.push(cur);
+    return out;
+  }
 
   function niceMax(v) { if (!(v > 0)) return 1; var e = Math.pow(10, Math.floor(Math.log10(v))); var m = v / e; return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * e; }
 
@@ -52,7 +60,7 @@ export const DASHBOARD_SCRIPT = /* js */ `
     s.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
     s.textContent = '';
     var now = points.length ? points[points.length - 1].t : Date.now();
-    var max = opts.max || niceMax(Math.max.apply(null, [0].concat(lines.map(function (l) { return Math.max.apply(null, [0].concat(l.data.map(function (d) { return d.v; }))); }))));
+    var max = opts.max || niceMax(Math.max.apply(null, [0].concat(lines.map(function (l) { return Math.max.apply(null, [0].concat(l.data.filter(function (d) { return d.v !== null; }).map(function (d) { return d.v; }))); }))));
     // The time axis covers what is held: from one minute up to the whole 15.
     var span = Math.min(SPAN_MS, Math.max(60000, points.length ? now - points[0].t : 0));
     function x(t) { return L + (W - L - R) * (1 - (now - t) / span); }
@@ -67,16 +75,24 @@ export const DASHBOARD_SCRIPT = /* js */ `
       s.appendChild(t);
     });
     legend.textContent = '';
-    var drawn = 0;
+    var drawn = 0, segments = 0;
     lines.forEach(function (l) {
-      var pts = l.data.filter(function (d) { return now - d.t <= span; }).map(function (d) { return x(d.t).toFixed(1) + ',' + y(d.v).toFixed(1); });
-      if (pts.length > 1) { s.appendChild(svg('polyline', { points: pts.join(' '), stroke: l.color })); drawn++; }
+      var parts = runs(l.data.filter(function (d) { return now - d.t <= span; }));
+      parts.forEach(function (run) {
+        if (run.length > 1) s.appendChild(svg('polyline', { points: run.map(function (d) { return x(d.t).toFixed(1) + ',' + y(d.v).toFixed(1); }).join(' '), stroke: l.color }));
+        else s.appendChild(svg('circle', { cx: x(run[0].t).toFixed(1), cy: y(run[0].v).toFixed(1), r: 1.5, fill: l.color }));
+      });
+      segments += parts.length;
+      if (parts.some(function (run) { return run.length > 1; })) drawn++;
       var item = el('span'); var sw = el('i'); sw.style.background = l.color; item.appendChild(sw);
       item.appendChild(document.createTextNode(l.name + ' ')); item.appendChild(el('b', null, opts.fmt(last(l.data))));
       legend.appendChild(item);
     });
     if (!drawn) { var t = svg('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle' }); t.textContent = 'collecting...'; s.appendChild(t); }
     box.setAttribute('data-lines', String(drawn));
+    box.setAttribute('data-segments', String(segments));
+    // The first line has no value now (idle past its window): its run has ended.
+    box.setAttribute('data-idle', String(lines.length > 0 && lines[0].data.length > 0 && last(lines[0].data) === null));
     box.setAttribute('data-points', String(points.length));
   }
 
@@ -101,8 +117,10 @@ export const DASHBOARD_SCRIPT = /* js */ `
   }
 
   function renderStatus(s) {
-    text('ready', s.ready ? 'yes' : 'NO');
-    $('ready').className = 'value' + (s.ready ? '' : ' bad');
+    var fromCache = s.ready && s.readyReason === 'cache';
+    text('ready', !s.ready ? 'NO' : fromCache ? 'yes: from cache' : 'yes');
+    $('ready').className = 'value' + (!s.ready ? ' bad' : fromCache ? ' warn' : '');
+    text('ready-why', !s.ready ? s.readyReason : fromCache ? 'no up-to-date upstream: serving what the cache holds' : 'an up-to-date upstream answers');
     text('best-head', fmtNum(s.chain.bestHead));
     text('final-height', fmtNum(s.chain.finalHeight));
     text('uptime', fmtDuration(s.uptimeSeconds));
@@ -116,7 +134,7 @@ export const DASHBOARD_SCRIPT = /* js */ `
       cell(tr, u.latencyP50Ms === null ? null : Math.round(u.latencyP50Ms), 'num');
       cell(tr, u.latencyP99Ms === null ? null : Math.round(u.latencyP99Ms), 'num');
       var b = u.sittingOut;
-      cell(tr, b ? 'benched until ' + clock(b.until) + ' (' + b.reason + '): ' + b.detail : u.lastError, 'err');
+      cell(tr, b ? 'benched until ' + clock(b.until) + ' (' + b.reason + '): ' + b.detail : u.lastError === null ? null : u.lastError + fmtAgo(u.lastErrorAgoMs), 'err');
       return tr;
     }));
     renderConsensus(s.consensus || null);

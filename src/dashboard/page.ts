@@ -22,6 +22,8 @@ const STYLE = /* css */ `
   .card .label { color:var(--dim); font-size:12px; text-transform:uppercase; letter-spacing:.04em; }
   .card .value { font-size:22px; font-variant-numeric:tabular-nums; }
   .card .value.bad { color:var(--bad); }
+  .card .value.warn { color:var(--warn); }
+  .card .why { color:var(--dim); font-size:12px; }
   section h2 { font-size:13px; margin:0 0 8px; color:var(--dim); text-transform:uppercase; letter-spacing:.04em; }
   .charts { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
   .chart svg { width:100%; height:150px; display:block; }
@@ -79,7 +81,7 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
 <div id="banner" role="status">The upstream is the chain simulator on this machine: answers are simulated, not a real chain. Set UPSTREAM_URLS to serve one.</div>
 <main>
   <div class="cards">
-    <div class="card"><div class="label">Ready</div><div class="value" id="ready">-</div></div>
+    <div class="card"><div class="label">Ready</div><div class="value" id="ready">-</div><div class="why" id="ready-why"></div></div>
     <div class="card"><div class="label">Best head</div><div class="value" id="best-head">-</div></div>
     <div class="card"><div class="label">Final height</div><div class="value" id="final-height">-</div></div>
     <div class="card"><div class="label">Hit ratio (1 min)</div><div class="value" id="hit-ratio">-</div></div>

@@ -78,12 +78,17 @@ export async function takeReading(registry: Registry, withEndpointBuckets: boole
   const endpoint = (name: string) => (endpoints[name] ??= { requests: 0, hits: 0, buckets: emptyBuckets() });
   let requests = 0;
   let hits = 0;
-  for (const s of await samples(registry, 'requests_total')) {
+  // Every answer counted: the endpoints' (refusals included) and the pages' (as `pages/<name>`).
+  const answers = [
+    ...(await samples(registry, 'requests_total')).map((s) => ({ s, name: String(s.labels.endpoint) })),
+    ...(await samples(registry, 'page_requests_total')).map((s) => ({ s, name: `pages/${String(s.labels.page)}` })),
+  ];
+  for (const { s, name } of answers) {
     const isHit = s.labels.cache === 'HIT' || s.labels.cache === 'STALE';
     requests += s.value;
     if (isHit) hits += s.value;
     byStatus[String(s.labels.status_class)] = (byStatus[String(s.labels.status_class)] ?? 0) + s.value;
-    const e = endpoint(String(s.labels.endpoint));
+    const e = endpoint(name);
     e.requests += s.value;
     if (isHit) e.hits += s.value;
   }

@@ -5,8 +5,8 @@
  * the admin gate: anyone else gets the 404 envelope of an unknown path, like
  * /metrics and /status.
  */
-import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { VERSION } from '../config/version.js';
 import type { Registry } from 'prom-client';
 import { envelopeBody, ERRORS } from '../errors/catalog.js';
 import { adminOnly, type AdminGate } from '../http/admin-gate.js';
@@ -23,16 +23,6 @@ export interface DashboardDeps {
   clock?: () => number;
 }
 
-/** The package's version (package.json sits two levels above src/dashboard and dist/dashboard). */
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
-
 export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): void {
   const page = Buffer.from(DASHBOARD_HTML);
   const onRequest = adminOnly(deps.adminGate);
@@ -47,7 +37,7 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
   const history = new History(deps.registry, deps.clock ?? Date.now);
   history.start();
   app.addHook('onClose', async () => history.stop());
-  const meta = { version: packageVersion(), startedAt: (deps.clock ?? Date.now)() };
+  const meta = { version: VERSION, startedAt: (deps.clock ?? Date.now)() };
   app.get('/dashboard/history.json', { onRequest }, async (request, reply) => {
     reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store');
     const after = new URL(request.url, 'http://localhost').searchParams.get('after');

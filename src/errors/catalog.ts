@@ -62,8 +62,10 @@ export class ProxyError extends Error {
   readonly status: number;
   /** Extra detail for logs only; never sent to clients. */
   readonly detail: string | undefined;
+  /** HTTP status of the upstream answer this error is about; null when none arrived (or not an upstream's). */
+  readonly upstreamStatus: number | null;
 
-  constructor(kind: ErrorKind, message?: string, options?: { cause?: unknown; detail?: string }) {
+  constructor(kind: ErrorKind, message?: string, options?: { cause?: unknown; detail?: string; upstreamStatus?: number }) {
     const def = ERRORS[kind];
     super(message ?? def.msg, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ProxyError';
@@ -71,6 +73,13 @@ export class ProxyError extends Error {
     this.code = def.code;
     this.status = def.status;
     this.detail = options?.detail;
+    this.upstreamStatus = options?.upstreamStatus ?? null;
+  }
+
+  /** The same error, about an upstream answer of HTTP `status`. */
+  withUpstreamStatus(status: number): ProxyError {
+    const options = { detail: this.detail, upstreamStatus: status, ...(this.cause === undefined ? {} : { cause: this.cause }) };
+    return new ProxyError(this.kind, this.message, options);
   }
 
   get retryable(): boolean {
@@ -103,7 +112,25 @@ const BAD_RESPONSE_CODES = new Set([
   'HPE_INVALID_CHUNK_SIZE',
   'HPE_UNEXPECTED_CONTENT_LENGTH',
 ]);
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
+/** Certificate verdicts of Node's TLS client (not ERR_-prefixed). */
+const CERT_CODES = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** A TLS failure in words (the upstream could not be reached over TLS), or null when `code` is not one. */
+function tlsFailure(code: string): string | null {
+  if (CERT_CODES.has(code)) return `TLS certificate rejected (${code})`;
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG') return 'TLS handshake failed: the server did not answer in TLS';
+  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO') return `TLS handshake failed (${code})`;
+  return null;
+}
 
 function errorCode(err: unknown): string | undefined {
   if (typeof err === 'object' && err !== null && 'code' in err) {
@@ -125,6 +152,8 @@ export function toProxyError(err: unknown): ProxyError {
     if (TIMEOUT_CODES.has(code)) return new ProxyError('UPSTREAM_TIMEOUT', undefined, { cause: err, detail });
     if (BAD_RESPONSE_CODES.has(code)) return new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { cause: err, detail });
     if (UNAVAILABLE_CODES.has(code)) return new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { cause: err, detail });
+    const tls = tlsFailure(code);
+    if (tls !== null) return new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { cause: err, detail: tls });
   }
   if (err instanceof SyntaxError) return new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { cause: err, detail });
   return new ProxyError('INTERNAL', undefined, { cause: err, detail });

@@ -44,7 +44,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
 
   const finish = (request: FastifyRequest, endpoint: EndpointDef, started: number, status: number, res: Resolution | null, err: ProxyError | null): void => {
     const seconds = (performance.now() - started) / 1000;
-    const result = res !== null ? res.result : err !== null && err.status >= 500 ? 'ERROR' : 'BYPASS';
+    const result = res !== null ? res.result : 'ERROR';
     metrics.request(endpoint.name, status, result, seconds);
     if (accessLog === 'off' || (accessLog === 'misses' && result === 'HIT')) return;
     request.log.info(
@@ -73,7 +73,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
         req = canonicalize(endpoint, rawQuery(url), limits);
       } catch (e) {
         const err = toProxyError(e);
-        deliverError(reply, err, 'BYPASS', chain.bestHead());
+        deliverError(reply, err, chain.bestHead());
         finish(request, endpoint, started, err.status, null, err);
         return;
       }
@@ -92,7 +92,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
         },
         (e: unknown) => {
           const err = toProxyError(e);
-          deliverError(reply, err, 'MISS', chain.bestHead());
+          deliverError(reply, err, chain.bestHead());
           finish(request, endpoint, started, err.status, null, err);
         },
       );

@@ -86,7 +86,8 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     const started = performance.now();
     if (typeof raw !== 'string') {
       const err = new ProxyError('BAD_PARAMETER', `invalid batch item ${index}: expected a request string such as ${ITEM_EXAMPLES}`);
-      return { request: shownOf(raw), status: err.status, cache: 'BYPASS', body: err.toBody() };
+      metrics.request('other', err.status, 'ERROR', (performance.now() - started) / 1000);
+      return { request: shownOf(raw), status: err.status, cache: 'ERROR', body: err.toBody() };
     }
     const shown = raw.length > 200 ? `${raw.slice(0, 200)}...` : raw;
     const q = raw.indexOf('?');
@@ -95,7 +96,8 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     const endpoint = catalogue.match(path);
     if (endpoint === undefined) {
       const err = new ProxyError('ROUTE_NOT_FOUND', `no such endpoint: ${path.slice(0, 80)}`);
-      return { request: shown, status: err.status, cache: 'BYPASS', body: err.toBody() };
+      metrics.request('other', err.status, 'ERROR', (performance.now() - started) / 1000);
+      return { request: shown, status: err.status, cache: 'ERROR', body: err.toBody() };
     }
     let res;
     try {
@@ -104,9 +106,8 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
       res = resolver.hit(req, now) ?? (await withTimeout(resolver.resolve(req, undefined, payer), limits.requestTimeoutMs));
     } catch (e) {
       const err = toProxyError(e);
-      const cache = err.status >= 500 ? 'ERROR' : 'BYPASS';
-      metrics.request(endpoint.name, err.status, cache, (performance.now() - started) / 1000);
-      return { request: shown, status: err.status, cache, body: err.toBody() };
+      metrics.request(endpoint.name, err.status, 'ERROR', (performance.now() - started) / 1000);
+      return { request: shown, status: err.status, cache: 'ERROR', body: err.toBody() };
     }
     metrics.request(endpoint.name, res.entry.status, res.result, (performance.now() - started) / 1000);
     const fetchedNow = res.result === 'MISS' || res.result === 'BYPASS';

@@ -6,7 +6,6 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { CacheResult } from '../cache/types.js';
 import { chooseEncoding } from '../cache/negotiate.js';
 import { renderBody } from '../cache/render.js';
 import { hitPayload } from '../cache/restamped-variants.js';
@@ -115,7 +114,7 @@ export function deliver(request: FastifyRequest, reply: FastifyReply, res: Resol
   return deliverRaw(request.headers, reply.raw, res, now, head, earlier, answer);
 }
 
-/** An error the proxy made (or relays with a normalized envelope), never stored. */
-export function deliverError(reply: FastifyReply, err: ProxyError, result: CacheResult, head: number | null): void {
-  sendError(reply, err, { cache: result, head });
+/** An error the proxy made (or relays with a normalized envelope), never stored: `X-Cache: ERROR`, counted by the caller. */
+export function deliverError(reply: FastifyReply, err: ProxyError, head: number | null): void {
+  sendError(reply, err, { head, counted: true });
 }

@@ -82,7 +82,7 @@ async function settled(open: OpenResponses, ms: number): Promise<void> {
 function cut(res: ServerResponse, writer: EnvelopeWriter): boolean {
   if (res.headersSent) return false;
   const err = new ProxyError('SHUTTING_DOWN');
-  writer.write(res, err.status, err.toBody(), { cache: 'ERROR', extra: ['connection', 'close'] });
+  writer.write(res, err.status, err.toBody(), { extra: ['connection', 'close'] });
   res.writeHead = (() => res) as ServerResponse['writeHead'];
   return true;
 }

@@ -1,25 +1,48 @@
 /**
  * The one writer of `{code, msg, data}` envelopes the proxy makes itself
  * (errors, refusals, 404/405, readiness, the batch answer): JSON content
- * type, `Cache-Control: no-store`, the CORS headers, `X-Cache` and
+ * type, `Cache-Control: no-store`, the CORS headers, `X-Cache`,
  * `X-Chain-Head` when given, `Retry-After` on every 503, and the headers every
  * API answer carries (`X-Chainproxy-Upstream: simulator` when the upstream is
  * the built-in simulator). Three sinks: a Fastify reply (its hooks still run),
  * a raw ServerResponse, and a whole HTTP/1.1 response text for a bare socket.
+ *
+ * The X-Cache rule, in this one place: an error envelope (status 400 and up)
+ * says `ERROR`, any other envelope `BYPASS` (made now, never stored). Every
+ * error envelope is counted as a client answer with cache `ERROR` unless the
+ * caller counts it itself (`counted`): under /pages/ in `page_requests_total`
+ * (page name from the path), elsewhere in `requests_total` (endpoint from the
+ * path: a catalogue name, else `other`).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { RETRY_AFTER_503_SECONDS, type ProxyError } from '../errors/catalog.js';
+import type { Metrics } from '../metrics/types.js';
+import type { PageMetrics } from '../pages/metrics.js';
 import { CORS_HEADERS, JSON_TYPE } from './header-block.js';
 
 export interface EnvelopeOptions {
-  /** X-Cache. */
-  cache?: string;
   /** X-Chain-Head (omitted when null). */
   head?: number | null;
   /** More header pairs, lower-case names; one named here replaces the default of that name. */
   extra?: readonly string[];
+  /** The caller counts this answer in its own metric (or it is no client answer, like /readyz): not counted here. */
+  counted?: boolean;
 }
+
+/** X-Cache of an envelope the proxy writes. */
+function envelopeCache(status: number): 'ERROR' | 'BYPASS' {
+  return status >= 400 ? 'ERROR' : 'BYPASS';
+}
+
+/** `tx/list` of `/tx/list?page=2`: the name a path is counted under (the metrics map unknown names to `other`). */
+function nameOfPath(url: string | undefined): string {
+  if (url === undefined) return '';
+  const q = url.indexOf('?');
+  return (q < 0 ? url : url.slice(0, q)).slice(1);
+}
+
+const PAGES = 'pages/';
 
 const NONE: EnvelopeOptions = {};
 const DECORATOR = 'envelopeWriter';
@@ -28,6 +51,8 @@ export class EnvelopeWriter {
   /** Header pairs of every API answer, hits included (precomputed: nothing per request). */
   readonly answerHeaders: readonly string[];
   readonly #defaults: readonly string[];
+  #metrics: Metrics | null = null;
+  #pages: PageMetrics | null = null;
 
   constructor(o: { upstreamIsSimulator: boolean }) {
     this.answerHeaders = o.upstreamIsSimulator ? ['x-chainproxy-upstream', 'simulator'] : [];
@@ -40,6 +65,20 @@ export class EnvelopeWriter {
     ];
   }
 
+  /** Error envelopes are counted from now on (before: not counted). */
+  countInto(metrics: Metrics, pages: PageMetrics): void {
+    this.#metrics = metrics;
+    this.#pages = pages;
+  }
+
+  /** Counts one error answer written for `path` (the bare-socket sink's callers count through this). */
+  count(path: string | undefined, status: number, seconds = 0): void {
+    if (status < 400) return;
+    const name = nameOfPath(path);
+    if (name.startsWith(PAGES)) this.#pages?.request(name.slice(PAGES.length), 'ERROR', status);
+    else this.#metrics?.request(name, status, 'ERROR', seconds);
+  }
+
   /** The header pairs of an envelope of `length` bytes. */
   headers(status: number, length: number, o: EnvelopeOptions = NONE): string[] {
     const extra = o.extra ?? [];
@@ -50,7 +89,7 @@ export class EnvelopeWriter {
     const out: string[] = [];
     const d = this.#defaults;
     for (let i = 0; i < d.length; i += 2) if (extra.length === 0 || !named(d[i]!)) out.push(d[i]!, d[i + 1]!);
-    if (o.cache !== undefined) out.push('x-cache', o.cache);
+    out.push('x-cache', envelopeCache(status));
     if (o.head !== undefined && o.head !== null) out.push('x-chain-head', String(o.head));
     if (status === 503 && !named('retry-after')) out.push('retry-after', RETRY_AFTER_503_SECONDS);
     out.push(...extra, 'content-length', String(length));
@@ -62,6 +101,7 @@ export class EnvelopeWriter {
     const h = this.headers(status, body.length, o);
     reply.code(status);
     for (let i = 0; i < h.length; i += 2) reply.header(h[i]!, h[i + 1]!);
+    if (o?.counted !== true) this.count(reply.request.raw.url, status, reply.elapsedTime / 1000);
     return reply.send(body);
   }
 
@@ -69,9 +109,10 @@ export class EnvelopeWriter {
   write(res: ServerResponse, status: number, body: Buffer, o?: EnvelopeOptions): void {
     res.writeHead(status, this.headers(status, body.length, o));
     res.end(body);
+    if (o?.counted !== true) this.count(res.req.url, status);
   }
 
-  /** A whole HTTP/1.1 response closing the connection, for a socket with no response object. */
+  /** A whole HTTP/1.1 response closing the connection, for a socket with no response object (not counted: see count()). */
   rawResponse(status: number, body: Buffer, o: EnvelopeOptions = NONE): string {
     const h = this.headers(status, body.length, { ...o, extra: [...(o.extra ?? []), 'connection', 'close'] });
     let text = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;

@@ -6,6 +6,7 @@
  * most once per `metricsCacheMs`.
  */
 import type { FastifyInstance } from 'fastify';
+import { VERSION } from '../config/version.js';
 import type { ChainView } from '../chain/types.js';
 import { EDGE_ERRORS, envelopeBody } from '../errors/catalog.js';
 import type { UpstreamStatus } from '../upstream/types.js';
@@ -38,8 +39,25 @@ export interface OpsDeps {
 }
 
 const ALIVE_BODY = envelopeBody(0, 'success', { status: 'alive' });
-const READY_BODY = envelopeBody(0, 'success', { status: 'ready' });
+const READY_BODIES: Record<string, Buffer> = {
+  upstream: envelopeBody(0, 'success', { status: 'ready', reason: 'upstream' }),
+  cache: envelopeBody(0, 'success', { status: 'ready', reason: 'cache' }),
+};
 const NOT_READY_BODY = envelopeBody(EDGE_ERRORS.NOT_READY.code, EDGE_ERRORS.NOT_READY.msg);
+
+/**
+ * Numbers as an operator reads them: integers as they are; others to 2
+ * decimals from 1 up (1.4084010000078706 ms → 1.41), to 3 significant digits
+ * below 1 (0.8333 → 0.833, 0.000123456 → 0.000123).
+ */
+export function roundNumber(v: number): number {
+  if (Number.isInteger(v) || !Number.isFinite(v)) return v;
+  return Math.abs(v) >= 1 ? Math.round(v * 100) / 100 : Number(v.toPrecision(3));
+}
+
+function roundedEnvelope(data: unknown): Buffer {
+  return Buffer.from(JSON.stringify({ code: 0, msg: 'success', data }, (_key, v: unknown) => (typeof v === 'number' ? roundNumber(v) : v)));
+}
 
 export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   const json = 'application/json; charset=utf-8';
@@ -47,15 +65,16 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
     sendEnvelope(reply, 200, ALIVE_BODY);
   });
   app.get(READYZ_PATH, (_req, reply) => {
-    const { ready } = deps.readiness();
-    if (ready) sendEnvelope(reply, 200, READY_BODY);
-    else sendEnvelope(reply, EDGE_ERRORS.NOT_READY.status, NOT_READY_BODY);
+    const { ready, reason } = deps.readiness();
+    if (ready) sendEnvelope(reply, 200, READY_BODIES[reason] ?? envelopeBody(0, 'success', { status: 'ready', reason }));
+    else sendEnvelope(reply, EDGE_ERRORS.NOT_READY.status, NOT_READY_BODY, { counted: true });
   });
   const operatorOnly = { onRequest: adminOnly(deps.adminGate) };
   app.get(STATUS_PATH, operatorOnly, (_req, reply) => {
     const verdict = deps.readiness();
     reply.header('content-type', json).header('cache-control', 'no-store').send(
-      envelopeBody(0, 'success', {
+      roundedEnvelope({
+        version: VERSION,
         ready: verdict.ready,
         readyReason: verdict.reason,
         lastGoodAnswerAgoMs: verdict.lastGoodAgoMs,

@@ -46,8 +46,9 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
   const payer = deps.payer ?? null;
   const fastHits = deps.fast ?? null;
 
-  const fail = (reply: FastifyReply, status: number, body: Buffer, cache: string): number => {
-    sendEnvelope(reply, status, body, { cache, head: chain.bestHead() });
+  /** A page the proxy could not answer: its error envelope (`X-Cache: ERROR`, counted by finish). */
+  const fail = (reply: FastifyReply, status: number, body: Buffer): number => {
+    sendEnvelope(reply, status, body, { head: chain.bestHead(), counted: true });
     return status;
   };
 
@@ -70,7 +71,7 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
         req = pages.request(page, rawQuery(url));
       } catch (e) {
         const err = toProxyError(e);
-        finish(request, page.name, started, fail(reply, err.status, err.toBody(), 'BYPASS'), 'BYPASS', null, err.message);
+        finish(request, page.name, started, fail(reply, err.status, err.toBody()), 'ERROR', null, err.message);
         return;
       }
       const now = clock();
@@ -86,14 +87,13 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
             const status = deliver(request, reply, pages.answer(r.entry, r.cache), clock(), chain.bestHead(), answer);
             finish(request, page.name, started, status, r.cache, r.composed.parts, null);
           } else {
-            const cache = r.error.status >= 500 ? 'ERROR' : 'BYPASS';
-            const status = fail(reply, r.error.status, r.error.body, cache);
-            finish(request, page.name, started, status, cache, null, `required part ${r.failedPart}: ${r.error.msg}`);
+            const status = fail(reply, r.error.status, r.error.body);
+            finish(request, page.name, started, status, 'ERROR', null, `required part ${r.failedPart}: ${r.error.msg}`);
           }
         },
         (e: unknown) => {
           const err = toProxyError(e);
-          finish(request, page.name, started, fail(reply, err.status, err.toBody(), 'ERROR'), 'ERROR', null, err.message);
+          finish(request, page.name, started, fail(reply, err.status, err.toBody()), 'ERROR', null, err.message);
         },
       );
     };

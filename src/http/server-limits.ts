@@ -55,7 +55,9 @@ function clientErrorHandler(writer: EnvelopeWriter): (err: NodeJS.ErrnoException
       socket.destroy();
       return;
     }
-    socket.end(responseOf(kindOf(err)));
+    const kind = kindOf(err);
+    socket.end(responseOf(kind));
+    writer.count(undefined, EDGE_ERRORS[kind].status);
     // The client may never close its side: do not keep the socket past the flush.
     setTimeout(() => socket.destroy(), 1000).unref();
   };

@@ -40,6 +40,11 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
 
   const registry = new PathRegistry(catalogue.all().map((e) => e.name), pages.names());
 
+  // Answers that set no X-Cache of their own (operator routes, preflights, passthrough) were made now: BYPASS.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (!reply.hasHeader('x-cache')) reply.header('x-cache', 'BYPASS');
+    done(null, payload);
+  });
   if (gate !== null) registerRateLimit(app, gate, rateLimitExempt(registry, s.adminGate));
   const payer = gate === null ? null : payerOf(gate);
   const answer = s.writer.answerHeaders;

@@ -8,7 +8,8 @@
  * indexed by enum position, so a cache hit does no label hashing or allocation.
  * The metrics list with meanings is in ./README.md.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { VERSION } from '../config/version.js';
 import { ENDPOINT_NAMES } from '../catalogue/types.js';
 import { CallbackGauge, DenseCounter, DenseHistogram, type Labels } from './collectors.js';
 import type { Metrics, MetricSources, RequestResult, TierName, UpstreamOutcome } from './types.js';
@@ -16,7 +17,7 @@ import { droppedLogLines } from '../startup/log-destination.js';
 import { STATUS_CLASSES, statusClassIndex } from './status-class.js';
 
 export const METRIC_PREFIX = 'chainproxy_';
-/** Endpoint label values: the catalogue names plus 'other' (ops routes, unknown paths). */
+/** Endpoint label values: the catalogue names plus 'other' (error envelopes for any other path: unknown paths, streams, batch, passthrough). */
 export const ENDPOINT_LABELS: readonly string[] = [...ENDPOINT_NAMES, 'other'];
 const REQUEST_RESULTS: readonly RequestResult[] = ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'];
 const TIER_NAMES: readonly TierName[] = ['memory', 'redis'];
@@ -78,7 +79,7 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
   // --- pushed: client requests (hot path) -------------------------------
   const requests = new DenseCounter(
     `${p}requests_total`,
-    'Client requests answered, by endpoint, HTTP status class and cache result (HIT, MISS, STALE, BYPASS, ERROR).',
+    'Client answers, by endpoint (other: error envelopes for any other path), HTTP status class and cache result: the X-Cache word (HIT, MISS, STALE, BYPASS, ERROR).',
     cross(endpointDim, { name: 'cache', values: REQUEST_RESULTS }, { name: 'status_class', values: STATUS_CLASSES }),
   ).register(registry);
   const requestDuration = new DenseHistogram(
@@ -97,6 +98,12 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
     'Failed operations on a cache tier, by operation.',
     cross({ name: 'tier', values: TIER_NAMES }, { name: 'op', values: TIER_OPS }),
   ).register(registry);
+  new Gauge({
+    name: `${p}build_info`,
+    help: 'Always 1; the labels name this build: the package version and the Node.js version running it.',
+    labelNames: ['version', 'node'] as const,
+    registers: [registry],
+  }).set({ version: VERSION, node: process.version }, 1);
   const rateLimited = new Counter({ name: `${p}rate_limited_total`, help: 'Client requests refused by the rate limiter.', registers: [registry] });
   new Counter({
     name: `${p}log_lines_dropped_total`,

@@ -2,7 +2,7 @@ import type { CacheResult } from '../cache/types.js';
 import type { ChainView } from '../chain/types.js';
 import type { Purpose, UpstreamStatus } from '../upstream/types.js';
 
-/** Cache result label of a client request; ERROR when the proxy answered with a 5xx it made. */
+/** Cache result label of a client answer: its X-Cache word (ERROR: an error envelope the proxy made, 4xx or 5xx). */
 export type RequestResult = CacheResult | 'ERROR';
 export type UpstreamOutcome = 'ok' | 'http_error' | 'timeout' | 'bad_response' | 'unavailable' | 'lagging' | 'cancelled';
 export type TierName = 'memory' | 'redis';

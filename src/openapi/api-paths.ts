@@ -35,7 +35,7 @@ export const RETRY_AFTER: NonNullable<ResponseObject['headers']> = {
 const REFUSED_429 = 'Rate limit exceeded (code 4290), or the miss budget is spent and the answer is not cached (code 4292: only cached answers are served until it refills); see Retry-After.';
 
 const CACHE_HEADERS: ResponseObject['headers'] = {
-  'X-Cache': { description: 'HIT, MISS, STALE or BYPASS.', schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE', 'BYPASS'] } },
+  'X-Cache': { description: 'HIT, MISS, STALE or BYPASS; ERROR on an error envelope the proxy made.', schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'] } },
   'X-Chain-Head': { description: 'Best block height the proxy knows.', schema: { type: 'integer' } },
   ETag: { description: 'Weak validator; send it back in If-None-Match for a 304.', schema: { type: 'string' } },
   Age: { description: 'Seconds since the answer was fetched from the upstream.', schema: { type: 'integer' } },

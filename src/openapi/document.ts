@@ -5,9 +5,8 @@
  * document is the full one without the operator paths (and the schemas and
  * tags only they use).
  */
+import { VERSION } from '../config/version.js';
 import type { OpenApiContribution, OpenApiDocument, SchemaObject } from './types.js';
-
-const DOCUMENT_VERSION = '1.0.0';
 
 const TAGS = [
   { name: 'tx', description: 'Transactions' },
@@ -74,7 +73,8 @@ export function buildOpenApiDocument(opts: DocumentOptions): OpenApiDocument {
     openapi: '3.1.0',
     info: {
       title: 'chainproxy: Chain Data Query Service',
-      version: DOCUMENT_VERSION,
+      // The package's version: the document describes this release of the proxy.
+      version: VERSION,
       description:
         'Read-only blockchain data (transactions, blocks, tokens, holders, NAX, addresses, statistics) behind a caching proxy. Every answer is a `{code, msg, data}` envelope; `code` 0 is success.',
     },

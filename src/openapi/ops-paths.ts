@@ -16,7 +16,7 @@ const nullableInt: SchemaObject = { type: ['integer', 'null'] };
 /** One upstream in /status (more fields may be added; none is removed). */
 const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
   type: 'object',
-  required: ['name', 'url', 'healthy', 'lagging', 'head', 'lag', 'breaker', 'inFlight', 'latencyP50Ms', 'latencyP99Ms', 'lastError'],
+  required: ['name', 'url', 'healthy', 'lagging', 'head', 'lag', 'breaker', 'inFlight', 'latencyP50Ms', 'latencyP99Ms', 'lastError', 'lastErrorAgoMs'],
   properties: {
     name: { type: 'string' },
     url: { type: 'string' },
@@ -29,6 +29,7 @@ const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
     latencyP50Ms: { type: ['number', 'null'] },
     latencyP99Ms: { type: ['number', 'null'] },
     lastError: { type: ['string', 'null'] },
+    lastErrorAgoMs: { ...nullableInt, description: 'Ms since lastError was recorded.' },
     sittingOut: {
       description: 'Present while the upstream is benched for misbehaviour (a head the others refuted, or the minority of too many quorum disputes).',
       type: ['object', 'null'],
@@ -132,10 +133,11 @@ const CACHE_SCHEMA: SchemaObject = {
 
 const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
-  required: ['ready', 'readyReason', 'lastGoodAnswerAgoMs', 'upstreamIsSimulator', 'uptimeSeconds', 'chain', 'upstreams', 'cache', 'consensus', 'activity', 'heads'],
+  required: ['version', 'ready', 'readyReason', 'lastGoodAnswerAgoMs', 'upstreamIsSimulator', 'uptimeSeconds', 'chain', 'upstreams', 'cache', 'consensus', 'activity', 'heads'],
   properties: {
+    version: { type: 'string', description: "The package's version." },
     ready: { type: 'boolean' },
-    readyReason: { type: 'string' },
+    readyReason: { type: 'string', description: 'upstream (an up-to-date upstream answered lately), cache (no up-to-date upstream: serving what the cache holds, within its stale-if-error windows), or why not ready.' },
     lastGoodAnswerAgoMs: nullableInt,
     upstreamIsSimulator: { type: 'boolean' },
     uptimeSeconds: { type: 'integer' },
@@ -159,7 +161,14 @@ export function opsOpenapi(): OpenApiContribution {
           operationId: 'readyz',
           summary: 'Readiness: an up-to-date upstream answered within three probe intervals, or the cache can serve within its stale-if-error policy',
           tags: OPERATOR,
-          responses: { '200': plain('Ready.', { type: 'object' }), '503': plain('Not ready (code 5033).', { type: 'null' }) },
+          responses: {
+            '200': plain('Ready: `reason` says what it serves from (an up-to-date upstream, or the cache during an outage).', {
+              type: 'object',
+              required: ['status', 'reason'],
+              properties: { status: { const: 'ready' }, reason: { type: 'string', enum: ['upstream', 'cache'] } },
+            }),
+            '503': plain('Not ready (code 5033).', { type: 'null' }),
+          },
         },
       },
       '/status': {

@@ -2,7 +2,8 @@
  * Hop-by-hop headers (RFC 9110 section 7.6.1): Connection and every header it
  * names, Keep-Alive, TE, Trailer, Transfer-Encoding, Upgrade and the Proxy-*
  * family describe one connection and are never forwarded. Set-Cookie from a
- * backend is dropped too: a read-only public front door sets no cookies.
+ * backend is dropped too: a read-only public front door sets no cookies. A
+ * backend's own X-Cache gives way to the proxy's `BYPASS` (never cached here).
  */
 
 type Headers = Record<string, string | string[] | number | undefined>;
@@ -32,7 +33,7 @@ function endToEnd<H extends Headers>(headers: H, drop: ReadonlySet<string> = new
   return out as H;
 }
 
-const RESPONSE_DROP: ReadonlySet<string> = new Set(['set-cookie']);
+const RESPONSE_DROP: ReadonlySet<string> = new Set(['set-cookie', 'x-cache']);
 
 /** Request headers sent to the backend. */
 export function requestHeadersFor<H extends Headers>(headers: H): H {
@@ -41,5 +42,7 @@ export function requestHeadersFor<H extends Headers>(headers: H): H {
 
 /** Response headers relayed to the client. */
 export function responseHeadersFor<H extends Headers>(headers: H): H {
-  return endToEnd(headers, RESPONSE_DROP);
+  const out: Headers = endToEnd(headers, RESPONSE_DROP);
+  out['x-cache'] = 'BYPASS';
+  return out as H;
 }

@@ -41,6 +41,7 @@ const STREAM_HEADERS = {
   connection: 'keep-alive',
   // nginx and similar proxies must not buffer the stream.
   'x-accel-buffering': 'no',
+  'x-cache': 'BYPASS',
   ...CORS_HEADERS,
 };
 

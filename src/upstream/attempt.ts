@@ -105,8 +105,11 @@ export async function attempt(dispatcher: Dispatcher, o: AttemptOptions): Promis
     timer.abort(new ProxyError('UPSTREAM_TIMEOUT', undefined, { detail: `attempt exceeded ${o.timeoutMs} ms` }));
   }, o.timeoutMs);
   const signal = o.signal ? AbortSignal.any([o.signal, timer.signal]) : timer.signal;
+  /** Status of the answer once its headers arrived: errors past that point are about it. */
+  let answered: number | null = null;
   try {
     const res = await dispatcher.request({ path: o.basePath + o.path, method: 'GET', headers: { ...o.headers }, signal });
+    answered = res.statusCode;
     const body = await readBody(res, o.maxBodyBytes);
     checkStatus(res.statusCode);
     const response: UpstreamResponse = {
@@ -124,7 +127,8 @@ export async function attempt(dispatcher: Dispatcher, o: AttemptOptions): Promis
   } catch (err) {
     if (o.signal?.aborted) throw toProxyError(o.signal.reason);
     if (timer.signal.aborted) throw toProxyError(timer.signal.reason);
-    throw toProxyError(err);
+    const e = toProxyError(err);
+    throw answered === null || e.upstreamStatus !== null ? e : e.withUpstreamStatus(answered);
   } finally {
     clearTimeout(timeout);
   }

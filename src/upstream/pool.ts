@@ -31,7 +31,7 @@ import { noopMetrics, type Metrics } from '../metrics/types.js';
 import { baseDispatch, compose, type Plan } from './dispatch.js';
 import { hedgeDelay, hedgeLayer } from './hedge.js';
 import { confirmLayer } from './confirm.js';
-import { Prober } from './prober.js';
+import { Prober, type FirstFailureSink } from './prober.js';
 import type { HeadWatch } from './head-watch.js';
 import { retryLayer } from './retry.js';
 import type { SitOuts } from './sit-out.js';
@@ -67,6 +67,8 @@ export interface ManagedUpstreamPool extends UpstreamPool {
   start(): void;
   /** Resolves once the first probe round has completed (or the pool is closed). */
   readonly firstProbe: Promise<void>;
+  /** The first failed probe of each upstream goes to `sink` (failures before the call at once). */
+  onFirstProbeFailure(sink: FirstFailureSink): void;
   /** Runs one probe round now. */
   probeNow(): Promise<void>;
   /** Per upstream: ms since its last good answer (null: none yet) and whether it lags the best head. */
@@ -194,6 +196,7 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
     goodAnswers: () => upstreams.map((u) => ({ lastGoodAgoMs: u.lastGoodAgoMs(), lagging: !u.fresh(tracker.bestHead(), config.maxLagBlocks) || sittingOut?.(u.name) === true })),
     start: () => prober.start(),
     firstProbe: prober.firstRound,
+    onFirstProbeFailure: (sink) => prober.onFirstFailure(sink),
     probeNow: () => prober.probeOnce(),
     async close() {
       prober.stop();

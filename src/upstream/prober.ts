@@ -17,8 +17,9 @@
  */
 import type { Logger } from 'pino';
 import type { ChainTracker } from '../chain/tracker.js';
+import { toProxyError, type ProxyError } from '../errors/catalog.js';
 import { isSuccessEnvelope } from '../transform/envelope.js';
-import type { Upstream } from './upstream.js';
+import type { RunOptions, Upstream } from './upstream.js';
 import type { UpstreamResponse } from './types.js';
 import type { HeadWatch } from './head-watch.js';
 
@@ -44,6 +45,24 @@ export function followDownTarget(best: number | null, heads: readonly (number | 
   }
   return top;
 }
+
+/** The probe: GET <base>/block/max, a success envelope with a height, nothing else. */
+export const PROBE_PATH = '/block/max';
+export const PROBE: RunOptions = {
+  path: PROBE_PATH,
+  endpoint: null,
+  gated: false,
+  attempt: 1,
+  purpose: 'probe',
+  acceptKind: 'UPSTREAM_BAD_RESPONSE',
+  accept: (r) => {
+    if (r.status < 200 || r.status >= 300 || parseHeight(r.json) === null) return `probe: block/max answered ${r.status} without a height`;
+    return isSuccessEnvelope(r.status, r.json) ? null : 'probe: block/max answer is not a success envelope';
+  },
+};
+
+/** Sees the first failed probe of each upstream (its base URL and why). */
+export type FirstFailureSink = (url: string, err: ProxyError) => void;
 
 export interface ProberOptions {
   upstreams: readonly Upstream[];
@@ -78,6 +97,10 @@ export class Prober {
   readonly #nextDelay: (elapsedMs: number) => number;
   readonly #adopt: ((res: UpstreamResponse, height: number) => void) | null;
   readonly #confirm: ((height: number) => void) | null;
+  /** Upstreams whose first failure was reported (or is held for the sink). */
+  readonly #failedOnce = new Set<Upstream>();
+  readonly #heldFailures: Array<[string, ProxyError]> = [];
+  #failureSink: FirstFailureSink | null = null;
 
   constructor(o: ProberOptions) {
     this.#o = o;
@@ -87,6 +110,19 @@ export class Prober {
     this.#confirm = o.confirm ?? null;
     this.#nextDelay = watch === null ? () => o.intervalMs : (elapsedMs) => watch.nextDelay(elapsedMs);
     this.firstRound = new Promise((resolve) => (this.#resolveFirst = resolve));
+  }
+
+  /** From now on the first failed probe of each upstream goes to `sink` (those before it at once). */
+  onFirstFailure(sink: FirstFailureSink): void {
+    this.#failureSink = sink;
+    for (const [url, err] of this.#heldFailures.splice(0)) sink(url, err);
+  }
+
+  #firstFailure(u: Upstream, err: ProxyError): void {
+    if (this.#failedOnce.has(u)) return;
+    this.#failedOnce.add(u);
+    if (this.#failureSink === null) this.#heldFailures.push([u.url, err]);
+    else this.#failureSink(u.url, err);
   }
 
   /** One probe of every upstream, in parallel. Never rejects. */
@@ -99,18 +135,7 @@ export class Prober {
   async #probe(u: Upstream): Promise<void> {
     const was = u.probeOk;
     try {
-      const res = await u.run({
-        path: '/block/max',
-        endpoint: null,
-        gated: false,
-        attempt: 1,
-        purpose: 'probe',
-        acceptKind: 'UPSTREAM_BAD_RESPONSE',
-        accept: (r) => {
-          if (r.status < 200 || r.status >= 300 || parseHeight(r.json) === null) return `probe: block/max answered ${r.status} without a height`;
-          return isSuccessEnvelope(r.status, r.json) ? null : 'probe: block/max answer is not a success envelope';
-        },
-      });
+      const res = await u.run(PROBE);
       const height = parseHeight(res.json);
       if (height !== null) {
         u.head = height;
@@ -120,9 +145,10 @@ export class Prober {
       }
       u.probeOk = true;
       this.#watch?.probed(u.name, height);
-    } catch {
+    } catch (e) {
       u.probeOk = false; // Upstream.run recorded lastError
       this.#watch?.probed(u.name, null);
+      this.#firstFailure(u, toProxyError(e));
     }
     if (was !== u.probeOk && this.#o.logger) {
       const fields = { upstream: u.name, url: u.url, head: u.head, lastError: u.lastError };

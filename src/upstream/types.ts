@@ -70,6 +70,8 @@ export interface UpstreamStatus {
   latencyP50Ms: number | null;
   latencyP99Ms: number | null;
   lastError: string | null;
+  /** Ms since lastError was recorded (an old error beside a healthy upstream is history); null before one. */
+  lastErrorAgoMs: number | null;
   /** Present while benched for misbehaviour (refuted head, minority of disputes) until `until` (ms epoch). */
   sittingOut?: SitOutState | null;
 }

@@ -82,7 +82,9 @@ export class Upstream {
   probeOk: boolean | null = null;
   /** performance.now() of its last good answer (probe or request); null before one. */
   #lastGoodAt: number | null = null;
-  lastError: string | null = null;
+  #lastError: string | null = null;
+  /** performance.now() when lastError was recorded. */
+  #lastErrorAt: number | null = null;
   readonly #pool: Pool;
   readonly #basePath: string;
   readonly #headers: Record<string, string>;
@@ -132,6 +134,16 @@ export class Upstream {
     return this.head !== null && this.head >= bestHead - maxLagBlocks;
   }
 
+  /** Its last failure in words (kind: detail); null before one. */
+  get lastError(): string | null {
+    return this.#lastError;
+  }
+
+  #failed(text: string): void {
+    this.#lastError = text;
+    this.#lastErrorAt = performance.now();
+  }
+
   /** Ms since its last good answer (a passing probe or an accepted request); null before one. */
   lastGoodAgoMs(): number | null {
     return this.#lastGoodAt === null ? null : Math.round(performance.now() - this.#lastGoodAt);
@@ -149,7 +161,7 @@ export class Upstream {
 
   /** Another upstream contradicted a negative answer of this one: counts as a failure. */
   contradicted(detail: string): void {
-    this.lastError = `contradicted: ${detail}`;
+    this.#failed(`contradicted: ${detail}`);
     this.breaker.failure('pass');
   }
 
@@ -217,12 +229,12 @@ export class Upstream {
           // Outrun by a hedge: this upstream was too slow. Counting it keeps a hung
           // backend from drawing first attempts forever (hedged-away attempts never time out).
           this.latency.penalize(elapsed);
-          this.lastError = 'slow: outrun by a hedged attempt';
+          this.#failed('slow: outrun by a hedged attempt');
           if (permit) this.breaker.failure(permit);
         } else if (permit) this.breaker.release(permit);
       } else {
         outcome = OUTCOME[err.kind];
-        this.lastError = `${err.kind}${err.detail ? `: ${err.detail}` : ''}`;
+        this.#failed(`${err.kind}${err.detail ? `: ${err.detail}` : ''}`);
         if (outcome === 'lagging') {
           if (permit) this.breaker.success(permit);
         } else {
@@ -252,7 +264,8 @@ export class Upstream {
       inFlight: this.inFlight,
       latencyP50Ms: this.latency.quantile(0.5),
       latencyP99Ms: this.latency.quantile(0.99),
-      lastError: this.lastError,
+      lastError: this.#lastError,
+      lastErrorAgoMs: this.#lastErrorAt === null ? null : Math.round(performance.now() - this.#lastErrorAt),
     };
   }
 

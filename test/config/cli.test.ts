@@ -5,6 +5,14 @@ import { GROUPS, groupOf } from '../../src/config/groups.js';
 import { helpText } from '../../src/config/help.js';
 
 describe('command-line flags', () => {
+  it('--check, alone or with --config; --help and --version win over it', () => {
+    expect(parseArgs(['--check'])).toEqual({ kind: 'check' });
+    expect(parseArgs(['--check', '--config', 'c.yaml'])).toEqual({ kind: 'check' });
+    expect(parseArgs(['--config=c.yaml', '--check'])).toEqual({ kind: 'check' });
+    expect(parseArgs(['--check', '--version'])).toEqual({ kind: 'version' });
+    expect(parseArgs(['--check', '--help'])).toEqual({ kind: 'help' });
+  });
+
   it('accepts --help, --version and --config FILE', () => {
     expect(parseArgs([])).toEqual({ kind: 'run' });
     expect(parseArgs(['--config', 'c.yaml'])).toEqual({ kind: 'run' });
@@ -18,7 +26,7 @@ describe('command-line flags', () => {
     const r = parseArgs(['--upstream-urls=http://a', '--bogus', 'x']);
     expect(r.kind).toBe('error');
     if (r.kind !== 'error') return;
-    expect(r.message).toContain('unknown options --upstream-urls=http://a --bogus x (accepted: --config FILE, --help, -h, --version, -v)');
+    expect(r.message).toContain('unknown options --upstream-urls=http://a --bogus x (accepted: --config FILE, --check, --help, -h, --version, -v)');
     expect(r.message).toContain('settings are environment variables: UPSTREAM_URLS=http://a chainproxy');
     expect(parseArgs(['--config'])).toEqual({ kind: 'error', message: '--config: expected a file name after it, got nothing' });
   });

@@ -75,12 +75,36 @@ policies:
       `port ${at}: expected an integer from 0 to 65535, got "http"`,
       `bogus ${at}: expected a known setting (see --help), got an unknown key`,
       `limits.maxPageSize ${at}: expected an integer from 1 to 10000, got 0`,
-      `limits.pageSize ${at}: expected a known setting (see --help), got an unknown key`,
+      `limits.pageSize ${at}: expected a known setting (see --help), got an unknown key that resembles limits.maxPageSize (rename it to limits.maxPageSize)`,
       `upstream ${at}: expected a map of settings, got 7`,
       expect.stringMatching(/^policies \(in .*\)\.tx\/nope: expected an endpoint name \(one of tx\/nrc20, /),
       expect.stringMatching(/^policies \(in .*\)\.block\/max\.ttlMs: expected an integer from 0 to \d+, got -1$/),
       expect.stringMatching(/^policies \(in .*\)\.block\/max\.tll: expected one of ttlMs, finalTtlMs, .*got "tll"$/),
       expect.stringMatching(/^policies \(in .*\)\.block\/max\.invalidateOnHead: expected true or false, got "sometimes"$/),
+    ]);
+  });
+
+  it('an unknown key that resembles a known one says which, as a misspelt variable does', () => {
+    const path = tempFile(
+      '.yaml',
+      `upstreamUrl: http://backend:8080
+UPSTREAM_CONNECTIONS: 8
+upstrem: { maxAttempts: 2 }
+rateLimit: { Max: 5 }
+connectTimeoutMs: 500
+upstream: { timeoutMs: 5 }
+`,
+    );
+    const at = `(in ${path})`;
+    const unknown = `expected a known setting (see --help), got an unknown key`;
+    expect(errorsOf({ CONFIG_FILE: path })).toEqual([
+      `upstreamUrl ${at}: ${unknown} that resembles upstreamUrls (rename it to upstreamUrls)`,
+      `UPSTREAM_CONNECTIONS ${at}: ${unknown}: a variable's name; in a file the key is upstream.connections (rename it to upstream.connections)`,
+      `upstrem ${at}: ${unknown} that resembles upstream (rename it to upstream)`,
+      `rateLimit.Max ${at}: ${unknown} that resembles rateLimit.max (rename it to rateLimit.max)`,
+      `connectTimeoutMs ${at}: ${unknown} that resembles upstream.connectTimeoutMs (rename it to upstream.connectTimeoutMs)`,
+      // Two keys of upstream: contain it (attemptTimeoutMs, connectTimeoutMs): no guess.
+      `upstream.timeoutMs ${at}: ${unknown}`,
     ]);
   });
 

@@ -50,6 +50,8 @@ describe('generated docs', () => {
 
 const PACKAGED = (JSON.parse(readDoc('package.json')) as { files: string[] }).files;
 const shipped = (rel: string): boolean => PACKAGED.some((f) => rel === f || rel.startsWith(`${f}/`));
+/** The sentence a doc naming repository files carries (they are not in the npm package). */
+const OUTSIDE_PACKAGE = 'File paths under src/, test/, scripts/ and bench/ name files of the source repository (a clone), not of the npm package.';
 const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
 describe('README and docs/', () => {
@@ -65,6 +67,33 @@ describe('README and docs/', () => {
     for (const b of blocks) {
       expect(b).not.toMatch(/npm start|npx /);
       expect(b, b).toMatch(/(node dist\/bin\/chainproxy\.js|\.\/node_modules\/\.bin\/chainproxy)\s*(#.*)?$/m);
+    }
+  });
+
+  it('send readers elsewhere with links (which the next test checks), never by a bare name of another doc', () => {
+    const names = /(?<![\w/`.#-])(README(?:\.md)?|(?:docs\/)?(?:api|architecture|configuration|metrics|operations|pages|stream)\.md)(?![\w-])/g;
+    for (const doc of DOCS) {
+      const own = doc === 'README.md' ? 'README' : doc.slice('docs/'.length);
+      const prose = readDoc(doc).replace(/```[\s\S]*?```/g, '').replace(/\[[^\]]*\]\([^)]*\)/g, '');
+      for (const m of prose.matchAll(names)) {
+        if (m[1]!.replace(/^docs\//, '').replace(/\.md$/, '') === own.replace(/\.md$/, '')) continue;
+        expect.fail(`${doc} names ${m[1]} without a link: "…${prose.slice(Math.max(0, m.index - 60), m.index + 40).replace(/\n/g, ' ')}…"`);
+      }
+    }
+  });
+
+  it('name only repository files that exist, and say those are not in the package', () => {
+    for (const doc of DOCS) {
+      const prose = readDoc(doc).replace(/```[\s\S]*?```/g, '');
+      const cited = [...prose.matchAll(/`((?:src|test|bench|scripts)\/[^`\s]*)`/g)].map((m) => m[1]!.replace(/[:#].*$/, '').replace(/\/$/, ''));
+      if (cited.length === 0) continue;
+      expect(prose, `${doc} names repository files: it must say they are not in the package`).toContain(OUTSIDE_PACKAGE);
+      for (const path of cited) {
+        // `src/endpoints/<name>.ts`, `src/endpoints/*.ts`: the folder exists.
+        const real = /[<*]/.test(path) ? dirname(path) : path;
+        expect(existsSync(join(ROOT, real)), `${doc} names ${path}, which does not exist`).toBe(true);
+        expect(shipped(real), `${doc} names ${path} as outside the package, but the package ships it`).toBe(false);
+      }
     }
   });
 

@@ -12,9 +12,9 @@
  * `describePrometheus()` (describe or describe.skip).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { describe } from 'vitest';
 import { freePort } from './redis-server.js';
 
@@ -47,6 +47,8 @@ export interface StartPrometheusOptions {
   /** Job label (the dashboard's process panels filter on job="chainproxy"). */
   job?: string;
   scrapeIntervalSeconds?: number;
+  /** A config of the test's own instead of the generated one: files by path relative to the TSDB's temp dir, and which one is the config. */
+  config?: { file: string; files: Record<string, string> };
 }
 
 function findBinary(name: string, envVar: string): string | null {
@@ -122,22 +124,28 @@ export async function startPrometheus(opts: StartPrometheusOptions): Promise<Pro
   const interval = opts.scrapeIntervalSeconds ?? 1;
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'chainproxy-prometheus-'));
-  const configFile = join(dir, 'prometheus.yml');
-  writeFileSync(
-    configFile,
-    [
-      'global:',
-      `  scrape_interval: ${interval}s`,
-      `  scrape_timeout: ${interval}s`,
-      `  evaluation_interval: ${interval}s`,
-      'scrape_configs:',
-      `  - job_name: ${JSON.stringify(job)}`,
-      `    metrics_path: ${JSON.stringify(opts.metricsPath ?? '/metrics')}`,
-      '    static_configs:',
-      `      - targets: [${JSON.stringify(opts.target)}]`,
-      '',
-    ].join('\n'),
-  );
+  const configFile = join(dir, opts.config?.file ?? 'prometheus.yml');
+  for (const [rel, text] of Object.entries(opts.config?.files ?? {})) {
+    mkdirSync(dirname(join(dir, rel)), { recursive: true });
+    writeFileSync(join(dir, rel), text);
+  }
+  if (opts.config === undefined) {
+    writeFileSync(
+      configFile,
+      [
+        'global:',
+        `  scrape_interval: ${interval}s`,
+        `  scrape_timeout: ${interval}s`,
+        `  evaluation_interval: ${interval}s`,
+        'scrape_configs:',
+        `  - job_name: ${JSON.stringify(job)}`,
+        `    metrics_path: ${JSON.stringify(opts.metricsPath ?? '/metrics')}`,
+        '    static_configs:',
+        `      - targets: [${JSON.stringify(opts.target)}]`,
+        '',
+      ].join('\n'),
+    );
+  }
   const args = [
     `--config.file=${configFile}`,
     `--storage.tsdb.path=${join(dir, 'data')}`,

@@ -20,18 +20,20 @@ describe('EnvelopeWriter', () => {
     expect(pairs(writer.headers(404, 10))['retry-after']).toBeUndefined();
   });
 
-  it('X-Cache and X-Chain-Head when given; a default replaced by name; the simulator marker', () => {
-    const h = pairs(writer.headers(429, 10, { cache: 'BYPASS', head: 42, extra: ['access-control-expose-headers', 'X-Only'] }));
-    expect(h).toMatchObject({ 'x-cache': 'BYPASS', 'x-chain-head': '42', 'access-control-expose-headers': 'X-Only', 'x-chainproxy-upstream': 'simulator', 'content-length': '10' });
+  it('X-Cache ERROR on every error envelope, BYPASS on the others; X-Chain-Head when given; a default replaced by name; the simulator marker', () => {
+    for (const status of [400, 401, 404, 405, 408, 429, 431, 500, 502, 503, 504]) expect(pairs(writer.headers(status, 10))['x-cache'], String(status)).toBe('ERROR');
+    for (const status of [200, 204]) expect(pairs(writer.headers(status, 10))['x-cache'], String(status)).toBe('BYPASS');
+    const h = pairs(writer.headers(429, 10, { head: 42, extra: ['access-control-expose-headers', 'X-Only'] }));
+    expect(h).toMatchObject({ 'x-cache': 'ERROR', 'x-chain-head': '42', 'access-control-expose-headers': 'X-Only', 'x-chainproxy-upstream': 'simulator', 'content-length': '10' });
     expect(pairs(new EnvelopeWriter({ upstreamIsSimulator: false }).headers(404, 10))['x-chainproxy-upstream']).toBeUndefined();
   });
 
   it('a Fastify reply, a raw response and a raw socket text carry the same headers', async () => {
     const app = Fastify();
     installEnvelopeWriter(app, writer);
-    app.get('/f', (_req, reply) => sendEnvelope(reply, 503, BODY, { cache: 'ERROR' }));
+    app.get('/f', (_req, reply) => sendEnvelope(reply, 503, BODY));
     const viaFastify = await app.listen({ port: 0, host: '127.0.0.1' });
-    const raw = createServer((_req, res) => writer.write(res, 503, BODY, { cache: 'ERROR' }));
+    const raw = createServer((_req, res) => writer.write(res, 503, BODY));
     await new Promise<void>((r) => raw.listen(0, '127.0.0.1', r));
     const port = (raw.address() as { port: number }).port;
     try {
@@ -42,7 +44,7 @@ describe('EnvelopeWriter', () => {
       expect(strip(a.headers)).toEqual(strip(b.headers));
       expect(Buffer.from(await a.body.arrayBuffer())).toEqual(BODY);
       expect(Buffer.from(await b.body.arrayBuffer())).toEqual(BODY);
-      const text = writer.rawResponse(503, BODY, { cache: 'ERROR' });
+      const text = writer.rawResponse(503, BODY);
       expect(text.startsWith('HTTP/1.1 503 Service Unavailable\r\n')).toBe(true);
       for (const [k, v] of Object.entries(strip(a.headers))) expect(text, k).toContain(`${k}: ${String(v)}\r\n`);
       expect(text).toContain('connection: close\r\n');

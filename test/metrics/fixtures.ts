@@ -50,6 +50,7 @@ export class FakeSources implements MetricSources {
         latencyP50Ms: 20,
         latencyP99Ms: 200,
         lastError: null,
+        lastErrorAgoMs: null,
       };
     });
   }

@@ -111,7 +111,7 @@ describe('the OpenAPI document', () => {
     const doc = documentFor();
     const status = doc.components.schemas['Status']!;
     const props = status.properties as Record<string, SchemaObject>;
-    expect(Object.keys(props).sort()).toEqual(['activity', 'cache', 'chain', 'consensus', 'heads', 'lastGoodAnswerAgoMs', 'ready', 'readyReason', 'upstreamIsSimulator', 'upstreams', 'uptimeSeconds']);
+    expect(Object.keys(props).sort()).toEqual(['activity', 'cache', 'chain', 'consensus', 'heads', 'lastGoodAnswerAgoMs', 'ready', 'readyReason', 'upstreamIsSimulator', 'upstreams', 'uptimeSeconds', 'version']);
     expect(status.required).toContain('consensus');
     expect(props['consensus']!.type).toEqual(['object', 'null']);
     expect(Object.keys(props['consensus']!.properties as object).sort()).toEqual(['disputes', 'quorum', 'recent']);

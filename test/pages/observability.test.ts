@@ -40,7 +40,7 @@ describe('page metrics and access log', () => {
     await get(proxy.url, '/pages/block?h=abc');
     expect(await metric(proxy.url, 'page_requests_total', { page: 'home', cache: 'MISS', status_class: '2xx' })).toBe(1);
     expect(await metric(proxy.url, 'page_requests_total', { page: 'home', cache: 'HIT', status_class: '2xx' })).toBe(1);
-    expect(await metric(proxy.url, 'page_requests_total', { page: 'block', cache: 'BYPASS', status_class: '4xx' })).toBe(1);
+    expect(await metric(proxy.url, 'page_requests_total', { page: 'block', cache: 'ERROR', status_class: '4xx' })).toBe(1);
     expect(await metric(proxy.url, 'page_parts_total', { page: 'home', cache: 'MISS' })).toBe(8);
     expect(await metric(proxy.url, 'page_composition_seconds_count', { page: 'home' })).toBe(1);
   });
@@ -50,7 +50,7 @@ describe('page metrics and access log', () => {
     await get(proxy.url, '/pages/tx?hash=' + 'f'.repeat(64));
     await waitFor(() => lines.some((l) => l['msg'] === 'page'), 2000, 'page log line');
     const line = lines.find((l) => l['msg'] === 'page')!;
-    expect(line).toMatchObject({ page: 'tx', status: 404, cache: 'BYPASS', err: 'required part tx: not found' });
+    expect(line).toMatchObject({ page: 'tx', status: 404, cache: 'ERROR', err: 'required part tx: not found' });
     lines.length = 0;
     await get(proxy.url, '/pages/home?page_size=2');
     await waitFor(() => lines.some((l) => l['msg'] === 'page'), 2000, 'page log line');
@@ -65,7 +65,7 @@ describe('page metrics and access log', () => {
     lines.length = 0;
     await get(proxy.url, '/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ requests: ['block/max', 'tx/list?page=x'] }) });
     await waitFor(() => lines.some((l) => l['msg'] === 'batch'), 2000, 'batch log line');
-    expect(lines.find((l) => l['msg'] === 'batch')).toMatchObject({ batch: 2, items: '200:HIT,400:BYPASS' });
+    expect(lines.find((l) => l['msg'] === 'batch')).toMatchObject({ batch: 2, items: '200:HIT,400:ERROR' });
   });
 
   it.runIf(promtoolAvailable())('promtool accepts the exposition with the page metrics', async () => {

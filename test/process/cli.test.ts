@@ -11,7 +11,7 @@ import { listening, startProc, withStartupLine } from './kit.js';
 import { afterEach } from 'vitest';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-const ACCEPTED = '(accepted: --config FILE, --help, -h, --version, -v)';
+const ACCEPTED = '(accepted: --config FILE, --check, --help, -h, --version, -v)';
 
 const fakes: FakeUpstream[] = [];
 afterEach(async () => {

@@ -34,6 +34,7 @@ describe('status()', () => {
       latencyP50Ms: null,
       latencyP99Ms: null,
       lastError: null,
+      lastErrorAgoMs: null,
     });
 
     await pool.probeNow();
@@ -60,7 +61,11 @@ describe('status()', () => {
     fakes[0]!.setHandler((_req, res) => sendJson(res, 503, 'down'));
     fakes[1]!.setHandler((_req, res) => sendJson(res, 503, 'down'));
     await pool.fetch(request()).catch(() => undefined);
-    expect(pool.status().some((u) => u.lastError === 'UPSTREAM_ERROR: HTTP 503')).toBe(true);
+    const failed = pool.status().find((u) => u.lastError === 'UPSTREAM_ERROR: HTTP 503');
+    // With its age: an old error beside a healthy upstream is history.
+    expect(failed?.lastErrorAgoMs).toEqual(expect.any(Number));
+    expect(failed!.lastErrorAgoMs!).toBeGreaterThanOrEqual(0);
+    expect(failed!.lastErrorAgoMs!).toBeLessThan(5000);
   });
 
   it('uses configured names, shows URLs without credentials, and keeps base path and basic auth', async () => {
