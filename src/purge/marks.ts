@@ -117,23 +117,28 @@ export class PurgeMarks {
     return null;
   }
 
-  /** Drops marks past the horizon, then folds the oldest beyond the cap into everything. */
+  /**
+   * Drops marks past the horizon from the oldest end (a mark out of order
+   * waits for the ones before it; the cap bounds them all), then folds the
+   * oldest beyond the cap into everything.
+   */
   #trim(): void {
     const expired = this.#o.clock() - this.#o.horizonMs;
-    for (const [target, t] of this.#marks) {
-      if (Math.max(t.hard, t.soft) >= expired) continue;
-      this.#marks.delete(target);
+    if (this.#newest < expired) {
+      this.#marks.clear();
+      this.#all = { hard: NEVER, soft: NEVER };
+      this.#newest = NEVER;
+      return;
     }
     if (this.#all.hard < expired) this.#all.hard = NEVER;
     if (this.#all.soft < expired) this.#all.soft = NEVER;
     for (const [target, t] of this.#marks) {
-      if (this.#marks.size <= this.#o.cap) break;
+      const past = Math.max(t.hard, t.soft) < expired;
+      if (!past && this.#marks.size <= this.#o.cap) break;
       this.#marks.delete(target);
+      if (past) continue;
       this.#all.hard = Math.max(this.#all.hard, t.hard);
       this.#all.soft = Math.max(this.#all.soft, t.soft);
     }
-    let newest = Math.max(this.#all.hard, this.#all.soft);
-    for (const t of this.#marks.values()) newest = Math.max(newest, t.hard, t.soft);
-    this.#newest = newest;
   }
 }
