@@ -93,6 +93,27 @@ describe('purge across two replicas sharing Redis', () => {
     expect(upstream('block/detail')).toBe(before + 1);
   });
 
+  it('what B reads from Redis: hard, never served even when the refetch fails; soft, served stale', async () => {
+    const hard = '/block/detail?h=4840002';
+    const soft = '/block/detail?h=4840003';
+    // Cached through A only: B finds them in Redis.
+    await cacheOf(a, hard);
+    await cacheOf(a, soft);
+    // By tag: the Redis entries stay (an exact hard key would be deleted there), judged by the marks.
+    await purgeAcross(a, b, 'tag=height:4840002');
+    await purgeAcross(a, b, `${keyQuery(soft)}&soft=true`);
+    sim.setFaults({ errorRate: 1 });
+    try {
+      const g = await get(b.url, hard);
+      expect(g.status).toBe(502);
+      const s = await get(b.url, soft);
+      expect(s.status).toBe(200);
+      expect(s.cache).toBe('STALE');
+    } finally {
+      sim.setFaults({});
+    }
+  });
+
   it('a replica started after the purge loads the marks: what Redis still holds from before is not served', async () => {
     const purgedPath = '/token/detail?token=NAX';
     const keptPath = '/token/detail?token=ATP';
