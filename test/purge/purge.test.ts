@@ -4,6 +4,7 @@
  * hard and soft, the count in the answer, bad requests, the operator gate,
  * the metrics and the status line.
  */
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
@@ -228,5 +229,24 @@ describe('the operator gate', () => {
     } finally {
       await gated.close();
     }
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('describes the route, and its answers validate: 200, 400, and /status with its purge line', async () => {
+    const doc = JSON.parse((await get(r.url, '/openapi.json')).text) as Record<string, unknown>;
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addSchema({ ...doc, $id: 'urn:chainproxy:purge' });
+    const check = (path: string, method: string, status: string, body: unknown): unknown => {
+      const validate = ajv.getSchema(`urn:chainproxy:purge#/paths/${path.replaceAll('/', '~1')}/${method}/responses/${status}/content/application~1json/schema`);
+      if (validate === undefined) throw new Error(`no schema for ${method} ${path} ${status}`);
+      return validate(body) ? null : validate.errors;
+    };
+    const ok = await purge(r.url, `tag=token:WITI&soft=true`);
+    expect(check('/purge', 'post', '200', ok.body)).toBeNull();
+    expect(check('/purge', 'post', '400', (await purge(r.url, 'tag=nope')).body)).toBeNull();
+    expect(check('/status', 'get', '200', JSON.parse((await get(r.url, '/status')).text))).toBeNull();
+    // A body that does not match is caught.
+    expect(check('/purge', 'post', '200', { ...ok.body, data: { ...(ok.body.data as object), mode: 'gentle' } })).not.toBeNull();
   });
 });
