@@ -31,14 +31,29 @@ function dataField(body: Buffer, field: string): string | null {
   return heightText(numberAt(body, r) ?? stringAt(body, r));
 }
 
+function startsWithAny(key: string, prefixes: readonly string[]): boolean {
+  for (let i = 0; i < prefixes.length; i++) if (key.startsWith(prefixes[i]!)) return true;
+  return false;
+}
+
 export class EntryTags {
   readonly #catalogue: Catalogue;
   readonly #limits: ParamLimits;
   readonly #known = new WeakMap<CacheEntry, readonly string[]>();
+  /** `<endpoint>?` of the endpoints whose block is a parameter, and of those whose block is a field of the answer. */
+  readonly #heightByParam: readonly string[];
+  readonly #heightByField: readonly string[];
 
   constructor(catalogue: Catalogue, limits: ParamLimits) {
     this.#catalogue = catalogue;
     this.#limits = limits;
+    const finality = (byParam: boolean) =>
+      catalogue
+        .all()
+        .filter((e) => e.module?.dependsOn.some((d) => d.on === 'finality' && 'param' in d === byParam) === true)
+        .map((e) => `${e.name}?`);
+    this.#heightByParam = finality(true);
+    this.#heightByField = finality(false);
   }
 
   of(entry: CacheEntry): readonly string[] {
@@ -51,12 +66,17 @@ export class EntryTags {
   }
 
   /**
-   * Whether `entry` carries `tag`. An address or token tag names its value in
-   * the key, so most entries are told apart by a substring test.
+   * A test of whether an entry carries `tag`, for walking a whole tier: an
+   * address or token tag names its value in the key, and a height tag only
+   * endpoints with a `finality` dependency (its value in the key too when
+   * that is a parameter), so most entries are told apart without deriving.
    */
-  has(entry: CacheEntry, tag: string): boolean {
-    if (!tag.startsWith('height:') && !entry.key.includes(tag.slice(tag.indexOf(':') + 1))) return false;
-    return this.of(entry).includes(tag);
+  matcher(tag: string): (entry: CacheEntry) => boolean {
+    const value = tag.slice(tag.indexOf(':') + 1);
+    const carries = (e: CacheEntry): boolean => this.of(e).includes(tag);
+    if (!tag.startsWith('height:')) return (e) => e.key.includes(value) && carries(e);
+    const inKey = `=${value}`;
+    return (e) => ((startsWithAny(e.key, this.#heightByParam) && e.key.includes(inKey)) || startsWithAny(e.key, this.#heightByField)) && carries(e);
   }
 
   #derive(entry: CacheEntry): readonly string[] {

@@ -112,7 +112,8 @@ export class Purger {
       const held = memory.peek(t)?.entry;
       if (held !== undefined) n += this.#reach(held, mark.soft, mark.at);
     } else {
-      for (const e of memory.held()) if (e.composed === undefined && (t === EVERYTHING || tags.has(e, t))) n += this.#reach(e, mark.soft, mark.at);
+      const named = t === EVERYTHING ? null : tags.matcher(t);
+      for (const e of memory.held()) if (e.composed === undefined && (named === null || named(e))) n += this.#reach(e, mark.soft, mark.at);
     }
     const kind = kindOf(t);
     const mode: PurgeMode = mark.soft ? 'soft' : 'hard';
