@@ -215,6 +215,24 @@ describe('metrics and status', () => {
 });
 
 describe('the operator gate', () => {
+  it("a browser's request from another origin is refused like a non-operator (no cross-site request forgery)", async () => {
+    const path = `/block/detail?h=${BLOCK - 6}`;
+    await cacheOf(path);
+    const before = await purgeStatus(r.url);
+    const refused: Array<Record<string, string>> = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }];
+    for (const headers of refused) {
+      const res = await purge(r.url, 'all=true', headers);
+      expect(res.status, JSON.stringify(headers)).toBe(404);
+      expect(res.body).toMatchObject({ code: 4040, msg: 'no such endpoint: /purge' });
+    }
+    expect(await purgeStatus(r.url)).toEqual(before);
+    expect(await cacheOf(path)).toBe('HIT');
+    // The page's own origin may.
+    const own = await purge(r.url, keyQuery(path), { origin: r.url, 'sec-fetch-site': 'same-origin' });
+    expect(own.status).toBe(200);
+    expect(await cacheOf(path)).toBe('MISS');
+  });
+
   it('a client outside ADMIN_ALLOW gets the unknown-path answer and purges nothing', async () => {
     const gated = await startReplica([sim.url], { adminAllow: ['10.0.0.0/8'] });
     try {
