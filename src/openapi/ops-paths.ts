@@ -1,4 +1,5 @@
 /** The operator endpoints as OpenAPI paths. */
+import { txDetail } from '../endpoints/tx-detail.js';
 import { SchemaRegistry } from './json-schema.js';
 import { errorResponse } from './api-paths.js';
 import type { OpenApiContribution, SchemaObject } from './types.js';
@@ -167,7 +168,7 @@ const PURGE_SCHEMA: SchemaObject = obj({
 });
 
 const PURGE_PARAMETERS = [
-  { name: 'key', in: 'query' as const, required: false, description: 'Exactly one of key, tag, all. An API request as a client sends it, percent-encoded (`tx/detail?hash=…`, with or without the leading `/` or a scheme and host); canonicalized like a client request, so any spelling names the one entry.', schema: { type: 'string' } },
+  { name: 'key', in: 'query' as const, required: false, description: `Exactly one of key, tag, all. An API request as a client sends it, percent-encoded (\`${txDetail.path}?hash=…\`, with or without the leading \`/\` or a scheme and host); canonicalized like a client request, so any spelling names the one entry.`, schema: { type: 'string' } },
   { name: 'tag', in: 'query' as const, required: false, description: 'Every entry depending on an address (`address:<id>`; `contract:<id>` is the same), a token (`token:<name>`) or a block (`height:<n>`: the block, its transaction list, transactions mined in it).', schema: { type: 'string', pattern: '^(address|contract|token|height):.+$' } },
   { name: 'all', in: 'query' as const, required: false, description: 'Every entry.', schema: { type: 'string', enum: ['true', '1'] } },
   { name: 'soft', in: 'query' as const, required: false, description: 'Serve what is purged stale (X-Cache: STALE) while it is fetched again, instead of never again. Default false.', schema: { type: 'string', enum: ['true', 'false', '1', '0'] } },

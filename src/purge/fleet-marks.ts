@@ -7,8 +7,8 @@
  * (everything before that time), the key expiring a horizon after the last
  * purge. One key: no cross-slot operation on Redis Cluster.
  */
-import type { RedisGuard } from '../redis/guard.js';
-import { guarded } from '../redis/guard.js';
+import { waitReady } from '../redis/client.js';
+import { guarded, type RedisGuard } from '../redis/guard.js';
 import { EVERYTHING, type PurgeMark } from './marks.js';
 
 const ADD_LUA = `
@@ -35,6 +35,9 @@ end
 redis.call('PEXPIRE', key, horizon)
 return redis.call('ZCARD', key)
 `;
+
+/** Longest wait for the command connection before loading the marks. */
+const READY_WAIT_MS = 10_000;
 
 export interface FleetMarksOptions {
   guard: RedisGuard;
@@ -63,8 +66,9 @@ export class FleetMarks {
     return n !== undefined;
   }
 
-  /** Every mark held (undefined: Redis did not answer). */
+  /** Every mark held (undefined: Redis did not answer). Waits for the command connection (it may be ready after the bus's). */
   async load(): Promise<PurgeMark[] | undefined> {
+    if (!(await waitReady(this.#o.guard.client, READY_WAIT_MS))) return undefined;
     const flat = await guarded(this.#o.guard, 'get', () => this.#o.guard.client.zrange(this.#key, 0, -1, 'WITHSCORES'));
     if (flat === undefined) return undefined;
     const out: PurgeMark[] = [];

@@ -132,7 +132,11 @@ export class Purger {
   /** Adds the fleet's marks, then judges what memory holds by them (by creation time). */
   async #load(fleet: PurgeFleet): Promise<void> {
     const list = await fleet.marks.load();
-    if (list === undefined || list.length === 0) return;
+    if (list === undefined) {
+      this.#o.logger.warn('purge marks not loaded from Redis (until the next reconnect): purges made while this replica was away may be served');
+      return;
+    }
+    if (list.length === 0) return;
     const { marks, memory } = this.#o;
     marks.addAll(list);
     for (const e of memory.held()) {

@@ -11,6 +11,7 @@ import { canonicalize } from '../catalogue/canonicalize.js';
 import { echo, invalidMessage, P } from '../catalogue/params.js';
 import type { ParamLimits, ParamSpec } from '../catalogue/types.js';
 import { ProxyError, toProxyError } from '../errors/catalog.js';
+import { txDetail } from '../endpoints/tx-detail.js';
 import { tagOfAddress, tagOfToken } from '../invalidation/tags.js';
 import { tagOfHeight } from './entry-tags.js';
 import { EVERYTHING } from './marks.js';
@@ -46,7 +47,7 @@ function keyOf(raw: string, catalogue: Catalogue, limits: ParamLimits): string {
   const q = bare.indexOf('?');
   const path = q < 0 ? bare : bare.slice(0, q);
   const endpoint = catalogue.match(path.startsWith('/') ? path : `/${path}`);
-  if (endpoint === undefined) throw new ProxyError('BAD_PARAMETER', invalidMessage('key', 'an API request such as tx/detail?hash=… (percent-encoded)', raw));
+  if (endpoint === undefined) throw new ProxyError('BAD_PARAMETER', invalidMessage('key', `an API request such as ${txDetail.path}?hash=… (percent-encoded)`, raw));
   try {
     return canonicalize(endpoint, q < 0 ? '' : bare.slice(q + 1), limits).key;
   } catch (err) {

@@ -5,7 +5,12 @@
  * stale on B, and a replica started after the purge loads the marks. The
  * marks in Redis are bounded like the local ones.
  */
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Breaker } from '../../src/common/breaker.js';
+import { noopMetrics } from '../../src/metrics/types.js';
+import type { RedisClient } from '../../src/redis/client.js';
+import type { RedisGuard } from '../../src/redis/guard.js';
 import { FleetMarks } from '../../src/purge/fleet-marks.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
@@ -15,6 +20,9 @@ import { counter, dataOf, get, startReplica, type Replica } from '../helpers/rep
 import { keyQuery, purged, purgeStatus } from './kit.js';
 
 const describe = describeRedis();
+
+/** A command guard of its own (breaker, deadline) around `client`. */
+const guardOf = (client: RedisClient): RedisGuard => ({ client, breaker: new Breaker({ failures: 5, cooldownMs: 1000 }), timeoutMs: 1000, metrics: noopMetrics });
 
 describe('purge across two replicas sharing Redis', () => {
   let redis: RedisServer;
@@ -132,12 +140,24 @@ describe('purge across two replicas sharing Redis', () => {
     }
   });
 
+  it('loading the marks waits for the command connection, which may be ready after the bus', async () => {
+    const shared = new FleetMarks({ guard: guardOf(a.fleet!.client), keyPrefix: 'late:', horizonMs: 60_000, cap: 10, clock: () => 1_000 });
+    await shared.store({ target: 'token:ATP', soft: true, at: 1_000 });
+    const late = new Redis(redis.url, { lazyConnect: true });
+    try {
+      const loading = new FleetMarks({ guard: guardOf(late), keyPrefix: 'late:', horizonMs: 60_000, cap: 10, clock: () => 1_000 }).load();
+      await late.connect();
+      expect(await loading).toEqual([{ target: 'token:ATP', soft: true, at: 1_000 }]);
+    } finally {
+      late.disconnect();
+    }
+  });
+
   it('the marks in Redis are bounded: past the cap the oldest fold into everything before, and the key expires', async () => {
     const horizonMs = 60_000;
     let now = 1_000_000;
     const client = a.fleet!.client;
-    const guard = { client, breaker: a.fleet!.store.breaker, timeoutMs: 1000, metrics: { tierError: () => {} } as never };
-    const marks = new FleetMarks({ guard, keyPrefix: 'bounds:', horizonMs, cap: 10, clock: () => now });
+    const marks = new FleetMarks({ guard: guardOf(client), keyPrefix: 'bounds:', horizonMs, cap: 10, clock: () => now });
     for (let i = 0; i < 50; i++) expect(await marks.store({ target: `height:${i}`, soft: i % 2 === 1, at: now + i })).toBe(true);
     expect(await client.zcard('bounds:purge')).toBeLessThanOrEqual(12);
     const loaded = (await marks.load())!;
