@@ -42,6 +42,7 @@ import { SitOuts } from './upstream/sit-out.js';
 import { registerConsensusMetrics } from './consensus/metrics.js';
 import { buildQuorum } from './consensus/build.js';
 import type { Quorum } from './consensus/quorum.js';
+import { buildPurge, type Purge } from './purge/build.js';
 
 export interface Stages {
   logger: Logger;
@@ -78,6 +79,8 @@ export interface Stages {
   /** New heads: probe cadence, probes per block, detection delay. */
   headWatch: HeadWatch;
   refetches: RefetchMetrics;
+  /** Operator purges (src/purge/build.ts). */
+  purge: Purge;
 }
 
 export function buildStages(config: Config, logger: Logger, clock: () => number, upstreamIsSimulator: boolean): Stages {
@@ -133,10 +136,12 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const hotKeys = new HotKeys();
   const headGuard = new HeadGuard(tracker, clock);
   const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock, quorum, precise: invalidation?.rule ?? null, tagHeaders: config.cacheTagHeaders });
+  // Purges judge every lookup in front of precise invalidation, and filter what the shared tier returns.
+  const purge = buildPurge({ catalogue, limits: config.limits, invalidation: config.invalidation, redis: config.redis, memory, fleet, base: invalidation?.clock ?? null, registry: prom.registry, metrics, clock, logger });
   const earned = invalidation === null ? null : new EarnedBounds({ growth: config.invalidation.maxAgeGrowth, named: (e) => invalidation.clock.named(e, tracker), clock, onUnnamed: invalidation.metrics.unnamed });
   const resolver = new Resolver({
     memory,
-    second: fleet?.store ?? null,
+    second: purge.second,
     fetcher,
     chain: tracker,
     fleet: fleet?.coordinator ?? null,
@@ -145,7 +150,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     logger,
     headGuard,
     observe: config.refreshAhead.maxKeys > 0 ? hotKeys.seen : null,
-    tags: invalidation?.clock ?? null,
+    tags: purge.judge,
     refetched: refetches.refetched,
     settle: earned?.settle ?? null,
   });
@@ -170,7 +175,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     metrics: pageMetrics,
     // Composed pages are entries of the memory tier, judged like the resolver's.
     memory,
-    tags: invalidation?.clock ?? null,
+    tags: purge.judge,
   });
 
   const gate = createRateLimitGate(config, { redis: fleet?.client ?? null, metrics, registry: prom.registry, clock });
@@ -179,5 +184,5 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const rule = readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
   const readiness = () => readinessVerdict(pool.goodAnswers(), memory.entries, rule);
 
-  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched, invalidation, headWatch, refetches };
+  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched, invalidation, headWatch, refetches, purge };
 }

@@ -122,6 +122,11 @@ export class MemoryEntry {
     return new MemoryEntry(entry, null, null);
   }
 
+  /** The same payloads under `entry` (whose body is this one's). */
+  with(entry: CacheEntry): MemoryEntry {
+    return new MemoryEntry(entry, this.#raw.gzip?.body ?? null, this.#raw.br?.body ?? null);
+  }
+
   /** Compresses the variants of an entry (bodies of at least `compressMinBytes`, kept only when smaller). */
   static async build(entry: CacheEntry, compressMinBytes: number): Promise<MemoryEntry> {
     const body = entry.body;
@@ -285,6 +290,28 @@ export class MemoryStore implements CacheStore {
   async delete(key: string): Promise<void> {
     this.#pending.delete(key);
     this.#lru.delete(key);
+  }
+
+  /** Every live entry (a copy: the caller may delete or replace while walking it). For an operator's purge, never the request path. */
+  held(): CacheEntry[] {
+    const now = this.#clock();
+    const out: CacheEntry[] = [];
+    for (const m of this.#lru.values()) if (m.entry.sieUntil > now) out.push(m.entry);
+    return out;
+  }
+
+  /**
+   * Puts `entry` in place of the one held under its key, keeping the compressed
+   * variants (same body bytes: only its times differ). False when that entry is
+   * no longer held, or has other bytes.
+   */
+  replace(entry: CacheEntry): boolean {
+    const m = this.#lru.peek(entry.key);
+    if (m === undefined || m.entry.body !== entry.body) return false;
+    const ttl = entry.sieUntil - this.#clock();
+    if (ttl <= 0) return false;
+    this.#lru.set(entry.key, m.with(entry), { ttl: Math.ceil(ttl) });
+    return true;
   }
 
   /** Number of entries held (expired ones count until purged or read). */

@@ -150,6 +150,9 @@ export const DASHBOARD_SCRIPT = /* js */ `
     var rs = redis === null || redis === undefined ? 'not configured' : redis.healthy ? 'up' : 'down';
     $('redis').textContent = rs; $('redis').className = 'pill ' + (rs === 'not configured' ? 'closed' : rs);
     var a = s.activity;
+    var pg = cache.purge;
+    text('purges', !pg ? '-' : fmtNum(pg.here) + ' here, ' + fmtNum(pg.fleet) + ' from the fleet, ' + fmtNum(pg.marks) + ' marks held' +
+      (pg.last ? '; last ' + clock(pg.last.at) + ': ' + pg.last.kind + ' ' + pg.last.target + ' (' + pg.last.mode + (pg.last.origin === 'fleet' ? ', from the fleet' : '') + '), ' + fmtNum(pg.last.entries) + ' entries here' : ''));
     text('activity', a ? fmtNum(a.streams) + ' open, ' + fmtNum(a.watched) + ' watched (' + fmtNum(a.lingering) + ' lingering), history ' + fmtBytes(a.historyBytes) + ' of ' + fmtBytes(a.historyMaxBytes) : 'off');
   }
 

@@ -10,8 +10,9 @@
  *   { "v": 1, "from": "<replica id>", "t": "head",       "height": 123, "final": false }
  *   { "v": 1, "from": "<replica id>", "t": "filled",     "key": "k" }
  *   { "v": 1, "from": "<replica id>", "t": "touched",    "set": TouchedSet, "pending": PendingTouched }
+ *   { "v": 1, "from": "<replica id>", "t": "purge",      "mark": PurgeMark }
  * 'touched' (the replica that read a block's touched set shares it, src/invalidation/reader.ts)
- * is, like 'head', not delivered back to its sender.
+ * and 'purge' (an operator's purge, src/purge/purger.ts) are, like 'head', not delivered back to their sender.
  * A replica ignores its own 'head' messages (no echo). 'filled'
  * (lease.ts: the leader of a fleet-wide flight is done) is delivered to every
  * replica, the sender included. Malformed messages are dropped.
@@ -22,11 +23,13 @@ import type { ChainTracker } from '../chain/tracker.js';
 import { noopMetrics, type Metrics } from '../metrics/types.js';
 import type { RedisClient } from '../redis/client.js';
 import type { PendingTouched, TouchedSet } from '../invalidation/touched.js';
+import type { PurgeMark } from '../purge/marks.js';
 
 export interface FleetBusEvents {
   head: [height: number, final: boolean];
   filled: [key: string];
   touched: [set: TouchedSet, pending: PendingTouched];
+  purge: [mark: PurgeMark];
   /** The subscriber is (again) subscribed. */
   subscribed: [];
 }
@@ -44,7 +47,14 @@ export interface FleetBusOptions {
 type Message =
   | { v: 1; from: string; t: 'head'; height: number; final: boolean }
   | { v: 1; from: string; t: 'filled'; key: string }
-  | { v: 1; from: string; t: 'touched'; set: TouchedSet; pending: PendingTouched };
+  | { v: 1; from: string; t: 'touched'; set: TouchedSet; pending: PendingTouched }
+  | { v: 1; from: string; t: 'purge'; mark: PurgeMark };
+
+function isMark(v: unknown): v is PurgeMark {
+  if (typeof v !== 'object' || v === null) return false;
+  const m = v as Record<string, unknown>;
+  return typeof m.target === 'string' && typeof m.soft === 'boolean' && Number.isSafeInteger(m.at);
+}
 
 const strings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
@@ -73,6 +83,7 @@ function parse(text: string): Message | undefined {
   if (o.t === 'head' && Number.isSafeInteger(o.height) && typeof o.final === 'boolean') return o as Message;
   if (o.t === 'filled' && typeof o.key === 'string') return o as Message;
   if (o.t === 'touched' && isTouched(o.set) && isPending(o.pending)) return o as Message;
+  if (o.t === 'purge' && isMark(o.mark)) return o as Message;
   return undefined;
 }
 
@@ -138,6 +149,11 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
     return this.#publish({ v: 1, from: this.replicaId, t: 'filled', key });
   }
 
+  /** True once Redis took the message. */
+  publishPurge(mark: PurgeMark): Promise<boolean> {
+    return this.#send({ v: 1, from: this.replicaId, t: 'purge', mark });
+  }
+
   async close(): Promise<void> {
     this.removeAllListeners();
     try {
@@ -149,11 +165,17 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
   }
 
   async #publish(msg: Message): Promise<void> {
+    await this.#send(msg);
+  }
+
+  async #send(msg: Message): Promise<boolean> {
     try {
       if (this.#pub.status !== 'ready') throw new Error('redis not connected');
       await this.#pub.publish(this.channel, JSON.stringify(msg));
+      return true;
     } catch {
       this.#metrics.tierError('redis', 'publish');
+      return false;
     }
   }
 
@@ -166,6 +188,7 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
     }
     if (m.from === this.replicaId) return;
     if (m.t === 'touched') this.emit('touched', m.set, m.pending);
+    else if (m.t === 'purge') this.emit('purge', m.mark);
     else this.emit('head', m.height, m.final);
   }
 }

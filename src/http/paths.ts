@@ -18,6 +18,7 @@ export const STATUS_PATH = '/status';
 export const METRICS_PATH = '/metrics';
 export const OPENAPI_PATH = '/openapi.json';
 export const BATCH_PATH = '/batch';
+export const PURGE_PATH = '/purge';
 export const PAGES_PREFIX = '/pages/';
 /** Served by src/dashboard/routes.ts (DASHBOARD_PATHS) and src/stream/route.ts (STREAM_PATH) and src/activity/index.ts (ACTIVITY_PATH). */
 const DASHBOARD = ['/dashboard', '/dashboard/data.json', '/dashboard/history.json'] as const;
@@ -43,6 +44,7 @@ const FIXED: ReadonlyArray<readonly [string, PathRule]> = [
   [READYZ_PATH, PROBE],
   [STATUS_PATH, OPERATOR],
   [METRICS_PATH, OPERATOR],
+  [PURGE_PATH, { methods: ['POST'], operator: true, unlimited: true }],
   ...DASHBOARD.map((p) => [p, OPERATOR] as const),
   [OPENAPI_PATH, API],
   [BATCH_PATH, { methods: ['POST'], operator: false, unlimited: false }],

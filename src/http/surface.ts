@@ -26,6 +26,7 @@ import { registerApiRoutes } from './api-routes.js';
 import { batchOpenapi } from './batch-openapi.js';
 import { chargeBatchWith } from './batch-charge.js';
 import { registerBatchRoute } from './batch-route.js';
+import { registerPurgeRoute } from '../purge/route.js';
 import { registerFallbacks } from './fallbacks.js';
 import { registerOpsRoutes } from './ops-routes.js';
 import { registerPageRoutes } from './page-routes.js';
@@ -79,6 +80,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
       redis: s.fleet ? { healthy: s.fleet.healthy() } : null,
       invalidation: s.invalidation?.status() ?? { mode: 'head' },
       refetches: s.refetches.totals(),
+      purge: s.purge.purger.status(),
     }),
     metrics: prom,
     startedAt: Date.now(),
@@ -89,6 +91,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     activity: () => stream.activity.status(),
     heads: () => s.headWatch.status(),
   });
+  registerPurgeRoute(app, { purger: s.purge.purger, catalogue, limits: config.limits, adminGate: s.adminGate });
   const prefixes = config.passthrough.routes.map((r) => r.prefix);
   await registerPassthrough(app, {
     config: config.passthrough,

@@ -138,6 +138,14 @@ describeChromium()('status page in Chromium', () => {
     await page.waitForSelector('#endpoints tr[data-endpoint="block/list"]', WAIT);
   });
 
+  it('tells the purges: none, then the last one with its count', async () => {
+    await page.waitForFunction(() => (document.getElementById('purges')?.textContent ?? '').startsWith('0 here, 0 from the fleet, 0 marks held'), undefined, WAIT);
+    await fetch(`${proxy.url}/token/detail?token=NAX`).then((r) => r.arrayBuffer());
+    expect((await fetch(`${proxy.url}/purge?tag=token:NAX`, { method: 'POST' })).status).toBe(200);
+    await page.waitForFunction(() => (document.getElementById('purges')?.textContent ?? '').startsWith('1 here'), undefined, WAIT);
+    expect(await page.locator('#purges').textContent()).toMatch(/^1 here, 0 from the fleet, 1 marks held; last \d\d:\d\d:\d\d: tag token:NAX \(hard\), 1 entries here$/);
+  });
+
   it('loaded nothing from elsewhere and logged no errors', () => {
     expect(foreign).toEqual([]);
     expect(pageErrors).toEqual([]);
