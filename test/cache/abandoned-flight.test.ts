@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadFixtures } from '../helpers/fake-upstream.js';
-import { get, routes, startEnv, waitFor, type Env, type Handler } from '../proxy/kit.js';
+import { get, routes, startEnv, waitFor, type Env, type Handler } from '../helpers/proxy-kit.js';
 
 /** A recorded tx/detail answer: a good answer by the record schema. */
 const RECORDED = loadFixtures().find((f) => f.path === 'tx/detail')!;

@@ -6,7 +6,7 @@
  * distinct entries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get, startEnv, withoutStamps, type Env } from './kit.js';
+import { get, startEnv, withoutStamps, type Env } from '../helpers/proxy-kit.js';
 
 const ADDR = 'n1Gfg8uqtFsvGKZn6XtVmEb116ZtagRHDoe';
 const HASH = 'eb3c8d848679ad1786d5986da48bcc5d5732141fd6fccde0a9a3bfd78ae1d970';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeClock } from '../helpers/proxy.js';
-import { fixture, get, startEnv, type Env } from './kit.js';
+import { fixture, get, startEnv, type Env } from '../helpers/proxy-kit.js';
 
 describe('injected clock', () => {
   const clock = fakeClock(1_600_000_000_000); // September 2020

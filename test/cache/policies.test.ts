@@ -7,7 +7,7 @@
  * not-found envelope kept at most about 1 s).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { envelope, fixture, get, queryOf, routes, sendJson, startEnv, waitFor, type Env, settableClock } from './kit.js';
+import { envelope, fixture, get, queryOf, routes, sendJson, startEnv, waitFor, type Env, settableClock } from '../helpers/proxy-kit.js';
 
 const HOUR = 3_600_000;
 const TX_BLOCK = 4841297; // block of the tx/detail fixture

@@ -11,7 +11,7 @@ import { compressionsRunning, hitPayload } from '../../src/cache/restamped-varia
 import type { CacheEntry } from '../../src/cache/types.js';
 import { findStamps } from '../../src/transform/stamps.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { contractEntry } from '../cache/store-contract.js';
+import { contractEntry } from './store-contract.js';
 
 const T0 = 1_700_000_000_100;
 

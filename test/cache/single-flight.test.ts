@@ -5,7 +5,7 @@
  * server and through its join metric), so the test never sleeps.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { deferred, envelope, fixture, get, metric, routes, sendJson, startEnv, waitFor, type Deferred, type Env, type Got } from './kit.js';
+import { deferred, envelope, fixture, get, metric, routes, sendJson, startEnv, waitFor, type Deferred, type Env, type Got } from '../helpers/proxy-kit.js';
 
 const N = 200;
 const PATH = 'tx/list';

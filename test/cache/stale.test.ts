@@ -6,7 +6,7 @@
  * - nothing stale to serve: a 502/504 envelope.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { deferred, envelope, fixture, get, routes, sendJson, startEnv, waitFor, type Deferred, type Env, type Handler, settableClock } from './kit.js';
+import { deferred, envelope, fixture, get, routes, sendJson, startEnv, waitFor, type Deferred, type Env, type Handler, settableClock } from '../helpers/proxy-kit.js';
 
 const URL_ = '/token/detail?token=NAX';
 const PATH = 'token/detail';

@@ -5,7 +5,7 @@
  * /metrics and in /status (cache.refetches).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get, metric, routes, sendJson, settableClock, startEnv, type Env } from '../proxy/kit.js';
+import { get, metric, routes, sendJson, settableClock, startEnv, type Env } from '../helpers/proxy-kit.js';
 
 describe('unchanged refetches', () => {
   const clock = settableClock();

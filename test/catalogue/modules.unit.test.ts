@@ -10,7 +10,7 @@ import { DEFAULT_POLICIES } from '../../src/catalogue/policies.js';
 import { ENDPOINT_NAMES, ENDPOINTS, moduleOf } from '../../src/endpoints/index.js';
 import { endpoint, flat } from '../../src/endpoints/kit.js';
 import { BlockMax } from '../../src/schema/records.js';
-import { FIXTURES } from '../proxy/kit.js';
+import { FIXTURES } from '../helpers/proxy-kit.js';
 
 const S = 1000;
 const M = 60 * S;

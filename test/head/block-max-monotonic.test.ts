@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createEntry } from '../../src/cache/entry.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { dataOf, get, startReplica, type Replica } from '../helpers/replica.js';
-import { startChainFake, type ChainFake } from './kit.js';
+import { startChainFake, type ChainFake } from '../helpers/chain-fake.js';
 
 const describe = describeRedis();
 const HEAD = 4_842_503;

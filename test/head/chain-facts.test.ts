@@ -13,7 +13,7 @@ import { FetchStage } from '../../src/pipeline/fetch-stage.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
 import { sendJson } from '../helpers/fake-upstream.js';
 import { upstreamConfig } from '../helpers/upstream-kit.js';
-import { fixture, startChainFake, type ChainFake } from './kit.js';
+import { fixture, startChainFake, type ChainFake } from '../helpers/chain-fake.js';
 
 const HEAD = 4_842_503;
 const limits = { maxPageSize: 100, maxDays: 365 };

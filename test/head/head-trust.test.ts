@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { sendJson, waitFor } from '../helpers/fake-upstream.js';
 import { counter, dataOf, get, maxAge, startReplica } from '../helpers/replica.js';
-import { blockDetailAt, startChainFake, perTest, type ChainFake } from './kit.js';
+import { blockDetailAt, startChainFake, perTest, type ChainFake } from '../helpers/chain-fake.js';
 
 const HEAD = 4_842_503;
 const PROBE_MS = 50;

@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { counter, dataOf, get, startReplica } from '../helpers/replica.js';
 import { PRECISE } from '../invalidation/kit.js';
-import { perTest } from '../trust/kit.js';
-import { benchOf, fakesAt, HEAD } from './kit.js';
+import { perTest } from '../helpers/chain-fake.js';
+import { benchOf, fakesAt, HEAD } from '../quorum/kit.js';
 
 const t = perTest();
 

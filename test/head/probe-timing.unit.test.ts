@@ -6,7 +6,7 @@
  *   varying part of a probe step);
  * - a dense step runs from one probe's start to the next one's, so a slow
  *   upstream answer does not stretch the step the window was planned with.
- * (test/fresh/head-cadence.test.ts runs the whole cadence on real sockets.)
+ * (test/head/head-cadence.test.ts runs the whole cadence on real sockets.)
  */
 import { describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';

@@ -1,12 +1,12 @@
 /**
- * Fakes for the trust tests: a fixture-serving upstream whose block/max head
- * and per-path answers the test changes at will, and small readers of the
- * proxy's answers.
+ * Chain fakes of the head, upstream and quorum tests: a fixture-serving
+ * upstream whose block/max head and per-path answers the test changes at
+ * will, and small readers of the proxy's answers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach } from 'vitest';
-import { loadFixtures, sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import type { Replica } from '../helpers/replica.js';
+import { loadFixtures, sendJson, startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
+import type { Replica } from './replica.js';
 
 const FIXTURES = loadFixtures();
 

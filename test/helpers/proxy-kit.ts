@@ -1,13 +1,14 @@
 /**
- * Shared plumbing of the proxy integration tests (not a test file itself):
- * a fake upstream + a real proxy on port 0, a raw HTTP client that never
- * decompresses, deferred promises, fixture helpers and a metrics reader.
+ * Shared plumbing of the integration tests with one proxy in front of one
+ * fake upstream (not a test file itself): a fake upstream + a real proxy on
+ * port 0, a raw HTTP client that never decompresses, deferred promises,
+ * fixture helpers and a metrics reader.
  */
 import type { IncomingMessage } from 'node:http';
 import { request } from 'undici';
 import type { ProxyHandle } from '../../src/app.js';
-import { loadFixtures, sendJson, serveFixtures, startFakeUpstream, waitFor, type FakeUpstream, type Fixture, type Handler } from '../helpers/fake-upstream.js';
-import { fakeClock, startTestProxy, type ConfigPatch } from '../helpers/proxy.js';
+import { loadFixtures, sendJson, serveFixtures, startFakeUpstream, waitFor, type FakeUpstream, type Fixture, type Handler } from './fake-upstream.js';
+import { fakeClock, startTestProxy, type ConfigPatch } from './proxy.js';
 
 export const PUBLIC = 'https://api.example.test';
 

@@ -5,7 +5,7 @@
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectedBody, fixture, get, startEnv, withoutStamps, type Env, type Got } from './kit.js';
+import { expectedBody, fixture, get, startEnv, withoutStamps, type Env, type Got } from '../helpers/proxy-kit.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 
 const BIG = '/nax/summary'; // ~10 KB

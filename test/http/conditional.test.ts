@@ -5,7 +5,7 @@
  * no body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectedBody, fixture, get, routes, sendJson, startEnv, type Env, settableClock } from './kit.js';
+import { expectedBody, fixture, get, routes, sendJson, startEnv, type Env, settableClock } from '../helpers/proxy-kit.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 
 const URL_ = `/tx/listByAddress?${fixture('tx/listByAddress').query}`;

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
-import { startEnv, waitFor, type Env } from '../proxy/kit.js';
+import { startEnv, waitFor, type Env } from '../helpers/proxy-kit.js';
 import { parseRaw, rawConnect, type RawExchange } from './raw.js';
 
 const KEEP_ALIVE = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';

@@ -4,7 +4,7 @@
  * preflight; CORS header on answers. None of it reaches the upstream.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envelope, get, startEnv, type Env } from './kit.js';
+import { envelope, get, startEnv, type Env } from '../helpers/proxy-kit.js';
 
 describe('methods, unknown paths and CORS', () => {
   let env: Env;

@@ -3,7 +3,7 @@
  * answer with the `{code,msg,data}` envelope, not Fastify's default body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEnv, type Env } from '../proxy/kit.js';
+import { startEnv, type Env } from '../helpers/proxy-kit.js';
 import { parseRaw, rawConnect } from './raw.js';
 
 describe('parser-level errors', () => {

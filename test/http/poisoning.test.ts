@@ -7,7 +7,7 @@
  * client's Host.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectedBody, fixture, get, PUBLIC, startEnv, withoutStamps, type Env } from './kit.js';
+import { expectedBody, fixture, get, PUBLIC, startEnv, withoutStamps, type Env } from '../helpers/proxy-kit.js';
 
 const PATH = 'tx/list';
 

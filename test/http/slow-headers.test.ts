@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
-import { startEnv, type Env } from '../proxy/kit.js';
+import { startEnv, type Env } from '../helpers/proxy-kit.js';
 import { parseRaw, rawConnect } from './raw.js';
 
 describe('slow request headers', () => {

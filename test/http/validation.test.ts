@@ -4,7 +4,7 @@
  * upstream request at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envelope, get, startEnv, type Env } from './kit.js';
+import { envelope, get, startEnv, type Env } from '../helpers/proxy-kit.js';
 
 const ADDR = 'n1Gfg8uqtFsvGKZn6XtVmEb116ZtagRHDoe';
 const HASH = 'eb3c8d848679ad1786d5986da48bcc5d5732141fd6fccde0a9a3bfd78ae1d970';

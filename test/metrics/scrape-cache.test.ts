@@ -4,7 +4,7 @@
  * figures are in the bench); with 0 every scrape renders.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { get, startEnv, type Env } from '../proxy/kit.js';
+import { get, startEnv, type Env } from '../helpers/proxy-kit.js';
 
 const requestsTotal = (text: string): number =>
   text

@@ -5,7 +5,7 @@
  * 404 envelope of an unknown path. /healthz and /readyz stay public.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { envelope, get, startEnv, type Env } from '../proxy/kit.js';
+import { envelope, get, startEnv, type Env } from '../helpers/proxy-kit.js';
 
 describe('operator gate on /metrics and /status', () => {
   let env: Env | undefined;

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestProxy } from '../helpers/proxy.js';
-import { envelope, get, startEnv, waitFor, type Env } from './kit.js';
+import { envelope, get, startEnv, waitFor, type Env } from '../helpers/proxy-kit.js';
 
 describe('operations endpoints', () => {
   let env: Env | undefined;

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestProxy } from '../helpers/proxy.js';
 import type { ProxyHandle } from '../../src/app.js';
-import { envelope, get, sendJson, serveFixtures, waitFor, type Handler } from '../proxy/kit.js';
+import { envelope, get, sendJson, serveFixtures, waitFor, type Handler } from '../helpers/proxy-kit.js';
 
 let up: FakeUpstream | undefined;
 let proxy: ProxyHandle | undefined;

@@ -7,7 +7,7 @@
  */
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEnv, type Env } from '../proxy/kit.js';
+import { startEnv, type Env } from '../helpers/proxy-kit.js';
 
 let env: Env;
 beforeAll(async () => {

@@ -5,7 +5,7 @@
  * max-age; stale parts are served and marked.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { settableClock } from '../proxy/kit.js';
+import { settableClock } from '../helpers/proxy-kit.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { get, metaOf, startPagesEnv, type PagesEnv } from './kit.js';
 

@@ -8,7 +8,7 @@
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { heldFixtures, serveFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { listening, startProc, type Proc } from '../process/kit.js';
+import { listening, startProc, type Proc } from './kit.js';
 
 const startMain = (env: Record<string, string>): Proc => startProc(env);
 const listeningUrl = async (p: Proc): Promise<string> => String((await listening(p))['url']);

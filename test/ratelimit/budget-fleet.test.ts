@@ -10,8 +10,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { heldFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { counter } from '../helpers/replica.js';
-import { startLimitedReplica, type LimitedReplica } from '../ratelimit/kit.js';
-import { client, codeOf, cold, get } from './kit.js';
+import { startLimitedReplica, type LimitedReplica } from './kit.js';
+import { client, codeOf, cold, get } from './budget-kit.js';
 
 const describe = describeRedis();
 

@@ -5,7 +5,7 @@
  */
 import { fakeClock, type ConfigPatch } from '../helpers/proxy.js';
 import { get, type Got } from '../helpers/replica.js';
-import { startLimitedReplica, type LimitedReplica } from '../ratelimit/kit.js';
+import { startLimitedReplica, type LimitedReplica } from './kit.js';
 
 export type Clock = ReturnType<typeof fakeClock>;
 

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { normalAddress } from '../../src/sim/ids.js';
 import { metaOf, startPagesEnv, type PagesEnv } from '../pages/kit.js';
-import { get } from '../proxy/kit.js';
+import { get } from '../helpers/proxy-kit.js';
 
 let env: PagesEnv | undefined;
 afterEach(async () => {

@@ -8,9 +8,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { counter } from '../helpers/replica.js';
-import type { LimitedReplica } from '../ratelimit/kit.js';
-import { get as getFull } from '../proxy/kit.js';
-import { budgetReplica, client, codeOf, cold, get, type Clock } from './kit.js';
+import type { LimitedReplica } from './kit.js';
+import { get as getFull } from '../helpers/proxy-kit.js';
+import { budgetReplica, client, codeOf, cold, get, type Clock } from './budget-kit.js';
 
 const KEY = 'explorer-secret-0123456789';
 

@@ -72,7 +72,7 @@ describe('rate limit over HTTP', () => {
       trustProxy: ['127.0.0.1'],
       rateLimit: { max: 1 },
       apiKeys: [{ name: 'explorer', key: PARTNER, max: 5 }],
-      // Requests only here (misses priced in test/budget/credits.test.ts).
+      // Requests only here (misses priced in test/ratelimit/credits.test.ts).
       credits: { hitCost: 1, missCost: 0 },
     });
     const from = (ip: string, key?: string) => ({ 'x-forwarded-for': ip, ...(key !== undefined ? { 'x-api-key': key } : {}) });

@@ -9,8 +9,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { heldFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { counter } from '../helpers/replica.js';
-import type { LimitedReplica } from '../ratelimit/kit.js';
-import { budgetReplica, client, cold, get, type Clock } from './kit.js';
+import type { LimitedReplica } from './kit.js';
+import { budgetReplica, client, cold, get, type Clock } from './budget-kit.js';
 
 describe('per-client miss budget', () => {
   let up: FakeUpstream;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { touchedAt } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { counter, get } from '../helpers/replica.js';
-import { content, covered, invalidationStatus, preciseRig, SEED, truth } from './kit.js';
+import { content, covered, invalidationStatus, preciseRig, SEED, truth } from '../invalidation/kit.js';
 
 const rig = preciseRig();
 

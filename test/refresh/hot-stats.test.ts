@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { bestHead, pathOf, headRig } from './kit.js';
+import { bestHead, pathOf, headRig } from '../head/kit.js';
 
 const STATS = ['/chain/summary', '/tx/count/today'];
 

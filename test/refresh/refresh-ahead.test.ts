@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { counter, get } from '../helpers/replica.js';
-import { rig } from './kit.js';
+import { rig } from '../stream/kit.js';
 
 const r = rig();
 

@@ -12,8 +12,8 @@ import type { ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { artifactPath, describeChromium, launchChromium, servePage, type PageSite } from '../helpers/chromium.js';
 import { startTestProxy, testConfig } from '../helpers/proxy.js';
-import { waitFor } from '../stream/kit.js';
-import { onlyAt, readAndPublish, SEED, untouched } from '../activity/kit.js';
+import { waitFor } from './kit.js';
+import { onlyAt, readAndPublish, SEED, untouched } from './activity-kit.js';
 
 const describe = describeChromium();
 

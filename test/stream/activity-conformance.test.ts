@@ -7,8 +7,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../../src/openapi/types.js';
 import { touchedAt } from '../../src/sim/index.js';
-import { rig, waitFor } from '../stream/kit.js';
-import { ACTIVITY, onlyAt, readAndPublish, SEED, truthSet } from './kit.js';
+import { rig, waitFor } from './kit.js';
+import { ACTIVITY, onlyAt, readAndPublish, SEED, truthSet } from './activity-kit.js';
 
 const r = rig();
 

@@ -11,8 +11,8 @@ import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startReplica, type Replica } from '../helpers/replica.js';
 import { covered, PRECISE } from '../invalidation/kit.js';
-import { openStream, type SseClient } from '../stream/sse-client.js';
-import { ACTIVITY, onlyAt, SEED, txListRequests, type ActivityData } from './kit.js';
+import { openStream, type SseClient } from './sse-client.js';
+import { ACTIVITY, onlyAt, SEED, txListRequests, type ActivityData } from './activity-kit.js';
 
 const describe = describeRedis();
 

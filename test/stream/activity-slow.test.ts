@@ -8,8 +8,8 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { counter } from '../helpers/replica.js';
-import { rig, streamConfig, waitFor } from '../stream/kit.js';
-import { ACTIVITY, onlyAt, truthSet } from './kit.js';
+import { rig, streamConfig, waitFor } from './kit.js';
+import { ACTIVITY, onlyAt, truthSet } from './activity-kit.js';
 
 const r = rig();
 

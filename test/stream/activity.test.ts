@@ -1,7 +1,7 @@
 /** GET /stream/activity on real sockets: validation, one event per block naming a watched entity, resume, rebase, cost, metrics. */
 import { describe, expect, it } from 'vitest';
-import { rig, streamConfig, waitFor } from '../stream/kit.js';
-import { ACTIVITY, onlyAt, readAndPublish, truthSet, txListRequests, untouched, type ActivityData } from './kit.js';
+import { rig, streamConfig, waitFor } from './kit.js';
+import { ACTIVITY, onlyAt, readAndPublish, truthSet, txListRequests, untouched, type ActivityData } from './activity-kit.js';
 
 const r = rig();
 const data = (d: string): ActivityData => JSON.parse(d) as ActivityData;

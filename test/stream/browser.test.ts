@@ -13,8 +13,8 @@ import type { ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { artifactPath, describeChromium, launchChromium, servePage, type PageSite } from '../helpers/chromium.js';
 import { startTestProxy, testConfig } from '../helpers/proxy.js';
-import { startRelay, type Relay } from '../stream/relay.js';
-import { waitFor } from '../stream/kit.js';
+import { startRelay, type Relay } from './relay.js';
+import { waitFor } from './kit.js';
 
 const describe = describeChromium();
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINT_NAMES } from '../../src/endpoints/index.js';
-import { envelope, expectedBody, FIXTURES, get, PUBLIC, settableClock, startEnv, withoutStamps, type Env } from './kit.js';
+import { envelope, expectedBody, FIXTURES, get, PUBLIC, settableClock, startEnv, withoutStamps, type Env } from '../helpers/proxy-kit.js';
 
 describe('golden passthrough of the fixtures (one per endpoint) (frozen clock)', () => {
   const clock = settableClock();

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { sendJson } from '../helpers/fake-upstream.js';
 import { get, limited, maxAge, startReplica, upstreamStatus } from '../helpers/replica.js';
-import { startChainFake, perTest, type ChainFake } from './kit.js';
+import { startChainFake, perTest, type ChainFake } from '../helpers/chain-fake.js';
 import { Upstream } from '../../src/upstream/upstream.js';
 import { noopMetrics } from '../../src/metrics/types.js';
 import { upstreamConfig } from '../helpers/upstream-kit.js';

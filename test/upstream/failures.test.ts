@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestProxy } from '../helpers/proxy.js';
-import { envelope, fixture, get, routes, sendJson, startEnv, type Env, type Handler } from './kit.js';
+import { envelope, fixture, get, routes, sendJson, startEnv, type Env, type Handler } from '../helpers/proxy-kit.js';
 
 const PATH = 'address/info';
 const URL_ = `/address/info?address=n1d4wXxTVmK4rzyiN1vxhMuzxT441bxr8Fg`;

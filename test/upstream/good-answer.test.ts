@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { sendJson } from '../helpers/fake-upstream.js';
 import { get, maxAge, startReplica } from '../helpers/replica.js';
-import { blockDetailAt, fixture, perTest, startChainFake } from './kit.js';
+import { blockDetailAt, fixture, perTest, startChainFake } from '../helpers/chain-fake.js';
 
 const HEAD = 4_842_503;
 const BLOCK = 4_820_298; // the recorded final block

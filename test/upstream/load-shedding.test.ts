@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { sendJson, waitFor } from '../helpers/fake-upstream.js';
 import { gate } from '../helpers/upstream-kit.js';
 import { counter, get, startReplica, type Got, type Replica } from '../helpers/replica.js';
-import { fixture, startChainFake, type ChainFake } from './kit.js';
+import { fixture, startChainFake, type ChainFake } from '../helpers/chain-fake.js';
 
 let fake: ChainFake | undefined;
 let proxy: Replica | undefined;

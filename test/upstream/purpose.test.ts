@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { startTestProxy } from '../helpers/proxy.js';
 import { counter } from '../helpers/replica.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { bestHead, pathOf, headRig } from './kit.js';
+import { bestHead, pathOf, headRig } from '../head/kit.js';
 
 describe('x-chainproxy-purpose on upstream requests', () => {
   const rig = headRig({
