@@ -4,7 +4,7 @@
  * past, as a test or a replay would use), answers are still stored and hit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeClock } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 import { fixture, get, startEnv, type Env } from '../helpers/proxy-kit.js';
 
 describe('injected clock', () => {

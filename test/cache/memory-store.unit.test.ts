@@ -5,6 +5,7 @@ import { BUFFER_OVERHEAD_BYTES as BUF, ENTRY_OVERHEAD_BYTES as ENTRY, HEAP_HEADR
 import type { CacheEntry } from '../../src/cache/types.js';
 import { findStamps } from '../../src/transform/stamps.js';
 import { cacheStoreContract, contractEntry } from './store-contract.js';
+import { fakeClock } from '../helpers/clock.js';
 
 cacheStoreContract('memory', async () => {
   const store = new MemoryStore({ maxBytes: 64 * 1024 * 1024, purgeIntervalMs: 0 });
@@ -12,11 +13,6 @@ cacheStoreContract('memory', async () => {
 });
 
 const T0 = 1_700_000_000_000;
-
-function clock(start = T0) {
-  const c = { now: start, fn: () => c.now };
-  return c;
-}
 
 function jsonBody(size: number, extra = ''): Buffer {
   const items = Array.from({ length: Math.ceil(size / 60) }, (_, i) => `{"tx":"${i.toString(16).padStart(16, '0')}","value":"1000"}`);
@@ -29,17 +25,17 @@ function entry(key: string, body: Buffer, now: number, patch: Partial<CacheEntry
 
 describe('MemoryStore', () => {
   it('makes gzip and brotli variants once, for bodies of at least 1 KiB, charging their exact size', async () => {
-    const c = clock();
-    const store = new MemoryStore({ maxBytes: 1 << 24, clock: c.fn, purgeIntervalMs: 0 });
+    const c = fakeClock(T0);
+    const store = new MemoryStore({ maxBytes: 1 << 24, clock: c.now, purgeIntervalMs: 0 });
     const body = jsonBody(8000);
-    const e = entry('big', body, c.now);
+    const e = entry('big', body, c.now());
     await store.set(e);
     const m = store.peek('big');
     expect(m?.entry).toBe(e);
     if (m === undefined) return;
-    const gz = m.payload('gzip', c.now);
-    const br = m.payload('br', c.now);
-    const id = m.payload('identity', c.now);
+    const gz = m.payload('gzip', c.now());
+    const br = m.payload('br', c.now());
+    const id = m.payload('identity', c.now());
     expect(gz.encoding).toBe('gzip');
     expect(br.encoding).toBe('br');
     expect(id).toEqual({ body, encoding: 'identity' });
@@ -48,9 +44,9 @@ describe('MemoryStore', () => {
     expect(brotliDecompressSync(br.body).equals(body)).toBe(true);
     expect(gz.body.length).toBeLessThan(body.length);
     // A hit does no work: the very same payload objects come back, whatever the time.
-    c.now += 5000;
-    expect(m.payload('gzip', c.now)).toBe(gz);
-    expect(m.payload('br', c.now)).toBe(br);
+    c.advance(5000);
+    expect(m.payload('gzip', c.now())).toBe(gz);
+    expect(m.payload('br', c.now())).toBe(br);
     expect(m.size).toBe(body.length + gz.body.length + br.body.length + X * (3 * BUF + 2 * 'big'.length + ENTRY));
     expect(store.bytes).toBe(m.size);
     expect(store.entries).toBe(1);
@@ -73,22 +69,22 @@ describe('MemoryStore', () => {
   });
 
   it('re-stamps a stamped entry at most once per second per encoding', async () => {
-    const c = clock(T0 + 100);
-    const store = new MemoryStore({ maxBytes: 1 << 24, clock: c.fn, purgeIntervalMs: 0 });
+    const c = fakeClock(T0 + 100);
+    const store = new MemoryStore({ maxBytes: 1 << 24, clock: c.now, purgeIntervalMs: 0 });
     const body = jsonBody(4000, '"server_timestamp":1595157487445,');
     const stamps = findStamps(body, 'tx/list');
     expect(stamps).toHaveLength(1);
-    await store.set(entry('stamped', body, c.now, { stamps }));
+    await store.set(entry('stamped', body, c.now(), { stamps }));
     const m = store.peek('stamped');
     if (m === undefined) throw new Error('not stored');
     const ts = (b: Buffer) => (JSON.parse(b.toString()) as { data: { server_timestamp: number } }).data.server_timestamp;
 
     // At createdAt itself the upstream's own bytes are served (a MISS is byte-identical).
-    const raw = m.payload('identity', c.now);
+    const raw = m.payload('identity', c.now());
     expect(raw.body).toBe(body);
-    const rawGz = m.payload('gzip', c.now);
+    const rawGz = m.payload('gzip', c.now());
     expect(gunzipSync(rawGz.body).equals(body)).toBe(true);
-    const brSize = m.payload('br', c.now).body.length;
+    const brSize = m.payload('br', c.now()).body.length;
     expect(m.size).toBe(2 * (body.length + rawGz.body.length + brSize) + X * (2 * 3 * BUF + 2 * 'stamped'.length + 64 + ENTRY));
 
     // raw() is the stored bytes whatever the time (what a MISS sends).
@@ -96,36 +92,36 @@ describe('MemoryStore', () => {
     expect(m.raw('gzip')).toBe(rawGz);
 
     // Any other instant is re-stamped, once per second per encoding.
-    c.now = T0 + 500;
-    const id1 = m.payload('identity', c.now);
+    c.set(T0 + 500);
+    const id1 = m.payload('identity', c.now());
     expect(ts(id1.body)).toBe(T0 + 500);
-    const gz1 = m.payload('gzip', c.now);
+    const gz1 = m.payload('gzip', c.now());
     expect(gunzipSync(gz1.body).equals(id1.body)).toBe(true);
 
-    c.now = T0 + 999; // same second: nothing re-rendered
-    expect(m.payload('identity', c.now)).toBe(id1);
-    expect(m.payload('gzip', c.now)).toBe(gz1);
+    c.set(T0 + 999); // same second: nothing re-rendered
+    expect(m.payload('identity', c.now())).toBe(id1);
+    expect(m.payload('gzip', c.now())).toBe(gz1);
 
-    c.now = T0 + 1500; // new second
-    const id2 = m.payload('identity', c.now);
+    c.set(T0 + 1500); // new second
+    const id2 = m.payload('identity', c.now());
     expect(id2).not.toBe(id1);
     expect(ts(id2.body)).toBe(T0 + 1500);
-    const br2 = m.payload('br', c.now);
+    const br2 = m.payload('br', c.now());
     expect(br2.encoding).toBe('br');
     expect(brotliDecompressSync(br2.body).equals(id2.body)).toBe(true);
     expect(m.payload('br', T0 + 1999)).toBe(br2);
-    const gz2 = m.payload('gzip', c.now);
+    const gz2 = m.payload('gzip', c.now());
     expect(gz2).not.toBe(gz1);
     expect(gunzipSync(gz2.body).equals(id2.body)).toBe(true);
     // A small stamped entry (no variants) re-stamps its identity for every encoding.
     const small = Buffer.from('{"code":0,"msg":"success","data":{"server_timestamp":1}}');
-    await store.set(entry('small', small, c.now, { stamps: findStamps(small, 'block/max') }));
+    await store.set(entry('small', small, c.now(), { stamps: findStamps(small, 'block/max') }));
     const sm = store.peek('small');
-    expect(sm?.payload('br', c.now).body).toBe(small);
-    const later = sm?.payload('br', c.now + 3000);
+    expect(sm?.payload('br', c.now()).body).toBe(small);
+    const later = sm?.payload('br', c.now() + 3000);
     expect(later?.encoding).toBe('identity');
-    expect(later !== undefined && ts(later.body)).toBe(c.now + 3000);
-    expect(sm?.payload('gzip', c.now + 3000)).toBe(later);
+    expect(later !== undefined && ts(later.body)).toBe(c.now() + 3000);
+    expect(sm?.payload('gzip', c.now() + 3000)).toBe(later);
     expect(sm?.raw('br')).toEqual({ body: small, encoding: 'identity' });
     // The stored entry (and its ETag) is unchanged.
     expect(m.entry.body).toBe(body);
@@ -166,14 +162,14 @@ describe('MemoryStore', () => {
   });
 
   it('never returns an entry past sieUntil (injected clock), and expiry is not an eviction', async () => {
-    const c = clock();
+    const c = fakeClock(T0);
     const evicted: string[] = [];
-    const store = new MemoryStore({ maxBytes: 1 << 20, clock: c.fn, onEvict: (k) => evicted.push(k), purgeIntervalMs: 0 });
-    const e = entry('e', Buffer.from('{"a":1}'), c.now, { sieUntil: c.now + 5000 });
+    const store = new MemoryStore({ maxBytes: 1 << 20, clock: c.now, onEvict: (k) => evicted.push(k), purgeIntervalMs: 0 });
+    const e = entry('e', Buffer.from('{"a":1}'), c.now(), { sieUntil: c.now() + 5000 });
     await store.set(e);
-    c.now += 4999;
+    c.advance(4999);
     expect(store.peek('e')?.entry).toBe(e);
-    c.now += 1;
+    c.advance(1);
     expect(store.peek('e')).toBeUndefined();
     expect(await store.get('e')).toBeUndefined();
     expect(store.entries).toBe(0);
@@ -202,11 +198,11 @@ describe('MemoryStore', () => {
   });
 
   it('purges expired entries periodically', async () => {
-    const c = clock();
-    const store = new MemoryStore({ maxBytes: 1 << 20, clock: c.fn, purgeIntervalMs: 20 });
-    await store.set(entry('p', Buffer.from('{}'), c.now, { sieUntil: c.now + 10 }));
+    const c = fakeClock(T0);
+    const store = new MemoryStore({ maxBytes: 1 << 20, clock: c.now, purgeIntervalMs: 20 });
+    await store.set(entry('p', Buffer.from('{}'), c.now(), { sieUntil: c.now() + 10 }));
     expect(store.entries).toBe(1);
-    c.now += 1000;
+    c.advance(1000);
     const deadline = Date.now() + 5000;
     while (store.entries > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     expect(store.entries).toBe(0);

@@ -15,7 +15,7 @@ import { registerTrustMetrics } from '../../src/upstream/trust-metrics.js';
 import { FakeSources } from '../metrics/fixtures.js';
 import { createRateLimitMetrics } from '../../src/ratelimit/metrics.js';
 import { registerConsensusMetrics } from '../../src/consensus/metrics.js';
-import { fakeClock } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 
 function setup() {
   const sources = new FakeSources();

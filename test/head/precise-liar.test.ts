@@ -4,39 +4,34 @@
  * running, and clients asking for the pages of addresses the coming blocks
  * name. The liar's head is never believed and it is benched, as in head mode.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { blockNames, startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
+import { closeAfterEach } from '../helpers/teardown.js';
 import { counter, get, startReplica, type Replica } from '../helpers/replica.js';
 import { PRECISE } from '../invalidation/kit.js';
 
 const AHEAD = 50_000;
 
-let sims: SimulatorHandle[] = [];
-let proxy: Replica | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  for (const s of sims) await s.close();
-  sims = [];
-  proxy = undefined;
-});
+const scope = closeAfterEach<SimulatorHandle, Replica>();
+const sims = scope.upstreams;
 
 describe.each(['precise', 'head'] as const)('a persistent liar 50 000 blocks ahead (%s invalidation)', (mode) => {
   it('its head is never believed and it sits out', async () => {
     const startTime = Date.now();
-    sims = await Promise.all([0, 1, 2].map(() => startSimulator({ blockIntervalMs: 0, startTime })));
+    sims.push(...(await Promise.all([0, 1, 2].map(() => startSimulator({ blockIntervalMs: 0, startTime })))));
     sims[2]!.chain.advance(AHEAD);
     const honest = () => sims[0]!.chain.head();
     const start = honest();
     const named = [...new Set(Array.from({ length: 20 }, (_, i) => [...blockNames(1, start + 1 + i)]).flat())].slice(0, 20);
     const pages = named.flatMap((a) => [`/address/info?address=${a}`, `/tx/listByAddress?address=${a}`]);
-    proxy = await startReplica(
+    const proxy = (scope.front = await startReplica(
       sims.map((s) => s.url),
       {
         upstream: { probeIntervalMs: 200, probeDenseMs: 50, quorum: 2, sitOutMs: 60_000 },
         ...(mode === 'precise' ? { invalidation: PRECISE } : {}),
       },
-    );
+    ));
     const p = proxy;
     let worst = 0;
     let benched = false;

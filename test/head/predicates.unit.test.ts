@@ -6,7 +6,7 @@ import { followDownTarget } from '../../src/upstream/prober.js';
 import { covers } from '../../src/upstream/select.js';
 import { compileSpec, dataSpecOf } from '../../src/schema/index.js';
 import { answerProblem, hasDuplicateEnvelopeKeys, judge } from '../../src/upstream/judge.js';
-import { manualClock } from '../helpers/upstream-kit.js';
+import { fakeClock } from '../helpers/clock.js';
 
 describe('plausibleLimit', () => {
   it('margin plus twice the observed rate over the elapsed time', () => {
@@ -17,7 +17,7 @@ describe('plausibleLimit', () => {
 
 describe('HeadTrust / ChainTracker', () => {
   it('an implausible report needs a second one; the lower of the two is believed', () => {
-    const clock = manualClock();
+    const clock = fakeClock();
     const t = new ChainTracker({ marginBlocks: 10, confirmWindowMs: 3000, clock: clock.now });
     expect(t.observeHead(1000, 'u0')).toBe(true);
     expect(t.observeHead(101_000, 'u0')).toBe(false);
@@ -26,7 +26,7 @@ describe('HeadTrust / ChainTracker', () => {
     expect(t.bestHead()).toBe(5000);
   });
   it('a source never confirms its own claim; another source does, within the window', () => {
-    const clock = manualClock();
+    const clock = fakeClock();
     const trust = new HeadTrust({ marginBlocks: 10, confirmWindowMs: 3000, clock: clock.now });
     expect(trust.report(1000, 9000, 'u0')).toBeNull();
     for (let i = 0; i < 5; i++) expect(trust.report(1000, 9000, 'u0')).toBeNull();
@@ -36,7 +36,7 @@ describe('HeadTrust / ChainTracker', () => {
     expect(trust.report(1000, 9000, 'u0')).toBe(9000); // u1's claim confirms it
   });
   it('a fixed far-ahead value is never plausible twice; a moving one becomes plausible with time', () => {
-    const clock = manualClock();
+    const clock = fakeClock();
     const trust = new HeadTrust({ marginBlocks: 10, confirmWindowMs: 3000, clock: clock.now });
     trust.accepted(1000);
     clock.advance(10_000);
@@ -49,7 +49,7 @@ describe('HeadTrust / ChainTracker', () => {
     expect(trust.report(1010, 1501, 'u0')).toBe(1501); // a new height the elapsed time explains
   });
   it('a claim two other sources out-report for the window is refuted, once; one against one refutes nobody', () => {
-    const clock = manualClock();
+    const clock = fakeClock();
     const refuted: string[] = [];
     const trust = new HeadTrust({ marginBlocks: 10, confirmWindowMs: 3000, clock: clock.now, onRefuted: (s, h) => refuted.push(`${s}@${h}`) });
     for (let t = 0; t <= 4000; t += 500) {

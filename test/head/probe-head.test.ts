@@ -5,7 +5,7 @@
  * whichever invalidation rule is on.
  */
 import { describe, expect, it } from 'vitest';
-import { fakeClock } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { bestHead, pathOf, headRig } from './kit.js';
 

@@ -4,9 +4,9 @@
  * will, and small readers of the proxy's answers.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { afterEach } from 'vitest';
 import { loadFixtures, sendJson, startFakeUpstream, type FakeUpstream } from './fake-upstream.js';
 import type { Replica } from './replica.js';
+import { closeAfterEach } from './teardown.js';
 
 const FIXTURES = loadFixtures();
 
@@ -60,11 +60,14 @@ export function blockDetailAt(height: number, final: boolean): string {
 
 /** The fakes and the proxy of one test, closed after it (call once at the top of a file). */
 export function perTest(): { fakes: ChainFake[]; proxy: Replica | undefined } {
-  const scope: { fakes: ChainFake[]; proxy: Replica | undefined } = { fakes: [], proxy: undefined };
-  afterEach(async () => {
-    await scope.proxy?.close();
-    scope.proxy = undefined;
-    await Promise.all(scope.fakes.splice(0).map((f) => f.close()));
-  });
-  return scope;
+  const scope = closeAfterEach<ChainFake, Replica>();
+  return {
+    fakes: scope.upstreams,
+    get proxy() {
+      return scope.front;
+    },
+    set proxy(replica) {
+      scope.front = replica;
+    },
+  };
 }

@@ -8,7 +8,8 @@ import type { IncomingMessage } from 'node:http';
 import { request } from 'undici';
 import type { ProxyHandle } from '../../src/app.js';
 import { loadFixtures, sendJson, serveFixtures, startFakeUpstream, waitFor, type FakeUpstream, type Fixture, type Handler } from './fake-upstream.js';
-import { fakeClock, startTestProxy, type ConfigPatch } from './proxy.js';
+import { startTestProxy, type ConfigPatch } from './proxy.js';
+import { fakeClock } from './clock.js';
 
 export const PUBLIC = 'https://api.example.test';
 

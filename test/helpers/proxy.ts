@@ -43,17 +43,3 @@ export async function startTestProxy(upstreamUrls: string[], patch: ConfigPatch 
   const config = testConfig(upstreamUrls, patch);
   return startProxy(config, { logger: pino({ level: config.logLevel }), ...(clock ? { clock } : {}), ...opts });
 }
-
-/** A settable clock for policy tests. */
-export function fakeClock(start = 1_700_000_000_000): { now: () => number; advance(ms: number): void; set(ms: number): void } {
-  let t = start;
-  return {
-    now: () => t,
-    advance(ms) {
-      t += ms;
-    },
-    set(ms) {
-      t = ms;
-    },
-  };
-}

@@ -12,7 +12,8 @@ import { request } from 'undici';
 import { buildProxy } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { fakeClock, testConfig } from '../helpers/proxy.js';
+import { testConfig } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 
 async function raw(url: string, method: 'GET' | 'HEAD' = 'GET', headers: Record<string, string> = {}) {
   const r = await request(url, { method, headers });

@@ -11,7 +11,7 @@ import { blockDetail } from '../../src/endpoints/block-detail.js';
 import { txDetail } from '../../src/endpoints/tx-detail.js';
 import { txList } from '../../src/endpoints/tx-list.js';
 import { txNrc20 } from '../../src/endpoints/tx-nrc20.js';
-import { manualClock } from '../helpers/upstream-kit.js';
+import { fakeClock } from '../helpers/clock.js';
 
 describe('tally', () => {
   it('a second ballot from one upstream (a retry, a hedge) is not counted', () => {
@@ -66,7 +66,7 @@ describe('dispute log and strikes', () => {
     expect(log.recent().map((d) => d.key)).toEqual(['k3', 'k4']);
   });
   it('K minority strikes within the window bench the upstream; older strikes expire', () => {
-    const clock = manualClock();
+    const clock = fakeClock();
     const sitOuts = new SitOuts({ durationMs: 60_000, clock: clock.now });
     const m = new Misbehaviour({ strikes: 3, windowMs: 10_000, sitOuts, clock: clock.now });
     m.minority('u2', 'a');

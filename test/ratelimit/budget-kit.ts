@@ -3,7 +3,8 @@
  * serving the recorded answers (distinct cold keys: `/holders?page=N`), with
  * a fake clock and TRUST_PROXY set so each test picks its client addresses.
  */
-import { fakeClock, type ConfigPatch } from '../helpers/proxy.js';
+import { type ConfigPatch } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 import { get, type Got } from '../helpers/replica.js';
 import { startLimitedReplica, type LimitedReplica } from './kit.js';
 

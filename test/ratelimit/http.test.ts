@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { buildProxy } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { fakeClock, testConfig, type ConfigPatch } from '../helpers/proxy.js';
+import { testConfig, type ConfigPatch } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 import { get } from '../helpers/replica.js';
 
 const PARTNER = 'partner-secret-0123456789';

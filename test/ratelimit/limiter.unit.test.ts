@@ -9,7 +9,7 @@ import type { ApiKeyConfig } from '../../src/config/types.js';
 import { sha256Hex } from '../../src/ratelimit/api-keys.js';
 import { AddressList } from '../../src/common/address-list.js';
 import { clientIdentity } from '../../src/common/client-identity.js';
-import { fakeClock } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 
 const PARTNER = 'partner-secret-0123456789';
 const HASHED = 'hashed-secret-abcdefghijk';

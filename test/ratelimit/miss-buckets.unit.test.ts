@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/ratelimit/limiter.js';
-import { fakeClock } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 
 const KEY = 'partner-secret-0123456789';
 

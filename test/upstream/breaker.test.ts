@@ -4,11 +4,12 @@ import { ProxyError } from '../../src/errors/catalog.js';
 import { Breaker } from '../../src/common/breaker.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
 import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { chainHandler, manualClock, recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';
+import { chainHandler, recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';
+import { fakeClock } from '../helpers/clock.js';
 
 describe('Breaker (unit, injected clock)', () => {
   it('opens after N consecutive failures; a success in between resets the count', () => {
-    const clock = manualClock();
+    const clock = fakeClock();
     const b = new Breaker({ failures: 3, cooldownMs: 1000, clock: clock.now });
     b.failure('pass');
     b.failure('pass');
@@ -23,7 +24,7 @@ describe('Breaker (unit, injected clock)', () => {
   });
 
   it('half-opens after the cooldown and lets exactly one trial through; success closes', () => {
-    const clock = manualClock();
+    const clock = fakeClock();
     const b = new Breaker({ failures: 1, cooldownMs: 1000, clock: clock.now });
     b.failure('pass');
     clock.advance(999);
@@ -39,7 +40,7 @@ describe('Breaker (unit, injected clock)', () => {
   });
 
   it('a failed trial reopens for a full cooldown; a released trial frees the slot', () => {
-    const clock = manualClock();
+    const clock = fakeClock();
     const b = new Breaker({ failures: 1, cooldownMs: 1000, clock: clock.now });
     b.failure('pass');
     clock.advance(1000);
@@ -55,7 +56,7 @@ describe('Breaker (unit, injected clock)', () => {
   });
 
   it('a late success of a call let through before opening does not close it', () => {
-    const clock = manualClock();
+    const clock = fakeClock();
     const b = new Breaker({ failures: 1, cooldownMs: 1000, clock: clock.now });
     const early = b.tryAcquire()!;
     b.failure('pass');
@@ -74,7 +75,7 @@ describe('Breaker in the pool', () => {
   });
 
   it('opens on failures (traffic stops reaching it), half-opens after the cooldown, a probe closes it', async () => {
-    const clock = manualClock();
+    const clock = fakeClock();
     const head = { value: 100 };
     fakes.push(await startFakeUpstream(chainHandler('u0', head)), await startFakeUpstream(chainHandler('u1', head)));
     pool = createUpstreamPool({
@@ -104,7 +105,7 @@ describe('Breaker in the pool', () => {
   });
 
   it('a failed half-open trial reopens; a request can be the trial and close it', async () => {
-    const clock = manualClock();
+    const clock = fakeClock();
     fakes.push(await startFakeUpstream(chainHandler('u0', { value: 1 })));
     pool = createUpstreamPool({
       urls: [fakes[0]!.url],

@@ -4,31 +4,26 @@
  * the upstreams that have them (as final data), never cached as "no transactions"
  * or "not found" for a day.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
+import { closeAfterEach } from '../helpers/teardown.js';
 import { dataOf, get, maxAge, startReplica, type Replica } from '../helpers/replica.js';
 
-let sims: SimulatorHandle[] = [];
-let proxy: Replica | undefined;
-afterEach(async () => {
-  await proxy?.close();
-  proxy = undefined;
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
+const scope = closeAfterEach<SimulatorHandle, Replica>();
+const sims = scope.upstreams;
 
 describe('one upstream frozen 60 blocks behind, and faster', () => {
   it('final blocks above its head come from the upstream that has them', async () => {
     // Two fresh ones: a head 60 blocks ahead is believed only when another upstream confirms it.
-    sims = await Promise.all([0, 1, 2].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })));
+    sims.push(...(await Promise.all([0, 1, 2].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })))));
     const [frozen, fresh, twin] = [sims[0]!, sims[1]!, sims[2]!];
     frozen.setFaults({ freeze: true });
     for (const s of [fresh, twin]) {
       s.chain.advance(60);
       s.setFaults({ latencyMs: 100 }); // the frozen one looks faster (probes, EWMA), by far
     }
-    proxy = await startReplica([frozen.url, fresh.url, twin.url], { upstream: { probeIntervalMs: 50, hedgeAfterMs: 0 } });
+    const proxy = (scope.front = await startReplica([frozen.url, fresh.url, twin.url], { upstream: { probeIntervalMs: 50, hedgeAfterMs: 0 } }));
     const head = fresh.chain.head();
     await waitFor(() => proxy!.tracker.bestHead() === head, 5000, 'best head known');
     // The proxy learns the final height from a final block (through the fresh upstream: head-sensitive until then).
@@ -60,8 +55,8 @@ describe('one upstream frozen 60 blocks behind, and faster', () => {
   });
 
   it('when no upstream has the block yet, its empty answer is kept a few seconds at most', async () => {
-    sims = [await startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })];
-    proxy = await startReplica([sims[0]!.url], { upstream: { probeIntervalMs: 50 } });
+    sims.push(await startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 }));
+    const proxy = (scope.front = await startReplica([sims[0]!.url], { upstream: { probeIntervalMs: 50 } }));
     const future = sims[0]!.chain.head() + 5;
     const r = await get(proxy.url, `/tx/list?block_height=${future}&page=1&page_size=20`);
     expect(r.status).toBe(200);

@@ -1,25 +1,20 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
 import { parseHeight } from '../../src/upstream/prober.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
 import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { chainHandler, upstreamConfig } from '../helpers/upstream-kit.js';
+import { closeAfterEach } from '../helpers/teardown.js';
 import type { UpstreamConfig } from '../../src/config/types.js';
 
-const fakes: FakeUpstream[] = [];
-let pool: ManagedUpstreamPool | undefined;
-
-afterEach(async () => {
-  await pool?.close();
-  pool = undefined;
-  await Promise.all(fakes.splice(0).map((f) => f.close()));
-});
+const scope = closeAfterEach<FakeUpstream, ManagedUpstreamPool>();
+const fakes = scope.upstreams;
 
 async function setup(heads: number[], patch: Partial<UpstreamConfig> = {}) {
   const hs = heads.map((value) => ({ value }));
   for (const [i, h] of hs.entries()) fakes.push(await startFakeUpstream(chainHandler(`u${i}`, h)));
   const tracker = new ChainTracker();
-  pool = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(patch), tracker });
+  const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(patch), tracker }));
   return { pool, tracker, hs };
 }
 

@@ -1,24 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
 import { ProxyError } from '../../src/errors/catalog.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
 import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { chainHandler, recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';
+import { closeAfterEach } from '../helpers/teardown.js';
 import type { UpstreamConfig } from '../../src/config/types.js';
 
-const fakes: FakeUpstream[] = [];
-let pool: ManagedUpstreamPool | undefined;
-
-afterEach(async () => {
-  await pool?.close();
-  pool = undefined;
-  await Promise.all(fakes.splice(0).map((f) => f.close()));
-});
+const scope = closeAfterEach<FakeUpstream, ManagedUpstreamPool>();
+const fakes = scope.upstreams;
 
 async function setup(n: number, patch: Partial<UpstreamConfig> = {}) {
   for (let i = 0; i < n; i++) fakes.push(await startFakeUpstream(chainHandler(`u${i}`, { value: 100 })));
   const metrics = recordingMetrics();
-  pool = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(patch), tracker: new ChainTracker(), metrics });
+  const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(patch), tracker: new ChainTracker(), metrics }));
   return { pool, metrics, fakes };
 }
 

@@ -5,21 +5,20 @@ import { Upstream } from '../../src/upstream/upstream.js';
 import { LatencyStats } from '../../src/upstream/latency.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
 import { startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { chainHandler, gate, manualClock, recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';
+import { chainHandler, gate, recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';
+import { closeAfterEach } from '../helpers/teardown.js';
+import { fakeClock } from '../helpers/clock.js';
 import { noopMetrics } from '../../src/metrics/types.js';
 
 const made: Upstream[] = [];
-const fakes: FakeUpstream[] = [];
-let pool: ManagedUpstreamPool | undefined;
+const scope = closeAfterEach<FakeUpstream, ManagedUpstreamPool>();
+const fakes = scope.upstreams;
 
 afterEach(async () => {
-  await pool?.close();
-  pool = undefined;
-  await Promise.all(fakes.splice(0).map((f) => f.close()));
   await Promise.all(made.splice(0).map((u) => u.close()));
 });
 
-const clock = manualClock();
+const clock = fakeClock();
 function upstreams(n: number): Upstream[] {
   const list = Array.from({ length: n }, (_, i) => new Upstream({ name: `u${i}`, url: `http://127.0.0.1:${40000 + i}`, config: upstreamConfig({ breakerFailures: 1 }), metrics: noopMetrics, clock: clock.now }));
   made.push(...list);
@@ -104,7 +103,7 @@ describe('least-loaded selection in the pool', () => {
     const gates = [0, 1, 2].map((i) => gate(chainHandler(`u${i}`, { value: 1 })));
     for (const g of gates) fakes.push(await startFakeUpstream(g.handler));
     const metrics = recordingMetrics();
-    pool = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(), tracker: new ChainTracker(), metrics });
+    const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(), tracker: new ChainTracker(), metrics }));
     const pending = Array.from({ length: 6 }, () => pool!.fetch(request()));
     await waitFor(() => gates.every((g) => g.held() === 2), 3000, 'two held requests per upstream');
     expect(pool.status().map((s) => s.inFlight)).toEqual([2, 2, 2]);
@@ -117,7 +116,7 @@ describe('least-loaded selection in the pool', () => {
   it('a slow upstream accumulates in-flight requests and new traffic goes elsewhere', async () => {
     const slow = gate(chainHandler('u0', { value: 1 }));
     fakes.push(await startFakeUpstream(slow.handler), await startFakeUpstream(chainHandler('u1', { value: 1 })));
-    pool = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(), tracker: new ChainTracker() });
+    const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(), tracker: new ChainTracker() }));
     const stuck = pool.fetch(request());
     await waitFor(() => slow.held() === 1);
     const answers = [];
