@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
 import type { Stream } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,11 +30,7 @@ export interface StartOptions {
   stdout?: 'pipe' | Stream | number;
 }
 
-const live: Proc[] = [];
-afterEach(() => {
-  for (const p of live.splice(0)) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-});
-
+/** Starts the process from inside a test; it is killed when the test ends, if still running. */
 export function startProc(env: Record<string, string>, opts: StartOptions = {}): Proc {
   const child = spawn(process.execPath, ['--import', 'tsx', opts.entry ?? MAIN, ...(opts.args ?? [])], {
     cwd: ROOT,
@@ -61,9 +57,10 @@ export function startProc(env: Record<string, string>, opts: StartOptions = {}):
   });
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const p = { child, lines, stdout: () => out, stderr: () => err, exited };
-  live.push(p);
-  return p;
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return { child, lines, stdout: () => out, stderr: () => err, exited };
 }
 
 /** The `chainproxy listening` log line, once written. */
