@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BUFFER_OVERHEAD_BYTES as BUF, ENTRY_OVERHEAD_BYTES as ENTRY, HEAP_HEADROOM as X, MemoryStore } from '../../src/cache/memory-store.js';
 import type { CacheEntry } from '../../src/cache/types.js';
 import { findStamps } from '../../src/transform/stamps.js';
@@ -198,15 +198,21 @@ describe('MemoryStore', () => {
   });
 
   it('purges expired entries periodically', async () => {
-    const c = fakeClock(T0);
-    const store = new MemoryStore({ maxBytes: 1 << 20, clock: c.now, purgeIntervalMs: 20 });
-    await store.set(entry('p', Buffer.from('{}'), c.now(), { sieUntil: c.now() + 10 }));
-    expect(store.entries).toBe(1);
-    c.advance(1000);
-    const deadline = Date.now() + 5000;
-    while (store.entries > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-    expect(store.entries).toBe(0);
-    await store.close();
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const c = fakeClock(T0);
+      const store = new MemoryStore({ maxBytes: 1 << 20, clock: c.now, purgeIntervalMs: 20 });
+      await store.set(entry('p', Buffer.from('{}'), c.now(), { sieUntil: c.now() + 10 }));
+      expect(store.entries).toBe(1);
+      c.advance(1000);
+      vi.advanceTimersByTime(19);
+      expect(store.entries).toBe(1); // not before the interval
+      vi.advanceTimersByTime(1);
+      expect(store.entries).toBe(0);
+      await store.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('rejects a non-positive maxBytes', () => {

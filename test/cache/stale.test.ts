@@ -43,7 +43,12 @@ describe('stale serving', () => {
     env = undefined;
   });
 
-  async function setup() {
+  /**
+   * Upstream deadlines are not what these tests measure: generous (a loaded
+   * machine answers slowly), but short where the test waits for them (a hang).
+   */
+  async function setup(failing?: Mode) {
+    const hang = failing === 'hang';
     const clock = settableClock();
     const s = { mode: 'ok' as Mode, version: 1, hold: deferred() as Deferred, requested: deferred() as Deferred };
     const handler = routes({
@@ -58,7 +63,7 @@ describe('stale serving', () => {
       handler,
       clock: clock.now,
       patch: {
-        upstream: { maxAttempts: 1, hedgeAfterMs: 0, attemptTimeoutMs: 250, totalDeadlineMs: 500 },
+        upstream: { maxAttempts: 1, hedgeAfterMs: 0, attemptTimeoutMs: hang ? 1000 : 10_000, totalDeadlineMs: hang ? 1500 : 20_000 },
         policies: { [PATH]: { ttlMs: 1000, finalTtlMs: 1000, volatileTtlMs: 1000, swrMs: 5000, sieMs: 60_000 } },
       },
     });
@@ -112,7 +117,7 @@ describe('stale serving', () => {
   });
 
   it.each(Object.keys(failures) as Array<keyof typeof failures>)('stale-if-error: upstream %s → STALE with the old body', async (mode) => {
-    const { clock, s, env } = await setup();
+    const { clock, s, env } = await setup(mode);
     expect((await get(env.base, URL_)).text).toBe(body(1));
     s.mode = mode;
     clock.advance(10_000); // past ttl + swr, within stale-if-error
@@ -139,7 +144,7 @@ describe('stale serving', () => {
     ['garbage', 502],
     ['hang', 504],
   ] as const)('past the stale-if-error window: upstream %s → %i envelope', async (mode, status) => {
-    const { clock, s, env } = await setup();
+    const { clock, s, env } = await setup(mode);
     await get(env.base, URL_);
     s.mode = mode;
     clock.advance(120_000);
@@ -158,7 +163,7 @@ describe('stale serving', () => {
     ['reset', 502, [5021, 5024]],
     ['hang', 504, [5040, 5041]],
   ] as const)('nothing stale to serve: upstream %s → %i envelope', async (mode, status, [lo, hi]) => {
-    const { s, env } = await setup();
+    const { s, env } = await setup(mode);
     s.mode = mode;
     const g = await get(env.base, URL_);
     expect(g.status).toBe(status);

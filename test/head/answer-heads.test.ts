@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { startTestProxy } from '../helpers/proxy.js';
+import { waitFor } from '../helpers/fake-upstream.js';
 import type { ProxyHandle } from '../../src/app.js';
 
 async function bestHead(base: string): Promise<number | null> {
@@ -26,7 +27,7 @@ describe('heads learned from answers', () => {
     // Probes an hour apart: only the first one runs during the test.
     proxy = await startTestProxy([sim.url], { upstream: { probeIntervalMs: 3_600_000 } });
     const start = sim.chain.head();
-    for (let i = 0; i < 200 && (await bestHead(proxy.url)) !== start; i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(async () => (await bestHead(proxy.url)) === start, 5000, 'the first probe');
     expect(await bestHead(proxy.url)).toBe(start);
   });
   afterAll(async () => {

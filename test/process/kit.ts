@@ -64,7 +64,7 @@ export function startProc(env: Record<string, string>, opts: StartOptions = {}):
 }
 
 /** The `chainproxy listening` log line, once written. */
-export async function listening(p: Proc, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+export async function listening(p: Proc, timeoutMs = 90_000): Promise<Record<string, unknown>> {
   await waitFor(() => p.lines.some((l) => l['msg'] === 'chainproxy listening') || p.child.exitCode !== null, timeoutMs, 'the listening log line');
   const line = p.lines.find((l) => l['msg'] === 'chainproxy listening');
   if (line === undefined) throw new Error(`exited ${p.child.exitCode} before listening; stderr:\n${p.stderr()}`);
@@ -72,7 +72,7 @@ export async function listening(p: Proc, timeoutMs = 20_000): Promise<Record<str
 }
 
 /** Standard error once the start-up line for humans (written after the listening log line) is in. */
-export async function withStartupLine(p: Proc, timeoutMs = 20_000): Promise<string> {
+export async function withStartupLine(p: Proc, timeoutMs = 90_000): Promise<string> {
   await waitFor(() => /is serving the API at .*\n/.test(p.stderr()) || p.child.exitCode !== null, timeoutMs, 'the start-up line');
   return p.stderr();
 }

@@ -6,7 +6,8 @@ import { RedisStore } from '../../src/redis/redis-store.js';
 import type { Metrics } from '../../src/metrics/types.js';
 import { noopMetrics } from '../../src/metrics/types.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { makeEntry, redisTestConfig, waitFor } from './fixtures.js';
+import { makeEntry, redisTestConfig } from './fixtures.js';
+import { waitFor } from '../helpers/fake-upstream.js';
 
 const describe = describeRedis();
 

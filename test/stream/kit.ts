@@ -7,6 +7,7 @@ import type { ProxyHandle } from '../../src/app.js';
 import type { StreamConfig } from '../../src/config/types.js';
 import { openStream, type SseClient } from './sse-client.js';
 import { startRelay, type Relay } from './relay.js';
+import { waitFor as waitUntil } from '../helpers/fake-upstream.js';
 
 export interface Rig {
   sim: SimulatorHandle;
@@ -66,11 +67,7 @@ export function rig(): { start(patch?: ConfigPatch, relays?: number): Promise<Ri
   };
 }
 
-/** Polls a condition every 10 ms (for in-process state; HTTP waits use SseClient.until). */
-export async function waitFor(pred: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+/** Waits for in-process state (HTTP waits use SseClient.until); helpers/fake-upstream.ts's waitFor, `what` first. */
+export function waitFor(pred: () => boolean, what: string, ms?: number): Promise<void> {
+  return waitUntil(pred, ms, what);
 }
