@@ -34,8 +34,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [UNIT],
           isolate: false,
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
+          // Deadlines on what no test measures: generous for four workers on two cores.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           maxWorkers: 4,
           sequence: { groupOrder: 1 },
         },

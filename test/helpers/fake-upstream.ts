@@ -114,7 +114,7 @@ export function heldFixtures(prefix: string): { handler: Handler; release: () =>
  * turns a hang into a failure. On a loaded machine (several test workers on
  * two cores) a condition that takes milliseconds alone can take seconds.
  */
-const LEAST_WAIT_MS = 20_000;
+export const LEAST_WAIT_MS = 20_000;
 
 /** Resolves when `predicate` holds (polled every 5 ms); fails after max(timeoutMs, 20 s) naming `what`. */
 export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = LEAST_WAIT_MS, what = 'condition'): Promise<void> {

@@ -7,6 +7,7 @@
  * browser's own Last-Event-ID), no gap, no duplicate.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { LEAST_WAIT_MS } from '../helpers/fake-upstream.js';
 import type { Browser } from 'playwright-core';
 import type { ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
@@ -35,7 +36,7 @@ const PAGE = (url: string): string => `<!doctype html>
   };
 </script></body></html>`;
 
-describe('EventSource on /stream/activity in headless chromium', () => {
+describe('EventSource on /stream/activity in headless chromium', { timeout: 120_000 }, () => {
   let sim: SimulatorHandle;
   let proxy: ProxyHandle;
   let site: PageSite;
@@ -67,7 +68,7 @@ describe('EventSource on /stream/activity in headless chromium', () => {
     type Seen = { id: string; height: number; txs: string[]; opens: number };
     const seen = (): Promise<Seen[]> => page.evaluate(() => (globalThis as unknown as { seen: Seen[] }).seen);
     const opens = (): Promise<number> => page.evaluate(() => (globalThis as unknown as { opens: number }).opens);
-    await page.waitForFunction(() => (globalThis as unknown as { opens: number }).opens === 1, undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { opens: number }).opens === 1, undefined, { timeout: LEAST_WAIT_MS });
     await waitFor(() => proxy.stream.activity.status().watched === 2, 'the watch');
 
     // h0+1 names a; h0+2 names neither (a is only at h0+1 among h0+1..h0+2, b nowhere).
@@ -75,7 +76,7 @@ describe('EventSource on /stream/activity in headless chromium', () => {
     await readAndPublish(proxy, h0 + 1);
     sim.chain.advance();
     await readAndPublish(proxy, h0 + 2);
-    await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length === 1, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length === 1, undefined, { timeout: LEAST_WAIT_MS });
 
     // The proxy drops every connection; a block naming a is published before the page is back
     // (its tx/list read first: dropping connections would cut this test's own keep-alive fetch).
@@ -84,11 +85,11 @@ describe('EventSource on /stream/activity in headless chromium', () => {
     proxy.app.server.closeAllConnections();
     proxy.stream.activity.touched.publishBlock({ height: h0 + 3, blockHash: 'c'.repeat(64), addresses: [a], contracts: [], deployed: [], day: null, tokens: [], complete: true });
     await proxy.stream.activity.feed.settled();
-    await page.waitForFunction(() => (globalThis as unknown as { opens: number }).opens >= 2, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { opens: number }).opens >= 2, undefined, { timeout: LEAST_WAIT_MS });
     await waitFor(() => proxy.stream.activity.status().streams === 1, 'the resumed connection');
     sim.chain.advance();
     await readAndPublish(proxy, h0 + 4, { height: h0 + 4, blockHash: 'd'.repeat(64), addresses: [b], contracts: [], deployed: [], day: null, tokens: [], complete: true });
-    await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length >= 3, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length >= 3, undefined, { timeout: LEAST_WAIT_MS });
     await page.screenshot({ path: artifactPath('activity-stream.png') });
 
     const s = await seen();

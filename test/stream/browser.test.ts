@@ -8,6 +8,7 @@
  * kept event, paced.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { LEAST_WAIT_MS } from '../helpers/fake-upstream.js';
 import type { Browser } from 'playwright-core';
 import type { ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
@@ -36,7 +37,7 @@ const PAGE = (proxyUrl: string): string => `<!doctype html>
   };
 </script></body></html>`;
 
-describe('EventSource in headless chromium', () => {
+describe('EventSource in headless chromium', { timeout: 120_000 }, () => {
   let sim: SimulatorHandle;
   let proxy: ProxyHandle;
   let site: PageSite;
@@ -64,7 +65,7 @@ describe('EventSource in headless chromium', () => {
     type Seen = { id: string; height: number; block: number | null; opens: number };
     const seen = (): Promise<Seen[]> => page.evaluate(() => (globalThis as unknown as { seen: Seen[] }).seen);
 
-    await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length >= 4, undefined, { timeout: 20_000 });
+    await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length >= 4, undefined, { timeout: LEAST_WAIT_MS });
     // The proxy drops every connection (as a restart or a load balancer would).
     proxy.app.server.closeAllConnections();
     await page.waitForFunction(
@@ -73,7 +74,7 @@ describe('EventSource in headless chromium', () => {
         return s.filter((e) => e.opens >= 2).length >= 4;
       },
       undefined,
-      { timeout: 20_000 },
+      { timeout: LEAST_WAIT_MS },
     );
     await page.screenshot({ path: artifactPath('stream-heads.png'), fullPage: true });
 
@@ -107,7 +108,7 @@ const RECORDING_PAGE = (proxyUrl: string, query: string): string => `<!doctype h
   es.addEventListener('gap', record);
 </script></body></html>`;
 
-describe('EventSource in headless chromium: rebases and long resumes', () => {
+describe('EventSource in headless chromium: rebases and long resumes', { timeout: 120_000 }, () => {
   type Logged = { type: string; id: string; data: { height?: number; from?: number; to?: number; block?: unknown } };
   let sim: SimulatorHandle;
   let relays: Relay[];
@@ -140,7 +141,7 @@ describe('EventSource in headless chromium: rebases and long resumes', () => {
     const log = (): Promise<Logged[]> => page.evaluate(() => (globalThis as unknown as { log: Logged[] }).log);
     const until = async (n: number, what: string): Promise<void> => {
       try {
-        await page.waitForFunction((k) => (globalThis as unknown as { log: unknown[] }).log.length >= k, n, { timeout: 20_000 });
+        await page.waitForFunction((k) => (globalThis as unknown as { log: unknown[] }).log.length >= k, n, { timeout: LEAST_WAIT_MS });
       } catch (err) {
         throw new Error(`waiting for ${what}: ${String(err)}`);
       }
