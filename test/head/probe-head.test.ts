@@ -16,7 +16,7 @@ for (const mode of ['head', 'precise'] as const) {
     const rig = headRig({
       upstream: { probeIntervalMs: 100 },
       refreshAhead: { maxKeys: 12 },
-      invalidation: { mode, maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 },
+      invalidation: { mode, maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 10_000, pendingPollMs: 0 },
       // Long enough that nothing expires during the test: only a new head changes the answer.
       policies: { 'block/max': { ttlMs: 60_000, finalTtlMs: 60_000, volatileTtlMs: 60_000 } },
     });

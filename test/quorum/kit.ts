@@ -11,6 +11,12 @@ export const HEAD = 4_842_503;
 /** A final block well below the head. */
 export const FINAL = HEAD - 1000;
 
+/**
+ * Latency added to the upstreams a test wants asked later: far above what a
+ * loaded machine adds to any answer, so the latency ranking is the test's.
+ */
+export const SLOWER_MS = 300;
+
 /** The recorded block at `h`, final: what honest upstreams answer. */
 export const honestBlock = (h: number): string => blockDetailAt(h, true);
 
@@ -40,8 +46,8 @@ export async function honestPairAndLiar(scope: { fakes: ChainFake[] }): Promise<
   answerBlocks(a, honestBlock);
   answerBlocks(b, honestBlock);
   answerBlocks(liar, (h) => forgedBlock(h));
-  a.delay(60);
-  b.delay(60);
+  a.delay(SLOWER_MS);
+  b.delay(SLOWER_MS);
   return fakes;
 }
 

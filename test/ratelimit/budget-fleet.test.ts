@@ -36,7 +36,7 @@ describe('miss budget shared by two replicas', () => {
       missBudget: 4,
       rateLimit: { max: 1000, windowMs: 60_000 },
       upstream: { hedgeAfterMs: 0, maxAttempts: 1 },
-      redis: { leaseMs: 5000, commandTimeoutMs: 100 },
+      redis: { leaseMs: 5000 },
     };
     [a, b] = await Promise.all([startLimitedReplica([up.url], patch), startLimitedReplica([up.url], patch)]);
   });

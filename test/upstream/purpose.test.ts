@@ -14,7 +14,7 @@ describe('x-chainproxy-purpose on upstream requests', () => {
   const rig = headRig({
     upstream: { probeIntervalMs: 100 },
     refreshAhead: { maxKeys: 12 },
-    invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 },
+    invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 10_000, pendingPollMs: 0 },
   });
 
   it('names probes, block reads, pending reads and refreshes; a client miss has none', async () => {
@@ -49,7 +49,7 @@ describe('x-chainproxy-purpose on upstream requests', () => {
   it('names the pending poll between blocks `pending` too', async () => {
     const polled = await startTestProxy([rig.rec.up.url], {
       upstream: { probeIntervalMs: 100 },
-      invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 50 },
+      invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 10_000, pendingPollMs: 50 },
     });
     try {
       await waitFor(async () => (await bestHead(polled.url)) === rig.sim.chain.head(), 5000, 'the first head');
