@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
-import { hedgeDelay } from '../../src/upstream/hedge.js';
-import { LatencyStats } from '../../src/upstream/latency.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
 import { startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { chainHandler, gate, recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';
@@ -67,18 +65,5 @@ describe('hedging', () => {
     const res = await p;
     expect(res.upstream).toBe('u0');
     expect(metrics.hedges).toEqual(['tx/list']);
-  });
-});
-
-describe('hedge delay', () => {
-  it('is hedgeAfterMs, or the latency quantile floored at hedgeAfterMs once there are enough samples', () => {
-    const stats = new LatencyStats();
-    expect(hedgeDelay({ hedgeAfterMs: 0, hedgeQuantile: 0.9 }, stats)).toBeNull();
-    expect(hedgeDelay({ hedgeAfterMs: 50, hedgeQuantile: 0 }, stats)).toBe(50);
-    for (let i = 1; i <= 10; i++) stats.record(i * 100);
-    expect(hedgeDelay({ hedgeAfterMs: 50, hedgeQuantile: 0.9 }, stats)).toBe(50); // too few samples
-    for (let i = 1; i <= 10; i++) stats.record(i * 100);
-    expect(hedgeDelay({ hedgeAfterMs: 50, hedgeQuantile: 0.9 }, stats)).toBe(900);
-    expect(hedgeDelay({ hedgeAfterMs: 2000, hedgeQuantile: 0.9 }, stats)).toBe(2000);
   });
 });
