@@ -10,6 +10,12 @@ import { closeAfterEach } from './teardown.js';
 
 const FIXTURES = loadFixtures();
 
+/**
+ * A delay() that makes an upstream the one asked later: far above what a
+ * loaded machine adds to any answer, so the latency ranking is the test's.
+ */
+export const SLOWER_MS = 300;
+
 /** The recorded body of an endpoint (no leading slash). */
 export function fixture(path: string): string {
   const f = FIXTURES.find((x) => x.path === path);

@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { counter, get, maxAge, startReplica, type Replica } from '../helpers/replica.js';
-import { startChainFake, type ChainFake } from '../helpers/chain-fake.js';
-import { answerBlocks, blockAsks, FINAL, forgedBlock, HEAD, honestBlock, servedHash, SLOWER_MS } from './kit.js';
+import { startChainFake, type ChainFake, SLOWER_MS } from '../helpers/chain-fake.js';
+import { answerBlocks, blockAsks, FINAL, forgedBlock, HEAD, honestBlock, servedHash } from './kit.js';
 
 const describe = describeRedis();
 

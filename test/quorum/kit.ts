@@ -5,17 +5,11 @@
  */
 import { sendJson } from '../helpers/fake-upstream.js';
 import { dataOf, get } from '../helpers/replica.js';
-import { blockDetailAt, startChainFake, type ChainFake } from '../helpers/chain-fake.js';
+import { blockDetailAt, SLOWER_MS, startChainFake, type ChainFake } from '../helpers/chain-fake.js';
 
 export const HEAD = 4_842_503;
 /** A final block well below the head. */
 export const FINAL = HEAD - 1000;
-
-/**
- * Latency added to the upstreams a test wants asked later: far above what a
- * loaded machine adds to any answer, so the latency ranking is the test's.
- */
-export const SLOWER_MS = 300;
 
 /** The recorded block at `h`, final: what honest upstreams answer. */
 export const honestBlock = (h: number): string => blockDetailAt(h, true);

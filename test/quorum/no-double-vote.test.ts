@@ -8,8 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { sendJson } from '../helpers/fake-upstream.js';
 import { counter, get, maxAge, startReplica } from '../helpers/replica.js';
-import { perTest, type ChainFake } from '../helpers/chain-fake.js';
-import { answerBlocks, blockAsks, fakesAt, FINAL, HEAD, honestBlock, SLOWER_MS } from './kit.js';
+import { perTest, type ChainFake, SLOWER_MS } from '../helpers/chain-fake.js';
+import { answerBlocks, blockAsks, fakesAt, FINAL, HEAD, honestBlock } from './kit.js';
 
 const t = perTest();
 

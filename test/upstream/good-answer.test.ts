@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { sendJson } from '../helpers/fake-upstream.js';
 import { get, maxAge, startReplica } from '../helpers/replica.js';
-import { blockDetailAt, fixture, perTest, startChainFake } from '../helpers/chain-fake.js';
+import { blockDetailAt, fixture, perTest, startChainFake, SLOWER_MS } from '../helpers/chain-fake.js';
 
 const HEAD = 4_842_503;
 const BLOCK = 4_820_298; // the recorded final block
@@ -54,7 +54,7 @@ describe('a bad answer with a healthy second upstream', () => {
     t.fakes.push(bad, ok);
     bad.on('block/detail', (_req, res) => sendJson(res, 200, body));
     ok.on('block/detail', (_req, res) => sendJson(res, 200, good));
-    ok.delay(40); // the bad upstream looks faster: it gets the first attempt
+    ok.delay(SLOWER_MS); // the bad upstream looks faster: it gets the first attempt
     t.proxy = await startReplica([bad.url, ok.url], { upstream: { hedgeAfterMs: 0 } });
     const r = await get(t.proxy.url, DETAIL);
     expect(r.status).toBe(200);
@@ -69,7 +69,7 @@ describe('a bad answer with a healthy second upstream', () => {
     t.fakes.push(bad, ok);
     const list = fixture('tx/list');
     bad.on('tx/list', (_req, res) => sendJson(res, 200, list.replace('"data":{', '"data":{"next":"http://evil.example/tx/list?page=9",')));
-    ok.delay(40);
+    ok.delay(SLOWER_MS);
     t.proxy = await startReplica([bad.url, ok.url], { upstream: { hedgeAfterMs: 0 } });
     const r = await get(t.proxy.url, '/tx/list?page=1&page_size=2');
     expect(r.status).toBe(200);
