@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { counter, get } from '../helpers/replica.js';
 import { rig } from '../stream/kit.js';
+import { fakeClock } from '../helpers/clock.js';
 
 const r = rig();
 
@@ -66,13 +67,17 @@ describe('refresh-ahead on a new head', () => {
   });
 
   it('a home page clients read is recomposed on a new head: the next /pages/home is a HIT at the new head', async () => {
-    const { sim, proxy } = await r.start();
+    // A clock moved by hand: on a loaded machine seconds pass between the steps, and the home
+    // page's one-second parts (block/max) would expire on their own, not by a new head.
+    const clock = fakeClock(Date.now());
+    const { sim, proxy } = await r.start({}, 0, clock.now);
     const first = await get(proxy.url, '/pages/home');
     expect(first.status).toBe(200);
     expect(pageMeta(first.text).head).toBe(sim.chain.head());
     const c = await r.stream(proxy.url);
     await c.until(() => c.events.length === 1);
     expect(await compositions(proxy.url)).toBe(1);
+    clock.advance(100);
     sim.chain.advance(1);
     const head = sim.chain.head();
     // The event is sent once refresh-ahead (the home page included) is done.

@@ -20,7 +20,7 @@ export function streamConfig(patch: Partial<StreamConfig> = {}): StreamConfig {
   return { ...testConfig([]).stream, ...patch };
 }
 
-export function rig(): { start(patch?: ConfigPatch, relays?: number): Promise<Rig>; stream(base: string, o?: Parameters<typeof openStream>[1]): Promise<SseClient> } {
+export function rig(): { start(patch?: ConfigPatch, relays?: number, clock?: () => number): Promise<Rig>; stream(base: string, o?: Parameters<typeof openStream>[1]): Promise<SseClient> } {
   let sims: SimulatorHandle[] = [];
   let proxies: ProxyHandle[] = [];
   let clients: SseClient[] = [];
@@ -37,8 +37,8 @@ export function rig(): { start(patch?: ConfigPatch, relays?: number): Promise<Ri
     relayed = [];
   });
   return {
-    /** A simulator behind a proxy, directly or through `relays` relaying upstreams. */
-    async start(patch = {}, relays = 0) {
+    /** A simulator behind a proxy, directly or through `relays` relaying upstreams; `clock`: the proxy's. */
+    async start(patch = {}, relays = 0, clock) {
       const sim = await startSimulator({ blockIntervalMs: 0, seed: 5 });
       sims.push(sim);
       const own = await Promise.all(Array.from({ length: relays }, () => startRelay(sim.url)));
@@ -48,9 +48,9 @@ export function rig(): { start(patch?: ConfigPatch, relays?: number): Promise<Ri
         refreshAhead: defaultConfig().refreshAhead,
         ...patch,
         // The tests leap 100 heights at once, which no real chain does: head trust
-        // (test/trust, test/quorum) must let such steps through here.
+        // (test/head, test/quorum) must let such steps through here.
         upstream: { probeIntervalMs: 100, headMarginBlocks: 150, ...patch.upstream },
-      });
+      }, clock);
       proxies.push(proxy);
       // The first subscriber starts the events; the first probe gives the first head.
       const first = await openStream(proxy.url);
