@@ -1,5 +1,5 @@
 /**
- * Issue 5: two replicas sharing one redis-server. A key fetched through
+ * Two replicas sharing one redis-server. A key fetched through
  * replica A is a HIT on replica B without any upstream request, and B serves
  * the remaining TTL (max-age not reset, Age carried), not a fresh one.
  */

@@ -1,5 +1,5 @@
 /**
- * Every validation error of issue 3 item 3: a 400 `{code: non-zero, msg naming
+ * Every validation error of the API: a 400 `{code: non-zero, msg naming
  * the parameter, data: null}` envelope, `Cache-Control: no-store`, and no
  * upstream request at all.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 4: head-driven invalidation. With a 10-minute tx/list TTL, a head
+ * Head-driven invalidation. With a 10-minute tx/list TTL, a head
  * advance on the upstreams still makes tx/list page 1 fresh (new content,
  * X-Cache MISS, new X-Chain-Head) within one probe interval, while the detail
  * of a final block stays a HIT.

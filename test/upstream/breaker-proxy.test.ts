@@ -1,5 +1,5 @@
 /**
- * Issue 4: an upstream failing every request opens its breaker (shown on
+ * An upstream failing every request opens its breaker (shown on
  * /status) while clients keep getting answers from the others; once the faults
  * are cleared, the half-open probe after the cooldown closes it again.
  */

@@ -1,4 +1,4 @@
-/** Issue 4: one of three upstreams closed mid-traffic: no client error, every answer a real MISS. */
+/** One of three upstreams closed mid-traffic: no client error, every answer a real MISS. */
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { get, limited, upstreamStatus, type Got, simulatorTrio } from '../helpers/replica.js';

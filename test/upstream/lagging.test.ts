@@ -1,5 +1,5 @@
 /**
- * Issue 4: one frozen (lagging) simulator among three. Once its lag passes
+ * One frozen (lagging) simulator among three. Once its lag passes
  * maxLagBlocks it serves no head-sensitive request, and block/max seen through
  * the proxy never goes backwards across 1000 requests while the chain moves.
  */
