@@ -70,7 +70,7 @@ describePrometheus()('Grafana dashboard on a real Prometheus', () => {
     const value = async (expr: string) => Number((await server.query(expr)).series[0]?.value[1]);
     // The load loop makes every one of these happen; on a loaded machine some take a few scrapes.
     const positive = async (expr: string) => {
-      await waitFor(async () => (await value(expr)) > 0, 20_000, expr).catch(() => undefined);
+      await waitFor(async () => (await value(expr)) > 0, 45_000, expr).catch(() => undefined);
       return value(expr);
     };
     const hitRatio = await positive('(sum(rate(chainproxy_requests_total{cache=~"HIT|STALE"}[1m])) or vector(0)) / clamp_min(sum(rate(chainproxy_requests_total[1m])), 1e-9)');
