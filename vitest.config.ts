@@ -1,11 +1,46 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Two projects. `unit`: pure rules (`*.unit.test.ts`), no socket, no child
+ * process (test/helpers/no-io.ts refuses them), fake clocks. `integration`:
+ * everything else, on real sockets, real redis-server / prometheus /
+ * chromium and child processes, more workers than cores since most of it
+ * waits on I/O. In both, files share their workers (isolate: false): the app
+ * is imported once per worker, not once per file, which was a third of the
+ * suite's time; each file closes what it opened. The unit project runs
+ * first: a broken rule fails in seconds.
+ */
+const UNIT = 'test/**/*.unit.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     pool: 'forks',
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
     reporters: ['default'],
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: [UNIT],
+          setupFiles: ['test/helpers/no-io.ts'],
+          isolate: false,
+          maxWorkers: 2,
+          testTimeout: 10_000,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [UNIT],
+          isolate: false,
+          // Deadlines on what no test measures: generous for four workers on two cores.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          maxWorkers: 4,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CacheEntry, CacheStore } from '../../src/cache/types.js';
+import { waitFor } from '../helpers/fake-upstream.js';
 
 export interface StoreUnderTest {
   store: CacheStore;
@@ -39,14 +40,6 @@ export function contractEntry(key: string, patch: Partial<CacheEntry> = {}, now 
   };
 }
 
-async function waitFor(cond: () => Promise<boolean>, timeoutMs = 5000, stepMs = 20): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`);
-}
 
 /** Field-by-field comparison, body byte-exact (a Buffer, not a Uint8Array look-alike). */
 function expectSameEntry(actual: CacheEntry | undefined, expected: CacheEntry): void {

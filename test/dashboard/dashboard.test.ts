@@ -29,7 +29,7 @@ interface El {
 }
 declare const document: { querySelectorAll(selector: string): ArrayLike<El>; getElementById(id: string): El | null; querySelector(selector: string): El | null };
 
-describeChromium()('status page in Chromium', () => {
+describeChromium()('status page in Chromium', { timeout: 120_000 }, () => {
   let sims: SimulatorHandle[] = [];
   let proxy: ProxyHandle;
   let browser: Browser;

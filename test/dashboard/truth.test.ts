@@ -15,7 +15,7 @@ import { roundNumber } from '../../src/http/ops-routes.js';
 import { startFakeUpstream, sendJson, serveFixtures, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { artifactPath, describeChromium, launchChromium } from '../helpers/chromium.js';
 import { startTestProxy } from '../helpers/proxy.js';
-import { metric } from '../proxy/kit.js';
+import { metric } from '../helpers/proxy-kit.js';
 
 const WAIT = { timeout: 30_000 };
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;

@@ -1,5 +1,5 @@
 /**
- * Issue 5: fleet-wide head invalidation. Replica A probes a simulator that
+ * Fleet-wide head invalidation. Replica A probes a simulator that
  * advances; replica B never probes again (long probe interval), so it can only
  * learn the new head over the Redis bus. Its head-dependent entry must then
  * stop being a HIT: next request MISS, X-Chain-Head advanced, new content.

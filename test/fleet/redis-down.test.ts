@@ -1,5 +1,5 @@
 /**
- * Issue 5: degradation. Redis killed mid-traffic: no client error, every
+ * Degradation. Redis killed mid-traffic: no client error, every
  * request bounded (commandTimeoutMs 100, no offline queue, tier breaker).
  * Redis restarted: the tier resumes by itself (a key set via A is a HIT on B again).
  */

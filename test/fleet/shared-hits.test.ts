@@ -1,11 +1,11 @@
 /**
- * Issue 5: two replicas sharing one redis-server. A key fetched through
+ * Two replicas sharing one redis-server. A key fetched through
  * replica A is a HIT on replica B without any upstream request, and B serves
  * the remaining TTL (max-age not reset, Age carried), not a fresh one.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { fakeClock } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { get, maxAge, startReplica, unstamped, type Replica } from '../helpers/replica.js';
 

@@ -107,11 +107,21 @@ export function heldFixtures(prefix: string): { handler: Handler; release: () =>
   return { handler, release };
 }
 
-/** Resolves when `predicate` holds, polling without fixed sleeps in the assertion itself. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * The least time a wait gives its condition. Tests wait for a condition,
+ * never for time to pass, and a wait's deadline is not what a test measures
+ * (a test that bounds a delay measures it and asserts the bound): it only
+ * turns a hang into a failure. On a loaded machine (several test workers on
+ * two cores) a condition that takes milliseconds alone can take seconds.
+ */
+export const LEAST_WAIT_MS = 20_000;
+
+/** Resolves when `predicate` holds (polled every 5 ms); fails after max(timeoutMs, 20 s) naming `what`. */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = LEAST_WAIT_MS, what = 'condition'): Promise<void> {
+  const limit = Math.max(timeoutMs, LEAST_WAIT_MS);
+  const deadline = Date.now() + limit;
   while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${limit} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }

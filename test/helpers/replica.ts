@@ -11,7 +11,7 @@ import { request } from 'undici';
 import { buildProxy } from '../../src/app.js';
 import { waitReady } from '../../src/redis/client.js';
 import { testConfig, type ConfigPatch } from './proxy.js';
-import { afterEach } from 'vitest';
+import { closeAfterEach } from './teardown.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 
 type Built = Awaited<ReturnType<typeof buildProxy>>;
@@ -139,21 +139,15 @@ export function unstamped(text: string): string {
  * multi-upstream tests; torn down after each test.
  */
 export function simulatorTrio(): { start(patch: ConfigPatch): Promise<{ sims: SimulatorHandle[]; proxy: Replica }> } {
-  let sims: SimulatorHandle[] = [];
-  let proxy: Replica | undefined;
-  afterEach(async () => {
-    await proxy?.close();
-    proxy = undefined;
-    await Promise.all(sims.map((s) => s.close()));
-    sims = [];
-  });
+  const scope = closeAfterEach<SimulatorHandle, Replica>();
   return {
     async start(patch) {
-      sims = await Promise.all([0, 1, 2].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })));
-      proxy = await startReplica(
+      const sims = await Promise.all([0, 1, 2].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })));
+      scope.upstreams.push(...sims);
+      const proxy = (scope.front = await startReplica(
         sims.map((s) => s.url),
         patch,
-      );
+      ));
       return { sims, proxy };
     },
   };

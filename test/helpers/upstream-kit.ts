@@ -119,14 +119,3 @@ export function gate(inner: Handler): { handler: Handler; open(): void; held: ()
     aborted: () => aborted,
   };
 }
-
-/** A settable clock (breaker cooldowns); same shape as helpers/proxy.ts's, without importing the app. */
-export function manualClock(start = 1_700_000_000_000): { now: () => number; advance(ms: number): void } {
-  let t = start;
-  return {
-    now: () => t,
-    advance(ms) {
-      t += ms;
-    },
-  };
-}

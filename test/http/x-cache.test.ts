@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { deferred, fixture, get, routes, sendJson, settableClock, startEnv, waitFor, type Env, type Got } from '../proxy/kit.js';
+import { deferred, fixture, get, routes, sendJson, settableClock, startEnv, waitFor, type Env, type Got } from '../helpers/proxy-kit.js';
 
 const TOKEN = 'token/detail';
 const FAIL = 'tx/count/today';

@@ -7,7 +7,8 @@ import type { ConfigPatch } from '../helpers/proxy.js';
 import type { InvalidationConfig } from '../../src/config/types.js';
 
 export const SEED = 1;
-export const PRECISE: InvalidationConfig = { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 };
+/** Precise invalidation; a block read's deadline a loaded machine meets (a late read falls back to the head rule). */
+export const PRECISE: InvalidationConfig = { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 10_000, pendingPollMs: 0 };
 
 /** `simulator`: options of the simulator (a start height near the event a test needs, say). */
 export function preciseRig(): { start(patch?: ConfigPatch, simulator?: SimulatorOptions): Promise<{ sim: SimulatorHandle; proxy: Replica }> } {

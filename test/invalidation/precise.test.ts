@@ -47,7 +47,7 @@ describe('precise invalidation', () => {
   });
 
   it('INVALIDATION_MODE=head drops every per-address answer on every block (the older rule)', async () => {
-    const { sim, proxy } = await rig.start({ invalidation: { mode: 'head', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 0 } });
+    const { sim, proxy } = await rig.start({ invalidation: { mode: 'head', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 10_000, pendingPollMs: 0 } });
     const h0 = sim.chain.head();
     const kept = untouched(h0 + 1, [...touchedAt(SEED, h0).addresses]);
     const p = `/address/info?address=${kept}`;

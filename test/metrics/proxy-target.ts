@@ -87,7 +87,8 @@ export const startProxyTarget: StartMetricsTarget = async () => {
       ],
       passthrough: { routes: [{ prefix: '/legacy', target: sims[0]!.url }, { prefix: '/dead', target: 'http://127.0.0.1:9' }], timeoutMs: 2000 },
       refreshAhead: { maxKeys: 12 },
-      invalidation: { ...defaultConfig().invalidation, mode: 'precise' },
+      // A block read's deadline a loaded machine meets: some blocks must be read whole (and some not).
+      invalidation: { ...defaultConfig().invalidation, mode: 'precise', readTimeoutMs: 10_000 },
     },
   );
   // One head-stream subscriber reading every event.

@@ -33,7 +33,8 @@ let app = '';
 let tarball = '';
 
 function run(cmd: string, args: string[], cwd: string): string {
-  const r = spawnSync(cmd, args, { cwd, env: ENV, encoding: 'utf8', timeout: 120_000 });
+  // A build and an install take minutes on a loaded machine: the deadline is not what is tested.
+  const r = spawnSync(cmd, args, { cwd, env: ENV, encoding: 'utf8', timeout: 300_000 });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }
@@ -48,7 +49,7 @@ beforeAll(() => {
   app = join(dir, 'app');
   mkdirSync(app);
   run(NPM, ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], app);
-}, 120_000);
+}, 600_000);
 
 let fake: FakeUpstream | null = null;
 afterAll(async () => {
@@ -121,7 +122,7 @@ describe('the packed tarball', () => {
         // the group is gone already
       }
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('npm start', () => {

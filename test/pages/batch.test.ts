@@ -5,7 +5,7 @@
  */
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { withoutStamps } from '../proxy/kit.js';
+import { withoutStamps } from '../helpers/proxy-kit.js';
 import { get, startPagesEnv, type PagesEnv } from './kit.js';
 
 let env: PagesEnv | undefined;

@@ -8,7 +8,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { compressionsRunning } from '../../src/cache/restamped-variants.js';
 import { touchedAt } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { settableClock, withoutStamps } from '../proxy/kit.js';
+import { settableClock, withoutStamps } from '../helpers/proxy-kit.js';
 import { get, metaOf, pageKey, startPagesEnv, variantsStored, type PagesEnv } from './kit.js';
 
 let env: PagesEnv | undefined;

@@ -5,7 +5,7 @@
  * max-age; stale parts are served and marked.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { settableClock } from '../proxy/kit.js';
+import { settableClock } from '../helpers/proxy-kit.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { get, metaOf, startPagesEnv, type PagesEnv } from './kit.js';
 
@@ -70,7 +70,8 @@ describe('optional parts', () => {
     expect(first.status).toBe(200);
     // Past nax/summary's 60 s but inside its swr window; the head has not moved.
     clock.advance(61_000);
-    env.faults.set('nax/summary', { latencyMs: 300 });
+    // The revalidation outlasts the two requests below, even on a loaded machine.
+    env.faults.set('nax/summary', { latencyMs: 3000 });
     env.mark();
     const page = await get(env.base, '/pages/home');
     const m = metaOf(page);

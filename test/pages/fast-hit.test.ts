@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EnvelopeWriter } from '../../src/http/envelope-writer.js';
 import { FastHits } from '../../src/http/fast-hit.js';
 import { createPrometheusMetrics } from '../../src/metrics/prometheus.js';
-import { settableClock, withoutStamps } from '../proxy/kit.js';
+import { settableClock, withoutStamps } from '../helpers/proxy-kit.js';
 import { get, startPagesEnv, type PagesEnv } from './kit.js';
 
 let env: PagesEnv | undefined;

@@ -4,7 +4,7 @@
  * composition; a new head makes head-relative pages stale like their parts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { settableClock } from '../proxy/kit.js';
+import { settableClock } from '../helpers/proxy-kit.js';
 import { get, metaOf, startPagesEnv, type PageMeta, type PagesEnv } from './kit.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 

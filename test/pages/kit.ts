@@ -9,7 +9,7 @@ import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { locate } from '../../src/transform/json-scan.js';
 import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestProxy, type ConfigPatch } from '../helpers/proxy.js';
-import { get, withoutStamps, type Got } from '../proxy/kit.js';
+import { get, withoutStamps, type Got } from '../helpers/proxy-kit.js';
 
 interface Fault {
   latencyMs?: number;

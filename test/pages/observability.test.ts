@@ -10,7 +10,7 @@ import { startProxy, type ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { testConfig } from '../helpers/proxy.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { get, metric, settableClock } from '../proxy/kit.js';
+import { get, metric, settableClock } from '../helpers/proxy-kit.js';
 import { promtoolAvailable, runPromtool } from '../helpers/prometheus.js';
 
 let sim: SimulatorHandle;

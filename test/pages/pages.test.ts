@@ -9,7 +9,7 @@ import type { ProxyHandle } from '../../src/app.js';
 import { TOKENS } from '../../src/sim/index.js';
 import { normalAddress, txHash, blockHash } from '../../src/sim/ids.js';
 import { startTestProxy } from '../helpers/proxy.js';
-import { settableClock } from '../proxy/kit.js';
+import { settableClock } from '../helpers/proxy-kit.js';
 import { dataBytes, get, metaOf, partBytes, requestedParts, startPagesEnv, type PagesEnv } from './kit.js';
 
 let env: PagesEnv;

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalAddress } from '../../src/sim/ids.js';
-import { metric } from '../proxy/kit.js';
+import { metric } from '../helpers/proxy-kit.js';
 import { get, metaOf, startPagesEnv, type PagesEnv } from './kit.js';
 
 let env: PagesEnv;

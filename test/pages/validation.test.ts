@@ -3,7 +3,7 @@
  * the parameter and no upstream request; unknown pages 404, other methods 405.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settableClock } from '../proxy/kit.js';
+import { settableClock } from '../helpers/proxy-kit.js';
 import { get, startPagesEnv, type PagesEnv } from './kit.js';
 
 let env: PagesEnv;

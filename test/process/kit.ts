@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
 import type { Stream } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,11 +30,7 @@ export interface StartOptions {
   stdout?: 'pipe' | Stream | number;
 }
 
-const live: Proc[] = [];
-afterEach(() => {
-  for (const p of live.splice(0)) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
-});
-
+/** Starts the process from inside a test; it is killed when the test ends, if still running. */
 export function startProc(env: Record<string, string>, opts: StartOptions = {}): Proc {
   const child = spawn(process.execPath, ['--import', 'tsx', opts.entry ?? MAIN, ...(opts.args ?? [])], {
     cwd: ROOT,
@@ -61,13 +57,14 @@ export function startProc(env: Record<string, string>, opts: StartOptions = {}):
   });
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const p = { child, lines, stdout: () => out, stderr: () => err, exited };
-  live.push(p);
-  return p;
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return { child, lines, stdout: () => out, stderr: () => err, exited };
 }
 
 /** The `chainproxy listening` log line, once written. */
-export async function listening(p: Proc, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+export async function listening(p: Proc, timeoutMs = 90_000): Promise<Record<string, unknown>> {
   await waitFor(() => p.lines.some((l) => l['msg'] === 'chainproxy listening') || p.child.exitCode !== null, timeoutMs, 'the listening log line');
   const line = p.lines.find((l) => l['msg'] === 'chainproxy listening');
   if (line === undefined) throw new Error(`exited ${p.child.exitCode} before listening; stderr:\n${p.stderr()}`);
@@ -75,7 +72,7 @@ export async function listening(p: Proc, timeoutMs = 20_000): Promise<Record<str
 }
 
 /** Standard error once the start-up line for humans (written after the listening log line) is in. */
-export async function withStartupLine(p: Proc, timeoutMs = 20_000): Promise<string> {
+export async function withStartupLine(p: Proc, timeoutMs = 90_000): Promise<string> {
   await waitFor(() => /is serving the API at .*\n/.test(p.stderr()) || p.child.exitCode !== null, timeoutMs, 'the start-up line');
   return p.stderr();
 }

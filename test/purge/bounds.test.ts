@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PURGE_MAX_MARKS } from '../../src/purge/build.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { fakeClock } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 import { counter, get, limited, startReplica, type Replica } from '../helpers/replica.js';
 import { purge, purgeStatus } from './kit.js';
 

@@ -14,7 +14,7 @@ import type { RedisGuard } from '../../src/redis/guard.js';
 import { FleetMarks } from '../../src/purge/fleet-marks.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { fakeClock } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { counter, dataOf, get, startReplica, type Replica } from '../helpers/replica.js';
 import { keyQuery, purged, purgeStatus } from './kit.js';

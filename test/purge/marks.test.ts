@@ -12,7 +12,7 @@ import { purgeHorizonMs } from '../../src/purge/build.js';
 import { withPurges } from '../../src/purge/judge.js';
 import { EVERYTHING, PurgeMarks } from '../../src/purge/marks.js';
 import { softened } from '../../src/purge/second-tier.js';
-import { fakeClock } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 
 const chain = { bestHead: () => 100, finalHeight: () => 90 };
 

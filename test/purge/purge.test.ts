@@ -8,7 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { fakeClock } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 import { counter, dataOf, get, startReplica, unstamped, type Replica } from '../helpers/replica.js';
 import { keyQuery, purge, purged, purgeStatus } from './kit.js';
 

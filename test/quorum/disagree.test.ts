@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { counter, get, maxAge, startReplica } from '../helpers/replica.js';
-import { perTest } from '../trust/kit.js';
+import { perTest } from '../helpers/chain-fake.js';
 import { answerBlocks, blockAsks, consensusStatus, fakesAt, FINAL, forgedBlock, HEAD, honestBlock } from './kit.js';
 
 const t = perTest();

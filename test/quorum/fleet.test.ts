@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { counter, get, maxAge, startReplica, type Replica } from '../helpers/replica.js';
-import { startChainFake, type ChainFake } from '../trust/kit.js';
+import { startChainFake, type ChainFake, SLOWER_MS } from '../helpers/chain-fake.js';
 import { answerBlocks, blockAsks, FINAL, forgedBlock, HEAD, honestBlock, servedHash } from './kit.js';
 
 const describe = describeRedis();
@@ -26,8 +26,8 @@ describe('two replicas, one Redis, quorum 2, one liar', () => {
     answerBlocks(a, honestBlock);
     answerBlocks(b, honestBlock);
     answerBlocks(liar, (h) => forgedBlock(h));
-    a.delay(60); // the liar is the fastest, by far: asked first
-    b.delay(60);
+    a.delay(SLOWER_MS); // the liar is the fastest, by far: asked first
+    b.delay(SLOWER_MS);
     const patch = { redisUrl: redis.url, upstream: { quorum: 2, hedgeAfterMs: 0 } };
     replicas = await Promise.all([startReplica(fakes.map((f) => f.url), patch), startReplica(fakes.map((f) => f.url), patch)]);
   });

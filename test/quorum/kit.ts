@@ -1,11 +1,11 @@
 /**
- * Helpers of the quorum tests: chain fakes (test/trust/kit.ts) whose
+ * Helpers of the quorum tests: chain fakes (test/helpers/chain-fake.ts) whose
  * block/detail answers a test chooses per upstream (the honest recorded block,
  * or one with another block hash), and readers of /status.
  */
 import { sendJson } from '../helpers/fake-upstream.js';
 import { dataOf, get } from '../helpers/replica.js';
-import { blockDetailAt, startChainFake, type ChainFake } from '../trust/kit.js';
+import { blockDetailAt, SLOWER_MS, startChainFake, type ChainFake } from '../helpers/chain-fake.js';
 
 export const HEAD = 4_842_503;
 /** A final block well below the head. */
@@ -26,7 +26,7 @@ export function answerBlocks(fake: ChainFake, body: (h: number) => string): void
   });
 }
 
-/** Chain fakes at `heads`, closed after the test (`scope`: perTest() of test/trust/kit.ts). */
+/** Chain fakes at `heads`, closed after the test (`scope`: perTest() of test/helpers/chain-fake.ts). */
 export async function fakesAt<const H extends readonly number[]>(scope: { fakes: ChainFake[] }, ...heads: H): Promise<{ [K in keyof H]: ChainFake }> {
   const fakes = await Promise.all(heads.map((h) => startChainFake(h)));
   scope.fakes.push(...fakes);
@@ -40,8 +40,8 @@ export async function honestPairAndLiar(scope: { fakes: ChainFake[] }): Promise<
   answerBlocks(a, honestBlock);
   answerBlocks(b, honestBlock);
   answerBlocks(liar, (h) => forgedBlock(h));
-  a.delay(60);
-  b.delay(60);
+  a.delay(SLOWER_MS);
+  b.delay(SLOWER_MS);
   return fakes;
 }
 

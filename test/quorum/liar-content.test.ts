@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { counter, dataOf, get, maxAge, startReplica } from '../helpers/replica.js';
-import { perTest } from '../trust/kit.js';
+import { perTest } from '../helpers/chain-fake.js';
 import { benchOf, blockAsks, consensusStatus, FINAL, forgedBlock, honestBlock, honestPairAndLiar, servedHash } from './kit.js';
 
 const t = perTest();

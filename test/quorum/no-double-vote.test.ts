@@ -8,12 +8,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { sendJson } from '../helpers/fake-upstream.js';
 import { counter, get, maxAge, startReplica } from '../helpers/replica.js';
-import { perTest, type ChainFake } from '../trust/kit.js';
+import { perTest, type ChainFake, SLOWER_MS } from '../helpers/chain-fake.js';
 import { answerBlocks, blockAsks, fakesAt, FINAL, HEAD, honestBlock } from './kit.js';
 
 const t = perTest();
 
 const failBlocks = (fake: ChainFake): void => fake.on('block/detail', (_req, res) => sendJson(res, 503, '{"code":503,"msg":"unavailable","data":null}'));
+
+/** Far slower than the hedge delay and the other upstream, even on a loaded machine. */
+const SLOW_MS = 1500;
 
 /** block/detail answered honestly after `ms`. */
 function slowBlocks(fake: ChainFake, ms: number): void {
@@ -28,7 +31,7 @@ describe('retries and hedges never vote twice for one upstream', () => {
     const [a, b] = await fakesAt(t, HEAD, HEAD);
     failBlocks(a);
     answerBlocks(b, honestBlock);
-    b.delay(60); // a looks faster, by far: asked first
+    b.delay(SLOWER_MS); // a looks faster, by far: asked first
     t.proxy = await startReplica([a.url, b.url], { upstream: { quorum: 2, hedgeAfterMs: 0, maxAttempts: 3 } });
     const r = await get(t.proxy.url, `/block/detail?h=${FINAL}`);
     expect(r.status).toBe(200);
@@ -41,9 +44,9 @@ describe('retries and hedges never vote twice for one upstream', () => {
 
   it('hedge lost by the other: the hedge failed, so the slow answer is one ballot, not two', async () => {
     const [a, b] = await fakesAt(t, HEAD, HEAD);
-    slowBlocks(a, 300);
+    slowBlocks(a, SLOW_MS);
     failBlocks(b);
-    b.delay(60); // a looks faster, by far: the first attempt goes there
+    b.delay(SLOWER_MS); // a looks faster, by far: the first attempt goes there
     t.proxy = await startReplica([a.url, b.url], { upstream: { quorum: 2, hedgeAfterMs: 30, hedgeQuantile: 0 } });
     const r = await get(t.proxy.url, `/block/detail?h=${FINAL}`);
     expect(r.status).toBe(200);
@@ -56,9 +59,9 @@ describe('retries and hedges never vote twice for one upstream', () => {
 
   it('hedge won: the winner is one ballot, the hedged-away upstream is asked for its own', async () => {
     const [a, b] = await fakesAt(t, HEAD, HEAD);
-    slowBlocks(a, 300);
+    slowBlocks(a, SLOW_MS);
     answerBlocks(b, honestBlock);
-    b.delay(60); // a looks faster, by far: the first attempt goes there
+    b.delay(SLOWER_MS); // a looks faster, by far: the first attempt goes there
     t.proxy = await startReplica([a.url, b.url], { upstream: { quorum: 2, hedgeAfterMs: 30, hedgeQuantile: 0 } });
     const r = await get(t.proxy.url, `/block/detail?h=${FINAL}`);
     expect(maxAge(r.headers)).toBeGreaterThan(3600);

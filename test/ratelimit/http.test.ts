@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { buildProxy } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { fakeClock, testConfig, type ConfigPatch } from '../helpers/proxy.js';
+import { testConfig, type ConfigPatch } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 import { get } from '../helpers/replica.js';
 
 const PARTNER = 'partner-secret-0123456789';
@@ -72,7 +73,7 @@ describe('rate limit over HTTP', () => {
       trustProxy: ['127.0.0.1'],
       rateLimit: { max: 1 },
       apiKeys: [{ name: 'explorer', key: PARTNER, max: 5 }],
-      // Requests only here (misses priced in test/budget/credits.test.ts).
+      // Requests only here (misses priced in test/ratelimit/credits.test.ts).
       credits: { hitCost: 1, missCost: 0 },
     });
     const from = (ip: string, key?: string) => ({ 'x-forwarded-for': ip, ...(key !== undefined ? { 'x-api-key': key } : {}) });

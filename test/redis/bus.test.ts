@@ -3,7 +3,8 @@ import { ChainTracker } from '../../src/chain/tracker.js';
 import { connectTrackerToBus, FleetBus } from '../../src/fleet/bus.js';
 import { closeRedis, createRedis, waitReady, type RedisClient } from '../../src/redis/client.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { redisTestConfig, sleep, waitFor } from './fixtures.js';
+import { redisTestConfig, sleep } from './fixtures.js';
+import { waitFor } from '../helpers/fake-upstream.js';
 
 const describe = describeRedis();
 
@@ -86,7 +87,7 @@ describe('FleetBus', () => {
       ta.observeHead((ta.bestHead() ?? 0) + 1);
       await sleep(50);
       return tb.bestHead() === ta.bestHead();
-    }, 10_000, 100);
+    }, 10_000, 'the bus back after the restart');
     tb.observeHead(900);
     await waitFor(() => ta.bestHead() === 900, 5000);
     offA();

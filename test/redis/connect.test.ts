@@ -5,7 +5,8 @@ import { connectFleet, type Fleet } from '../../src/fleet/connect.js';
 import { noopMetrics } from '../../src/metrics/types.js';
 import { waitReady } from '../../src/redis/client.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { makeEntry, redisTestConfig, waitFor } from './fixtures.js';
+import { makeEntry, redisTestConfig } from './fixtures.js';
+import { waitFor } from '../helpers/fake-upstream.js';
 
 const describe = describeRedis();
 

@@ -35,13 +35,3 @@ export function makeEntry(key: string, patch: Partial<CacheEntry> = {}, now = Da
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Polls cond until true or timeoutMs (then throws). */
-export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs = 5000, stepMs = 25): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await cond()) return;
-    await sleep(stepMs);
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`);
-}

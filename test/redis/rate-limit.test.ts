@@ -12,7 +12,7 @@ import { Breaker } from '../../src/common/breaker.js';
 import { noopMetrics } from '../../src/metrics/types.js';
 import { RateLimiter } from '../../src/ratelimit/limiter.js';
 import { closeRedis, createRedis, waitReady, type RedisClient } from '../../src/redis/client.js';
-import { fakeClock } from '../helpers/proxy.js';
+import { fakeClock } from '../helpers/clock.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { redisTestConfig } from './fixtures.js';
 

@@ -6,7 +6,8 @@ import { RedisStore } from '../../src/redis/redis-store.js';
 import type { Metrics } from '../../src/metrics/types.js';
 import { noopMetrics } from '../../src/metrics/types.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { makeEntry, redisTestConfig, waitFor } from './fixtures.js';
+import { makeEntry, redisTestConfig } from './fixtures.js';
+import { waitFor } from '../helpers/fake-upstream.js';
 
 const describe = describeRedis();
 
@@ -15,7 +16,8 @@ describe('RedisStore', () => {
   let client: Redis;
   let raw: Redis;
   let store: RedisStore;
-  const cfg = redisTestConfig({ commandTimeoutMs: 100, breakerFailures: 3, breakerCooldownMs: 150 });
+  // The outage tests bound latency by multiples of the command deadline; 500 ms is one a loaded machine meets.
+  const cfg = redisTestConfig({ commandTimeoutMs: 500, breakerFailures: 3, breakerCooldownMs: 150 });
   const errors: string[] = [];
   const metrics: Metrics = { ...noopMetrics, tierError: (_tier, op) => errors.push(op) };
 

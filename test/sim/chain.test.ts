@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimulatorHandle } from '../../src/sim/index.js';
-import { getJson, post, sim, waitFor, type Paged } from './util.js';
+import { getJson, post, sim, type Paged } from './util.js';
+import { waitFor } from '../helpers/fake-upstream.js';
 
 const open: SimulatorHandle[] = [];
 afterEach(async () => {

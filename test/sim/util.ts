@@ -50,12 +50,3 @@ export interface Paged<T = Record<string, unknown>> {
   list: T[];
   server_timestamp?: number;
 }
-
-/** Polls until cond() is true (no fixed sleeps). */
-export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setImmediate(r));
-  }
-}

@@ -7,6 +7,7 @@ import type { ProxyHandle } from '../../src/app.js';
 import type { StreamConfig } from '../../src/config/types.js';
 import { openStream, type SseClient } from './sse-client.js';
 import { startRelay, type Relay } from './relay.js';
+import { waitFor as waitUntil } from '../helpers/fake-upstream.js';
 
 export interface Rig {
   sim: SimulatorHandle;
@@ -19,7 +20,7 @@ export function streamConfig(patch: Partial<StreamConfig> = {}): StreamConfig {
   return { ...testConfig([]).stream, ...patch };
 }
 
-export function rig(): { start(patch?: ConfigPatch, relays?: number): Promise<Rig>; stream(base: string, o?: Parameters<typeof openStream>[1]): Promise<SseClient> } {
+export function rig(): { start(patch?: ConfigPatch, relays?: number, clock?: () => number): Promise<Rig>; stream(base: string, o?: Parameters<typeof openStream>[1]): Promise<SseClient> } {
   let sims: SimulatorHandle[] = [];
   let proxies: ProxyHandle[] = [];
   let clients: SseClient[] = [];
@@ -36,8 +37,8 @@ export function rig(): { start(patch?: ConfigPatch, relays?: number): Promise<Ri
     relayed = [];
   });
   return {
-    /** A simulator behind a proxy, directly or through `relays` relaying upstreams. */
-    async start(patch = {}, relays = 0) {
+    /** A simulator behind a proxy, directly or through `relays` relaying upstreams; `clock`: the proxy's. */
+    async start(patch = {}, relays = 0, clock) {
       const sim = await startSimulator({ blockIntervalMs: 0, seed: 5 });
       sims.push(sim);
       const own = await Promise.all(Array.from({ length: relays }, () => startRelay(sim.url)));
@@ -47,9 +48,9 @@ export function rig(): { start(patch?: ConfigPatch, relays?: number): Promise<Ri
         refreshAhead: defaultConfig().refreshAhead,
         ...patch,
         // The tests leap 100 heights at once, which no real chain does: head trust
-        // (test/trust, test/quorum) must let such steps through here.
+        // (test/head, test/quorum) must let such steps through here.
         upstream: { probeIntervalMs: 100, headMarginBlocks: 150, ...patch.upstream },
-      });
+      }, clock);
       proxies.push(proxy);
       // The first subscriber starts the events; the first probe gives the first head.
       const first = await openStream(proxy.url);
@@ -66,11 +67,7 @@ export function rig(): { start(patch?: ConfigPatch, relays?: number): Promise<Ri
   };
 }
 
-/** Polls a condition every 10 ms (for in-process state; HTTP waits use SseClient.until). */
-export async function waitFor(pred: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+/** Waits for in-process state (HTTP waits use SseClient.until); helpers/fake-upstream.ts's waitFor, `what` first. */
+export function waitFor(pred: () => boolean, what: string, ms?: number): Promise<void> {
+  return waitUntil(pred, ms, what);
 }

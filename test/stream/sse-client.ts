@@ -4,6 +4,7 @@
  * blank line ends an event. Tests wait on conditions, never on sleeps.
  */
 import { request, type IncomingMessage } from 'node:http';
+import { LEAST_WAIT_MS } from '../helpers/fake-upstream.js';
 
 export interface SseEvent {
   /** The `event:` field; `message` when absent. */
@@ -28,7 +29,7 @@ export interface SseClient {
   /** Raw text of an error answer (non-200). */
   body: string;
   ended: boolean;
-  /** Resolves when pred holds (checked after every chunk), rejects after ms. */
+  /** Resolves when pred holds (checked after every chunk), rejects after max(ms, LEAST_WAIT_MS). */
   until(pred: () => boolean, ms?: number, what?: string): Promise<void>;
   /** Heights of the head events (`message`), in arrival order. */
   heights(): number[];
@@ -54,13 +55,13 @@ export function openStream(base: string, opts: { lastEventId?: string; headers?:
         retry: null,
         body: '',
         ended: false,
-        until(pred, ms = 10_000, what = 'condition') {
+        until(pred, ms = LEAST_WAIT_MS, what = 'condition') {
           if (pred()) return Promise.resolve();
           return new Promise((ok, fail) => {
             const timer = setTimeout(() => {
               waiters.delete(check);
               fail(new Error(`timed out waiting for ${what}; events ${JSON.stringify(c.heights())}`));
-            }, ms);
+            }, Math.max(ms, LEAST_WAIT_MS));
             const check = (): void => {
               if (!pred()) return;
               clearTimeout(timer);

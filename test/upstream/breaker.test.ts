@@ -1,68 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
 import { ProxyError } from '../../src/errors/catalog.js';
-import { Breaker } from '../../src/common/breaker.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
 import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { chainHandler, manualClock, recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';
-
-describe('Breaker (unit, injected clock)', () => {
-  it('opens after N consecutive failures; a success in between resets the count', () => {
-    const clock = manualClock();
-    const b = new Breaker({ failures: 3, cooldownMs: 1000, clock: clock.now });
-    b.failure('pass');
-    b.failure('pass');
-    b.success('pass');
-    b.failure('pass');
-    b.failure('pass');
-    expect(b.state()).toBe('closed');
-    b.failure('pass');
-    expect(b.state()).toBe('open');
-    expect(b.canPass()).toBe(false);
-    expect(b.tryAcquire()).toBeNull();
-  });
-
-  it('half-opens after the cooldown and lets exactly one trial through; success closes', () => {
-    const clock = manualClock();
-    const b = new Breaker({ failures: 1, cooldownMs: 1000, clock: clock.now });
-    b.failure('pass');
-    clock.advance(999);
-    expect(b.state()).toBe('open');
-    clock.advance(1);
-    expect(b.state()).toBe('half-open');
-    expect(b.tryAcquire()).toBe('trial');
-    expect(b.canPass()).toBe(false);
-    expect(b.tryAcquire()).toBeNull();
-    b.success('trial');
-    expect(b.state()).toBe('closed');
-    expect(b.tryAcquire()).toBe('pass');
-  });
-
-  it('a failed trial reopens for a full cooldown; a released trial frees the slot', () => {
-    const clock = manualClock();
-    const b = new Breaker({ failures: 1, cooldownMs: 1000, clock: clock.now });
-    b.failure('pass');
-    clock.advance(1000);
-    const t = b.tryAcquire();
-    expect(t).toBe('trial');
-    b.failure(t!);
-    expect(b.state()).toBe('open');
-    clock.advance(1000);
-    const t2 = b.tryAcquire();
-    b.release(t2!);
-    expect(b.state()).toBe('half-open');
-    expect(b.tryAcquire()).toBe('trial');
-  });
-
-  it('a late success of a call let through before opening does not close it', () => {
-    const clock = manualClock();
-    const b = new Breaker({ failures: 1, cooldownMs: 1000, clock: clock.now });
-    const early = b.tryAcquire()!;
-    b.failure('pass');
-    b.success(early);
-    expect(b.state()).toBe('open');
-  });
-});
+import { chainHandler, recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';
+import { fakeClock } from '../helpers/clock.js';
 
 describe('Breaker in the pool', () => {
   const fakes: FakeUpstream[] = [];
@@ -74,7 +16,7 @@ describe('Breaker in the pool', () => {
   });
 
   it('opens on failures (traffic stops reaching it), half-opens after the cooldown, a probe closes it', async () => {
-    const clock = manualClock();
+    const clock = fakeClock();
     const head = { value: 100 };
     fakes.push(await startFakeUpstream(chainHandler('u0', head)), await startFakeUpstream(chainHandler('u1', head)));
     pool = createUpstreamPool({
@@ -104,7 +46,7 @@ describe('Breaker in the pool', () => {
   });
 
   it('a failed half-open trial reopens; a request can be the trial and close it', async () => {
-    const clock = manualClock();
+    const clock = fakeClock();
     fakes.push(await startFakeUpstream(chainHandler('u0', { value: 1 })));
     pool = createUpstreamPool({
       urls: [fakes[0]!.url],

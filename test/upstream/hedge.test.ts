@@ -1,27 +1,20 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
-import { hedgeDelay } from '../../src/upstream/hedge.js';
-import { LatencyStats } from '../../src/upstream/latency.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
 import { startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { chainHandler, gate, recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';
+import { closeAfterEach } from '../helpers/teardown.js';
 import type { UpstreamConfig } from '../../src/config/types.js';
 
-const fakes: FakeUpstream[] = [];
-let pool: ManagedUpstreamPool | undefined;
-
-afterEach(async () => {
-  await pool?.close();
-  pool = undefined;
-  await Promise.all(fakes.splice(0).map((f) => f.close()));
-});
+const scope = closeAfterEach<FakeUpstream, ManagedUpstreamPool>();
+const fakes = scope.upstreams;
 
 async function setup(patch: Partial<UpstreamConfig>) {
   const slow = gate(chainHandler('u0', { value: 100 }));
   fakes.push(await startFakeUpstream(slow.handler), await startFakeUpstream(chainHandler('u1', { value: 100 })));
   const metrics = recordingMetrics();
   // u0 comes first in configuration order, so it takes the first attempt.
-  pool = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(patch), tracker: new ChainTracker(), metrics });
+  const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(patch), tracker: new ChainTracker(), metrics }));
   return { pool, metrics, slow };
 }
 
@@ -72,18 +65,5 @@ describe('hedging', () => {
     const res = await p;
     expect(res.upstream).toBe('u0');
     expect(metrics.hedges).toEqual(['tx/list']);
-  });
-});
-
-describe('hedge delay', () => {
-  it('is hedgeAfterMs, or the latency quantile floored at hedgeAfterMs once there are enough samples', () => {
-    const stats = new LatencyStats();
-    expect(hedgeDelay({ hedgeAfterMs: 0, hedgeQuantile: 0.9 }, stats)).toBeNull();
-    expect(hedgeDelay({ hedgeAfterMs: 50, hedgeQuantile: 0 }, stats)).toBe(50);
-    for (let i = 1; i <= 10; i++) stats.record(i * 100);
-    expect(hedgeDelay({ hedgeAfterMs: 50, hedgeQuantile: 0.9 }, stats)).toBe(50); // too few samples
-    for (let i = 1; i <= 10; i++) stats.record(i * 100);
-    expect(hedgeDelay({ hedgeAfterMs: 50, hedgeQuantile: 0.9 }, stats)).toBe(900);
-    expect(hedgeDelay({ hedgeAfterMs: 2000, hedgeQuantile: 0.9 }, stats)).toBe(2000);
   });
 });

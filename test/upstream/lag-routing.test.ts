@@ -1,24 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
 import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { chainHandler, gate, request, upstreamConfig } from '../helpers/upstream-kit.js';
+import { closeAfterEach } from '../helpers/teardown.js';
 
-const fakes: FakeUpstream[] = [];
-let pool: ManagedUpstreamPool | undefined;
-
-afterEach(async () => {
-  await pool?.close();
-  pool = undefined;
-  await Promise.all(fakes.splice(0).map((f) => f.close()));
-});
+const scope = closeAfterEach<FakeUpstream, ManagedUpstreamPool>();
+const fakes = scope.upstreams;
 
 /** u0 frozen at 90 (first in order, so it would win ties), u1 at 100. */
 async function setup() {
   const frozen = gate(chainHandler('u0', { value: 90 }));
   const live = gate(chainHandler('u1', { value: 100 }));
   fakes.push(await startFakeUpstream(frozen.handler), await startFakeUpstream(live.handler));
-  pool = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig({ maxLagBlocks: 2, breakerFailures: 1, maxAttempts: 2 }), tracker: new ChainTracker() });
+  const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig({ maxLagBlocks: 2, breakerFailures: 1, maxAttempts: 2 }), tracker: new ChainTracker() }));
   frozen.open();
   live.open();
   await pool.probeNow();

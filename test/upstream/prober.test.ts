@@ -1,39 +1,21 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
-import { parseHeight } from '../../src/upstream/prober.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
 import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { chainHandler, upstreamConfig } from '../helpers/upstream-kit.js';
+import { closeAfterEach } from '../helpers/teardown.js';
 import type { UpstreamConfig } from '../../src/config/types.js';
 
-const fakes: FakeUpstream[] = [];
-let pool: ManagedUpstreamPool | undefined;
-
-afterEach(async () => {
-  await pool?.close();
-  pool = undefined;
-  await Promise.all(fakes.splice(0).map((f) => f.close()));
-});
+const scope = closeAfterEach<FakeUpstream, ManagedUpstreamPool>();
+const fakes = scope.upstreams;
 
 async function setup(heads: number[], patch: Partial<UpstreamConfig> = {}) {
   const hs = heads.map((value) => ({ value }));
   for (const [i, h] of hs.entries()) fakes.push(await startFakeUpstream(chainHandler(`u${i}`, h)));
   const tracker = new ChainTracker();
-  pool = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(patch), tracker });
+  const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(patch), tracker }));
   return { pool, tracker, hs };
 }
-
-describe('parseHeight', () => {
-  it('reads data.height written as 4842503.0, an integer, or a numeric string', () => {
-    expect(parseHeight(JSON.parse('{"code":0,"msg":"success","data":{"height":4842503.0,"server_timestamp":1}}') as Record<string, unknown>)).toBe(4842503);
-    expect(parseHeight({ data: { height: 7 } })).toBe(7);
-    expect(parseHeight({ data: { height: '4842503.0' } })).toBe(4842503);
-    expect(parseHeight({ data: { height: -1 } })).toBeNull();
-    expect(parseHeight({ data: { height: 'x' } })).toBeNull();
-    expect(parseHeight({ data: null })).toBeNull();
-    expect(parseHeight({})).toBeNull();
-  });
-});
 
 describe('prober', () => {
   it('records each head, feeds the best head to the tracker, and computes lag', async () => {

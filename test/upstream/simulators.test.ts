@@ -1,27 +1,21 @@
 /** Integration: the pool in front of three built-in simulators (killed, frozen, slow backends). */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { parseHeight } from '../../src/upstream/prober.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
 import { recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';
+import { closeAfterEach } from '../helpers/teardown.js';
 import type { UpstreamConfig } from '../../src/config/types.js';
 
-let sims: SimulatorHandle[] = [];
-let pool: ManagedUpstreamPool | undefined;
-
-afterEach(async () => {
-  await pool?.close();
-  pool = undefined;
-  await Promise.all(sims.map((s) => s.close()));
-  sims = [];
-});
+const scope = closeAfterEach<SimulatorHandle, ManagedUpstreamPool>();
+const sims = scope.upstreams;
 
 async function setup(patch: Partial<UpstreamConfig> = {}) {
-  sims = await Promise.all([1, 2, 3].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })));
+  sims.push(...(await Promise.all([1, 2, 3].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })))));
   const metrics = recordingMetrics();
   const tracker = new ChainTracker();
-  pool = createUpstreamPool({ urls: sims.map((s) => s.url), config: upstreamConfig({ maxLagBlocks: 2, ...patch }), tracker, metrics });
+  const pool = (scope.front = createUpstreamPool({ urls: sims.map((s) => s.url), config: upstreamConfig({ maxLagBlocks: 2, ...patch }), tracker, metrics }));
   await pool.probeNow();
   return { pool, tracker, metrics };
 }

@@ -1,24 +1,19 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
 import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { chainHandler, gate, request, upstreamConfig } from '../helpers/upstream-kit.js';
+import { closeAfterEach } from '../helpers/teardown.js';
 
-const fakes: FakeUpstream[] = [];
-let pool: ManagedUpstreamPool | undefined;
-
-afterEach(async () => {
-  await pool?.close();
-  pool = undefined;
-  await Promise.all(fakes.splice(0).map((f) => f.close()));
-});
+const scope = closeAfterEach<FakeUpstream, ManagedUpstreamPool>();
+const fakes = scope.upstreams;
 
 describe('status()', () => {
   it('reports name, url, health, lag, breaker, in-flight, latency and last error per upstream', async () => {
     const held = gate(chainHandler('u1', { value: 97 }));
     held.open();
     fakes.push(await startFakeUpstream(chainHandler('u0', { value: 100 })), await startFakeUpstream(held.handler));
-    pool = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig({ maxLagBlocks: 2 }), tracker: new ChainTracker() });
+    const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig({ maxLagBlocks: 2 }), tracker: new ChainTracker() }));
 
     const before = pool.status();
     expect(before.map((s) => s.name)).toEqual(['u0', 'u1']);
@@ -71,12 +66,12 @@ describe('status()', () => {
   it('uses configured names, shows URLs without credentials, and keeps base path and basic auth', async () => {
     fakes.push(await startFakeUpstream(chainHandler('x', { value: 1 })));
     const u = new URL(fakes[0]!.url);
-    pool = createUpstreamPool({
+    const pool = (scope.front = createUpstreamPool({
       urls: [`http://alice:s%3Dcret@${u.host}/api/v1/`],
       names: ['primary'],
       config: upstreamConfig(),
       tracker: new ChainTracker(),
-    });
+    }));
     expect(pool.status()[0]).toMatchObject({ name: 'primary', url: `http://${u.host}/api/v1` });
     const res = await pool.fetch(request('/tx/list?page=2'));
     expect(res.upstream).toBe('primary');
@@ -90,7 +85,7 @@ describe('close()', () => {
   it('destroys in-flight requests and refuses new ones', async () => {
     const hang = gate(chainHandler('u0', { value: 1 }));
     fakes.push(await startFakeUpstream(hang.handler));
-    pool = createUpstreamPool({ urls: [fakes[0]!.url], config: upstreamConfig({ probeIntervalMs: 10 }), tracker: new ChainTracker() });
+    const pool = (scope.front = createUpstreamPool({ urls: [fakes[0]!.url], config: upstreamConfig({ probeIntervalMs: 10 }), tracker: new ChainTracker() }));
     pool.start();
     const p = pool.fetch(request()).catch((e: unknown) => e);
     await waitFor(() => hang.held() >= 1);
@@ -98,7 +93,7 @@ describe('close()', () => {
     await expect(p).resolves.toMatchObject({ kind: 'SHUTTING_DOWN' });
     await expect(pool.fetch(request())).rejects.toMatchObject({ kind: 'SHUTTING_DOWN' });
     await pool.firstProbe; // resolved even if the round never finished
-    pool = undefined;
+    scope.front = undefined;
   });
 });
 

@@ -1,0 +1,87 @@
+/**
+ * When every client waiting on a flight has gone, the flight is cancelled: the
+ * upstream request is aborted at once (not left running to its timeout) and a
+ * later client starts afresh. While one client still waits, nothing is cancelled.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadFixtures } from '../helpers/fake-upstream.js';
+import { get, routes, startEnv, waitFor, type Env, type Handler } from '../helpers/proxy-kit.js';
+
+/** A recorded tx/detail answer: a good answer by the record schema. */
+const RECORDED = loadFixtures().find((f) => f.path === 'tx/detail')!;
+const PATH = `/tx/detail?${RECORDED.query}`;
+
+/** tx/detail hangs until `release()`; records upstream requests whose connection closed before an answer. */
+function slowDetail() {
+  const pending: Array<() => void> = [];
+  let abandoned = 0;
+  const handler: Handler = (req, res) => {
+    res.on('close', () => {
+      if (!res.writableFinished) abandoned += 1;
+    });
+    pending.push(() => {
+      if (res.destroyed) return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(RECORDED.body);
+    });
+    void req;
+  };
+  return {
+    handler,
+    abandoned: () => abandoned,
+    waiting: () => pending.length,
+    release: () => pending.splice(0).forEach((f) => f()),
+  };
+}
+
+const patch = { upstream: { hedgeAfterMs: 0, hedgeQuantile: 0, attemptTimeoutMs: 30_000, totalDeadlineMs: 30_000 }, limits: { requestTimeoutMs: 30_000 } };
+
+describe('abandoned flights', () => {
+  let env: Env | undefined;
+  let slow: ReturnType<typeof slowDetail>;
+  afterEach(async () => {
+    slow?.release();
+    await env?.close();
+    env = undefined;
+  });
+
+  it('are cancelled upstream once every client has gone', async () => {
+    slow = slowDetail();
+    env = await startEnv({ handler: routes({ 'tx/detail': slow.handler }), patch });
+    const clients = [new AbortController(), new AbortController()];
+    const requests = clients.map((c) => get(env!.base, PATH, { signal: c.signal }).catch(() => 'aborted'));
+    await waitFor(() => slow.waiting() === 1, 5000, 'one upstream request (the clients share a flight)');
+    expect(env.count('/tx/detail')).toBe(1);
+
+    clients[0]!.abort();
+    await new Promise((r) => setImmediate(r));
+    expect(slow.abandoned()).toBe(0); // one client still waits
+
+    clients[1]!.abort();
+    await Promise.all(requests);
+    await waitFor(() => slow.abandoned() === 1, 5000, 'the upstream request aborted');
+    await waitFor(() => env!.proxy.resolver.inFlight === 0, 5000, 'the flight gone');
+
+    // A later client starts a new flight rather than joining the cancelled one.
+    const later = get(env.base, PATH);
+    await waitFor(() => env!.count('/tx/detail') === 2, 5000, 'a new upstream request');
+    slow.release();
+    expect((await later).status).toBe(200);
+  });
+
+  it('go on while one client still waits', async () => {
+    slow = slowDetail();
+    env = await startEnv({ handler: routes({ 'tx/detail': slow.handler }), patch });
+    const leaving = new AbortController();
+    const gone = get(env.base, PATH, { signal: leaving.signal }).catch(() => 'aborted');
+    const staying = get(env.base, PATH);
+    await waitFor(() => slow.waiting() === 1, 5000, 'the shared upstream request');
+    leaving.abort();
+    await gone;
+    slow.release();
+    const g = await staying;
+    expect(g.status).toBe(200);
+    expect(slow.abandoned()).toBe(0);
+    expect(env.count('/tx/detail')).toBe(1);
+  });
+});

@@ -1,0 +1,56 @@
+/**
+ * When the probes run (HeadWatch with the real tracker, on a test clock):
+ * - the next window is placed from the time the last block was made,
+ *   estimated as the middle of the span between the last probe that did not
+ *   see it and the first that did, not from the moment it was seen (late by a
+ *   varying part of a probe step);
+ * - a dense step runs from one probe's start to the next one's, so a slow
+ *   upstream answer does not stretch the step the window was planned with.
+ * (test/head/head-cadence.test.ts runs the whole cadence on real sockets.)
+ */
+import { describe, expect, it } from 'vitest';
+import { ChainTracker } from '../../src/chain/tracker.js';
+import { HeadWatch } from '../../src/upstream/head-watch.js';
+
+/** A regular 1 s chain learned by probes `d` ms either side of each block (blocks at k s, k = 0..10). */
+function learned(d: number): { watch: HeadWatch; at: (ms: number) => void } {
+  let now = 0;
+  const tracker = new ChainTracker();
+  const watch = new HeadWatch({ tracker, settings: { sparseMs: 1000, denseMs: 100 }, clock: () => now });
+  // Block 0, made at 0 ms, seen at d ms.
+  now = d;
+  tracker.observeHead(100);
+  for (let k = 1; k <= 10; k++) {
+    now = 1000 * k - d;
+    watch.probed('u0', 100 + k - 1);
+    now = 1000 * k + d;
+    tracker.observeHead(100 + k);
+    watch.probed('u0', 100 + k);
+  }
+  return { watch, at: (ms) => (now = ms) };
+}
+
+describe('probe timing', () => {
+  it('places the window from the middle of the span in which the last block was made', () => {
+    const { watch } = learned(200);
+    const s = watch.status();
+    expect(s.blockIntervalMs).toBe(1000);
+    expect(s.windowMs).toEqual({ from: 900, to: 1100 });
+    expect(s.detectionDelayMs.max).toBe(400);
+    // Block 10 was seen at 10 200 ms, made about 10 000 ms: the window opens at 10 900 ms, 700 ms from now (not 900).
+    expect(watch.nextDelay()).toBe(700);
+    expect(watch.status().mode).toBe('waiting');
+  });
+
+  it('runs a dense step from the previous probe start', () => {
+    const { watch, at } = learned(10);
+    // Inside the window (10 000 + 900 … 1100 ms): the step is 100 ms; the last probe began 60 ms ago.
+    at(10_950);
+    expect(watch.nextDelay(60)).toBe(40);
+    expect(watch.status().mode).toBe('dense');
+    expect(watch.nextDelay(150)).toBe(0);
+    // Waiting for the window: the delay is to the window's opening, from now, whenever the probe began.
+    at(10_300);
+    expect(watch.nextDelay(60)).toBe(600);
+  });
+});

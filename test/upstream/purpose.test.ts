@@ -1,0 +1,64 @@
+/**
+ * The proxy's own upstream requests say why they were made
+ * (`x-chainproxy-purpose`): head probes `probe`, a block's touched-set reads
+ * `block`, the pending pool `pending`, refreshes of hot entries `refresh`; a
+ * client's miss carries no such header.
+ */
+import { describe, expect, it } from 'vitest';
+import { startTestProxy } from '../helpers/proxy.js';
+import { counter } from '../helpers/replica.js';
+import { waitFor } from '../helpers/fake-upstream.js';
+import { bestHead, pathOf, headRig } from '../head/kit.js';
+
+describe('x-chainproxy-purpose on upstream requests', () => {
+  const rig = headRig({
+    upstream: { probeIntervalMs: 100 },
+    refreshAhead: { maxKeys: 12 },
+    invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 10_000, pendingPollMs: 0 },
+  });
+
+  it('names probes, block reads, pending reads and refreshes; a client miss has none', async () => {
+    const hot = await fetch(`${rig.proxy.url}/tx/list?page=1&page_size=20`);
+    expect(hot.status).toBe(200);
+    const miss = await fetch(`${rig.proxy.url}/tx/list?page=2&page_size=7`);
+    expect(miss.headers.get('x-cache')).toBe('MISS');
+    await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+    const height = rig.sim.chain.advance(1);
+    await waitFor(async () => (await bestHead(rig.proxy.url)) === height, 5000, `head ${height}`);
+    const purposeOf = (url: string): Array<string | null> => rig.rec.log.filter((e) => e.url === url).map((e) => e.purpose);
+    await waitFor(() => purposeOf('/tx/list?page=1&page_size=20').includes('refresh'), 5000, 'the hot first page refreshed');
+    await waitFor(() => rig.rec.log.some((e) => e.url.startsWith(`/tx/list?block_height=${height}&`)), 5000, `block ${height} read`);
+    await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+
+    expect(purposeOf('/tx/list?page=2&page_size=7')).toEqual([null]);
+    const probes = rig.rec.log.filter((e) => pathOf(e.url) === '/block/max').map((e) => e.purpose);
+    expect(probes.length).toBeGreaterThan(1);
+    expect(new Set(probes)).toEqual(new Set(['probe']));
+    const blockReads = rig.rec.log.filter((e) => e.url.startsWith(`/tx/list?block_height=${height}&`)).map((e) => e.purpose);
+    expect(new Set(blockReads)).toEqual(new Set(['block']));
+    const pending = rig.rec.log.filter((e) => pathOf(e.url) === '/tx/list/pending').map((e) => e.purpose);
+    expect(pending.length).toBeGreaterThan(0);
+    expect(new Set(pending)).toEqual(new Set(['pending']));
+    // The same count on /metrics, by purpose.
+    const metric = (purpose: string): Promise<number> => counter(rig.proxy.url, 'chainproxy_upstream_background_requests_total', { purpose });
+    expect(await metric('probe')).toBeGreaterThanOrEqual(probes.length); // probes go on meanwhile
+    expect(await metric('block')).toBe(rig.rec.log.filter((e) => e.purpose === 'block').length);
+    expect(await metric('refresh')).toBe(rig.rec.log.filter((e) => e.purpose === 'refresh').length);
+  });
+
+  it('names the pending poll between blocks `pending` too', async () => {
+    const polled = await startTestProxy([rig.rec.up.url], {
+      upstream: { probeIntervalMs: 100 },
+      invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 10_000, pendingPollMs: 50 },
+    });
+    try {
+      await waitFor(async () => (await bestHead(polled.url)) === rig.sim.chain.head(), 5000, 'the first head');
+      const from = rig.rec.log.length;
+      const pool = (): Array<string | null> => rig.rec.log.slice(from).filter((e) => pathOf(e.url) === '/tx/list/pending').map((e) => e.purpose);
+      await waitFor(() => pool().length >= 3, 5000, 'three pending polls');
+      expect(new Set(pool())).toEqual(new Set(['pending']));
+    } finally {
+      await polled.close();
+    }
+  });
+});
