@@ -3,8 +3,9 @@
  * and validate the configuration once (exit 2), bind PORT before anything
  * else starts (exit 1 when busy), start the built-in chain simulator when no
  * upstream is configured (loaded only then), serve, and shut down gracefully
- * on SIGTERM/SIGINT: stop accepting, let in-flight requests finish until
- * SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0.
+ * on SIGTERM/SIGINT/SIGHUP: stop accepting, let in-flight requests finish until
+ * SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0. SIGHUP does
+ * not reload: the configuration is read once, so a restart applies a new one.
  */
 import { getHeapStatistics } from 'node:v8';
 import { pino } from 'pino';
@@ -84,6 +85,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGHUP', () => {
+    if (!closing) logger.warn({ signal: 'SIGHUP' }, 'SIGHUP: draining; restart to apply a new configuration');
+    shutdown('SIGHUP');
+  });
   // Started by the launcher (src/bin/chainproxy.ts): its exit, however abrupt, drains this process too.
   if (process.channel !== undefined) {
     process.channel.unref();
