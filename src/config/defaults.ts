@@ -5,8 +5,12 @@ const MIB = 1024 * 1024;
 /** Unset SHUTDOWN_TIMEOUT_MS = REQUEST_TIMEOUT_MS + this, so a request accepted before the signal ends on its own. */
 export const SHUTDOWN_MARGIN_MS = 1000;
 
+/** Unset RATE_LIMIT_MISS_BUDGET: this share of RATE_LIMIT_MAX (rounded up), so lowering the request limit lowers upstream work too. */
+export const missBudgetFor = (rateLimitMax: number): number => Math.ceil(rateLimitMax / 5);
+
 /** A fresh default Config (callers may mutate it). */
 export function defaultConfig(): Config {
+  const rateLimit = { enabled: true, max: 600, windowMs: 60_000 };
   return {
     port: 8080,
     host: '0.0.0.0',
@@ -51,11 +55,11 @@ export function defaultConfig(): Config {
       breakerFailures: 5,
       breakerCooldownMs: 2000,
     },
-    rateLimit: { enabled: true, max: 600, windowMs: 60_000 },
+    rateLimit,
     passthrough: { routes: [], timeoutMs: 10_000 },
     rateLimitAllow: [],
     apiKeys: [],
-    missBudget: 120,
+    missBudget: missBudgetFor(rateLimit.max),
     credits: { hitCost: 1, missCost: 5 },
     creditCosts: {},
     simulator: { blockIntervalMs: 15_000, seed: 1 },
