@@ -1,7 +1,8 @@
 /**
  * `npm start` / `chainproxy` (through src/bin/chainproxy.ts): read the flags
  * and validate the configuration once (exit 2), bind PORT before anything
- * else starts (exit 1 when busy), start the built-in chain simulator when no
+ * else starts (exit 1 when busy; requests until the server is ready are
+ * answered 503), start the built-in chain simulator when no
  * upstream is configured (loaded only then), serve, and shut down gracefully
  * on SIGTERM/SIGINT/SIGHUP: stop accepting, let in-flight requests finish until
  * SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0. SIGHUP does
@@ -16,6 +17,7 @@ import { helpText } from './config/help.js';
 import { VERSION } from './config/version.js';
 import { buildProxy } from './app.js';
 import { bindPort } from './startup/bind.js';
+import { notReadyAnswer } from './startup/not-ready.js';
 import { startupLine } from './startup/banner.js';
 import { logDestination } from './startup/log-destination.js';
 import type { SimulatorHandle } from './sim/index.js';
@@ -42,7 +44,8 @@ async function main(): Promise<void> {
   }
   const logger = pino({ level: config.logLevel }, logDestination());
 
-  const bind = await bindPort(config.port, config.host);
+  // Until the server is ready, a request on the port is answered 503 (never held).
+  const bind = await bindPort(config.port, config.host, notReadyAnswer({ upstreamIsSimulator: config.upstreamUrls.length === 0, headersTimeoutMs: config.http.headersTimeoutMs }));
   if (!bind.ok) stop(1, bind.message);
 
   let simulator: SimulatorHandle | null = null;

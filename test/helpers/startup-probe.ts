@@ -1,0 +1,80 @@
+/**
+ * Requests thrown at a port while a proxy starts: each on its own raw
+ * connection (`Connection: close`), classified as refused (nothing
+ * listening), answered (status, Retry-After, body), reset, or held (no answer
+ * within `holdMs`). Used by the start-up test and bench/startup-window.ts.
+ */
+import { connect } from 'node:net';
+
+export type ProbeOutcome =
+  | { kind: 'refused' }
+  | { kind: 'answered'; status: number; retryAfter: string | null; body: string }
+  | { kind: 'reset'; code: string }
+  | { kind: 'held' };
+
+function probe(port: number, path: string, holdMs: number): Promise<ProbeOutcome> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    let text = '';
+    let connected = false;
+    const done = (o: ProbeOutcome): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(o);
+    };
+    const timer = setTimeout(() => done({ kind: 'held' }), holdMs);
+    socket.on('connect', () => {
+      connected = true;
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    });
+    socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      if (!connected && err.code === 'ECONNREFUSED') done({ kind: 'refused' });
+      else if (text === '') done({ kind: 'reset', code: err.code ?? 'unknown' });
+    });
+    socket.on('close', () => {
+      const split = text.indexOf('\r\n\r\n');
+      if (split < 0) return done({ kind: 'reset', code: text === '' ? 'closed without an answer' : 'cut answer' });
+      const head = text.slice(0, split);
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
+      done({ kind: 'answered', status, retryAfter: /\r\nretry-after: *([^\r]*)/i.exec(head)?.[1] ?? null, body: text.slice(split + 4) });
+    });
+  });
+}
+
+export interface StartupTally {
+  refused: number;
+  /** 503 answers sent before the server was ready. */
+  starting: number;
+  /** Answers of the ready server. */
+  ready: number;
+  /** Held or reset: what must never happen. */
+  unanswered: ProbeOutcome[];
+  /** Answers that are neither (a wrong status or body). */
+  wrong: ProbeOutcome[];
+}
+
+const STARTING_BODY = '{"code":5033,"msg":"not ready: starting up","data":null}';
+
+/**
+ * Opens a connection every `everyMs` until `stop()` resolves, then waits for
+ * every answer. `ready(o)`: whether an answer is the ready server's.
+ */
+export async function probeThroughout(port: number, path: string, stop: Promise<unknown>, o: { everyMs: number; holdMs: number; ready: (status: number) => boolean }): Promise<StartupTally> {
+  const all: Promise<ProbeOutcome>[] = [];
+  let stopped = false;
+  void stop.finally(() => (stopped = true));
+  while (!stopped) {
+    all.push(probe(port, path, o.holdMs));
+    await new Promise((r) => setTimeout(r, o.everyMs));
+  }
+  const t: StartupTally = { refused: 0, starting: 0, ready: 0, unanswered: [], wrong: [] };
+  for (const r of await Promise.all(all)) {
+    if (r.kind === 'refused') t.refused++;
+    else if (r.kind !== 'answered') t.unanswered.push(r);
+    else if (r.status === 503 && r.retryAfter === '1' && r.body === STARTING_BODY) t.starting++;
+    else if (o.ready(r.status)) t.ready++;
+    else t.wrong.push(r);
+  }
+  return t;
+}
