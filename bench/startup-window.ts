@@ -44,7 +44,7 @@ async function once(): Promise<Awaited<ReturnType<typeof probeThroughout>>> {
 async function main(): Promise<void> {
   const built = spawn(process.execPath, ['scripts/ensure-built.mjs'], { cwd: ROOT, stdio: 'inherit' });
   await new Promise((r) => built.once('exit', r));
-  const total = { refused: 0, starting: 0, ready: 0, unanswered: 0, wrong: 0, startsWithUnanswered: 0, startsThatHitTheWindow: 0 };
+  const total = { refused: 0, starting: 0, ready: 0, unanswered: 0, wrong: 0, startsWithUnanswered: 0, startsThatHitTheWindow: 0, slowestAnswerMs: 0 };
   for (let i = 0; i < STARTS; i++) {
     const t = await once();
     total.refused += t.refused;
@@ -52,9 +52,10 @@ async function main(): Promise<void> {
     total.ready += t.ready;
     total.unanswered += t.unanswered.length;
     total.wrong += t.wrong.length;
+    total.slowestAnswerMs = Math.max(total.slowestAnswerMs, Math.round(t.slowestMs));
     if (t.unanswered.length > 0) total.startsWithUnanswered++;
     if (t.starting > 0) total.startsThatHitTheWindow++;
-    if (t.unanswered.length + t.wrong.length > 0) process.stderr.write(`start ${i}: ${JSON.stringify([...t.unanswered, ...t.wrong].slice(0, 3))}\n`);
+    if (t.unanswered.length + t.wrong.length > 0) process.stderr.write(`start ${i}: ${t.unanswered.length} unanswered, ${t.wrong.length} wrong, e.g. ${JSON.stringify([...t.unanswered, ...t.wrong].slice(0, 3))}\n`);
   }
   process.stdout.write(`${STARTS} starts of node dist/bin/chainproxy.js (node ${process.version}), GET /healthz every ${EVERY_MS} ms from spawn to listening + 200 ms\n${JSON.stringify(total, null, 1)}\n`);
   if (total.unanswered + total.wrong > 0) process.exit(1);

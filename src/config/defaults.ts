@@ -10,7 +10,7 @@ export const missBudgetFor = (rateLimitMax: number): number => Math.ceil(rateLim
 
 /** A fresh default Config (callers may mutate it). */
 export function defaultConfig(): Config {
-  const rateLimit = { enabled: true, max: 600, windowMs: 60_000 };
+  const rateLimit = { enabled: true, max: 600, windowMs: 60_000, maxClients: 100_000 };
   return {
     port: 8080,
     host: '0.0.0.0',
@@ -63,7 +63,7 @@ export function defaultConfig(): Config {
     credits: { hitCost: 1, missCost: 5 },
     creditCosts: {},
     simulator: { blockIntervalMs: 15_000, seed: 1 },
-    stream: { maxStreams: 10_000, maxPerClient: 8, heartbeatMs: 15_000, retryMs: 3000, history: 1024, maxBufferBytes: 256 * 1024, activityMaxWatch: 100, activityHistoryBytes: 16 * 1024 * 1024, activityLingerMs: 5 * 60_000 },
+    stream: { maxStreams: 10_000, maxPerClient: 8, heartbeatMs: 15_000, retryMs: 3000, history: 1024, maxBufferBytes: 256 * 1024, activityMaxWatch: 100, activityHistoryBytes: 16 * MIB, activityLingerMs: 5 * 60_000, activityWatchBytes: 16 * MIB },
     refreshAhead: { maxKeys: 12 },
     invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 600_000, maxAgeGrowth: 16, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 1000 },
     cacheTagHeaders: false,

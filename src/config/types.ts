@@ -61,6 +61,8 @@ export interface RateLimitConfig {
   /** Requests per window per client IP (hits and misses). */
   max: number;
   windowMs: number;
+  /** Clients whose request and miss buckets are held (per table); the oldest idle ones go first. */
+  maxClients: number;
 }
 
 /** Credit prices of X-API-Key requests. */
@@ -106,6 +108,8 @@ export interface StreamConfig {
   activityHistoryBytes: number;
   /** How long an entity stays watched after its last connection closed (so a resume finds its events). */
   activityLingerMs: number;
+  /** Memory charged to every watched entity at once, open or lingering. */
+  activityWatchBytes: number;
 }
 
 /** One API key of CONFIG_FILE `apiKeys:` (exactly one of key, sha256). */

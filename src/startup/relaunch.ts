@@ -1,7 +1,8 @@
 /**
  * The shipped entry points (`npm start`, `npx chainproxy`, the `chainproxy`
- * bin) run the server under the heap cap derived from CACHE_MAX_BYTES: node
- * cannot change its heap limit once started, so this process starts the server
+ * bin) run the server under the heap cap derived from CACHE_MAX_BYTES and
+ * STREAM_ACTIVITY_WATCH_BYTES: node cannot change its heap limit once
+ * started, so this process starts the server
  * as a child with the flag and stays as a thin parent: it forwards
  * SIGTERM/SIGINT/SIGHUP, shares its stdio, and exits with the child's code.
  * The child drains on its own if this parent dies (its IPC channel closes).
@@ -20,7 +21,8 @@ function wantedFlag(argv: readonly string[]): string | null {
   // --help, --version, bad flags and bad settings are answered by main in this process.
   if (parseArgs(argv).kind !== 'run') return null;
   try {
-    return heapCapFlag(loadConfig(process.env, argv).cacheMaxBytes);
+    const config = loadConfig(process.env, argv);
+    return heapCapFlag(config.cacheMaxBytes, config.stream.activityWatchBytes);
   } catch {
     return null;
   }

@@ -84,6 +84,11 @@ export class StreamHub {
     return this.#subs.size;
   }
 
+  /** Client identities with an open stream (at most `size`: an identity leaves with its last stream). */
+  get clients(): number {
+    return this.#perClient.size;
+  }
+
   /** Ends every stream (shutdown): clients see a clean end and reconnect elsewhere. */
   close(): void {
     this.#closed = true;

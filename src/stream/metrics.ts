@@ -2,7 +2,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../metrics/prometheus.js';
 
-type RefusedReason = 'max_streams' | 'per_client';
+type RefusedReason = 'max_streams' | 'per_client' | 'watch_budget';
 type RefreshOutcome = 'ok' | 'error';
 
 export interface StreamMetrics {
@@ -25,8 +25,8 @@ export function createStreamMetrics(registry: Registry, openStreams: () => numbe
   const events = new Counter({ name: `${p}stream_events_sent_total`, help: 'Events written to stream subscribers (one per subscriber per event, replays included; /stream/heads and /stream/activity).', registers: [registry] });
   const dropped = new Counter({ name: `${p}stream_clients_dropped_total`, help: 'Stream subscribers disconnected by the proxy because they read too slowly (/stream/heads and /stream/activity).', labelNames: ['reason'], registers: [registry] });
   dropped.inc({ reason: 'slow' }, 0);
-  const refused = new Counter({ name: `${p}stream_refused_total`, help: 'Stream requests refused by a cap.', labelNames: ['reason'], registers: [registry] });
-  for (const reason of ['max_streams', 'per_client']) refused.inc({ reason }, 0);
+  const refused = new Counter({ name: `${p}stream_refused_total`, help: 'Stream requests refused by a cap: MAX_STREAMS (max_streams), STREAM_MAX_PER_CLIENT (per_client), STREAM_ACTIVITY_WATCH_BYTES (watch_budget).', labelNames: ['reason'], registers: [registry] });
+  for (const reason of ['max_streams', 'per_client', 'watch_budget']) refused.inc({ reason }, 0);
   const refreshes = new Counter({ name: `${p}refresh_ahead_total`, help: 'Entries refreshed ahead of clients on a new head, by outcome.', labelNames: ['outcome'], registers: [registry] });
   for (const outcome of ['ok', 'error']) refreshes.inc({ outcome }, 0);
   return {

@@ -8,13 +8,14 @@ import { connect } from 'node:net';
 
 export type ProbeOutcome =
   | { kind: 'refused' }
-  | { kind: 'answered'; status: number; retryAfter: string | null; body: string }
-  | { kind: 'reset'; code: string }
-  | { kind: 'held' };
+  | { kind: 'answered'; status: number; retryAfter: string | null; body: string; ms: number }
+  | { kind: 'reset'; code: string; ms: number }
+  | { kind: 'held'; connected: boolean; sent: number };
 
 function probe(port: number, path: string, holdMs: number): Promise<ProbeOutcome> {
   return new Promise((resolve) => {
     const socket = connect({ port, host: '127.0.0.1' });
+    const started = performance.now();
     let text = '';
     let connected = false;
     const done = (o: ProbeOutcome): void => {
@@ -22,7 +23,7 @@ function probe(port: number, path: string, holdMs: number): Promise<ProbeOutcome
       socket.destroy();
       resolve(o);
     };
-    const timer = setTimeout(() => done({ kind: 'held' }), holdMs);
+    const timer = setTimeout(() => done({ kind: 'held', connected, sent: socket.bytesWritten }), holdMs);
     socket.on('connect', () => {
       connected = true;
       socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
@@ -30,14 +31,14 @@ function probe(port: number, path: string, holdMs: number): Promise<ProbeOutcome
     socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
     socket.on('error', (err: NodeJS.ErrnoException) => {
       if (!connected && err.code === 'ECONNREFUSED') done({ kind: 'refused' });
-      else if (text === '') done({ kind: 'reset', code: err.code ?? 'unknown' });
+      else if (text === '') done({ kind: 'reset', code: err.code ?? 'unknown', ms: performance.now() - started });
     });
     socket.on('close', () => {
       const split = text.indexOf('\r\n\r\n');
-      if (split < 0) return done({ kind: 'reset', code: text === '' ? 'closed without an answer' : 'cut answer' });
+      if (split < 0) return done({ kind: 'reset', code: text === '' ? 'closed without an answer' : 'cut answer', ms: performance.now() - started });
       const head = text.slice(0, split);
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
-      done({ kind: 'answered', status, retryAfter: /\r\nretry-after: *([^\r]*)/i.exec(head)?.[1] ?? null, body: text.slice(split + 4) });
+      done({ kind: 'answered', status, retryAfter: /\r\nretry-after: *([^\r]*)/i.exec(head)?.[1] ?? null, body: text.slice(split + 4), ms: performance.now() - started });
     });
   });
 }
@@ -52,6 +53,8 @@ export interface StartupTally {
   unanswered: ProbeOutcome[];
   /** Answers that are neither (a wrong status or body). */
   wrong: ProbeOutcome[];
+  /** Slowest answer (ms). */
+  slowestMs: number;
 }
 
 const STARTING_BODY = '{"code":5033,"msg":"not ready: starting up","data":null}';
@@ -68,8 +71,9 @@ export async function probeThroughout(port: number, path: string, stop: Promise<
     all.push(probe(port, path, o.holdMs));
     await new Promise((r) => setTimeout(r, o.everyMs));
   }
-  const t: StartupTally = { refused: 0, starting: 0, ready: 0, unanswered: [], wrong: [] };
+  const t: StartupTally = { refused: 0, starting: 0, ready: 0, unanswered: [], wrong: [], slowestMs: 0 };
   for (const r of await Promise.all(all)) {
+    if (r.kind === 'answered') t.slowestMs = Math.max(t.slowestMs, r.ms);
     if (r.kind === 'refused') t.refused++;
     else if (r.kind !== 'answered') t.unanswered.push(r);
     else if (r.status === 503 && r.retryAfter === '1' && r.body === STARTING_BODY) t.starting++;

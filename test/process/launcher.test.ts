@@ -1,7 +1,7 @@
 /**
  * The shipped entry point (src/bin/chainproxy.ts, behind `npm start` and
  * `npx chainproxy`) runs the server under the heap cap derived from
- * CACHE_MAX_BYTES (96 MiB + the bound) unless the operator set one, passes
+ * CACHE_MAX_BYTES and STREAM_ACTIVITY_WATCH_BYTES (96 MiB + both) unless the operator set one, passes
  * signals on, and never leaves the server running without it.
  */
 import { request } from 'undici';
@@ -16,9 +16,9 @@ describe('the chainproxy entry point', () => {
     const p = startProc({ ...SIM, CACHE_MAX_BYTES: '32MiB' }, { entry: LAUNCHER });
     const line = await listening(p);
     expect(line['pid']).not.toBe(p.child.pid);
-    // --max-old-space-size=128 (96 + 32); V8's limit adds the young generation.
-    expect(line['heapLimitMiB']).toBeGreaterThanOrEqual(128);
-    expect(line['heapLimitMiB']).toBeLessThan(128 + 64);
+    // --max-old-space-size=144 (96 + 32 + the 16 MiB watch budget); V8's limit adds the young generation.
+    expect(line['heapLimitMiB']).toBeGreaterThanOrEqual(144);
+    expect(line['heapLimitMiB']).toBeLessThan(144 + 64);
     const url = String(line['url']);
     expect((await request(`${url}/block/max`)).statusCode).toBe(200);
     p.child.kill('SIGTERM');
@@ -37,11 +37,11 @@ describe('the chainproxy entry point', () => {
     expect(await p.exited).toBe(0);
   });
 
-  it('the default bound (256 MiB) gives a 352 MiB old space; the server drains when its launcher is killed', async () => {
+  it('the default bounds (256 MiB cache, 16 MiB watches) give a 368 MiB old space; the server drains when its launcher is killed', async () => {
     const p = startProc(SIM, { entry: LAUNCHER });
     const line = await listening(p);
-    expect(line['heapLimitMiB']).toBeGreaterThanOrEqual(352);
-    expect(line['heapLimitMiB']).toBeLessThan(352 + 64);
+    expect(line['heapLimitMiB']).toBeGreaterThanOrEqual(368);
+    expect(line['heapLimitMiB']).toBeLessThan(368 + 64);
     const url = String(line['url']);
     p.child.kill('SIGKILL');
     await waitFor(() => p.lines.some((l) => l['msg'] === 'bye' && l['pid'] === line['pid']), 10_000, 'the orphaned server to drain');
