@@ -63,7 +63,7 @@ export function defaultConfig(): Config {
     credits: { hitCost: 1, missCost: 5 },
     creditCosts: {},
     simulator: { blockIntervalMs: 15_000, seed: 1 },
-    stream: { maxStreams: 10_000, maxPerClient: 8, heartbeatMs: 15_000, retryMs: 3000, history: 1024, maxBufferBytes: 256 * 1024, activityMaxWatch: 100, activityHistoryBytes: 16 * MIB, activityLingerMs: 5 * 60_000, activityWatchBytes: 16 * MIB },
+    stream: { maxStreams: 10_000, maxPerClient: 8, heartbeatMs: 15_000, retryMs: 3000, history: 1024, maxBufferBytes: 256 * 1024, maxBufferTotalBytes: 64 * MIB, activityMaxWatch: 100, activityHistoryBytes: 16 * MIB, activityLingerMs: 5 * 60_000, activityWatchBytes: 16 * MIB },
     refreshAhead: { maxKeys: 12 },
     invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 600_000, maxAgeGrowth: 16, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 1000 },
     cacheTagHeaders: false,

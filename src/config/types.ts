@@ -102,6 +102,8 @@ export interface StreamConfig {
   history: number;
   /** Unsent bytes past which a subscriber is disconnected. */
   maxBufferBytes: number;
+  /** Queued bytes of all subscribers together past which the one that does not fit is disconnected. */
+  maxBufferTotalBytes: number;
   /** Addresses and contracts one /stream/activity connection may watch. */
   activityMaxWatch: number;
   /** Memory of the activity history kept for Last-Event-ID resumes. */
