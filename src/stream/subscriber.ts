@@ -150,9 +150,10 @@ export class Subscriber implements Queued {
   }
 
   #disconnect(reason: DropReason): void {
+    // Given back even when the socket is gone already (its close not yet handled): the budget counts on it.
+    this.release();
     if (this.res.destroyed) return;
     this.#events.slow(reason);
-    this.release();
     this.res.destroy();
   }
 
