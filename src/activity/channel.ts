@@ -82,7 +82,7 @@ export class ActivityChannel {
     return this.#watch.size * WATCH_BYTES + this.#members * MEMBER_BYTES;
   }
 
-  /** Entities watched by an open connection, those only lingering, and the clients these are charged to. */
+  /** Entities watched by an open connection, those only lingering (those whose time is up are forgotten first), and the clients these are charged to. */
   counts(): { open: number; lingering: number; clients: number } {
     this.prune(this.#clock());
     const lingering = this.#lingering.size;
