@@ -12,8 +12,8 @@
  */
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { probeThroughout } from '../test/helpers/startup-probe.js';
-import { ROOT, freePort } from './lib/proc.js';
+import { portBelowEphemeral, probeThroughout } from '../test/helpers/startup-probe.js';
+import { ROOT } from './lib/proc.js';
 
 const { values } = parseArgs({ options: { starts: { type: 'string', default: '100' }, every: { type: 'string', default: '3' }, hold: { type: 'string', default: '30000' } } });
 const STARTS = Math.max(1, Number(values.starts) || 100);
@@ -22,12 +22,14 @@ const EVERY_MS = Math.max(1, Number(values.every) || 3);
 const HOLD_MS = Math.max(1000, Number(values.hold) || 30_000);
 
 async function once(): Promise<Awaited<ReturnType<typeof probeThroughout>>> {
-  const port = await freePort();
+  const port = await portBelowEphemeral();
   const child = spawn(process.execPath, ['dist/bin/chainproxy.js'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ACCESS_LOG: 'off' },
-    stdio: ['ignore', 'pipe', 'ignore'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   let out = '';
   const up = new Promise<void>((resolve, reject) => {
@@ -35,10 +37,12 @@ async function once(): Promise<Awaited<ReturnType<typeof probeThroughout>>> {
       out += d.toString();
       if (out.includes('"msg":"chainproxy listening"')) resolve();
     });
-    void exited.then((code) => reject(new Error(`exited ${code} before listening`)));
+    void exited.then((code) => reject(new Error(`exited ${code} before listening: ${err.trim()}`)));
   }).then(() => new Promise((r) => setTimeout(r, 200)));
   try {
-    return await probeThroughout(port, '/healthz', up, { everyMs: EVERY_MS, holdMs: HOLD_MS, ready: (s) => s === 200 });
+    const t = await probeThroughout(port, '/healthz', up, { everyMs: EVERY_MS, holdMs: HOLD_MS, ready: (s) => s === 200 });
+    await up; // a start that failed is reported, not counted
+    return t;
   } finally {
     child.kill('SIGTERM');
     await exited;

@@ -4,7 +4,32 @@
  * listening), answered (status, Retry-After, body), reset, or held (no answer
  * within `holdMs`). Used by the start-up test and bench/startup-window.ts.
  */
-import { connect } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+
+/**
+ * A free port below the kernel's ephemeral range. Probes connect from
+ * ephemeral ports before anything listens: one that got the probed port as its
+ * own would connect to itself (TCP simultaneous open), hear its own request
+ * and take the port from the proxy.
+ */
+export async function portBelowEphemeral(): Promise<number> {
+  let low = 32768;
+  try {
+    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
+  } catch {
+    // not Linux: the usual range
+  }
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
 
 export type ProbeOutcome =
   | { kind: 'refused' }
@@ -66,7 +91,8 @@ const STARTING_BODY = '{"code":5033,"msg":"not ready: starting up","data":null}'
 export async function probeThroughout(port: number, path: string, stop: Promise<unknown>, o: { everyMs: number; holdMs: number; ready: (status: number) => boolean }): Promise<StartupTally> {
   const all: Promise<ProbeOutcome>[] = [];
   let stopped = false;
-  void stop.finally(() => (stopped = true));
+  const halt = (): void => void (stopped = true);
+  void stop.then(halt, halt);
   while (!stopped) {
     all.push(probe(port, path, o.holdMs));
     await new Promise((r) => setTimeout(r, o.everyMs));

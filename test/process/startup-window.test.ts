@@ -5,18 +5,9 @@
  * refused; after, the ready server answers. Connections are opened
  * throughout start-up, over several starts (bench/startup-window.ts does 100).
  */
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { probeThroughout } from '../helpers/startup-probe.js';
+import { portBelowEphemeral, probeThroughout } from '../helpers/startup-probe.js';
 import { listening, startProc } from './kit.js';
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const addr = srv.address();
-  await new Promise<void>((r) => srv.close(() => r()));
-  return typeof addr === 'object' && addr !== null ? addr.port : 0;
-}
 
 const STARTS = 3;
 
@@ -24,7 +15,7 @@ describe('requests during start-up', () => {
   it(`are answered 503 with Retry-After or refused, never held (${STARTS} starts)`, async () => {
     let starting = 0;
     for (let i = 0; i < STARTS; i++) {
-      const port = await freePort();
+      const port = await portBelowEphemeral();
       const p = startProc({ PORT: String(port), SIM_BLOCK_INTERVAL_MS: '1000' });
       // Probing goes on a little past the listening line: the hand-over is behind us then.
       const up = listening(p).then(() => new Promise((r) => setTimeout(r, 200)));
