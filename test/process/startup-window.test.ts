@@ -29,5 +29,5 @@ describe('requests during start-up', () => {
     }
     // The window between the bind and readiness was hit (the simulator starts in it).
     expect(starting).toBeGreaterThan(0);
-  });
+  }, 120_000);
 });
