@@ -11,18 +11,18 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from '../config/cli.js';
 import { loadConfig } from '../config/load.js';
-import { heapCapFlag, operatorHeapCap } from './heap-cap.js';
+import { heapCapFlags, operatorHeapCap } from './heap-cap.js';
 
 const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
-/** The flag to relaunch with, or null when the server should run in this process. */
-function wantedFlag(argv: readonly string[]): string | null {
+/** The flags to relaunch with, or null when the server should run in this process. */
+function wantedFlags(argv: readonly string[]): string[] | null {
   if (operatorHeapCap(process.execArgv, process.env['NODE_OPTIONS'])) return null;
   // --help, --version, bad flags and bad settings are answered by main in this process.
   if (parseArgs(argv).kind !== 'run') return null;
   try {
     const config = loadConfig(process.env, argv);
-    return heapCapFlag(config.cacheMaxBytes, config.stream.activityWatchBytes);
+    return heapCapFlags(config.cacheMaxBytes, config.stream.activityWatchBytes, process.execArgv, process.env['NODE_OPTIONS']);
   } catch {
     return null;
   }
@@ -31,10 +31,10 @@ function wantedFlag(argv: readonly string[]): string | null {
 /** Starts the server as a capped child and returns true, or returns false (run it here). */
 export function relaunchWithHeapCap(): boolean {
   const argv = process.argv.slice(2);
-  const flag = wantedFlag(argv);
-  if (flag === null) return false;
+  const flags = wantedFlags(argv);
+  if (flags === null) return false;
   const main = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../main.ts' : '../main.js', import.meta.url));
-  const child = spawn(process.execPath, [...process.execArgv, '--enable-source-maps', flag, main, ...argv], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [...process.execArgv, '--enable-source-maps', ...flags, main, ...argv], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
   for (const signal of FORWARDED) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => {
     if (signal === null) process.exit(code ?? 1);

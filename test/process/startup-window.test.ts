@@ -4,6 +4,10 @@
  * Retry-After: 1) and its connection is closed; before the bind it is
  * refused; after, the ready server answers. Connections are opened
  * throughout start-up, over several starts (bench/startup-window.ts does 100).
+ * On Node 20 the event loop idles inside that window (module loading) and
+ * every start hits it; on 22 and 24 it is busy throughout, so connections wait
+ * in the backlog for the ready server (test/startup/early-answer.test.ts holds
+ * the window open on every line).
  */
 import { describe, expect, it } from 'vitest';
 import { portBelowEphemeral, probeThroughout } from '../helpers/startup-probe.js';
@@ -27,7 +31,7 @@ describe('requests during start-up', () => {
       expect(t.ready, `start ${i}`).toBeGreaterThan(0);
       starting += t.starting;
     }
-    // The window between the bind and readiness was hit (the simulator starts in it).
-    expect(starting).toBeGreaterThan(0);
+    // Where the window is asynchronous, it was hit (the simulator starts in it).
+    if (process.versions.node.startsWith('20.')) expect(starting).toBeGreaterThan(0);
   }, 120_000);
 });
