@@ -1,10 +1,12 @@
 /**
  * `npm start` / `chainproxy` (through src/bin/chainproxy.ts): read the flags
  * and validate the configuration once (exit 2), bind PORT before anything
- * else starts (exit 1 when busy), start the built-in chain simulator when no
+ * else starts (exit 1 when busy; requests until the server is ready are
+ * answered 503), start the built-in chain simulator when no
  * upstream is configured (loaded only then), serve, and shut down gracefully
- * on SIGTERM/SIGINT: stop accepting, let in-flight requests finish until
- * SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0.
+ * on SIGTERM/SIGINT/SIGHUP: stop accepting, let in-flight requests finish until
+ * SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0. SIGHUP does
+ * not reload: the configuration is read once, so a restart applies a new one.
  */
 import { getHeapStatistics } from 'node:v8';
 import { pino } from 'pino';
@@ -15,6 +17,7 @@ import { helpText } from './config/help.js';
 import { VERSION } from './config/version.js';
 import { buildProxy } from './app.js';
 import { bindPort } from './startup/bind.js';
+import { notReadyAnswer } from './startup/not-ready.js';
 import { startupLine } from './startup/banner.js';
 import { runCheck } from './startup/check.js';
 import { diagnose, diagnosisLine } from './upstream/diagnose.js';
@@ -44,7 +47,8 @@ async function main(): Promise<void> {
   if (cli.kind === 'check') process.exit(await runCheck(config, (line) => process.stdout.write(`${line}\n`)));
   const logger = pino({ level: config.logLevel }, logDestination());
 
-  const bind = await bindPort(config.port, config.host);
+  // Until the server is ready, a request on the port is answered 503 (never held).
+  const bind = await bindPort(config.port, config.host, notReadyAnswer({ upstreamIsSimulator: config.upstreamUrls.length === 0, headersTimeoutMs: config.http.headersTimeoutMs }));
   if (!bind.ok) stop(1, bind.message);
 
   let simulator: SimulatorHandle | null = null;
@@ -88,6 +92,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGHUP', () => {
+    if (!closing) logger.warn({ signal: 'SIGHUP' }, 'SIGHUP: draining; restart to apply a new configuration');
+    shutdown('SIGHUP');
+  });
   // Started by the launcher (src/bin/chainproxy.ts): its exit, however abrupt, drains this process too.
   if (process.channel !== undefined) {
     process.channel.unref();

@@ -3,11 +3,28 @@
  * fan-out of one block to the connections whose entities it names (nobody
  * else is written to). An entity stays watched STREAM_ACTIVITY_LINGER_MS
  * after its last connection closed, so a reconnect finds what it missed.
+ *
+ * Bounded (STREAM_ACTIVITY_WATCH_BYTES): every watched entity, open or
+ * lingering, is charged WATCH_BYTES and every (connection, entity) pair
+ * MEMBER_BYTES. A stream that does not fit even once every lingering watch is
+ * forgotten is refused; one that fits forgets the oldest lingering watches it
+ * needs room for. Lingering watches are also bounded per client (lingering.ts).
  */
 import type { ChannelMember } from '../stream/hub.js';
 import type { Subscriber } from '../stream/subscriber.js';
 import { activityFrame, pendingFrame } from './frames.js';
 import type { ActivityHistory, BlockRecord } from './history.js';
+import { Lingering } from './lingering.js';
+
+/**
+ * Heap charged per watched entity: the map slot, the record, its set of
+ * connections, the address string and the lingering ledger's slots (about
+ * 360 bytes live on Node 20, 22 and 24), doubled for the collector's headroom
+ * as the cache's entries are.
+ */
+const WATCH_BYTES = 800;
+/** Heap charged per (connection, entity) pair: a slot in each of two sets (about 50 bytes live), doubled. */
+const MEMBER_BYTES = 120;
 
 interface Watched {
   subs: Set<Subscriber>;
@@ -17,24 +34,39 @@ interface Watched {
   lingerUntil: number;
 }
 
+export interface WatchBounds {
+  /** Bytes charged to every watch at once (STREAM_ACTIVITY_WATCH_BYTES). */
+  maxBytes: number;
+  /** Lingering watches one client may leave. */
+  lingeringPerClient: number;
+}
+
 export interface ActivityEvents {
   /** Block events handed to subscribers (live or replayed). */
   delivered(n: number): void;
   dropped(): void;
+  /** A lingering watch was forgotten before its time: its client left too many, or a new stream needed the room. */
+  forgotten(reason: 'client' | 'budget'): void;
 }
 
 export class ActivityChannel {
   readonly #watch = new Map<string, Watched>();
   readonly #entitiesOf = new Map<Subscriber, ReadonlySet<string>>();
+  readonly #lingering: Lingering;
   readonly #history: ActivityHistory;
   readonly #lingerMs: number;
+  readonly #maxBytes: number;
   readonly #clock: () => number;
   readonly #events: ActivityEvents;
   readonly #dropped: () => void;
+  /** (connection, entity) pairs. */
+  #members = 0;
 
-  constructor(history: ActivityHistory, lingerMs: number, clock: () => number, events: ActivityEvents) {
+  constructor(history: ActivityHistory, lingerMs: number, bounds: WatchBounds, clock: () => number, events: ActivityEvents) {
     this.#history = history;
     this.#lingerMs = lingerMs;
+    this.#maxBytes = bounds.maxBytes;
+    this.#lingering = new Lingering(bounds.lingeringPerClient);
     this.#clock = clock;
     this.#events = events;
     this.#dropped = () => events.dropped();
@@ -45,16 +77,25 @@ export class ActivityChannel {
     return this.#entitiesOf.size;
   }
 
-  /** Entities watched by an open connection, and those only lingering. */
-  counts(): { open: number; lingering: number } {
-    let open = 0;
-    let lingering = 0;
-    const now = this.#clock();
-    for (const w of this.#watch.values()) {
-      if (w.subs.size > 0) open++;
-      else if (w.lingerUntil > now) lingering++;
-    }
-    return { open, lingering };
+  /** Bytes charged to the watches (STREAM_ACTIVITY_WATCH_BYTES bounds it). */
+  get bytes(): number {
+    return this.#watch.size * WATCH_BYTES + this.#members * MEMBER_BYTES;
+  }
+
+  /** Entities watched by an open connection, those only lingering (those whose time is up are forgotten first), and the clients these are charged to. */
+  counts(): { open: number; lingering: number; clients: number } {
+    this.prune(this.#clock());
+    const lingering = this.#lingering.size;
+    return { open: this.#watch.size - lingering, lingering, clients: this.#lingering.clients };
+  }
+
+  /** Whether a stream watching `entities` fits the budget, once every other lingering watch is forgotten. */
+  fits(entities: ReadonlySet<string>): boolean {
+    this.prune(this.#clock());
+    let added = 0;
+    for (const e of entities) if ((this.#watch.get(e)?.subs.size ?? 0) === 0) added++;
+    const open = this.#watch.size - this.#lingering.size;
+    return (open + added) * WATCH_BYTES + (this.#members + entities.size) * MEMBER_BYTES <= this.#maxBytes;
   }
 
   /** First height for which `entity` has been watched without a break (null: not watched now). */
@@ -81,9 +122,13 @@ export class ActivityChannel {
     return w !== undefined && (w.subs.size > 0 || w.lingerUntil > now);
   }
 
-  /** Forgets lingering watches whose time is up. */
+  /** Forgets lingering watches whose time is up (oldest first: they end in the order they began). */
   prune(now: number): void {
-    for (const [e, w] of this.#watch) if (w.subs.size === 0 && w.lingerUntil <= now) this.#watch.delete(e);
+    for (let e = this.#lingering.oldest(); e !== undefined; e = this.#lingering.oldest()) {
+      const w = this.#watch.get(e);
+      if (w !== undefined && w.lingerUntil > now) return;
+      this.#forget(e);
+    }
   }
 
   /** Sends a kept block to every connection watching an entity it names. */
@@ -141,11 +186,21 @@ export class ActivityChannel {
 
   #join(sub: Subscriber, entities: ReadonlySet<string>): void {
     this.#entitiesOf.set(sub, entities);
+    this.#members += entities.size;
     const next = this.#history.height + 1;
+    const now = this.#clock();
     for (const e of entities) {
       const w = this.#watch.get(e);
-      if (w === undefined || (w.subs.size === 0 && w.lingerUntil <= this.#clock())) this.#watch.set(e, { subs: new Set([sub]), since: next, lingerUntil: 0 });
+      if (w !== undefined && w.subs.size === 0) this.#lingering.delete(e);
+      if (w === undefined || (w.subs.size === 0 && w.lingerUntil <= now)) this.#watch.set(e, { subs: new Set([sub]), since: next, lingerUntil: 0 });
       else w.subs.add(sub);
+    }
+    // Room for it (checked by fits() before the stream opened): the oldest lingering watches go.
+    while (this.bytes > this.#maxBytes) {
+      const oldest = this.#lingering.oldest();
+      if (oldest === undefined) break;
+      this.#forget(oldest);
+      this.#events.forgotten('budget');
     }
   }
 
@@ -153,12 +208,29 @@ export class ActivityChannel {
     const entities = this.#entitiesOf.get(sub);
     if (entities === undefined) return;
     this.#entitiesOf.delete(sub);
+    this.#members -= entities.size;
     const until = this.#clock() + this.#lingerMs;
     for (const e of entities) {
       const w = this.#watch.get(e);
       if (w === undefined) continue;
       w.subs.delete(sub);
-      if (w.subs.size === 0) w.lingerUntil = until;
+      if (w.subs.size > 0) continue;
+      if (this.#lingerMs === 0) {
+        this.#watch.delete(e);
+        continue;
+      }
+      w.lingerUntil = until;
+      const pushed = this.#lingering.add(e, sub.client);
+      if (pushed !== null) {
+        this.#watch.delete(pushed);
+        this.#events.forgotten('client');
+      }
     }
+  }
+
+  /** A lingering watch is no more. */
+  #forget(entity: string): void {
+    this.#lingering.delete(entity);
+    this.#watch.delete(entity);
   }
 }

@@ -12,7 +12,7 @@ import type { TouchedSets } from '../invalidation/touched.js';
 import { retryFrame } from '../stream/frames.js';
 import type { StreamHub } from '../stream/hub.js';
 import type { StreamMetrics } from '../stream/metrics.js';
-import { serveStream } from '../stream/serve.js';
+import { NO_ROOM, serveStream } from '../stream/serve.js';
 import { ActivityChannel } from './channel.js';
 import { ActivityFeed } from './feed.js';
 import { ACTIVITY_OPEN_FRAME } from './frames.js';
@@ -45,6 +45,8 @@ interface ActivityStatus {
   latestHeight: number | null;
   historyBytes: number;
   historyMaxBytes: number;
+  watchBytes: number;
+  watchMaxBytes: number;
 }
 
 export interface ActivityStream {
@@ -63,8 +65,11 @@ export function createActivityStream(d: ActivityDeps): ActivityStream {
     streams: () => channelRef?.size ?? 0,
     watched: () => channelRef?.counts() ?? { open: 0, lingering: 0 },
     historyBytes: () => history.bytes,
+    watchBytes: () => channelRef?.bytes ?? 0,
   });
-  const channel = new ActivityChannel(history, d.config.activityLingerMs, d.clock, metrics);
+  // A client may leave lingering as many watches as it may hold open.
+  const bounds = { maxBytes: d.config.activityWatchBytes, lingeringPerClient: d.config.maxPerClient * d.config.activityMaxWatch };
+  const channel = new ActivityChannel(history, d.config.activityLingerMs, bounds, d.clock, metrics);
   channelRef = channel;
   const feed = new ActivityFeed({ channel, history, chain: d.chain, reader: d.reader, clock: d.clock, logger: d.logger, readFailed: metrics.readFailed });
   const unsubscribe = d.touched.subscribe(feed);
@@ -81,6 +86,7 @@ export function createActivityStream(d: ActivityDeps): ActivityStream {
         const watch = parseWatch(req.raw.url ?? '', max);
         if (!Array.isArray(watch)) return watch;
         const entities = new Set(watch);
+        if (!channel.fits(entities)) return NO_ROOM;
         const plan = planActivity(after, entities, { history, channel, head: d.chain.bestHead(), final: d.chain.finalHeight(), time: d.clock() });
         return { member: channel.member(entities, plan.replay.filter((e) => e.marker !== true).length), plan };
       },
@@ -92,7 +98,16 @@ export function createActivityStream(d: ActivityDeps): ActivityStream {
     channel,
     status: () => {
       const c = channel.counts();
-      return { streams: channel.size, watched: c.open, lingering: c.lingering, latestHeight: history.height < 0 ? null : history.height, historyBytes: history.bytes, historyMaxBytes: d.config.activityHistoryBytes };
+      return {
+        streams: channel.size,
+        watched: c.open,
+        lingering: c.lingering,
+        latestHeight: history.height < 0 ? null : history.height,
+        historyBytes: history.bytes,
+        historyMaxBytes: d.config.activityHistoryBytes,
+        watchBytes: channel.bytes,
+        watchMaxBytes: d.config.activityWatchBytes,
+      };
     },
     close: unsubscribe,
   };

@@ -6,12 +6,14 @@ export interface ActivityMetrics {
   delivered(n: number): void;
   dropped(): void;
   readFailed(): void;
+  forgotten(reason: 'client' | 'budget'): void;
 }
 
 export interface ActivityGauges {
   streams(): number;
   watched(): { open: number; lingering: number };
   historyBytes(): number;
+  watchBytes(): number;
 }
 
 export function createActivityMetrics(registry: Registry, g: ActivityGauges): ActivityMetrics {
@@ -43,8 +45,23 @@ export function createActivityMetrics(registry: Registry, g: ActivityGauges): Ac
       this.set(g.historyBytes());
     },
   });
+  new Gauge({
+    name: `${p}activity_watch_bytes`,
+    help: 'Memory charged to the /stream/activity watches, open and lingering (STREAM_ACTIVITY_WATCH_BYTES bounds it).',
+    registers: [registry],
+    collect() {
+      this.set(g.watchBytes());
+    },
+  });
+  const forgotten = new Counter({
+    name: `${p}activity_lingering_forgotten_total`,
+    help: 'Lingering watches forgotten before STREAM_ACTIVITY_LINGER_MS: their client left more than its share (client), or a new stream needed the room in STREAM_ACTIVITY_WATCH_BYTES (budget).',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of ['client', 'budget']) forgotten.inc({ reason }, 0);
   const delivered = new Counter({ name: `${p}activity_events_delivered_total`, help: 'Block events handed to /stream/activity subscribers (one per subscriber per block, replays included).', registers: [registry] });
   const dropped = new Counter({ name: `${p}activity_dropped_total`, help: '/stream/activity subscribers disconnected because they read too slowly.', registers: [registry] });
   const failed = new Counter({ name: `${p}activity_tx_reads_failed_total`, help: 'Blocks naming a watched entity whose transactions could not be read (event sent with complete: false).', registers: [registry] });
-  return { delivered: (n) => delivered.inc(n), dropped: () => dropped.inc(), readFailed: () => failed.inc() };
+  return { delivered: (n) => delivered.inc(n), dropped: () => dropped.inc(), readFailed: () => failed.inc(), forgotten: (reason) => forgotten.inc({ reason }) };
 }

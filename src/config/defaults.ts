@@ -5,8 +5,12 @@ const MIB = 1024 * 1024;
 /** Unset SHUTDOWN_TIMEOUT_MS = REQUEST_TIMEOUT_MS + this, so a request accepted before the signal ends on its own. */
 export const SHUTDOWN_MARGIN_MS = 1000;
 
+/** Unset RATE_LIMIT_MISS_BUDGET: this share of RATE_LIMIT_MAX (rounded up), so lowering the request limit lowers upstream work too. */
+export const missBudgetFor = (rateLimitMax: number): number => Math.ceil(rateLimitMax / 5);
+
 /** A fresh default Config (callers may mutate it). */
 export function defaultConfig(): Config {
+  const rateLimit = { enabled: true, max: 600, windowMs: 60_000, maxClients: 100_000 };
   return {
     port: 8080,
     host: '0.0.0.0',
@@ -51,15 +55,15 @@ export function defaultConfig(): Config {
       breakerFailures: 5,
       breakerCooldownMs: 2000,
     },
-    rateLimit: { enabled: true, max: 600, windowMs: 60_000 },
+    rateLimit,
     passthrough: { routes: [], timeoutMs: 10_000 },
     rateLimitAllow: [],
     apiKeys: [],
-    missBudget: 120,
+    missBudget: missBudgetFor(rateLimit.max),
     credits: { hitCost: 1, missCost: 5 },
     creditCosts: {},
     simulator: { blockIntervalMs: 15_000, seed: 1 },
-    stream: { maxStreams: 10_000, maxPerClient: 8, heartbeatMs: 15_000, retryMs: 3000, history: 1024, maxBufferBytes: 256 * 1024, activityMaxWatch: 100, activityHistoryBytes: 16 * 1024 * 1024, activityLingerMs: 5 * 60_000 },
+    stream: { maxStreams: 10_000, maxPerClient: 8, heartbeatMs: 15_000, retryMs: 3000, history: 1024, maxBufferBytes: 256 * 1024, maxBufferTotalBytes: 64 * MIB, activityMaxWatch: 100, activityHistoryBytes: 16 * MIB, activityLingerMs: 5 * 60_000, activityWatchBytes: 16 * MIB },
     refreshAhead: { maxKeys: 12 },
     invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 600_000, maxAgeGrowth: 16, maxAgeByEndpoint: {}, readTimeoutMs: 2000, pendingPollMs: 1000 },
     cacheTagHeaders: false,

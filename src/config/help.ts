@@ -8,6 +8,7 @@ import { GROUPS, groupOf } from './groups.js';
 function defaultOf(field: Field): string {
   if (field.key === 'publicBaseUrl') return 'http://localhost:$PORT';
   if (field.key === 'shutdownTimeoutMs') return 'REQUEST_TIMEOUT_MS + 1000';
+  if (field.key === 'missBudget') return 'RATE_LIMIT_MAX / 5, rounded up (120)';
   const v = getPath(defaultConfig(), field.key);
   if (v === null || (Array.isArray(v) && v.length === 0)) return '(none)';
   if (field.kind.type === 'bytes' && typeof v === 'number') {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { defaultConfig, SHUTDOWN_MARGIN_MS } from './defaults.js';
+import { defaultConfig, missBudgetFor, SHUTDOWN_MARGIN_MS } from './defaults.js';
 import { FIELD_BY_KEY, FIELDS, SECTIONS, setPath } from './fields.js';
 import type { Config } from './types.js';
 import { checkApiKeys } from './api-keys.js';
@@ -164,6 +164,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = [])
 
   if (!labels.has('publicBaseUrl')) config.publicBaseUrl = `http://localhost:${config.port}`;
   if (!labels.has('shutdownTimeoutMs')) config.shutdownTimeoutMs = config.limits.requestTimeoutMs + SHUTDOWN_MARGIN_MS;
+  if (!labels.has('missBudget')) config.missBudget = missBudgetFor(config.rateLimit.max);
 
   // Fields that failed keep their defaults, so the cross checks still make sense.
   const envName = (key: string): string => FIELD_BY_KEY.get(key)?.env ?? key;

@@ -61,6 +61,8 @@ export interface RateLimitConfig {
   /** Requests per window per client IP (hits and misses). */
   max: number;
   windowMs: number;
+  /** Clients whose request and miss buckets are held (per table); the oldest idle ones go first. */
+  maxClients: number;
 }
 
 /** Credit prices of X-API-Key requests. */
@@ -100,12 +102,16 @@ export interface StreamConfig {
   history: number;
   /** Unsent bytes past which a subscriber is disconnected. */
   maxBufferBytes: number;
+  /** Queued bytes of all subscribers together past which the one that does not fit is disconnected. */
+  maxBufferTotalBytes: number;
   /** Addresses and contracts one /stream/activity connection may watch. */
   activityMaxWatch: number;
   /** Memory of the activity history kept for Last-Event-ID resumes. */
   activityHistoryBytes: number;
   /** How long an entity stays watched after its last connection closed (so a resume finds its events). */
   activityLingerMs: number;
+  /** Memory charged to every watched entity at once, open or lingering. */
+  activityWatchBytes: number;
 }
 
 /** One API key of CONFIG_FILE `apiKeys:` (exactly one of key, sha256). */

@@ -117,8 +117,8 @@ const HEADS_SCHEMA: SchemaObject = {
 /** GET /stream/activity. */
 const ACTIVITY_SCHEMA: SchemaObject = {
   type: ['object', 'null'],
-  required: ['streams', 'watched', 'lingering', 'latestHeight', 'historyBytes', 'historyMaxBytes'],
-  properties: { streams: count, watched: count, lingering: count, latestHeight: nullableInt, historyBytes: count, historyMaxBytes: count },
+  required: ['streams', 'watched', 'lingering', 'latestHeight', 'historyBytes', 'historyMaxBytes', 'watchBytes', 'watchMaxBytes'],
+  properties: { streams: count, watched: count, lingering: count, latestHeight: nullableInt, historyBytes: count, historyMaxBytes: count, watchBytes: count, watchMaxBytes: count },
 };
 
 const PURGE_KIND: SchemaObject = { type: 'string', enum: ['key', 'tag', 'all'] };

@@ -32,6 +32,7 @@ export function createRateLimitGate(config: Config, d: GateDeps): RateLimitGate 
     allow: config.rateLimitAllow,
     apiKeys: config.apiKeys,
     missBudget: config.missBudget,
+    maxBuckets: config.rateLimit.maxClients,
     clock: d.clock,
     redis:
       d.redis === null

@@ -32,7 +32,7 @@ export const UNKNOWN_API_KEY = '\u0000unknown-key';
 const ALLOWLISTED = '\u0000allowlisted';
 
 export interface RateLimiterOptions {
-  config: RateLimitConfig;
+  config: Pick<RateLimitConfig, 'enabled' | 'max' | 'windowMs'>;
   allow: readonly string[];
   apiKeys: readonly ApiKeyConfig[];
   /** Redis side (null: this replica counts alone). */
@@ -42,7 +42,7 @@ export interface RateLimiterOptions {
   syncIntervalMs?: number;
   /** Upstream requests an IP client may lead per window (0 or absent: no miss budget). */
   missBudget?: number;
-  /** Bound on client buckets held (100 000), per table. */
+  /** Bound on client buckets held, per table (RATE_LIMIT_MAX_CLIENTS; 100 000). */
   maxBuckets?: number;
 }
 

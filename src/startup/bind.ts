@@ -1,10 +1,15 @@
 /**
  * PORT is bound before anything else starts (simulator, Redis, upstream
  * probes): a busy port stops start-up with one line and nothing to undo. The
- * bound socket is then handed to the HTTP server, so the port is never free
- * in between.
+ * bound socket is then handed to the HTTP server, so the port is never free in
+ * between. Until then the kernel completes connections on it: they are taken
+ * by a small HTTP server of their own that answers every request with
+ * `notReady` (a 503 envelope) and closes, so a request during start-up is
+ * answered at once, never held. After the hand-over new connections go to the
+ * real server; those taken before finish here.
  */
-import { createServer } from 'node:net';
+import { createServer, type RequestListener } from 'node:http';
+import type { Socket } from 'node:net';
 
 /** `listen({ handle })` accepts a bound server's handle (net.Server#listen). */
 interface BoundPort {
@@ -12,6 +17,15 @@ interface BoundPort {
 }
 
 export type BindResult = { ok: true; bound: BoundPort } | { ok: false; message: string };
+
+/** What the port answers before the server is ready. */
+export interface EarlyAnswer {
+  /** Every request: the answer, with `Connection: close`. */
+  request: RequestListener;
+  /** A connection whose request cannot be parsed or does not arrive in time: a whole HTTP response text. */
+  raw: string;
+  headersTimeoutMs: number;
+}
 
 function reason(code: string | undefined, port: number, host: string): string {
   switch (code) {
@@ -28,12 +42,19 @@ function reason(code: string | undefined, port: number, host: string): string {
   }
 }
 
-export function bindPort(port: number, host: string): Promise<BindResult> {
+export function bindPort(port: number, host: string, early: EarlyAnswer): Promise<BindResult> {
   return new Promise((resolve) => {
-    const server = createServer();
+    const server = createServer({ connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(early.headersTimeoutMs / 4))) }, early.request);
+    server.headersTimeout = early.headersTimeoutMs;
+    server.requestTimeout = 2 * early.headersTimeoutMs;
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+      if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+      socket.end(early.raw);
+      setTimeout(() => socket.destroy(), 1000).unref();
+    });
     server.once('error', (err: NodeJS.ErrnoException) => resolve({ ok: false, message: reason(err.code, port, host) }));
     server.listen({ port, host }, () => {
-      // The handle now belongs to whoever listens on it next; this server is never used again.
+      // The handle belongs to whoever listens on it next; this server only finishes what it took.
       const handle = (server as unknown as { _handle: object })._handle;
       resolve({ ok: true, bound: { handle } });
     });

@@ -1,7 +1,8 @@
 /**
  * The shipped entry points (`npm start`, `npx chainproxy`, the `chainproxy`
- * bin) run the server under the heap cap derived from CACHE_MAX_BYTES: node
- * cannot change its heap limit once started, so this process starts the server
+ * bin) run the server under the heap cap derived from CACHE_MAX_BYTES and
+ * STREAM_ACTIVITY_WATCH_BYTES: node cannot change its heap limit once
+ * started, so this process starts the server
  * as a child with the flag and stays as a thin parent: it forwards
  * SIGTERM/SIGINT/SIGHUP, shares its stdio, and exits with the child's code.
  * The child drains on its own if this parent dies (its IPC channel closes).
@@ -10,17 +11,18 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from '../config/cli.js';
 import { loadConfig } from '../config/load.js';
-import { heapCapFlag, operatorHeapCap } from './heap-cap.js';
+import { heapCapFlags, operatorHeapCap } from './heap-cap.js';
 
 const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
-/** The flag to relaunch with, or null when the server should run in this process. */
-function wantedFlag(argv: readonly string[]): string | null {
+/** The flags to relaunch with, or null when the server should run in this process. */
+function wantedFlags(argv: readonly string[]): string[] | null {
   if (operatorHeapCap(process.execArgv, process.env['NODE_OPTIONS'])) return null;
   // --help, --version, bad flags and bad settings are answered by main in this process.
   if (parseArgs(argv).kind !== 'run') return null;
   try {
-    return heapCapFlag(loadConfig(process.env, argv).cacheMaxBytes);
+    const config = loadConfig(process.env, argv);
+    return heapCapFlags(config.cacheMaxBytes, config.stream.activityWatchBytes, process.execArgv, process.env['NODE_OPTIONS']);
   } catch {
     return null;
   }
@@ -29,10 +31,10 @@ function wantedFlag(argv: readonly string[]): string | null {
 /** Starts the server as a capped child and returns true, or returns false (run it here). */
 export function relaunchWithHeapCap(): boolean {
   const argv = process.argv.slice(2);
-  const flag = wantedFlag(argv);
-  if (flag === null) return false;
+  const flags = wantedFlags(argv);
+  if (flags === null) return false;
   const main = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../main.ts' : '../main.js', import.meta.url));
-  const child = spawn(process.execPath, [...process.execArgv, '--enable-source-maps', flag, main, ...argv], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [...process.execArgv, '--enable-source-maps', ...flags, main, ...argv], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
   for (const signal of FORWARDED) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => {
     if (signal === null) process.exit(code ?? 1);

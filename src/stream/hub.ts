@@ -6,7 +6,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { ResumePlan } from './resume.js';
-import { Subscriber, type SubscriberEvents } from './subscriber.js';
+import { QueueBudget } from './queue-budget.js';
+import { Subscriber, type DropReason, type SubscriberEvents } from './subscriber.js';
 
 export interface HubLimits {
   maxStreams: number;
@@ -14,12 +15,14 @@ export interface HubLimits {
   heartbeatMs: number;
   /** Queued live bytes plus the socket's unsent bytes past which a subscriber is dropped. */
   maxBufferBytes: number;
+  /** Queued live bytes of all subscribers together (queue-budget.ts). */
+  maxBufferTotalBytes: number;
 }
 
 export interface HubEvents {
   /** Frames written to subscribers (one per subscriber per event). */
   sent(n: number): void;
-  dropped(reason: 'slow'): void;
+  dropped(reason: DropReason): void;
 }
 
 export type Admission = 'ok' | 'full' | 'client';
@@ -41,11 +44,13 @@ export class StreamHub {
   /** Open streams per client identity (the per-client cap). */
   readonly #perClient = new Map<string, number>();
   readonly #heartbeat: NodeJS.Timeout;
+  readonly #budget: QueueBudget;
   #closed = false;
 
   constructor(limits: HubLimits, events: HubEvents, heartbeatFrame: Buffer) {
     this.#limits = limits;
-    this.#subEvents = { sent: (n) => events.sent(n), slow: () => events.dropped('slow') };
+    this.#budget = new QueueBudget(limits.maxBufferTotalBytes, () => this.#subs);
+    this.#subEvents = { sent: (n) => events.sent(n), slow: (reason) => events.dropped(reason) };
     this.#heartbeat = setInterval(() => {
       for (const sub of this.#subs) sub.comment(heartbeatFrame);
     }, limits.heartbeatMs);
@@ -67,13 +72,14 @@ export class StreamHub {
     // Gone already: its 'close' was emitted, so it would never leave.
     if (res.destroyed || res.socket === null || res.socket.destroyed) return;
     const dropped = channel.dropped;
-    const events: SubscriberEvents = dropped === null ? this.#subEvents : { sent: this.#subEvents.sent, slow: () => (this.#subEvents.slow(), dropped()) };
-    const sub = new Subscriber(res, client, plan.last, plan.replay, this.#limits.maxBufferBytes, events, channel.dense);
+    const events: SubscriberEvents = dropped === null ? this.#subEvents : { sent: this.#subEvents.sent, slow: (reason) => (this.#subEvents.slow(reason), dropped()) };
+    const sub = new Subscriber(res, client, plan.last, plan.replay, { maxBytes: this.#limits.maxBufferBytes, budget: this.#budget }, events, channel.dense);
     this.#subs.add(sub);
     this.#perClient.set(client, (this.#perClient.get(client) ?? 0) + 1);
     channel.join(sub);
     res.once('close', () => {
       channel.leave(sub);
+      sub.release();
       this.#remove(sub);
     });
     sub.comment(opening);
@@ -82,6 +88,16 @@ export class StreamHub {
 
   get size(): number {
     return this.#subs.size;
+  }
+
+  /** Bytes all subscribers have queued (STREAM_MAX_BUFFER_TOTAL_BYTES bounds it). */
+  get queuedBytes(): number {
+    return this.#budget.used;
+  }
+
+  /** Client identities with an open stream (at most `size`: an identity leaves with its last stream). */
+  get clients(): number {
+    return this.#perClient.size;
   }
 
   /** Ends every stream (shutdown): clients see a clean end and reconnect elsewhere. */

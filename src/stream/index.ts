@@ -59,10 +59,10 @@ export interface HeadStream {
 }
 
 export function createHeadStream(d: HeadStreamDeps): HeadStream {
-  const open = { count: (): number => 0 };
-  const metrics = createStreamMetrics(d.registry, () => open.count());
+  let hubRef: StreamHub | null = null;
+  const metrics = createStreamMetrics(d.registry, { open: () => hubRef?.size ?? 0, queuedBytes: () => hubRef?.queuedBytes ?? 0 });
   const streamHub = new StreamHub(d.config, metrics, HEARTBEAT_FRAME);
-  open.count = () => streamHub.size;
+  hubRef = streamHub;
   const heads = new StreamChannel(d.config.history, metrics);
   const refreshAhead = new RefreshAhead({
     revalidate: (req) => d.resolver.revalidate(req),

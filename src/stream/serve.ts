@@ -19,16 +19,19 @@ interface StreamTarget {
   plan: ResumePlan;
 }
 
+/** A target's answer when the replica has no room for what the stream would hold (503, like MAX_STREAMS). */
+export const NO_ROOM = 'no-room';
+
 export interface ServeDeps {
   hub: StreamHub;
   retryMs: number;
   metrics: StreamMetrics;
   /**
    * The request's channel and replay plan for its resume point (null: none),
-   * or a ProxyError (400) for parameters it cannot serve. Pure: nothing is
-   * registered until the stream opens.
+   * a ProxyError (400) for parameters it cannot serve, or NO_ROOM. Pure:
+   * nothing is registered until the stream opens.
    */
-  target(request: FastifyRequest, after: number | null): StreamTarget | ProxyError;
+  target(request: FastifyRequest, after: number | null): StreamTarget | ProxyError | typeof NO_ROOM;
   /** Written right after the headers (retry hint, opening comment). */
   opening: Buffer;
   /** Called for every stream opened; null: nothing to do. */
@@ -57,11 +60,11 @@ export function serveStream(request: FastifyRequest, reply: FastifyReply, d: Ser
   // The address Fastify resolves (X-Forwarded-For only from TRUST_PROXY hops), as one client identity.
   const client = clientIdentity(request.ip);
   const admission = d.hub.admit(client);
-  if (admission !== 'ok') {
-    d.metrics.refused(admission === 'full' ? 'max_streams' : 'per_client');
-    const err = admission === 'full' ? EDGE_ERRORS.STREAMS_FULL : EDGE_ERRORS.STREAM_CLIENT_LIMIT;
-    const extra = admission === 'full' ? ['retry-after', String(Math.max(1, Math.ceil(d.retryMs / 1000)))] : [];
-    return refuse(reply, err.status, err.code, err.msg, extra);
+  if (admission !== 'ok' || target === NO_ROOM) {
+    const client429 = admission === 'client';
+    d.metrics.refused(client429 ? 'per_client' : admission === 'full' ? 'max_streams' : 'watch_budget');
+    const err = client429 ? EDGE_ERRORS.STREAM_CLIENT_LIMIT : EDGE_ERRORS.STREAMS_FULL;
+    return refuse(reply, err.status, err.code, err.msg, client429 ? [] : ['retry-after', String(Math.max(1, Math.ceil(d.retryMs / 1000)))]);
   }
   const socket = request.raw.socket;
   socket.setNoDelay(true);

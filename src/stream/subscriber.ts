@@ -5,20 +5,27 @@
  * so it is never held twice; live events that arrive meanwhile are queued
  * here (shared frame buffers, counted in bytes). A subscriber whose queued
  * live bytes plus the socket's unsent bytes (`writableLength`) would pass the
- * cap is too slow: it is dropped.
+ * cap is too slow: it is dropped; so is one whose event does not fit what all
+ * subscribers together may queue (queue-budget.ts).
  */
 import type { ServerResponse } from 'node:http';
 import { gapFrame } from './frames.js';
 import type { StreamEvent } from './history.js';
+import { QUEUED_EVENT_BYTES, type Queued, type QueueBudget } from './queue-budget.js';
+
+/** Why a subscriber was disconnected: its own cap, or the total of all subscribers. */
+export type DropReason = 'slow' | 'total';
 
 export interface SubscriberEvents {
   /** Frames written to this subscriber. */
   sent(n: number): void;
   /** The subscriber read too slowly and was disconnected. */
-  slow(): void;
+  slow(reason: DropReason): void;
 }
 
-export class Subscriber {
+const charge = (e: StreamEvent): number => e.frame.length + QUEUED_EVENT_BYTES;
+
+export class Subscriber implements Queued {
   readonly res: ServerResponse;
   readonly client: string;
   /** Height of the last event handed to this subscriber (written or queued): no height twice, except after a rebase. */
@@ -31,6 +38,7 @@ export class Subscriber {
   #queued = 0;
   #blocked = false;
   readonly #maxBytes: number;
+  readonly #budget: QueueBudget;
   readonly #events: SubscriberEvents;
   readonly #dense: boolean;
   readonly #drained = (): void => {
@@ -38,12 +46,13 @@ export class Subscriber {
     this.pump();
   };
 
-  constructor(res: ServerResponse, client: string, last: number, replay: readonly StreamEvent[], maxBytes: number, events: SubscriberEvents, dense = true) {
+  constructor(res: ServerResponse, client: string, last: number, replay: readonly StreamEvent[], bounds: { maxBytes: number; budget: QueueBudget }, events: SubscriberEvents, dense = true) {
     this.res = res;
     this.client = client;
     this.last = last;
     this.#replay = replay;
-    this.#maxBytes = maxBytes;
+    this.#maxBytes = bounds.maxBytes;
+    this.#budget = bounds.budget;
     this.#events = events;
     this.#dense = dense;
   }
@@ -54,7 +63,7 @@ export class Subscriber {
     while (!this.#blocked) {
       let e: StreamEvent | undefined;
       if (this.#next < this.#replay.length) e = this.#replay[this.#next++];
-      else if ((e = this.#queue.shift()) !== undefined) this.#queued -= e.frame.length;
+      else if ((e = this.#queue.shift()) !== undefined) this.#unqueue(e);
       if (e === undefined) break;
       if (!this.#write(e.frame)) break;
       if (e.height > this.#written) this.#written = e.height;
@@ -108,8 +117,9 @@ export class Subscriber {
     this.last = height;
     this.#replay = this.#replay.slice(this.#next).filter((e) => e.height <= height);
     this.#next = 0;
-    this.#queue = this.#queue.filter((e) => e.height <= height);
-    this.#queued = this.#queue.reduce((s, e) => s + e.frame.length, 0);
+    const kept = this.#queue.filter((e) => e.height <= height);
+    for (const e of this.#queue) if (e.height > height) this.#unqueue(e);
+    this.#queue = kept;
     if (this.#written <= height) return;
     this.#written = height;
     const e = { height, frame };
@@ -123,15 +133,41 @@ export class Subscriber {
     else this.res.end();
   }
 
+  /** Live bytes queued here (not yet handed to the socket). */
+  get queuedBytes(): number {
+    return this.#queued;
+  }
+
+  /** The connection closed: what it had queued is given back. */
+  release(): void {
+    for (const e of this.#queue) this.#unqueue(e);
+    this.#queue = [];
+  }
+
+  /** Disconnected to make room in what all subscribers may queue. */
+  drop(): void {
+    this.#disconnect('total');
+  }
+
+  #disconnect(reason: DropReason): void {
+    // Given back even when the socket is gone already (its close not yet handled): the budget counts on it.
+    this.release();
+    if (this.res.destroyed) return;
+    this.#events.slow(reason);
+    this.res.destroy();
+  }
+
   #enqueue(e: StreamEvent): void {
     if (this.res.destroyed) return;
-    if (this.#queued + e.frame.length + this.res.writableLength > this.#maxBytes) {
-      this.#events.slow();
-      this.res.destroy();
-      return;
-    }
+    if (this.#queued + e.frame.length + this.res.writableLength > this.#maxBytes) return this.#disconnect('slow');
+    if (!this.#budget.take(charge(e), this)) return this.#disconnect('total');
     this.#queue.push(e);
     this.#queued += e.frame.length;
+  }
+
+  #unqueue(e: StreamEvent): void {
+    this.#queued -= e.frame.length;
+    this.#budget.give(charge(e));
   }
 
   /** false when the frame did not leave: the socket is gone, or it pushes back (then wait for 'drain'). */

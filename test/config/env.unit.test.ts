@@ -41,7 +41,7 @@ describe('loadConfig from the environment', () => {
     expect(c.redisUrl).toBe('redis://localhost:6379/0');
     expect(c.trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8', 'loopback']);
     expect(c.limits.maxPageSize).toBe(50);
-    expect(c.rateLimit).toEqual({ enabled: false, max: 100, windowMs: 60_000 });
+    expect(c.rateLimit).toEqual({ enabled: false, max: 100, windowMs: 60_000, maxClients: 100_000 });
     expect(c.upstream.hedgeQuantile).toBe(0.9);
     expect(c.upstream.maxBodyBytes).toBe(2_000_000);
     expect(c.simulator.seed).toBe(42);

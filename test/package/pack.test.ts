@@ -106,9 +106,8 @@ describe('the packed tarball', () => {
       expect(line, `no listening line; stderr:\n${err}`).toBeDefined();
       const listening = JSON.parse(line!) as { url: string; heapLimitMiB: number };
       const url = String(listening.url);
-      // The heap cap derived from CACHE_MAX_BYTES without operator flags: --max-old-space-size=128 (96 + 32).
-      expect(listening.heapLimitMiB).toBeGreaterThanOrEqual(128);
-      expect(listening.heapLimitMiB).toBeLessThan(128 + 64);
+      // The heap cap derived without operator flags: --max-old-space-size=144 (96 + 32 of CACHE_MAX_BYTES + 16 of STREAM_ACTIVITY_WATCH_BYTES), 3 x 16 MiB young.
+      expect(listening.heapLimitMiB).toBe(144 + 48);
       const res = await request(`${url}/block/max`);
       expect(res.statusCode).toBe(200);
       expect(await res.body.text()).toMatch(/^\{"code":0,"msg":"success","data":\{"height":\d+\.0,"server_timestamp":\d+\}\}$/);

@@ -3,7 +3,7 @@
  * <entry>` (src/main.ts, or the launcher src/bin/chainproxy.ts) with only the
  * given environment, its JSON log lines and stderr collected.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
 import type { Stream } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -88,4 +88,14 @@ export async function accepts(url: string): Promise<boolean> {
     });
     s.once('error', () => resolve(false));
   });
+}
+
+/**
+ * The `heapLimitMiB` a server logs when node runs with `flags`: V8's limit
+ * adds the young generation, whose default size depends on the Node.js line
+ * (48 MiB on 20 and 22, 192 on 24), so it is asked of this very node.
+ */
+export function heapLimitFor(flags: readonly string[]): number {
+  const out = execFileSync(process.execPath, [...flags, '-p', 'Math.round(require("node:v8").getHeapStatistics().heap_size_limit / 2 ** 20)'], { encoding: 'utf8' });
+  return Number(out.trim());
 }

@@ -1,13 +1,14 @@
 /**
  * The shipped entry point (src/bin/chainproxy.ts, behind `npm start` and
  * `npx chainproxy`) runs the server under the heap cap derived from
- * CACHE_MAX_BYTES (96 MiB + the bound) unless the operator set one, passes
+ * CACHE_MAX_BYTES and STREAM_ACTIVITY_WATCH_BYTES (96 MiB + both, and a young
+ * generation of 3 x 16 MiB on every Node.js line) unless the operator set one, passes
  * signals on, and never leaves the server running without it.
  */
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { accepts, LAUNCHER, listening, startProc } from './kit.js';
+import { accepts, heapLimitFor, LAUNCHER, listening, startProc } from './kit.js';
 
 const SIM = { SIM_BLOCK_INTERVAL_MS: '1000' };
 
@@ -17,9 +18,8 @@ describe('the chainproxy entry point', { timeout: 120_000 }, () => {
     const p = startProc({ ...SIM, CACHE_MAX_BYTES: '32MiB' }, { entry: LAUNCHER });
     const line = await listening(p);
     expect(line['pid']).not.toBe(p.child.pid);
-    // --max-old-space-size=128 (96 + 32); V8's limit adds the young generation.
-    expect(line['heapLimitMiB']).toBeGreaterThanOrEqual(128);
-    expect(line['heapLimitMiB']).toBeLessThan(128 + 64);
+    // --max-old-space-size=144 (96 + 32 + the 16 MiB watch budget) and a 3 x 16 MiB young generation, on every line.
+    expect(line['heapLimitMiB']).toBe(144 + 48);
     const url = String(line['url']);
     expect((await request(`${url}/block/max`)).statusCode).toBe(200);
     p.child.kill('SIGTERM');
@@ -32,17 +32,16 @@ describe('the chainproxy entry point', { timeout: 120_000 }, () => {
     const p = startProc({ ...SIM, CACHE_MAX_BYTES: '32MiB', NODE_OPTIONS: '--max-old-space-size=300' }, { entry: LAUNCHER });
     const line = await listening(p);
     expect(line['pid']).toBe(p.child.pid);
-    expect(line['heapLimitMiB']).toBeGreaterThanOrEqual(300);
-    expect(line['heapLimitMiB']).toBeLessThan(300 + 64);
+    // Untouched: this line's own young generation.
+    expect(line['heapLimitMiB']).toBe(heapLimitFor(['--max-old-space-size=300']));
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
   });
 
-  it('the default bound (256 MiB) gives a 352 MiB old space; the server drains when its launcher is killed', async () => {
+  it('the default bounds (256 MiB cache, 16 MiB watches) give a 368 MiB old space; the server drains when its launcher is killed', async () => {
     const p = startProc(SIM, { entry: LAUNCHER });
     const line = await listening(p);
-    expect(line['heapLimitMiB']).toBeGreaterThanOrEqual(352);
-    expect(line['heapLimitMiB']).toBeLessThan(352 + 64);
+    expect(line['heapLimitMiB']).toBe(368 + 48);
     const url = String(line['url']);
     p.child.kill('SIGKILL');
     await waitFor(() => p.lines.some((l) => l['msg'] === 'bye' && l['pid'] === line['pid']), 30_000, 'the orphaned server to drain');
