@@ -132,7 +132,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
 
   const hotKeys = new HotKeys();
   const headGuard = new HeadGuard(tracker, clock);
-  const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock, quorum, precise: invalidation?.rule ?? null, tagHeaders: config.cacheTagHeaders });
+  const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock, quorum, precise: invalidation?.rule ?? null, tagHeaders: config.cacheTagHeaders, guarded: invalidation?.metrics.guarded ?? null });
   const earned = invalidation === null ? null : new EarnedBounds({ growth: config.invalidation.maxAgeGrowth, named: (e) => invalidation.clock.named(e, tracker), clock, onUnnamed: invalidation.metrics.unnamed });
   const resolver = new Resolver({
     memory,
