@@ -13,6 +13,10 @@
  *
  * The pending pool changes between blocks too: the pending poll reports it
  * (`poolChanged`), and every entry tagged `pending` created until then is stale.
+ * While the poll cannot read the pool (`poolUnknown`), an entry tagged
+ * `pending` keeps its endpoint's own TTL (`clientMaxMs`), and once the pool is
+ * read again every such entry made until then is stale (what changed in
+ * between is unknown).
  */
 import type { CacheEntry } from '../cache/types.js';
 import type { ChainHeights } from '../cache/entry.js';
@@ -48,6 +52,10 @@ export class TagClock implements TouchedListener {
   #day: number | null = null;
   /** When the pending poll last saw the pool change (ms, the clock's). */
   #poolAt = -1;
+  /** The last poll could not read the pool. */
+  #poolUnknown = false;
+  /** The pool was read again after it was unknown: the next read stales once more. */
+  #poolSettling = false;
 
   readonly #onStale: (entry: CacheEntry) => void;
 
@@ -89,7 +97,7 @@ export class TagClock implements TouchedListener {
       const tag = d.tags[i]!;
       const at = this.#at.get(tag);
       if (at !== undefined && at > h) return true;
-      if (tag === PENDING && entry.createdAt <= this.#poolAt) return true;
+      if (tag === PENDING && (entry.createdAt <= this.#poolAt || (this.#poolUnknown && this.#clock() - entry.createdAt >= (d.clientMaxMs ?? 0)))) return true;
     }
     return false;
   }
@@ -141,6 +149,23 @@ export class TagClock implements TouchedListener {
 
   /** The pending poll saw the pool change: entries tagged `pending` created until now are stale. */
   poolChanged(): void {
+    this.#poolAt = this.#clock();
+  }
+
+  /** The pending poll could not read the pool: entries tagged `pending` keep their own TTL until it can. */
+  poolUnknown(): void {
+    this.#poolUnknown = true;
+  }
+
+  /**
+   * The pending poll read the pool. After it was unknown, entries tagged
+   * `pending` made until now are stale, and again at the next read (an answer
+   * older than this read may be stored after it).
+   */
+  poolKnown(): void {
+    if (!this.#poolUnknown && !this.#poolSettling) return;
+    this.#poolSettling = this.#poolUnknown;
+    this.#poolUnknown = false;
     this.#poolAt = this.#clock();
   }
 

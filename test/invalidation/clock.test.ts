@@ -110,6 +110,34 @@ describe('TagClock', () => {
     expect(c.stale(after, chain(51))).toBe(true);
   });
 
+  it('a pool the poll cannot read: pending entries keep their own TTL; read again, what was made until then is stale, twice', () => {
+    let now = 1000;
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+    c.start(50);
+    c.block(set(50, []));
+    const pool = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 900);
+    const address = entry(50, { tags: [tagOfAddress('a')], watchFinal: null, clientMaxMs: 1000 }, 900);
+    c.poolUnknown();
+    expect(c.stale(pool, chain(50))).toBe(false);
+    now = 1900;
+    expect(c.stale(pool, chain(50))).toBe(true);
+    // Only what depends on the pool.
+    expect(c.stale(address, chain(50))).toBe(false);
+    const during = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 1950);
+    expect(c.stale(during, chain(50))).toBe(false);
+    now = 2000;
+    c.poolKnown();
+    expect(c.stale(during, chain(50))).toBe(true);
+    const between = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 2050);
+    now = 2100;
+    c.poolKnown();
+    expect(c.stale(between, chain(50))).toBe(true);
+    const after = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 2150);
+    now = 9000;
+    c.poolKnown();
+    expect(c.stale(after, chain(50))).toBe(false);
+  });
+
   it('a stage end watch: fresh below the height, stale once the best head reaches it, whatever the sets', () => {
     const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
     c.start(60);
