@@ -3,8 +3,9 @@
  * connection (cache tier, lease, bus publishing, rate-limit counters), one
  * subscriber connection (bus), the RedisStore, the FleetLease, the FleetBus
  * wired to the chain tracker, the record of recent touched sets, and the
- * `FleetCoordinator` the resolver uses. Store, lease and record share one breaker. Never throws on a down Redis: everything
- * degrades to "memory tier + upstream" and resumes by itself.
+ * `FleetCoordinator` the resolver uses. Store, lease and record share one
+ * breaker. Never throws on a down Redis: everything degrades to "memory tier
+ * + upstream" and resumes by itself.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
