@@ -79,9 +79,7 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
         const sets = fleet === null ? null : await fleet.record.read();
         if (sets !== null && !closed) tagClock.join(sets, d.heads.bestHead());
       };
-      const begin = async () => {
-        if (closed) return;
-        await join();
+      const begin = () => {
         if (closed) return;
         reader = new BlockReader({
           reading: new BlockReading(d.catalogue, d.limits, d.lookup, clock),
@@ -103,10 +101,13 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
         });
       };
       // With a fleet, reading starts once Redis answers (the lease and the bus need it; the first
-      // blocks otherwise trip the Redis breaker); without one, at once.
-      if (fleet === null) void begin();
+      // blocks otherwise trip the Redis breaker), after the fleet's record is read.
+      // Without one, at once (synchronously: the reader hears a new head before refresh-ahead does).
+      if (fleet === null) begin();
       else {
-        void Promise.all([waitReady(fleet.client, READY_WAIT_MS), fleet.bus.ready(READY_WAIT_MS)]).then(begin);
+        void Promise.all([waitReady(fleet.client, READY_WAIT_MS), fleet.bus.ready(READY_WAIT_MS)])
+          .then(join)
+          .then(begin);
         // Back after a gap: the record may now reach further back than this replica's own sets.
         const onReady = () => {
           if (reader !== null) void join();
