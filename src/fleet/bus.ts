@@ -58,7 +58,8 @@ function isMark(v: unknown): v is PurgeMark {
 
 const strings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
-function isTouched(v: unknown): v is TouchedSet {
+/** A touched set of the current shape (a replica on an older version sends none: dropped). */
+export function isTouched(v: unknown): v is TouchedSet {
   if (typeof v !== 'object' || v === null) return false;
   const s = v as Record<string, unknown>;
   return Number.isSafeInteger(s.height) && typeof s.blockHash === 'string' && strings(s.addresses) && strings(s.contracts) && strings(s.deployed) && (s.day === null || Number.isSafeInteger(s.day)) && strings(s.tokens) && typeof s.complete === 'boolean';

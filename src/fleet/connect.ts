@@ -2,9 +2,10 @@
  * Builds the whole Redis side of a replica from REDIS_URL: one command
  * connection (cache tier, lease, bus publishing, rate-limit counters), one
  * subscriber connection (bus), the RedisStore, the FleetLease, the FleetBus
- * wired to the chain tracker, and the `FleetCoordinator` the resolver uses.
- * Store and lease share one breaker. Never throws on a down Redis: everything
- * degrades to "memory tier + upstream" and resumes by itself.
+ * wired to the chain tracker, the record of recent touched sets, and the
+ * `FleetCoordinator` the resolver uses. Store, lease and record share one
+ * breaker. Never throws on a down Redis: everything degrades to "memory tier
+ * + upstream" and resumes by itself.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -17,6 +18,7 @@ import { closeRedis, createRedis, isReady, type RedisClient } from '../redis/cli
 import { RedisStore } from '../redis/redis-store.js';
 import { connectTrackerToBus, FleetBus } from './bus.js';
 import { FleetLease } from './lease.js';
+import { FleetRecord } from './record.js';
 
 export interface FleetOptions {
   url: string;
@@ -36,6 +38,8 @@ export interface Fleet {
   store: RedisStore;
   lease: FleetLease;
   bus: FleetBus;
+  /** Recent touched sets, for replicas that join (src/fleet/record.ts). */
+  record: FleetRecord;
   coordinator: FleetCoordinator;
   healthy(): boolean;
   /** Last figures (refreshed in the background): entries = DBSIZE (all keys of the
@@ -76,6 +80,7 @@ export function connectFleet(opts: FleetOptions): Fleet {
   const store = new RedisStore({ client, config, metrics, breaker, ...(namespace !== undefined ? { namespace } : {}) });
   const bus = new FleetBus({ pub: client, sub, keyPrefix: config.keyPrefix, metrics, ...(opts.replicaId !== undefined ? { replicaId: opts.replicaId } : {}) });
   const lease = new FleetLease({ client, config, bus, metrics, breaker, ...(namespace !== undefined ? { namespace } : {}) });
+  const record = new FleetRecord({ client, config, metrics, breaker });
   const disconnectTracker = connectTrackerToBus(opts.tracker, bus);
 
   let stats: TierStats = { tier: 'redis', entries: 0, bytes: 0 };
@@ -98,6 +103,7 @@ export function connectFleet(opts: FleetOptions): Fleet {
     store,
     lease,
     bus,
+    record,
     coordinator: {
       acquire: (key) => lease.acquire(key),
       waitForFill: (key) => lease.waitForFill(key, store),

@@ -49,6 +49,7 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
       metrics.invalidated(e.key.slice(0, e.key.indexOf('?') >>> 0));
       hot.invalidated(e);
     },
+    onGuarded: metrics.guarded,
   });
   const tagClock = tags;
   touched.subscribe(tagClock);
@@ -57,6 +58,7 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
   let reader: BlockReader | null = null;
   let closed = false;
   let unshare: (() => void) | null = null;
+  let unready: (() => void) | null = null;
   return {
     clock: tagClock,
     rule: new PreciseRule(config.invalidation),
@@ -72,6 +74,11 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
         unshare = () => fleet.bus.off('touched', onTouched);
       }
       hot.attach({ revalidate: (req) => d.lookup.revalidate(req), catalogue: d.catalogue, limits: d.limits, maxKeys: config.refreshAhead.maxKeys, refreshed: metrics.refreshed, logger: d.logger });
+      // The fleet's record of recent sets: what was fetched before this replica's first block is judged by it.
+      const join = async (): Promise<void> => {
+        const sets = fleet === null ? null : await fleet.record.read();
+        if (sets !== null && !closed) tagClock.join(sets, d.heads.bestHead());
+      };
       const begin = () => {
         if (closed) return;
         reader = new BlockReader({
@@ -80,7 +87,13 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
           clock: tagClock,
           heads: d.heads,
           lead: fleet === null ? null : (job) => fleet.lease.acquire(`touched:${job}`),
-          share: fleet === null ? null : (set, pending) => void fleet.bus.publishTouched(set, pending),
+          share:
+            fleet === null
+              ? null
+              : (set, pending) => {
+                  void fleet.bus.publishTouched(set, pending);
+                  void fleet.record.add(set);
+                },
           timeoutMs: config.invalidation.readTimeoutMs,
           pendingPollMs: config.invalidation.pendingPollMs,
           metrics,
@@ -88,17 +101,29 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
         });
       };
       // With a fleet, reading starts once Redis answers (the lease and the bus need it; the first
-      // blocks otherwise trip the Redis breaker); without one, at once.
+      // blocks otherwise trip the Redis breaker), after the fleet's record is read.
+      // Without one, at once (synchronously: the reader hears a new head before refresh-ahead does).
       if (fleet === null) begin();
-      else void Promise.all([waitReady(fleet.client, READY_WAIT_MS), fleet.bus.ready(READY_WAIT_MS)]).then(begin);
+      else {
+        void Promise.all([waitReady(fleet.client, READY_WAIT_MS), fleet.bus.ready(READY_WAIT_MS)])
+          .then(join)
+          .then(begin);
+        // Back after a gap: the record may now reach further back than this replica's own sets.
+        const onReady = () => {
+          if (reader !== null) void join();
+        };
+        fleet.client.on('ready', onReady);
+        unready = () => fleet.client.off('ready', onReady);
+      }
     },
     status() {
-      return { mode: 'precise', coveredHeight: tagClock.covered, tags: tagClock.tags, tagBytes: tagClock.bytes, ...metrics.snapshot() };
+      return { mode: 'precise', coveredHeight: tagClock.covered, judgedFrom: tagClock.judgedFrom, tags: tagClock.tags, tagBytes: tagClock.bytes, ...metrics.snapshot() };
     },
     close() {
       closed = true;
       reader?.close();
       unshare?.();
+      unready?.();
     },
   };
 }

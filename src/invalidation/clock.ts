@@ -11,13 +11,24 @@
  * the tags bumped longest ago are forgotten and raise a floor below which
  * every tag-kept entry is stale.
  *
+ * Never fresh by default: an entry fetched below the first block this clock
+ * has a set for (less one) cannot be judged and is stale, unless the fleet's
+ * record of recent sets (`join`, src/fleet/record.ts) reaches back to it
+ * without a gap. Until the clock has any set, every tag-kept entry is stale.
+ *
  * The pending pool changes between blocks too: the pending poll reports it
  * (`poolChanged`), and every entry tagged `pending` created until then is stale.
+ * While the poll cannot read the pool (`poolUnknown`), an entry tagged
+ * `pending` keeps its endpoint's own TTL (`clientMaxMs`), and once the pool is
+ * read again every such entry made until then is stale (what changed in
+ * between is unknown).
  */
 import type { CacheEntry } from '../cache/types.js';
 import type { ChainHeights } from '../cache/entry.js';
 import type { TouchedListener, TouchedSet } from './touched.js';
 import { DAY, DEPLOYED, PENDING, tagOfAddress, tagOfToken, type EntryDeps } from './tags.js';
+import { joinable } from './joinable.js';
+import type { GuardReason } from './metrics.js';
 
 /** Rough bytes of one remembered tag: its string twice (key, UTF-16) plus the map slot. */
 const tagBytes = (tag: string): number => 2 * tag.length + 64;
@@ -48,14 +59,22 @@ export class TagClock implements TouchedListener {
   #day: number | null = null;
   /** When the pending poll last saw the pool change (ms, the clock's). */
   #poolAt = -1;
+  /** The last poll could not read the pool. */
+  #poolUnknown = false;
+  /** The pool was read again after it was unknown: the next read stales once more. */
+  #poolSettling = false;
+  /** Entries fetched below this height cannot be judged (before what this clock or the fleet record covers). */
+  #joined = Number.POSITIVE_INFINITY;
 
   readonly #onStale: (entry: CacheEntry) => void;
+  readonly #onGuarded: (reason: GuardReason) => void;
 
-  constructor(opts: { maxBytes: number; clock: () => number; onBlock?: (o: BlockOutcome) => void; onStale?: (entry: CacheEntry) => void }) {
+  constructor(opts: { maxBytes: number; clock: () => number; onBlock?: (o: BlockOutcome) => void; onStale?: (entry: CacheEntry) => void; onGuarded?: (reason: GuardReason) => void }) {
     this.#maxBytes = opts.maxBytes;
     this.#clock = opts.clock;
     this.#onBlock = opts.onBlock ?? (() => {});
     this.#onStale = opts.onStale ?? (() => {});
+    this.#onGuarded = opts.onGuarded ?? (() => {});
   }
 
   /** `stale`'s judgement, unreported (no metric, no refresh ahead). */
@@ -68,7 +87,8 @@ export class TagClock implements TouchedListener {
   stale(entry: CacheEntry, chain: ChainHeights): boolean {
     const d = entry.deps;
     if (d === undefined || !this.#stale(entry, d, chain)) return false;
-    this.#onStale(entry);
+    if (d.tags.length > 0 && (entry.head ?? -1) < this.#joined) this.#onGuarded('joined-late');
+    else this.#onStale(entry);
     return true;
   }
 
@@ -84,12 +104,12 @@ export class TagClock implements TouchedListener {
     if (d.watchHead !== undefined && (best === null || best >= d.watchHead)) return true;
     if (d.tags.length === 0) return false;
     if (best !== null && best > h && this.#covered < best) return true;
-    if (this.#incomplete > h || this.#floor > h) return true;
+    if (this.#incomplete > h || this.#floor > h || this.#joined > h) return true;
     for (let i = 0; i < d.tags.length; i++) {
       const tag = d.tags[i]!;
       const at = this.#at.get(tag);
       if (at !== undefined && at > h) return true;
-      if (tag === PENDING && entry.createdAt <= this.#poolAt) return true;
+      if (tag === PENDING && (entry.createdAt <= this.#poolAt || (this.#poolUnknown && this.#clock() - entry.createdAt >= (d.clientMaxMs ?? 0)))) return true;
     }
     return false;
   }
@@ -97,6 +117,11 @@ export class TagClock implements TouchedListener {
   /** Highest height below which every block has a set. */
   get covered(): number {
     return this.#covered;
+  }
+
+  /** Lowest head a tag-kept entry may have been fetched at to be judged (null: none yet, every one is stale). */
+  get judgedFrom(): number | null {
+    return Number.isFinite(this.#joined) ? this.#joined : null;
   }
 
   /** The hash block `height` was read with ('' when unknown or incomplete). */
@@ -134,7 +159,10 @@ export class TagClock implements TouchedListener {
       this.#day = set.day;
     }
     while (this.#hashes.has(this.#covered + 1)) this.#covered++;
-    if (this.#covered < 0) this.#covered = set.height;
+    if (this.#covered < 0) {
+      this.#covered = set.height;
+      this.#joined = Math.min(this.#joined, set.height - 1);
+    }
     this.#trimHashes();
     this.#onBlock({ height: set.height, complete: set.complete, tags: n });
   }
@@ -144,9 +172,67 @@ export class TagClock implements TouchedListener {
     this.#poolAt = this.#clock();
   }
 
-  /** The first block the proxy reads: nothing below it is owed. */
+  /** The pending poll could not read the pool: entries tagged `pending` keep their own TTL until it can. */
+  poolUnknown(): void {
+    this.#poolUnknown = true;
+  }
+
+  /**
+   * The pending poll read the pool. After it was unknown, entries tagged
+   * `pending` made until now are stale, and again at the next read (an answer
+   * older than this read may be stored after it).
+   */
+  poolKnown(): void {
+    if (!this.#poolUnknown && !this.#poolSettling) return;
+    this.#poolSettling = this.#poolUnknown;
+    this.#poolUnknown = false;
+    this.#poolAt = this.#clock();
+  }
+
+  /** The first block the proxy reads: blocks below it are not read here (what was fetched before it is judged by `join`, or stale). */
   start(height: number): void {
-    if (this.#covered < 0) this.#covered = height - 1;
+    if (this.#covered >= 0) return;
+    this.#covered = height - 1;
+    this.#joined = Math.min(this.#joined, height - 1);
+  }
+
+  /**
+   * The fleet's record of recent sets (by height), read at start and after a
+   * reconnect: applied like sets heard here, as far back as it goes without
+   * a gap, so entries fetched since then are judged by it. Before this clock
+   * has a set, the record must reach `head` − JOIN_GAP (the reader reads the
+   * blocks after it); afterwards it must meet what the clock knows. Returns
+   * whether it was used.
+   */
+  join(sets: readonly TouchedSet[], head: number | null): boolean {
+    const started = this.#covered >= 0;
+    const r = joinable(sets, started ? this.#covered : head, started ? this.#joined : null);
+    if (r === null) return false;
+    let day: number | null | undefined;
+    for (const set of r.sets) {
+      const seen = this.#hashes.get(set.height);
+      // Two hashes for one height in the record: a block was replaced before this replica heard of it.
+      if (seen !== undefined && seen !== '' && set.blockHash !== '' && seen !== set.blockHash) this.#rewritten(set.height);
+      if (seen === undefined || set.blockHash !== '') this.#hashes.set(set.height, set.blockHash);
+      if (!set.complete) {
+        this.#incomplete = Math.max(this.#incomplete, set.height);
+        continue;
+      }
+      for (const a of set.addresses) this.#bump(tagOfAddress(a), set.height);
+      for (const c of set.contracts) this.#bump(tagOfAddress(c), set.height);
+      for (const t of set.tokens) this.#bump(tagOfToken(t), set.height);
+      if (set.deployed.length > 0) this.#bump(DEPLOYED, set.height);
+      this.#bump(PENDING, set.height);
+      if (set.day === null || set.day !== day) this.#bump(DAY, set.height);
+      day = set.day;
+    }
+    if (!started) {
+      this.#covered = r.to;
+      if (day !== undefined) this.#day = day;
+    }
+    this.#joined = Math.min(this.#joined, r.from - 1);
+    this.#trimHashes();
+    return true;
   }
 
   rebase(height: number): void {

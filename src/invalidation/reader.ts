@@ -80,13 +80,17 @@ export class BlockReader {
     try {
       const { pending, changed } = await this.#d.reading.pending(AbortSignal.timeout(this.#d.timeoutMs));
       if (this.#closed) return;
+      this.#d.clock.poolKnown();
       if (changed || this.#settling) this.#d.clock.poolChanged();
       this.#settling = changed;
       if (pending.hashes.length === 0) return;
       this.#d.metrics.pending(pending.hashes.length);
       this.#d.touched.publishPending(pending);
     } catch {
-      // the next poll or block tries again
+      // Until a poll reads it, what depends on the pool keeps its own TTL (the next poll or block tries again).
+      if (this.#closed) return;
+      this.#d.clock.poolUnknown();
+      this.#d.metrics.guarded('pool-unknown');
     }
   }
 

@@ -81,6 +81,7 @@ const INVALIDATION_SCHEMA: SchemaObject = {
   properties: {
     mode: { type: 'string', enum: ['precise', 'head'] },
     coveredHeight: { ...nullableInt, description: 'Newest height whose touched set is applied.' },
+    judgedFrom: { ...nullableInt, description: "Lowest head a tag-kept entry may have been fetched at to be judged (this replica's first block, or as far back as the fleet's record reached); entries fetched below it are stale. Null: no set yet." },
     tags: { ...count, description: 'Tags remembered with the height of the last block naming them.' },
     tagBytes: { ...count, description: 'Estimated bytes of the tag map (charged to CACHE_MAX_BYTES).' },
     blocks: { ...count, description: 'Touched sets published (read here or received from the fleet).' },
@@ -91,6 +92,7 @@ const INVALIDATION_SCHEMA: SchemaObject = {
     tagsBumped: count,
     entriesInvalidated: count,
     unnamedChanges: { ...count, description: 'Refetches at the safety bound that found content changed though no block named the entry.' },
+    guarded: { type: 'object', additionalProperties: count, description: 'Facts not trusted, by reason (chainproxy_invalidation_guarded_total).' },
   },
 };
 

@@ -7,7 +7,12 @@
  * what was served, never an implausible head). Links are spliced into the
  * upstream's own bytes (never re-serialized JSON), error answers are
  * normalized to the envelope, TTLs follow the content, and the facts the
- * answer showed (head, final height) are returned for the resolver to apply.
+ * answer showed (head, final height) are handed to the caller to apply
+ * before the entry's lifetime is decided (an answer that shows a block final
+ * is stored as final, not watched until it is). The entry is stamped with
+ * the head the answer is known to show (its upstream's, or the newest block
+ * it lists), never above the best head when the fetch began: a touched set
+ * for any block above that stamp stales it.
  */
 import type { CanonicalRequest, Classification, EndpointName } from '../catalogue/types.js';
 import { classify, distrusted, freshnessOf, heightOf } from '../catalogue/classify.js';
@@ -24,6 +29,7 @@ import { answerProblem } from '../upstream/judge.js';
 import type { Purpose, UpstreamPool, UpstreamRequest, UpstreamResponse } from '../upstream/types.js';
 import type { Quorum } from '../consensus/quorum.js';
 import type { PreciseRule } from '../invalidation/rule.js';
+import type { GuardReason } from '../invalidation/metrics.js';
 import { headerTags } from '../invalidation/tags.js';
 
 export interface Fetched {
@@ -31,7 +37,7 @@ export interface Fetched {
   cacheable: boolean;
   upstream: string;
   upstreamMs: number;
-  /** What the answer showed about the chain; applied by the resolver. */
+  /** What the answer showed about the chain (given to `learn` before the entry was made). */
   facts: ChainFacts;
 }
 
@@ -47,6 +53,24 @@ export interface FetchStageDeps {
   precise?: PreciseRule | null;
   /** Entries carry their tags for the Cache-Tag and Surrogate-Key headers (CACHE_TAG_HEADERS). */
   tagHeaders?: boolean;
+  /** Counts a fact not trusted (an answer stamped below the best head: `behind-upstream`); null: not counted. */
+  guarded?: ((reason: GuardReason) => void) | null;
+}
+
+/** Applies the facts an answer showed (the tracker), before its entry is made. */
+export type Learn = (facts: ChainFacts) => void;
+
+/**
+ * The head an answer is known to show: the higher of its upstream's head when
+ * asked and the highest block the answer itself shows, never above the best
+ * head when the fetch began. An upstream whose head is unknown (never probed)
+ * and an answer that shows none: the best head, as before.
+ */
+function stampOf(res: UpstreamResponse, shown: number | null, headAtStart: number | null): number | null {
+  if (headAtStart === null) return null;
+  const reported = res.head ?? null;
+  if (reported === null && shown === null) return headAtStart;
+  return Math.min(Math.max(reported ?? -1, shown ?? -1), headAtStart);
 }
 
 type Accept = (res: UpstreamResponse) => string | ProxyError | null;
@@ -107,8 +131,11 @@ export class FetchStage {
     return res.uncovered === true || res.laggingFallback === true ? distrusted(cls, req.endpoint.policy) : cls;
   }
 
-  /** `purpose`: the proxy's own background request (sent upstream as a header); null: a client's miss. */
-  async fetch(req: CanonicalRequest, signal?: AbortSignal, purpose: Purpose | null = null): Promise<Fetched> {
+  /**
+   * `purpose`: the proxy's own background request (sent upstream as a header); null: a client's miss.
+   * `learn`: given the facts the answer showed before the entry's lifetime is decided; null: only returned.
+   */
+  async fetch(req: CanonicalRequest, signal?: AbortSignal, purpose: Purpose | null = null, learn: Learn | null = null): Promise<Fetched> {
     const { pool, chain } = this.#deps;
     const headAtStart = chain.bestHead();
     const ask: UpstreamRequest = {
@@ -126,7 +153,28 @@ export class FetchStage {
     // Stage 3, agree: a final answer is kept only once several upstreams agree (UPSTREAM_QUORUM).
     const quorum = this.#deps.quorum;
     const settled = quorum === null ? { res: first, cls: firstCls } : await quorum.settle(req, ask, first, firstCls, (r) => this.#classify(req, r));
-    return this.#build(req, settled.res, settled.cls, headAtStart);
+    learn?.(this.#facts(req, settled.res, settled.cls));
+    return this.#build(req, settled.res, settled.cls, stampOf(settled.res, settled.cls.observedHead, headAtStart), headAtStart);
+  }
+
+  /**
+   * The final height a stored entry shows (a fleet follower reading the
+   * leader's fill learns it as the leader did); null when none or unreadable.
+   */
+  finalShown(req: CanonicalRequest, entry: CacheEntry): number | null {
+    if (entry.status !== 200) return null;
+    let json: unknown;
+    try {
+      json = JSON.parse(entry.body.toString('utf8'));
+    } catch {
+      return null;
+    }
+    const body = obj(json);
+    return body === null ? null : classify({ req, status: entry.status, json: body, chain: this.#deps.chain }).observedFinal;
+  }
+
+  #facts(req: CanonicalRequest, res: UpstreamResponse, cls: Classification): ChainFacts {
+    return { head: cls.observedHead, final: cls.observedFinal, source: res.upstream, shown: req.endpoint.module?.reportsHead !== true };
   }
 
   /**
@@ -136,13 +184,16 @@ export class FetchStage {
    */
   adopt(req: CanonicalRequest, res: UpstreamResponse, head: number): Fetched | null {
     if (this.#acceptFor(req)(res) !== null) return null;
-    return this.#build(req, res, this.#classify(req, res), head);
+    return this.#build(req, res, this.#classify(req, res), head, head);
   }
 
-  #build(req: CanonicalRequest, res: UpstreamResponse, settledCls: Classification, headAtStart: number | null): Fetched {
+  /** `stamp`: the head the answer is known to show; `best`: the best head when the fetch began. */
+  #build(req: CanonicalRequest, res: UpstreamResponse, settledCls: Classification, stamp: number | null, best: number | null): Fetched {
     const { chain, publicBaseUrl, clock } = this.#deps;
     const precise = this.#deps.precise ?? null;
     const { cls, deps } = precise === null ? { cls: settledCls, deps: undefined } : precise.apply(req, settledCls, obj(res.json)?.['data'], chain.finalHeight());
+    // Kept by the head or by tags, an answer from an upstream behind the best head is kept only until the block it lacks.
+    if (cls.cacheable && stamp !== null && best !== null && stamp < best && (cls.headDependent || (deps?.tags.length ?? 0) > 0)) this.#deps.guarded?.('behind-upstream');
 
     const { ok, status, body } = transform(req, res, publicBaseUrl);
 
@@ -154,7 +205,7 @@ export class FetchStage {
       ttlMs: cls.ttlMs,
       swrMs: cls.swrMs,
       sieMs: cls.sieMs,
-      head: headAtStart,
+      head: stamp,
       headDependent: cls.headDependent,
       finalAt: cls.finalAt,
       negative: cls.negative,
@@ -162,7 +213,6 @@ export class FetchStage {
       ...(deps !== undefined ? { deps } : {}),
       ...(this.#deps.tagHeaders === true && cls.cacheable ? tagHeaderOf(req, obj(res.json)?.['data']) : {}),
     });
-    const facts: ChainFacts = { head: cls.observedHead, final: cls.observedFinal, source: res.upstream, shown: req.endpoint.module?.reportsHead !== true };
-    return { entry, cacheable: cls.cacheable, upstream: res.upstream, upstreamMs: res.durationMs, facts };
+    return { entry, cacheable: cls.cacheable, upstream: res.upstream, upstreamMs: res.durationMs, facts: this.#facts(req, res, cls) };
   }
 }

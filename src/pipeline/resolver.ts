@@ -13,7 +13,7 @@
  */
 import type { Logger } from 'pino';
 import type { CanonicalRequest } from '../catalogue/types.js';
-import type { ChainFeedback, ChainView } from '../chain/types.js';
+import type { ChainFacts, ChainFeedback, ChainView } from '../chain/types.js';
 import type { CacheEntry, CacheResult, CacheStore } from '../cache/types.js';
 import { entryState, promoteIfFinal, type TagJudge } from '../cache/entry.js';
 import type { MemoryEntry, MemoryStore } from '../cache/memory-store.js';
@@ -82,6 +82,7 @@ export class Resolver {
   readonly #flights = new SingleFlight<Filled>();
   readonly #observe: (req: CanonicalRequest) => void;
   readonly #tags: TagJudge | null;
+  readonly #learn = (facts: ChainFacts): void => this.#d.chain.apply(facts);
 
   constructor(deps: ResolverDeps) {
     this.#d = deps;
@@ -263,6 +264,9 @@ export class Resolver {
     const leader = await fleet.acquire(req.key);
     if (!leader) {
       const filled = await fleet.waitForFill(req.key);
+      // What the leader's answer showed is learned here too, before the fill is judged.
+      const final = filled === undefined ? null : this.#d.fetcher.finalShown(req, filled);
+      if (final !== null) chain.apply({ head: null, final, source: '', shown: true });
       if (filled !== undefined && entryState(filled, clock(), chain, this.#tags) === 'fresh') {
         this.#d.memory.put(filled);
         this.#d.metrics.upstreamSaved(req.endpoint.name);
@@ -277,9 +281,9 @@ export class Resolver {
   }
 
   async #fetchAndStore(req: CanonicalRequest, ctx: FlightContext, purpose: Purpose | null): Promise<Filled> {
-    const f = await this.#d.fetcher.fetch(req, ctx.signal, purpose);
+    // The facts the answer showed are applied before its entry's lifetime is decided.
+    const f = await this.#d.fetcher.fetch(req, ctx.signal, purpose, this.#learn);
     ctx.answered();
-    this.#d.chain.apply(f.facts);
     // With a fleet lease, followers on other replicas read the fill from Redis: write it before release.
     if (f.cacheable) {
       const before = this.#d.memory.peek(req.key)?.entry;

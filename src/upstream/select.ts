@@ -9,11 +9,15 @@
  *     `laggingFallback` (block/max stays monotonic through the `accept` hook);
  *  3. for requests about one block height: the upstream's own head covers it
  *     (for final data, its own final height: head − (best head − final height));
- *     when none does, the highest known head, marked `uncovered`;
+ *     when none does, the highest known head, marked `uncovered` (never a
+ *     hedge: an upstream without the block would win with "no transactions");
  *  4. healthy by the last probe (or not probed yet);
  *  5. admission queue not full;
  *  6. not already tried by this request (retries go elsewhere when possible;
- *     hedges only ever go to an untried, fresh upstream).
+ *     hedges only ever go to an untried, fresh upstream);
+ *  7. for 'head' requests: at the best head (a fresh upstream a block behind
+ *     answers without that block, and its answer is kept only until the block
+ *     is known to change it: fewer refetches when one at the head can take it).
  * Then least in-flight wins, ties broken by the lower latency EWMA (unknown
  * latency counts as 0, so a new upstream gets tried), then configuration order.
  *
@@ -93,6 +97,7 @@ export function selectUpstream(upstreams: readonly Upstream[], o: SelectOptions)
     if (having.length > 0) {
       pool = having;
     } else {
+      if (o.untriedOnly) return null; // never hedge onto an upstream without the block
       uncovered = true;
       const top = Math.max(...pool.map((u) => u.head ?? -1));
       pool = pool.filter((u) => (u.head ?? -1) === top);
@@ -101,8 +106,10 @@ export function selectUpstream(upstreams: readonly Upstream[], o: SelectOptions)
   pool = narrow(pool, (u) => u.probeOk !== false);
   pool = narrow(pool, (u) => !u.saturated());
   pool = narrow(pool, (u) => !o.tried.has(u.name));
+  const best = o.bestHead;
+  if (o.freshness === 'head' && best !== null) pool = narrow(pool, (u) => u.head !== null && u.head >= best);
 
-  let best: Upstream | undefined;
-  for (const u of pool) if (best === undefined || rank(u, best) < 0) best = u;
-  return best === undefined ? null : { upstream: best, laggingFallback, uncovered };
+  let chosen: Upstream | undefined;
+  for (const u of pool) if (chosen === undefined || rank(u, chosen) < 0) chosen = u;
+  return chosen === undefined ? null : { upstream: chosen, laggingFallback, uncovered };
 }

@@ -197,6 +197,8 @@ export class Upstream {
       throw new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: `${this.name}: circuit breaker open` });
     }
     const started = performance.now();
+    // The answer shows at least the head this upstream had reported when it was asked.
+    const head = this.head;
     let outcome: UpstreamOutcome = 'ok';
     try {
       const res = await attempt(this.#pool, {
@@ -219,7 +221,7 @@ export class Upstream {
         this.#lastGoodAt = performance.now();
         if (permit) this.breaker.success(permit);
       }
-      return { ...res, head: this.head };
+      return { ...res, head };
     } catch (e) {
       const err = e as ProxyError; // attempt() rejects only with ProxyError
       const elapsed = performance.now() - started;

@@ -110,6 +110,34 @@ describe('TagClock', () => {
     expect(c.stale(after, chain(51))).toBe(true);
   });
 
+  it('a pool the poll cannot read: pending entries keep their own TTL; read again, what was made until then is stale, twice', () => {
+    let now = 1000;
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+    c.start(50);
+    c.block(set(50, []));
+    const pool = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 900);
+    const address = entry(50, { tags: [tagOfAddress('a')], watchFinal: null, clientMaxMs: 1000 }, 900);
+    c.poolUnknown();
+    expect(c.stale(pool, chain(50))).toBe(false);
+    now = 1900;
+    expect(c.stale(pool, chain(50))).toBe(true);
+    // Only what depends on the pool.
+    expect(c.stale(address, chain(50))).toBe(false);
+    const during = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 1950);
+    expect(c.stale(during, chain(50))).toBe(false);
+    now = 2000;
+    c.poolKnown();
+    expect(c.stale(during, chain(50))).toBe(true);
+    const between = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 2050);
+    now = 2100;
+    c.poolKnown();
+    expect(c.stale(between, chain(50))).toBe(true);
+    const after = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 2150);
+    now = 9000;
+    c.poolKnown();
+    expect(c.stale(after, chain(50))).toBe(false);
+  });
+
   it('a stage end watch: fresh below the height, stale once the best head reaches it, whatever the sets', () => {
     const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
     c.start(60);
@@ -136,5 +164,62 @@ describe('TagClock', () => {
     const later = entry(73, { tags: [DAY], watchFinal: null });
     c.block(set(74, [], false));
     expect(c.stale(later, chain(74))).toBe(true);
+  });
+});
+
+describe('TagClock: entries from before this replica', () => {
+  const tagged = (head: number, tag = 'a') => entry(head, { tags: [tagOfAddress(tag)], watchFinal: null });
+  const record = (from: number, to: number, named: Record<number, string[]> = {}): TouchedSet[] => Array.from({ length: to - from + 1 }, (_, i) => set(from + i, named[from + i] ?? []));
+
+  it('never fresh by default: before any set, and below the first block, a tag-kept entry is stale (counted)', () => {
+    const guarded: string[] = [];
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0, onGuarded: (r) => guarded.push(r) });
+    expect(c.stale(tagged(100), chain(100))).toBe(true);
+    c.start(101);
+    expect(c.judgedFrom).toBe(100);
+    c.block(set(101, []));
+    expect(c.stale(tagged(100), chain(101))).toBe(false);
+    expect(c.stale(tagged(99), chain(101))).toBe(true);
+    expect(guarded).toEqual(['joined-late', 'joined-late']);
+  });
+
+  it('joining the fleet record: entries are judged by it as far back as it goes without a gap', () => {
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
+    // 90..91, a gap at 92, then 93..100; block 97 named `a`.
+    const sets = [...record(90, 91), ...record(93, 100, { 97: ['a'] })];
+    expect(c.join(sets, 101)).toBe(true);
+    expect(c.covered).toBe(100);
+    expect(c.judgedFrom).toBe(92);
+    c.start(101); // the reader's first head: already covered by the record
+    expect(c.covered).toBe(100);
+    c.block(set(101, []));
+    expect(c.stale(tagged(96), chain(101))).toBe(true);
+    expect(c.stale(tagged(96, 'b'), chain(101))).toBe(false);
+    expect(c.stale(tagged(97), chain(101))).toBe(false);
+    expect(c.stale(tagged(91, 'b'), chain(101))).toBe(true);
+  });
+
+  it('a record too far behind the head is not used; a started clock joins only a record that meets what it knows', () => {
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
+    expect(c.join(record(10, 20), 200)).toBe(false);
+    c.start(200);
+    c.block(set(200, []));
+    expect(c.judgedFrom).toBe(199);
+    expect(c.join(record(150, 197), 200)).toBe(false);
+    expect(c.stale(tagged(198, 'b'), chain(200))).toBe(true);
+    expect(c.join(record(150, 199, { 180: ['a'] }), 200)).toBe(true);
+    expect(c.judgedFrom).toBe(149);
+    expect(c.stale(tagged(170), chain(200))).toBe(true);
+    expect(c.stale(tagged(170, 'b'), chain(200))).toBe(false);
+    expect(c.stale(tagged(190), chain(200))).toBe(false);
+  });
+
+  it('a record that shows a height read with two hashes stales what was fetched about it before', () => {
+    let now = 10;
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+    const watched = entry(50, { tags: [], watchFinal: 48 }, 5);
+    now = 20;
+    expect(c.join([...record(45, 47), set(48, [], true, 'old'), set(48, [], true, 'new'), ...record(49, 50)], 50)).toBe(true);
+    expect(c.stale(watched, chain(50, 40))).toBe(true);
   });
 });

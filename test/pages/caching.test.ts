@@ -71,7 +71,7 @@ describe('ETag and 304', () => {
     const a = await get(env.base, path);
     expect(a.status).toBe(200);
     env.sim.chain.advance(1);
-    env.proxy.tracker.observeHead(h0 + 1);
+    await env.probe();
     env.mark();
     const b = await get(env.base, path);
     expect(b.header('x-cache')).toBe('MISS');

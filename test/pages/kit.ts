@@ -4,11 +4,12 @@
  * request (arrival and answer times), and a real proxy in front of the relay.
  */
 import { request } from 'undici';
-import type { ProxyHandle } from '../../src/app.js';
+import { pino } from 'pino';
+import { buildProxy, type ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { locate } from '../../src/transform/json-scan.js';
 import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { startTestProxy, type ConfigPatch } from '../helpers/proxy.js';
+import { testConfig, type ConfigPatch } from '../helpers/proxy.js';
 import { get, withoutStamps, type Got } from '../helpers/proxy-kit.js';
 
 interface Fault {
@@ -34,6 +35,8 @@ export interface PagesEnv {
   faults: Map<string, Fault>;
   /** Forget the requests seen so far. */
   mark(): void;
+  /** One probe round now: the proxy learns the simulator's head as its prober would (the upstream's head with it). */
+  probe(): Promise<void>;
   /** Upstream requests for one endpoint (no leading slash) since the last mark. */
   count(endpoint?: string): number;
   close(): Promise<void>;
@@ -59,7 +62,10 @@ export async function startPagesEnv(patch: ConfigPatch = {}, clock?: () => numbe
     }
     s.answered = performance.now();
   });
-  const proxy = await startTestProxy([relay.url], { upstream: { hedgeAfterMs: 0, hedgeQuantile: 0, maxAttempts: 1 }, ...patch }, clock);
+  const config = testConfig([relay.url], { upstream: { hedgeAfterMs: 0, hedgeQuantile: 0, maxAttempts: 1 }, ...patch });
+  const built = await buildProxy(config, { logger: pino({ level: config.logLevel }), ...(clock ? { clock } : {}) });
+  const url = await built.app.listen({ port: 0, host: '127.0.0.1' });
+  const proxy: ProxyHandle = { url, app: built.app, resolver: built.resolver, tracker: built.tracker, memory: built.memory, pages: built.pages, stream: built.stream, close: built.close };
   await waitFor(() => proxy.tracker.bestHead() !== null, 5000, 'first probe');
   Object.assign(env, {
     sim,
@@ -70,6 +76,7 @@ export async function startPagesEnv(patch: ConfigPatch = {}, clock?: () => numbe
     mark() {
       env.seen = [];
     },
+    probe: () => built.pool.probeNow(),
     count(endpoint?: string) {
       return env.seen.filter((s) => endpoint === undefined || s.path === endpoint).length;
     },
