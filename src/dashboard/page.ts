@@ -128,6 +128,8 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
       <table id="tiers"><thead><tr><th>tier</th><th class="num">entries</th><th class="num">bytes</th><th class="num">capacity</th><th class="num">fill</th></tr></thead><tbody></tbody></table>
       <p>Redis: <span id="redis" class="pill">-</span></p>
       <p>Activity streams: <span id="activity">-</span></p>
+      <p>Precise invalidation: <span id="invalidation">-</span></p>
+      <table id="guarded"><thead><tr><th>facts not trusted (head rule instead)</th><th class="num">since start</th></tr></thead><tbody></tbody></table>
     </section>
   </div>
 </main>

@@ -7,16 +7,23 @@
  * a reading the reader verified may be stored for clients (`keep`), never
  * read back. A cross-check asks other upstreams one attempt each, through the
  * pool's ballots (as the quorum does), and can pin the rest of a reading to
- * the upstream that answered.
+ * the upstream that answered. A read shed by the pool (its queues full) is
+ * tried again after a pause, while the read's time lasts: the reader's reads
+ * keep every tag-kept entry precise, so they wait rather than fail the block.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { CanonicalRequest } from '../catalogue/types.js';
 import { freshnessOf, heightOf } from '../catalogue/classify.js';
 import type { ChainFeedback, ChainView } from '../chain/types.js';
 import type { CacheEntry, CacheStore } from '../cache/types.js';
 import type { MemoryStore } from '../cache/memory-store.js';
+import { ProxyError } from '../errors/catalog.js';
 import type { Fetched } from '../pipeline/fetch-stage.js';
 import type { Purpose, UpstreamPool, UpstreamRequest, UpstreamResponse } from '../upstream/types.js';
+
+/** First pause after a shed read; it doubles up to a second. */
+const SHED_PAUSE_MS = 50;
 
 export interface OwnReadsDeps {
   /** One fetch through the pool (retries, hedges), classified: the fetch stage's. */
@@ -41,8 +48,7 @@ export class OwnReads {
   read(req: CanonicalRequest, signal: AbortSignal, purpose: Purpose): Promise<Fetched> {
     const running = this.#flights.get(req.key);
     if (running !== undefined) return running;
-    const p = this.#d
-      .fetch(req, signal, purpose)
+    const p = this.#fetch(req, signal, purpose)
       .then((f) => {
         this.#d.chain.apply(f.facts);
         return f;
@@ -50,6 +56,17 @@ export class OwnReads {
       .finally(() => this.#flights.delete(req.key));
     this.#flights.set(req.key, p);
     return p;
+  }
+
+  async #fetch(req: CanonicalRequest, signal: AbortSignal, purpose: Purpose): Promise<Fetched> {
+    for (let pause = SHED_PAUSE_MS; ; pause = Math.min(2 * pause, 1000)) {
+      try {
+        return await this.#d.fetch(req, signal, purpose);
+      } catch (err) {
+        if (!(err instanceof ProxyError) || err.kind !== 'UPSTREAM_OVERLOADED' || signal.aborted) throw err;
+        await sleep(pause, undefined, { signal });
+      }
+    }
   }
 
   /**

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { TOKENS } from '../../src/sim/index.js';
 import { get } from '../helpers/replica.js';
 import { openStream } from '../stream/sse-client.js';
-import { content, covered, invalidationStatus, PRECISE, preciseRig, truth } from './kit.js';
+import { content, covered, invalidationStatus, preciseRig, truth } from './kit.js';
 
 const rig = preciseRig();
 const START = 4_842_003;
