@@ -121,11 +121,11 @@ export class BlockReading {
 
   /**
    * The touched set of block `height` (complete), and the pool's new entries;
-   * `known`: the hash the block list shows for it. Its answers are stored for
+   * `known`: the hash the block list shows for it (read meanwhile). Its answers are stored for
    * clients before it resolves. Rejects when anything cannot be read, and with
    * CrossCheckFailed when no reading agrees.
    */
-  async read(height: number, signal: AbortSignal, known: string | undefined): Promise<{ set: TouchedSet; pending: PendingTouched }> {
+  async read(height: number, signal: AbortSignal, known: Promise<string | undefined>): Promise<{ set: TouchedSet; pending: PendingTouched }> {
     const poolReads: Fetched[] = [];
     const [v, pool] = await Promise.all([this.#verify.verified(height, signal, known), this.#readPool(signal, poolReads)]);
     const keep: Fetched[] = [...v.reads, ...poolReads];

@@ -153,8 +153,9 @@ export class BlockReader {
     const started = performance.now();
     const aborted = new Promise<never>((_, reject) => ac.signal.addEventListener('abort', () => reject(ac.signal.reason as Error), { once: true }));
     try {
+      // Read beside the block (not before it): the hash it shows is checked once both are in.
       this.#recent ??= this.#d.reading.recent(ac.signal).catch(() => null);
-      const known = (await Promise.race([this.#recent, aborted]))?.get(height);
+      const known = this.#recent.then((r) => r?.get(height));
       const { set, pending } = await Promise.race([this.#d.reading.read(height, ac.signal, known), aborted]);
       this.#d.metrics.read((performance.now() - started) / 1000);
       this.#d.touched.publishBlock(set);

@@ -113,10 +113,10 @@ export class BlockVerifier {
   /**
    * The first reading of block `height` that agrees with itself and whose
    * hash a second source vouches for: `known` (the block list's hash for that
-   * height, if it lists it) or another upstream's agreeing reading.
+   * height, if it lists it: read meanwhile) or another upstream's agreeing reading.
    */
-  async verified(height: number, signal: AbortSignal, known: string | undefined): Promise<Reading> {
-    const first = await this.#reading(height, signal);
+  async verified(height: number, signal: AbortSignal, listed: Promise<string | undefined>): Promise<Reading> {
+    const [first, known] = await Promise.all([this.#reading(height, signal), listed]);
     const problem = mismatch(height, first, known, PAGE_SIZE);
     if (problem === null) return first;
     const vouched = new Set<string>(known === undefined || known === '' ? [] : [known]);
