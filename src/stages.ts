@@ -24,9 +24,9 @@ import { registerPageMetrics, type PageMetrics } from './pages/metrics.js';
 import { compilePages, type CompiledPage } from './pages/plan.js';
 import { TouchedSets } from './invalidation/touched.js';
 import { buildInvalidation, tagBudget, type Invalidation } from './invalidation/build.js';
+import { storeFor } from './invalidation/own-reads.js';
 import { EarnedBounds } from './invalidation/earned.js';
 import { FetchStage } from './pipeline/fetch-stage.js';
-import { backgroundLookup } from './pipeline/purpose.js';
 import { HeadEntry } from './pipeline/head-entry.js';
 import { canonicalize } from './catalogue/canonicalize.js';
 import type { UpstreamResponse } from './upstream/types.js';
@@ -109,7 +109,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const metrics = prom.metrics;
 
   const touched = new TouchedSets();
-  const invalidation = buildInvalidation(config, touched, prom.registry, clock);
+  const invalidation = buildInvalidation(config, touched, prom.registry, clock, tracker);
   // The tag map is charged to CACHE_MAX_BYTES.
   const memoryBytes = invalidation === null ? config.cacheMaxBytes : config.cacheMaxBytes - tagBudget(config.cacheMaxBytes);
   const memory = new MemoryStore({ maxBytes: memoryBytes, clock, onEvict: () => metrics.cacheEviction('memory') });
@@ -160,7 +160,16 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     adoptHead = head.adopt;
     confirmHead = head.renew;
   }
-  invalidation?.start({ lookup: backgroundLookup(resolver), catalogue, limits: config.limits, heads: tracker, fleet, logger });
+  invalidation?.start({
+    lookup: { revalidate: (req) => resolver.revalidate(req, 'refresh') },
+    // The block reader reads around the client cache (its own fetches), and stores what it verified.
+    reads: { fetch: (req, signal, purpose) => fetcher.fetch(req, signal, purpose), adopt: (req, res, head) => fetcher.adopt(req, res, head), pool, chain: tracker, store: storeFor(memory, fleet?.store ?? null, logger) },
+    catalogue,
+    limits: config.limits,
+    heads: tracker,
+    fleet,
+    logger,
+  });
 
   const compiledPages = compilePages(PAGES, config.pages, catalogue);
   const pageMetrics = registerPageMetrics(prom.registry, [...compiledPages.keys()]);

@@ -4,7 +4,9 @@
  * watched entities; only a block that names one has its transactions read
  * (cached tx/list pages). Blocks are handled one at a time in arrival order;
  * a set for a height already seen with another hash, or below the newest
- * one, is a rebase first. A step running across a rebase publishes nothing.
+ * one, is a rebase first. A replaced block (a reorg) is sent again after the
+ * rebase, and so are the blocks kept above it (their subscribers dropped them
+ * with the rebase). A step running across a rebase publishes nothing.
  */
 import type { Logger } from 'pino';
 import type { ChainView } from '../chain/types.js';
@@ -67,6 +69,8 @@ export class ActivityFeed implements TouchedListener {
     const { history, channel } = this.#d;
     const seen = history.at(set.height);
     if (seen !== undefined && seen.hash === set.blockHash) return;
+    // A replaced block: the blocks above it stay (sent again after it).
+    const above = seen === undefined ? [] : history.above(set.height);
     if (set.height <= history.height) this.#rebase(set.height - 1);
     const now = this.#d.clock();
     channel.prune(now);
@@ -93,7 +97,9 @@ export class ActivityFeed implements TouchedListener {
       if (epoch !== this.#epoch && set.height > this.#rebasedTo) return;
     }
     const record = { height: set.height, hash: set.blockHash, complete, matched, txs, bytes: chargeOf(set.blockHash, matched, txs) };
-    history.push(record);
-    channel.publish(record);
+    for (const r of [record, ...above]) {
+      history.push(r);
+      channel.publish(r);
+    }
   }
 }

@@ -88,6 +88,11 @@ export class ActivityHistory {
     }
   }
 
+  /** Kept records above `height`, oldest first. */
+  above(height: number): BlockRecord[] {
+    return this.#records.slice(this.#index(height + 1));
+  }
+
   /** Kept records above `height` that name one of `entities`, oldest first. */
   matching(height: number, entities: ReadonlySet<string>): BlockRecord[] {
     const out: BlockRecord[] = [];

@@ -4,7 +4,7 @@
  * the routing freshness a request needs.
  */
 import type { ChainView } from '../chain/types.js';
-import { isFinal, NOT_CACHEABLE, obj, ordinary } from '../endpoints/kit.js';
+import { height, isFinal, NOT_CACHEABLE, obj, ordinary } from '../endpoints/kit.js';
 import { isSuccessEnvelope } from '../transform/envelope.js';
 import { isNegative } from '../upstream/judge.js';
 import type { CanonicalRequest, Classification, ClassifyInput, EndpointPolicy, Freshness } from './types.js';
@@ -22,7 +22,11 @@ export function classify(input: ClassifyInput): Classification {
   if (isSuccessEnvelope(status, body)) {
     const own = req.endpoint.module?.classify ?? null;
     const policy = req.endpoint.policy;
-    return own === null ? ordinary(policy) : own({ params: req.params, data: body['data'], policy, chain });
+    const cls = own === null ? ordinary(policy) : own({ params: req.params, data: body['data'], policy, chain });
+    if (!cls.cacheable) return cls;
+    if (aboveHead(req, body['data'], chain)) return { ...distrusted(cls, policy), headDependent: true };
+    // A block named by its hash and not final: the head rule (the proxy may never have seen that hash).
+    return byHash(req) && cls.ttlMs < policy.finalTtlMs ? { ...cls, headDependent: true } : cls;
   }
   const code = body['code'];
   if (!isNegative(status, body)) return { ...NOT_CACHEABLE, negative: typeof code === 'number' && code !== 0 };
@@ -46,6 +50,42 @@ function aboutHeight(req: CanonicalRequest): string | undefined {
   const about = req.endpoint.module?.about ?? null;
   const h = about === null ? undefined : req.params.get(about);
   return h === undefined || h.length === 64 ? undefined : h;
+}
+
+/** The request names its block by hash. */
+function byHash(req: CanonicalRequest): boolean {
+  const about = req.endpoint.module?.about ?? null;
+  return about !== null && req.params.get(about)?.length === 64;
+}
+
+/**
+ * The height of the block an answer is about (its finality dependency): the
+ * height parameter, the height of the block a hash named, or the block its data
+ * names (a mined transaction's); null when it is about no block.
+ */
+function answerHeight(req: CanonicalRequest, data: unknown): number | null {
+  for (const d of req.endpoint.module?.dependsOn ?? []) {
+    if (d.on !== 'finality') continue;
+    if (!('param' in d)) return height(obj(data)?.[d.field]);
+    const v = req.params.get(d.param);
+    if (v === undefined) return null;
+    if (v.length === 64) return height(obj(data)?.['height']);
+    const n = Number(v);
+    return Number.isSafeInteger(n) && n >= 0 ? n : null;
+  }
+  return null;
+}
+
+/**
+ * An answer about a block above the head the proxy trusts (or before any head
+ * is trusted): kept the volatile TTL at most, by the head rule, never by tags
+ * or a finality watch, and never read by the block reader.
+ */
+export function aboveHead(req: CanonicalRequest, data: unknown, chain: ChainView): boolean {
+  const h = answerHeight(req, data);
+  if (h === null) return false;
+  const best = chain.bestHead();
+  return best === null || h > best;
 }
 
 /** The block height a request is about (block/detail?h=N, tx/list?block_height=N), final or not; null otherwise. */

@@ -154,6 +154,21 @@ export const DASHBOARD_SCRIPT = /* js */ `
     text('purges', !pg ? '-' : fmtNum(pg.here) + ' here, ' + fmtNum(pg.fleet) + ' from the fleet, ' + fmtNum(pg.marks) + ' marks held' +
       (pg.last ? '; last ' + clock(pg.last.at) + ': ' + pg.last.kind + ' ' + pg.last.target + ' (' + pg.last.mode + (pg.last.origin === 'fleet' ? ', from the fleet' : '') + '), ' + fmtNum(pg.last.entries) + ' entries here' : ''));
     text('activity', a ? fmtNum(a.streams) + ' open, ' + fmtNum(a.watched) + ' watched (' + fmtNum(a.lingering) + ' lingering), history ' + fmtBytes(a.historyBytes) + ' of ' + fmtBytes(a.historyMaxBytes) : 'off');
+    renderInvalidation(cache.invalidation || null);
+  }
+
+  var GUARDS = { 'cross-check': 'a block\u2019s pages disagreed', 'behind-upstream': 'an answer from an upstream behind', 'future-height': 'an answer about a block above the head',
+    'reorg': 'a block replaced (reorg)', 'joined-late': 'an entry older than this replica\u2019s record', 'pool-unknown': 'the pending pool unreadable' };
+
+  function renderInvalidation(inv) {
+    var precise = inv !== null && inv.mode === 'precise';
+    text('invalidation', precise ? 'blocks read up to ' + fmtNum(inv.coveredHeight) + ', ' + fmtNum(inv.fallbacks) + ' fell back to the head rule' : 'off (the head rule)');
+    var guarded = precise && inv.guarded ? inv.guarded : {};
+    fill($('guarded').tBodies[0], Object.keys(guarded).map(function (k) {
+      var tr = el('tr'); tr.setAttribute('data-guard', k);
+      cell(tr, k + ': ' + (GUARDS[k] || k)); cell(tr, fmtNum(guarded[k]), 'num');
+      return tr;
+    }));
   }
 
   function row(label, value, attr) { var tr = el('tr'); if (attr) tr.setAttribute('data-counter', attr); cell(tr, label); cell(tr, value, 'num'); return tr; }

@@ -6,14 +6,16 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Catalogue } from '../catalogue/index.js';
-import type { ParamLimits } from '../catalogue/types.js';
+import type { CanonicalRequest, ParamLimits } from '../catalogue/types.js';
+import type { ChainView } from '../chain/types.js';
 import { HotRefresh } from './hot-refresh.js';
 import { waitReady } from '../redis/client.js';
 import type { Config } from '../config/types.js';
 import type { Fleet } from '../fleet/connect.js';
 import { TagClock } from './clock.js';
 import { registerInvalidationMetrics, type InvalidationMetrics } from './metrics.js';
-import { BlockReading, type Lookup } from './read-block.js';
+import { OwnReads, type OwnReadsDeps } from './own-reads.js';
+import { BlockReading } from './read-block.js';
 import { BlockReader, type HeadSource } from './reader.js';
 import { PreciseRule } from './rule.js';
 import type { TouchedSets } from './touched.js';
@@ -30,13 +32,17 @@ export interface Invalidation {
   clock: TagClock;
   rule: PreciseRule;
   metrics: InvalidationMetrics;
-  /** Starts reading blocks (once the resolver exists). */
-  start(deps: { lookup: Lookup; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: Fleet | null; logger: Logger }): void;
+  /**
+   * Starts reading blocks (once the resolver exists). `lookup`: the resolver's
+   * refetch (refresh-ahead of invalidated entries); `reads`: the block reader's
+   * own fetches around the client cache.
+   */
+  start(deps: { lookup: { revalidate(req: CanonicalRequest): Promise<unknown> }; reads: OwnReadsDeps; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: Fleet | null; logger: Logger }): void;
   status(): Record<string, unknown>;
   close(): void;
 }
 
-export function buildInvalidation(config: Config, touched: TouchedSets, registry: Registry, clock: () => number): Invalidation | null {
+export function buildInvalidation(config: Config, touched: TouchedSets, registry: Registry, clock: () => number, chain: ChainView): Invalidation | null {
   if (config.invalidation.mode !== 'precise') return null;
   let tags: TagClock | undefined;
   const hot = new HotRefresh();
@@ -61,7 +67,7 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
   let unready: (() => void) | null = null;
   return {
     clock: tagClock,
-    rule: new PreciseRule(config.invalidation),
+    rule: new PreciseRule(config.invalidation, chain, metrics.guarded),
     metrics,
     start(d) {
       const fleet = d.fleet;
@@ -82,7 +88,7 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
       const begin = () => {
         if (closed) return;
         reader = new BlockReader({
-          reading: new BlockReading(d.catalogue, d.limits, d.lookup, clock),
+          reading: new BlockReading(d.catalogue, d.limits, new OwnReads(d.reads), clock),
           touched,
           clock: tagClock,
           heads: d.heads,

@@ -22,6 +22,11 @@
  * `pending` keeps its endpoint's own TTL (`clientMaxMs`), and once the pool is
  * read again every such entry made until then is stale (what changed in
  * between is unknown).
+ *
+ * Reorgs and rebases leave marks: an entry fetched at or above a rewritten
+ * height (or about such a block), created before the mark, is stale, and so
+ * is a head-dependent entry. A rebase also lowers every height recorded above
+ * the new head, so entries fetched from then on are judged by the blocks to come.
  */
 import type { CacheEntry } from '../cache/types.js';
 import type { ChainHeights } from '../cache/entry.js';
@@ -32,6 +37,16 @@ import type { GuardReason } from './metrics.js';
 
 /** Rough bytes of one remembered tag: its string twice (key, UTF-16) plus the map slot. */
 const tagBytes = (tag: string): number => 2 * tag.length + 64;
+
+/** Reorg and rebase marks kept apart; older ones are merged (the lower height, the later time: never less stale). */
+const MAX_MARKS = 8;
+
+interface Mark {
+  /** Entries fetched at or above this height, or about a block at or above it, ... */
+  height: number;
+  /** ... created until this time (the clock's), are stale. */
+  at: number;
+}
 
 export interface BlockOutcome {
   height: number;
@@ -52,9 +67,8 @@ export class TagClock implements TouchedListener {
   #incomplete = -1;
   /** Tags forgotten were named at or below it. */
   #floor = -1;
-  /** Entries about (or fetched at or above) this height, created before `#reorgAt`, are stale. */
-  #reorgHeight = Number.POSITIVE_INFINITY;
-  #reorgAt = -1;
+  /** Reorgs and rebases, oldest first. */
+  readonly #marks: Mark[] = [];
   /** UTC day of the last complete block read (null: none yet, or unknown). */
   #day: number | null = null;
   /** When the pending poll last saw the pool change (ms, the clock's). */
@@ -80,13 +94,14 @@ export class TagClock implements TouchedListener {
   /** `stale`'s judgement, unreported (no metric, no refresh ahead). */
   named(entry: CacheEntry, chain: ChainHeights): boolean {
     const d = entry.deps;
-    return d !== undefined && this.#stale(entry, d, chain);
+    return d === undefined ? this.#rewrittenUnder(entry) : this.#stale(entry, d, chain);
   }
 
   /** Synchronous and allocation-free: checked on every read of a tag-kept entry. */
   stale(entry: CacheEntry, chain: ChainHeights): boolean {
     const d = entry.deps;
-    if (d === undefined || !this.#stale(entry, d, chain)) return false;
+    if (d === undefined) return this.#rewrittenUnder(entry);
+    if (!this.#stale(entry, d, chain)) return false;
     if (d.tags.length > 0 && (entry.head ?? -1) < this.#joined) this.#onGuarded('joined-late');
     else this.#onStale(entry);
     return true;
@@ -97,9 +112,11 @@ export class TagClock implements TouchedListener {
     if (d.watchFinal !== null) {
       const f = chain.finalHeight();
       if (f !== null && f >= d.watchFinal) return true;
-      if (d.watchFinal >= this.#reorgHeight && entry.createdAt <= this.#reorgAt) return true;
+      // Fetched before the proxy believed its block: what an upstream had then is not trusted.
+      if (d.watchFinal > h) return true;
+      if (this.#marked(d.watchFinal, entry.createdAt)) return true;
     }
-    if (h >= this.#reorgHeight && entry.createdAt <= this.#reorgAt) return true;
+    if (this.#marked(h, entry.createdAt)) return true;
     const best = chain.bestHead();
     if (d.watchHead !== undefined && (best === null || best >= d.watchHead)) return true;
     if (d.tags.length === 0) return false;
@@ -235,15 +252,51 @@ export class TagClock implements TouchedListener {
     return true;
   }
 
+  /**
+   * The chain went back to `height` (every upstream followed down): what was
+   * fetched above it is stale, its blocks are owed again, and every height
+   * recorded above it (tags, the incomplete block, the forgotten tags' floor)
+   * is lowered to it, so entries fetched at the new head are fresh until a
+   * block names them again.
+   */
   rebase(height: number): void {
     this.#rewritten(height + 1);
     for (const h of [...this.#hashes.keys()]) if (h > height) this.#hashes.delete(h);
     this.#covered = Math.min(this.#covered, height);
+    for (const [tag, at] of this.#at) if (at > height) this.#at.set(tag, height);
+    this.#incomplete = Math.min(this.#incomplete, height);
+    this.#floor = Math.min(this.#floor, height);
+  }
+
+  /**
+   * The reader saw block `height` under a new hash: what was fetched about it,
+   * or at or above it, until now is stale at once. Its recorded hash is
+   * forgotten, so the set read again does not mark it a second time.
+   */
+  rewrite(height: number): void {
+    this.#rewritten(height);
+    if (this.#hashes.has(height)) this.#hashes.set(height, '');
   }
 
   #rewritten(height: number): void {
-    this.#reorgHeight = Math.min(this.#reorgHeight === Number.POSITIVE_INFINITY ? height : this.#reorgHeight, height);
-    this.#reorgAt = this.#clock();
+    this.#marks.push({ height, at: this.#clock() });
+    if (this.#marks.length <= MAX_MARKS) return;
+    const [a, b] = this.#marks.splice(0, 2) as [Mark, Mark];
+    this.#marks.unshift({ height: Math.min(a.height, b.height), at: Math.max(a.at, b.at) });
+  }
+
+  /** A mark covers what was fetched at (or is about) height `h` and created at `createdAt`. */
+  #marked(h: number, createdAt: number): boolean {
+    for (let i = 0; i < this.#marks.length; i++) {
+      const m = this.#marks[i]!;
+      if (h >= m.height && createdAt <= m.at) return true;
+    }
+    return false;
+  }
+
+  /** A head-dependent entry (no tags) fetched at or above a rewritten height before it was rewritten. */
+  #rewrittenUnder(entry: CacheEntry): boolean {
+    return entry.headDependent && this.#marks.length > 0 && this.#marked(entry.head ?? -1, entry.createdAt);
   }
 
   #bump(tag: string, height: number): number {

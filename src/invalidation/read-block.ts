@@ -1,43 +1,26 @@
 /**
- * Reads what one block names, through the ordinary resolver (cached
- * requests): its record (coinbase, miner, hash), every page of
- * `tx/list?block_height=N` (senders, recipients, called and deployed
- * contracts), the recipient of each NRC20 transfer (`tx/detail`: the
+ * Reads what one block names, around the client cache (own-reads.ts): its
+ * record (coinbase, miner, hash), every page of `tx/list?block_height=N`
+ * (senders, recipients, called and deployed contracts), both verified
+ * (verify-block.ts), the recipient of each NRC20 transfer (`tx/detail`: the
  * Transaction record names only the token contract), and the parties of
- * transactions newly seen in the pending pool. Any failure or partial page
- * rejects: the caller falls back to the head rule for that block.
+ * transactions newly seen in the pending pool. Any failure rejects: the
+ * caller falls back to the head rule for that block. The answers of a
+ * verified reading are stored for clients before it resolves.
  */
 import type { Catalogue } from '../catalogue/index.js';
-import type { CanonicalRequest, EndpointName, ParamLimits } from '../catalogue/types.js';
-import { canonicalize } from '../catalogue/canonicalize.js';
-import { blockDetail } from '../endpoints/block-detail.js';
+import type { ParamLimits } from '../catalogue/types.js';
 import { blockList } from '../endpoints/block-list.js';
 import { tokenList } from '../endpoints/token-list.js';
-import { txDetail } from '../endpoints/tx-detail.js';
 import { txListPending } from '../endpoints/tx-list-pending.js';
-import { txList } from '../endpoints/tx-list.js';
+import type { Fetched } from '../pipeline/fetch-stage.js';
+import { hashOf } from './cross-check.js';
+import type { OwnReads } from './own-reads.js';
 import type { PendingTouched, TouchedSet } from './touched.js';
+import { BlockVerifier, pagesOf, type Rec } from './verify-block.js';
 
-interface Answer {
-  status: number;
-  body: Buffer;
-  /** ms epoch (the proxy's clock). */
-  freshUntil: number;
-}
-
-/** The part of the resolver the reader uses. */
-export interface Lookup {
-  resolve(req: CanonicalRequest, client?: AbortSignal): Promise<{ entry: Answer }>;
-  /** Fetched from the upstream now (and stored), whatever the cache holds. */
-  revalidate(req: CanonicalRequest): Promise<Answer>;
-}
-
-type Rec = Record<string, unknown>;
-const PAGE_SIZE = 100;
 /** Newest blocks checked for a changed hash (the page size of the home page's block list). */
 const RECENT = 20;
-/** Pages of one block or of the pending pool read at most (a block larger than this is read as incomplete). */
-const MAX_PAGES = 50;
 
 interface Parties {
   addresses: Set<string>;
@@ -59,18 +42,9 @@ function namedBy(tx: Rec): string[] {
   return out;
 }
 
-function successData(name: EndpointName, query: string, entry: Answer): Rec {
-  if (entry.status !== 200) throw new Error(`${name}?${query}: status ${entry.status}`);
-  const env = JSON.parse(entry.body.toString('utf8')) as Rec;
-  const data = env['data'];
-  if (env['code'] !== 0 || typeof data !== 'object' || data === null) throw new Error(`${name}?${query}: not a success envelope`);
-  return data as Rec;
-}
-
 export class BlockReading {
-  readonly #catalogue: Catalogue;
-  readonly #limits: ParamLimits;
-  readonly #lookup: Lookup;
+  readonly #reads: OwnReads;
+  readonly #verify: BlockVerifier;
   /** Pool entries seen at the previous read, with the addresses each names (null: none read yet, every entry is new). */
   #pool: Map<string, readonly string[]> | null = null;
   /** The pool's hashes in order at the previous read (null: none read yet). */
@@ -82,34 +56,23 @@ export class BlockReading {
   #tokenMap: { map: ReadonlyMap<string, string>; until: number } | null = null;
   readonly #clock: () => number;
 
-  constructor(catalogue: Catalogue, limits: ParamLimits, lookup: Lookup, clock: () => number) {
-    this.#catalogue = catalogue;
-    this.#limits = limits;
-    this.#lookup = lookup;
+  constructor(catalogue: Catalogue, limits: ParamLimits, reads: OwnReads, clock: () => number) {
+    this.#reads = reads;
+    this.#verify = new BlockVerifier(catalogue, limits, reads);
     this.#clock = clock;
-  }
-
-  /** `fresh`: from the upstream now, else through the cache. */
-  async #entry(name: EndpointName, query: string, signal: AbortSignal, fresh: boolean): Promise<Answer> {
-    const req = canonicalize(this.#catalogue.get(name), query, this.#limits);
-    return fresh ? await this.#lookup.revalidate(req) : (await this.#lookup.resolve(req, signal)).entry;
-  }
-
-  async #data(name: EndpointName, query: string, signal: AbortSignal, fresh = false): Promise<Rec> {
-    return successData(name, query, await this.#entry(name, query, signal, fresh));
   }
 
   /**
    * Token contracts by address. The list changes with deployments: kept from
    * one block to the next (not refetched while every tag-kept entry waits for
-   * the block being read), read again from the upstream when a block deploys a
-   * contract, and through the cache once its entry is no longer fresh.
+   * the block being read), read again when a block deploys a contract, or
+   * once its entry's freshness ends.
    */
-  async #tokens(signal: AbortSignal, deploys: boolean): Promise<ReadonlyMap<string, string>> {
+  async #tokens(signal: AbortSignal, deploys: boolean, keep: Fetched[]): Promise<ReadonlyMap<string, string>> {
     const known = this.#tokenMap;
     if (!deploys && known !== null && this.#clock() < known.until) return known.map;
-    const entry = await this.#entry(tokenList.path, '', signal, deploys);
-    const d = successData(tokenList.path, '', entry);
+    const { data: d, read } = await this.#verify.get(tokenList.path, '', signal, 'block');
+    keep.push(read);
     const list = Array.isArray(d) ? (d as Rec[]) : Array.isArray(d['list']) ? (d['list'] as Rec[]) : [];
     const map = new Map<string, string>();
     for (const t of list) {
@@ -117,26 +80,17 @@ export class BlockReading {
       const n = str(t['token_name']);
       if (c !== null && n !== null) map.set(c, n);
     }
-    this.#tokenMap = { map, until: entry.freshUntil };
+    this.#tokenMap = { map, until: read.entry.freshUntil };
     return map;
   }
 
-  async #pages(name: EndpointName, query: string, signal: AbortSignal, fresh = false): Promise<Rec[]> {
-    const out: Rec[] = [];
-    for (let page = 1; ; page++) {
-      const d = await this.#data(name, `${query}${query === '' ? '' : '&'}page=${page}&page_size=${PAGE_SIZE}`, signal, fresh);
-      const list = d['list'];
-      if (!Array.isArray(list)) throw new Error(`${name}: page ${page} without a list`);
-      out.push(...(list as Rec[]));
-      const total = d['total_page'];
-      if (typeof total !== 'number' || page >= total) break;
-      if (page >= MAX_PAGES) throw new Error(`${name}: more than ${MAX_PAGES} pages`);
-    }
-    return out;
+  /** Every page (data) of the pool; `reads` gets each answer. */
+  #readPool(signal: AbortSignal, reads: Fetched[]): Promise<Rec[]> {
+    return pagesOf(txListPending.path, '', (q) => this.#verify.get(txListPending.path, q, signal, 'pending'), reads);
   }
 
-  /** Adds the parties of `txs` to the sets; NRC20 recipients read with tx/detail. */
-  async #parties(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, into: Parties, signal: AbortSignal): Promise<void> {
+  /** Adds the parties of `txs` to the sets; NRC20 recipients read with tx/detail (`height`: the block they are mined in, checked; null: pending). */
+  async #parties(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, into: Parties, signal: AbortSignal, height: number | null, keep: Fetched[]): Promise<void> {
     const transfers: string[] = [];
     for (const tx of txs) {
       const from = str(tx['address_from']);
@@ -158,34 +112,40 @@ export class BlockReading {
       }
     }
     for (const hash of transfers) {
-      const d = await this.#data(txDetail.path, `hash=${hash}`, signal);
+      const { data: d, read } = await this.#verify.transfer(hash, signal, height);
+      keep.push(read);
       const to = str(d['address_supporting']);
       if (to !== null) into.addresses.add(to);
     }
   }
 
-  /** The touched set of block `height` (complete), and the pool's new entries. Rejects when anything cannot be read. */
-  async read(height: number, signal: AbortSignal): Promise<{ set: TouchedSet; pending: PendingTouched }> {
-    const [block, txs, pool] = await Promise.all([
-      this.#data(blockDetail.path, `h=${height}`, signal),
-      this.#pages(txList.path, `block_height=${height}`, signal),
-      this.#pages(txListPending.path, '', signal),
-    ]);
-    const tokens = await this.#tokens(signal, txs.some((t) => str(t['contract_address']) !== null));
+  /**
+   * The touched set of block `height` (complete), and the pool's new entries;
+   * `known`: the hash the block list shows for it (read meanwhile). Its answers are stored for
+   * clients before it resolves. Rejects when anything cannot be read, and with
+   * CrossCheckFailed when no reading agrees.
+   */
+  async read(height: number, signal: AbortSignal, known: Promise<string | undefined>): Promise<{ set: TouchedSet; pending: PendingTouched }> {
+    const poolReads: Fetched[] = [];
+    const [v, pool] = await Promise.all([this.#verify.verified(height, signal, known), this.#readPool(signal, poolReads)]);
+    const keep: Fetched[] = [...v.reads, ...poolReads];
+    const block = v.block;
+    const txs = v.pages.flatMap((p) => p['list'] as Rec[]);
+    const tokens = await this.#tokens(signal, txs.some((t) => str(t['contract_address']) !== null), keep);
     const into = parties();
     for (const k of ['coinbase', 'miner']) {
       const a = str(block[k]);
       if (a !== null) into.addresses.add(a);
     }
-    await this.#parties(txs, tokens, into, signal);
+    await this.#parties(txs, tokens, into, signal, height, keep);
     const carried = this.#carry;
     this.#carry = { addresses: new Set<string>(), contracts: new Set<string>() };
-    const { pending, gone } = await this.#pending(pool, tokens, signal);
+    const { pending, gone } = await this.#pending(pool.flatMap((p) => p['list'] as Rec[]), tokens, signal, keep);
     for (const a of [...pending.addresses, ...gone, ...carried.addresses]) into.addresses.add(a);
     for (const c of [...pending.contracts, ...carried.contracts]) into.contracts.add(c);
     const set: TouchedSet = {
       height,
-      blockHash: str(block['block_hash']) ?? str(block['hash']) ?? '',
+      blockHash: hashOf(block),
       day: typeof block['timestamp'] === 'number' && Number.isFinite(block['timestamp']) ? Math.floor(block['timestamp'] / 86_400) : null,
       addresses: [...into.addresses],
       contracts: [...into.contracts],
@@ -193,21 +153,24 @@ export class BlockReading {
       tokens: [...into.tokens],
       complete: true,
     };
+    await this.#reads.keep(keep);
     return { set, pending };
   }
 
   /**
-   * The newest blocks with their hashes (the first page clients poll, so
-   * usually a hit); reading it also teaches the tracker the final height.
+   * The newest blocks with their hashes, from the upstream now (stored for
+   * clients: the home page's block list); reading it also teaches the tracker
+   * the final height.
    */
-  async recent(signal: AbortSignal): Promise<{ height: number; hash: string }[]> {
-    const d = await this.#data(blockList.path, `page=1&page_size=${RECENT}`, signal);
+  async recent(signal: AbortSignal): Promise<Map<number, string>> {
+    const { data: d, read } = await this.#verify.get(blockList.path, `page=1&page_size=${RECENT}`, signal, 'block');
+    await this.#reads.keep([read]);
     const list = Array.isArray(d['list']) ? (d['list'] as Rec[]) : [];
-    const out: { height: number; hash: string }[] = [];
+    const out = new Map<number, string>();
     for (const b of list) {
       const h = b['height'];
       const hash = str(b['block_hash']);
-      if (typeof h === 'number' && hash !== null) out.push({ height: h, hash });
+      if (typeof h === 'number' && hash !== null) out.set(h, hash);
     }
     return out;
   }
@@ -216,15 +179,17 @@ export class BlockReading {
    * The pool's entries new since the previous read (the between-blocks poll).
    * Whom they name is carried into the next block's set, so the answers that
    * list pending transactions are invalidated with that block. The pool is
-   * read from the upstream (the cached pool is kept until it changes);
-   * `changed`: its transactions or their order differ from the previous read.
+   * read from the upstream; `changed`: its transactions or their order differ
+   * from the previous read.
    */
   async pending(signal: AbortSignal): Promise<{ pending: PendingTouched; changed: boolean }> {
     const before = this.#poolOrder;
-    const [tokens, pool] = await Promise.all([this.#tokens(signal, false), this.#pages(txListPending.path, '', signal, true)]);
-    const { pending: p, gone } = await this.#pending(pool, tokens, signal);
+    const keep: Fetched[] = [];
+    const [tokens, pool] = await Promise.all([this.#tokens(signal, false, keep), this.#readPool(signal, keep)]);
+    const { pending: p, gone } = await this.#pending(pool.flatMap((d) => d['list'] as Rec[]), tokens, signal, keep);
     for (const a of [...p.addresses, ...gone]) this.#carry.addresses.add(a);
     for (const c of p.contracts) this.#carry.contracts.add(c);
+    await this.#reads.keep(keep);
     return { pending: p, changed: before !== this.#poolOrder };
   }
 
@@ -234,11 +199,11 @@ export class BlockReading {
    * only (not news of the pool): one dropped unmined leaves the lists that
    * showed it pending (a mined one is named by its block anyway).
    */
-  async #pending(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, signal: AbortSignal): Promise<{ pending: PendingTouched; gone: string[] }> {
+  async #pending(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, signal: AbortSignal, keep: Fetched[]): Promise<{ pending: PendingTouched; gone: string[] }> {
     const seen = this.#pool;
     const fresh = seen === null ? txs : txs.filter((t) => !seen.has(String(t['tx_hash'])));
     const into = parties();
-    await this.#parties(fresh, tokens, into, signal);
+    await this.#parties(fresh, tokens, into, signal, null, keep);
     const pool = new Map<string, readonly string[]>();
     for (const t of txs) pool.set(String(t['tx_hash']), namedBy(t));
     const gone: string[] = [];

@@ -4,11 +4,18 @@
  * back), once per block fleet-wide: with a fleet, the replica that takes the
  * block's lease reads it and shares it on the bus; the others wait for it
  * and fall back to the head rule when it does not come in time. A block that
- * cannot be read whole within INVALIDATION_READ_TIMEOUT_MS is published
- * incomplete (the head rule for that block).
+ * cannot be read whole within INVALIDATION_READ_TIMEOUT_MS, or whose reading
+ * no upstream confirms (cross-check), is published incomplete (the head rule
+ * for that block).
+ *
+ * The replica that reads a block reads the newest blocks' list once per
+ * drain (the hashes the blocks read are checked against). A non-final height
+ * whose hash changed there is a reorg: what was fetched about it is stale at
+ * once, and it is read again and published anew (bus, streams).
  */
 import type { Logger } from 'pino';
 import type { BlockReading } from './read-block.js';
+import { CrossCheckFailed } from './verify-block.js';
 import type { TagClock } from './clock.js';
 import type { InvalidationMetrics } from './metrics.js';
 import type { PendingTouched, TouchedSet, TouchedSets } from './touched.js';
@@ -21,6 +28,7 @@ export interface HeadSource {
   on(event: 'rebase', listener: (height: number) => void): unknown;
   off(event: 'head' | 'rebase', listener: (height: number) => void): unknown;
   bestHead(): number | null;
+  finalHeight(): number | null;
 }
 
 export interface BlockReaderDeps {
@@ -51,6 +59,8 @@ export class BlockReader {
   /** The previous poll saw the pool change. */
   #settling = false;
   #poll: ReturnType<typeof setTimeout> | null = null;
+  /** The newest blocks' hashes, read once per drain by the first block this replica reads in it (null: not read in this drain). */
+  #recent: Promise<ReadonlyMap<number, string> | null> | null = null;
 
   constructor(deps: BlockReaderDeps) {
     this.#d = deps;
@@ -112,6 +122,7 @@ export class BlockReader {
   readonly #onRebase = (height: number): void => {
     this.#d.touched.publishRebase(height);
     this.#target = height;
+    this.#recent = null;
   };
 
   /** Settles once every block up to the newest head heard is published (tests). */
@@ -120,9 +131,10 @@ export class BlockReader {
   }
 
   async #drain(): Promise<void> {
+    this.#recent = null;
     while (!this.#closed) {
       const next = this.#d.clock.covered + 1;
-      if (next > this.#target) return this.#rewritten();
+      if (next > this.#target) return this.#reorgs();
       if (this.#target - next >= MAX_GAP) {
         this.#fallback(incomplete(next), 'gap');
         continue;
@@ -143,11 +155,12 @@ export class BlockReader {
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(new Error('touched set read timed out')), this.#d.timeoutMs);
     const started = performance.now();
+    const aborted = new Promise<never>((_, reject) => ac.signal.addEventListener('abort', () => reject(ac.signal.reason as Error), { once: true }));
     try {
-      const { set, pending } = await Promise.race([
-        this.#d.reading.read(height, ac.signal),
-        new Promise<never>((_, reject) => ac.signal.addEventListener('abort', () => reject(ac.signal.reason as Error), { once: true })),
-      ]);
+      // Read beside the block (not before it): the hash it shows is checked once both are in.
+      this.#recent ??= this.#d.reading.recent(ac.signal).catch(() => null);
+      const known = this.#recent.then((r) => r?.get(height));
+      const { set, pending } = await Promise.race([this.#d.reading.read(height, ac.signal, known), aborted]);
       this.#d.metrics.read((performance.now() - started) / 1000);
       this.#d.touched.publishBlock(set);
       this.#d.touched.publishPending(pending);
@@ -155,6 +168,7 @@ export class BlockReader {
       this.#schedulePoll();
     } catch (err) {
       this.#d.logger.warn({ height, err: err instanceof Error ? err.message : String(err) }, 'touched set not read: head rule for this block');
+      if (err instanceof CrossCheckFailed) this.#d.metrics.guarded('cross-check');
       const set = incomplete(height);
       this.#fallback(set, ac.signal.aborted ? 'timeout' : 'error');
       this.#d.share?.(set, { hashes: [], addresses: [], contracts: [] });
@@ -163,18 +177,26 @@ export class BlockReader {
     }
   }
 
-  /** Blocks whose hash changed since they were read are read again (their sets published anew). */
-  async #rewritten(): Promise<void> {
-    if (this.#d.lead !== null && !(await this.#d.lead(`recent:${this.#target}`))) return;
-    let recent: { height: number; hash: string }[];
-    try {
-      recent = await this.#d.reading.recent(AbortSignal.timeout(this.#d.timeoutMs));
-    } catch {
-      return; // the next block checks again
-    }
-    for (const b of recent) {
-      const seen = this.#d.clock.hashOf(b.height);
-      if (seen !== undefined && seen !== '' && seen !== b.hash && !this.#closed) await this.#read(b.height);
+  /**
+   * Non-final blocks whose hash in this drain's block list differs from the
+   * one they were read with, oldest first: what was fetched about them is
+   * stale at once, and they are read again (their sets published anew).
+   * Only the replica that read a block in this drain checks (the fleet's reader).
+   */
+  async #reorgs(): Promise<void> {
+    const recent = this.#recent === null ? null : await this.#recent;
+    if (recent === null) return;
+    const final = this.#d.heads.finalHeight();
+    const changed = [...recent].filter(([h, hash]) => {
+      const seen = this.#d.clock.hashOf(h);
+      return (final === null || h > final) && seen !== undefined && seen !== '' && seen !== hash;
+    });
+    for (const [height, hash] of changed.sort((a, b) => a[0] - b[0])) {
+      if (this.#closed) return;
+      this.#d.metrics.guarded('reorg');
+      this.#d.logger.warn({ height, from: this.#d.clock.hashOf(height), to: hash }, 'block hash changed: read again');
+      this.#d.clock.rewrite(height);
+      await this.#read(height);
     }
   }
 

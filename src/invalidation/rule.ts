@@ -5,11 +5,16 @@
  * dropped on every block; it stays fresh until a touched set names one of its
  * tags, at most its endpoint's safety max-age for what the API cannot show
  * (INVALIDATION_MAX_AGE_MS; INVALIDATION_LIST_MAX_AGE_MS for transaction
- * lists, which only a missed read could leave behind;
- * invalidation.maxAgeByEndpoint).
+ * lists, which only a missed read could leave behind, and for answers about
+ * one block, which only its finality or a new hash changes;
+ * invalidation.maxAgeByEndpoint). An answer about a block above the trusted
+ * head is never kept by tags (the head rule and its volatile TTL).
  */
+import { aboveHead } from '../catalogue/classify.js';
 import type { CanonicalRequest, Classification } from '../catalogue/types.js';
+import type { ChainView } from '../chain/types.js';
 import type { InvalidationConfig } from '../config/types.js';
+import type { GuardReason } from './metrics.js';
 import { dependsOnHead, entryDeps, type EntryDeps } from './tags.js';
 
 export interface PreciseResult {
@@ -19,26 +24,37 @@ export interface PreciseResult {
 
 export class PreciseRule {
   readonly #cfg: InvalidationConfig;
+  readonly #chain: ChainView;
+  readonly #guarded: (reason: GuardReason) => void;
 
-  constructor(cfg: InvalidationConfig) {
+  constructor(cfg: InvalidationConfig, chain: ChainView, guarded: (reason: GuardReason) => void) {
     this.#cfg = cfg;
+    this.#chain = chain;
+    this.#guarded = guarded;
   }
 
-  /** The safety bound of a tag-kept entry of this endpoint. */
-  maxAgeMs(endpoint: string, everyChangeNamed: boolean): number {
-    return this.#cfg.maxAgeByEndpoint[endpoint] ?? (everyChangeNamed ? this.#cfg.listMaxAgeMs : this.#cfg.maxAgeMs);
+  /** The safety bound of a tag-kept entry of this endpoint; `named`: every change of it is named by a block (or its finality). */
+  maxAgeMs(endpoint: string, named: boolean): number {
+    return this.#cfg.maxAgeByEndpoint[endpoint] ?? (named ? this.#cfg.listMaxAgeMs : this.#cfg.maxAgeMs);
   }
 
   /** `data`: the envelope's data; `final`: the chain's final height. */
   apply(req: CanonicalRequest, cls: Classification, data: unknown, final: number | null): PreciseResult {
     const m = req.endpoint.module;
     if (m === undefined || !cls.cacheable || cls.negative) return { cls, deps: undefined };
+    // About a block the proxy does not believe yet: classify made it head-dependent and short.
+    if (aboveHead(req, data, this.#chain)) {
+      this.#guarded('future-height');
+      return { cls, deps: undefined };
+    }
     const deps = entryDeps(m.dependsOn, req.params, data, final, this.#cfg.pendingPollMs > 0);
     // Global lists and statistics move with every block (holders, contracts, summaries), whatever their TTL;
     // the head itself (block/max) keeps its own rule.
     if (deps === null) return { cls: !cls.headDependent && !m.reportsHead && dependsOnHead(m.dependsOn, req.params) ? { ...cls, headDependent: true } : cls, deps: undefined };
     // A finality watch alone keeps it longer only while the final height is tracked (the reader's block list teaches it each block).
     if (deps.tags.length === 0 && deps.watchFinal !== null && final === null) return { cls, deps };
-    return { cls: { ...cls, headDependent: false, ttlMs: Math.max(cls.ttlMs, this.maxAgeMs(req.endpoint.name, m.everyChangeNamed)) }, deps: { ...deps, clientMaxMs: cls.ttlMs } };
+    // Only its block's finality or hash changes an answer about one block (a mined transaction, a block's record or list).
+    const oneBlock = deps.tags.length === 0 && deps.watchHead === undefined;
+    return { cls: { ...cls, headDependent: false, ttlMs: Math.max(cls.ttlMs, this.maxAgeMs(req.endpoint.name, m.everyChangeNamed || oneBlock)) }, deps: { ...deps, clientMaxMs: cls.ttlMs } };
   }
 }

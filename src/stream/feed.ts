@@ -8,7 +8,9 @@
  * A rebase (the tracker lowered the head) drops what was made above the new
  * head, tells subscribers that got it (a `rebase` event), and the feed goes on
  * from there; a step running across a rebase publishes nothing. No event is
- * made for a height above the head the tracker believes.
+ * made for a height above the head the tracker believes. A block the reader
+ * read with another hash than the event made for its height (a reorg) is a
+ * rebase below that height: the events from there on are made again.
  */
 import type { Logger } from 'pino';
 import { canonicalize } from '../catalogue/canonicalize.js';
@@ -23,6 +25,8 @@ import type { StreamEvent } from './history.js';
 
 /** Page size of the block/list page read for the records (the API's default, so it shares the hot entry). */
 const PAGE_SIZE = 20;
+/** Hashes of the newest events remembered (a reorg deeper than this is not followed). */
+const HASHES = 256;
 
 export interface FeedDeps {
   tracker: ChainTracker;
@@ -41,6 +45,8 @@ export interface FeedDeps {
 export class HeadFeed {
   readonly #d: FeedDeps;
   #emitted: number | null = null;
+  /** `block_hash` of the records of the events made, by height (the newest HASHES). */
+  readonly #hashes = new Map<number, string>();
   /** Head refresh-ahead last ran for. */
   #refreshed: number | null = null;
   /** Events are made once the stream has had a subscriber (a replica nobody streams from does no extra work). */
@@ -87,6 +93,15 @@ export class HeadFeed {
     this.#closed = true;
     this.#d.tracker.off('head', this.#onHead);
     this.#d.tracker.off('rebase', this.#onRebase);
+  }
+
+  /** Block `height` was read with `hash`: when its event carried another, the events from it on are made again. */
+  rewritten(height: number, hash: string): void {
+    const emitted = this.#emitted;
+    const seen = this.#hashes.get(height);
+    if (emitted === null || height > emitted || seen === undefined || hash === '' || seen === hash) return;
+    this.#d.logger.warn({ height, from: seen, to: hash }, 'head feed: block replaced, its events made again');
+    this.#rebase(height - 1, emitted);
   }
 
   #rebase(height: number, from: number): void {
@@ -137,6 +152,13 @@ export class HeadFeed {
       const block = page.records.get(h);
       const json = `{"height":${h},"final_height":${final < 0 ? 'null' : final},"time":${time},"block":${block === undefined ? 'null' : block.toString('utf8')}}`;
       this.#d.publish({ height: h, frame: eventFrame(h, json) });
+      const hash = page.hashes.get(h);
+      if (hash === undefined) this.#hashes.delete(h);
+      else this.#hashes.set(h, hash);
+    }
+    for (const h of this.#hashes.keys()) {
+      if (this.#hashes.size <= HASHES) break;
+      this.#hashes.delete(h);
     }
     this.#emitted = head;
   }
@@ -150,7 +172,7 @@ export class HeadFeed {
       return blockPage((await this.#d.revalidate(req)).body);
     } catch (err) {
       this.#d.logger.warn({ err: toProxyError(err).message, head }, 'head feed: block records unavailable');
-      return { records: new Map(), final: null };
+      return { records: new Map(), hashes: new Map(), final: null };
     }
   }
 }

@@ -87,6 +87,8 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     clock: d.clock,
     logger: d.logger,
   });
+  // A block read again with another hash (a reorg) makes its events again.
+  const untouched = d.touched.subscribe({ block: (set) => set.complete && feed.rewritten(set.height, set.blockHash) });
   registerStreamRoute(d.app, {
     hub: streamHub,
     channel: heads,
@@ -109,6 +111,7 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     logger: d.logger,
   });
   const close = (): void => {
+    untouched();
     feed.close();
     activity.close();
     streamHub.close();

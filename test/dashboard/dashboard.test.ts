@@ -102,6 +102,8 @@ describeChromium()('status page in Chromium', { timeout: 120_000 }, () => {
     expect(await page.locator('tr[data-tier="memory"]').count()).toBe(1);
     expect(await page.locator('#redis').textContent()).toBe('not configured');
     expect(await page.locator('#activity').textContent()).toMatch(/^0 open, 0 watched \(0 lingering\), history 0 B of 16\.0 MiB$/);
+    expect(await page.locator('#invalidation').textContent()).toBe('off (the head rule)');
+    expect(await page.locator('#guarded tr[data-guard]').count()).toBe(0);
     await page.screenshot({ path: artifactPath('dashboard-traffic.png'), fullPage: true });
   });
 

@@ -68,6 +68,48 @@ describe('TagClock', () => {
     expect(c.stale(at29, chain(29))).toBe(false);
   });
 
+  it('a rebase lowers every height recorded above the new head: entries fetched there are fresh until a block names them again', () => {
+    let now = 10;
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+    c.start(30);
+    for (let h = 30; h <= 40; h++) c.block(set(h, h === 35 ? ['q'] : []));
+    c.block(set(41, [], false));
+    now = 20;
+    c.rebase(32);
+    // Fetched at the new head after the rebase: neither q's height (35) nor the incomplete block (41) is above it any more.
+    const fresh = entry(32, { tags: [tagOfAddress('q'), PENDING], watchFinal: null }, 25);
+    expect(c.stale(fresh, chain(32))).toBe(false);
+    // Fetched below the new head before the rebase: q was named above it, still stale.
+    expect(c.stale(entry(31, { tags: [tagOfAddress('q')], watchFinal: null }, 5), chain(32))).toBe(true);
+    // The blocks above it come again: one naming q stales it.
+    c.block(set(33, ['q']));
+    expect(c.stale(fresh, chain(33))).toBe(true);
+  });
+
+  it('a rewritten height stales what was fetched about it or at or above it until then, head-dependent entries included', () => {
+    let now = 100;
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+    c.start(50);
+    for (let h = 50; h <= 52; h++) c.block(set(h, []));
+    const about = entry(52, { tags: [], watchFinal: 51 }, 90);
+    const list = createEntry({ key: 'block/list?page=1&page_size=20', status: 200, body: Buffer.from('{}'), createdAt: 90, ttlMs: 60_000, swrMs: 0, sieMs: 0, head: 52, headDependent: true, finalAt: null, negative: false, stamps: [] });
+    const older = entry(50, { tags: [tagOfAddress('x')], watchFinal: null }, 90);
+    expect(c.stale(about, chain(52))).toBe(false);
+    expect(c.stale(list, chain(52))).toBe(false);
+    c.rewrite(51);
+    expect(c.hashOf(51)).toBe('');
+    expect(c.stale(about, chain(52))).toBe(true);
+    expect(c.stale(list, chain(52))).toBe(true);
+    expect(c.stale(older, chain(52))).toBe(false);
+    now = 200;
+    // The set read again does not mark it a second time: what was fetched since stays fresh.
+    const since = entry(52, { tags: [], watchFinal: 51 }, 150);
+    c.block(set(51, [], true, 'new'));
+    expect(c.stale(since, chain(52))).toBe(false);
+    // An answer about a block fetched before the proxy believed it is never fresh by tags.
+    expect(c.stale(entry(50, { tags: [], watchFinal: 51 }, 190), chain(52))).toBe(true);
+  });
+
   it('stays within its byte budget; forgotten tags stale what they could have named', () => {
     const c = new TagClock({ maxBytes: 2000, clock: () => 0 });
     c.start(1);

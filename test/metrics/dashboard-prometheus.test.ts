@@ -101,6 +101,7 @@ describePrometheus()('Grafana dashboard on a real Prometheus', () => {
       'chainproxy_upstream_sit_outs_total{upstream="u2",reason="head"}',
       'chainproxy_invalidation_blocks_total{outcome="complete"}',
       'chainproxy_invalidation_fallbacks_total',
+      'chainproxy_invalidation_guarded_total{reason="future-height"}',
       'chainproxy_invalidation_entries_total',
       'chainproxy_head_probes_total',
       'chainproxy_refetches_unchanged_total',

@@ -10,7 +10,9 @@
  * scanner of distinct cold keys refused with 4292), quorum votes on final
  * blocks (UPSTREAM_QUORUM 2) and a third upstream claiming a head far ahead,
  * which the other two refute (it sits out); precise invalidation with the
- * adaptive probe cadence (block reads through the flaky upstream fail: fallbacks),
+ * adaptive probe cadence (a short read timeout: block reads through the slow,
+ * flaky upstream time out: fallbacks; a page about a block far above the head:
+ * a fact not trusted),
  * address pages of addresses the coming blocks name (every fourth round: in every
  * round they kept the liar from being refuted within the test's window), and an
  * activity stream watching those addresses.
@@ -42,6 +44,7 @@ const PATHS = [
   '/holders?page=2',
   '/nax/summary',
   '/block/detail?h=4800000', // a final block: the final height becomes known
+  '/tx/list?block_height=99999999&page=1&page_size=5', // about a block above the head: not trusted (future-height)
   '/tx/list?page=0', // 400: a client error
   '/pages/home',
   '/legacy/block/max', // passthrough to a simulator
