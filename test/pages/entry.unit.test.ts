@@ -74,9 +74,12 @@ describe('a composed page as an entry', () => {
     expect(entryState(e, 5001, chain(11), tags)).toBe('fresh');
     tags.block(set(12, ['a']));
     expect(entryState(e, 5001, chain(12), tags)).toBe('error-only');
-    const watching = page({ headDependent: false, freshUntil: 60_000, entries: [part(10, { tags: [], watchFinal: 11 })] });
+    const watching = page({ headDependent: false, freshUntil: 60_000, entries: [part(11, { tags: [], watchFinal: 11 })] });
     expect(entryState(watching, 5001, chain(12, 10), tags)).toBe('fresh');
     expect(entryState(watching, 5001, chain(12, 11), tags)).toBe('error-only');
+    // A part fetched below the block it watches (before the proxy believed that block) is not trusted.
+    const early = page({ headDependent: false, freshUntil: 60_000, entries: [part(10, { tags: [], watchFinal: 11 })] });
+    expect(entryState(early, 5001, chain(12, 10), tags)).toBe('error-only');
     const stage = page({ headDependent: false, freshUntil: 60_000, entries: [part(10, { tags: [], watchFinal: null, watchHead: 14 }), part(10, { tags: [], watchFinal: null, watchHead: 13 })] });
     expect(stage.deps?.watchHead).toBe(13);
     expect(entryState(stage, 5001, chain(12), tags)).toBe('fresh');
