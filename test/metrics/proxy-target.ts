@@ -10,9 +10,9 @@
  * scanner of distinct cold keys refused with 4292), quorum votes on final
  * blocks (UPSTREAM_QUORUM 2) and a third upstream claiming a head far ahead,
  * which the other two refute (it sits out); precise invalidation with the
- * adaptive probe cadence (a short read timeout: block reads through the slow,
- * flaky upstream time out: fallbacks; a page about a block far above the head:
- * a fact not trusted),
+ * adaptive probe cadence (blocks read whole; once the chain jumps past the
+ * reader's reach: fallbacks; a page about a block far above the head: a fact
+ * not trusted),
  * address pages of addresses the coming blocks name (every fourth round: in every
  * round they kept the liar from being refuted within the test's window), and an
  * activity stream watching those addresses.
@@ -62,6 +62,8 @@ const CLIENTS = 200;
 const SCANNER = '203.0.113.66';
 /** Blocks the third upstream claims beyond the others. */
 const LIAR_AHEAD = 50_000;
+/** A jump past the block reader's reach (64 blocks back). */
+const GAP_JUMP = 80;
 
 export const startProxyTarget: StartMetricsTarget = async () => {
   const redis = await startRedisServer();
@@ -90,7 +92,7 @@ export const startProxyTarget: StartMetricsTarget = async () => {
       ],
       passthrough: { routes: [{ prefix: '/legacy', target: sims[0]!.url }, { prefix: '/dead', target: 'http://127.0.0.1:9' }], timeoutMs: 2000 },
       refreshAhead: { maxKeys: 12 },
-      // A block read's deadline a loaded machine meets: some blocks must be read whole (and some not).
+      // A block read's deadline a loaded machine meets: blocks are read whole (the jump makes the fallbacks).
       invalidation: { ...defaultConfig().invalidation, mode: 'precise', readTimeoutMs: 10_000 },
     },
   );
@@ -106,6 +108,8 @@ export const startProxyTarget: StartMetricsTarget = async () => {
     while (!stopped) {
       round += 1;
       if (round % 20 === 0) for (const s of sims) s.chain.advance(1);
+      // Once, the chain jumps further than the reader goes back: the blocks left behind fall back (gap).
+      if (round === 300) for (const s of sims) s.chain.advance(GAP_JUMP);
       const path = PATHS[round % PATHS.length] ?? '/block/max';
       const addressPath = addressPaths[round % addressPaths.length] ?? '/block/max';
       // Bursts of identical cold requests join one flight.

@@ -23,7 +23,7 @@ describe('requests during start-up', () => {
       const p = startProc({ PORT: String(port), SIM_BLOCK_INTERVAL_MS: '1000' });
       // Probing goes on a little past the listening line: the hand-over is behind us then.
       const up = listening(p).then(() => new Promise((r) => setTimeout(r, 200)));
-      const t = await probeThroughout(port, '/healthz', up, { everyMs: 4, holdMs: 5000, ready: (s) => s === 200 });
+      const t = await probeThroughout(port, '/healthz', up, { everyMs: 4, holdMs: 15_000, ready: (s) => s === 200 });
       p.child.kill('SIGTERM');
       expect(await p.exited).toBe(0);
       expect(t.unanswered, `start ${i}`).toEqual([]);
@@ -33,5 +33,5 @@ describe('requests during start-up', () => {
     }
     // Where the window is asynchronous, it was hit (the simulator starts in it).
     if (process.versions.node.startsWith('20.')) expect(starting).toBeGreaterThan(0);
-  }, 120_000);
+  }, 180_000);
 });

@@ -32,7 +32,7 @@ describe('three simulators, one slow', () => {
       answers.push(...(await Promise.all(paths.map((p) => get(proxy!.url, p)))));
     }
 
-    expect(answers.every((a) => a.status === 200 && a.cache === 'MISS')).toBe(true);
+    expect(answers.filter((a) => a.status !== 200 || a.cache !== 'MISS').map((a) => `${a.status} ${a.cache}`)).toEqual([]);
     const worst = Math.max(...answers.map((a) => a.ms));
     const sorted = answers.map((a) => a.ms).sort((x, y) => x - y);
     const median = sorted[Math.floor(sorted.length / 2)]!;
