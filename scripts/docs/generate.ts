@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { collectMetrics, metricsTable } from './metrics.js';
-import { configByTopic, errorTable, policyTable } from './tables.js';
+import { configByTopic, endpointTable, errorTable, policyTable } from './tables.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -16,6 +16,7 @@ export async function generatedParts(): Promise<Record<string, string>> {
     config: configByTopic(),
     errors: errorTable(),
     policies: policyTable(),
+    endpoints: endpointTable(),
     metrics: metricsTable(await collectMetrics()),
   };
 }

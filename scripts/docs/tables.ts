@@ -1,12 +1,13 @@
 /**
  * Reference tables made from the code's own tables: settings (grouped by
- * topic), error catalogue, default cache policies.
+ * topic), error catalogue, default cache policies, the endpoints.
  */
 import { DEFAULT_POLICIES } from '../../src/catalogue/policies.js';
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
 import { GROUPS, groupOf } from '../../src/config/groups.js';
 import { configTable } from '../../src/config/help.js';
 import { EDGE_ERRORS, ERRORS } from '../../src/errors/catalog.js';
+import { ENDPOINTS } from '../../src/endpoints/index.js';
 
 /** `configTable()` split into one table per topic: the --help groups (src/config/groups.ts), in their order. */
 export function configByTopic(): string {
@@ -57,5 +58,30 @@ export function policyTable(): string {
     const p = DEFAULT_POLICIES[name];
     rows.push(`| ${name} | ${[p.ttlMs, p.finalTtlMs, p.volatileTtlMs, p.swrMs, p.sieMs, p.negativeTtlMs].map(duration).join(' | ')} | ${p.invalidateOnHead ? 'yes' : 'no'} |`);
   }
+  return rows.join('\n');
+}
+
+const PAGED = new Set(['page', 'page_size']);
+
+/** The parameters cell: required ones in bold, notes and defaults after the name, `paged` for page/page_size. */
+function paramsCell(m: (typeof ENDPOINTS)[number]): string {
+  const { notes, oneOf } = m.reference;
+  const out: string[] = [];
+  if (oneOf !== undefined) out.push(`exactly one of ${oneOf.map((n) => `**\`${n}\`**`).join(' / ')}`);
+  const named = m.params.filter((p) => !PAGED.has(p.name) && !(oneOf ?? []).includes(p.name)).map((p) => {
+    const name = p.required ? `**\`${p.name}\`**` : `\`${p.name}\``;
+    const note = notes?.[p.name] ?? (p.defaultValue !== undefined ? `default ${p.defaultValue}` : undefined);
+    return note === undefined ? name : `${name} (${note})`;
+  });
+  if (named.length > 0) out.push(named.join(', '));
+  const cell = out.join(', ');
+  const paged = m.params.some((p) => p.name === 'page');
+  return paged ? (cell === '' ? 'paged' : `${cell}; paged`) : cell === '' ? '–' : cell;
+}
+
+/** The endpoint table of docs/api.md, in the registry's order, from each module's parameters and reference. */
+export function endpointTable(): string {
+  const rows = ['| # | Path | Parameters | `data` |', '|---|---|---|---|'];
+  ENDPOINTS.forEach((m, i) => rows.push(`| ${i + 1} | \`${m.path}\` | ${paramsCell(m)} | ${m.reference.data} |`));
   return rows.join('\n');
 }

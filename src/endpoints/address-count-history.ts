@@ -7,6 +7,7 @@ import { MIN, endpoint, flat } from './kit.js';
 export const addressCountHistory = endpoint({
   path: 'address/count/history',
   params: [P.days(30)],
+  reference: { data: 'array of address statistics (4.14), not paged' },
   data: arrayOf(AddressCountItem),
   policy: flat(5 * MIN, false),
   freshness: 'any',

@@ -6,6 +6,7 @@ import { SEC, endpoint, flat } from './kit.js';
 export const addressInfo = endpoint({
   path: 'address/info',
   params: [P.address],
+  reference: { data: 'Address information (4.13)' },
   data: AddressInfo,
   policy: flat(5 * SEC, true),
   dependsOn: [{ on: 'address', param: 'address' }],

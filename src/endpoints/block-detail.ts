@@ -6,6 +6,7 @@ import { DAY, SEC, SERVER_TIMESTAMP, answer, endpoint, height, obj, policy, with
 export const blockDetail = endpoint({
   path: 'block/detail',
   params: [P.h],
+  reference: { data: 'Block detail (4.5)', notes: { h: 'height or hash' } },
   data: BlockDetail,
   policy: policy(5 * SEC, DAY, 5 * SEC, 5 * SEC, false),
   classify: ({ data, policy: p, chain }) => {

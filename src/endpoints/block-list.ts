@@ -19,6 +19,7 @@ function highestFinal(blocks: readonly unknown[]): number | null {
 export const blockList = endpoint({
   path: 'block/list',
   params: [P.page, P.pageSize],
+  reference: { data: 'paged Blocks (4.4), highest first' },
   data: pagedOf(Block, {}, 'BlockPage'),
   policy: flat(3 * SEC, true),
   classify: ({ data, policy }) => {

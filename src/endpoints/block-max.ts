@@ -5,6 +5,7 @@ import { SEC, SERVER_TIMESTAMP, endpoint, flat, height, obj, ordinary } from './
 export const blockMax = endpoint({
   path: 'block/max',
   params: [],
+  reference: { data: '`{height, server_timestamp}`: the highest block' },
   data: BlockMax,
   policy: flat(1 * SEC, false),
   classify: ({ data, policy }) => ({ ...ordinary(policy), observedHead: height(obj(data)?.['height']) }),

@@ -5,6 +5,7 @@ import { SEC, endpoint, flat, height, obj, ordinary } from './kit.js';
 export const chainSummary = endpoint({
   path: 'chain/summary',
   params: [],
+  reference: { data: '`{block_count, tx_count, contract_count, normal_address_count}`' },
   data: ChainSummary,
   policy: flat(10 * SEC, true),
   // Heights start at 1: the block count is the head.

@@ -6,6 +6,7 @@ import { SEC, endpoint, flat } from './kit.js';
 export const contracts = endpoint({
   path: 'contracts',
   params: [P.page, P.pageSize],
+  reference: { data: 'paged Contracts (4.6)' },
   data: pagedOf(Contract, {}, 'ContractPage'),
   policy: flat(60 * SEC, false),
   dependsOn: [{ on: 'deployment' }],

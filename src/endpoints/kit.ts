@@ -7,11 +7,12 @@ import type { ChainView } from '../chain/types.js';
 import type { Classification, EndpointPolicy, ParamSpec } from '../catalogue/types.js';
 import type { FieldSpec } from '../schema/language.js';
 import { MISSING_PREFIX } from '../catalogue/params.js';
-import type { Dependency, EndpointModule, StampDecl, SuccessInput } from './types.js';
+import type { Dependency, EndpointModule, EndpointReference, StampDecl, SuccessInput } from './types.js';
 
 interface Decl<Name extends string, P extends string> {
   path: Name;
   params: readonly ParamSpec<P>[];
+  reference: EndpointReference<NoInfer<P>>;
   check?: (params: ReadonlyMap<string, string>) => string | null;
   data: FieldSpec;
   policy: EndpointPolicy;
@@ -31,6 +32,7 @@ export function endpoint<const Name extends string, const P extends string = nev
   return Object.freeze({
     path: d.path,
     params: d.params,
+    reference: d.reference,
     check: d.check ?? null,
     data: d.data,
     policy: Object.freeze({ ...d.policy }),

@@ -6,6 +6,7 @@ import { MIN, endpoint, flat } from './kit.js';
 export const naxHistory = endpoint({
   path: 'nax/history',
   params: [P.page, P.pageSize],
+  reference: { data: 'paged NAX distribution records (4.10), newest stage first' },
   data: pagedOf(NaxRecord, {}, 'NaxHistoryPage'),
   policy: flat(5 * MIN, false),
   freshness: 'any',

@@ -5,6 +5,7 @@ import { SEC, endpoint, flat } from './kit.js';
 export const naxSummary = endpoint({
   path: 'nax/summary',
   params: [],
+  reference: { data: 'NAX summary (4.11)' },
   data: NaxSummary,
   policy: flat(60 * SEC, false),
   dependsOn: [{ on: 'stage-end', field: 'end_height' }],

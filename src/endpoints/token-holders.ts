@@ -6,6 +6,7 @@ import { SEC, endpoint, flat, tokenOrContract } from './kit.js';
 export const tokenHolders = endpoint({
   path: 'token/holders',
   params: [P.optToken, P.optAddress('contract'), P.page, P.pageSize],
+  reference: { data: 'paged Token holders (4.8)', oneOf: ['token', 'contract'] },
   data: pagedOf(TokenHolder, {}, 'TokenHolderPage'),
   policy: flat(60 * SEC, false),
   check: tokenOrContract,

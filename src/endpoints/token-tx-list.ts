@@ -6,6 +6,7 @@ import { SEC, SERVER_TIMESTAMP, endpoint, flat, tokenOrContract } from './kit.js
 export const tokenTxList = endpoint({
   path: 'token/tx/list',
   params: [P.optToken, P.optAddress('contract'), P.page, P.pageSize],
+  reference: { data: 'paged token Transactions (4.2 with `token`), plus `token`', oneOf: ['token', 'contract'] },
   data: pagedOf(TokenTx, { serverTimestamp: true, token: true }, 'TokenTxPage'),
   policy: flat(3 * SEC, true),
   check: tokenOrContract,

@@ -6,6 +6,7 @@ import { DAY, SEC, answer, endpoint, height, isFinal, obj, policy } from './kit.
 export const txDetail = endpoint({
   path: 'tx/detail',
   params: [P.hash],
+  reference: { data: 'Transaction detail (4.2)' },
   data: TxDetail,
   policy: policy(5 * SEC, DAY, 1 * SEC, 1 * SEC, false),
   classify: ({ data, policy: p, chain }) => {

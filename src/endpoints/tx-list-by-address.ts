@@ -6,6 +6,7 @@ import { SEC, SERVER_TIMESTAMP, endpoint, flat } from './kit.js';
 export const txListByAddress = endpoint({
   path: 'tx/listByAddress',
   params: [P.address, P.isNrc20, P.page, P.pageSize],
+  reference: { data: 'paged Transactions of the address' },
   data: pagedOf(Transaction, { serverTimestamp: true }, 'AddressTransactionPage'),
   policy: flat(3 * SEC, true),
   stamps: SERVER_TIMESTAMP,

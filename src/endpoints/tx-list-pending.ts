@@ -6,6 +6,7 @@ import { SEC, SERVER_TIMESTAMP, endpoint, flat } from './kit.js';
 export const txListPending = endpoint({
   path: 'tx/list/pending',
   params: [P.page, P.pageSize],
+  reference: { data: 'paged pending Transactions (status 2)' },
   data: pagedOf(Transaction, { serverTimestamp: true }, 'PendingPage'),
   policy: flat(1 * SEC, true),
   hot: true,

@@ -7,6 +7,7 @@ import { highestIn } from './heights.js';
 export const txList = endpoint({
   path: 'tx/list',
   params: [P.blockHeight, P.page, P.pageSize],
+  reference: { data: 'paged Transactions (4.1), newest first', notes: { block_height: 'one block only' } },
   data: pagedOf(Transaction, { serverTimestamp: true }, 'TransactionPage'),
   policy: policy(3 * SEC, DAY, 5 * SEC, 3 * SEC, true),
   classify: ({ params, policy: p, chain, data }) => {

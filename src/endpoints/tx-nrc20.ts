@@ -6,6 +6,7 @@ import { SEC, endpoint, flat } from './kit.js';
 export const txNrc20 = endpoint({
   path: 'tx/nrc20',
   params: [P.address, P.page, P.pageSize],
+  reference: { data: 'NRC20 transfers of the address: `txnList` … (2.2, 4.3)' },
   data: Nrc20Result,
   policy: flat(3 * SEC, true),
   stamps: { data: [], items: { list: 'txnList', now: 'currentTimestamp', diff: 'timeDiff', base: 'timestamp' } },

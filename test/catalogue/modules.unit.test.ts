@@ -82,12 +82,14 @@ describe('endpoint registry', () => {
   });
 
   it('the compiler refuses a dependency or an `about` naming a parameter the endpoint lacks', () => {
-    const ok = endpoint({ path: 'x/ok', params: [P.address], data: BlockMax, policy: flat(S, false), dependsOn: [{ on: 'address', param: 'address' }] });
+    const ok = endpoint({ path: 'x/ok', params: [P.address], reference: { data: 'x' }, data: BlockMax, policy: flat(S, false), dependsOn: [{ on: 'address', param: 'address' }] });
     expect(ok.check).toBeNull();
     expect(ok.classify).toBeNull();
     // @ts-expect-error `hash` is not a parameter of this endpoint
-    endpoint({ path: 'x/bad', params: [P.address], data: BlockMax, policy: flat(S, false), dependsOn: [{ on: 'address', param: 'hash' }] });
+    endpoint({ path: 'x/bad', params: [P.address], reference: { data: 'x' }, data: BlockMax, policy: flat(S, false), dependsOn: [{ on: 'address', param: 'hash' }] });
     // @ts-expect-error `h` is not a parameter of this endpoint
-    endpoint({ path: 'x/bad', params: [P.address], data: BlockMax, policy: flat(S, false), about: 'h', dependsOn: [] });
+    endpoint({ path: 'x/bad', params: [P.address], reference: { data: 'x' }, data: BlockMax, policy: flat(S, false), about: 'h', dependsOn: [] });
+    // @ts-expect-error `token` is not a parameter of this endpoint
+    endpoint({ path: 'x/bad', params: [P.address], reference: { data: 'x', notes: { token: 'name' } }, data: BlockMax, policy: flat(S, false), dependsOn: [] });
   });
 });

@@ -25,7 +25,7 @@ describe('generated docs', () => {
   it('hold every generated part in its place', () => {
     expect(partsIn(readDoc('docs/configuration.md'))).toEqual(['config']);
     expect(partsIn(readDoc('docs/metrics.md'))).toEqual(['metrics']);
-    expect(partsIn(readDoc('docs/api.md'))).toEqual(['errors', 'policies']);
+    expect(partsIn(readDoc('docs/api.md'))).toEqual(['endpoints', 'errors', 'policies']);
   });
 
   it('notice a stale part', () => {
