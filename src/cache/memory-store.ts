@@ -8,7 +8,7 @@
  * memory (`chargedSize`): its buffers, each with the fixed cost of a Buffer,
  * the key, and the objects around them (entry, wrapper, payloads, LRU slots),
  * measured on Node 20, the JS objects with the collector's headroom
- * (bench/scenarios/g-flood.ts checks RSS against the bound). Entries with
+ * (bench/scenarios/m-flood.ts checks RSS against the bound). Entries with
  * time-relative fields (stamps) send their stored bytes at `createdAt` only
  * and are otherwise re-rendered lazily, at most once per second per encoding;
  * the rendering of the previous second is replaced, and one rendered copy is
