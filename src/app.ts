@@ -89,6 +89,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     if (r.timedOut) logger.warn({ shutdownTimeoutMs: config.shutdownTimeoutMs, cut: r.cut }, 'drain deadline reached: requests still running were answered 503');
     await closePool();
     await gate?.limiter.close();
+    await s.duty?.close();
     await fleet?.close();
   };
   const { resolver, tracker, memory, pages, adminGate } = s;

@@ -10,11 +10,18 @@
  * between probes follows the block interval (cadence.ts: dense around the
  * expected next block, sparse otherwise).
  *
+ * In a fleet (a ProbeDuty, src/fleet/duty.ts) only the leader probes after the
+ * first round; a follower keeps its loops but skips each probe while the
+ * leader is heard, takes each upstream's head and probe result from the
+ * leader's 'heads' (selection, readiness and follow-down use them), and probes
+ * itself (counted) while the leader is silent.
+ *
  * Follow-down: when every upstream that answers its probes (benched ones aside) has reported a head
  * below the trusted one for `followDownRounds` probe intervals, the tracker is
  * rebased to the highest of them (logged, and `onRebase` for the metric)
  * instead of wedging on a head nobody serves any more.
  */
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ChainTracker } from '../chain/tracker.js';
 import { toProxyError, type ProxyError } from '../errors/catalog.js';
@@ -22,6 +29,7 @@ import { isSuccessEnvelope } from '../transform/envelope.js';
 import type { RunOptions, Upstream } from './upstream.js';
 import type { UpstreamResponse } from './types.js';
 import type { HeadWatch } from './head-watch.js';
+import type { UpstreamHead } from '../fleet/bus.js';
 
 /** `data.height` of a block/max answer; the number may be written `4842503.0` (or quoted). */
 export function parseHeight(json: Record<string, unknown>): number | null {
@@ -61,6 +69,23 @@ export const PROBE: RunOptions = {
   },
 };
 
+/** The prober's view of the fleet's division of work (src/fleet/duty.ts). */
+export interface ProbeDuty {
+  /** 'leader' and 'alone' probe; 'follower' skips the probe. */
+  turn(): 'leader' | 'follower' | 'alone';
+  /** A probe made while 'alone'. */
+  selfProbe(): void;
+  /** Every upstream's head and last probe result, after each probe of this replica. */
+  probed(heads: UpstreamHead[]): void;
+  /** The leader's heads reach `apply` while this replica follows. */
+  onHeads(apply: (heads: UpstreamHead[]) => void): void;
+}
+
+/** An upstream's id on the bus: a digest of its URL (credentials removed), the same on every replica. */
+function upstreamId(url: string): string {
+  return createHash('sha1').update(url).digest('base64url').slice(0, 12);
+}
+
 /** Sees the first failed probe of each upstream (its base URL and why). */
 export type FirstFailureSink = (url: string, err: ProxyError) => void;
 
@@ -80,6 +105,8 @@ export interface ProberOptions {
   adopt?: ((res: UpstreamResponse, height: number) => void) | null;
   /** Sees a probe answer showing the believed head again: it still stands (null: none). */
   confirm?: ((height: number) => void) | null;
+  /** The fleet's division of work (null: no fleet, this replica probes). */
+  duty?: ProbeDuty | null;
 }
 
 export class Prober {
@@ -101,6 +128,8 @@ export class Prober {
   readonly #failedOnce = new Set<Upstream>();
   readonly #heldFailures: Array<[string, ProxyError]> = [];
   #failureSink: FirstFailureSink | null = null;
+  readonly #duty: ProbeDuty | null;
+  readonly #ids: Map<string, Upstream>;
 
   constructor(o: ProberOptions) {
     this.#o = o;
@@ -110,6 +139,26 @@ export class Prober {
     this.#confirm = o.confirm ?? null;
     this.#nextDelay = watch === null ? () => o.intervalMs : (elapsedMs) => watch.nextDelay(elapsedMs);
     this.firstRound = new Promise((resolve) => (this.#resolveFirst = resolve));
+    this.#duty = o.duty ?? null;
+    this.#ids = new Map(o.upstreams.map((u) => [upstreamId(u.url), u]));
+    this.#duty?.onHeads((heads) => this.#follow(heads));
+  }
+
+  /** The leader's probe results: each upstream's head and health as it saw them (breakers untouched). */
+  #follow(heads: readonly UpstreamHead[]): void {
+    if (this.#stopped) return;
+    for (const h of heads) {
+      const u = this.#ids.get(h.id);
+      if (u === undefined) continue;
+      if (h.head !== null) u.head = h.head;
+      u.probeOk = h.ok;
+      if (h.ok) u.vouched();
+    }
+    this.#followDown();
+  }
+
+  #share(): void {
+    this.#duty?.probed(this.#o.upstreams.map((u) => ({ id: upstreamId(u.url), head: u.head, ok: u.probeOk === true })));
   }
 
   /** From now on the first failed probe of each upstream goes to `sink` (those before it at once). */
@@ -129,6 +178,7 @@ export class Prober {
   async probeOnce(): Promise<void> {
     await Promise.all(this.#o.upstreams.map((u) => this.#probe(u)));
     this.#flushFirst();
+    this.#share();
     this.#resolveFirst();
   }
 
@@ -225,7 +275,11 @@ export class Prober {
       let first = true;
       const loop = (): void => {
         const began = performance.now();
-        void this.#probe(u).then(() => {
+        // After the first round, a follower skips the probe while its leader is heard.
+        const turn = first ? 'leader' : (this.#duty?.turn() ?? 'leader');
+        if (turn === 'alone') this.#duty?.selfProbe();
+        const probed = turn === 'follower' ? Promise.resolve() : this.#probe(u).then(() => this.#share());
+        void probed.then(() => {
           if (first) {
             first = false;
             if (--pending === 0) {

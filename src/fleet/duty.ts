@@ -1,0 +1,143 @@
+/**
+ * Who does the fleet's background work (head probes, the pending-pool poll,
+ * refresh-ahead of hot entries) right now, and how the others follow:
+ *
+ *   leader    holds the leader lease (leader.ts): does the work, publishes
+ *             every upstream's head after its probes change one and at least
+ *             every half probe interval ('heads', also its heartbeat), and
+ *             each pending-pool poll ('pool')
+ *   follower  does none of it: heads come from the bus ('head' for the
+ *             tracker, 'heads' for each upstream's head and probe result, which
+ *             selection and readiness use), the pool's state from 'pool', the
+ *             refreshed entries from the Redis tier
+ *   alone     a follower that has heard no heartbeat for longer than a probe
+ *             interval (leader dead, bus or Redis down): does the work itself
+ *             (self probes counted) until the bus speaks again
+ *
+ * Only heartbeats of this replica's own leader lease count (replicas with
+ * another namespace have their own leader). Breakers and latency stay per
+ * replica: each learns them from its own requests.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { RedisConfig } from '../config/types.js';
+import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import type { FleetBus, PoolState, UpstreamHead } from './bus.js';
+import type { Fleet } from './connect.js';
+import { FleetLeader } from './leader.js';
+import { redisNamedLease } from './named-lease.js';
+
+export type Turn = 'leader' | 'follower' | 'alone';
+
+export interface FleetDutyOptions {
+  leader: FleetLeader;
+  bus: FleetBus;
+  /** The leader lease's name: heartbeats of other leases are ignored. */
+  lease: string;
+  /** The probe interval: longest silence a follower waits, and twice the heartbeat period. */
+  intervalMs: number;
+  registry: Registry;
+  /** Monotonic ms (default performance.now). */
+  clock?: () => number;
+}
+
+export class FleetDuty {
+  readonly #o: FleetDutyOptions;
+  readonly #clock: () => number;
+  readonly #selfProbes: Counter;
+  #heardAt: number;
+  #last: UpstreamHead[] = [];
+  #lastJson = '';
+  #timer: NodeJS.Timeout | null = null;
+  readonly #unsubscribe: () => void;
+
+  constructor(o: FleetDutyOptions) {
+    this.#o = o;
+    this.#clock = o.clock ?? (() => performance.now());
+    // A new replica waits one interval for a heartbeat before acting alone.
+    this.#heardAt = this.#clock();
+    const p = METRIC_PREFIX;
+    new Gauge({ name: `${p}fleet_leader`, help: 'This replica holds the fleet leader lease (1) and does the background work of the fleet: head probes, pending-pool poll, refresh-ahead.', registers: [o.registry], collect() {
+      this.set(o.leader.isLeader() ? 1 : 0);
+    } });
+    new Counter({ name: `${p}fleet_leader_changes_total`, help: 'Times this replica gained or lost the fleet leader lease.', registers: [o.registry], collect() {
+      this.reset();
+      this.inc(o.leader.changes);
+    } });
+    this.#selfProbes = new Counter({ name: `${p}fleet_self_probes_total`, help: 'Head probes a follower made itself because it heard no leader heartbeat for longer than a probe interval.', registers: [o.registry] });
+    const onHeads = (lease: string): void => {
+      if (lease === o.lease) this.#heardAt = this.#clock();
+    };
+    o.bus.on('heads', onHeads);
+    const beat = (): void => {
+      if (o.leader.isLeader()) void o.bus.publishHeads(o.lease, this.#last);
+    };
+    this.#timer = setInterval(beat, Math.max(1, Math.floor(o.intervalMs / 2)));
+    this.#timer.unref();
+    o.leader.on('gained', beat);
+    this.#unsubscribe = () => {
+      o.bus.off('heads', onHeads);
+      o.leader.off('gained', beat);
+    };
+  }
+
+  turn(): Turn {
+    if (this.#o.leader.isLeader()) return 'leader';
+    return this.#clock() - this.#heardAt > this.#o.intervalMs ? 'alone' : 'follower';
+  }
+
+  /** This replica does the background work now (leader, or alone). */
+  readonly acting = (): boolean => this.turn() !== 'follower';
+
+  /** A follower probed on its own. */
+  selfProbe(): void {
+    this.#selfProbes.inc();
+  }
+
+  /** This replica's probes saw these heads: the leader publishes them when one changed. */
+  probed(heads: UpstreamHead[]): void {
+    this.#last = heads;
+    const json = JSON.stringify(heads);
+    if (json === this.#lastJson) return;
+    this.#lastJson = json;
+    if (this.#o.leader.isLeader()) void this.#o.bus.publishHeads(this.#o.lease, heads);
+  }
+
+  /** The leader's heads for each upstream, while this replica follows. */
+  onHeads(apply: (heads: UpstreamHead[]) => void): void {
+    this.#o.bus.on('heads', (lease, heads) => {
+      if (lease === this.#o.lease && !this.acting()) apply(heads);
+    });
+  }
+
+  /** The leader's pending-pool poll goes to the followers. */
+  sharePool(state: PoolState): void {
+    if (this.#o.leader.isLeader()) void this.#o.bus.publishPool(this.#o.lease, state);
+  }
+
+  /** The leader's pending-pool polls, while this replica follows. */
+  onPool(apply: (state: PoolState) => void): void {
+    this.#o.bus.on('pool', (lease, state) => {
+      if (lease === this.#o.lease && !this.acting()) apply(state);
+    });
+  }
+
+  /** Stops; a leader releases its lease. */
+  async close(): Promise<void> {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#unsubscribe();
+    await this.#o.leader.close();
+  }
+}
+
+/**
+ * The duty of a replica of `fleet`, its leader lease in Redis: taken for 1.5
+ * probe intervals, renewed every half interval, tried by followers every
+ * quarter interval, so a dead leader is replaced within 1.75 intervals.
+ */
+export function startFleetDuty(fleet: Fleet, redis: RedisConfig, intervalMs: number, registry: Registry): FleetDuty {
+  const lease = `leader:${fleet.namespace}`;
+  const leader = new FleetLeader({ lease: redisNamedLease(fleet.client, redis), name: lease, ttlMs: Math.ceil(intervalMs * 1.5), renewMs: Math.ceil(intervalMs / 2), tryMs: Math.ceil(intervalMs / 4) });
+  const duty = new FleetDuty({ leader, bus: fleet.bus, lease, intervalMs, registry });
+  leader.start();
+  return duty;
+}
