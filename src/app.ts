@@ -93,7 +93,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     await fleet?.close();
   };
   const { resolver, tracker, memory, pages, adminGate } = s;
-  return { app, resolver, tracker, memory, pool, fleet, pages, stream, limiter: gate?.limiter ?? null, fast, adminGate, close };
+  return { app, resolver, tracker, memory, pool, fleet, duty: s.duty, pages, stream, limiter: gate?.limiter ?? null, fast, adminGate, close };
 }
 
 export async function startProxy(config: Config, opts: ProxyOptions = {}): Promise<ProxyHandle> {

@@ -80,6 +80,11 @@ export class FleetDuty {
     };
   }
 
+  /** This replica holds the leader lease. */
+  isLeader(): boolean {
+    return this.#o.leader.isLeader();
+  }
+
   turn(): Turn {
     if (this.#o.leader.isLeader()) return 'leader';
     return this.#clock() - this.#heardAt > this.#o.intervalMs ? 'alone' : 'follower';
