@@ -83,7 +83,6 @@ describe('fleet leader: background work once per fleet', () => {
     const fleet = [a, ...more];
     expect(leaders(fleet)).toEqual([a]);
     const three = await whileProbing(a, N);
-    console.log('FIGURES', JSON.stringify({ one, three }));
     // The probe span is the same (N probes of the leader): the fleet adds at most 10 %.
     expect(three.heads).toBeLessThanOrEqual(Math.ceil(1.1 * one.heads));
     expect(three.pool).toBeLessThanOrEqual(Math.ceil(1.1 * one.pool) + 1);
@@ -107,7 +106,6 @@ describe('fleet leader: background work once per fleet', () => {
     const diedAt = performance.now();
     await waitFor(() => leaders(rest).length === 1, INTERVAL * 10, 'a follower to take over');
     const tookMs = performance.now() - diedAt;
-    console.log('FIGURES takeover ms', tookMs);
     expect(tookMs).toBeLessThanOrEqual(2 * INTERVAL);
     const next = leaders(rest)[0];
     if (next === undefined) throw new Error('no new leader');
