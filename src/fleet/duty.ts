@@ -68,6 +68,11 @@ export class FleetDuty {
       if (lease === o.lease) this.#heardAt = this.#clock();
     };
     o.bus.on('heads', onHeads);
+    // Silence counts from when this replica could hear (the first subscribe, or again after a reconnect).
+    const onSubscribed = (): void => {
+      this.#heardAt = this.#clock();
+    };
+    o.bus.on('subscribed', onSubscribed);
     const beat = (): void => {
       if (o.leader.isLeader()) void o.bus.publishHeads(o.lease, this.#last);
     };
@@ -76,6 +81,7 @@ export class FleetDuty {
     o.leader.on('gained', beat);
     this.#unsubscribe = () => {
       o.bus.off('heads', onHeads);
+      o.bus.off('subscribed', onSubscribed);
       o.leader.off('gained', beat);
     };
   }
