@@ -35,7 +35,8 @@ export interface FleetDutyOptions {
   lease: string;
   /** The probe interval: longest silence a follower waits, and twice the heartbeat period. */
   intervalMs: number;
-  registry: Registry;
+  /** A follower probed on its own (the metric). */
+  onSelfProbe: () => void;
   /** Monotonic ms (default performance.now). */
   clock?: () => number;
 }
@@ -43,7 +44,6 @@ export interface FleetDutyOptions {
 export class FleetDuty {
   readonly #o: FleetDutyOptions;
   readonly #clock: () => number;
-  readonly #selfProbes: Counter;
   #heardAt: number;
   #last: UpstreamHead[] = [];
   #lastJson = '';
@@ -55,15 +55,6 @@ export class FleetDuty {
     this.#clock = o.clock ?? (() => performance.now());
     // A new replica waits one interval for a heartbeat before acting alone.
     this.#heardAt = this.#clock();
-    const p = METRIC_PREFIX;
-    new Gauge({ name: `${p}fleet_leader`, help: 'This replica holds the fleet leader lease (1) and does the background work of the fleet: head probes, pending-pool poll, refresh-ahead.', registers: [o.registry], collect() {
-      this.set(o.leader.isLeader() ? 1 : 0);
-    } });
-    new Counter({ name: `${p}fleet_leader_changes_total`, help: 'Times this replica gained or lost the fleet leader lease.', registers: [o.registry], collect() {
-      this.reset();
-      this.inc(o.leader.changes);
-    } });
-    this.#selfProbes = new Counter({ name: `${p}fleet_self_probes_total`, help: 'Head probes a follower made itself because it heard no leader heartbeat for longer than a probe interval.', registers: [o.registry] });
     const onHeads = (lease: string): void => {
       if (lease === o.lease) this.#heardAt = this.#clock();
     };
@@ -91,6 +82,11 @@ export class FleetDuty {
     return this.#o.leader.isLeader();
   }
 
+  /** Times this replica gained or lost the leader lease. */
+  get changes(): number {
+    return this.#o.leader.changes;
+  }
+
   turn(): Turn {
     if (this.#o.leader.isLeader()) return 'leader';
     return this.#clock() - this.#heardAt > this.#o.intervalMs ? 'alone' : 'follower';
@@ -101,7 +97,7 @@ export class FleetDuty {
 
   /** A follower probed on its own. */
   selfProbe(): void {
-    this.#selfProbes.inc();
+    this.#o.onSelfProbe();
   }
 
   /** This replica's probes saw these heads: the leader publishes them when one changed. */
@@ -145,10 +141,44 @@ export class FleetDuty {
  * probe intervals, renewed every half interval, tried by followers every
  * quarter interval, so a dead leader is replaced within 1.75 intervals.
  */
-export function startFleetDuty(fleet: Fleet, redis: RedisConfig, intervalMs: number, registry: Registry): FleetDuty {
+export function startFleetDuty(fleet: Fleet, redis: RedisConfig, intervalMs: number, onSelfProbe: () => void): FleetDuty {
   const lease = `leader:${fleet.namespace}`;
   const leader = new FleetLeader({ lease: redisNamedLease(fleet.client, redis), name: lease, ttlMs: Math.ceil(intervalMs * 1.5), renewMs: Math.ceil(intervalMs / 2), tryMs: Math.ceil(intervalMs / 4) });
-  const duty = new FleetDuty({ leader, bus: fleet.bus, lease, intervalMs, registry });
+  const duty = new FleetDuty({ leader, bus: fleet.bus, lease, intervalMs, onSelfProbe });
   leader.start();
   return duty;
+}
+
+/**
+ * The fleet metrics (registered with or without a fleet; without one the
+ * replica holds no lease and they stay 0): chainproxy_fleet_leader,
+ * chainproxy_fleet_leader_changes_total, chainproxy_fleet_self_probes_total.
+ */
+export function registerFleetMetrics(registry: Registry): { selfProbe: () => void; watch: (duty: FleetDuty) => void } {
+  const p = METRIC_PREFIX;
+  let watched: FleetDuty | null = null;
+  new Gauge({
+    name: `${p}fleet_leader`,
+    help: 'This replica holds the fleet leader lease (1): it alone probes the upstreams\' heads, polls the pending pool and refreshes ahead for the fleet. 0 without Redis.',
+    registers: [registry],
+    collect() {
+      this.set(watched?.isLeader() === true ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: `${p}fleet_leader_changes_total`,
+    help: 'Times this replica gained or lost the fleet leader lease.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      if (watched !== null) this.inc(watched.changes);
+    },
+  });
+  const self = new Counter({ name: `${p}fleet_self_probes_total`, help: 'Head probes a follower made on its own because it heard no leader heartbeat for longer than a probe interval.', registers: [registry] });
+  return {
+    selfProbe: () => self.inc(),
+    watch: (duty) => {
+      watched = duty;
+    },
+  };
 }
