@@ -11,7 +11,7 @@
  *   { "v": 1, "from": "<replica id>", "t": "filled",     "key": "k" }
  *   { "v": 1, "from": "<replica id>", "t": "touched",    "set": TouchedSet, "pending": PendingTouched }
  *   { "v": 1, "from": "<replica id>", "t": "purge",      "mark": PurgeMark }
- *   { "v": 1, "from": "<replica id>", "t": "heads",      "lease": "<leader lease>", "heads": [{ "id": "<upstream id>", "head": 123 | null, "ok": true }] }
+ *   { "v": 1, "from": "<replica id>", "t": "heads",      "lease": "<leader lease>", "heads": [{ "id": "<upstream id>", "head": 123 | null, "ok": true, "ageMs": 40 }] }
  *   { "v": 1, "from": "<replica id>", "t": "pool",       "lease": "<leader lease>", "known": true, "stale": false, "pending": PendingTouched }
  * 'heads' (the fleet leader's per-upstream probe results, also its heartbeat) and
  * 'pool' (its pending-pool poll) come from the leader (src/fleet/duty.ts).
@@ -55,6 +55,8 @@ export interface UpstreamHead {
   id: string;
   head: number | null;
   ok: boolean;
+  /** Ms since that probe answered (or failed), when the message was sent. */
+  ageMs: number;
 }
 
 /** The leader's pending-pool poll: read or not, whether what lists the pool is stale, the newly seen transactions. */
@@ -69,7 +71,7 @@ type Message =
   | ({ v: 1; from: string; t: 'pool'; lease: string } & PoolState);
 
 function isHeads(v: unknown): v is UpstreamHead[] {
-  return Array.isArray(v) && v.every((h: unknown) => typeof h === 'object' && h !== null && typeof (h as UpstreamHead).id === 'string' && typeof (h as UpstreamHead).ok === 'boolean' && ((h as UpstreamHead).head === null || Number.isSafeInteger((h as UpstreamHead).head)));
+  return Array.isArray(v) && v.every((h: unknown) => typeof h === 'object' && h !== null && typeof (h as UpstreamHead).id === 'string' && typeof (h as UpstreamHead).ok === 'boolean' && Number.isFinite((h as UpstreamHead).ageMs) && ((h as UpstreamHead).head === null || Number.isSafeInteger((h as UpstreamHead).head)));
 }
 
 function isMark(v: unknown): v is PurgeMark {

@@ -45,8 +45,8 @@ export class FleetDuty {
   readonly #o: FleetDutyOptions;
   readonly #clock: () => number;
   #heardAt: number;
-  #last: UpstreamHead[] = [];
-  #lastJson = '';
+  #snapshot: () => UpstreamHead[] = () => [];
+  #lastKey = '';
   #timer: NodeJS.Timeout | null = null;
   readonly #unsubscribe: () => void;
 
@@ -65,7 +65,7 @@ export class FleetDuty {
     };
     o.bus.on('subscribed', onSubscribed);
     const beat = (): void => {
-      if (o.leader.isLeader()) void o.bus.publishHeads(o.lease, this.#last);
+      if (o.leader.isLeader()) void o.bus.publishHeads(o.lease, this.#snapshot());
     };
     this.#timer = setInterval(beat, Math.max(1, Math.floor(o.intervalMs / 2)));
     this.#timer.unref();
@@ -100,12 +100,13 @@ export class FleetDuty {
     this.#o.onSelfProbe();
   }
 
-  /** This replica's probes saw these heads: the leader publishes them when one changed. */
-  probed(heads: UpstreamHead[]): void {
-    this.#last = heads;
-    const json = JSON.stringify(heads);
-    if (json === this.#lastJson) return;
-    this.#lastJson = json;
+  /** This replica probed: `snapshot` gives every upstream's head now; the leader publishes it when a head or probe result changed (and on every heartbeat). */
+  probed(snapshot: () => UpstreamHead[]): void {
+    this.#snapshot = snapshot;
+    const heads = snapshot();
+    const key = heads.map((h) => `${h.id}:${h.head}:${h.ok}`).join(',');
+    if (key === this.#lastKey) return;
+    this.#lastKey = key;
     if (this.#o.leader.isLeader()) void this.#o.bus.publishHeads(this.#o.lease, heads);
   }
 

@@ -75,8 +75,8 @@ export interface ProbeDuty {
   turn(): 'leader' | 'follower' | 'alone';
   /** A probe made while 'alone'. */
   selfProbe(): void;
-  /** Every upstream's head and last probe result, after each probe of this replica. */
-  probed(heads: UpstreamHead[]): void;
+  /** After each probe of this replica: every upstream's head and last probe result, now. */
+  probed(snapshot: () => UpstreamHead[]): void;
   /** The leader's heads reach `apply` while this replica follows. */
   onHeads(apply: (heads: UpstreamHead[]) => void): void;
 }
@@ -130,6 +130,8 @@ export class Prober {
   #failureSink: FirstFailureSink | null = null;
   readonly #duty: ProbeDuty | null;
   readonly #ids: Map<string, Upstream>;
+  /** When each upstream's last probe answered or failed. */
+  readonly #probedAt = new Map<Upstream, number>();
 
   constructor(o: ProberOptions) {
     this.#o = o;
@@ -144,21 +146,35 @@ export class Prober {
     this.#duty?.onHeads((heads) => this.#follow(heads));
   }
 
-  /** The leader's probe results: each upstream's head and health as it saw them (breakers untouched). */
+  /**
+   * The leader's probe results: each upstream's head and health as it saw them
+   * (breakers untouched). A recent one showing the believed head again renews
+   * the head entry, as this replica's own probe would.
+   */
   #follow(heads: readonly UpstreamHead[]): void {
     if (this.#stopped) return;
+    let confirmed = false;
     for (const h of heads) {
       const u = this.#ids.get(h.id);
       if (u === undefined) continue;
       if (h.head !== null) u.head = h.head;
       u.probeOk = h.ok;
-      if (h.ok) u.vouched();
+      if (!h.ok) continue;
+      u.vouched();
+      if (h.ageMs <= this.#o.intervalMs && h.head === this.#o.tracker.bestHead() && this.#o.sittingOut?.(u.name) !== true) confirmed = true;
     }
+    const best = this.#o.tracker.bestHead();
+    if (confirmed && best !== null && this.#firstHeads === null) this.#confirm?.(best);
     this.#followDown();
   }
 
+  readonly #snapshot = (): UpstreamHead[] => {
+    const now = performance.now();
+    return this.#o.upstreams.map((u) => ({ id: upstreamId(u.url), head: u.head, ok: u.probeOk === true, ageMs: Math.round(now - (this.#probedAt.get(u) ?? now)) }));
+  };
+
   #share(): void {
-    this.#duty?.probed(this.#o.upstreams.map((u) => ({ id: upstreamId(u.url), head: u.head, ok: u.probeOk === true })));
+    this.#duty?.probed(this.#snapshot);
   }
 
   /** From now on the first failed probe of each upstream goes to `sink` (those before it at once). */
@@ -200,6 +216,7 @@ export class Prober {
       this.#watch?.probed(u.name, null);
       this.#firstFailure(u, toProxyError(e));
     }
+    this.#probedAt.set(u, performance.now());
     if (was !== u.probeOk && this.#o.logger) {
       const fields = { upstream: u.name, url: u.url, head: u.head, lastError: u.lastError };
       if (u.probeOk) this.#o.logger.info(fields, 'upstream probe ok');

@@ -158,7 +158,7 @@ describe('fleet leader: background work once per fleet', () => {
     let beats = 0;
     const beat = () => {
       beats++;
-      void ghost.publish(`${prefix}bus`, JSON.stringify({ v: 1, from: 'ghost', t: 'heads', lease, heads: [{ id, head: told, ok: true }] }));
+      void ghost.publish(`${prefix}bus`, JSON.stringify({ v: 1, from: 'ghost', t: 'heads', lease, heads: [{ id, head: told, ok: true, ageMs: 0 }] }));
     };
     beat();
     const timer = setInterval(beat, INTERVAL / 2);
@@ -170,6 +170,31 @@ describe('fleet leader: background work once per fleet', () => {
     await waitFor(() => beats >= from + 8, INTERVAL * 40, 'four intervals of heartbeats');
     // At most one probe already under way when the bus spoke.
     expect(await counter(f.url, 'chainproxy_fleet_self_probes_total')).toBeLessThanOrEqual(self + 1);
+    expect(f.duty?.turn()).toBe('follower');
+  });
+
+  it("a follower's head entry stays fresh past its TTL while the leader's heartbeats confirm the head", async () => {
+    const prefix = `lead${++prefixes}:`;
+    const fleet = await fleetOf(2, prefix);
+    await waitFor(() => leaders(fleet).length === 1, INTERVAL * 4, 'one leader');
+    const f = fleet.find((r) => r.duty?.isLeader() !== true);
+    if (f === undefined) throw new Error('no follower');
+    await waitFor(() => f.duty?.turn() === 'follower', INTERVAL * 4, 'the other follows');
+    const first = await get(f.url, '/block/max');
+    expect(first.status).toBe(200);
+    // The leader's heartbeats, heard on the bus like any replica hears them.
+    const listener = new Redis(redis.url);
+    closeLater(() => listener.quit().then(() => undefined));
+    let beats = 0;
+    listener.on('message', (_channel: string, text: string) => {
+      if ((JSON.parse(text) as { t?: string }).t === 'heads') beats++;
+    });
+    await listener.subscribe(`${prefix}bus`);
+    // Five heartbeats: over two seconds, twice block/max's 1 s TTL.
+    await waitFor(() => beats >= 5, INTERVAL * 20, 'five heartbeats');
+    const again = await get(f.url, '/block/max');
+    expect(again.cache).toBe('HIT');
+    expect(again.headers['etag']).toBe(first.headers['etag']);
     expect(f.duty?.turn()).toBe('follower');
   });
 });
