@@ -130,6 +130,7 @@ export class Prober {
   #failureSink: FirstFailureSink | null = null;
   readonly #duty: ProbeDuty | null;
   readonly #ids: Map<string, Upstream>;
+  readonly #idOf: Map<Upstream, string>;
   /** When each upstream's last probe answered or failed. */
   readonly #probedAt = new Map<Upstream, number>();
 
@@ -142,7 +143,8 @@ export class Prober {
     this.#nextDelay = watch === null ? () => o.intervalMs : (elapsedMs) => watch.nextDelay(elapsedMs);
     this.firstRound = new Promise((resolve) => (this.#resolveFirst = resolve));
     this.#duty = o.duty ?? null;
-    this.#ids = new Map(o.upstreams.map((u) => [upstreamId(u.url), u]));
+    this.#idOf = new Map(o.upstreams.map((u) => [u, upstreamId(u.url)]));
+    this.#ids = new Map([...this.#idOf].map(([u, id]) => [id, u]));
     this.#duty?.onHeads((heads) => this.#follow(heads));
   }
 
@@ -170,7 +172,7 @@ export class Prober {
 
   readonly #snapshot = (): UpstreamHead[] => {
     const now = performance.now();
-    return this.#o.upstreams.map((u) => ({ id: upstreamId(u.url), head: u.head, ok: u.probeOk === true, ageMs: Math.round(now - (this.#probedAt.get(u) ?? now)) }));
+    return this.#o.upstreams.map((u) => ({ id: this.#idOf.get(u) ?? '', head: u.head, ok: u.probeOk === true, ageMs: Math.round(now - (this.#probedAt.get(u) ?? now)) }));
   };
 
   #share(): void {
