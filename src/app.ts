@@ -89,10 +89,11 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     if (r.timedOut) logger.warn({ shutdownTimeoutMs: config.shutdownTimeoutMs, cut: r.cut }, 'drain deadline reached: requests still running were answered 503');
     await closePool();
     await gate?.limiter.close();
+    await s.duty?.close();
     await fleet?.close();
   };
   const { resolver, tracker, memory, pages, adminGate } = s;
-  return { app, resolver, tracker, memory, pool, fleet, pages, stream, limiter: gate?.limiter ?? null, fast, adminGate, close };
+  return { app, resolver, tracker, memory, pool, fleet, duty: s.duty, pages, stream, limiter: gate?.limiter ?? null, fast, adminGate, close };
 }
 
 export async function startProxy(config: Config, opts: ProxyOptions = {}): Promise<ProxyHandle> {

@@ -12,6 +12,7 @@ import { HeadGuard } from './chain/head-guard.js';
 import { MemoryStore } from './cache/memory-store.js';
 import type { Config } from './config/types.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
+import { registerFleetMetrics, startFleetDuty, type FleetDuty } from './fleet/duty.js';
 import { createAdminGate, type AdminGate } from './http/admin-gate.js';
 import { EnvelopeWriter } from './http/envelope-writer.js';
 import { readinessRule, readinessVerdict, type ReadinessVerdict } from './http/readiness.js';
@@ -53,6 +54,8 @@ export interface Stages {
   metrics: Metrics;
   memory: MemoryStore;
   fleet: Fleet | null;
+  /** Who does the fleet's background work (src/fleet/duty.ts); null: no fleet. */
+  duty: FleetDuty | null;
   pool: ReturnType<typeof createUpstreamPool>;
   hotKeys: HotKeys;
   resolver: Resolver;
@@ -116,6 +119,9 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   memoryRef = memory;
   const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger, publicBaseUrl: config.publicBaseUrl });
   fleetRef = fleet;
+  const fleetMetrics = registerFleetMetrics(prom.registry);
+  const duty = fleet === null ? null : startFleetDuty(fleet, config.redis, config.upstream.probeIntervalMs, fleetMetrics.selfProbe);
+  if (duty !== null) fleetMetrics.watch(duty);
   const upstreamNames = config.upstreamUrls.map((_, i) => `u${i}`);
   const trust = registerTrustMetrics(prom.registry, upstreamNames);
   const consensusMetrics = registerConsensusMetrics(prom.registry, upstreamNames);
@@ -129,7 +135,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   let confirmHead: ((height: number) => void) | null = null;
   const adopt = (res: UpstreamResponse, height: number): void => adoptHead?.(res, height);
   const confirm = (height: number): void => confirmHead?.(height);
-  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase, sitOuts, watch: headWatch, adopt, confirm });
+  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase, sitOuts, watch: headWatch, adopt, confirm, duty });
   poolRef = pool;
   const quorum = buildQuorum(config.upstream, { pool, sitOuts, metrics: consensusMetrics, logger, clock });
 
@@ -168,6 +174,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     limits: config.limits,
     heads: tracker,
     fleet,
+    duty,
     logger,
   });
 
@@ -193,5 +200,5 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const rule = readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
   const readiness = () => readinessVerdict(pool.goodAnswers(), memory.entries, rule);
 
-  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched, invalidation, headWatch, refetches, purge };
+  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, duty, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched, invalidation, headWatch, refetches, purge };
 }

@@ -11,6 +11,10 @@
  *   { "v": 1, "from": "<replica id>", "t": "filled",     "key": "k" }
  *   { "v": 1, "from": "<replica id>", "t": "touched",    "set": TouchedSet, "pending": PendingTouched }
  *   { "v": 1, "from": "<replica id>", "t": "purge",      "mark": PurgeMark }
+ *   { "v": 1, "from": "<replica id>", "t": "heads",      "lease": "<leader lease>", "heads": [{ "id": "<upstream id>", "head": 123 | null, "ok": true, "ageMs": 40 }] }
+ *   { "v": 1, "from": "<replica id>", "t": "pool",       "lease": "<leader lease>", "known": true, "stale": false, "pending": PendingTouched }
+ * 'heads' (the fleet leader's per-upstream probe results, also its heartbeat) and
+ * 'pool' (its pending-pool poll) come from the leader (src/fleet/duty.ts).
  * 'touched' (the replica that read a block's touched set shares it, src/invalidation/reader.ts)
  * and 'purge' (an operator's purge, src/purge/purger.ts) are, like 'head', not delivered back to their sender.
  * A replica ignores its own 'head' messages (no echo). 'filled'
@@ -30,6 +34,8 @@ export interface FleetBusEvents {
   filled: [key: string];
   touched: [set: TouchedSet, pending: PendingTouched];
   purge: [mark: PurgeMark];
+  heads: [lease: string, heads: UpstreamHead[]];
+  pool: [lease: string, state: PoolState];
   /** The subscriber is (again) subscribed. */
   subscribed: [];
 }
@@ -44,11 +50,29 @@ export interface FleetBusOptions {
   metrics?: Metrics;
 }
 
+/** One upstream's head as the leader's last probe saw it (id: a digest of its URL, the same on every replica). */
+export interface UpstreamHead {
+  id: string;
+  head: number | null;
+  ok: boolean;
+  /** Ms since that probe answered (or failed), when the message was sent. */
+  ageMs: number;
+}
+
+/** The leader's pending-pool poll: read or not, whether what lists the pool is stale, the newly seen transactions. */
+export type PoolState = { known: false } | { known: true; stale: boolean; pending: PendingTouched };
+
 type Message =
   | { v: 1; from: string; t: 'head'; height: number; final: boolean }
   | { v: 1; from: string; t: 'filled'; key: string }
   | { v: 1; from: string; t: 'touched'; set: TouchedSet; pending: PendingTouched }
-  | { v: 1; from: string; t: 'purge'; mark: PurgeMark };
+  | { v: 1; from: string; t: 'purge'; mark: PurgeMark }
+  | { v: 1; from: string; t: 'heads'; lease: string; heads: UpstreamHead[] }
+  | ({ v: 1; from: string; t: 'pool'; lease: string } & PoolState);
+
+function isHeads(v: unknown): v is UpstreamHead[] {
+  return Array.isArray(v) && v.every((h: unknown) => typeof h === 'object' && h !== null && typeof (h as UpstreamHead).id === 'string' && typeof (h as UpstreamHead).ok === 'boolean' && Number.isFinite((h as UpstreamHead).ageMs) && ((h as UpstreamHead).head === null || Number.isSafeInteger((h as UpstreamHead).head)));
+}
 
 function isMark(v: unknown): v is PurgeMark {
   if (typeof v !== 'object' || v === null) return false;
@@ -85,6 +109,8 @@ function parse(text: string): Message | undefined {
   if (o.t === 'filled' && typeof o.key === 'string') return o as Message;
   if (o.t === 'touched' && isTouched(o.set) && isPending(o.pending)) return o as Message;
   if (o.t === 'purge' && isMark(o.mark)) return o as Message;
+  if (o.t === 'heads' && typeof o.lease === 'string' && isHeads(o.heads)) return o as Message;
+  if (o.t === 'pool' && typeof o.lease === 'string' && (o.known === false || (o.known === true && typeof o.stale === 'boolean' && isPending(o.pending)))) return o as Message;
   return undefined;
 }
 
@@ -150,6 +176,14 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
     return this.#publish({ v: 1, from: this.replicaId, t: 'filled', key });
   }
 
+  publishHeads(lease: string, heads: UpstreamHead[]): Promise<void> {
+    return this.#publish({ v: 1, from: this.replicaId, t: 'heads', lease, heads });
+  }
+
+  publishPool(lease: string, state: PoolState): Promise<void> {
+    return this.#publish({ v: 1, from: this.replicaId, t: 'pool', lease, ...state });
+  }
+
   /** True once Redis took the message. */
   publishPurge(mark: PurgeMark): Promise<boolean> {
     return this.#send({ v: 1, from: this.replicaId, t: 'purge', mark });
@@ -190,6 +224,8 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
     if (m.from === this.replicaId) return;
     if (m.t === 'touched') this.emit('touched', m.set, m.pending);
     else if (m.t === 'purge') this.emit('purge', m.mark);
+    else if (m.t === 'heads') this.emit('heads', m.lease, m.heads);
+    else if (m.t === 'pool') this.emit('pool', m.lease, m.known ? { known: true, stale: m.stale, pending: m.pending } : { known: false });
     else this.emit('head', m.height, m.final);
   }
 }

@@ -38,6 +38,8 @@ export interface Fleet {
   store: RedisStore;
   lease: FleetLease;
   bus: FleetBus;
+  /** The namespace of entries and leases ('' when shared by every replica). */
+  namespace: string;
   /** Recent touched sets, for replicas that join (src/fleet/record.ts). */
   record: FleetRecord;
   coordinator: FleetCoordinator;
@@ -103,6 +105,7 @@ export function connectFleet(opts: FleetOptions): Fleet {
     store,
     lease,
     bus,
+    namespace: namespace ?? '',
     record,
     coordinator: {
       acquire: (key) => lease.acquire(key),

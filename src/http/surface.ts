@@ -60,6 +60,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     tracker,
     refreshAheadKeys: config.refreshAhead.maxKeys,
     hotKeys: s.hotKeys,
+    acting: s.duty?.acting ?? null,
     blockList: catalogue.get(blockListEndpoint.path),
     txList: catalogue.get(txListEndpoint.path),
     touched: s.touched,

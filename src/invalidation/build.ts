@@ -17,6 +17,7 @@ import { registerInvalidationMetrics, type InvalidationMetrics } from './metrics
 import { OwnReads, type OwnReadsDeps } from './own-reads.js';
 import { BlockReading } from './read-block.js';
 import { BlockReader, type HeadSource } from './reader.js';
+import type { FleetDuty } from '../fleet/duty.js';
 import { PreciseRule } from './rule.js';
 import type { TouchedSets } from './touched.js';
 
@@ -37,7 +38,7 @@ export interface Invalidation {
    * refetch (refresh-ahead of invalidated entries); `reads`: the block reader's
    * own fetches around the client cache.
    */
-  start(deps: { lookup: { revalidate(req: CanonicalRequest): Promise<unknown> }; reads: OwnReadsDeps; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: Fleet | null; logger: Logger }): void;
+  start(deps: { lookup: { revalidate(req: CanonicalRequest): Promise<unknown> }; reads: OwnReadsDeps; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: Fleet | null; duty: FleetDuty | null; logger: Logger }): void;
   status(): Record<string, unknown>;
   close(): void;
 }
@@ -79,7 +80,18 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
         fleet.bus.on('touched', onTouched);
         unshare = () => fleet.bus.off('touched', onTouched);
       }
-      hot.attach({ revalidate: (req) => d.lookup.revalidate(req), catalogue: d.catalogue, limits: d.limits, maxKeys: config.refreshAhead.maxKeys, refreshed: metrics.refreshed, logger: d.logger });
+      // A follower applies the leader's pending-pool polls as its own.
+      d.duty?.onPool((state) => {
+        if (!state.known) {
+          tagClock.poolUnknown();
+          metrics.guarded('pool-unknown');
+          return;
+        }
+        tagClock.poolKnown();
+        if (state.stale) tagClock.poolChanged();
+        if (state.pending.hashes.length > 0) touched.publishPending(state.pending);
+      });
+      hot.attach({ acting: d.duty?.acting ?? null, revalidate: (req) => d.lookup.revalidate(req), catalogue: d.catalogue, limits: d.limits, maxKeys: config.refreshAhead.maxKeys, refreshed: metrics.refreshed, logger: d.logger });
       // The fleet's record of recent sets: what was fetched before this replica's first block is judged by it.
       const join = async (): Promise<void> => {
         const sets = fleet === null ? null : await fleet.record.read();
@@ -102,6 +114,7 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
                 },
           timeoutMs: config.invalidation.readTimeoutMs,
           pendingPollMs: config.invalidation.pendingPollMs,
+          duty: d.duty,
           metrics,
           logger: d.logger,
         });

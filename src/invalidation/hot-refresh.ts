@@ -24,6 +24,8 @@ interface Scored {
 }
 
 export interface HotRefreshDeps {
+  /** In a fleet only the leader refreshes (the others find its entries in the Redis tier); null: no fleet. */
+  acting: (() => boolean) | null;
   revalidate(req: CanonicalRequest): Promise<unknown>;
   catalogue: Catalogue;
   limits: ParamLimits;
@@ -54,7 +56,7 @@ export class HotRefresh implements TouchedListener {
 
   block(set: TouchedSet): void {
     const d = this.#d;
-    if (d === null || d.maxKeys <= 0 || !set.complete) return;
+    if (d === null || d.maxKeys <= 0 || !set.complete || d.acting?.() === false) return;
     const named = new Set<string>([...set.addresses.map(tagOfAddress), ...set.contracts.map(tagOfAddress), ...set.tokens.map(tagOfToken)]);
     // Pending pages are hot: the head's refresh-ahead fetches them on every block already.
     if (set.deployed.length > 0) named.add(DEPLOYED);

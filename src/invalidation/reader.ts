@@ -19,6 +19,15 @@ import { CrossCheckFailed } from './verify-block.js';
 import type { TagClock } from './clock.js';
 import type { InvalidationMetrics } from './metrics.js';
 import type { PendingTouched, TouchedSet, TouchedSets } from './touched.js';
+import type { PoolState } from '../fleet/bus.js';
+
+/** The fleet's division of the pending-pool poll (src/fleet/duty.ts). */
+export interface PollDuty {
+  /** This replica polls now (the fleet's leader, or a follower that has not heard it). */
+  acting(): boolean;
+  /** What a poll found, for the followers. */
+  sharePool(state: PoolState): void;
+}
 
 /** Blocks behind the head read after an outage; older ones are published incomplete. */
 const MAX_GAP = 64;
@@ -43,6 +52,8 @@ export interface BlockReaderDeps {
   timeoutMs: number;
   /** Between blocks, the pending pool is polled this often and its new entries published (0: only with each block). */
   pendingPollMs: number;
+  /** Only the fleet's leader polls (the others apply its polls); null: no fleet, this replica polls. */
+  duty: PollDuty | null;
   metrics: InvalidationMetrics;
   logger: Logger;
 }
@@ -86,19 +97,22 @@ export class BlockReader {
    * answer older than the change may have been stored after the change was seen).
    */
   async #pollPending(): Promise<void> {
-    if (this.#running !== null || this.#closed) return;
+    if (this.#running !== null || this.#closed || this.#d.duty?.acting() === false) return;
     try {
       const { pending, changed } = await this.#d.reading.pending(AbortSignal.timeout(this.#d.timeoutMs));
       if (this.#closed) return;
-      this.#d.clock.poolKnown();
-      if (changed || this.#settling) this.#d.clock.poolChanged();
+      const stale = changed || this.#settling;
       this.#settling = changed;
+      this.#d.duty?.sharePool({ known: true, stale, pending });
+      this.#d.clock.poolKnown();
+      if (stale) this.#d.clock.poolChanged();
       if (pending.hashes.length === 0) return;
       this.#d.metrics.pending(pending.hashes.length);
       this.#d.touched.publishPending(pending);
     } catch {
       // Until a poll reads it, what depends on the pool keeps its own TTL (the next poll or block tries again).
       if (this.#closed) return;
+      this.#d.duty?.sharePool({ known: false });
       this.#d.clock.poolUnknown();
       this.#d.metrics.guarded('pool-unknown');
     }

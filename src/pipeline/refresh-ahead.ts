@@ -3,6 +3,8 @@
  * (see hot-keys.ts) are fetched once, before clients ask, so the clients that
  * poll right after a block hit the new data instead of missing together.
  * Extra targets (an aggregate page's recompose) register with `addTarget`.
+ * In a fleet only the leader refreshes: the others find the refreshed
+ * entries in the Redis tier (and compose their pages from them on request).
  */
 import type { Logger } from 'pino';
 import type { CanonicalRequest } from '../catalogue/types.js';
@@ -21,6 +23,8 @@ export interface RefreshAheadDeps {
   /** The key's entry is fresh and fetched at the new head already (the head entry a probe answer became): not fetched again. */
   current(req: CanonicalRequest): boolean;
   hot: HotKeys;
+  /** This replica refreshes now (the fleet's leader, or alone); null: no fleet. */
+  acting: (() => boolean) | null;
   /** Hot entries refreshed per head (0: none). */
   maxKeys: number;
   refreshed(outcome: 'ok' | 'error', n: number): void;
@@ -41,6 +45,7 @@ export class RefreshAhead {
 
   /** Refreshes the hot entries, then the extra targets (which may compose those entries); never rejects. */
   async run(head: number): Promise<void> {
+    if (this.#d.acting?.() === false) return;
     const keys = this.#d.maxKeys > 0 ? this.#d.hot.take(this.#d.maxKeys).filter((req) => !this.#d.current(req)) : [];
     await Promise.all(keys.map((req) => this.#guard(req.key, () => this.#d.revalidate(req))));
     await Promise.all(this.#targets.map((t) => this.#guard(t.name, () => t.refresh(head))));

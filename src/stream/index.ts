@@ -32,6 +32,8 @@ export interface HeadStreamDeps {
   /** Hot entries refreshed per head (0: refresh-ahead off) and where their scores come from. */
   refreshAheadKeys: number;
   hotKeys: HotKeys;
+  /** Refresh-ahead runs only while this replica does the fleet's background work (null: no fleet). */
+  acting: (() => boolean) | null;
   blockList: EndpointDef;
   /** tx/list, read for the transactions of blocks that name a watched entity. */
   txList: EndpointDef;
@@ -68,6 +70,7 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     revalidate: (req) => d.resolver.revalidate(req),
     current: (req) => d.resolver.current(req),
     hot: d.hotKeys,
+    acting: d.acting,
     maxKeys: d.refreshAheadKeys,
     refreshed: metrics.refreshed,
     logger: d.logger,

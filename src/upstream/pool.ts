@@ -31,7 +31,7 @@ import { noopMetrics, type Metrics } from '../metrics/types.js';
 import { baseDispatch, compose, type Plan } from './dispatch.js';
 import { hedgeDelay, hedgeLayer } from './hedge.js';
 import { confirmLayer } from './confirm.js';
-import { Prober, type FirstFailureSink } from './prober.js';
+import { Prober, type FirstFailureSink, type ProbeDuty } from './prober.js';
 import type { HeadWatch } from './head-watch.js';
 import { retryLayer } from './retry.js';
 import type { SitOuts } from './sit-out.js';
@@ -60,6 +60,8 @@ export interface UpstreamPoolOptions {
   adopt?: ((res: UpstreamResponse, height: number) => void) | null;
   /** A probe answer showing the believed head again (the head entry stays fresh); null: none. */
   confirm?: ((height: number) => void) | null;
+  /** The fleet's division of probing (null: this replica probes). */
+  duty?: ProbeDuty | null;
 }
 
 export interface ManagedUpstreamPool extends UpstreamPool {
@@ -94,7 +96,7 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
   if (byName.size !== upstreams.length) throw new Error('createUpstreamPool: upstream names must be unique');
   const sitOuts = opts.sitOuts ?? null;
   const sittingOut = sitOuts === null ? null : (name: string): boolean => sitOuts.active(name);
-  const prober = new Prober({ upstreams, intervalMs: config.probeIntervalMs, tracker, logger: opts.logger, onRebase: opts.onRebase, sittingOut, watch: opts.watch ?? null, adopt: opts.adopt ?? null, confirm: opts.confirm ?? null });
+  const prober = new Prober({ upstreams, intervalMs: config.probeIntervalMs, tracker, logger: opts.logger, onRebase: opts.onRebase, sittingOut, watch: opts.watch ?? null, adopt: opts.adopt ?? null, confirm: opts.confirm ?? null, duty: opts.duty ?? null });
   // Per-request controllers, aborted on close (a long-lived signal is not fed to AbortSignal.any per request).
   const live = new Set<AbortController>();
   let closed = false;

@@ -10,11 +10,18 @@
  * between probes follows the block interval (cadence.ts: dense around the
  * expected next block, sparse otherwise).
  *
+ * In a fleet (a ProbeDuty, src/fleet/duty.ts) only the leader probes after the
+ * first round; a follower keeps its loops but skips each probe while the
+ * leader is heard, takes each upstream's head and probe result from the
+ * leader's 'heads' (selection, readiness and follow-down use them), and probes
+ * itself (counted) while the leader is silent.
+ *
  * Follow-down: when every upstream that answers its probes (benched ones aside) has reported a head
  * below the trusted one for `followDownRounds` probe intervals, the tracker is
  * rebased to the highest of them (logged, and `onRebase` for the metric)
  * instead of wedging on a head nobody serves any more.
  */
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ChainTracker } from '../chain/tracker.js';
 import { toProxyError, type ProxyError } from '../errors/catalog.js';
@@ -22,6 +29,7 @@ import { isSuccessEnvelope } from '../transform/envelope.js';
 import type { RunOptions, Upstream } from './upstream.js';
 import type { UpstreamResponse } from './types.js';
 import type { HeadWatch } from './head-watch.js';
+import type { UpstreamHead } from '../fleet/bus.js';
 
 /** `data.height` of a block/max answer; the number may be written `4842503.0` (or quoted). */
 export function parseHeight(json: Record<string, unknown>): number | null {
@@ -61,6 +69,23 @@ export const PROBE: RunOptions = {
   },
 };
 
+/** The prober's view of the fleet's division of work (src/fleet/duty.ts). */
+export interface ProbeDuty {
+  /** 'leader' and 'alone' probe; 'follower' skips the probe. */
+  turn(): 'leader' | 'follower' | 'alone';
+  /** A probe made while 'alone'. */
+  selfProbe(): void;
+  /** After each probe of this replica: every upstream's head and last probe result, now. */
+  probed(snapshot: () => UpstreamHead[]): void;
+  /** The leader's heads reach `apply` while this replica follows. */
+  onHeads(apply: (heads: UpstreamHead[]) => void): void;
+}
+
+/** An upstream's id on the bus: a digest of its URL (credentials removed), the same on every replica. */
+function upstreamId(url: string): string {
+  return createHash('sha1').update(url).digest('base64url').slice(0, 12);
+}
+
 /** Sees the first failed probe of each upstream (its base URL and why). */
 export type FirstFailureSink = (url: string, err: ProxyError) => void;
 
@@ -80,6 +105,8 @@ export interface ProberOptions {
   adopt?: ((res: UpstreamResponse, height: number) => void) | null;
   /** Sees a probe answer showing the believed head again: it still stands (null: none). */
   confirm?: ((height: number) => void) | null;
+  /** The fleet's division of work (null: no fleet, this replica probes). */
+  duty?: ProbeDuty | null;
 }
 
 export class Prober {
@@ -101,6 +128,11 @@ export class Prober {
   readonly #failedOnce = new Set<Upstream>();
   readonly #heldFailures: Array<[string, ProxyError]> = [];
   #failureSink: FirstFailureSink | null = null;
+  readonly #duty: ProbeDuty | null;
+  readonly #ids: Map<string, Upstream>;
+  readonly #idOf: Map<Upstream, string>;
+  /** When each upstream's last probe answered or failed. */
+  readonly #probedAt = new Map<Upstream, number>();
 
   constructor(o: ProberOptions) {
     this.#o = o;
@@ -110,6 +142,41 @@ export class Prober {
     this.#confirm = o.confirm ?? null;
     this.#nextDelay = watch === null ? () => o.intervalMs : (elapsedMs) => watch.nextDelay(elapsedMs);
     this.firstRound = new Promise((resolve) => (this.#resolveFirst = resolve));
+    this.#duty = o.duty ?? null;
+    this.#idOf = new Map(o.upstreams.map((u) => [u, upstreamId(u.url)]));
+    this.#ids = new Map([...this.#idOf].map(([u, id]) => [id, u]));
+    this.#duty?.onHeads((heads) => this.#follow(heads));
+  }
+
+  /**
+   * The leader's probe results: each upstream's head and health as it saw them
+   * (breakers untouched). A recent one showing the believed head again renews
+   * the head entry, as this replica's own probe would.
+   */
+  #follow(heads: readonly UpstreamHead[]): void {
+    if (this.#stopped) return;
+    let confirmed = false;
+    for (const h of heads) {
+      const u = this.#ids.get(h.id);
+      if (u === undefined) continue;
+      if (h.head !== null) u.head = h.head;
+      u.probeOk = h.ok;
+      if (!h.ok) continue;
+      u.vouched();
+      if (h.ageMs <= this.#o.intervalMs && h.head === this.#o.tracker.bestHead() && this.#o.sittingOut?.(u.name) !== true) confirmed = true;
+    }
+    const best = this.#o.tracker.bestHead();
+    if (confirmed && best !== null && this.#firstHeads === null) this.#confirm?.(best);
+    this.#followDown();
+  }
+
+  readonly #snapshot = (): UpstreamHead[] => {
+    const now = performance.now();
+    return this.#o.upstreams.map((u) => ({ id: this.#idOf.get(u) ?? '', head: u.head, ok: u.probeOk === true, ageMs: Math.round(now - (this.#probedAt.get(u) ?? now)) }));
+  };
+
+  #share(): void {
+    this.#duty?.probed(this.#snapshot);
   }
 
   /** From now on the first failed probe of each upstream goes to `sink` (those before it at once). */
@@ -129,6 +196,7 @@ export class Prober {
   async probeOnce(): Promise<void> {
     await Promise.all(this.#o.upstreams.map((u) => this.#probe(u)));
     this.#flushFirst();
+    this.#share();
     this.#resolveFirst();
   }
 
@@ -150,6 +218,7 @@ export class Prober {
       this.#watch?.probed(u.name, null);
       this.#firstFailure(u, toProxyError(e));
     }
+    this.#probedAt.set(u, performance.now());
     if (was !== u.probeOk && this.#o.logger) {
       const fields = { upstream: u.name, url: u.url, head: u.head, lastError: u.lastError };
       if (u.probeOk) this.#o.logger.info(fields, 'upstream probe ok');
@@ -225,7 +294,11 @@ export class Prober {
       let first = true;
       const loop = (): void => {
         const began = performance.now();
-        void this.#probe(u).then(() => {
+        // After the first round, a follower skips the probe while its leader is heard.
+        const turn = first ? 'leader' : (this.#duty?.turn() ?? 'leader');
+        if (turn === 'alone') this.#duty?.selfProbe();
+        const probed = turn === 'follower' ? Promise.resolve() : this.#probe(u).then(() => this.#share());
+        void probed.then(() => {
           if (first) {
             first = false;
             if (--pending === 0) {

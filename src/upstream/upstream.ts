@@ -123,6 +123,11 @@ export class Upstream {
     });
   }
 
+  /** The fleet leader's probe of it answered well: counts as a good answer here (readiness of a follower that does not probe). */
+  vouched(): void {
+    this.#lastGoodAt = performance.now();
+  }
+
   /** Probe ok (or not yet probed is NOT healthy) and breaker not open. */
   healthy(): boolean {
     return this.probeOk === true && this.breaker.state() !== 'open';

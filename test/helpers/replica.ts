@@ -20,6 +20,8 @@ export interface Replica {
   url: string;
   pool: Built['pool'];
   fleet: Built['fleet'];
+  /** Who does the fleet's background work (null without Redis). */
+  duty: Built['duty'];
   tracker: Built['tracker'];
   resolver: Built['resolver'];
   memory: Built['memory'];
@@ -40,6 +42,7 @@ export async function startReplica(upstreamUrls: string[], patch: ConfigPatch = 
     url: address,
     pool: built.pool,
     fleet: built.fleet,
+    duty: built.duty,
     tracker: built.tracker,
     resolver: built.resolver,
     memory: built.memory,

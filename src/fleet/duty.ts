@@ -1,0 +1,185 @@
+/**
+ * Who does the fleet's background work (head probes, the pending-pool poll,
+ * refresh-ahead of hot entries) right now, and how the others follow:
+ *
+ *   leader    holds the leader lease (leader.ts): does the work, publishes
+ *             every upstream's head after its probes change one and at least
+ *             every half probe interval ('heads', also its heartbeat), and
+ *             each pending-pool poll ('pool')
+ *   follower  does none of it: heads come from the bus ('head' for the
+ *             tracker, 'heads' for each upstream's head and probe result, which
+ *             selection and readiness use), the pool's state from 'pool', the
+ *             refreshed entries from the Redis tier
+ *   alone     a follower that has heard no heartbeat for longer than a probe
+ *             interval (leader dead, bus or Redis down): does the work itself
+ *             (self probes counted) until the bus speaks again
+ *
+ * Only heartbeats of this replica's own leader lease count (replicas with
+ * another namespace have their own leader). Breakers and latency stay per
+ * replica: each learns them from its own requests.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { RedisConfig } from '../config/types.js';
+import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import type { FleetBus, PoolState, UpstreamHead } from './bus.js';
+import type { Fleet } from './connect.js';
+import { FleetLeader } from './leader.js';
+import { redisNamedLease } from './named-lease.js';
+
+export type Turn = 'leader' | 'follower' | 'alone';
+
+export interface FleetDutyOptions {
+  leader: FleetLeader;
+  bus: FleetBus;
+  /** The leader lease's name: heartbeats of other leases are ignored. */
+  lease: string;
+  /** The probe interval: longest silence a follower waits, and twice the heartbeat period. */
+  intervalMs: number;
+  /** A follower probed on its own (the metric). */
+  onSelfProbe: () => void;
+  /** Monotonic ms (default performance.now). */
+  clock?: () => number;
+}
+
+export class FleetDuty {
+  readonly #o: FleetDutyOptions;
+  readonly #clock: () => number;
+  #heardAt: number;
+  #snapshot: () => UpstreamHead[] = () => [];
+  #lastKey = '';
+  #timer: NodeJS.Timeout | null = null;
+  readonly #unsubscribe: () => void;
+
+  constructor(o: FleetDutyOptions) {
+    this.#o = o;
+    this.#clock = o.clock ?? (() => performance.now());
+    // A new replica waits one interval for a heartbeat before acting alone.
+    this.#heardAt = this.#clock();
+    const onHeads = (lease: string): void => {
+      if (lease === o.lease) this.#heardAt = this.#clock();
+    };
+    o.bus.on('heads', onHeads);
+    // Silence counts from when this replica could hear (the first subscribe, or again after a reconnect).
+    const onSubscribed = (): void => {
+      this.#heardAt = this.#clock();
+    };
+    o.bus.on('subscribed', onSubscribed);
+    const beat = (): void => {
+      if (o.leader.isLeader()) void o.bus.publishHeads(o.lease, this.#snapshot());
+    };
+    this.#timer = setInterval(beat, Math.max(1, Math.floor(o.intervalMs / 2)));
+    this.#timer.unref();
+    o.leader.on('gained', beat);
+    this.#unsubscribe = () => {
+      o.bus.off('heads', onHeads);
+      o.bus.off('subscribed', onSubscribed);
+      o.leader.off('gained', beat);
+    };
+  }
+
+  /** This replica holds the leader lease. */
+  isLeader(): boolean {
+    return this.#o.leader.isLeader();
+  }
+
+  /** Times this replica gained or lost the leader lease. */
+  get changes(): number {
+    return this.#o.leader.changes;
+  }
+
+  turn(): Turn {
+    if (this.#o.leader.isLeader()) return 'leader';
+    return this.#clock() - this.#heardAt > this.#o.intervalMs ? 'alone' : 'follower';
+  }
+
+  /** This replica does the background work now (leader, or alone). */
+  readonly acting = (): boolean => this.turn() !== 'follower';
+
+  /** A follower probed on its own. */
+  selfProbe(): void {
+    this.#o.onSelfProbe();
+  }
+
+  /** This replica probed: `snapshot` gives every upstream's head now; the leader publishes it when a head or probe result changed (and on every heartbeat). */
+  probed(snapshot: () => UpstreamHead[]): void {
+    this.#snapshot = snapshot;
+    const heads = snapshot();
+    const key = heads.map((h) => `${h.id}:${h.head}:${h.ok}`).join(',');
+    if (key === this.#lastKey) return;
+    this.#lastKey = key;
+    if (this.#o.leader.isLeader()) void this.#o.bus.publishHeads(this.#o.lease, heads);
+  }
+
+  /** The leader's heads for each upstream, while this replica follows. */
+  onHeads(apply: (heads: UpstreamHead[]) => void): void {
+    this.#o.bus.on('heads', (lease, heads) => {
+      if (lease === this.#o.lease && !this.acting()) apply(heads);
+    });
+  }
+
+  /** The leader's pending-pool poll goes to the followers. */
+  sharePool(state: PoolState): void {
+    if (this.#o.leader.isLeader()) void this.#o.bus.publishPool(this.#o.lease, state);
+  }
+
+  /** The leader's pending-pool polls, while this replica follows. */
+  onPool(apply: (state: PoolState) => void): void {
+    this.#o.bus.on('pool', (lease, state) => {
+      if (lease === this.#o.lease && !this.acting()) apply(state);
+    });
+  }
+
+  /** Stops; a leader releases its lease. */
+  async close(): Promise<void> {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#unsubscribe();
+    await this.#o.leader.close();
+  }
+}
+
+/**
+ * The duty of a replica of `fleet`, its leader lease in Redis: taken for 1.5
+ * probe intervals, renewed every half interval, tried by followers every
+ * quarter interval, so a dead leader is replaced within 1.75 intervals.
+ */
+export function startFleetDuty(fleet: Fleet, redis: RedisConfig, intervalMs: number, onSelfProbe: () => void): FleetDuty {
+  const lease = `leader:${fleet.namespace}`;
+  const leader = new FleetLeader({ lease: redisNamedLease(fleet.client, redis), name: lease, ttlMs: Math.ceil(intervalMs * 1.5), renewMs: Math.ceil(intervalMs / 2), tryMs: Math.ceil(intervalMs / 4) });
+  const duty = new FleetDuty({ leader, bus: fleet.bus, lease, intervalMs, onSelfProbe });
+  leader.start();
+  return duty;
+}
+
+/**
+ * The fleet metrics (registered with or without a fleet; without one the
+ * replica holds no lease and they stay 0): chainproxy_fleet_leader,
+ * chainproxy_fleet_leader_changes_total, chainproxy_fleet_self_probes_total.
+ */
+export function registerFleetMetrics(registry: Registry): { selfProbe: () => void; watch: (duty: FleetDuty) => void } {
+  const p = METRIC_PREFIX;
+  let watched: FleetDuty | null = null;
+  new Gauge({
+    name: `${p}fleet_leader`,
+    help: 'This replica holds the fleet leader lease (1): it alone probes the upstreams\' heads, polls the pending pool and refreshes ahead for the fleet. 0 without Redis.',
+    registers: [registry],
+    collect() {
+      this.set(watched?.isLeader() === true ? 1 : 0);
+    },
+  });
+  new Counter({
+    name: `${p}fleet_leader_changes_total`,
+    help: 'Times this replica gained or lost the fleet leader lease.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      if (watched !== null) this.inc(watched.changes);
+    },
+  });
+  const self = new Counter({ name: `${p}fleet_self_probes_total`, help: 'Head probes a follower made on its own because it heard no leader heartbeat for longer than a probe interval.', registers: [registry] });
+  return {
+    selfProbe: () => self.inc(),
+    watch: (duty) => {
+      watched = duty;
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The pending-pool poll runs once per fleet: the leader polls, and a
+ * follower (which does not) stales its pending list when the leader's poll
+ * sees the pool change between blocks. Upstream: a forwarder on a real socket
+ * in front of two simulators with the same seed; the pool comes from the
+ * second, which the test moves one block ahead (the pool changes, the chain
+ * the proxy follows does not). Real redis-server, two replicas.
+ */
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { counter, get, startReplica, type Replica } from '../helpers/replica.js';
+import { content, covered, PRECISE, SEED, truth } from '../invalidation/kit.js';
+
+const describe = describeRedis();
+/** Probe interval: a loaded machine's event-loop stalls stay well below it (the lease lasts 1.5 intervals). */
+const INTERVAL = 1000;
+const LIST = '/tx/list/pending';
+
+describe('fleet leader: the pending-pool poll once per fleet', () => {
+  let redis: RedisServer;
+  let chain: SimulatorHandle;
+  let pool: SimulatorHandle;
+  let upstream: FakeUpstream;
+  const replicas: Replica[] = [];
+  beforeAll(async () => {
+    const startTime = Date.now();
+    [redis, chain, pool] = await Promise.all([startRedisServer(), startSimulator({ seed: SEED, blockIntervalMs: 0, startTime }), startSimulator({ seed: SEED, blockIntervalMs: 0, startTime })]);
+    upstream = await startFakeUpstream(async (req, res) => {
+      const url = req.url ?? '/';
+      const from = /^\/tx\/(list\/pending|detail)(\?|$)/.test(url) ? pool : chain;
+      const r = await fetch(from.url + url);
+      sendJson(res, r.status, Buffer.from(await r.arrayBuffer()));
+    });
+  });
+  afterEach(async () => {
+    await Promise.all(replicas.splice(0).map((r) => r.close()));
+  });
+  afterAll(async () => {
+    await upstream?.close();
+    await Promise.all([chain?.close(), pool?.close(), redis?.stop()]);
+  });
+
+  const start = async (): Promise<Replica> => {
+    const r = await startReplica([upstream.url], { redisUrl: redis.url, redis: { keyPrefix: 'pool:' }, upstream: { probeIntervalMs: INTERVAL, probeDenseMs: 0, headMarginBlocks: 100 }, invalidation: { ...PRECISE, pendingPollMs: INTERVAL } });
+    replicas.push(r);
+    return r;
+  };
+  const polls = async (n: number): Promise<void> => {
+    const seen = upstream.count(LIST);
+    await waitFor(() => upstream.count(LIST) >= seen + n, 10_000, `${n} polls`);
+  };
+
+  it("a follower's pending list is staled by the leader's poll that saw the pool change", async () => {
+    const a = await start();
+    await waitFor(() => a.duty?.isLeader() === true, INTERVAL * 4, 'the first replica leads');
+    const b = await start();
+    await waitFor(() => b.duty?.turn() === 'follower', INTERVAL * 4, 'the second replica follows');
+    await covered(b.url, chain.chain.head());
+    await polls(3);
+    const first = await get(b.url, LIST);
+    expect(content(first.text)).toBe(await truth(pool.url, LIST));
+    expect((await get(b.url, LIST)).cache).toBe('HIT');
+    // Kept while the leader's polls see no change.
+    await polls(3);
+    expect((await get(b.url, LIST)).cache).toBe('HIT');
+
+    pool.chain.advance(1);
+    await polls(2);
+    const r = await get(b.url, LIST);
+    expect(r.cache).toBe('MISS');
+    expect(content(r.text)).not.toBe(content(first.text));
+    expect(content(r.text)).toBe(await truth(pool.url, LIST));
+    // B followed all along: it never led, so the change reached it from the leader.
+    expect(await counter(b.url, 'chainproxy_fleet_leader_changes_total')).toBe(0);
+    expect(await counter(b.url, 'chainproxy_fleet_self_probes_total')).toBe(0);
+  });
+});

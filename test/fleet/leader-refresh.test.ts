@@ -1,0 +1,69 @@
+/**
+ * Refresh-ahead runs once per fleet: on a new head only the leader fetches
+ * the hot head-dependent entries again; a follower serves them from the Redis
+ * tier without an upstream request of its own (real redis-server, two replicas).
+ */
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/defaults.js';
+import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { waitFor } from '../helpers/fake-upstream.js';
+import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { counter, get, startReplica, type Replica } from '../helpers/replica.js';
+import { openStream, type SseClient } from '../stream/sse-client.js';
+
+const describe = describeRedis();
+/** Probe interval: a loaded machine's event-loop stalls stay well below it (the lease lasts 1.5 intervals). */
+const INTERVAL = 1000;
+
+describe('fleet leader: refresh-ahead once per fleet', () => {
+  let redis: RedisServer;
+  let sim: SimulatorHandle;
+  const closers: Array<() => Promise<void>> = [];
+  beforeAll(async () => {
+    [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 5 })]);
+  });
+  afterEach(async () => {
+    await Promise.all(closers.splice(0).map((c) => c()));
+  });
+  afterAll(async () => {
+    await Promise.all([sim?.close(), redis?.stop()]);
+  });
+
+  async function replica(): Promise<Replica> {
+    const r = await startReplica([sim.url], { redisUrl: redis.url, redis: { keyPrefix: 'refresh:' }, refreshAhead: defaultConfig().refreshAhead, upstream: { probeIntervalMs: INTERVAL, probeDenseMs: 0 } });
+    closers.push(() => r.close());
+    return r;
+  }
+  async function stream(base: string): Promise<SseClient> {
+    const c = await openStream(base);
+    closers.push(async () => c.close());
+    await c.until(() => c.events.length >= 1, 10_000, 'the first head event');
+    return c;
+  }
+  const refreshes = (r: Replica) => counter(r.url, 'chainproxy_refresh_ahead_total');
+
+  it('only the leader refreshes the hot lists; the follower serves the new block from the Redis tier', async () => {
+    const a = await replica();
+    await waitFor(() => a.duty?.isLeader() === true, INTERVAL * 4, 'the first replica leads');
+    const b = await replica();
+    await waitFor(() => b.duty?.turn() === 'follower', INTERVAL * 4, 'the second replica follows');
+    // Explorer traffic on both: the newest transactions at page size 10.
+    for (const r of [a, b]) for (let i = 0; i < 3; i++) await get(r.url, '/tx/list?page_size=10');
+    const [sa, sb] = [await stream(a.url), await stream(b.url)];
+    const [ra, rb] = [await refreshes(a), await refreshes(b)];
+    const before = sim.stats()['tx/list'] ?? 0;
+
+    sim.chain.advance(1);
+    const head = sim.chain.head();
+    // Each replica's head event is sent once its refresh-ahead step is done.
+    const sawHead = (c: SseClient) => c.events.some((e) => e.id === String(head));
+    await Promise.all([sa.until(() => sawHead(sa), 10_000, 'the head on the leader'), sb.until(() => sawHead(sb), 10_000, 'the head on the follower')]);
+    expect(await refreshes(a)).toBeGreaterThan(ra);
+    expect(await refreshes(b)).toBe(rb);
+
+    const list = await get(b.url, '/tx/list?page_size=10');
+    expect(list.status).toBe(200);
+    expect((JSON.parse(list.text) as { data: { list: Array<{ block_height: number }> } }).data.list[0]?.block_height).toBe(head);
+    expect((sim.stats()['tx/list'] ?? 0) - before).toBe(1);
+  });
+});
