@@ -10,13 +10,16 @@
  *   offset 8+H payload              the body, gzip-compressed when `gz`
  *
  * Bodies longer than `compressAboveBytes` are compressed (unless gzip does not
- * make them smaller). Anything that is not exactly this format — foreign,
+ * make them smaller), at level 6 like the memory tier's gzip variant: on decode
+ * the compressed payload is kept as the body's gzip bytes (cache/carried-gzip.ts),
+ * so a Redis hit answers gzip requests without compressing. Anything that is not exactly this format — foreign,
  * corrupt, truncated, another version, a header missing a field — decodes to
  * `undefined`; the store deletes such a value and treats it as a miss.
  */
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import type { CacheEntry, Stamp } from '../cache/types.js';
+import { carryGzip } from '../cache/carried-gzip.js';
 import { ownedBytes } from '../cache/owned.js';
 import type { EntryDeps } from '../invalidation/tags.js';
 
@@ -33,7 +36,7 @@ export async function encodeEntry(entry: CacheEntry, compressAboveBytes: number)
   let payload = entry.body;
   let gz = false;
   if (entry.body.length > compressAboveBytes) {
-    const packed = await gzipAsync(entry.body);
+    const packed = await gzipAsync(entry.body, { level: 6 });
     if (packed.length < entry.body.length) {
       payload = packed;
       gz = true;
@@ -135,6 +138,7 @@ export async function decodeEntry(raw: Buffer): Promise<CacheEntry | undefined> 
     } catch {
       return undefined;
     }
+    if (body.length === header.len) carryGzip(body, ownedBytes(payload));
   } else {
     body = Buffer.allocUnsafeSlow(payload.length);
     payload.copy(body);
