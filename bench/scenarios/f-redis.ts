@@ -64,7 +64,9 @@ export const redis: Scenario = {
     const sim = await startSim({ blockIntervalMs: ctx.blockIntervalMs, name: 'sim-f' });
     const procs: ProxyProc[] = [];
     try {
-      const env = { REDIS_URL: rd.url, PUBLIC_BASE_URL: SHARED_BASE_URL };
+      // The 100 ms production command deadline is missed on a loaded 2-core machine: the breaker then
+      // skips writes and the "Redis hit" row measures misses. The tier's cost is what is measured here.
+      const env = { REDIS_URL: rd.url, PUBLIC_BASE_URL: SHARED_BASE_URL, REDIS_COMMAND_TIMEOUT_MS: '1000' };
       const [big, tiny] = await Promise.all([
         startProxyProc([sim.url], env, 'proxy-f-mem'),
         startProxyProc([sim.url], { ...env, CACHE_MAX_BYTES: '1MiB' }, 'proxy-f-redis'),
@@ -74,7 +76,7 @@ export const redis: Scenario = {
       let i = 0;
       const cycle = () => `/block/detail?h=${base - (i++ % K)}`;
       // Fill memory of `big` and Redis.
-      await runLoad({ url: big.url, sample: cycle, connections: 20, amount: K });
+      await runLoad({ url: big.url, sample: cycle, connections: 8, amount: K });
       const dur = ctx.d(6, 1.5);
       const detailCount = async (): Promise<number> => (await sim.stats()).requests['block/detail'] ?? 0;
       const round = async (p: ProxyProc, sample: () => string): Promise<Round> => {
