@@ -4,6 +4,8 @@
  * bytes are the gzip variant of the body, so a Redis hit needs no compression to
  * answer a gzip request. Keyed by the body buffer: entry copies that keep the body
  * (finality promotion, a soft purge) keep its gzip bytes; gone with the body.
+ * The bytes may be a view into a larger buffer: whoever keeps them copies them
+ * (`ownedBytes`) and carries the copy instead.
  */
 const carried = new WeakMap<Buffer, Buffer>();
 

@@ -30,6 +30,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
+import { carryGzip } from './carried-gzip.js';
 import { ownedBytes } from './owned.js';
 import { renderBody } from './render.js';
 import type { CacheEntry, CacheStore, Encoding } from './types.js';
@@ -341,7 +342,10 @@ export class MemoryStore implements CacheStore {
    */
   promote(entry: CacheEntry, gz: Buffer | null): MemoryEntry | undefined {
     this.#pending.delete(entry.key);
-    if (!this.#insert(entry, MemoryEntry.lazy(entry, gz, this.#compressMinBytes, this.#make))) return undefined;
+    const own = gz === null || entry.body.length < this.#compressMinBytes ? null : ownedBytes(gz);
+    // The bytes kept, in place of a view that would pin the whole Redis value.
+    if (own !== null) carryGzip(entry.body, own);
+    if (!this.#insert(entry, MemoryEntry.lazy(entry, own, this.#compressMinBytes, this.#make))) return undefined;
     return this.#lru.peek(entry.key);
   }
 

@@ -144,7 +144,8 @@ export async function decodeEntry(raw: Buffer): Promise<CacheEntry | undefined> 
     } catch {
       return undefined;
     }
-    if (body.length === header.len) carryGzip(body, ownedBytes(payload));
+    // A view into `raw`: copied only by the memory tier when it keeps the entry.
+    if (body.length === header.len) carryGzip(body, payload);
   } else {
     body = Buffer.allocUnsafeSlow(payload.length);
     payload.copy(body);

@@ -246,7 +246,7 @@ describe('MemoryStore.promote (an entry read from Redis)', () => {
     const br = next?.payload('br', c.now());
     expect(br?.encoding).toBe('br');
     expect(brotliDecompressSync(br!.body).equals(body)).toBe(true);
-    expect(next?.payload('gzip', c.now()).body).toBe(gz);
+    expect(next?.payload('gzip', c.now()).body.equals(gz)).toBe(true);
     expect(next!.size).toBe(plainSize + br!.body.length + X * BUF);
     expect(store.bytes).toBe(next!.size);
     expect(store.compressions).toBe(1);
