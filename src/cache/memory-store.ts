@@ -170,12 +170,13 @@ export class MemoryEntry {
     return p == null ? p : p.body;
   }
 
-  /** Compresses the variants of an entry (bodies of at least `compressMinBytes`, kept only when smaller). */
   /** An entry promoted from Redis: `gz` its gzip bytes from there (null: none); the rest made by `maker` when asked for. */
   static lazy(entry: CacheEntry, gz: Buffer | null, compressMinBytes: number, maker: Maker): MemoryEntry {
     if (entry.body.length < compressMinBytes) return new MemoryEntry(entry, null, null);
     return new MemoryEntry(entry, gz ?? undefined, undefined, maker);
   }
+
+  /** Compresses the variants of an entry (bodies of at least `compressMinBytes`, kept only when smaller). */
 
   static async build(entry: CacheEntry, compressMinBytes: number): Promise<MemoryEntry> {
     const body = entry.body;
