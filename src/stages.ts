@@ -33,6 +33,8 @@ import { canonicalize } from './catalogue/canonicalize.js';
 import type { UpstreamResponse } from './upstream/types.js';
 import { HotKeys } from './pipeline/hot-keys.js';
 import { Resolver } from './pipeline/resolver.js';
+import { Doorkeeper } from './cache/admission.js';
+import { registerAdmissionMetrics } from './cache/admission-metrics.js';
 import { createRateLimitGate } from './ratelimit/index.js';
 import { createUpstreamPool } from './upstream/pool.js';
 import { registerTrustMetrics } from './upstream/trust-metrics.js';
@@ -159,6 +161,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     tags: purge.judge,
     refetched: refetches.refetched,
     settle: earned?.settle ?? null,
+    admission: new Doorkeeper({ onVerdict: registerAdmissionMetrics(prom.registry) }),
   });
   const headEndpoint = catalogue.all().find((e) => e.module?.reportsHead === true);
   if (headEndpoint !== undefined) {

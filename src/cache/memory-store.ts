@@ -14,6 +14,13 @@
  * the rendering of the previous second is replaced, and one rendered copy is
  * charged up front (same size as the stored one, ± a few digits).
  *
+ * Entries promoted from the Redis tier (`promote`) are the exception: they
+ * arrive with the gzip bytes Redis stored (if any) and nothing else, and a
+ * missing variant is made lazily, in the background, on the first hit that
+ * asks for that encoding (that hit is sent identity); the entry is then
+ * charged again with the variant. Bytes no client asked for are never
+ * compressed on that path.
+ *
  * Expiry: an entry is dropped at its sieUntil as soon as it is met: on every
  * read, and at the least-recently-used end on every insert (a few entries per
  * insert, the ones eviction would meet next); a periodic purge catches the rest.
@@ -23,6 +30,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
+import { carryGzip } from './carried-gzip.js';
 import { ownedBytes } from './owned.js';
 import { renderBody } from './render.js';
 import type { CacheEntry, CacheStore, Encoding } from './types.js';
@@ -94,27 +102,36 @@ const compressSync = (enc: 'gzip' | 'br', body: Buffer): Buffer =>
 
 const second = (ms: number): number => Math.floor(ms / 1000);
 
+/** A variant: its bytes, none (null: identity is sent), or not made yet (undefined: made when first asked for). */
+type Variant = Buffer | null | undefined;
+/** Makes a variant not made yet (the memory tier, for the entries it holds). */
+type Maker = (m: MemoryEntry, encoding: 'gzip' | 'br') => void;
+
 /** One stored entry with its ready-to-send payloads. */
 export class MemoryEntry {
   readonly entry: CacheEntry;
   /** Bytes charged to the LRU. */
   readonly size: number;
   readonly #stamped: boolean;
-  /** The stored bytes and their variants (null = no variant: identity is sent). */
-  readonly #raw: Record<Encoding, Payload | null>;
+  /** The stored bytes and their variants (null = no variant: identity is sent; undefined = not made yet). */
+  readonly #raw: Record<Encoding, Payload | null | undefined>;
+  readonly #maker: Maker | null;
+  /** Variants asked of the maker (bit 1 gzip, bit 2 br). */
+  #asked = 0;
   /** Stamped entries: the payload rendered for second `#seconds[enc]`, per encoding. */
   readonly #rendered: Record<Encoding, Payload | null> = { identity: null, gzip: null, br: null };
   readonly #seconds: Record<Encoding, number> = { identity: Number.NaN, gzip: Number.NaN, br: Number.NaN };
 
-  private constructor(entry: CacheEntry, gz: Buffer | null, br: Buffer | null) {
+  private constructor(entry: CacheEntry, gz: Variant, br: Variant, maker: Maker | null = null) {
     this.entry = entry;
     this.#stamped = entry.stamps.length > 0;
     this.#raw = {
       identity: { body: entry.body, encoding: 'identity' },
-      gzip: gz === null ? null : { body: gz, encoding: 'gzip' },
-      br: br === null ? null : { body: br, encoding: 'br' },
+      gzip: gz == null ? gz : { body: gz, encoding: 'gzip' },
+      br: br == null ? br : { body: br, encoding: 'br' },
     };
-    this.size = chargedSize(entry, [entry.body, gz, br], this.#stamped);
+    this.#maker = maker;
+    this.size = chargedSize(entry, [entry.body, gz ?? null, br ?? null], this.#stamped);
   }
 
   /** The entry without compressed variants (servable at once; identity only). */
@@ -122,12 +139,45 @@ export class MemoryEntry {
     return new MemoryEntry(entry, null, null);
   }
 
+  /**
+   * A Redis hit answered without entering the memory tier: its gzip bytes from
+   * Redis when it has them, nothing made. Stamped entries send identity (their
+   * re-stamped bytes would need compressing on every hit).
+   */
+  static passing(entry: CacheEntry, gz: Buffer | null): MemoryEntry {
+    return new MemoryEntry(entry, entry.stamps.length > 0 ? null : gz, null);
+  }
+
   /** The same payloads under `entry` (whose body is this one's). */
   with(entry: CacheEntry): MemoryEntry {
-    return new MemoryEntry(entry, this.#raw.gzip?.body ?? null, this.#raw.br?.body ?? null);
+    return new MemoryEntry(entry, this.#variant('gzip'), this.#variant('br'), this.#maker);
+  }
+
+  /** This entry with the `encoding` variant made (null: none worth sending). */
+  withVariant(encoding: 'gzip' | 'br', bytes: Buffer | null): MemoryEntry {
+    const gz = encoding === 'gzip' ? bytes : this.#variant('gzip');
+    const br = encoding === 'br' ? bytes : this.#variant('br');
+    return new MemoryEntry(this.entry, gz, br, this.#maker);
+  }
+
+  /** Whether the `encoding` variant is still to be made (asked or not). */
+  unmade(encoding: 'gzip' | 'br'): boolean {
+    return this.#raw[encoding] === undefined;
+  }
+
+  #variant(encoding: 'gzip' | 'br'): Variant {
+    const p = this.#raw[encoding];
+    return p == null ? p : p.body;
+  }
+
+  /** An entry promoted from Redis: `gz` its gzip bytes from there (null: none); the rest made by `maker` when asked for. */
+  static lazy(entry: CacheEntry, gz: Buffer | null, compressMinBytes: number, maker: Maker): MemoryEntry {
+    if (entry.body.length < compressMinBytes) return new MemoryEntry(entry, null, null);
+    return new MemoryEntry(entry, gz ?? undefined, undefined, maker);
   }
 
   /** Compresses the variants of an entry (bodies of at least `compressMinBytes`, kept only when smaller). */
+
   static async build(entry: CacheEntry, compressMinBytes: number): Promise<MemoryEntry> {
     const body = entry.body;
     if (body.length < compressMinBytes) return new MemoryEntry(entry, null, null);
@@ -146,7 +196,7 @@ export class MemoryEntry {
    */
   payload(encoding: Encoding, nowMs: number): Payload {
     const raw = this.#raw[encoding];
-    const enc: Encoding = raw === null ? 'identity' : encoding;
+    const enc: Encoding = raw == null ? 'identity' : encoding;
     if (!this.#stamped || nowMs === this.entry.createdAt) return this.raw(encoding);
     const s = second(nowMs);
     const cached = this.#rendered[enc];
@@ -163,7 +213,18 @@ export class MemoryEntry {
    * it was, while hits get `payload()`.
    */
   raw(encoding: Encoding): Payload {
-    return this.#raw[encoding] ?? (this.#raw.identity as Payload);
+    const p = this.#raw[encoding];
+    if (p != null) return p;
+    if (p === undefined) this.#ask(encoding as 'gzip' | 'br');
+    return this.#raw.identity as Payload;
+  }
+
+  /** Asks the maker for a variant not made yet, once. */
+  #ask(encoding: 'gzip' | 'br'): void {
+    const bit = encoding === 'gzip' ? 1 : 2;
+    if (this.#maker === null || (this.#asked & bit) !== 0) return;
+    this.#asked |= bit;
+    this.#maker(this, encoding);
   }
 
   #renderIdentity(nowMs: number, s: number): Payload {
@@ -192,6 +253,16 @@ export class MemoryStore implements CacheStore {
   /** Variant compression under way per key (what `set` waits for). */
   readonly #building = new Map<string, Promise<void>>();
   readonly #purgeTimer: NodeJS.Timeout | null;
+  #compressions = 0;
+  /** Makes a variant of a promoted entry asked for on a hit, and charges the entry again with it. */
+  readonly #make = (m: MemoryEntry, encoding: 'gzip' | 'br'): void => {
+    this.#compressions++;
+    const body = m.entry.body;
+    void (encoding === 'gzip' ? gzipAsync(body, GZIP_OPTS) : brotliAsync(body, brotliOpts(body.length))).then(
+      (packed) => this.#made(m.entry.key, body, encoding, packed.length < body.length ? ownedBytes(packed) : null),
+      () => this.#made(m.entry.key, body, encoding, null),
+    );
+  };
 
   constructor(opts: MemoryStoreOptions) {
     if (!Number.isSafeInteger(opts.maxBytes) || opts.maxBytes < 1) throw new RangeError('maxBytes must be a positive integer');
@@ -250,6 +321,7 @@ export class MemoryStore implements CacheStore {
     if (!this.#insert(entry, MemoryEntry.plain(entry))) return undefined;
     if (entry.body.length >= this.#compressMinBytes) {
       this.#pending.set(key, entry);
+      this.#compressions += 2;
       const building = MemoryEntry.build(entry, this.#compressMinBytes).then((m) => {
         if (this.#pending.get(key) !== entry) return;
         this.#pending.delete(key);
@@ -261,6 +333,29 @@ export class MemoryStore implements CacheStore {
       });
     }
     return this.#lru.peek(key);
+  }
+
+  /**
+   * Stores an entry read from the Redis tier and admitted (cache/admission.ts),
+   * with no compression: `gz` its gzip bytes from Redis (null: none); missing
+   * variants are made when a hit first asks for them. Returns what `peek` now
+   * returns for the key.
+   */
+  promote(entry: CacheEntry, gz: Buffer | null): MemoryEntry | undefined {
+    this.#pending.delete(entry.key);
+    const own = gz === null || entry.body.length < this.#compressMinBytes ? null : ownedBytes(gz);
+    // The bytes kept, in place of a view that would pin the whole Redis value.
+    if (own !== null) carryGzip(entry.body, own);
+    if (!this.#insert(entry, MemoryEntry.lazy(entry, own, this.#compressMinBytes, this.#make))) return undefined;
+    return this.#lru.peek(entry.key);
+  }
+
+  /** A variant made for a promoted entry: put in place if that entry (its body) is still held and lacks it. */
+  #made(key: string, body: Buffer, encoding: 'gzip' | 'br', bytes: Buffer | null): void {
+    const cur = this.#lru.peek(key);
+    if (cur === undefined || cur.entry.body !== body || !cur.unmade(encoding)) return;
+    const ttl = cur.entry.sieUntil - this.#clock();
+    if (ttl > 0) this.#lru.set(key, cur.withVariant(encoding, bytes), { ttl: Math.ceil(ttl) });
   }
 
   #insert(entry: CacheEntry, m: MemoryEntry): boolean {
@@ -317,6 +412,11 @@ export class MemoryStore implements CacheStore {
   /** Number of entries held (expired ones count until purged or read). */
   get entries(): number {
     return this.#lru.size;
+  }
+
+  /** Compressions this tier has started (variants made at set time, and lazily for promoted entries). */
+  get compressions(): number {
+    return this.#compressions;
   }
 
   /** Bytes charged to the LRU. */

@@ -7,7 +7,9 @@
  *   fresh in memory        → HIT   (synchronous fast path: `hit()`)
  *   stale (SWR window)     → STALE at once, one background refresh
  *   finalAt reached        → promoted to the final TTL, HIT
- *   fresh in second tier   → HIT, memory filled with the remaining TTL
+ *   fresh in second tier   → HIT from the Redis value (no compression); promoted
+ *                            into memory with the remaining TTL when read again
+ *                            (cache/admission.ts)
  *   otherwise              → join or lead one flight → MISS (BYPASS if not storable)
  *   flight failed          → STALE from the stale-if-error window, else the error
  */
@@ -16,7 +18,9 @@ import type { CanonicalRequest } from '../catalogue/types.js';
 import type { ChainFacts, ChainFeedback, ChainView } from '../chain/types.js';
 import type { CacheEntry, CacheResult, CacheStore } from '../cache/types.js';
 import { entryState, promoteIfFinal, type TagJudge } from '../cache/entry.js';
-import type { MemoryEntry, MemoryStore } from '../cache/memory-store.js';
+import { MemoryEntry, type MemoryStore } from '../cache/memory-store.js';
+import { Doorkeeper } from '../cache/admission.js';
+import { carriedGzip } from '../cache/carried-gzip.js';
 import { toProxyError, type ProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { FetchStage } from './fetch-stage.js';
@@ -71,6 +75,8 @@ export interface ResolverDeps {
   refetched?: ((endpoint: string, before: CacheEntry | undefined, after: CacheEntry) => void) | null;
   /** The entry to store in place of the memory entry it replaces (the earned safety bound); null: as fetched. */
   settle?: ((req: CanonicalRequest, before: CacheEntry | undefined, after: CacheEntry) => CacheEntry) | null;
+  /** Which second-tier hits enter the memory tier (absent: a doorkeeper of its own, no metrics). */
+  admission?: Doorkeeper;
 }
 
 const ignore = (): void => {};
@@ -82,12 +88,14 @@ export class Resolver {
   readonly #flights = new SingleFlight<Filled>();
   readonly #observe: (req: CanonicalRequest) => void;
   readonly #tags: TagJudge | null;
+  readonly #admission: Doorkeeper;
   readonly #learn = (facts: ChainFacts): void => this.#d.chain.apply(facts);
 
   constructor(deps: ResolverDeps) {
     this.#d = deps;
     this.#observe = deps.observe ?? ignore;
     this.#tags = deps.tags ?? null;
+    this.#admission = deps.admission ?? new Doorkeeper();
   }
 
   /** Synchronous fast path: a fresh memory entry, or undefined. Counted as an upstream request saved. */
@@ -146,7 +154,7 @@ export class Resolver {
       if (found !== undefined) {
         const j = this.#judge(req, found, now);
         if (j.state === 'fresh' || j.state === 'stale') {
-          const served = this.#serve(req, j, memory.put(j.entry));
+          const served = this.#serve(req, j, this.#fromSecond(j.entry));
           if (served !== undefined) return served;
         }
         if (j.state === 'error-only' && (fallback === undefined || j.entry.createdAt > fallback.createdAt)) fallback = j.entry;
@@ -205,6 +213,12 @@ export class Resolver {
     if (promoted === null) return { state, entry };
     void this.#store(promoted, false);
     return { state: 'fresh', entry: promoted };
+  }
+
+  /** A second-tier hit's payloads: promoted into memory when admitted, else answered from the Redis value alone. */
+  #fromSecond(entry: CacheEntry): MemoryEntry | undefined {
+    const gz = carriedGzip(entry.body);
+    return this.#admission.admit(entry.key) ? this.#d.memory.promote(entry, gz) : MemoryEntry.passing(entry, gz);
   }
 
   #serve(req: CanonicalRequest, j: Judged, mem: MemoryEntry | undefined): Resolution | undefined {

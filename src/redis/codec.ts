@@ -10,13 +10,16 @@
  *   offset 8+H payload              the body, gzip-compressed when `gz`
  *
  * Bodies longer than `compressAboveBytes` are compressed (unless gzip does not
- * make them smaller). Anything that is not exactly this format — foreign,
+ * make them smaller), at level 6 like the memory tier's gzip variant: on decode
+ * the compressed payload is kept as the body's gzip bytes (cache/carried-gzip.ts),
+ * so a Redis hit answers gzip requests without compressing. Anything that is not exactly this format — foreign,
  * corrupt, truncated, another version, a header missing a field — decodes to
  * `undefined`; the store deletes such a value and treats it as a miss.
  */
 import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
+import { gunzip, gunzipSync, gzip } from 'node:zlib';
 import type { CacheEntry, Stamp } from '../cache/types.js';
+import { carryGzip } from '../cache/carried-gzip.js';
 import { ownedBytes } from '../cache/owned.js';
 import type { EntryDeps } from '../invalidation/tags.js';
 
@@ -26,6 +29,12 @@ const gunzipAsync = promisify(gunzip);
 const CODEC_MAGIC = Buffer.from('CPX', 'latin1');
 export const CODEC_VERSION = 1;
 const PREFIX_BYTES = 8;
+/**
+ * Payloads up to this size are inflated synchronously: for the few-KiB bodies
+ * of most entries a zlib stream on the thread pool costs about 4 × the CPU of
+ * the inflate itself (tens of µs per Redis hit). Larger ones go to the pool.
+ */
+const INFLATE_SYNC_MAX_BYTES = 32 * 1024;
 
 type Header = Omit<CacheEntry, 'body'> & { gz: boolean; len: number };
 
@@ -33,7 +42,7 @@ export async function encodeEntry(entry: CacheEntry, compressAboveBytes: number)
   let payload = entry.body;
   let gz = false;
   if (entry.body.length > compressAboveBytes) {
-    const packed = await gzipAsync(entry.body);
+    const packed = await gzipAsync(entry.body, { level: 6 });
     if (packed.length < entry.body.length) {
       payload = packed;
       gz = true;
@@ -131,10 +140,12 @@ export async function decodeEntry(raw: Buffer): Promise<CacheEntry | undefined> 
   let body: Buffer;
   if (header.gz) {
     try {
-      body = ownedBytes(await gunzipAsync(payload));
+      body = ownedBytes(payload.length <= INFLATE_SYNC_MAX_BYTES ? gunzipSync(payload) : await gunzipAsync(payload));
     } catch {
       return undefined;
     }
+    // A view into `raw`: copied only by the memory tier when it keeps the entry.
+    if (body.length === header.len) carryGzip(body, payload);
   } else {
     body = Buffer.allocUnsafeSlow(payload.length);
     payload.copy(body);

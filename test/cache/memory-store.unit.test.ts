@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { BUFFER_OVERHEAD_BYTES as BUF, ENTRY_OVERHEAD_BYTES as ENTRY, HEAP_HEADROOM as X, MemoryStore } from '../../src/cache/memory-store.js';
 import type { CacheEntry } from '../../src/cache/types.js';
@@ -217,5 +217,52 @@ describe('MemoryStore', () => {
 
   it('rejects a non-positive maxBytes', () => {
     expect(() => new MemoryStore({ maxBytes: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('MemoryStore.promote (an entry read from Redis)', () => {
+  const stampFree = (key: string, body: Buffer, now: number) => entry(key, body, now);
+
+  it('compresses nothing until a hit asks; then makes that variant once, in the background, and charges it', async () => {
+    const c = fakeClock(T0);
+    const store = new MemoryStore({ maxBytes: 1 << 24, clock: c.now, purgeIntervalMs: 0 });
+    const body = jsonBody(8000);
+    const gz = gzipSync(body, { level: 6 });
+    const e = stampFree('p', body, c.now());
+    const m = store.promote(e, gz);
+    expect(m?.entry).toBe(e);
+    if (m === undefined) return;
+    expect(store.compressions).toBe(0);
+    expect(m.payload('identity', c.now()).body).toBe(body);
+    expect(m.payload('gzip', c.now())).toEqual({ body: gz, encoding: 'gzip' });
+    expect(store.compressions).toBe(0);
+    const plainSize = m.size;
+    // br not made yet: identity now, and one compression started (only one, however often asked).
+    expect(m.payload('br', c.now()).encoding).toBe('identity');
+    expect(m.payload('br', c.now()).encoding).toBe('identity');
+    expect(store.compressions).toBe(1);
+    await vi.waitFor(() => expect(store.peek('p')?.unmade('br')).toBe(false));
+    const next = store.peek('p');
+    const br = next?.payload('br', c.now());
+    expect(br?.encoding).toBe('br');
+    expect(brotliDecompressSync(br!.body).equals(body)).toBe(true);
+    expect(next?.payload('gzip', c.now()).body.equals(gz)).toBe(true);
+    expect(next!.size).toBe(plainSize + br!.body.length + X * BUF);
+    expect(store.bytes).toBe(next!.size);
+    expect(store.compressions).toBe(1);
+  });
+
+  it('makes gzip too when Redis had none; small bodies get no variants at all', async () => {
+    const c = fakeClock(T0);
+    const store = new MemoryStore({ maxBytes: 1 << 24, clock: c.now, purgeIntervalMs: 0 });
+    const body = jsonBody(4000);
+    store.promote(stampFree('g', body, c.now()), null);
+    expect(store.peek('g')?.raw('gzip').encoding).toBe('identity');
+    await vi.waitFor(() => expect(store.peek('g')?.unmade('gzip')).toBe(false));
+    expect(gunzipSync(store.peek('g')!.raw('gzip').body).equals(body)).toBe(true);
+    const small = store.promote(stampFree('s', Buffer.from('{"code":0}'), c.now()), null);
+    expect(small?.raw('br').encoding).toBe('identity');
+    expect(small?.unmade('br')).toBe(false);
+    expect(store.compressions).toBe(1);
   });
 });

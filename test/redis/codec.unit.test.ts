@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { carriedGzip } from '../../src/cache/carried-gzip.js';
 import { CODEC_VERSION, decodeEntry, encodeEntry } from '../../src/redis/codec.js';
 import { makeEntry } from './fixtures.js';
 
@@ -43,5 +44,17 @@ describe('redis codec', () => {
     const plain = await encodeEntry(makeEntry('p'), 1 << 20);
     expect(await decodeEntry(plain.subarray(0, plain.length - 1))).toBeUndefined();
     expect(await decodeEntry(Buffer.concat([plain, Buffer.from('x')]))).toBeUndefined();
+  });
+});
+
+describe('redis codec: the gzip bytes a body arrives with', () => {
+  it('keeps the compressed payload as the gzip variant of the decoded body; none for a body stored plain', async () => {
+    const body = Buffer.from(JSON.stringify({ data: Array.from({ length: 200 }, (_, i) => ({ i, hash: 'cd'.repeat(16) })) }));
+    const back = await decodeEntry(await encodeEntry(makeEntry('gz', { body }), 1024));
+    const gz = back === undefined ? null : carriedGzip(back.body);
+    expect(gz).not.toBeNull();
+    expect(gunzipSync(gz!).equals(body)).toBe(true);
+    const plain = await decodeEntry(await encodeEntry(makeEntry('plain', { body }), body.length + 1));
+    expect(plain === undefined ? 'missing' : carriedGzip(plain.body)).toBeNull();
   });
 });

@@ -88,6 +88,20 @@ describe('RedisStore', () => {
     expect(await raw.exists(store.redisKey('moved'))).toBe(0);
   });
 
+  it('sends the reads of one event-loop turn as one MGET, each answer to its own caller', async () => {
+    const calls = async (cmd: string): Promise<number> => {
+      const m = new RegExp(`^cmdstat_${cmd}:calls=(\\d+)`, 'm').exec(await raw.info('commandstats'));
+      return m?.[1] === undefined ? 0 : Number(m[1]);
+    };
+    const entries = ['b1', 'b2', 'b3', 'b4'].map((k) => makeEntry(k, { etag: `W/"${k}"` }));
+    for (const e of entries) await store.set(e);
+    const [gets, mgets] = [await calls('get'), await calls('mget')];
+    const got = await Promise.all([...entries.map((e) => store.get(e.key)), store.get('b-absent')]);
+    expect(got.map((e) => e?.etag)).toEqual(['W/"b1"', 'W/"b2"', 'W/"b3"', 'W/"b4"', undefined]);
+    expect(await calls('mget')).toBe(mgets + 1);
+    expect(await calls('get')).toBe(gets);
+  });
+
   it('stores bodies above the threshold compressed and returns them exactly', async () => {
     const body = Buffer.from(JSON.stringify({ data: Array.from({ length: 400 }, (_, i) => ({ i, v: 'x'.repeat(20) })) }));
     const e = makeEntry('gz', { body });
