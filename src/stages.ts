@@ -12,6 +12,7 @@ import { HeadGuard } from './chain/head-guard.js';
 import { MemoryStore } from './cache/memory-store.js';
 import type { Config } from './config/types.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
+import { registerMemberMetrics } from './fleet/member-metrics.js';
 import { createAdminGate, type AdminGate } from './http/admin-gate.js';
 import { EnvelopeWriter } from './http/envelope-writer.js';
 import { readinessRule, readinessVerdict, type ReadinessVerdict } from './http/readiness.js';
@@ -116,6 +117,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   memoryRef = memory;
   const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger, publicBaseUrl: config.publicBaseUrl });
   fleetRef = fleet;
+  registerMemberMetrics(prom.registry, () => fleet?.members.view() ?? null);
   const upstreamNames = config.upstreamUrls.map((_, i) => `u${i}`);
   const trust = registerTrustMetrics(prom.registry, upstreamNames);
   const consensusMetrics = registerConsensusMetrics(prom.registry, upstreamNames);
