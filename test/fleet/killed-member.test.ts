@@ -11,7 +11,7 @@ import { startSimulator } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { describeRedis, startRedisServer } from '../helpers/redis-server.js';
 import { counter, startReplica } from '../helpers/replica.js';
-import { listening, startProc } from '../process/kit.js';
+import { startProc } from '../process/kit.js';
 
 const describe = describeRedis();
 const HEARTBEAT_MS = 500;

@@ -13,7 +13,9 @@ const describe = describeRedis();
 describe('start-up with REDIS_URL and the default PUBLIC_BASE_URL', { timeout: 120_000 }, () => {
   it('warns on stderr and in the log', async () => {
     const [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0 })]);
-    onTestFinished(() => Promise.all([redis.stop(), sim.close()]));
+    onTestFinished(async () => {
+      await Promise.all([redis.stop(), sim.close()]);
+    });
     const p = startProc({ REDIS_URL: redis.url, UPSTREAM_URLS: sim.url, PORT: '0' });
     await listening(p);
     const line = p.stderr().split('\n').find((l) => l.startsWith('chainproxy: warning: '));
