@@ -33,7 +33,7 @@ describeBoth('status page: the fleet', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })]);
     for (const publicBaseUrl of ['https://api.example.test', 'https://api.example.test', 'http://localhost:8081']) {
-      replicas.push(await startReplica([sim.url], { redisUrl: redis.url, publicBaseUrl, redis: { heartbeatMs: 500 } }));
+      replicas.push(await startReplica([sim.url], { redisUrl: redis.url, publicBaseUrl, redis: { heartbeatMs: 1000 } }));
     }
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
