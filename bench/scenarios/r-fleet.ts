@@ -104,6 +104,8 @@ function report(ctx: Ctx, n: number, run: FleetRun, d: Durations): Sized {
   ctx.notes.push(`(r) ${target}: upstream requests by endpoint (first f, changed c, unchanged u, background b): ${upstreamByEndpoint(run.window)}`);
   ctx.notes.push(`(r) ${target}: stale by endpoint: ${staleByEndpoint(run.window)}`);
   ctx.notes.push(`(r) ${target}: idle (${d.idleS} s, blocks going on) upstream requests per minute by endpoint (by purpose): ${idle.line}`);
+  const m = run.members;
+  ctx.notes.push(`(r) ${target}: the first replica's /status after the warm-up: ${m === null ? 'no fleet section (a build without the member list)' : `${m.seen} members, ${m.namespaceMismatch ? 'NAMESPACES DIFFER (the replicas share no entries)' : 'one namespace'}`}`);
   ctx.notes.push(`(r) ${target}: propagation: ${p.blocks} blocks in ${d.propagationS} s, ${p.fromBlock.length} served by every replica within it, ${p.polls} polls`);
   if (run.crawl !== null) ctx.notes.push(`(r) ${target}: crawl ${run.crawl.requests} paths in ${run.crawl.seconds.toFixed(1)} s${run.crawl.errors > 0 ? ` (${run.crawl.errors} errors)` : ''}`);
   const errs = run.window.tally.errors + run.window.tally.dropped;

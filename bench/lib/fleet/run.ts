@@ -8,7 +8,7 @@
  * requests), then the propagation phase (the workload again, not counted,
  * while every replica is polled directly for the new head).
  */
-import { freePort, sleep } from '../proc.js';
+import { freePort, getJson, sleep } from '../proc.js';
 import { startProxyProc, type ProxyProc } from '../proxy.js';
 import { startRedis } from '../redis.js';
 import { startBalancer } from '../balancer.js';
@@ -34,6 +34,8 @@ export interface FleetOptions {
 }
 
 export interface FleetRun {
+  /** What the first replica's /status said of the fleet after the warm-up (its member list, from the heartbeats). */
+  members: { seen: number; namespaceMismatch: boolean } | null;
   crawl: Crawl | null;
   window: Window;
   idle: RecorderCounts;
@@ -63,6 +65,9 @@ export async function runFleet(o: FleetOptions): Promise<FleetRun> {
       }
       log(`warm-up ${o.warmS} s`);
       await load(o.warmS);
+      const status = await getJson<{ data: { fleet: { members: unknown[]; namespaceMismatch: boolean } | null } }>(`${proxies[0]!.url}/status`).catch(() => null);
+      const fleet = status?.data.fleet ?? null;
+      const members = fleet === null ? null : { seen: fleet.members.length, namespaceMismatch: fleet.namespaceMismatch };
       log(`measuring ${o.windowS} s`);
       recorder.take();
       const h0 = lock.head();
@@ -74,7 +79,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetRun> {
       const idle = recorder.take();
       log(`propagation ${o.propagationS} s (the workload again, not counted)`);
       const [propagation] = await Promise.all([measurePropagation(proxies.map((p) => p.url), lock, o.propagationS), load(o.propagationS)]);
-      return { crawl: crawled, window, idle, propagation };
+      return { members, crawl: crawled, window, idle, propagation };
     } finally {
       await balancer.close();
     }
