@@ -109,6 +109,7 @@ export class FleetMembers {
   readonly #o: FleetMembersOptions;
   readonly #guard: RedisGuard;
   readonly #clock: () => number;
+  readonly #role: () => string;
   readonly #startedAt: number;
   #members: Member[] = [];
   #checkedAt: number | null = null;
@@ -119,6 +120,7 @@ export class FleetMembers {
     this.#o = opts;
     this.#guard = { client: opts.client, breaker: opts.breaker, timeoutMs: opts.config.commandTimeoutMs, metrics: opts.metrics ?? noopMetrics };
     this.#clock = opts.clock ?? Date.now;
+    this.#role = opts.role ?? (() => 'replica');
     this.#startedAt = this.#clock();
   }
 
@@ -138,7 +140,7 @@ export class FleetMembers {
       version: o.version,
       namespace: o.namespace,
       publicBaseUrl: o.publicBaseUrl,
-      role: o.role?.() ?? 'replica',
+      role: this.#role(),
       host: hostname(),
       pid: process.pid,
       startedAt: this.#startedAt,
