@@ -4,7 +4,8 @@
  * subscriber connection (bus), the RedisStore, the FleetLease, the FleetBus
  * wired to the chain tracker, the record of recent touched sets, and the
  * `FleetCoordinator` the resolver uses, and the heartbeat of the fleet's
- * member list. Store, lease, record and members share one breaker. Never throws on a down Redis: everything degrades to "memory tier
+ * member list. Store, lease and record share one breaker (the heartbeat has
+ * its own). Never throws on a down Redis: everything degrades to "memory tier
  * + upstream" and resumes by itself.
  */
 import { createHash } from 'node:crypto';
@@ -96,8 +97,6 @@ export function connectFleet(opts: FleetOptions): Fleet {
     namespace: namespace ?? '',
     publicBaseUrl: opts.publicBaseUrl ?? '',
     role: opts.role ?? null,
-    breaker,
-    metrics,
   });
   members.start();
   client.on('ready', () => void members.beat());

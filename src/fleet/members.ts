@@ -14,11 +14,13 @@
  * by the next beat of any other replica after its expiry. The hash holds only
  * replicas seen within their expiry, and a fleet gone leaves nothing behind.
  * Redis failure never blocks: the beat is lost and the last list is kept.
+ * The heartbeat has its own breaker and counts no tier error: a slow beat
+ * must not open the cache tier's breaker, and its health shows in checkedAgoMs.
  */
 import { hostname } from 'node:os';
-import type { Breaker } from '../common/breaker.js';
+import { Breaker } from '../common/breaker.js';
 import type { RedisConfig } from '../config/types.js';
-import { noopMetrics, type Metrics } from '../metrics/types.js';
+import { noopMetrics } from '../metrics/types.js';
 import { isReady, type RedisClient } from '../redis/client.js';
 import { guarded, type RedisGuard } from '../redis/guard.js';
 
@@ -83,8 +85,6 @@ export interface FleetMembersOptions {
   publicBaseUrl: string;
   /** The replica's role in the fleet, read at every beat; null: 'replica'. */
   role: (() => string) | null;
-  breaker: Breaker;
-  metrics?: Metrics;
   clock?: () => number;
 }
 
@@ -118,7 +118,8 @@ export class FleetMembers {
   constructor(opts: FleetMembersOptions) {
     this.key = `${opts.config.keyPrefix}fleet:members`;
     this.#o = opts;
-    this.#guard = { client: opts.client, breaker: opts.breaker, timeoutMs: opts.config.commandTimeoutMs, metrics: opts.metrics ?? noopMetrics };
+    const breaker = new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs });
+    this.#guard = { client: opts.client, breaker, timeoutMs: opts.config.commandTimeoutMs, metrics: noopMetrics };
     this.#clock = opts.clock ?? Date.now;
     this.#role = opts.role ?? (() => 'replica');
     this.#startedAt = this.#clock();
