@@ -7,7 +7,8 @@
  * redis-server is installed), g 2000 concurrent misses against a slow upstream
  * (load shedding), h head stream and refresh-ahead, p pages (explorer session
  * through pages vs single endpoints, hot /pages/home hit), m distinct-key flood
- * against a 32 MiB bound, s /metrics scraped during hits. Every server is a
+ * against a 32 MiB bound, s /metrics scraped during hits, r a fleet of 1, 2 and 3
+ * replicas behind nginx round-robin on one Redis. Every server is a
  * child process; autocannon runs
  * here. Prints a table and writes bench/results/latest.{md,json}.
  */
@@ -34,8 +35,9 @@ import { budget } from './scenarios/k-budget.js';
 import { quorum } from './scenarios/q-quorum.js';
 import { oracle } from './scenarios/o-oracle.js';
 import { watch } from './scenarios/w-watch.js';
+import { fleet } from './scenarios/r-fleet.js';
 
-const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape, budget, quorum, oracle, watch];
+const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape, budget, quorum, oracle, watch, fleet];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -53,12 +55,20 @@ async function main(): Promise<void> {
       'oracle-spread': { type: 'boolean', default: false },
       'oracle-crawl': { type: 'string' },
       'oracle-no-internal': { type: 'boolean', default: false }, // (o): simulators without internal transfers
+      // (r): fleet sizes (default 1,2,3), the crawl (on unless --quick), and each phase's seconds
+      'fleet-sizes': { type: 'string' },
+      'fleet-crawl': { type: 'boolean', default: false },
+      'fleet-no-crawl': { type: 'boolean', default: false },
+      'fleet-warmup': { type: 'string' },
+      'fleet-window': { type: 'string' },
+      'fleet-idle': { type: 'string' },
+      'fleet-propagation': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   if (values.help) {
-    process.stdout.write(`npm run bench -- [--quick | --long] [--only a,b,…] [--block-interval MS] [--no-nginx] [--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] [--oracle-spread] [--oracle-crawl S] [--oracle-no-internal]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`);
+    process.stdout.write(`npm run bench -- [--quick | --long] [--only a,b,…] [--block-interval MS] [--no-nginx] [--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] [--oracle-spread] [--oracle-crawl S] [--oracle-no-internal] [--fleet-sizes 1,2,3] [--fleet-crawl | --fleet-no-crawl] [--fleet-warmup S] [--fleet-window S] [--fleet-idle S] [--fleet-propagation S]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`);
     return;
   }
   const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null;

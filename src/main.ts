@@ -19,6 +19,7 @@ import { buildProxy } from './app.js';
 import { bindPort } from './startup/bind.js';
 import { notReadyAnswer } from './startup/not-ready.js';
 import { startupLine } from './startup/banner.js';
+import { defaultBaseUrlWarning } from './startup/shared-namespace.js';
 import { runCheck } from './startup/check.js';
 import { diagnose, diagnosisLine } from './upstream/diagnose.js';
 import { logDestination } from './startup/log-destination.js';
@@ -46,6 +47,11 @@ async function main(): Promise<void> {
   }
   if (cli.kind === 'check') process.exit(await runCheck(config, (line) => process.stdout.write(`${line}\n`)));
   const logger = pino({ level: config.logLevel }, logDestination());
+  const unshared = defaultBaseUrlWarning(config);
+  if (unshared !== null) {
+    process.stderr.write(`chainproxy: warning: ${unshared}\n`);
+    logger.warn({ publicBaseUrl: config.publicBaseUrl }, unshared);
+  }
 
   // Until the server is ready, a request on the port is answered 503 (never held).
   const bind = await bindPort(config.port, config.host, notReadyAnswer({ upstreamIsSimulator: config.upstreamUrls.length === 0, headersTimeoutMs: config.http.headersTimeoutMs }));

@@ -13,6 +13,7 @@ import { MemoryStore } from './cache/memory-store.js';
 import type { Config } from './config/types.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
 import { registerFleetMetrics, startFleetDuty, type FleetDuty } from './fleet/duty.js';
+import { registerMemberMetrics } from './fleet/member-metrics.js';
 import { createAdminGate, type AdminGate } from './http/admin-gate.js';
 import { EnvelopeWriter } from './http/envelope-writer.js';
 import { readinessRule, readinessVerdict, type ReadinessVerdict } from './http/readiness.js';
@@ -119,11 +120,15 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const memoryBytes = invalidation === null ? config.cacheMaxBytes : config.cacheMaxBytes - tagBudget(config.cacheMaxBytes);
   const memory = new MemoryStore({ maxBytes: memoryBytes, clock, onEvict: () => metrics.cacheEviction('memory') });
   memoryRef = memory;
-  const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger, publicBaseUrl: config.publicBaseUrl });
+  // The member list shows the duty's turn; the duty needs the fleet first.
+  let dutyRef: FleetDuty | null = null;
+  const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger, publicBaseUrl: config.publicBaseUrl, role: () => dutyRef?.turn() ?? 'replica' });
   fleetRef = fleet;
   const fleetMetrics = registerFleetMetrics(prom.registry);
   const duty = fleet === null ? null : startFleetDuty(fleet, config.redis, config.upstream.probeIntervalMs, fleetMetrics.selfProbe);
+  dutyRef = duty;
   if (duty !== null) fleetMetrics.watch(duty);
+  registerMemberMetrics(prom.registry, () => fleet?.members.view() ?? null);
   const upstreamNames = config.upstreamUrls.map((_, i) => `u${i}`);
   const trust = registerTrustMetrics(prom.registry, upstreamNames);
   const consensusMetrics = registerConsensusMetrics(prom.registry, upstreamNames);

@@ -54,6 +54,7 @@ export function defaultConfig(): Config {
       leaseMs: 3000,
       breakerFailures: 5,
       breakerCooldownMs: 2000,
+      heartbeatMs: 5000,
     },
     rateLimit,
     passthrough: { routes: [], timeoutMs: 10_000 },

@@ -81,6 +81,7 @@ export const FIELDS: readonly Field[] = [
   { env: 'REDIS_LEASE_MS', key: 'redis.leaseMs', kind: ms(100, 60_000), help: 'Fleet-wide single-flight lease.' },
   { env: 'REDIS_BREAKER_FAILURES', key: 'redis.breakerFailures', kind: int(1, 1000), help: "Consecutive failures that open the Redis tier's breaker." },
   { env: 'REDIS_BREAKER_COOLDOWN_MS', key: 'redis.breakerCooldownMs', kind: ms(100, HOUR), help: "Redis tier breaker's open time." },
+  { env: 'REDIS_HEARTBEAT_MS', key: 'redis.heartbeatMs', kind: ms(50, 60_000), help: 'How often each replica writes its entry in the fleet\'s member list (/status, the status page); an entry not renewed for three intervals is dropped.' },
   { env: 'RATE_LIMIT_ENABLED', key: 'rateLimit.enabled', kind: { type: 'bool' }, help: 'Per-client-IP rate limit (true/false/1/0/yes/no/on/off).' },
   { env: 'RATE_LIMIT_MAX', key: 'rateLimit.max', kind: int(1, 1_000_000_000), help: 'Requests per window per client IP (hits and misses).' },
   { env: 'RATE_LIMIT_WINDOW_MS', key: 'rateLimit.windowMs', kind: ms(1000, 24 * HOUR), help: 'Rate-limit window.' },

@@ -54,6 +54,8 @@ export interface RedisConfig {
   /** Consecutive failures that open the tier's breaker, and its cooldown. */
   breakerFailures: number;
   breakerCooldownMs: number;
+  /** How often a replica writes its fleet membership (src/fleet/members.ts). */
+  heartbeatMs: number;
 }
 
 export interface RateLimitConfig {

@@ -3,6 +3,8 @@
  * `dashboard/history.json?after=<t>` once a second, keeps the last 15
  * minutes of points, draws them as inline SVG and fills the tables.
  */
+import { FLEET_SCRIPT } from './fleet-script.js';
+
 export const DASHBOARD_SCRIPT = /* js */ `
 (function () {
   'use strict';
@@ -116,6 +118,7 @@ export const DASHBOARD_SCRIPT = /* js */ `
     });
   }
 
+${FLEET_SCRIPT}
   function renderStatus(s) {
     var fromCache = s.ready && s.readyReason === 'cache';
     text('ready', !s.ready ? 'NO' : fromCache ? 'yes: from cache' : 'yes');
@@ -138,6 +141,7 @@ export const DASHBOARD_SCRIPT = /* js */ `
       return tr;
     }));
     renderConsensus(s.consensus || null);
+    renderFleet(s.fleet || null);
     var cache = s.cache || {};
     fill($('tiers').tBodies[0], Object.keys(cache).filter(function (n) { return n !== 'redis' && cache[n] && typeof cache[n].entries === 'number'; }).map(function (name) {
       var t = cache[name], tr = el('tr');

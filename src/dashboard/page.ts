@@ -44,7 +44,9 @@ const STYLE = /* css */ `
   .down, .open, .bad { background:rgba(248,81,73,.15); color:var(--bad); }
   .closed { color:var(--dim); }
   #conn.live { color:var(--ok); } #conn.lost { color:var(--bad); }
-  #consensus.off { display:none; }
+  #consensus.off, #fleet.off { display:none; }
+  #fleet-mismatch { display:none; margin:0 0 8px; padding:6px 10px; border-radius:6px; background:rgba(248,81,73,.12); border:1px solid rgba(248,81,73,.4); color:var(--bad); }
+  #fleet-mismatch.on { display:block; }
   ul#disputes-list { list-style:none; margin:0; padding:0; max-height:200px; overflow:auto; font-size:13px; }
   ul#disputes-list li { display:flex; gap:10px; align-items:baseline; padding:3px 0; border-bottom:1px solid var(--line); }
   ul#disputes-list li .what { flex:1; overflow-wrap:anywhere; font-family:ui-monospace, monospace; font-size:12px; }
@@ -105,6 +107,14 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
   <section id="consensus" class="off">
     <h2>Quorum: <span id="quorum">-</span> upstreams must agree before a final answer is kept &middot; disputes since start: <span id="disputes">-</span></h2>
     <ul id="disputes-list"></ul>
+  </section>
+  <section id="fleet" class="off">
+    <h2>Fleet: <span id="fleet-summary">-</span></h2>
+    <p id="fleet-mismatch" role="alert"></p>
+    <table id="fleet-members">
+      <thead><tr><th>replica</th><th>role</th><th>version</th><th>PUBLIC_BASE_URL</th><th>host</th><th class="num">pid</th><th>started</th><th class="num">last seen</th></tr></thead>
+      <tbody></tbody>
+    </table>
   </section>
   <div class="grid3">
     <section>

@@ -3,8 +3,9 @@
  * connection (cache tier, lease, bus publishing, rate-limit counters), one
  * subscriber connection (bus), the RedisStore, the FleetLease, the FleetBus
  * wired to the chain tracker, the record of recent touched sets, and the
- * `FleetCoordinator` the resolver uses. Store, lease and record share one
- * breaker. Never throws on a down Redis: everything degrades to "memory tier
+ * `FleetCoordinator` the resolver uses, and the heartbeat of the fleet's
+ * member list. Store, lease and record share one breaker (the heartbeat has
+ * its own). Never throws on a down Redis: everything degrades to "memory tier
  * + upstream" and resumes by itself.
  */
 import { createHash } from 'node:crypto';
@@ -19,6 +20,8 @@ import { RedisStore } from '../redis/redis-store.js';
 import { connectTrackerToBus, FleetBus } from './bus.js';
 import { FleetLease } from './lease.js';
 import { FleetRecord } from './record.js';
+import { FleetMembers } from './members.js';
+import { VERSION } from '../config/version.js';
 
 export interface FleetOptions {
   url: string;
@@ -31,6 +34,8 @@ export interface FleetOptions {
   publicBaseUrl?: string;
   /** How often tierStats() is refreshed (INFO memory + DBSIZE). */
   statsIntervalMs?: number;
+  /** This replica's role in the fleet, shown in the member list; null or absent: 'replica'. */
+  role?: (() => string) | null;
 }
 
 export interface Fleet {
@@ -42,6 +47,8 @@ export interface Fleet {
   namespace: string;
   /** Recent touched sets, for replicas that join (src/fleet/record.ts). */
   record: FleetRecord;
+  /** The fleet's members, from their heartbeats (src/fleet/members.ts). */
+  members: FleetMembers;
   coordinator: FleetCoordinator;
   healthy(): boolean;
   /** Last figures (refreshed in the background): entries = DBSIZE (all keys of the
@@ -84,6 +91,17 @@ export function connectFleet(opts: FleetOptions): Fleet {
   const lease = new FleetLease({ client, config, bus, metrics, breaker, ...(namespace !== undefined ? { namespace } : {}) });
   const record = new FleetRecord({ client, config, metrics, breaker });
   const disconnectTracker = connectTrackerToBus(opts.tracker, bus);
+  const members = new FleetMembers({
+    client,
+    config,
+    replicaId: bus.replicaId,
+    version: VERSION,
+    namespace: namespace ?? '',
+    publicBaseUrl: opts.publicBaseUrl ?? '',
+    role: opts.role ?? null,
+  });
+  members.start();
+  client.on('ready', () => void members.beat());
 
   let stats: TierStats = { tier: 'redis', entries: 0, bytes: 0 };
   const refresh = async () => {
@@ -107,6 +125,7 @@ export function connectFleet(opts: FleetOptions): Fleet {
     bus,
     namespace: namespace ?? '',
     record,
+    members,
     coordinator: {
       acquire: (key) => lease.acquire(key),
       waitForFill: (key) => lease.waitForFill(key, store),
@@ -116,6 +135,7 @@ export function connectFleet(opts: FleetOptions): Fleet {
     tierStats: () => stats,
     async close() {
       clearInterval(timer);
+      await members.leave();
       disconnectTracker();
       await bus.close();
       await closeRedis(sub);

@@ -36,6 +36,8 @@ export interface OpsDeps {
   activity?: (() => object) | undefined;
   /** New heads: probe cadence, probes per block, detection delay (upstream/head-watch.ts). */
   heads?: (() => object) | undefined;
+  /** The fleet's members (src/fleet/members.ts); null without Redis. */
+  fleet?: (() => object | null) | undefined;
 }
 
 const ALIVE_BODY = envelopeBody(0, 'success', { status: 'alive' });
@@ -86,6 +88,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
         consensus: deps.consensus?.() ?? null,
         activity: deps.activity?.() ?? null,
         heads: deps.heads?.() ?? null,
+        fleet: deps.fleet?.() ?? null,
       }),
     );
   });

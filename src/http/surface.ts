@@ -91,6 +91,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     consensus: () => s.quorum?.snapshot() ?? null,
     activity: () => stream.activity.status(),
     heads: () => s.headWatch.status(),
+    fleet: () => s.fleet?.members.view() ?? null,
   });
   registerPurgeRoute(app, { purger: s.purge.purger, catalogue, limits: config.limits, adminGate: s.adminGate });
   const prefixes = config.passthrough.routes.map((r) => r.prefix);

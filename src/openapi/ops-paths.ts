@@ -2,6 +2,7 @@
 import { txDetail } from '../endpoints/tx-detail.js';
 import { SchemaRegistry } from './json-schema.js';
 import { errorResponse } from './api-paths.js';
+import { FLEET_STATUS_SCHEMA } from './fleet-schema.js';
 import type { OpenApiContribution, SchemaObject } from './types.js';
 
 const JSON_TYPE = 'application/json';
@@ -179,7 +180,7 @@ const PURGE_PARAMETERS = [
 
 const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
-  required: ['version', 'ready', 'readyReason', 'lastGoodAnswerAgoMs', 'upstreamIsSimulator', 'uptimeSeconds', 'chain', 'upstreams', 'cache', 'consensus', 'activity', 'heads'],
+  required: ['version', 'ready', 'readyReason', 'lastGoodAnswerAgoMs', 'upstreamIsSimulator', 'uptimeSeconds', 'chain', 'upstreams', 'cache', 'consensus', 'activity', 'heads', 'fleet'],
   properties: {
     version: { type: 'string', description: "The package's version." },
     ready: { type: 'boolean' },
@@ -193,6 +194,7 @@ const STATUS_SCHEMA: SchemaObject = {
     consensus: CONSENSUS_SCHEMA,
     activity: ACTIVITY_SCHEMA,
     heads: HEADS_SCHEMA,
+    fleet: FLEET_STATUS_SCHEMA,
   },
 };
 

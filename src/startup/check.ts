@@ -12,6 +12,7 @@ import { closeRedis, createRedis, waitReady } from '../redis/client.js';
 import { diagnose, diagnosisLine } from '../upstream/diagnose.js';
 import { parseHeight, PROBE } from '../upstream/prober.js';
 import { Upstream } from '../upstream/upstream.js';
+import { defaultBaseUrlWarning } from './shared-namespace.js';
 
 /** Redis gets this long to connect and answer PING. */
 const REDIS_WAIT_MS = 3000;
@@ -66,6 +67,9 @@ export async function runCheck(config: Config, out: (line: string) => void): Pro
   if (config.upstreamUrls.length === 0) out('ok     upstream: none configured (the built-in chain simulator would be started)');
   if (config.redisUrl !== null) checks.push(checkRedis(config.redisUrl, config));
   else out('ok     redis: none configured (memory tier only)');
+  // A warning, not a failure: a fleet of one, or replicas on one port behind a balancer, may keep the default.
+  const unshared = defaultBaseUrlWarning(config);
+  if (unshared !== null) out(`warn   fleet: ${unshared}`);
   const verdicts = await Promise.all(checks);
   for (const v of verdicts) out(v.line);
   const failed = verdicts.filter((v) => !v.ok).length;

@@ -101,6 +101,8 @@ describeChromium()('status page in Chromium', { timeout: 120_000 }, () => {
     await page.waitForFunction(() => /^[1-9]/.test(document.querySelector('#statuses tr[data-counter="4xx"] td:nth-child(2)')?.textContent ?? ''), undefined, WAIT);
     expect(await page.locator('tr[data-tier="memory"]').count()).toBe(1);
     expect(await page.locator('#redis').textContent()).toBe('not configured');
+    // No Redis, no fleet: the section is hidden.
+    expect(await page.locator('#fleet').getAttribute('class')).toBe('off');
     expect(await page.locator('#activity').textContent()).toMatch(/^0 open, 0 watched \(0 lingering\), history 0 B of 16\.0 MiB$/);
     expect(await page.locator('#invalidation').textContent()).toBe('off (the head rule)');
     expect(await page.locator('#guarded tr[data-guard]').count()).toBe(0);

@@ -89,6 +89,8 @@ describeRedis()('chainproxy --check with Redis', () => {
   it('Redis answering: exit 0 and the PING named', async () => {
     const r = await check({ UPSTREAM_URLS: up.url, REDIS_URL: redis.url });
     expect(r.out).toMatch(new RegExp(`^ok {5}redis ${redis.url}: PING answered`, 'm'));
+    // The default PUBLIC_BASE_URL names this replica's port: a warning, the check still passes.
+    expect(r.out).toContain('\nwarn   fleet: REDIS_URL is set but PUBLIC_BASE_URL is the default (http://localhost:0)');
     expect(r.code).toBe(0);
   });
 

@@ -10,6 +10,7 @@ export function redisTestConfig(patch: Partial<RedisConfig> = {}): RedisConfig {
     leaseMs: 600,
     breakerFailures: 3,
     breakerCooldownMs: 200,
+    heartbeatMs: 5000,
     ...patch,
   };
 }

@@ -1,0 +1,34 @@
+/**
+ * The status page's fleet section (inlined into page-script.ts, whose helpers
+ * it uses): the members from `/status` `fleet`, this replica marked, those on
+ * another PUBLIC_BASE_URL flagged, and a warning line when there are any.
+ * Hidden without Redis.
+ */
+export const FLEET_SCRIPT = /* js */ `
+  function renderFleet(f) {
+    $('fleet').className = f ? '' : 'off';
+    if (!f) return;
+    var others = f.members.filter(function (m) { return !m.sameNamespace; });
+    text('fleet-summary', f.members.length + (f.members.length === 1 ? ' replica' : ' replicas') + ' on this Redis' +
+      (f.checkedAgoMs === null ? ' (no heartbeat reached Redis yet)' : f.checkedAgoMs > 3 * f.heartbeatMs ? ' (as of ' + fmtDuration(Math.round(f.checkedAgoMs / 1000)) + ' ago: Redis unreachable)' : ''));
+    var warn = $('fleet-mismatch');
+    warn.className = f.namespaceMismatch ? 'on' : '';
+    var self = f.members.filter(function (m) { return m.self; })[0];
+    text('fleet-mismatch', f.namespaceMismatch ? 'Namespace mismatch: ' + others.length + ' of the other replicas ' + (others.length === 1 ? 'has' : 'have') +
+      ' another PUBLIC_BASE_URL than this one' + (self ? ' (' + self.publicBaseUrl + ')' : '') + ', so they share no cached entries with it. Give every replica of the fleet the same PUBLIC_BASE_URL.' : '');
+    fill($('fleet-members').tBodies[0], f.members.map(function (m) {
+      var tr = el('tr');
+      tr.setAttribute('data-replica', m.id);
+      tr.setAttribute('data-namespace', m.sameNamespace ? 'same' : 'other');
+      var id = cell(tr, m.id.slice(0, 8));
+      if (m.self) id.appendChild(el('span', 'dim', ' (this one)'));
+      cell(tr, m.role); cell(tr, m.version);
+      var ns = el('td'); ns.appendChild(document.createTextNode(m.publicBaseUrl + ' '));
+      ns.appendChild(el('span', 'pill ' + (m.sameNamespace ? 'ok' : 'bad'), m.sameNamespace ? 'shared' : 'other namespace'));
+      tr.appendChild(ns);
+      cell(tr, m.host); cell(tr, m.pid, 'num'); cell(tr, clock(m.startedAt));
+      cell(tr, m.self ? '-' : fmtDuration(Math.round(m.lastSeenAgoMs / 1000)) + ' ago', 'num');
+      return tr;
+    }));
+  }
+`;
