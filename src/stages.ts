@@ -12,6 +12,7 @@ import { HeadGuard } from './chain/head-guard.js';
 import { MemoryStore } from './cache/memory-store.js';
 import type { Config } from './config/types.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
+import { connectWorkerFleet } from './cluster/worker-fleet.js';
 import { createAdminGate, type AdminGate } from './http/admin-gate.js';
 import { EnvelopeWriter } from './http/envelope-writer.js';
 import { readinessRule, readinessVerdict, type ReadinessVerdict } from './http/readiness.js';
@@ -83,7 +84,8 @@ export interface Stages {
   purge: Purge;
 }
 
-export function buildStages(config: Config, logger: Logger, clock: () => number, upstreamIsSimulator: boolean): Stages {
+/** `worker`: this process is cluster worker number `worker` (WORKERS > 1); null: the only one. */
+export function buildStages(config: Config, logger: Logger, clock: () => number, upstreamIsSimulator: boolean, worker: number | null = null): Stages {
   const writer = new EnvelopeWriter({ upstreamIsSimulator });
   const tracker = new ChainTracker({
     ...(config.upstream.headMarginBlocks !== undefined ? { marginBlocks: config.upstream.headMarginBlocks } : {}),
@@ -116,6 +118,10 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   memoryRef = memory;
   const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger, publicBaseUrl: config.publicBaseUrl });
   fleetRef = fleet;
+  // A cluster worker: /metrics is the machine's (the primary merges every worker's); without Redis the primary is also the bus and lease.
+  const render = prom.render;
+  const workerFleet = worker === null ? null : connectWorkerFleet({ tracker: fleet === null ? tracker : null, peek: (key) => memory.peek(key)?.entry, render, leaseMs: config.redis.leaseMs });
+  const link = fleet ?? (workerFleet?.link ?? null);
   const upstreamNames = config.upstreamUrls.map((_, i) => `u${i}`);
   const trust = registerTrustMetrics(prom.registry, upstreamNames);
   const consensusMetrics = registerConsensusMetrics(prom.registry, upstreamNames);
@@ -144,7 +150,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     second: purge.second,
     fetcher,
     chain: tracker,
-    fleet: fleet?.coordinator ?? null,
+    fleet: fleet?.coordinator ?? workerFleet?.coordinator ?? null,
     metrics,
     clock,
     logger,
@@ -167,7 +173,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     catalogue,
     limits: config.limits,
     heads: tracker,
-    fleet,
+    fleet: link,
     logger,
   });
 
@@ -193,5 +199,6 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const rule = readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
   const readiness = () => readinessVerdict(pool.goodAnswers(), memory.entries, rule);
 
-  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched, invalidation, headWatch, refetches, purge };
+  const served = workerFleet === null ? prom : { ...prom, render: workerFleet.scrape };
+  return { logger, clock, catalogue, tracker, prom: served, metrics, memory, fleet, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched, invalidation, headWatch, refetches, purge };
 }

@@ -14,11 +14,12 @@ import type { RedisConfig } from '../config/types.js';
 import type { Metrics, TierStats } from '../metrics/types.js';
 import type { FleetCoordinator } from '../pipeline/resolver.js';
 import { Breaker } from '../common/breaker.js';
-import { closeRedis, createRedis, isReady, type RedisClient } from '../redis/client.js';
+import { closeRedis, createRedis, isReady, waitReady, type RedisClient } from '../redis/client.js';
 import { RedisStore } from '../redis/redis-store.js';
 import { connectTrackerToBus, FleetBus } from './bus.js';
 import { FleetLease } from './lease.js';
 import { FleetRecord } from './record.js';
+import type { FleetLink } from './link.js';
 
 export interface FleetOptions {
   url: string;
@@ -33,7 +34,7 @@ export interface FleetOptions {
   statsIntervalMs?: number;
 }
 
-export interface Fleet {
+export interface Fleet extends FleetLink {
   client: RedisClient;
   store: RedisStore;
   lease: FleetLease;
@@ -110,6 +111,11 @@ export function connectFleet(opts: FleetOptions): Fleet {
       release: (key) => lease.release(key),
     },
     healthy: () => store.healthy(),
+    ready: async (timeoutMs) => (await Promise.all([waitReady(client, timeoutMs), bus.ready(timeoutMs)])).every(Boolean),
+    onReconnect(fn) {
+      client.on('ready', fn);
+      return () => void client.off('ready', fn);
+    },
     tierStats: () => stats,
     async close() {
       clearInterval(timer);
