@@ -143,7 +143,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const headGuard = new HeadGuard(tracker, clock);
   const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock, quorum, precise: invalidation?.rule ?? null, tagHeaders: config.cacheTagHeaders, guarded: invalidation?.metrics.guarded ?? null });
   // Purges judge every lookup in front of precise invalidation, and filter what the shared tier returns.
-  const purge = buildPurge({ catalogue, limits: config.limits, invalidation: config.invalidation, redis: config.redis, memory, fleet, base: invalidation?.clock ?? null, registry: prom.registry, metrics, clock, logger });
+  const purge = buildPurge({ catalogue, limits: config.limits, invalidation: config.invalidation, redis: config.redis, memory, fleet, peers: fleet === null ? (workerFleet?.link.bus ?? null) : null, base: invalidation?.clock ?? null, registry: prom.registry, metrics, clock, logger });
   const earned = invalidation === null ? null : new EarnedBounds({ growth: config.invalidation.maxAgeGrowth, named: (e) => invalidation.clock.named(e, tracker), clock, onUnnamed: invalidation.metrics.unnamed });
   const resolver = new Resolver({
     memory,

@@ -1,7 +1,8 @@
 /**
  * WORKERS=2 without Redis, as an operator runs it (src/main.ts in its own
  * process, then through the heap-cap launcher): two workers answer on one
- * port, the primary is their bus and lease (a block is read once for both),
+ * port, the primary is their bus and lease (a block is read once for both, a
+ * purge reaches both),
  * /metrics is one document for the machine, a killed worker is replaced,
  * SIGTERM drains both and exits 0.
  */
@@ -97,6 +98,18 @@ describe('WORKERS=2 without Redis', { timeout: 300_000 }, () => {
     expect(reads(h)).toBe(1);
   }
 
+  /** A purge asked of one worker reaches the other through the primary. */
+  async function purgesBoth(url: string): Promise<void> {
+    const res = await request(`${url}/purge?all=true`, { method: 'POST', reset: true });
+    const answer = (await res.body.json()) as { data: { fleet: unknown } };
+    expect(res.statusCode).toBe(200);
+    expect(answer.data.fleet).toEqual({ stored: false, published: true });
+    const origin = async (w: string, o: string): Promise<number> => sampleSum((await getOnce(`${url}/metrics`)).text, 'chainproxy_purges_total', w, `origin="${o}"`);
+    await waitFor(async () => (await origin('1', 'here')) + (await origin('2', 'here')) === 1 && (await origin('1', 'fleet')) + (await origin('2', 'fleet')) === 1, 20_000, 'the purge on both workers');
+    // Heard by the worker that was not asked.
+    expect((await origin('1', 'here')) + (await origin('1', 'fleet'))).toBe(1);
+  }
+
   /** A killed worker is replaced under the same number, and the port keeps answering. */
   async function replacesKilled(p: Proc, url: string): Promise<void> {
     const first = listeningLines(p).get(1)!;
@@ -111,6 +124,7 @@ describe('WORKERS=2 without Redis', { timeout: 300_000 }, () => {
     const url = await bothListening(p);
     await servesFromBoth(p, url);
     await readsBlockOnce(url);
+    await purgesBoth(url);
     await replacesKilled(p, url);
 
     p.child.kill('SIGTERM');
