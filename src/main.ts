@@ -7,6 +7,8 @@
  * on SIGTERM/SIGINT/SIGHUP: stop accepting, let in-flight requests finish until
  * SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0. SIGHUP does
  * not reload: the configuration is read once, so a restart applies a new one.
+ * WORKERS > 1: this process is the cluster primary (src/cluster/primary.ts)
+ * and each worker runs this file again, listening through node:cluster.
  */
 import { getHeapStatistics } from 'node:v8';
 import { pino } from 'pino';
@@ -109,10 +111,11 @@ async function main(): Promise<void> {
     if (!closing) logger.warn({ signal: 'SIGHUP' }, 'SIGHUP: draining; restart to apply a new configuration');
     shutdown('SIGHUP');
   });
-  // Started by the launcher (src/bin/chainproxy.ts) or the cluster primary: its exit, however abrupt, drains this process too.
-  if (process.channel !== undefined) {
+  // Started by the launcher (src/bin/chainproxy.ts): its exit, however abrupt, drains this process too.
+  // (A cluster worker's channel is node:cluster's: a worker whose primary is gone exits at once.)
+  if (worker === null && process.channel !== undefined) {
     process.channel.unref();
-    process.on('disconnect', () => shutdown(worker === null ? 'launcher exited' : 'primary exited'));
+    process.on('disconnect', () => shutdown('launcher exited'));
   }
 
   const heapLimitMiB = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
