@@ -39,9 +39,20 @@ export interface WorkerFleetOptions {
   channel?: Channel;
 }
 
+/** A named, token-checked, expiring lease held in the primary (the shape a fleet leader role takes). */
+export interface IpcNamedLease {
+  /** true: taken for ttlMs; false: held by another token; null: the primary did not answer. */
+  acquire(name: string, token: string, ttlMs: number): Promise<boolean | null>;
+  /** true: still this token's, extended to ttlMs from now; false: lost; null: unknown. */
+  renew(name: string, token: string, ttlMs: number): Promise<boolean | null>;
+  /** Drops the lease if it is still this token's. */
+  release(name: string, token: string): Promise<void>;
+}
+
 export interface WorkerFleet {
   link: FleetLink;
   coordinator: FleetCoordinator;
+  named: IpcNamedLease;
   /** The machine's /metrics document, every worker's samples labelled `worker`. */
   scrape(): Promise<string>;
 }
@@ -182,9 +193,16 @@ export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
       send({ cp: 1, t: 'release', name, token: mine.token, entry });
     },
   };
+  const granted = (a: ToWorker | null): boolean | null => (a !== null && a.t === 'granted' ? a.ok : null);
+  const named: IpcNamedLease = {
+    acquire: async (name, t, ttlMs) => granted(await ask((id) => ({ cp: 1, t: 'acquire', id, name, token: t, ttlMs, wait: false }), ttlMs)),
+    renew: async (name, t, ttlMs) => granted(await ask((id) => ({ cp: 1, t: 'renew', id, name, token: t, ttlMs }), ttlMs)),
+    release: async (name, t) => void send({ cp: 1, t: 'release', name, token: t, entry: null }),
+  };
   return {
     link,
     coordinator,
+    named,
     async scrape() {
       const a = await ask((id) => ({ cp: 1, t: 'scrape', id }), 5000);
       return a !== null && a.t === 'scraped' ? a.text : o.render();

@@ -76,4 +76,17 @@ describe('workers of one machine, without Redis', () => {
     expect(heard).toEqual([[5], [], [5]]);
     expect(await fleets[0]!.scrape()).toBe('m_total{worker="1"} 1\nm_total{worker="2"} 2\nm_total{worker="3"} 3\n');
   });
+
+  it('serves a named lease (a leader role): one token holds it, renews it, and frees it for the next', async () => {
+    const { fleets } = workers(2);
+    const [a, b] = fleets.map((f) => f.named);
+    expect(await a!.acquire('leader', 'ta', 5000)).toBe(true);
+    expect(await b!.acquire('leader', 'tb', 5000)).toBe(false);
+    expect(await a!.renew('leader', 'ta', 5000)).toBe(true);
+    expect(await b!.renew('leader', 'tb', 5000)).toBe(false);
+    await b!.release('leader', 'tb');
+    expect(await b!.acquire('leader', 'tb', 5000)).toBe(false);
+    await a!.release('leader', 'ta');
+    expect(await b!.acquire('leader', 'tb', 5000)).toBe(true);
+  });
 });
