@@ -26,6 +26,8 @@ export interface ProxyOptions {
   clock?: () => number;
   /** The upstream is the built-in chain simulator: every API answer says so (X-Chainproxy-Upstream). */
   upstreamIsSimulator?: boolean;
+  /** This process is cluster worker number `worker` (WORKERS > 1); absent: the only one. */
+  worker?: number;
 }
 
 export interface ProxyHandle {
@@ -73,7 +75,7 @@ function createServer(config: Config, s: Stages): FastifyInstance {
 }
 
 export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
-  const s = buildStages(config, opts.logger ?? pino({ level: config.logLevel }), opts.clock ?? Date.now, opts.upstreamIsSimulator ?? false);
+  const s = buildStages(config, opts.logger ?? pino({ level: config.logLevel }), opts.clock ?? Date.now, opts.upstreamIsSimulator ?? false, opts.worker ?? null);
   const app = createServer(config, s);
   const stream = await registerSurface(app, config, s);
   const { pool, fleet, gate, fast, logger } = s;

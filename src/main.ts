@@ -7,6 +7,8 @@
  * on SIGTERM/SIGINT/SIGHUP: stop accepting, let in-flight requests finish until
  * SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0. SIGHUP does
  * not reload: the configuration is read once, so a restart applies a new one.
+ * WORKERS > 1: this process is the cluster primary (src/cluster/primary.ts)
+ * and each worker runs this file again, listening through node:cluster.
  */
 import { getHeapStatistics } from 'node:v8';
 import { pino } from 'pino';
@@ -24,6 +26,8 @@ import { runCheck } from './startup/check.js';
 import { diagnose, diagnosisLine } from './upstream/diagnose.js';
 import { logDestination } from './startup/log-destination.js';
 import type { SimulatorHandle } from './sim/index.js';
+import { workerNumber } from './cluster/worker-number.js';
+import { SIMULATOR_ENV } from './cluster/protocol.js';
 
 /** Past the drain deadline, only a close that hangs (a stuck Redis quit) can hold the process. */
 const LAST_RESORT_MS = 5000;
@@ -46,19 +50,30 @@ async function main(): Promise<void> {
     throw err;
   }
   if (cli.kind === 'check') process.exit(await runCheck(config, (line) => process.stdout.write(`${line}\n`)));
-  const logger = pino({ level: config.logLevel }, logDestination());
-  const unshared = defaultBaseUrlWarning(config);
+  const root = pino({ level: config.logLevel }, logDestination());
+  // WORKERS > 1: this process forks and coordinates the workers (src/cluster/primary.ts), each of which runs this file.
+  const worker = workerNumber();
+  // Said once per machine: by the single process, or by the primary of WORKERS.
+  const unshared = worker === null ? defaultBaseUrlWarning(config) : null;
   if (unshared !== null) {
     process.stderr.write(`chainproxy: warning: ${unshared}\n`);
-    logger.warn({ publicBaseUrl: config.publicBaseUrl }, unshared);
+    root.warn({ publicBaseUrl: config.publicBaseUrl }, unshared);
   }
+  if (worker === null && config.workers > 1) {
+    const { runPrimary } = await import('./cluster/primary.js');
+    return runPrimary(config, root.child({ role: 'primary' }), stop);
+  }
+  const logger = worker === null ? root : root.child({ worker });
 
-  // Until the server is ready, a request on the port is answered 503 (never held).
-  const bind = await bindPort(config.port, config.host, notReadyAnswer({ upstreamIsSimulator: config.upstreamUrls.length === 0, headersTimeoutMs: config.http.headersTimeoutMs }));
-  if (!bind.ok) stop(1, bind.message);
+  // Until the server is ready, a request on the port is answered 503 (never held). A worker listens through
+  // node:cluster instead: until it is ready, connections go to the workers that are.
+  const bind = worker !== null ? null : await bindPort(config.port, config.host, notReadyAnswer({ upstreamIsSimulator: config.upstreamUrls.length === 0, headersTimeoutMs: config.http.headersTimeoutMs }));
+  if (bind !== null && !bind.ok) stop(1, bind.message);
 
   let simulator: SimulatorHandle | null = null;
-  if (config.upstreamUrls.length === 0) {
+  const sharedSimulator = worker === null ? undefined : process.env[SIMULATOR_ENV];
+  if (sharedSimulator !== undefined) config = { ...config, upstreamUrls: [sharedSimulator] };
+  else if (config.upstreamUrls.length === 0) {
     const { startSimulator } = await import('./sim/index.js');
     simulator = await startSimulator({
       port: 0,
@@ -70,10 +85,11 @@ async function main(): Promise<void> {
     logger.warn({ simulator: simulator.url }, 'no UPSTREAM_URLS configured: serving the built-in chain simulator (simulated data, not a real chain)');
   }
 
-  const built = await buildProxy(config, { logger, upstreamIsSimulator: simulator !== null });
+  const simulated = simulator !== null || sharedSimulator !== undefined;
+  const built = await buildProxy(config, { logger, upstreamIsSimulator: simulated, ...(worker !== null ? { worker } : {}) });
   built.pool.onFirstProbeFailure((base, err) => process.stderr.write(`chainproxy: upstream probe ${diagnosisLine(diagnose(base, err))}\n`));
   // The socket bound above; the host is only echoed (Fastify's listen options have no handle field).
-  const listenOn: FastifyListenOptions = Object.assign({ host: config.host }, bind.bound);
+  const listenOn: FastifyListenOptions = bind === null ? { host: config.host, port: config.port } : Object.assign({ host: config.host }, bind.bound);
   const url = (await built.app.listen(listenOn)).replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]');
   // Signals are handled before readiness is announced: a SIGTERM right after it drains.
   let closing = false;
@@ -103,21 +119,23 @@ async function main(): Promise<void> {
     shutdown('SIGHUP');
   });
   // Started by the launcher (src/bin/chainproxy.ts): its exit, however abrupt, drains this process too.
-  if (process.channel !== undefined) {
+  // (A cluster worker's channel is node:cluster's: a worker whose primary is gone exits at once.)
+  if (worker === null && process.channel !== undefined) {
     process.channel.unref();
     process.on('disconnect', () => shutdown('launcher exited'));
   }
 
   const heapLimitMiB = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
   logger.info(
-    { url, upstreams: config.upstreamUrls, publicBaseUrl: config.publicBaseUrl, redis: config.redisUrl !== null, simulated: simulator !== null, version: VERSION, heapLimitMiB },
+    { url, upstreams: config.upstreamUrls, publicBaseUrl: config.publicBaseUrl, redis: config.redisUrl !== null, simulated, version: VERSION, heapLimitMiB },
     'chainproxy listening',
   );
   // With PORT=0 the default PUBLIC_BASE_URL names no real port: show the bound one.
   const base = config.publicBaseUrl === 'http://localhost:0' ? url : config.publicBaseUrl;
   // After the first probe round, so the line says whether an upstream answered (its failures are above it).
   await built.pool.firstProbe;
-  process.stderr.write(startupLine(config, base, simulator !== null, built.pool.status().some((u) => u.healthy)));
+  // One start-up line per machine: the first worker's.
+  if (worker === null || worker === 1) process.stderr.write(startupLine(config, base, simulated, built.pool.status().some((u) => u.healthy)));
 }
 
 main().catch((err: unknown) => {

@@ -14,6 +14,7 @@ import type { Config } from './config/types.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
 import { registerFleetMetrics, startFleetDuty, type FleetDuty } from './fleet/duty.js';
 import { registerMemberMetrics } from './fleet/member-metrics.js';
+import { connectWorkerFleet } from './cluster/worker-fleet.js';
 import { createAdminGate, type AdminGate } from './http/admin-gate.js';
 import { EnvelopeWriter } from './http/envelope-writer.js';
 import { readinessRule, readinessVerdict, type ReadinessVerdict } from './http/readiness.js';
@@ -89,7 +90,8 @@ export interface Stages {
   purge: Purge;
 }
 
-export function buildStages(config: Config, logger: Logger, clock: () => number, upstreamIsSimulator: boolean): Stages {
+/** `worker`: this process is cluster worker number `worker` (WORKERS > 1); null: the only one. */
+export function buildStages(config: Config, logger: Logger, clock: () => number, upstreamIsSimulator: boolean, worker: number | null = null): Stages {
   const writer = new EnvelopeWriter({ upstreamIsSimulator });
   const tracker = new ChainTracker({
     ...(config.upstream.headMarginBlocks !== undefined ? { marginBlocks: config.upstream.headMarginBlocks } : {}),
@@ -129,6 +131,10 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   dutyRef = duty;
   if (duty !== null) fleetMetrics.watch(duty);
   registerMemberMetrics(prom.registry, () => fleet?.members.view() ?? null);
+  // A cluster worker: /metrics is the machine's (the primary merges every worker's); without Redis the primary is also the bus and lease.
+  const render = prom.render;
+  const workerFleet = worker === null ? null : connectWorkerFleet({ tracker: fleet === null ? tracker : null, peek: (key) => memory.peek(key)?.entry, render, leaseMs: config.redis.leaseMs });
+  const link = fleet ?? (workerFleet?.link ?? null);
   const upstreamNames = config.upstreamUrls.map((_, i) => `u${i}`);
   const trust = registerTrustMetrics(prom.registry, upstreamNames);
   const consensusMetrics = registerConsensusMetrics(prom.registry, upstreamNames);
@@ -150,14 +156,14 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const headGuard = new HeadGuard(tracker, clock);
   const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock, quorum, precise: invalidation?.rule ?? null, tagHeaders: config.cacheTagHeaders, guarded: invalidation?.metrics.guarded ?? null });
   // Purges judge every lookup in front of precise invalidation, and filter what the shared tier returns.
-  const purge = buildPurge({ catalogue, limits: config.limits, invalidation: config.invalidation, redis: config.redis, memory, fleet, base: invalidation?.clock ?? null, registry: prom.registry, metrics, clock, logger });
+  const purge = buildPurge({ catalogue, limits: config.limits, invalidation: config.invalidation, redis: config.redis, memory, fleet, peers: fleet === null ? (workerFleet?.link.bus ?? null) : null, base: invalidation?.clock ?? null, registry: prom.registry, metrics, clock, logger });
   const earned = invalidation === null ? null : new EarnedBounds({ growth: config.invalidation.maxAgeGrowth, named: (e) => invalidation.clock.named(e, tracker), clock, onUnnamed: invalidation.metrics.unnamed });
   const resolver = new Resolver({
     memory,
     second: purge.second,
     fetcher,
     chain: tracker,
-    fleet: fleet?.coordinator ?? null,
+    fleet: fleet?.coordinator ?? workerFleet?.coordinator ?? null,
     metrics,
     clock,
     logger,
@@ -181,7 +187,7 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
     catalogue,
     limits: config.limits,
     heads: tracker,
-    fleet,
+    fleet: link,
     duty,
     logger,
   });
@@ -208,5 +214,6 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const rule = readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
   const readiness = () => readinessVerdict(pool.goodAnswers(), memory.entries, rule);
 
-  return { logger, clock, catalogue, tracker, prom, metrics, memory, fleet, duty, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched, invalidation, headWatch, refetches, purge };
+  const served = workerFleet === null ? prom : { ...prom, render: workerFleet.scrape };
+  return { logger, clock, catalogue, tracker, prom: served, metrics, memory, fleet, duty, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched, invalidation, headWatch, refetches, purge };
 }

@@ -6,6 +6,8 @@
 
 export type FieldKind =
   | { type: 'int'; min: number; max: number }
+  /** An integer from 1 to max, or `auto`: one per core of this machine. */
+  | { type: 'perCore'; max: number }
   | { type: 'number'; min: number; max: number }
   | { type: 'bytes'; min: number; max: number }
   | { type: 'bool' }
@@ -52,6 +54,7 @@ export const FIELDS: readonly Field[] = [
   { env: 'MAX_DAYS', key: 'limits.maxDays', kind: int(1, 36_500), help: 'Largest accepted days.' },
   { env: 'MAX_BATCH_ITEMS', key: 'limits.maxBatchItems', kind: int(1, 1000), help: 'Most requests in one POST /batch (each item counts toward the rate limit).' },
   { env: 'REQUEST_TIMEOUT_MS', key: 'limits.requestTimeoutMs', kind: ms(100, 10 * 60_000), help: 'Whole client request, upstream phase included (504 past it).' },
+  { env: 'WORKERS', key: 'workers', kind: { type: 'perCore', max: 256 }, help: 'Server processes on one port (node:cluster), as one fleet: an integer, or auto (one per core). Each keeps its own memory tier (CACHE_MAX_BYTES each); without REDIS_URL the primary process is their bus and lease.' },
   { env: 'SHUTDOWN_TIMEOUT_MS', key: 'shutdownTimeoutMs', kind: ms(100, HOUR), help: 'Drain deadline after SIGTERM, SIGINT or SIGHUP. Unset: REQUEST_TIMEOUT_MS + 1000, so every request accepted before the signal ends on its own (a 504 at worst). Set shorter (e.g. to fit an orchestrator grace period): requests still running at the deadline get a 503 envelope (code 5030). The process exits 0 either way.' },
   { env: 'MAX_CONNECTIONS', key: 'http.maxConnections', kind: int(0, 1_000_000), help: 'Client connections held at once; connections past it are closed at once (0: no cap).' },
   { env: 'HEADERS_TIMEOUT_MS', key: 'http.headersTimeoutMs', kind: ms(100, 5 * 60_000), help: 'Time for a client to send its request headers (408 envelope past it); the whole request gets twice this.' },

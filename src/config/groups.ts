@@ -13,7 +13,7 @@ export interface SettingGroup {
 }
 
 export const GROUPS: readonly SettingGroup[] = [
-  { title: 'Server', names: ['PORT', 'HOST', 'PUBLIC_BASE_URL', 'CONFIG_FILE', 'SHUTDOWN_TIMEOUT_MS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS', 'KEEP_ALIVE_TIMEOUT_MS'], namespaces: [] },
+  { title: 'Server', names: ['PORT', 'HOST', 'PUBLIC_BASE_URL', 'CONFIG_FILE', 'WORKERS', 'SHUTDOWN_TIMEOUT_MS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS', 'KEEP_ALIVE_TIMEOUT_MS'], namespaces: [] },
   { title: 'Upstream', names: ['UPSTREAM_URLS'], namespaces: ['UPSTREAM_'] },
   { title: 'Built-in simulator (without UPSTREAM_URLS)', names: [], namespaces: ['SIM_'] },
   { title: 'Cache', names: ['CACHE_MAX_BYTES'], namespaces: ['CACHE_', 'REFRESH_AHEAD_', 'INVALIDATION_'] },

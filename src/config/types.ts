@@ -155,6 +155,8 @@ export interface Config {
     /** Most items in one POST /batch. */
     maxBatchItems: number;
   };
+  /** Server processes on one port (`auto` resolved to the core count). */
+  workers: number;
   /** Drain deadline after SIGTERM/SIGINT; derived from limits.requestTimeoutMs unless set. */
   shutdownTimeoutMs: number;
   /** Limits of the client-facing HTTP server. */

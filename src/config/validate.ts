@@ -4,6 +4,7 @@
  * Values come as strings (environment) or as parsed YAML/JSON (file).
  */
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { ENDPOINT_NAMES, type EndpointName, type EndpointPolicy } from '../catalogue/types.js';
 import type { Config } from './types.js';
 import type { Field, FieldKind } from './fields.js';
@@ -80,6 +81,11 @@ function kindCheck(kind: FieldKind, raw: unknown, label: string): Parsed {
       const n = numberOf(raw, kind.type === 'int');
       const what = kind.type === 'int' ? 'an integer' : 'a number';
       return n !== null && n >= kind.min && n <= kind.max ? ok(n) : fail(label, `${what} from ${kind.min} to ${kind.max}`, raw);
+    }
+    case 'perCore': {
+      if (typeof raw === 'string' && raw.trim().toLowerCase() === 'auto') return ok(availableParallelism());
+      const n = numberOf(raw, true);
+      return n !== null && n >= 1 && n <= kind.max ? ok(n) : fail(label, `an integer from 1 to ${kind.max}, or auto (one per core)`, raw);
     }
     case 'bytes': {
       const n = bytesOf(raw);

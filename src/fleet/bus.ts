@@ -28,6 +28,7 @@ import { noopMetrics, type Metrics } from '../metrics/types.js';
 import type { RedisClient } from '../redis/client.js';
 import type { PendingTouched, TouchedSet } from '../invalidation/touched.js';
 import type { PurgeMark } from '../purge/marks.js';
+import type { Bus } from './link.js';
 
 export interface FleetBusEvents {
   head: [height: number, final: boolean];
@@ -235,7 +236,7 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
  * observeHead/observeFinal. The tracker is monotonic and remote applications
  * are not re-published, so there is no echo loop. Returns a disconnect function.
  */
-export function connectTrackerToBus(tracker: ChainTracker, bus: FleetBus): () => void {
+export function connectTrackerToBus(tracker: ChainTracker, bus: Bus): () => void {
   let applying = false;
   const onHead = (h: number) => {
     if (!applying) void bus.publishHead(h, false);

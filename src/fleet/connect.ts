@@ -15,13 +15,14 @@ import type { RedisConfig } from '../config/types.js';
 import type { Metrics, TierStats } from '../metrics/types.js';
 import type { FleetCoordinator } from '../pipeline/resolver.js';
 import { Breaker } from '../common/breaker.js';
-import { closeRedis, createRedis, isReady, type RedisClient } from '../redis/client.js';
+import { closeRedis, createRedis, isReady, waitReady, type RedisClient } from '../redis/client.js';
 import { RedisStore } from '../redis/redis-store.js';
 import { connectTrackerToBus, FleetBus } from './bus.js';
 import { FleetLease } from './lease.js';
 import { FleetRecord } from './record.js';
 import { FleetMembers } from './members.js';
 import { VERSION } from '../config/version.js';
+import type { FleetLink } from './link.js';
 
 export interface FleetOptions {
   url: string;
@@ -38,7 +39,7 @@ export interface FleetOptions {
   role?: (() => string) | null;
 }
 
-export interface Fleet {
+export interface Fleet extends FleetLink {
   client: RedisClient;
   store: RedisStore;
   lease: FleetLease;
@@ -132,6 +133,11 @@ export function connectFleet(opts: FleetOptions): Fleet {
       release: (key) => lease.release(key),
     },
     healthy: () => store.healthy(),
+    ready: async (timeoutMs) => (await Promise.all([waitReady(client, timeoutMs), bus.ready(timeoutMs)])).every(Boolean),
+    onReconnect(fn) {
+      client.on('ready', fn);
+      return () => void client.off('ready', fn);
+    },
     tierStats: () => stats,
     async close() {
       clearInterval(timer);

@@ -9,9 +9,8 @@ import type { Catalogue } from '../catalogue/index.js';
 import type { CanonicalRequest, ParamLimits } from '../catalogue/types.js';
 import type { ChainView } from '../chain/types.js';
 import { HotRefresh } from './hot-refresh.js';
-import { waitReady } from '../redis/client.js';
 import type { Config } from '../config/types.js';
-import type { Fleet } from '../fleet/connect.js';
+import type { FleetLink } from '../fleet/link.js';
 import { TagClock } from './clock.js';
 import { registerInvalidationMetrics, type InvalidationMetrics } from './metrics.js';
 import { OwnReads, type OwnReadsDeps } from './own-reads.js';
@@ -38,7 +37,7 @@ export interface Invalidation {
    * refetch (refresh-ahead of invalidated entries); `reads`: the block reader's
    * own fetches around the client cache.
    */
-  start(deps: { lookup: { revalidate(req: CanonicalRequest): Promise<unknown> }; reads: OwnReadsDeps; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: Fleet | null; duty: FleetDuty | null; logger: Logger }): void;
+  start(deps: { lookup: { revalidate(req: CanonicalRequest): Promise<unknown> }; reads: OwnReadsDeps; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: FleetLink | null; duty: FleetDuty | null; logger: Logger }): void;
   status(): Record<string, unknown>;
   close(): void;
 }
@@ -124,15 +123,14 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
       // Without one, at once (synchronously: the reader hears a new head before refresh-ahead does).
       if (fleet === null) begin();
       else {
-        void Promise.all([waitReady(fleet.client, READY_WAIT_MS), fleet.bus.ready(READY_WAIT_MS)])
+        void fleet
+          .ready(READY_WAIT_MS)
           .then(join)
           .then(begin);
         // Back after a gap: the record may now reach further back than this replica's own sets.
-        const onReady = () => {
+        unready = fleet.onReconnect(() => {
           if (reader !== null) void join();
-        };
-        fleet.client.on('ready', onReady);
-        unready = () => fleet.client.off('ready', onReady);
+        });
       }
     },
     status() {

@@ -273,8 +273,8 @@ export class Resolver {
   }
 
   async #fill(req: CanonicalRequest, ctx: FlightContext, purpose: Purpose | null): Promise<Filled> {
-    const { fleet, second, clock, chain } = this.#d;
-    if (fleet === null || second === null) return this.#fetchAndStore(req, ctx, purpose);
+    const { fleet, clock, chain } = this.#d;
+    if (fleet === null) return this.#fetchAndStore(req, ctx, purpose);
     const leader = await fleet.acquire(req.key);
     if (!leader) {
       const filled = await fleet.waitForFill(req.key);

@@ -12,6 +12,7 @@ import type { Catalogue } from '../catalogue/index.js';
 import type { ParamLimits } from '../catalogue/types.js';
 import type { InvalidationConfig, RedisConfig } from '../config/types.js';
 import type { Fleet } from '../fleet/connect.js';
+import type { Bus } from '../fleet/link.js';
 import type { Metrics } from '../metrics/types.js';
 import { PAGE_KEPT_MS } from '../pages/entry.js';
 import { EntryTags } from './entry-tags.js';
@@ -40,6 +41,8 @@ export interface PurgeDeps {
   redis: RedisConfig;
   memory: MemoryStore;
   fleet: Fleet | null;
+  /** Without Redis, the other workers of this machine (WORKERS > 1); null: none. */
+  peers: Bus | null;
   /** Precise invalidation's judge (null: the head rule). */
   base: TagJudge | null;
   registry: Registry;
@@ -78,6 +81,6 @@ export function buildPurge(d: PurgeDeps): Purge {
           bus: f.bus,
           redisKey: (key: string) => f.store.redisKey(key),
         };
-  const purger = new Purger({ marks, tags, memory: d.memory, fleet, metrics, clock: d.clock, logger: d.logger });
+  const purger = new Purger({ marks, tags, memory: d.memory, fleet, peers: d.peers, metrics, clock: d.clock, logger: d.logger });
   return { purger, judge: withPurges(marks, d.base), second: f === null ? null : purgedSecondTier(f.store, marks) };
 }

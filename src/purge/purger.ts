@@ -9,12 +9,13 @@
  *  3. with Redis: an exact key's entry is deleted there too (hard), the mark is
  *     added to the fleet's marks (fleet-marks.ts: replicas that start or
  *     reconnect later load them) and published on the bus; every other replica
- *     does 1 and 2 on receipt.
+ *     does 1 and 2 on receipt. Without Redis, the other workers of this
+ *     machine (WORKERS) hear it from the cluster primary and do 1 and 2.
  */
 import type { Logger } from 'pino';
 import type { MemoryStore } from '../cache/memory-store.js';
 import type { CacheEntry } from '../cache/types.js';
-import type { FleetBus } from '../fleet/bus.js';
+import type { Bus } from '../fleet/link.js';
 import type { EntryTags } from './entry-tags.js';
 import type { FleetMarks } from './fleet-marks.js';
 import { EVERYTHING, type PurgeMark, type PurgeMarks, type PurgeMode } from './marks.js';
@@ -34,13 +35,13 @@ export interface PurgeAnswer {
   memory: number;
   /** Entries deleted from Redis (an exact key, hard). */
   redis: number;
-  /** null: no Redis. Whether the fleet's marks took it, and the bus. */
+  /** null: no fleet. Whether the fleet's marks took it (false: no Redis), and the bus. */
   fleet: { stored: boolean; published: boolean } | null;
 }
 
 export interface PurgeFleet {
   marks: FleetMarks;
-  bus: FleetBus;
+  bus: Bus;
   /** The Redis key of a cache key in the shared tier. */
   redisKey(key: string): string;
 }
@@ -50,6 +51,8 @@ export interface PurgerOptions {
   tags: EntryTags;
   memory: MemoryStore;
   fleet: PurgeFleet | null;
+  /** Without Redis, the other workers of this machine (WORKERS > 1); null: none. */
+  peers: Bus | null;
   metrics: PurgeMetrics;
   clock: () => number;
   logger: Logger;
@@ -71,6 +74,7 @@ export class Purger {
 
   constructor(o: PurgerOptions) {
     this.#o = o;
+    o.peers?.on('purge', (mark) => this.#apply(mark, 'fleet'));
     const fleet = o.fleet;
     if (fleet === null) return;
     fleet.bus.on('purge', (mark) => this.#apply(mark, 'fleet'));
@@ -92,6 +96,8 @@ export class Purger {
       ]);
       redis = deleted ?? 0;
       shared = { stored, published };
+    } else if (this.#o.peers !== null) {
+      shared = { stored: false, published: await this.#o.peers.publishPurge(mark) };
     }
     const mode: PurgeMode = req.soft ? 'soft' : 'hard';
     this.#o.logger.info({ kind: req.kind, target: req.target, mode, memory, redis, fleet: shared }, 'purge');

@@ -9,7 +9,7 @@
  * real server; those taken before finish here.
  */
 import { createServer, type RequestListener } from 'node:http';
-import type { Socket } from 'node:net';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 
 /** `listen({ handle })` accepts a bound server's handle (net.Server#listen). */
 interface BoundPort {
@@ -58,5 +58,18 @@ export function bindPort(port: number, host: string, early: EarlyAnswer): Promis
       const handle = (server as unknown as { _handle: object })._handle;
       resolve({ ok: true, bound: { handle } });
     });
+  });
+}
+
+/**
+ * Whether PORT can be listened on, without keeping it (the cluster primary,
+ * WORKERS > 1: its workers listen on it through node:cluster). A busy port
+ * stops start-up with the same one line as bindPort.
+ */
+export function checkPort(port: number, host: string): Promise<{ ok: true } | { ok: false; message: string }> {
+  return new Promise((resolve) => {
+    const server = createTcpServer();
+    server.once('error', (err: NodeJS.ErrnoException) => resolve({ ok: false, message: reason(err.code, port, host) }));
+    server.listen({ port, host }, () => server.close(() => resolve({ ok: true })));
   });
 }

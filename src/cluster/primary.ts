@@ -1,0 +1,107 @@
+/**
+ * WORKERS > 1: this process is the cluster primary. It serves no request: it
+ * checks PORT, starts the built-in simulator once when no upstream is set
+ * (every worker reads the same chain), forks workers 1..N (each runs
+ * src/main.ts and listens on PORT through node:cluster, which shares the
+ * socket), and is their fleet without Redis (hub.ts).
+ *
+ * A worker that dies is replaced under the same number (logged), after a
+ * pause that doubles while replacements die young (1 s up to 30 s). If none
+ * has ever listened, start-up failed: the primary stops the others and exits 1.
+ * SIGTERM, SIGINT and SIGHUP are passed to every worker, which drains as a
+ * single process does; the primary exits 0 once all have exited 0 (1 if one
+ * did not, or past SHUTDOWN_TIMEOUT_MS + 5 s). Its own launcher exiting
+ * (src/startup/relaunch.ts) counts as SIGTERM.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from 'pino';
+import type { Config } from '../config/types.js';
+import { checkPort } from '../startup/bind.js';
+import type { SimulatorHandle } from '../sim/index.js';
+import { Hub } from './hub.js';
+import { isOurs, SIMULATOR_ENV, WORKER_ENV, type ToPrimary } from './protocol.js';
+
+const LAST_RESORT_MS = 5000;
+/** A worker that lived less than this died young: the next replacement waits longer. */
+const YOUNG_MS = 10_000;
+const MAX_PAUSE_MS = 30_000;
+
+export async function runPrimary(config: Config, logger: Logger, stop: (code: number, message: string) => never): Promise<void> {
+  const port = await checkPort(config.port, config.host);
+  if (!port.ok) stop(1, port.message);
+  let simulator: SimulatorHandle | null = null;
+  if (config.upstreamUrls.length === 0) {
+    const { startSimulator } = await import('../sim/index.js');
+    simulator = await startSimulator({ port: 0, blockIntervalMs: config.simulator.blockIntervalMs, seed: config.simulator.seed, advertisedUrl: 'http://data.nebulas.io' });
+    logger.warn({ simulator: simulator.url }, 'no UPSTREAM_URLS configured: serving the built-in chain simulator (simulated data, not a real chain)');
+  }
+  const hub = new Hub();
+  const workers = new Map<number, Worker>();
+  let everListened = false;
+  let closing = false;
+  let failed = false;
+  let youngDeaths = 0;
+
+  const fork = (n: number): void => {
+    const env: Record<string, string> = { [WORKER_ENV]: String(n) };
+    if (simulator !== null) env[SIMULATOR_ENV] = simulator.url;
+    const w = cluster.fork(env);
+    const started = Date.now();
+    let listened = false;
+    workers.set(n, w);
+    w.on('online', () => hub.join(n, (m) => (w.isConnected() ? void w.send(m) : undefined)));
+    w.on('message', (m: unknown) => {
+      if (isOurs<ToPrimary>(m)) hub.receive(n, m);
+    });
+    w.on('listening', () => {
+      listened = everListened = true;
+    });
+    w.on('exit', (code, signal) => {
+      hub.leave(n);
+      workers.delete(n);
+      if (closing && code !== 0) failed = true;
+      if (closing) return void (workers.size === 0 && finish());
+      if (!everListened && !listened) {
+        logger.error({ worker: n, code, signal }, 'worker failed to start; stopping');
+        return shutdown('start-up failed');
+      }
+      youngDeaths = Date.now() - started < YOUNG_MS ? youngDeaths + 1 : 0;
+      const pauseMs = youngDeaths === 0 ? 0 : Math.min(MAX_PAUSE_MS, 1000 * 2 ** (youngDeaths - 1));
+      logger.warn({ worker: n, code, signal, pauseMs }, 'worker exited; starting a replacement');
+      setTimeout(() => {
+        if (!closing) fork(n);
+      }, pauseMs).unref();
+    });
+  };
+
+  const finish = (): void => {
+    hub.close();
+    void (async () => {
+      await simulator?.close();
+      logger.info({ failed }, 'bye');
+      process.exit(failed ? 1 : 0);
+    })();
+  };
+
+  const shutdown = (signal: string): void => {
+    if (closing) return;
+    closing = true;
+    if (signal === 'start-up failed') failed = true;
+    logger.info({ signal, workers: workers.size }, 'shutting down: every worker drains');
+    setTimeout(() => {
+      logger.error('workers still running past the drain deadline; killing them');
+      for (const w of workers.values()) w.process.kill('SIGKILL');
+      process.exit(1);
+    }, config.shutdownTimeoutMs + LAST_RESORT_MS).unref();
+    if (workers.size === 0) return finish();
+    for (const w of workers.values()) w.process.kill('SIGTERM');
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
+  if (process.channel !== undefined) {
+    process.channel.unref();
+    process.on('disconnect', () => shutdown('launcher exited'));
+  }
+
+  logger.info({ workers: config.workers, port: config.port, simulated: simulator !== null }, 'cluster primary: starting workers');
+  for (let n = 1; n <= config.workers; n++) fork(n);
+}

@@ -1,0 +1,54 @@
+/**
+ * Messages between the cluster primary and its workers (WORKERS > 1) over the
+ * node:cluster IPC channel. Every message carries `cp: 1`, so messages of
+ * node itself or of libraries on the same channel are told apart.
+ *
+ * worker → primary
+ *   bus        a fleet message (head, touched, purge): relayed to every other worker
+ *   acquire    a named lease (name, token, ttlMs); answered by `granted`; `wait`: a refused
+ *              worker wants the holder's fill
+ *   renew      extends a lease still held by the token; answered by `granted`
+ *   release    drops it if still the token's; `entry` (base64 of the entry codec,
+ *              src/redis/codec.ts) is handed to the workers refused the lease meanwhile
+ *   record     reads (`sets` absent) or adds to the primary's record of recent touched sets
+ *   scrape     asks for the machine's /metrics document; answered by `scraped`
+ *   rendered   this worker's own /metrics text, answering `render`
+ * primary → worker
+ *   bus, granted, filled (a lease released: its entry or null), record (the sets),
+ *   render (asks for this worker's text), scraped (the merged document)
+ */
+import type { PendingTouched, TouchedSet } from '../invalidation/touched.js';
+import type { PurgeMark } from '../purge/marks.js';
+
+export type BusMessage =
+  | { t: 'head'; height: number; final: boolean }
+  | { t: 'touched'; set: TouchedSet; pending: PendingTouched }
+  | { t: 'purge'; mark: PurgeMark };
+
+export type ToPrimary =
+  | { cp: 1; t: 'bus'; m: BusMessage }
+  | { cp: 1; t: 'acquire'; id: number; name: string; token: string; ttlMs: number; wait: boolean }
+  | { cp: 1; t: 'renew'; id: number; name: string; token: string; ttlMs: number }
+  | { cp: 1; t: 'release'; name: string; token: string; entry: string | null }
+  | { cp: 1; t: 'record'; id: number; set: TouchedSet | null }
+  | { cp: 1; t: 'scrape'; id: number }
+  | { cp: 1; t: 'rendered'; id: number; text: string };
+
+export type ToWorker =
+  | { cp: 1; t: 'bus'; m: BusMessage }
+  | { cp: 1; t: 'granted'; id: number; ok: boolean }
+  | { cp: 1; t: 'filled'; name: string; entry: string | null }
+  | { cp: 1; t: 'record'; id: number; sets: TouchedSet[] }
+  | { cp: 1; t: 'render'; id: number }
+  | { cp: 1; t: 'scraped'; id: number; text: string };
+
+/** Ours (`cp: 1` and a type); the fields are trusted: both ends are this program. */
+export function isOurs<T extends { cp: 1; t: string }>(m: unknown): m is T {
+  return typeof m === 'object' && m !== null && (m as { cp?: unknown }).cp === 1 && typeof (m as { t?: unknown }).t === 'string';
+}
+
+/** The worker number (1..N) a worker process was started as; null in the primary or a single process. */
+export const WORKER_ENV = 'CHAINPROXY_WORKER';
+
+/** The built-in simulator's URL, started once by the primary and used by every worker. */
+export const SIMULATOR_ENV = 'CHAINPROXY_WORKER_SIMULATOR';

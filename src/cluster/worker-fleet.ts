@@ -1,0 +1,211 @@
+/**
+ * A cluster worker's side of the fleet without Redis (WORKERS > 1): the bus,
+ * the leases and the record of touched sets are messages to the primary
+ * (hub.ts), which answers every one; the channel is the cluster's own IPC.
+ *
+ * Fleet single flight: a worker refused a flight's lease waits for the
+ * leader's release, which carries the leader's entry (the workers share no
+ * cache tier), at most the lease time; then it fetches itself. The bus is
+ * ready at once; the chain tracker is joined to it as with Redis.
+ */
+import { EventEmitter } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import type { CacheEntry } from '../cache/types.js';
+import type { ChainTracker } from '../chain/tracker.js';
+import type { PendingTouched, TouchedSet } from '../invalidation/touched.js';
+import type { PurgeMark } from '../purge/marks.js';
+import type { FleetCoordinator } from '../pipeline/resolver.js';
+import { connectTrackerToBus, type FleetBusEvents } from '../fleet/bus.js';
+import type { FleetLink } from '../fleet/link.js';
+import { decodeEntry, encodeEntry } from '../redis/codec.js';
+import { isOurs, type BusMessage, type ToPrimary, type ToWorker } from './protocol.js';
+
+/** The IPC channel of a cluster worker (`process` there). */
+export interface Channel {
+  send?: (message: ToPrimary) => unknown;
+  connected?: boolean;
+  on(event: 'message', fn: (m: unknown) => void): unknown;
+}
+
+export interface WorkerFleetOptions {
+  /** Joined to the IPC bus; null: the fleet is Redis (only /metrics goes through the primary). */
+  tracker: ChainTracker | null;
+  /** This worker's fresh entry of a key, sent with the release of its flight. */
+  peek: (key: string) => CacheEntry | undefined;
+  /** This worker's own /metrics text. */
+  render: () => Promise<string>;
+  /** Single-flight lease time (REDIS_LEASE_MS: the same rule as a Redis fleet). */
+  leaseMs: number;
+  channel?: Channel;
+}
+
+/** A named, token-checked, expiring lease held in the primary (the shape a fleet leader role takes). */
+export interface IpcNamedLease {
+  /** true: taken for ttlMs; false: held by another token; null: the primary did not answer. */
+  acquire(name: string, token: string, ttlMs: number): Promise<boolean | null>;
+  /** true: still this token's, extended to ttlMs from now; false: lost; null: unknown. */
+  renew(name: string, token: string, ttlMs: number): Promise<boolean | null>;
+  /** Drops the lease if it is still this token's. */
+  release(name: string, token: string): Promise<void>;
+}
+
+export interface WorkerFleet {
+  link: FleetLink;
+  coordinator: FleetCoordinator;
+  named: IpcNamedLease;
+  /** The machine's /metrics document, every worker's samples labelled `worker`. */
+  scrape(): Promise<string>;
+}
+
+class IpcBus extends EventEmitter<FleetBusEvents> {
+  readonly #send: (m: BusMessage) => boolean;
+
+  constructor(send: (m: BusMessage) => boolean) {
+    super();
+    this.#send = send;
+  }
+
+  async publishHead(height: number, final: boolean): Promise<void> {
+    this.#send({ t: 'head', height, final });
+  }
+
+  async publishTouched(set: TouchedSet, pending: PendingTouched): Promise<void> {
+    this.#send({ t: 'touched', set, pending });
+  }
+
+  async publishPurge(mark: PurgeMark): Promise<boolean> {
+    return this.#send({ t: 'purge', mark });
+  }
+
+  deliver(m: BusMessage): void {
+    if (m.t === 'head') this.emit('head', m.height, m.final);
+    else if (m.t === 'touched') this.emit('touched', m.set, m.pending);
+    else this.emit('purge', m.mark);
+  }
+}
+
+const token = (): string => randomBytes(12).toString('base64url');
+
+export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
+  const channel: Channel = o.channel ?? process;
+  let seq = 0;
+  const replies = new Map<number, (m: ToWorker) => void>();
+  /** Refused flights: the leader's fill (an entry, or null: fetch yourself). */
+  const fills = new Map<string, { settled: Promise<string | null>; settle: (entry: string | null) => void }>();
+  const held = new Map<string, { token: string; since: number }>();
+
+  const send = (m: ToPrimary): boolean => {
+    if (channel.send === undefined || channel.connected === false) return false;
+    try {
+      channel.send(m);
+      return true;
+    } catch {
+      return false; // the primary is gone: this worker is shutting down
+    }
+  };
+  /** Sends a request; resolves with its answer, or null when the primary does not answer. */
+  const ask = (make: (id: number) => ToPrimary, timeoutMs: number): Promise<ToWorker | null> => {
+    const id = ++seq;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        replies.delete(id);
+        resolve(null);
+      }, timeoutMs);
+      timer.unref();
+      replies.set(id, (m) => {
+        clearTimeout(timer);
+        replies.delete(id);
+        resolve(m);
+      });
+      if (!send(make(id))) {
+        clearTimeout(timer);
+        replies.delete(id);
+        resolve(null);
+      }
+    });
+  };
+  const bus = new IpcBus((m) => send({ cp: 1, t: 'bus', m }));
+
+  const onMessage = (raw: unknown): void => {
+    if (!isOurs<ToWorker>(raw)) return;
+    const m = raw;
+    if (m.t === 'bus') bus.deliver(m.m);
+    else if (m.t === 'filled') fills.get(m.name)?.settle(m.entry);
+    else if (m.t === 'render') void o.render().then((text) => send({ cp: 1, t: 'rendered', id: m.id, text }));
+    else replies.get(m.id)?.(m);
+  };
+  channel.on('message', onMessage);
+
+  /** True: lead (also when the primary does not answer: act alone, as with Redis down). */
+  const acquire = async (name: string, wait: boolean): Promise<boolean> => {
+    const t = token();
+    const answer = await ask((id) => ({ cp: 1, t: 'acquire', id, name, token: t, ttlMs: o.leaseMs, wait }), o.leaseMs);
+    const ok = answer === null || answer.t !== 'granted' || answer.ok;
+    if (ok && wait) held.set(name, { token: t, since: Date.now() });
+    else if (wait && !fills.has(name)) {
+      // Registered before the refusal is seen by anyone: the release cannot slip past it.
+      let settle: (entry: string | null) => void = () => {};
+      const settled = new Promise<string | null>((r) => (settle = r));
+      fills.set(name, { settled, settle });
+    }
+    return ok;
+  };
+  const flight = (key: string): string => `flight:${key}`;
+
+  // For the life of the process, as the channel itself.
+  if (o.tracker !== null) connectTrackerToBus(o.tracker, bus);
+  const link: FleetLink = {
+    bus,
+    lease: { acquire: (key) => acquire(key, false) },
+    record: {
+      read: async () => {
+        const a = await ask((id) => ({ cp: 1, t: 'record', id, set: null }), 5000);
+        return a !== null && a.t === 'record' ? a.sets : null;
+      },
+      add: async (set) => void send({ cp: 1, t: 'record', id: 0, set }),
+    },
+    ready: async () => true,
+    onReconnect: () => () => {},
+  };
+  const coordinator: FleetCoordinator = {
+    acquire: (key) => acquire(flight(key), true),
+    async waitForFill(key) {
+      const fill = fills.get(flight(key));
+      if (fill === undefined) return undefined;
+      try {
+        let timer: NodeJS.Timeout | undefined;
+        const deadline = new Promise<null>((r) => (timer = setTimeout(() => r(null), o.leaseMs)));
+        const text = await Promise.race([fill.settled, deadline]);
+        clearTimeout(timer);
+        return text === null ? undefined : await decodeEntry(Buffer.from(text, 'base64'));
+      } finally {
+        fills.delete(flight(key));
+      }
+    },
+    async release(key) {
+      const name = flight(key);
+      const mine = held.get(name);
+      if (mine === undefined) return;
+      held.delete(name);
+      // Only an entry made by this flight (not an older one it failed to replace).
+      const e = o.peek(key);
+      const entry = e !== undefined && e.createdAt >= mine.since ? (await encodeEntry(e, Number.POSITIVE_INFINITY)).toString('base64') : null;
+      send({ cp: 1, t: 'release', name, token: mine.token, entry });
+    },
+  };
+  const granted = (a: ToWorker | null): boolean | null => (a !== null && a.t === 'granted' ? a.ok : null);
+  const named: IpcNamedLease = {
+    acquire: async (name, t, ttlMs) => granted(await ask((id) => ({ cp: 1, t: 'acquire', id, name, token: t, ttlMs, wait: false }), ttlMs)),
+    renew: async (name, t, ttlMs) => granted(await ask((id) => ({ cp: 1, t: 'renew', id, name, token: t, ttlMs }), ttlMs)),
+    release: async (name, t) => void send({ cp: 1, t: 'release', name, token: t, entry: null }),
+  };
+  return {
+    link,
+    coordinator,
+    named,
+    async scrape() {
+      const a = await ask((id) => ({ cp: 1, t: 'scrape', id }), 5000);
+      return a !== null && a.t === 'scraped' ? a.text : o.render();
+    },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * The cluster primary as its workers' fleet (src/cluster/hub.ts): bus relay,
+ * named leases with the fill handed to refused workers, a leaving worker's
+ * leases, the record of touched sets, and a scrape merged from every worker.
+ */
+import { describe, expect, it } from 'vitest';
+import { Hub } from '../../src/cluster/hub.js';
+import type { ToWorker } from '../../src/cluster/protocol.js';
+import type { TouchedSet } from '../../src/invalidation/touched.js';
+import { fakeClock } from '../helpers/clock.js';
+
+function rig(workers = 3) {
+  const clock = fakeClock();
+  const hub = new Hub(clock.now);
+  const inbox = new Map<number, ToWorker[]>();
+  for (let w = 1; w <= workers; w++) {
+    const box: ToWorker[] = [];
+    inbox.set(w, box);
+    hub.join(w, (m) => box.push(m));
+  }
+  const of = (w: number): ToWorker[] => inbox.get(w)!;
+  const acquire = (w: number, name: string, token: string, wait = true, ttlMs = 1000): boolean => {
+    hub.receive(w, { cp: 1, t: 'acquire', id: 7, name, token, ttlMs, wait });
+    const last = of(w).at(-1);
+    if (last?.t !== 'granted') throw new Error('no answer');
+    return last.ok;
+  };
+  return { clock, hub, of, acquire };
+}
+
+const set = (height: number): TouchedSet => ({ height, blockHash: `h${height}`, addresses: [], contracts: [], deployed: [], day: null, tokens: [], complete: true });
+
+describe('cluster hub', () => {
+  it('relays a bus message to every other worker, and tells a joining worker the heads', () => {
+    const { hub, of } = rig();
+    hub.receive(1, { cp: 1, t: 'bus', m: { t: 'head', height: 10, final: false } });
+    hub.receive(2, { cp: 1, t: 'bus', m: { t: 'head', height: 8, final: true } });
+    expect(of(1)).toEqual([{ cp: 1, t: 'bus', m: { t: 'head', height: 8, final: true } }]);
+    expect(of(3)).toHaveLength(2);
+    const late: ToWorker[] = [];
+    hub.join(4, (m) => late.push(m));
+    expect(late.map((m) => (m.t === 'bus' && m.m.t === 'head' ? [m.m.height, m.m.final] : null))).toEqual([
+      [10, false],
+      [8, true],
+    ]);
+  });
+
+  it('grants a lease to one token until it expires; only the holder renews it', () => {
+    const { clock, hub, of, acquire } = rig();
+    expect(acquire(1, 'flight:k', 'a')).toBe(true);
+    expect(acquire(2, 'flight:k', 'b')).toBe(false);
+    hub.receive(2, { cp: 1, t: 'renew', id: 8, name: 'flight:k', token: 'b', ttlMs: 1000 });
+    expect(of(2).at(-1)).toEqual({ cp: 1, t: 'granted', id: 8, ok: false });
+    clock.advance(900);
+    hub.receive(1, { cp: 1, t: 'renew', id: 9, name: 'flight:k', token: 'a', ttlMs: 1000 });
+    expect(of(1).at(-1)).toEqual({ cp: 1, t: 'granted', id: 9, ok: true });
+    clock.advance(900);
+    expect(acquire(3, 'flight:k', 'c')).toBe(false);
+    clock.advance(101);
+    expect(acquire(3, 'flight:k', 'c')).toBe(true);
+    expect(hub.leases).toBe(1);
+  });
+
+  it("hands the holder's entry to the workers refused while it held the lease, and to no one else", () => {
+    const { hub, of, acquire } = rig();
+    acquire(1, 'flight:k', 'a');
+    acquire(2, 'flight:k', 'b', true);
+    acquire(3, 'flight:k', 'c', false);
+    hub.receive(1, { cp: 1, t: 'release', name: 'flight:k', token: 'x', entry: 'WRONG' });
+    expect(of(2).filter((m) => m.t === 'filled')).toEqual([]);
+    hub.receive(1, { cp: 1, t: 'release', name: 'flight:k', token: 'a', entry: 'ENTRY' });
+    expect(of(2).filter((m) => m.t === 'filled')).toEqual([{ cp: 1, t: 'filled', name: 'flight:k', entry: 'ENTRY' }]);
+    expect(of(3).filter((m) => m.t === 'filled')).toEqual([]);
+    expect(of(1).filter((m) => m.t === 'filled')).toEqual([]);
+    expect(acquire(3, 'flight:k', 'c')).toBe(true);
+  });
+
+  it("drops a leaving worker's leases at once: its waiters fetch themselves", () => {
+    const { hub, of, acquire } = rig();
+    acquire(1, 'flight:k', 'a');
+    acquire(2, 'flight:k', 'b');
+    hub.leave(1);
+    expect(of(2).filter((m) => m.t === 'filled')).toEqual([{ cp: 1, t: 'filled', name: 'flight:k', entry: null }]);
+    expect(acquire(3, 'flight:k', 'c')).toBe(true);
+  });
+
+  it('keeps the last 64 touched sets in height order for workers that join', () => {
+    const { hub, of } = rig(1);
+    for (let h = 100; h > 0; h--) hub.receive(1, { cp: 1, t: 'record', id: 0, set: set(h) });
+    hub.receive(1, { cp: 1, t: 'record', id: 5, set: null });
+    const last = of(1).at(-1);
+    if (last?.t !== 'record') throw new Error('no record');
+    expect(last.id).toBe(5);
+    expect(last.sets.map((s) => s.height)).toEqual(Array.from({ length: 64 }, (_, i) => 37 + i));
+  });
+
+  it('answers a scrape once every worker rendered, or once a silent one left', () => {
+    const { hub, of } = rig(3);
+    hub.receive(2, { cp: 1, t: 'scrape', id: 41 });
+    const renders = [1, 2, 3].map((w) => of(w).find((m) => m.t === 'render'));
+    const id = renders[0]?.t === 'render' ? renders[0].id : -1;
+    expect(renders.every((m) => m?.t === 'render' && m.id === id)).toBe(true);
+    hub.receive(1, { cp: 1, t: 'rendered', id, text: 'a_total 1\n' });
+    hub.receive(2, { cp: 1, t: 'rendered', id, text: 'a_total 2\n' });
+    expect(of(2).some((m) => m.t === 'scraped')).toBe(false);
+    hub.leave(3);
+    expect(of(2).filter((m) => m.t === 'scraped')).toEqual([{ cp: 1, t: 'scraped', id: 41, text: 'a_total{worker="1"} 1\na_total{worker="2"} 2\n' }]);
+    hub.close();
+  });
+});

@@ -1,0 +1,92 @@
+/**
+ * Two workers' fleets (src/cluster/worker-fleet.ts) joined through the
+ * primary's hub over in-process channels: a cold miss led by one worker is
+ * handed to the other with the release; a leader that stored nothing sends
+ * its follower to fetch; bus messages reach the other worker only.
+ */
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { Hub } from '../../src/cluster/hub.js';
+import { connectWorkerFleet, type Channel, type WorkerFleet } from '../../src/cluster/worker-fleet.js';
+import type { CacheEntry } from '../../src/cache/types.js';
+import type { TouchedSet } from '../../src/invalidation/touched.js';
+import { makeEntry } from '../redis/fixtures.js';
+
+function workers(n: number) {
+  const hub = new Hub();
+  const memories: Array<Map<string, CacheEntry>> = [];
+  const fleets: WorkerFleet[] = [];
+  for (let w = 1; w <= n; w++) {
+    const wire = new EventEmitter();
+    // Messages arrive later and in order, as on an IPC channel.
+    const channel: Channel = { connected: true, send: (m) => queueMicrotask(() => hub.receive(w, m)), on: (e, fn) => wire.on(e, fn) };
+    hub.join(w, (m) => queueMicrotask(() => wire.emit('message', m)));
+    const memory = new Map<string, CacheEntry>();
+    memories.push(memory);
+    fleets.push(connectWorkerFleet({ tracker: null, peek: (k) => memory.get(k), render: async () => `m_total ${w}\n`, leaseMs: 5000, channel }));
+  }
+  return { hub, memories, fleets };
+}
+
+describe('workers of one machine, without Redis', () => {
+  it("a cold miss is fetched by one worker; the other gets the leader's entry", async () => {
+    const { memories, fleets } = workers(2);
+    const [a, b] = fleets.map((f) => f.coordinator);
+    expect(await a!.acquire('k')).toBe(true);
+    expect(await b!.acquire('k')).toBe(false);
+    const waiting = b!.waitForFill('k');
+    const entry = makeEntry('k', { createdAt: Date.now() + 1 });
+    memories[0]!.set('k', entry);
+    await a!.release('k');
+    expect(await waiting).toEqual(entry);
+    // Free again: the next miss leads.
+    expect(await b!.acquire('k')).toBe(true);
+  });
+
+  it('a fill released before the follower waits is not lost', async () => {
+    const { memories, fleets } = workers(2);
+    const [a, b] = fleets.map((f) => f.coordinator);
+    await a!.acquire('k');
+    expect(await b!.acquire('k')).toBe(false);
+    memories[0]!.set('k', makeEntry('k', { createdAt: Date.now() + 1 }));
+    await a!.release('k');
+    await new Promise((r) => setImmediate(r));
+    expect((await b!.waitForFill('k'))?.key).toBe('k');
+  });
+
+  it('a leader that stored nothing new (an older entry, an error) sends the follower to fetch itself', async () => {
+    const { memories, fleets } = workers(2);
+    const [a, b] = fleets.map((f) => f.coordinator);
+    await a!.acquire('k');
+    await b!.acquire('k');
+    memories[0]!.set('k', makeEntry('k', { createdAt: Date.now() - 60_000 }));
+    const waiting = b!.waitForFill('k');
+    await a!.release('k');
+    expect(await waiting).toBeUndefined();
+  });
+
+  it('bus messages reach the other workers, not the sender; a scrape merges every worker', async () => {
+    const { fleets } = workers(3);
+    const heard: number[][] = [[], [], []];
+    fleets.forEach((f, i) => f.link.bus.on('touched', (s) => heard[i]!.push(s.height)));
+    const set: TouchedSet = { height: 5, blockHash: 'h', addresses: ['a'], contracts: [], deployed: [], day: null, tokens: [], complete: true };
+    await fleets[1]!.link.bus.publishTouched(set, { hashes: [], addresses: [], contracts: [] });
+    await fleets[1]!.link.record.add(set);
+    expect(await fleets[2]!.link.record.read()).toEqual([set]);
+    expect(heard).toEqual([[5], [], [5]]);
+    expect(await fleets[0]!.scrape()).toBe('m_total{worker="1"} 1\nm_total{worker="2"} 2\nm_total{worker="3"} 3\n');
+  });
+
+  it('serves a named lease (a leader role): one token holds it, renews it, and frees it for the next', async () => {
+    const { fleets } = workers(2);
+    const [a, b] = fleets.map((f) => f.named);
+    expect(await a!.acquire('leader', 'ta', 5000)).toBe(true);
+    expect(await b!.acquire('leader', 'tb', 5000)).toBe(false);
+    expect(await a!.renew('leader', 'ta', 5000)).toBe(true);
+    expect(await b!.renew('leader', 'tb', 5000)).toBe(false);
+    await b!.release('leader', 'tb');
+    expect(await b!.acquire('leader', 'tb', 5000)).toBe(false);
+    await a!.release('leader', 'ta');
+    expect(await b!.acquire('leader', 'tb', 5000)).toBe(true);
+  });
+});
