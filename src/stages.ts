@@ -2,11 +2,11 @@
  * The stages of the proxy, built once from a validated Config: metrics, chain
  * tracker, memory and Redis tiers, upstream pool, fetch stage, resolver,
  * aggregation pages, rate limiter, pre-router hit path and operator gate.
- * Nothing here knows about HTTP routes (src/http/surface.ts registers them).
+ * Nothing here knows about HTTP routes (src/surface.ts registers them).
  */
 import type { Logger } from 'pino';
 import { buildCatalogue, type Catalogue } from './catalogue/index.js';
-import { PAGES } from './catalogue/pages.js';
+import { PAGES } from './pages/defaults.js';
 import { ChainTracker } from './chain/tracker.js';
 import { HeadGuard } from './chain/head-guard.js';
 import { MemoryStore } from './cache/memory-store.js';
@@ -22,7 +22,7 @@ import type { Metrics } from './metrics/types.js';
 import { Pages } from './pages/engine.js';
 import { registerPageMetrics, type PageMetrics } from './pages/metrics.js';
 import { compilePages, type CompiledPage } from './pages/plan.js';
-import { TouchedSets } from './invalidation/touched.js';
+import { TouchedSets } from './chain/touched.js';
 import { buildInvalidation, tagBudget, type Invalidation } from './invalidation/build.js';
 import { storeFor } from './invalidation/own-reads.js';
 import { EarnedBounds } from './invalidation/earned.js';
@@ -72,7 +72,7 @@ export interface Stages {
   readiness: () => ReadinessVerdict;
   /** null when UPSTREAM_QUORUM is 1 (no vote). */
   quorum: Quorum | null;
-  /** What each block changed, published on every replica (src/invalidation/touched.ts). */
+  /** What each block changed, published on every replica (src/chain/touched.ts). */
   touched: TouchedSets;
   /** Precise invalidation (src/invalidation/build.ts); null: INVALIDATION_MODE=head. */
   invalidation: Invalidation | null;

@@ -10,7 +10,7 @@
  * segments without a name (`&&`, trailing `&`) are ignored.
  */
 import { ProxyError } from '../errors/catalog.js';
-import { echo, invalidMessage, MISSING_PREFIX } from './params.js';
+import { echo, invalidMessage, MISSING_PREFIX } from '../endpoints/params.js';
 import type { CanonicalRequest, EndpointDef, ParamLimits, ParamSpec } from './types.js';
 
 interface Compiled {

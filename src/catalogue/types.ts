@@ -1,7 +1,7 @@
 import type { ChainView } from '../chain/types.js';
 import type { EndpointName } from '../endpoints/index.js';
 import type { EndpointModule } from '../endpoints/types.js';
-import type { ParamDoc } from './params.js';
+import type { ParamDoc } from '../endpoints/params.js';
 
 export { ENDPOINT_NAMES, type EndpointName } from '../endpoints/index.js';
 

@@ -190,7 +190,7 @@ export interface Config {
   cacheTagHeaders: boolean;
   /** Per-endpoint policy overrides merged over the catalogue defaults. */
   policies: Partial<Record<EndpointName, Partial<EndpointPolicy>>>;
-  /** Pages added to (or replacing) the built-in page table (src/catalogue/pages.ts). */
+  /** Pages added to (or replacing) the built-in page table (src/pages/defaults.ts). */
   pages: PageTable;
 }
 

@@ -4,7 +4,7 @@
  */
 import type { ChainView } from '../chain/types.js';
 import type { Classification, EndpointPolicy, ParamSpec } from '../catalogue/types.js';
-import type { FieldSpec } from '../schema/language.js';
+import type { FieldSpec } from './language.js';
 
 /**
  * What an answer depends on: the entry may change when a block names one of

@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChainTracker } from '../chain/tracker.js';
 import { noopMetrics, type Metrics } from '../metrics/types.js';
 import type { RedisClient } from '../redis/client.js';
-import type { PendingTouched, TouchedSet } from '../invalidation/touched.js';
+import type { PendingTouched, TouchedSet } from '../chain/touched.js';
 import type { PurgeMark } from '../purge/marks.js';
 
 export interface FleetBusEvents {

@@ -20,7 +20,7 @@ import type { Resolver } from '../pipeline/resolver.js';
 import { sendEnvelope } from './envelope-writer.js';
 import { BATCH_PATH } from './paths.js';
 import { withTimeout } from './request-util.js';
-import type { MissPayer } from '../budget/payer.js';
+import type { MissPayer } from '../ratelimit/payer.js';
 import type { PayerOf } from './miss-payer.js';
 
 /**

@@ -19,8 +19,8 @@
  *   request; the budget is documented instead).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { MissBudget } from '../budget/miss-budget.js';
-import type { CreditPrices } from '../budget/prices.js';
+import type { MissBudget } from '../ratelimit/miss-budget.js';
+import type { CreditPrices } from '../ratelimit/prices.js';
 import type { ServerResponse } from 'node:http';
 import { EDGE_ERRORS, ProxyError, envelopeBody } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';

@@ -18,7 +18,7 @@ import { OwnReads, type OwnReadsDeps } from './own-reads.js';
 import { BlockReading } from './read-block.js';
 import { BlockReader, type HeadSource } from './reader.js';
 import { PreciseRule } from './rule.js';
-import type { TouchedSets } from './touched.js';
+import type { TouchedSets } from '../chain/touched.js';
 
 /** Longest wait for Redis before reading blocks anyway (the lease then acts alone). */
 const READY_WAIT_MS = 5000;

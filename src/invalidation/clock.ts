@@ -30,7 +30,7 @@
  */
 import type { CacheEntry } from '../cache/types.js';
 import type { ChainHeights } from '../cache/entry.js';
-import type { TouchedListener, TouchedSet } from './touched.js';
+import type { TouchedListener, TouchedSet } from '../chain/touched.js';
 import { DAY, DEPLOYED, PENDING, tagOfAddress, tagOfToken, type EntryDeps } from './tags.js';
 import { joinable } from './joinable.js';
 import type { GuardReason } from './metrics.js';

@@ -12,7 +12,7 @@ import type { CanonicalRequest, EndpointName, ParamLimits } from '../catalogue/t
 import { canonicalize } from '../catalogue/canonicalize.js';
 import type { CacheEntry } from '../cache/types.js';
 import { DEPLOYED, tagOfAddress, tagOfToken } from './tags.js';
-import type { TouchedListener, TouchedSet } from './touched.js';
+import type { TouchedListener, TouchedSet } from '../chain/touched.js';
 
 /** Bound on distinct keys tracked. */
 const MAX_TRACKED = 4096;

@@ -16,7 +16,7 @@ import { txListPending } from '../endpoints/tx-list-pending.js';
 import type { Fetched } from '../pipeline/fetch-stage.js';
 import { hashOf } from './cross-check.js';
 import type { OwnReads } from './own-reads.js';
-import type { PendingTouched, TouchedSet } from './touched.js';
+import type { PendingTouched, TouchedSet } from '../chain/touched.js';
 import { BlockVerifier, pagesOf, type Rec } from './verify-block.js';
 
 /** Newest blocks checked for a changed hash (the page size of the home page's block list). */

@@ -18,7 +18,7 @@ import type { BlockReading } from './read-block.js';
 import { CrossCheckFailed } from './verify-block.js';
 import type { TagClock } from './clock.js';
 import type { InvalidationMetrics } from './metrics.js';
-import type { PendingTouched, TouchedSet, TouchedSets } from './touched.js';
+import type { PendingTouched, TouchedSet, TouchedSets } from '../chain/touched.js';
 
 /** Blocks behind the head read after an outage; older ones are published incomplete. */
 const MAX_GAP = 64;

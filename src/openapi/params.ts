@@ -1,6 +1,6 @@
 /**
  * The OpenAPI parameter of a catalogue parameter: its schema, description and
- * example are declared beside its parser (src/catalogue/params.ts), bounds
+ * example are declared beside its parser (src/endpoints/params.ts), bounds
  * from the configured limits; test/openapi checks each against its parser.
  */
 import type { ParamLimits, ParamSpec } from '../catalogue/types.js';

@@ -21,7 +21,7 @@ import { toProxyError, type ProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { FetchStage } from './fetch-stage.js';
 import { SingleFlight, type FlightContext } from './single-flight.js';
-import type { MissPayer } from '../budget/payer.js';
+import type { MissPayer } from '../ratelimit/payer.js';
 import type { HeadGuard } from '../chain/head-guard.js';
 import type { Purpose } from '../upstream/types.js';
 
@@ -102,7 +102,7 @@ export class Resolver {
 
   /**
    * `client`: aborted when the client has gone; a flight every client left is cancelled (single-flight.ts).
-   * `payer`: charged when this call leads an upstream fetch (src/budget/payer.ts); null: nobody pays.
+   * `payer`: charged when this call leads an upstream fetch (src/ratelimit/payer.ts); null: nobody pays.
    * `purpose`: the proxy's own background lookup (sent upstream as a header); null: a client's.
    */
   async resolve(req: CanonicalRequest, client?: AbortSignal, payer: MissPayer | null = null, purpose: Purpose | null = null): Promise<Resolution> {

@@ -12,8 +12,8 @@ import type { Config } from '../config/types.js';
 import type { RateLimitGate } from '../http/rate-limit.js';
 import type { Metrics } from '../metrics/types.js';
 import type { RedisClient } from '../redis/client.js';
-import { MissBudget } from '../budget/miss-budget.js';
-import { CreditPrices } from '../budget/prices.js';
+import { MissBudget } from './miss-budget.js';
+import { CreditPrices } from './prices.js';
 import { RateLimiter } from './limiter.js';
 import { createRateLimitMetrics } from './metrics.js';
 

@@ -1,7 +1,7 @@
 /**
  * The streams, composed: the hub (shared by every stream type), the head
  * channel (its history), the route and the head feed (which also drives
- * refresh-ahead); the activity stream (src/activity/) on the same hub. `createHeadStream` is called once by the composition
+ * refresh-ahead); the activity stream (src/stream/activity/) on the same hub. `createHeadStream` is called once by the composition
  * root; `close()` ends every stream so the server's close does not wait on them.
  */
 import type { FastifyInstance } from 'fastify';
@@ -13,8 +13,8 @@ import type { CacheEntry } from '../cache/types.js';
 import type { StreamConfig } from '../config/types.js';
 import type { HotKeys } from '../pipeline/hot-keys.js';
 import { RefreshAhead } from '../pipeline/refresh-ahead.js';
-import { createActivityStream, type ActivityStream } from '../activity/index.js';
-import type { TouchedSets } from '../invalidation/touched.js';
+import { createActivityStream, type ActivityStream } from './activity/index.js';
+import type { TouchedSets } from '../chain/touched.js';
 import { HeadFeed } from './feed.js';
 import { HEARTBEAT_FRAME } from './frames.js';
 import { StreamChannel } from './channel.js';

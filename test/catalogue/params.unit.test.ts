@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { echo, P } from '../../src/catalogue/params.js';
+import { echo, P } from '../../src/endpoints/params.js';
 import type { ParamLimits } from '../../src/catalogue/types.js';
 import { ADDR, HASH, limits } from './helpers.js';
 

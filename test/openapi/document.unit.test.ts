@@ -13,7 +13,7 @@ import { dashboardOpenapi } from '../../src/dashboard/openapi.js';
 import { apiOpenapi } from '../../src/openapi/api-paths.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { opsOpenapi } from '../../src/openapi/ops-paths.js';
-import { PAGES } from '../../src/catalogue/pages.js';
+import { PAGES } from '../../src/pages/defaults.js';
 import { batchOpenapi } from '../../src/http/batch-openapi.js';
 import { compilePages } from '../../src/pages/plan.js';
 import { pagesOpenapi } from '../../src/pages/openapi.js';

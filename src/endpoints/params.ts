@@ -3,7 +3,7 @@
  * returns its canonical string, so equivalent spellings share one cache key.
  * Plain loops, no regular expressions: these run on every request, hits included.
  */
-import type { ParamLimits, ParamSpec, ParseResult } from './types.js';
+import type { ParamLimits, ParamSpec, ParseResult } from '../catalogue/types.js';
 
 const MAX_PAGE = 10_000_000;
 
