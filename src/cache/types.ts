@@ -3,7 +3,18 @@
  * and passes the one shared contract test (test/cache/store-contract.ts).
  */
 import type { CanonicalRequest } from '../catalogue/types.js';
-import type { EntryDeps } from '../invalidation/tags.js';
+
+/** What decides when a tag-kept entry changes (stored on the entry). */
+export interface EntryDeps {
+  /** `address:<id>` (addresses and contracts), `token:<name>`, `contract:deployed`, `pending`, `day`. */
+  readonly tags: readonly string[];
+  /** Height of the non-final block the answer is about: stale once that height is final (or rewritten). */
+  readonly watchFinal: number | null;
+  /** Stale once the best head reaches this height (the end of the NAX stage the answer describes); absent: none. */
+  readonly watchHead?: number;
+  /** Longest max-age told to downstream caches, which cannot see tags: the endpoint's own TTL (absent: no cap). */
+  readonly clientMaxMs?: number;
+}
 
 /**
  * A time-relative number inside the body (`server_timestamp`, `currentTimestamp`,

@@ -1,4 +1,5 @@
-import type { EndpointName, EndpointPolicy } from '../catalogue/types.js';
+import type { EndpointName } from '../catalogue/types.js';
+import type { EndpointPolicy } from '../endpoints/types.js';
 import type { PageTable } from '../pages/types.js';
 
 type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

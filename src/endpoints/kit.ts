@@ -4,7 +4,7 @@
  * classification.
  */
 import type { ChainView } from '../chain/types.js';
-import type { Classification, EndpointPolicy, ParamSpec } from '../catalogue/types.js';
+import type { Classification, EndpointPolicy, ParamSpec } from './types.js';
 import type { FieldSpec } from './language.js';
 import { MISSING_PREFIX } from './params.js';
 import type { Dependency, EndpointModule, StampDecl, SuccessInput } from './types.js';

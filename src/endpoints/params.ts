@@ -3,7 +3,7 @@
  * returns its canonical string, so equivalent spellings share one cache key.
  * Plain loops, no regular expressions: these run on every request, hits included.
  */
-import type { ParamLimits, ParamSpec, ParseResult } from '../catalogue/types.js';
+import type { ParamLimits, ParamSpec, ParseResult } from './types.js';
 
 const MAX_PAGE = 10_000_000;
 
@@ -131,16 +131,6 @@ export function echo(raw: string): string {
 
 export function invalidMessage(name: string, expected: string, raw: string): string {
   return `invalid parameter ${name}: expected ${expected}, got "${echo(raw)}"`;
-}
-
-/** JSON Schema of a parameter value (the OpenAPI 3.1 dialect). */
-type ValueSchema = { [key: string]: unknown };
-
-/** What the OpenAPI document says about a parameter kind; bounds from the configured limits. */
-export interface ParamDoc {
-  schema: ValueSchema;
-  description: string;
-  example: unknown;
 }
 
 const ADDRESS_PATTERN = '^n[1-9A-HJ-NP-Za-km-z]{34}$';

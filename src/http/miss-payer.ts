@@ -9,7 +9,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { MissBudget } from '../ratelimit/miss-budget.js';
 import { BudgetSpent, retryAfterSeconds, type MissPayer } from '../ratelimit/payer.js';
 import { UNKNOWN_API_KEY } from '../ratelimit/limiter.js';
-import { CREDITS_HEADER, requestClientKey, type RateLimitGate } from './rate-limit.js';
+import type { RateLimitGate } from '../ratelimit/index.js';
+import { CREDITS_HEADER, requestClientKey } from './rate-limit.js';
 
 /** The payer for a request (`page`: `pages/<name>` when it composes a page), or null: nobody pays. */
 export type PayerOf = (request: FastifyRequest, reply: FastifyReply, page?: string) => MissPayer | null;

@@ -6,7 +6,8 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Catalogue } from '../catalogue/index.js';
-import type { CanonicalRequest, ParamLimits } from '../catalogue/types.js';
+import type { CanonicalRequest } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import type { ChainView } from '../chain/types.js';
 import { HotRefresh } from './hot-refresh.js';
 import { waitReady } from '../redis/client.js';

@@ -9,7 +9,7 @@
  * verified reading are stored for clients before it resolves.
  */
 import type { Catalogue } from '../catalogue/index.js';
-import type { ParamLimits } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import { blockList } from '../endpoints/block-list.js';
 import { tokenList } from '../endpoints/token-list.js';
 import { txListPending } from '../endpoints/tx-list-pending.js';

@@ -9,7 +9,8 @@
  * transfers' `tx/detail` must name the block too.
  */
 import type { Catalogue } from '../catalogue/index.js';
-import type { CanonicalRequest, EndpointName, ParamLimits } from '../catalogue/types.js';
+import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
 import { blockDetail } from '../endpoints/block-detail.js';
 import { txDetail } from '../endpoints/tx-detail.js';

@@ -14,7 +14,8 @@
  * it lists), never above the best head when the fetch began: a touched set
  * for any block above that stamp stales it.
  */
-import type { CanonicalRequest, Classification, EndpointName } from '../catalogue/types.js';
+import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
+import type { Classification } from '../endpoints/types.js';
 import { classify, distrusted, freshnessOf, heightOf } from '../catalogue/classify.js';
 import type { HeadGuard } from '../chain/head-guard.js';
 import type { ChainFacts, ChainView } from '../chain/types.js';

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalogue } from '../catalogue/index.js';
-import type { ParamLimits } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import { envelopeBody, ProxyError, toProxyError } from '../errors/catalog.js';
 import { adminOnly, type AdminGate } from '../http/admin-gate.js';
 import { sendEnvelope, sendError } from '../http/envelope-writer.js';

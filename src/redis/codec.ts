@@ -16,9 +16,8 @@
  */
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
-import type { CacheEntry, Stamp } from '../cache/types.js';
+import type { CacheEntry, EntryDeps, Stamp } from '../cache/types.js';
 import { ownedBytes } from '../cache/owned.js';
-import type { EntryDeps } from '../invalidation/tags.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);

@@ -7,7 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { CanonicalRequest, EndpointDef, ParamLimits } from '../catalogue/types.js';
+import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import type { ChainTracker } from '../chain/tracker.js';
 import type { CacheEntry } from '../cache/types.js';
 import type { StreamConfig } from '../config/types.js';

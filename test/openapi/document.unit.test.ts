@@ -7,7 +7,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/catalogue/index.js';
-import type { ParamLimits, ParamSpec } from '../../src/catalogue/types.js';
+import type { ParamLimits, ParamSpec } from '../../src/endpoints/types.js';
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
 import { dashboardOpenapi } from '../../src/dashboard/openapi.js';
 import { apiOpenapi } from '../../src/openapi/api-paths.js';

@@ -10,7 +10,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/catalogue/index.js';
 import { PAGES } from '../../src/pages/defaults.js';
-import type { ParamLimits } from '../../src/catalogue/types.js';
+import type { ParamLimits } from '../../src/endpoints/types.js';
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
 import { loadConfig } from '../../src/config/load.js';
 import { batchOpenapi } from '../../src/http/batch-openapi.js';

@@ -8,7 +8,8 @@ import { createEntry, entryState, type ChainHeights } from '../../src/cache/entr
 import { renderBody } from '../../src/cache/render.js';
 import type { CacheEntry, Stamp } from '../../src/cache/types.js';
 import { TagClock } from '../../src/invalidation/clock.js';
-import { tagOfAddress, type EntryDeps } from '../../src/invalidation/tags.js';
+import type { EntryDeps } from '../../src/cache/types.js';
+import { tagOfAddress } from '../../src/invalidation/tags.js';
 import type { TouchedSet } from '../../src/chain/touched.js';
 import { PAGE_KEPT_MS, pageEntry, type PageParts } from '../../src/pages/entry.js';
 

@@ -6,7 +6,8 @@
  * request. Each record is kept as the upstream's bytes.
  */
 import { canonicalize } from '../../catalogue/canonicalize.js';
-import type { CanonicalRequest, EndpointDef, ParamLimits } from '../../catalogue/types.js';
+import type { CanonicalRequest, EndpointDef } from '../../catalogue/types.js';
+import type { ParamLimits } from '../../endpoints/types.js';
 import type { CacheEntry } from '../../cache/types.js';
 import { forEachItem, locate, numberAt } from '../../transform/json-scan.js';
 
