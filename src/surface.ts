@@ -14,7 +14,7 @@ import { registerDashboard } from './dashboard/routes.js';
 import { apiOpenapi } from './openapi/api-paths.js';
 import { buildOpenApiDocument, withoutPaths } from './openapi/document.js';
 import { opsOpenapi } from './openapi/ops-paths.js';
-import { registerOpenApiRoute } from './openapi/route.js';
+import { registerOpenApiRoute } from './http/openapi-route.js';
 import { pagesOpenapi } from './pages/openapi.js';
 import { createPassthroughMetrics } from './passthrough/metrics.js';
 import { registerPassthrough } from './passthrough/register.js';
@@ -30,7 +30,7 @@ import { registerPurgeRoute } from './purge/route.js';
 import { registerFallbacks } from './http/fallbacks.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
 import { registerPageRoutes } from './http/page-routes.js';
-import { PathRegistry, rateLimitExempt } from './http/paths.js';
+import { PathRegistry, rateLimitExempt } from './catalogue/paths.js';
 import { payerOf } from './http/miss-payer.js';
 import { registerRateLimit } from './http/rate-limit.js';
 

@@ -18,7 +18,7 @@ import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { Resolver } from '../pipeline/resolver.js';
 import { sendEnvelope } from './envelope-writer.js';
-import { BATCH_PATH } from './paths.js';
+import { BATCH_PATH } from '../catalogue/paths.js';
 import { withTimeout } from './request-util.js';
 import type { MissPayer } from '../ratelimit/payer.js';
 import type { PayerOf } from './miss-payer.js';

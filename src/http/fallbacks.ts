@@ -9,7 +9,7 @@ import { ProxyError } from '../errors/catalog.js';
 import type { AdminGate } from './admin-gate.js';
 import { CORS_HEADERS } from './deliver.js';
 import { sendError } from './envelope-writer.js';
-import { ALLOWED_REQUEST_HEADERS, allowOf, methodRefusalOf, type PathRegistry } from './paths.js';
+import { ALLOWED_REQUEST_HEADERS, allowOf, methodRefusalOf, type PathRegistry } from '../catalogue/paths.js';
 
 function pathOf(request: FastifyRequest): string {
   return (request.raw.url ?? '/').split('?')[0] ?? '/';

@@ -9,8 +9,8 @@
  * reads it before any route exists.
  */
 import type { FastifyRequest } from 'fastify';
-import { ENDPOINT_NAMES } from '../catalogue/types.js';
-import type { AdminGate } from './admin-gate.js';
+import { ENDPOINT_NAMES } from './types.js';
+import type { AdminGate } from '../http/admin-gate.js';
 
 export const HEALTHZ_PATH = '/healthz';
 export const READYZ_PATH = '/readyz';
