@@ -3,7 +3,7 @@
  * hook, the 22 endpoints, pages and batch, the head stream, operator routes,
  * passthrough, the status page, the OpenAPI document (each feature contributes
  * its paths; operators get it whole) and the fallbacks (404/405/preflight),
- * all reading one path registry (paths.ts).
+ * all reading one path registry (catalogue/paths.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/types.js';

@@ -10,7 +10,6 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { ENDPOINT_NAMES } from './types.js';
-import type { AdminGate } from '../http/admin-gate.js';
 
 export const HEALTHZ_PATH = '/healthz';
 export const READYZ_PATH = '/readyz';
@@ -79,11 +78,13 @@ export class PathRegistry {
   }
 }
 
+type RequestTest = (request: FastifyRequest) => boolean;
+
 /**
  * Requests the rate limiter leaves alone: unlimited paths, operator paths only
  * when an operator asks (anyone else is charged as for the unknown path they see).
  */
-export function rateLimitExempt(registry: PathRegistry, adminGate: AdminGate): (request: FastifyRequest) => boolean {
+export function rateLimitExempt(registry: PathRegistry, adminGate: RequestTest): RequestTest {
   return (request) => {
     const url = request.raw.url ?? '/';
     const q = url.indexOf('?');

@@ -23,7 +23,13 @@ import type { ChainTracker } from '../chain/tracker.js';
 import { noopMetrics, type Metrics } from '../metrics/types.js';
 import type { RedisClient } from '../redis/client.js';
 import type { PendingTouched, TouchedSet } from '../chain/touched.js';
-import type { PurgeMark } from '../purge/marks.js';
+
+/** One purge as the fleet shares it (src/purge/ makes and applies it): `at` is the purging replica's clock. */
+export interface PurgeMark {
+  target: string;
+  soft: boolean;
+  at: number;
+}
 
 export interface FleetBusEvents {
   head: [height: number, final: boolean];

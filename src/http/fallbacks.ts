@@ -1,5 +1,5 @@
 /**
- * Everything no route answers, by the path registry (paths.ts): CORS
+ * Everything no route answers, by the path registry (catalogue/paths.ts): CORS
  * preflight and 405 (with `Allow`) on known paths, 404 for unknown paths and
  * for operator paths asked by a non-operator (whatever the method), and
  * Fastify's own errors, all as `{code, msg, data}` envelopes.

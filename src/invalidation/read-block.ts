@@ -13,9 +13,8 @@ import type { ParamLimits } from '../endpoints/types.js';
 import { blockList } from '../endpoints/block-list.js';
 import { tokenList } from '../endpoints/token-list.js';
 import { txListPending } from '../endpoints/tx-list-pending.js';
-import type { Fetched } from '../pipeline/fetch-stage.js';
 import { hashOf } from './cross-check.js';
-import type { OwnReads } from './own-reads.js';
+import type { Fetched, OwnReads } from './own-reads.js';
 import type { PendingTouched, TouchedSet } from '../chain/touched.js';
 import { BlockVerifier, pagesOf, type Rec } from './verify-block.js';
 

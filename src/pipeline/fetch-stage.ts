@@ -31,16 +31,8 @@ import type { Purpose, UpstreamPool, UpstreamRequest, UpstreamResponse } from '.
 import type { Quorum } from '../consensus/quorum.js';
 import type { PreciseRule } from '../invalidation/rule.js';
 import type { GuardReason } from '../invalidation/metrics.js';
+import type { Fetched } from '../invalidation/own-reads.js';
 import { headerTags } from '../invalidation/tags.js';
-
-export interface Fetched {
-  entry: CacheEntry;
-  cacheable: boolean;
-  upstream: string;
-  upstreamMs: number;
-  /** What the answer showed about the chain (given to `learn` before the entry was made). */
-  facts: ChainFacts;
-}
 
 export interface FetchStageDeps {
   pool: UpstreamPool;

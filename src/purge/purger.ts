@@ -14,10 +14,10 @@
 import type { Logger } from 'pino';
 import type { MemoryStore } from '../cache/memory-store.js';
 import type { CacheEntry } from '../cache/types.js';
-import type { FleetBus } from '../fleet/bus.js';
+import type { FleetBus, PurgeMark } from '../fleet/bus.js';
 import type { EntryTags } from './entry-tags.js';
 import type { FleetMarks } from './fleet-marks.js';
-import { EVERYTHING, type PurgeMark, type PurgeMarks, type PurgeMode } from './marks.js';
+import { EVERYTHING, type PurgeMarks, type PurgeMode } from './marks.js';
 import type { PurgeMetrics, PurgeOrigin } from './metrics.js';
 import { kindOf, type PurgeKind, type PurgeRequest } from './request.js';
 import { softened } from './second-tier.js';
