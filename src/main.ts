@@ -21,7 +21,7 @@ import { notReadyAnswer } from './startup/not-ready.js';
 import { startupLine } from './startup/banner.js';
 import { runCheck } from './startup/check.js';
 import { diagnose, diagnosisLine } from './upstream/diagnose.js';
-import { logDestination } from './startup/log-destination.js';
+import { logDestination } from './common/log-destination.js';
 import type { SimulatorHandle } from './sim/index.js';
 
 /** Past the drain deadline, only a close that hangs (a stuck Redis quit) can hold the process. */
