@@ -3,6 +3,7 @@
  * and passes the one shared contract test (test/cache/store-contract.ts).
  */
 import type { CanonicalRequest } from '../catalogue/types.js';
+import type { Stamp } from '../transform/stamps.js';
 
 /** What decides when a tag-kept entry changes (stored on the entry). */
 export interface EntryDeps {
@@ -14,19 +15,6 @@ export interface EntryDeps {
   readonly watchHead?: number;
   /** Longest max-age told to downstream caches, which cannot see tags: the endpoint's own TTL (absent: no cap). */
   readonly clientMaxMs?: number;
-}
-
-/**
- * A time-relative number inside the body (`server_timestamp`, `currentTimestamp`,
- * `timeDiff`): byte range of the number token in `body`. On delivery the range is
- * replaced by `now` ('now') or `now - base` ('diff'), without touching the JSON.
- */
-export interface Stamp {
-  start: number;
-  end: number;
-  kind: 'now' | 'diff';
-  /** For 'diff': the item's own timestamp in ms. */
-  base: number;
 }
 
 export interface CacheEntry {

@@ -18,6 +18,7 @@ import type { CacheEntry, CacheResult, CacheStore } from '../cache/types.js';
 import { entryState, promoteIfFinal, type TagJudge } from '../cache/entry.js';
 import type { MemoryEntry, MemoryStore } from '../cache/memory-store.js';
 import { toProxyError, type ProxyError } from '../errors/catalog.js';
+import type { FleetCoordinator } from '../fleet/connect.js';
 import type { Metrics } from '../metrics/types.js';
 import type { FetchStage } from './fetch-stage.js';
 import { SingleFlight, type FlightContext } from './single-flight.js';
@@ -26,12 +27,6 @@ import type { HeadGuard } from '../chain/head-guard.js';
 import type { Purpose } from '../upstream/types.js';
 
 /** Fleet-wide single flight (issue 5): a Redis lease so one replica fetches for all. */
-export interface FleetCoordinator {
-  acquire(key: string): Promise<boolean>;
-  waitForFill(key: string): Promise<CacheEntry | undefined>;
-  release(key: string): Promise<void>;
-}
-
 export interface Resolution {
   result: CacheResult;
   entry: CacheEntry;

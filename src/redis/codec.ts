@@ -16,7 +16,8 @@
  */
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
-import type { CacheEntry, EntryDeps, Stamp } from '../cache/types.js';
+import type { CacheEntry, EntryDeps } from '../cache/types.js';
+import type { Stamp } from '../transform/stamps.js';
 import { ownedBytes } from '../cache/owned.js';
 
 const gzipAsync = promisify(gzip);

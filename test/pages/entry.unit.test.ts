@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { createEntry, entryState, type ChainHeights } from '../../src/cache/entry.js';
 import { renderBody } from '../../src/cache/render.js';
-import type { CacheEntry, Stamp } from '../../src/cache/types.js';
+import type { CacheEntry } from '../../src/cache/types.js';
+import type { Stamp } from '../../src/transform/stamps.js';
 import { TagClock } from '../../src/invalidation/clock.js';
 import type { EntryDeps } from '../../src/cache/types.js';
 import { tagOfAddress } from '../../src/invalidation/tags.js';
