@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { buildCatalogue, type Catalogue } from './catalogue/index.js';
 import { PAGES } from './pages/defaults.js';
 import { ChainTracker } from './chain/tracker.js';
-import { HeadGuard } from './chain/head-guard.js';
+import { HeadGuard } from './pipeline/head-guard.js';
 import { MemoryStore } from './cache/memory-store.js';
 import type { Config } from './config/types.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';

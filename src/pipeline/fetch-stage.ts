@@ -17,7 +17,7 @@
 import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
 import type { Classification } from '../endpoints/types.js';
 import { classify, distrusted, freshnessOf, heightOf } from '../catalogue/classify.js';
-import type { HeadGuard } from '../chain/head-guard.js';
+import type { HeadGuard } from './head-guard.js';
 import type { ChainFacts, ChainView } from '../chain/types.js';
 import type { CacheEntry } from '../cache/types.js';
 import { createEntry } from '../cache/entry.js';

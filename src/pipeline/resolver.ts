@@ -23,7 +23,7 @@ import type { Metrics } from '../metrics/types.js';
 import type { FetchStage } from './fetch-stage.js';
 import { SingleFlight, type FlightContext } from './single-flight.js';
 import type { MissPayer } from '../ratelimit/payer.js';
-import type { HeadGuard } from '../chain/head-guard.js';
+import type { HeadGuard } from './head-guard.js';
 import type { Purpose } from '../upstream/types.js';
 
 /** Fleet-wide single flight (issue 5): a Redis lease so one replica fetches for all. */
