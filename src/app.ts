@@ -1,7 +1,7 @@
 /**
  * Composition root: the stages from a validated Config (src/stages.ts), one
  * Fastify server in front of them (its options here), the HTTP surface
- * (src/http/surface.ts), and an orderly close. No stage knows about the others
+ * (src/surface.ts), and an orderly close. No stage knows about the others
  * beyond its constructor's interfaces.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -14,7 +14,7 @@ import { drain, trackResponses } from './http/drain.js';
 import { fastServerFactory } from './http/fast-hit.js';
 import { installEnvelopeWriter } from './http/envelope-writer.js';
 import { applyEdgeLimits, edgeServerOptions } from './http/server-limits.js';
-import { registerSurface } from './http/surface.js';
+import { registerSurface } from './surface.js';
 import type { Pages } from './pages/engine.js';
 import type { Resolver } from './pipeline/resolver.js';
 import { buildStages, type Stages } from './stages.js';

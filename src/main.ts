@@ -24,7 +24,7 @@ import { startupLine } from './startup/banner.js';
 import { defaultBaseUrlWarning } from './startup/shared-namespace.js';
 import { runCheck } from './startup/check.js';
 import { diagnose, diagnosisLine } from './upstream/diagnose.js';
-import { logDestination } from './startup/log-destination.js';
+import { logDestination } from './common/log-destination.js';
 import type { SimulatorHandle } from './sim/index.js';
 import { workerNumber } from './cluster/worker-number.js';
 import { SIMULATOR_ENV } from './cluster/protocol.js';

@@ -2,13 +2,13 @@
  * The stages of the proxy, built once from a validated Config: metrics, chain
  * tracker, memory and Redis tiers, upstream pool, fetch stage, resolver,
  * aggregation pages, rate limiter, pre-router hit path and operator gate.
- * Nothing here knows about HTTP routes (src/http/surface.ts registers them).
+ * Nothing here knows about HTTP routes (src/surface.ts registers them).
  */
 import type { Logger } from 'pino';
 import { buildCatalogue, type Catalogue } from './catalogue/index.js';
-import { PAGES } from './catalogue/pages.js';
+import { PAGES } from './pages/defaults.js';
 import { ChainTracker } from './chain/tracker.js';
-import { HeadGuard } from './chain/head-guard.js';
+import { HeadGuard } from './pipeline/head-guard.js';
 import { MemoryStore } from './cache/memory-store.js';
 import type { Config } from './config/types.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
@@ -19,13 +19,12 @@ import { createAdminGate, type AdminGate } from './http/admin-gate.js';
 import { EnvelopeWriter } from './http/envelope-writer.js';
 import { readinessRule, readinessVerdict, type ReadinessVerdict } from './http/readiness.js';
 import { FastHits } from './http/fast-hit.js';
-import type { RateLimitGate } from './http/rate-limit.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import type { Metrics } from './metrics/types.js';
 import { Pages } from './pages/engine.js';
 import { registerPageMetrics, type PageMetrics } from './pages/metrics.js';
 import { compilePages, type CompiledPage } from './pages/plan.js';
-import { TouchedSets } from './invalidation/touched.js';
+import { TouchedSets } from './chain/touched.js';
 import { buildInvalidation, tagBudget, type Invalidation } from './invalidation/build.js';
 import { storeFor } from './invalidation/own-reads.js';
 import { EarnedBounds } from './invalidation/earned.js';
@@ -36,8 +35,8 @@ import type { UpstreamResponse } from './upstream/types.js';
 import { HotKeys } from './pipeline/hot-keys.js';
 import { Resolver } from './pipeline/resolver.js';
 import { Doorkeeper } from './cache/admission.js';
-import { registerAdmissionMetrics } from './cache/admission-metrics.js';
-import { createRateLimitGate } from './ratelimit/index.js';
+import { registerAdmissionMetrics } from './metrics/admission.js';
+import { createRateLimitGate, type RateLimitGate } from './ratelimit/index.js';
 import { createUpstreamPool } from './upstream/pool.js';
 import { registerTrustMetrics } from './upstream/trust-metrics.js';
 import { HeadWatch } from './upstream/head-watch.js';
@@ -79,7 +78,7 @@ export interface Stages {
   readiness: () => ReadinessVerdict;
   /** null when UPSTREAM_QUORUM is 1 (no vote). */
   quorum: Quorum | null;
-  /** What each block changed, published on every replica (src/invalidation/touched.ts). */
+  /** What each block changed, published on every replica (src/chain/touched.ts). */
   touched: TouchedSets;
   /** Precise invalidation (src/invalidation/build.ts); null: INVALIDATION_MODE=head. */
   invalidation: Invalidation | null;

@@ -11,7 +11,7 @@ import Fastify from 'fastify';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import { installEnvelopeWriter } from '../../src/http/envelope-writer.js';
-import { registerSurface } from '../../src/http/surface.js';
+import { registerSurface } from '../../src/surface.js';
 import { startSimulator } from '../../src/sim/index.js';
 import { buildStages } from '../../src/stages.js';
 

@@ -26,8 +26,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ownedBytes } from './owned.js';
-import type { CacheEntry, Stamp } from './types.js';
-import type { EntryDeps } from '../invalidation/tags.js';
+import type { Stamp } from '../transform/stamps.js';
+import type { CacheEntry, EntryDeps } from './types.js';
 
 export type EntryState = 'fresh' | 'stale' | 'error-only' | 'dead';
 

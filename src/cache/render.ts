@@ -3,7 +3,8 @@
  * store time (stamps) are replaced by `now` / `now - base` by concatenating
  * zero-copy slices of the stored body with the new digits. No JSON work.
  */
-import type { CacheEntry, Stamp } from './types.js';
+import type { Stamp } from '../transform/stamps.js';
+import type { CacheEntry } from './types.js';
 
 /** The text a stamp takes at `nowMs`. */
 export function digits(stamp: Stamp, nowMs: number): string {

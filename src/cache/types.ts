@@ -3,19 +3,18 @@
  * and passes the one shared contract test (test/cache/store-contract.ts).
  */
 import type { CanonicalRequest } from '../catalogue/types.js';
-import type { EntryDeps } from '../invalidation/tags.js';
+import type { Stamp } from '../transform/stamps.js';
 
-/**
- * A time-relative number inside the body (`server_timestamp`, `currentTimestamp`,
- * `timeDiff`): byte range of the number token in `body`. On delivery the range is
- * replaced by `now` ('now') or `now - base` ('diff'), without touching the JSON.
- */
-export interface Stamp {
-  start: number;
-  end: number;
-  kind: 'now' | 'diff';
-  /** For 'diff': the item's own timestamp in ms. */
-  base: number;
+/** What decides when a tag-kept entry changes (stored on the entry). */
+export interface EntryDeps {
+  /** `address:<id>` (addresses and contracts), `token:<name>`, `contract:deployed`, `pending`, `day`. */
+  readonly tags: readonly string[];
+  /** Height of the non-final block the answer is about: stale once that height is final (or rewritten). */
+  readonly watchFinal: number | null;
+  /** Stale once the best head reaches this height (the end of the NAX stage the answer describes); absent: none. */
+  readonly watchHead?: number;
+  /** Longest max-age told to downstream caches, which cannot see tags: the endpoint's own TTL (absent: no cap). */
+  readonly clientMaxMs?: number;
 }
 
 export interface CacheEntry {

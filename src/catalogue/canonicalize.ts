@@ -10,8 +10,9 @@
  * segments without a name (`&&`, trailing `&`) are ignored.
  */
 import { ProxyError } from '../errors/catalog.js';
-import { echo, invalidMessage, MISSING_PREFIX } from './params.js';
-import type { CanonicalRequest, EndpointDef, ParamLimits, ParamSpec } from './types.js';
+import { echo, invalidMessage, MISSING_PREFIX } from '../endpoints/params.js';
+import type { ParamLimits, ParamSpec } from '../endpoints/types.js';
+import type { CanonicalRequest, EndpointDef } from './types.js';
 
 interface Compiled {
   /** Specs sorted by name: the key's parameter order. */

@@ -5,9 +5,9 @@
  */
 import type { ChainView } from '../chain/types.js';
 import { height, isFinal, NOT_CACHEABLE, obj, ordinary } from '../endpoints/kit.js';
-import { isSuccessEnvelope } from '../transform/envelope.js';
-import { isNegative } from '../upstream/judge.js';
-import type { CanonicalRequest, Classification, ClassifyInput, EndpointPolicy, Freshness } from './types.js';
+import { isNegative, isSuccessEnvelope } from '../transform/envelope.js';
+import type { Classification, EndpointPolicy } from '../endpoints/types.js';
+import type { CanonicalRequest, ClassifyInput, Freshness } from './types.js';
 
 /**
  * Success is the good-answer envelope (src/upstream/judge.ts; the record schema

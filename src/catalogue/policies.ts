@@ -21,7 +21,8 @@
  * Every value is overridable per endpoint (CONFIG_FILE `policies:`).
  */
 import { ENDPOINTS } from '../endpoints/index.js';
-import type { EndpointName, EndpointPolicy } from './types.js';
+import type { EndpointPolicy } from '../endpoints/types.js';
+import type { EndpointName } from './types.js';
 
 /** The modules' default policies (src/endpoints), by endpoint name. */
 export const DEFAULT_POLICIES: Readonly<Record<EndpointName, Readonly<EndpointPolicy>>> = Object.freeze(

@@ -7,7 +7,7 @@
  * /metrics scrape with every worker's document merged (merge-metrics.ts).
  * A worker that leaves loses its leases at once: whoever waited fetches itself.
  */
-import type { TouchedSet } from '../invalidation/touched.js';
+import type { TouchedSet } from '../chain/touched.js';
 import { mergeMetrics } from './merge-metrics.js';
 import type { ToPrimary, ToWorker } from './protocol.js';
 

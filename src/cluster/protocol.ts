@@ -17,8 +17,8 @@
  *   bus, granted, filled (a lease released: its entry or null), record (the sets),
  *   render (asks for this worker's text), scraped (the merged document)
  */
-import type { PendingTouched, TouchedSet } from '../invalidation/touched.js';
-import type { PurgeMark } from '../purge/marks.js';
+import type { PendingTouched, TouchedSet } from '../chain/touched.js';
+import type { PurgeMark } from '../fleet/messages.js';
 
 export type BusMessage =
   | { t: 'head'; height: number; final: boolean }

@@ -6,7 +6,7 @@
  * reopens it for another cooldown. A trial that ends neither way (cancelled)
  * frees the slot. The clock is injected so tests drive time.
  */
-import type { BreakerState } from '../upstream/types.js';
+export type BreakerState = 'closed' | 'open' | 'half-open';
 
 /** 'pass': let through while closed; 'trial': the one half-open slot. */
 export type Permit = 'pass' | 'trial';

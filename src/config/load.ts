@@ -14,7 +14,7 @@ import { checkField, checkPolicies, crossCheck, shown } from './validate.js';
 import { fileKeyLookalike, lookalikeErrors } from './lookalike.js';
 import { checkMaxAgeByEndpoint } from './max-age.js';
 import { checkPages } from '../pages/config.js';
-import { checkCreditCosts, unknownCostPages } from '../budget/costs-config.js';
+import { checkCreditCosts, unknownCostPages } from './credit-costs.js';
 
 export class ConfigError extends Error {
   readonly errors: readonly string[];

@@ -4,7 +4,7 @@
  * start: well-formed prefixes and URLs, no overlap with the proxy's own paths
  * or with each other.
  */
-import { RESERVED_PATHS } from '../http/paths.js';
+import { RESERVED_PATHS } from '../catalogue/paths.js';
 import type { PassthroughRoute } from './types.js';
 
 /** One or more `/segment`s of unreserved URL characters; no `.`/`..` segment, no trailing slash. */

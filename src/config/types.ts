@@ -1,4 +1,5 @@
-import type { EndpointName, EndpointPolicy } from '../catalogue/types.js';
+import type { EndpointName } from '../catalogue/types.js';
+import type { EndpointPolicy } from '../endpoints/types.js';
 import type { PageTable } from '../pages/types.js';
 
 type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -194,7 +195,7 @@ export interface Config {
   cacheTagHeaders: boolean;
   /** Per-endpoint policy overrides merged over the catalogue defaults. */
   policies: Partial<Record<EndpointName, Partial<EndpointPolicy>>>;
-  /** Pages added to (or replacing) the built-in page table (src/catalogue/pages.ts). */
+  /** Pages added to (or replacing) the built-in page table (src/pages/defaults.ts). */
   pages: PageTable;
 }
 

@@ -5,7 +5,8 @@
  */
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { ENDPOINT_NAMES, type EndpointName, type EndpointPolicy } from '../catalogue/types.js';
+import { ENDPOINT_NAMES, type EndpointName } from '../catalogue/types.js';
+import { type EndpointPolicy } from '../endpoints/types.js';
 import type { Config } from './types.js';
 import type { Field, FieldKind } from './fields.js';
 import { parsePassthroughRoutes } from './passthrough-routes.js';

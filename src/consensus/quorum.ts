@@ -21,7 +21,8 @@
  * touched. In a fleet this runs inside the fetch, so under the lease: once.
  */
 import type { Logger } from 'pino';
-import type { CanonicalRequest, Classification } from '../catalogue/types.js';
+import type { CanonicalRequest } from '../catalogue/types.js';
+import type { Classification } from '../endpoints/types.js';
 import { distrusted } from '../catalogue/classify.js';
 import type { UpstreamPool, UpstreamRequest, UpstreamResponse } from '../upstream/types.js';
 import { VOTED } from './compared.js';

@@ -1,7 +1,7 @@
 /** Daily address counts (2.3.14). */
-import { P } from '../catalogue/params.js';
-import { arrayOf } from '../schema/language.js';
-import { AddressCountItem } from '../schema/records.js';
+import { P } from './params.js';
+import { arrayOf } from './language.js';
+import { AddressCountItem } from './records.js';
 import { MIN, endpoint, flat } from './kit.js';
 
 export const addressCountHistory = endpoint({

@@ -1,6 +1,6 @@
 /** One address: balance, nonce, type (2.3.13). */
-import { P } from '../catalogue/params.js';
-import { AddressInfo } from '../schema/records.js';
+import { P } from './params.js';
+import { AddressInfo } from './records.js';
 import { SEC, endpoint, flat } from './kit.js';
 
 export const addressInfo = endpoint({

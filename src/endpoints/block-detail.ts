@@ -1,6 +1,6 @@
 /** One block by height or hash (2.3.5). */
-import { P } from '../catalogue/params.js';
-import { BlockDetail } from '../schema/records.js';
+import { P } from './params.js';
+import { BlockDetail } from './records.js';
 import { DAY, SEC, SERVER_TIMESTAMP, answer, endpoint, height, obj, policy, withinHead } from './kit.js';
 
 export const blockDetail = endpoint({

@@ -1,6 +1,6 @@
 /** The newest blocks (2.3.4). */
-import { P } from '../catalogue/params.js';
-import { Block, pagedOf } from '../schema/records.js';
+import { P } from './params.js';
+import { Block, pagedOf } from './records.js';
 import { SEC, endpoint, flat, height, obj, ordinary } from './kit.js';
 import { highestIn } from './heights.js';
 

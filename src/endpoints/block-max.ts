@@ -1,5 +1,5 @@
 /** The chain head: the highest block the service has. */
-import { BlockMax } from '../schema/records.js';
+import { BlockMax } from './records.js';
 import { SEC, SERVER_TIMESTAMP, endpoint, flat, height, obj, ordinary } from './kit.js';
 
 export const blockMax = endpoint({

@@ -1,5 +1,5 @@
 /** Chain totals: blocks, transactions, contracts, addresses. */
-import { ChainSummary } from '../schema/records.js';
+import { ChainSummary } from './records.js';
 import { SEC, endpoint, flat, height, obj, ordinary } from './kit.js';
 
 export const chainSummary = endpoint({

@@ -1,6 +1,6 @@
 /** Deployed contracts (2.3.6). */
-import { P } from '../catalogue/params.js';
-import { Contract, pagedOf } from '../schema/records.js';
+import { P } from './params.js';
+import { Contract, pagedOf } from './records.js';
 import { SEC, endpoint, flat } from './kit.js';
 
 export const contracts = endpoint({

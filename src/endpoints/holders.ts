@@ -1,6 +1,6 @@
 /** Top native-coin holders (2.3.9). */
-import { P } from '../catalogue/params.js';
-import { Holder, pagedOf } from '../schema/records.js';
+import { P } from './params.js';
+import { Holder, pagedOf } from './records.js';
 import { SEC, endpoint, flat } from './kit.js';
 
 export const holders = endpoint({

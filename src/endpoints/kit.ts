@@ -4,9 +4,9 @@
  * classification.
  */
 import type { ChainView } from '../chain/types.js';
-import type { Classification, EndpointPolicy, ParamSpec } from '../catalogue/types.js';
-import type { FieldSpec } from '../schema/language.js';
-import { MISSING_PREFIX } from '../catalogue/params.js';
+import type { Classification, EndpointPolicy, ParamSpec } from './types.js';
+import type { FieldSpec } from './language.js';
+import { MISSING_PREFIX } from './params.js';
 import type { Dependency, EndpointModule, EndpointReference, StampDecl, SuccessInput } from './types.js';
 
 interface Decl<Name extends string, P extends string> {

@@ -1,6 +1,6 @@
 /** NAX distribution stages (2.3.10). */
-import { P } from '../catalogue/params.js';
-import { NaxRecord, pagedOf } from '../schema/records.js';
+import { P } from './params.js';
+import { NaxRecord, pagedOf } from './records.js';
 import { MIN, endpoint, flat } from './kit.js';
 
 export const naxHistory = endpoint({

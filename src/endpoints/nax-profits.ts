@@ -1,6 +1,6 @@
 /** NAX profits of an address (2.3.12). */
-import { P } from '../catalogue/params.js';
-import { NaxProfit, pagedOf } from '../schema/records.js';
+import { P } from './params.js';
+import { NaxProfit, pagedOf } from './records.js';
 import { SEC, endpoint, flat } from './kit.js';
 
 export const naxProfits = endpoint({

@@ -1,5 +1,5 @@
 /** NAX distribution summary (2.3.11). */
-import { NaxSummary } from '../schema/records.js';
+import { NaxSummary } from './records.js';
 import { SEC, endpoint, flat } from './kit.js';
 
 export const naxSummary = endpoint({

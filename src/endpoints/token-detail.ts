@@ -1,6 +1,6 @@
 /** One NRC20 token by name. */
-import { P } from '../catalogue/params.js';
-import { Token } from '../schema/records.js';
+import { P } from './params.js';
+import { Token } from './records.js';
 import { MIN, endpoint, flat } from './kit.js';
 
 export const tokenDetail = endpoint({

@@ -1,6 +1,6 @@
 /** Holders of a token, by name or contract (2.3.8). */
-import { P } from '../catalogue/params.js';
-import { TokenHolder, pagedOf } from '../schema/records.js';
+import { P } from './params.js';
+import { TokenHolder, pagedOf } from './records.js';
 import { SEC, endpoint, flat, tokenOrContract } from './kit.js';
 
 export const tokenHolders = endpoint({

@@ -1,6 +1,6 @@
 /** NRC20 tokens. */
-import { arrayOf } from '../schema/language.js';
-import { Token } from '../schema/records.js';
+import { arrayOf } from './language.js';
+import { Token } from './records.js';
 import { MIN, endpoint, flat } from './kit.js';
 
 export const tokenList = endpoint({

@@ -1,6 +1,6 @@
 /** Transfers of a token, by name or contract (2.3.2). */
-import { P } from '../catalogue/params.js';
-import { TokenTx, pagedOf } from '../schema/records.js';
+import { P } from './params.js';
+import { TokenTx, pagedOf } from './records.js';
 import { SEC, SERVER_TIMESTAMP, endpoint, flat, tokenOrContract } from './kit.js';
 
 export const tokenTxList = endpoint({

@@ -1,7 +1,7 @@
 /** Daily transaction counts (2.3.15). */
-import { P } from '../catalogue/params.js';
-import { arrayOf } from '../schema/language.js';
-import { TxCountItem } from '../schema/records.js';
+import { P } from './params.js';
+import { arrayOf } from './language.js';
+import { TxCountItem } from './records.js';
 import { MIN, endpoint, flat } from './kit.js';
 
 export const txCountHistory = endpoint({

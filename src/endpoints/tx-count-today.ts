@@ -1,5 +1,5 @@
 /** Today's transaction count (2.3.16). */
-import { TxCountToday } from '../schema/records.js';
+import { TxCountToday } from './records.js';
 import { SEC, endpoint, flat } from './kit.js';
 
 export const txCountToday = endpoint({

@@ -1,6 +1,6 @@
 /** One transaction by hash (2.3.2). */
-import { P } from '../catalogue/params.js';
-import { TxDetail } from '../schema/records.js';
+import { P } from './params.js';
+import { TxDetail } from './records.js';
 import { DAY, SEC, answer, endpoint, height, isFinal, obj, policy } from './kit.js';
 
 export const txDetail = endpoint({

@@ -1,6 +1,6 @@
 /** Transactions in the pending pool (2.3.1). */
-import { P } from '../catalogue/params.js';
-import { Transaction, pagedOf } from '../schema/records.js';
+import { P } from './params.js';
+import { Transaction, pagedOf } from './records.js';
 import { SEC, SERVER_TIMESTAMP, endpoint, flat } from './kit.js';
 
 export const txListPending = endpoint({

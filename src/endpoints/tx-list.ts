@@ -1,6 +1,6 @@
 /** The newest transactions, or those of one block (2.3.1). */
-import { P } from '../catalogue/params.js';
-import { Transaction, pagedOf } from '../schema/records.js';
+import { P } from './params.js';
+import { Transaction, pagedOf } from './records.js';
 import { DAY, SEC, SERVER_TIMESTAMP, answer, endpoint, isFinal, ordinary, policy } from './kit.js';
 import { highestIn } from './heights.js';
 

@@ -1,6 +1,6 @@
 /** NRC20 transfers of an address (2.3.3). */
-import { P } from '../catalogue/params.js';
-import { Nrc20Result } from '../schema/records.js';
+import { P } from './params.js';
+import { Nrc20Result } from './records.js';
 import { SEC, endpoint, flat } from './kit.js';
 
 export const txNrc20 = endpoint({

@@ -3,8 +3,71 @@
  * (src/endpoints/<name>.ts) and listed once in the registry (index.ts).
  */
 import type { ChainView } from '../chain/types.js';
-import type { Classification, EndpointPolicy, ParamSpec } from '../catalogue/types.js';
-import type { FieldSpec } from '../schema/language.js';
+import type { FieldSpec } from './language.js';
+
+/** JSON Schema of a parameter value (the OpenAPI 3.1 dialect). */
+type ValueSchema = { [key: string]: unknown };
+
+/** What the OpenAPI document says about a parameter kind; bounds from the configured limits. */
+export interface ParamDoc {
+  schema: ValueSchema;
+  description: string;
+  example: unknown;
+}
+
+/** Limits that bound parameter values (configurable). */
+export interface ParamLimits {
+  maxPageSize: number;
+  maxDays: number;
+}
+
+export type ParseResult = { ok: true; value: string } | { ok: false; expected: string };
+
+export interface ParamSpec<N extends string = string> {
+  name: N;
+  required: boolean;
+  /** Canonical default applied when absent (so equivalent requests share a key). */
+  defaultValue?: string | undefined;
+  /** Validates a raw (already percent-decoded) value and returns its canonical form. */
+  parse(raw: string, limits: ParamLimits): ParseResult;
+  /** What the OpenAPI document says about it (schema bounds from the limits). */
+  doc(limits: ParamLimits): ParamDoc;
+}
+
+/** Cache timings of one endpoint; every value overridable per endpoint in CONFIG_FILE. */
+export interface EndpointPolicy {
+  /** Freshness of an ordinary answer. */
+  ttlMs: number;
+  /** Freshness once the content is immutable (final block, confirmed tx in a final block). */
+  finalTtlMs: number;
+  /** Freshness of content still moving (non-final block, pending tx). */
+  volatileTtlMs: number;
+  /** Stale-while-revalidate window after expiry: answer stale at once, refresh in background. */
+  swrMs: number;
+  /** Stale-if-error window after expiry: answer stale when the upstream fails. */
+  sieMs: number;
+  /** Freshness of an upstream not-found / client-error envelope (0 disables negative caching). */
+  negativeTtlMs: number;
+  /** Entries are stale as soon as the best head moves past the head they were fetched at. */
+  invalidateOnHead: boolean;
+}
+
+/** What classification decides about one upstream answer. */
+export interface Classification {
+  /** Store it at all (false for upstream 5xx-equivalents, malformed envelopes). */
+  cacheable: boolean;
+  /** An error envelope from the upstream (non-zero code); stored only with negativeTtlMs. */
+  negative: boolean;
+  ttlMs: number;
+  swrMs: number;
+  sieMs: number;
+  /** When set: the entry may be kept for finalTtlMs once chain.finalHeight() >= finalAt. */
+  finalAt: number | null;
+  headDependent: boolean;
+  /** Facts learned from the content, fed to the ChainTracker. */
+  observedHead: number | null;
+  observedFinal: number | null;
+}
 
 /**
  * What an answer depends on: the entry may change when a block names one of

@@ -26,20 +26,9 @@ import { randomUUID } from 'node:crypto';
 import type { ChainTracker } from '../chain/tracker.js';
 import { noopMetrics, type Metrics } from '../metrics/types.js';
 import type { RedisClient } from '../redis/client.js';
-import type { PendingTouched, TouchedSet } from '../invalidation/touched.js';
-import type { PurgeMark } from '../purge/marks.js';
+import type { PendingTouched, TouchedSet } from '../chain/touched.js';
 import type { Bus } from './link.js';
-
-export interface FleetBusEvents {
-  head: [height: number, final: boolean];
-  filled: [key: string];
-  touched: [set: TouchedSet, pending: PendingTouched];
-  purge: [mark: PurgeMark];
-  heads: [lease: string, heads: UpstreamHead[]];
-  pool: [lease: string, state: PoolState];
-  /** The subscriber is (again) subscribed. */
-  subscribed: [];
-}
+import type { FleetBusEvents, PoolState, PurgeMark, UpstreamHead } from './messages.js';
 
 export interface FleetBusOptions {
   /** Command connection used for PUBLISH. */
@@ -50,19 +39,6 @@ export interface FleetBusOptions {
   replicaId?: string;
   metrics?: Metrics;
 }
-
-/** One upstream's head as the leader's last probe saw it (id: a digest of its URL, the same on every replica). */
-export interface UpstreamHead {
-  id: string;
-  head: number | null;
-  ok: boolean;
-  /** Ms since that probe answered (or failed), when the message was sent. */
-  ageMs: number;
-}
-
-/** The leader's pending-pool poll: read or not, whether what lists the pool is stale, the newly seen transactions. */
-export type PoolState = { known: false } | { known: true; stale: boolean; pending: PendingTouched };
-
 type Message =
   | { v: 1; from: string; t: 'head'; height: number; final: boolean }
   | { v: 1; from: string; t: 'filled'; key: string }

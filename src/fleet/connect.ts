@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import type { ChainTracker } from '../chain/tracker.js';
 import type { RedisConfig } from '../config/types.js';
 import type { Metrics, TierStats } from '../metrics/types.js';
-import type { FleetCoordinator } from '../pipeline/resolver.js';
+import type { CacheEntry } from '../cache/types.js';
 import { Breaker } from '../common/breaker.js';
 import { closeRedis, createRedis, isReady, waitReady, type RedisClient } from '../redis/client.js';
 import { RedisStore } from '../redis/redis-store.js';
@@ -23,6 +23,13 @@ import { FleetRecord } from './record.js';
 import { FleetMembers } from './members.js';
 import { VERSION } from '../config/version.js';
 import type { FleetLink } from './link.js';
+
+/** Fleet-wide single flight, as the resolver uses it: one replica leads a key's fetch, the others wait for its fill. */
+export interface FleetCoordinator {
+  acquire(key: string): Promise<boolean>;
+  waitForFill(key: string): Promise<CacheEntry | undefined>;
+  release(key: string): Promise<void>;
+}
 
 export interface FleetOptions {
   url: string;

@@ -21,7 +21,8 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RedisConfig } from '../config/types.js';
 import { METRIC_PREFIX } from '../metrics/prometheus.js';
-import type { FleetBus, PoolState, UpstreamHead } from './bus.js';
+import type { FleetBus } from './bus.js';
+import type { PoolState, UpstreamHead } from './messages.js';
 import type { Fleet } from './connect.js';
 import { FleetLeader } from './leader.js';
 import { redisNamedLease } from './named-lease.js';

@@ -4,9 +4,9 @@
  * between the worker processes of one machine (src/cluster/worker-fleet.ts).
  * The block reader, the chain tracker and operator purges use only this.
  */
-import type { PendingTouched, TouchedSet } from '../invalidation/touched.js';
-import type { PurgeMark } from '../purge/marks.js';
-import type { FleetBusEvents } from './bus.js';
+import type { PendingTouched, TouchedSet } from '../chain/touched.js';
+import type { PurgeMark } from './messages.js';
+import type { FleetBusEvents } from './messages.js';
 
 /** Fleet messages: heads, touched sets and purges reach every other replica. */
 export interface Bus {

@@ -15,7 +15,7 @@
  * Redis failure never blocks: `add` is lost, `read` answers null.
  */
 import type { RedisConfig } from '../config/types.js';
-import type { TouchedSet } from '../invalidation/touched.js';
+import type { TouchedSet } from '../chain/touched.js';
 import { noopMetrics, type Metrics } from '../metrics/types.js';
 import { Breaker } from '../common/breaker.js';
 import type { RedisClient } from '../redis/client.js';

@@ -7,7 +7,8 @@
  */
 import { ProxyError } from '../errors/catalog.js';
 import type { ChargeBatch } from './batch-route.js';
-import { charge, hitCost, requestClientKey, type RateLimitGate } from './rate-limit.js';
+import type { RateLimitGate } from '../ratelimit/index.js';
+import { charge, hitCost, requestClientKey } from './rate-limit.js';
 
 export function chargeBatchWith(gate: RateLimitGate): ChargeBatch {
   return (request, items) => {

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalogue } from '../catalogue/index.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
-import type { ParamLimits } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import type { ChainView } from '../chain/types.js';
 import type { AccessLog } from '../config/types.js';
 import { renderBody } from '../cache/render.js';
@@ -18,9 +18,9 @@ import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { Resolver } from '../pipeline/resolver.js';
 import { sendEnvelope } from './envelope-writer.js';
-import { BATCH_PATH } from './paths.js';
+import { BATCH_PATH } from '../catalogue/paths.js';
 import { withTimeout } from './request-util.js';
-import type { MissPayer } from '../budget/payer.js';
+import type { MissPayer } from '../ratelimit/payer.js';
 import type { PayerOf } from './miss-payer.js';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Everything no route answers, by the path registry (paths.ts): CORS
+ * Everything no route answers, by the path registry (catalogue/paths.ts): CORS
  * preflight and 405 (with `Allow`) on known paths, 404 for unknown paths and
  * for operator paths asked by a non-operator (whatever the method), and
  * Fastify's own errors, all as `{code, msg, data}` envelopes.
@@ -9,7 +9,7 @@ import { ProxyError } from '../errors/catalog.js';
 import type { AdminGate } from './admin-gate.js';
 import { CORS_HEADERS } from './deliver.js';
 import { sendError } from './envelope-writer.js';
-import { ALLOWED_REQUEST_HEADERS, allowOf, methodRefusalOf, type PathRegistry } from './paths.js';
+import { ALLOWED_REQUEST_HEADERS, allowOf, methodRefusalOf, type PathRegistry } from '../catalogue/paths.js';
 
 function pathOf(request: FastifyRequest): string {
   return (request.raw.url ?? '/').split('?')[0] ?? '/';

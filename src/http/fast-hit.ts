@@ -20,7 +20,8 @@ import type { Metrics } from '../metrics/types.js';
 import type { Resolution, Resolver } from '../pipeline/resolver.js';
 import { deliverRaw } from './deliver.js';
 import type { EnvelopeWriter } from './envelope-writer.js';
-import { charge, creditHeaders, hitCost, refuse, type RateLimitGate } from './rate-limit.js';
+import type { RateLimitGate } from '../ratelimit/index.js';
+import { charge, creditHeaders, hitCost, refuse } from './rate-limit.js';
 
 export interface FastHitDeps {
   resolver: Resolver;

@@ -1,15 +1,16 @@
 /**
- * The payer of a request that went through Fastify (see src/budget/payer.ts):
+ * The payer of a request that went through Fastify (see src/ratelimit/payer.ts):
  * made only when the request is not a fresh hit. The client is the rate
  * limiter's (request.ip through TRUST_PROXY, IPv6 /64, or X-API-Key). A
  * refusal puts Retry-After on the reply; an API key's reply is told its
  * credits left after each charge (X-Credits-Remaining, as on every keyed answer).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { MissBudget } from '../budget/miss-budget.js';
-import { BudgetSpent, retryAfterSeconds, type MissPayer } from '../budget/payer.js';
+import type { MissBudget } from '../ratelimit/miss-budget.js';
+import { BudgetSpent, retryAfterSeconds, type MissPayer } from '../ratelimit/payer.js';
 import { UNKNOWN_API_KEY } from '../ratelimit/limiter.js';
-import { CREDITS_HEADER, requestClientKey, type RateLimitGate } from './rate-limit.js';
+import type { RateLimitGate } from '../ratelimit/index.js';
+import { CREDITS_HEADER, requestClientKey } from './rate-limit.js';
 
 /** The payer for a request (`page`: `pages/<name>` when it composes a page), or null: nobody pays. */
 export type PayerOf = (request: FastifyRequest, reply: FastifyReply, page?: string) => MissPayer | null;

@@ -13,7 +13,7 @@ import type { UpstreamStatus } from '../upstream/types.js';
 import { adminOnly, type AdminGate } from './admin-gate.js';
 import { sendEnvelope } from './envelope-writer.js';
 import { throttledRender } from './metrics-render.js';
-import { HEALTHZ_PATH, METRICS_PATH, READYZ_PATH, STATUS_PATH } from './paths.js';
+import { HEALTHZ_PATH, METRICS_PATH, READYZ_PATH, STATUS_PATH } from '../catalogue/paths.js';
 import type { ReadinessVerdict } from './readiness.js';
 
 export interface OpsDeps {

@@ -17,7 +17,7 @@ import type { FastHits, PageHits } from './fast-hit.js';
 import type { PayerOf } from './miss-payer.js';
 import { deliver } from './deliver.js';
 import { sendEnvelope } from './envelope-writer.js';
-import { PAGES_PREFIX } from './paths.js';
+import { PAGES_PREFIX } from '../catalogue/paths.js';
 import { rawQuery, withTimeout } from './request-util.js';
 
 export interface PageRouteDeps {

@@ -5,7 +5,7 @@
  *
  * - Every request is charged one unit, hit or miss, valid or not (a client
  *   learns nothing about the cache from the limit), except those the path
- *   registry exempts (paths.ts: /healthz, /readyz, and operator routes when
+ *   registry exempts (catalogue/paths.ts: /healthz, /readyz, and operator routes when
  *   an operator asks). A route registered with `config: { rateLimit:
  *   false }` is not charged by the hook (it charges itself, e.g. per item).
  * - Client IP is `request.ip` (TRUST_PROXY decides which X-Forwarded-For hop
@@ -19,26 +19,15 @@
  *   request; the budget is documented instead).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { MissBudget } from '../budget/miss-budget.js';
-import type { CreditPrices } from '../budget/prices.js';
 import type { ServerResponse } from 'node:http';
 import { EDGE_ERRORS, ProxyError, envelopeBody } from '../errors/catalog.js';
-import type { Metrics } from '../metrics/types.js';
+import type { RateLimitGate } from '../ratelimit/index.js';
 import { UNKNOWN_API_KEY, type RateLimiter } from '../ratelimit/limiter.js';
-import type { RateLimitMetrics } from '../ratelimit/metrics.js';
 import { CORS_HEADERS } from './deliver.js';
 import { writerOf, type EnvelopeWriter } from './envelope-writer.js';
 
-/** Requests the limiter leaves alone (the path registry's: rateLimitExempt in paths.ts). */
+/** Requests the limiter leaves alone (the path registry's: rateLimitExempt in catalogue/paths.ts). */
 export type RateLimitExempt = (request: FastifyRequest) => boolean;
-
-export interface RateLimitGate {
-  limiter: RateLimiter;
-  metrics: Metrics;
-  rl: RateLimitMetrics;
-  prices: CreditPrices;
-  budget: MissBudget;
-}
 
 /** Header announcing an API key's credits left. */
 export const CREDITS_HEADER = 'x-credits-remaining';

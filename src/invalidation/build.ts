@@ -6,7 +6,8 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Catalogue } from '../catalogue/index.js';
-import type { CanonicalRequest, ParamLimits } from '../catalogue/types.js';
+import type { CanonicalRequest } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import type { ChainView } from '../chain/types.js';
 import { HotRefresh } from './hot-refresh.js';
 import type { Config } from '../config/types.js';
@@ -18,7 +19,7 @@ import { BlockReading } from './read-block.js';
 import { BlockReader, type HeadSource } from './reader.js';
 import type { FleetDuty } from '../fleet/duty.js';
 import { PreciseRule } from './rule.js';
-import type { TouchedSets } from './touched.js';
+import type { TouchedSets } from '../chain/touched.js';
 
 /** Longest wait for Redis before reading blocks anyway (the lease then acts alone). */
 const READY_WAIT_MS = 5000;

@@ -28,10 +28,10 @@
  * is a head-dependent entry. A rebase also lowers every height recorded above
  * the new head, so entries fetched from then on are judged by the blocks to come.
  */
-import type { CacheEntry } from '../cache/types.js';
+import type { CacheEntry, EntryDeps } from '../cache/types.js';
 import type { ChainHeights } from '../cache/entry.js';
-import type { TouchedListener, TouchedSet } from './touched.js';
-import { DAY, DEPLOYED, PENDING, tagOfAddress, tagOfToken, type EntryDeps } from './tags.js';
+import type { TouchedListener, TouchedSet } from '../chain/touched.js';
+import { DAY, DEPLOYED, PENDING, tagOfAddress, tagOfToken } from './tags.js';
 import { joinable } from './joinable.js';
 import type { GuardReason } from './metrics.js';
 

@@ -8,11 +8,12 @@
  */
 import type { Logger } from 'pino';
 import type { Catalogue } from '../catalogue/index.js';
-import type { CanonicalRequest, EndpointName, ParamLimits } from '../catalogue/types.js';
+import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
 import type { CacheEntry } from '../cache/types.js';
 import { DEPLOYED, tagOfAddress, tagOfToken } from './tags.js';
-import type { TouchedListener, TouchedSet } from './touched.js';
+import type { TouchedListener, TouchedSet } from '../chain/touched.js';
 
 /** Bound on distinct keys tracked. */
 const MAX_TRACKED = 4096;

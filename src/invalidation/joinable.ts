@@ -7,7 +7,7 @@
  * lowest height whose entries the clock can judge), so that together they
  * cover every block from the record's first.
  */
-import type { TouchedSet } from './touched.js';
+import type { TouchedSet } from '../chain/touched.js';
 
 /** Blocks between the record's newest and the believed head read after joining: the reader's own gap bound. */
 const JOIN_GAP = 64;

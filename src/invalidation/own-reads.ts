@@ -15,15 +15,24 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { CanonicalRequest } from '../catalogue/types.js';
 import { freshnessOf, heightOf } from '../catalogue/classify.js';
-import type { ChainFeedback, ChainView } from '../chain/types.js';
+import type { ChainFacts, ChainFeedback, ChainView } from '../chain/types.js';
 import type { CacheEntry, CacheStore } from '../cache/types.js';
 import type { MemoryStore } from '../cache/memory-store.js';
 import { ProxyError } from '../errors/catalog.js';
-import type { Fetched } from '../pipeline/fetch-stage.js';
 import type { Purpose, UpstreamPool, UpstreamRequest, UpstreamResponse } from '../upstream/types.js';
 
 /** First pause after a shed read; it doubles up to a second. */
 const SHED_PAUSE_MS = 50;
+
+/** One answer fetched and classified (the fetch stage makes it: src/pipeline/fetch-stage.ts). */
+export interface Fetched {
+  entry: CacheEntry;
+  cacheable: boolean;
+  upstream: string;
+  upstreamMs: number;
+  /** What the answer showed about the chain (given to `learn` before the entry was made). */
+  facts: ChainFacts;
+}
 
 export interface OwnReadsDeps {
   /** One fetch through the pool (retries, hedges), classified: the fetch stage's. */

@@ -9,14 +9,13 @@
  * verified reading are stored for clients before it resolves.
  */
 import type { Catalogue } from '../catalogue/index.js';
-import type { ParamLimits } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import { blockList } from '../endpoints/block-list.js';
 import { tokenList } from '../endpoints/token-list.js';
 import { txListPending } from '../endpoints/tx-list-pending.js';
-import type { Fetched } from '../pipeline/fetch-stage.js';
 import { hashOf } from './cross-check.js';
-import type { OwnReads } from './own-reads.js';
-import type { PendingTouched, TouchedSet } from './touched.js';
+import type { Fetched, OwnReads } from './own-reads.js';
+import type { PendingTouched, TouchedSet } from '../chain/touched.js';
 import { BlockVerifier, pagesOf, type Rec } from './verify-block.js';
 
 /** Newest blocks checked for a changed hash (the page size of the home page's block list). */

@@ -18,8 +18,8 @@ import type { BlockReading } from './read-block.js';
 import { CrossCheckFailed } from './verify-block.js';
 import type { TagClock } from './clock.js';
 import type { InvalidationMetrics } from './metrics.js';
-import type { PendingTouched, TouchedSet, TouchedSets } from './touched.js';
-import type { PoolState } from '../fleet/bus.js';
+import type { PendingTouched, TouchedSet, TouchedSets } from '../chain/touched.js';
+import type { PoolState } from '../fleet/messages.js';
 
 /** The fleet's division of the pending-pool poll (src/fleet/duty.ts). */
 export interface PollDuty {

@@ -11,11 +11,13 @@
  * head is never kept by tags (the head rule and its volatile TTL).
  */
 import { aboveHead } from '../catalogue/classify.js';
-import type { CanonicalRequest, Classification } from '../catalogue/types.js';
+import type { EntryDeps } from '../cache/types.js';
+import type { CanonicalRequest } from '../catalogue/types.js';
+import type { Classification } from '../endpoints/types.js';
 import type { ChainView } from '../chain/types.js';
 import type { InvalidationConfig } from '../config/types.js';
 import type { GuardReason } from './metrics.js';
-import { dependsOnHead, entryDeps, type EntryDeps } from './tags.js';
+import { dependsOnHead, entryDeps } from './tags.js';
 
 export interface PreciseResult {
   cls: Classification;

@@ -7,19 +7,8 @@
  * dependency (the head, a NAX stage without its end) keeps the endpoint's own rule
  * (head invalidation, its TTL).
  */
+import type { EntryDeps } from '../cache/types.js';
 import type { Dependency } from '../endpoints/types.js';
-
-/** What decides when a tag-kept entry changes (stored on the entry). */
-export interface EntryDeps {
-  /** `address:<id>` (addresses and contracts), `token:<name>`, `contract:deployed`, `pending`, `day`. */
-  readonly tags: readonly string[];
-  /** Height of the non-final block the answer is about: stale once that height is final (or rewritten). */
-  readonly watchFinal: number | null;
-  /** Stale once the best head reaches this height (the end of the NAX stage the answer describes); absent: none. */
-  readonly watchHead?: number;
-  /** Longest max-age told to downstream caches, which cannot see tags: the endpoint's own TTL (absent: no cap). */
-  readonly clientMaxMs?: number;
-}
 
 export const tagOfAddress = (id: string): string => `address:${id}`;
 export const tagOfToken = (name: string): string => `token:${name}`;

@@ -9,15 +9,15 @@
  * transfers' `tx/detail` must name the block too.
  */
 import type { Catalogue } from '../catalogue/index.js';
-import type { CanonicalRequest, EndpointName, ParamLimits } from '../catalogue/types.js';
+import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
 import { blockDetail } from '../endpoints/block-detail.js';
 import { txDetail } from '../endpoints/tx-detail.js';
 import { txList } from '../endpoints/tx-list.js';
-import type { Fetched } from '../pipeline/fetch-stage.js';
 import type { Purpose } from '../upstream/types.js';
 import { hashOf, mismatch, type BlockVersion } from './cross-check.js';
-import type { OwnReads } from './own-reads.js';
+import type { Fetched, OwnReads } from './own-reads.js';
 
 export type Rec = Record<string, unknown>;
 /** Page size of every list the reader reads (the API's largest). */

@@ -13,7 +13,7 @@ import { VERSION } from '../config/version.js';
 import { ENDPOINT_NAMES } from '../catalogue/types.js';
 import { CallbackGauge, DenseCounter, DenseHistogram, type Labels } from './collectors.js';
 import type { Metrics, MetricSources, RequestResult, TierName, UpstreamOutcome } from './types.js';
-import { droppedLogLines } from '../startup/log-destination.js';
+import { droppedLogLines } from '../common/log-destination.js';
 import { STATUS_CLASSES, statusClassIndex } from './status-class.js';
 
 export const METRIC_PREFIX = 'chainproxy_';

@@ -3,7 +3,8 @@
  * from the configured limits), answers from the record schemas.
  */
 import type { Catalogue } from '../catalogue/index.js';
-import type { EndpointDef, ParamLimits } from '../catalogue/types.js';
+import type { EndpointDef } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import { ErrorEnvelope, schemaForEndpoint } from '../schema/index.js';
 import { SchemaRegistry } from './json-schema.js';
 import { parameterOf } from './params.js';

@@ -1,9 +1,9 @@
 /**
  * The OpenAPI parameter of a catalogue parameter: its schema, description and
- * example are declared beside its parser (src/catalogue/params.ts), bounds
+ * example are declared beside its parser (src/endpoints/params.ts), bounds
  * from the configured limits; test/openapi checks each against its parser.
  */
-import type { ParamLimits, ParamSpec } from '../catalogue/types.js';
+import type { ParamLimits, ParamSpec } from '../endpoints/types.js';
 import type { ParameterObject, SchemaObject } from './types.js';
 
 /** Typed default: integers and booleans as JSON values, as the schema declares them. */

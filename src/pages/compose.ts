@@ -8,7 +8,8 @@
  * if it is still older, or a head part (`reportsHead`) shows a lower height, the part
  * is marked `behind_head` in meta.
  */
-import type { CacheEntry, Composed, PartSummary, Stamp } from '../cache/types.js';
+import type { CacheEntry, Composed, PartSummary } from '../cache/types.js';
+import type { Stamp } from '../transform/stamps.js';
 import type { ChainView } from '../chain/types.js';
 import { ProxyError } from '../errors/catalog.js';
 import { member, numberAt } from '../transform/json-scan.js';

@@ -18,7 +18,7 @@ import type { CanonicalRequest } from '../catalogue/types.js';
 import { toProxyError } from '../errors/catalog.js';
 import type { Resolution } from '../pipeline/resolver.js';
 import { SingleFlight } from '../pipeline/single-flight.js';
-import { unpaid, type MissPayer } from '../budget/payer.js';
+import { unpaid, type MissPayer } from '../ratelimit/payer.js';
 import { compose, type ComposeDeps, type Composition } from './compose.js';
 import type { PageMetrics } from './metrics.js';
 import type { CompiledPage } from './plan.js';

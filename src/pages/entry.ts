@@ -8,8 +8,9 @@
 import { computeEtag } from '../cache/entry.js';
 import { ownedBytes } from '../cache/owned.js';
 import { digits, renderBody } from '../cache/render.js';
-import type { CacheEntry, Composed, Stamp } from '../cache/types.js';
-import type { EntryDeps } from '../invalidation/tags.js';
+import type { CacheEntry, Composed } from '../cache/types.js';
+import type { Stamp } from '../transform/stamps.js';
+import type { EntryDeps } from '../cache/types.js';
 
 /**
  * A composed page is not served past its freshness, but kept this long after

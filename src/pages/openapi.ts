@@ -5,7 +5,7 @@
  * answer whose `data` has one property per part (the part endpoint's `data`)
  * and whose `meta` is the composition's (src/pages/compose.ts).
  */
-import type { ParamLimits } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import { dataSpecOf } from '../schema/index.js';
 import { ANSWER_HEADERS, errorResponse, RETRY_AFTER } from '../openapi/api-paths.js';
 import { componentName, ref, SchemaRegistry } from '../openapi/json-schema.js';

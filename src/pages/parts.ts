@@ -5,10 +5,11 @@
  * known: independent parts run in parallel, dependent parts after.
  */
 import { canonicalize } from '../catalogue/canonicalize.js';
-import type { CanonicalRequest, ParamLimits } from '../catalogue/types.js';
+import type { CanonicalRequest } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Resolution, Resolver } from '../pipeline/resolver.js';
-import type { MissPayer } from '../budget/payer.js';
+import type { MissPayer } from '../ratelimit/payer.js';
 import { locate, type Range } from '../transform/json-scan.js';
 import type { CompiledPage, CompiledPart } from './plan.js';
 import { resolveTemplate, resolveWhen, type PartsSoFar } from './template.js';

@@ -5,8 +5,9 @@
  * (known endpoint and parameter, known page parameter or part, no cycle).
  */
 import type { Catalogue } from '../catalogue/index.js';
-import { MISSING_PREFIX, P } from '../catalogue/params.js';
-import type { EndpointDef, EndpointName, ParamSpec } from '../catalogue/types.js';
+import { MISSING_PREFIX, P } from '../endpoints/params.js';
+import type { EndpointDef, EndpointName } from '../catalogue/types.js';
+import type { ParamSpec } from '../endpoints/types.js';
 import { blockMax } from '../endpoints/block-max.js';
 import { compileTemplate, refsOf, type Alt } from './template.js';
 import type { PageDecl, PageParamName, PageTable } from './types.js';

@@ -14,9 +14,10 @@
  * it lists), never above the best head when the fetch began: a touched set
  * for any block above that stamp stales it.
  */
-import type { CanonicalRequest, Classification, EndpointName } from '../catalogue/types.js';
+import type { CanonicalRequest, EndpointName } from '../catalogue/types.js';
+import type { Classification } from '../endpoints/types.js';
 import { classify, distrusted, freshnessOf, heightOf } from '../catalogue/classify.js';
-import type { HeadGuard } from '../chain/head-guard.js';
+import type { HeadGuard } from './head-guard.js';
 import type { ChainFacts, ChainView } from '../chain/types.js';
 import type { CacheEntry } from '../cache/types.js';
 import { createEntry } from '../cache/entry.js';
@@ -30,16 +31,8 @@ import type { Purpose, UpstreamPool, UpstreamRequest, UpstreamResponse } from '.
 import type { Quorum } from '../consensus/quorum.js';
 import type { PreciseRule } from '../invalidation/rule.js';
 import type { GuardReason } from '../invalidation/metrics.js';
+import type { Fetched } from '../invalidation/own-reads.js';
 import { headerTags } from '../invalidation/tags.js';
-
-export interface Fetched {
-  entry: CacheEntry;
-  cacheable: boolean;
-  upstream: string;
-  upstreamMs: number;
-  /** What the answer showed about the chain (given to `learn` before the entry was made). */
-  facts: ChainFacts;
-}
 
 export interface FetchStageDeps {
   pool: UpstreamPool;

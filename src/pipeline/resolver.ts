@@ -22,20 +22,15 @@ import { MemoryEntry, type MemoryStore } from '../cache/memory-store.js';
 import { Doorkeeper } from '../cache/admission.js';
 import { carriedGzip } from '../cache/carried-gzip.js';
 import { toProxyError, type ProxyError } from '../errors/catalog.js';
+import type { FleetCoordinator } from '../fleet/connect.js';
 import type { Metrics } from '../metrics/types.js';
 import type { FetchStage } from './fetch-stage.js';
 import { SingleFlight, type FlightContext } from './single-flight.js';
-import type { MissPayer } from '../budget/payer.js';
-import type { HeadGuard } from '../chain/head-guard.js';
+import type { MissPayer } from '../ratelimit/payer.js';
+import type { HeadGuard } from './head-guard.js';
 import type { Purpose } from '../upstream/types.js';
 
 /** Fleet-wide single flight (issue 5): a Redis lease so one replica fetches for all. */
-export interface FleetCoordinator {
-  acquire(key: string): Promise<boolean>;
-  waitForFill(key: string): Promise<CacheEntry | undefined>;
-  release(key: string): Promise<void>;
-}
-
 export interface Resolution {
   result: CacheResult;
   entry: CacheEntry;
@@ -110,7 +105,7 @@ export class Resolver {
 
   /**
    * `client`: aborted when the client has gone; a flight every client left is cancelled (single-flight.ts).
-   * `payer`: charged when this call leads an upstream fetch (src/budget/payer.ts); null: nobody pays.
+   * `payer`: charged when this call leads an upstream fetch (src/ratelimit/payer.ts); null: nobody pays.
    * `purpose`: the proxy's own background lookup (sent upstream as a header); null: a client's.
    */
   async resolve(req: CanonicalRequest, client?: AbortSignal, payer: MissPayer | null = null, purpose: Purpose | null = null): Promise<Resolution> {

@@ -9,7 +9,7 @@ import type { TagJudge } from '../cache/entry.js';
 import type { MemoryStore } from '../cache/memory-store.js';
 import type { CacheStore } from '../cache/types.js';
 import type { Catalogue } from '../catalogue/index.js';
-import type { ParamLimits } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import type { InvalidationConfig, RedisConfig } from '../config/types.js';
 import type { Fleet } from '../fleet/connect.js';
 import type { Bus } from '../fleet/link.js';

@@ -10,7 +10,7 @@
 import type { CacheEntry } from '../cache/types.js';
 import type { Catalogue } from '../catalogue/index.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
-import type { ParamLimits } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import { tagOfAddress, tagOfToken } from '../invalidation/tags.js';
 import { locate, numberAt, stringAt } from '../transform/json-scan.js';
 

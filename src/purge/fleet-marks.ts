@@ -9,7 +9,8 @@
  */
 import { waitReady } from '../redis/client.js';
 import { guarded, type RedisGuard } from '../redis/guard.js';
-import { EVERYTHING, type PurgeMark } from './marks.js';
+import type { PurgeMark } from '../fleet/messages.js';
+import { EVERYTHING } from './marks.js';
 
 const ADD_LUA = `
 local key = KEYS[1]

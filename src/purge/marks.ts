@@ -14,6 +14,7 @@
  * "everything created before T" (purging more, never less).
  */
 import type { CacheEntry } from '../cache/types.js';
+import type { PurgeMark } from '../fleet/messages.js';
 
 export type PurgeMode = 'hard' | 'soft';
 
@@ -25,13 +26,6 @@ export interface Verdict {
 
 /** The target of a purge of everything. */
 export const EVERYTHING = '*';
-
-/** One purge as the fleet shares it: `at` is the purging replica's clock. */
-export interface PurgeMark {
-  target: string;
-  soft: boolean;
-  at: number;
-}
 
 interface Times {
   hard: number;

@@ -8,8 +8,8 @@
  */
 import type { Catalogue } from '../catalogue/index.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
-import { echo, invalidMessage, P } from '../catalogue/params.js';
-import type { ParamLimits, ParamSpec } from '../catalogue/types.js';
+import { echo, invalidMessage, P } from '../endpoints/params.js';
+import type { ParamLimits, ParamSpec } from '../endpoints/types.js';
 import { ProxyError, toProxyError } from '../errors/catalog.js';
 import { txDetail } from '../endpoints/tx-detail.js';
 import { tagOfAddress, tagOfToken } from '../invalidation/tags.js';

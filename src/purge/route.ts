@@ -7,11 +7,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalogue } from '../catalogue/index.js';
-import type { ParamLimits } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import { envelopeBody, ProxyError, toProxyError } from '../errors/catalog.js';
 import { adminOnly, type AdminGate } from '../http/admin-gate.js';
 import { sendEnvelope, sendError } from '../http/envelope-writer.js';
-import { PURGE_PATH } from '../http/paths.js';
+import { PURGE_PATH } from '../catalogue/paths.js';
 import { rawQuery } from '../http/request-util.js';
 import type { Purger } from './purger.js';
 import { parsePurge } from './request.js';

@@ -9,13 +9,21 @@
 import type { Registry } from 'prom-client';
 import { Breaker } from '../common/breaker.js';
 import type { Config } from '../config/types.js';
-import type { RateLimitGate } from '../http/rate-limit.js';
 import type { Metrics } from '../metrics/types.js';
 import type { RedisClient } from '../redis/client.js';
-import { MissBudget } from '../budget/miss-budget.js';
-import { CreditPrices } from '../budget/prices.js';
+import { MissBudget } from './miss-budget.js';
+import { CreditPrices } from './prices.js';
 import { RateLimiter } from './limiter.js';
-import { createRateLimitMetrics } from './metrics.js';
+import { createRateLimitMetrics, type RateLimitMetrics } from './metrics.js';
+
+/** The limiter and what it charges with, as the HTTP edge uses it (src/http/rate-limit.ts). */
+export interface RateLimitGate {
+  limiter: RateLimiter;
+  metrics: Metrics;
+  rl: RateLimitMetrics;
+  prices: CreditPrices;
+  budget: MissBudget;
+}
 
 export interface GateDeps {
   redis: RedisClient | null;

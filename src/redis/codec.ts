@@ -18,10 +18,10 @@
  */
 import { promisify } from 'node:util';
 import { gunzip, gunzipSync, gzip } from 'node:zlib';
-import type { CacheEntry, Stamp } from '../cache/types.js';
+import type { CacheEntry, EntryDeps } from '../cache/types.js';
+import type { Stamp } from '../transform/stamps.js';
 import { carryGzip } from '../cache/carried-gzip.js';
 import { ownedBytes } from '../cache/owned.js';
-import type { EntryDeps } from '../invalidation/tags.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);

@@ -11,7 +11,7 @@
  * - the OpenAPI document (`jsonSchema`): what production accepts, patterns
  *   given as the documented format.
  */
-import type { FieldSpec, Schema } from './language.js';
+import type { FieldSpec, Schema } from '../endpoints/language.js';
 
 /** JSON Schema (2020-12) as plain JSON. */
 export type JsonSchema = { [key: string]: unknown };

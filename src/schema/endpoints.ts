@@ -1,7 +1,7 @@
 /** Whole-response schemas per endpoint path, from the endpoint modules' record schemas. */
 import { moduleOf } from '../endpoints/index.js';
-import type { FieldSpec, Schema } from './language.js';
-import { envelopeOf } from './records.js';
+import type { FieldSpec, Schema } from '../endpoints/language.js';
+import { envelopeOf } from '../endpoints/records.js';
 
 const cache = new Map<string, Schema>();
 

@@ -1,5 +1,5 @@
-export { schema } from './language.js';
-export type { Schema, FieldSpec } from './language.js';
-export * from './records.js';
+export { schema } from '../endpoints/language.js';
+export type { Schema, FieldSpec } from '../endpoints/language.js';
+export * from '../endpoints/records.js';
 export { schemaForEndpoint, dataSpecOf } from './endpoints.js';
 export { compileSpec, validateRecord, type Conforms } from './compile.js';

@@ -14,7 +14,8 @@
  */
 import type { Logger } from 'pino';
 import { canonicalize } from '../catalogue/canonicalize.js';
-import type { CanonicalRequest, EndpointDef, ParamLimits } from '../catalogue/types.js';
+import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import type { ChainTracker } from '../chain/tracker.js';
 import type { CacheEntry } from '../cache/types.js';
 import { toProxyError } from '../errors/catalog.js';

@@ -1,20 +1,21 @@
 /**
  * The streams, composed: the hub (shared by every stream type), the head
  * channel (its history), the route and the head feed (which also drives
- * refresh-ahead); the activity stream (src/activity/) on the same hub. `createHeadStream` is called once by the composition
+ * refresh-ahead); the activity stream (src/stream/activity/) on the same hub. `createHeadStream` is called once by the composition
  * root; `close()` ends every stream so the server's close does not wait on them.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { CanonicalRequest, EndpointDef, ParamLimits } from '../catalogue/types.js';
+import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import type { ChainTracker } from '../chain/tracker.js';
 import type { CacheEntry } from '../cache/types.js';
 import type { StreamConfig } from '../config/types.js';
 import type { HotKeys } from '../pipeline/hot-keys.js';
 import { RefreshAhead } from '../pipeline/refresh-ahead.js';
-import { createActivityStream, type ActivityStream } from '../activity/index.js';
-import type { TouchedSets } from '../invalidation/touched.js';
+import { createActivityStream, type ActivityStream } from './activity/index.js';
+import type { TouchedSets } from '../chain/touched.js';
 import { HeadFeed } from './feed.js';
 import { HEARTBEAT_FRAME } from './frames.js';
 import { StreamChannel } from './channel.js';

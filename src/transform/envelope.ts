@@ -26,6 +26,12 @@ function nonZeroInt(v: unknown): v is number {
   return typeof v === 'number' && Number.isSafeInteger(v) && v !== 0;
 }
 
+/** Negative answer: HTTP 4xx, or 2xx with a non-zero integer `code`. */
+export function isNegative(status: number, json: Record<string, unknown>): boolean {
+  if (status >= 400 && status < 500) return true;
+  return status >= 200 && status < 300 && nonZeroInt(json['code']);
+}
+
 function text(v: unknown): string | null {
   if (typeof v !== 'string') return null;
   const t = v.trim();

@@ -10,10 +10,22 @@
  * Only number tokens are stamped; absent or non-numeric fields are skipped
  * (a `diff` whose item has no numeric base is left alone).
  */
-import type { Stamp } from '../cache/types.js';
 import { moduleOf } from '../endpoints/index.js';
 import type { StampDecl } from '../endpoints/types.js';
 import { forEachItem, forEachMember, keyIs, member, numberAt, root, type Range } from './json-scan.js';
+
+/**
+ * A time-relative number inside the body (`server_timestamp`, `currentTimestamp`,
+ * `timeDiff`): byte range of the number token in `body`. On delivery the range is
+ * replaced by `now` ('now') or `now - base` ('diff'), without touching the JSON.
+ */
+export interface Stamp {
+  start: number;
+  end: number;
+  kind: 'now' | 'diff';
+  /** For 'diff': the item's own timestamp in ms. */
+  base: number;
+}
 
 function nowStamp(r: Range): Stamp {
   return { start: r.start, end: r.end, kind: 'now', base: 0 };

@@ -8,7 +8,7 @@
  */
 import type { Dispatch, Layer } from './dispatch.js';
 import { budgetLeft } from './dispatch.js';
-import { isNegative } from './judge.js';
+import { isNegative } from '../transform/envelope.js';
 import type { UpstreamResponse } from './types.js';
 
 export interface ConfirmOptions {

@@ -20,7 +20,7 @@
 import type { EndpointName } from '../catalogue/types.js';
 import { compileSpec, dataSpecOf, type Conforms } from '../schema/index.js';
 import { forEachMember, keyIs, root } from '../transform/json-scan.js';
-import { isSuccessEnvelope } from '../transform/envelope.js';
+import { isNegative, isSuccessEnvelope } from '../transform/envelope.js';
 
 export type Verdict = 'good' | 'negative' | 'bad';
 
@@ -35,16 +35,6 @@ function conformsFor(endpoint: EndpointName): Conforms | null {
     conformers.set(endpoint, c);
   }
   return c;
-}
-
-function nonZeroInt(v: unknown): boolean {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v !== 0;
-}
-
-/** Negative answer: HTTP 4xx, or 2xx with a non-zero integer `code`. */
-export function isNegative(status: number, json: Record<string, unknown>): boolean {
-  if (status >= 400 && status < 500) return true;
-  return status >= 200 && status < 300 && nonZeroInt(json['code']);
 }
 
 const ENVELOPE_KEYS = ['code', 'msg', 'data'] as const;

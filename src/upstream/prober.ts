@@ -29,7 +29,7 @@ import { isSuccessEnvelope } from '../transform/envelope.js';
 import type { RunOptions, Upstream } from './upstream.js';
 import type { UpstreamResponse } from './types.js';
 import type { HeadWatch } from './head-watch.js';
-import type { UpstreamHead } from '../fleet/bus.js';
+import type { UpstreamHead } from '../fleet/messages.js';
 
 /** `data.height` of a block/max answer; the number may be written `4842503.0` (or quoted). */
 export function parseHeight(json: Record<string, unknown>): number | null {

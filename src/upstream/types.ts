@@ -1,4 +1,5 @@
 import type { ChainView } from '../chain/types.js';
+import type { BreakerState } from '../common/breaker.js';
 import type { ProxyError } from '../errors/catalog.js';
 import type { EndpointName, Freshness } from '../catalogue/types.js';
 import type { SitOutState } from './sit-out.js';
@@ -55,8 +56,6 @@ export interface UpstreamResponse {
   /** The answer is about a height no asked upstream had (short-lived at most). */
   uncovered?: boolean;
 }
-
-export type BreakerState = 'closed' | 'open' | 'half-open';
 
 export interface UpstreamStatus {
   name: string;

@@ -12,7 +12,7 @@ import { attempt } from './attempt.js';
 import { isHedgeLoss } from './hedge-loss.js';
 import { Breaker, type Permit } from '../common/breaker.js';
 import { LatencyStats } from './latency.js';
-import { isNegative } from './judge.js';
+import { isNegative } from '../transform/envelope.js';
 import { Admission } from './queue.js';
 import { PURPOSE_HEADER, type Purpose, type UpstreamRequest, type UpstreamResponse, type UpstreamStatus } from './types.js';
 

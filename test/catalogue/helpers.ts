@@ -1,6 +1,7 @@
 import { buildCatalogue } from '../../src/catalogue/index.js';
 import { canonicalize } from '../../src/catalogue/canonicalize.js';
-import type { CanonicalRequest, EndpointName, ParamLimits } from '../../src/catalogue/types.js';
+import type { CanonicalRequest, EndpointName } from '../../src/catalogue/types.js';
+import type { ParamLimits } from '../../src/endpoints/types.js';
 import type { ChainView } from '../../src/chain/types.js';
 import { ProxyError } from '../../src/errors/catalog.js';
 

@@ -5,11 +5,11 @@
  * answers, stamps) as they were when they lived in separate tables.
  */
 import { describe, expect, it } from 'vitest';
-import { P } from '../../src/catalogue/params.js';
+import { P } from '../../src/endpoints/params.js';
 import { DEFAULT_POLICIES } from '../../src/catalogue/policies.js';
 import { ENDPOINT_NAMES, ENDPOINTS, moduleOf } from '../../src/endpoints/index.js';
 import { endpoint, flat } from '../../src/endpoints/kit.js';
-import { BlockMax } from '../../src/schema/records.js';
+import { BlockMax } from '../../src/endpoints/records.js';
 import { FIXTURES } from '../helpers/proxy-kit.js';
 
 const S = 1000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { echo, P } from '../../src/catalogue/params.js';
-import type { ParamLimits } from '../../src/catalogue/types.js';
+import { echo, P } from '../../src/endpoints/params.js';
+import type { ParamLimits } from '../../src/endpoints/types.js';
 import { ADDR, HASH, limits } from './helpers.js';
 
 // The parsers, as the parameters declare them.

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createAdminGate } from '../../src/http/admin-gate.js';
 import { registerFallbacks } from '../../src/http/fallbacks.js';
 import { EnvelopeWriter, installEnvelopeWriter } from '../../src/http/envelope-writer.js';
-import { PathRegistry } from '../../src/http/paths.js';
+import { PathRegistry } from '../../src/catalogue/paths.js';
 import { DASHBOARD_HTML } from '../../src/dashboard/page.js';
 import { DASHBOARD_PATHS, registerDashboard } from '../../src/dashboard/routes.js';
 import { createPrometheusMetrics } from '../../src/metrics/prometheus.js';

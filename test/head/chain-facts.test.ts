@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/catalogue/index.js';
 import { canonicalize } from '../../src/catalogue/canonicalize.js';
-import { HeadGuard } from '../../src/chain/head-guard.js';
+import { HeadGuard } from '../../src/pipeline/head-guard.js';
 import { ChainTracker } from '../../src/chain/tracker.js';
 import { FetchStage } from '../../src/pipeline/fetch-stage.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';

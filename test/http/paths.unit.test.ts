@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
 import { DASHBOARD_PATHS } from '../../src/dashboard/routes.js';
-import { PathRegistry, RESERVED_PATHS } from '../../src/http/paths.js';
+import { PathRegistry, RESERVED_PATHS } from '../../src/catalogue/paths.js';
 import { STREAM_PATH } from '../../src/stream/index.js';
 
 describe('path registry', () => {

@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { createEntry, entryState, type ChainHeights } from '../../src/cache/entry.js';
 import { TagClock } from '../../src/invalidation/clock.js';
-import { DAY, DEPLOYED, PENDING, tagOfAddress, type EntryDeps } from '../../src/invalidation/tags.js';
-import type { TouchedSet } from '../../src/invalidation/touched.js';
+import type { EntryDeps } from '../../src/cache/types.js';
+import { DAY, DEPLOYED, PENDING, tagOfAddress } from '../../src/invalidation/tags.js';
+import type { TouchedSet } from '../../src/chain/touched.js';
 
 const chain = (head: number, final: number | null = null): ChainHeights => ({ bestHead: () => head, finalHeight: () => final });
 const entry = (head: number, deps: EntryDeps, createdAt = 0) =>

@@ -4,7 +4,8 @@
  */
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
 import type { Metrics, MetricSources, RequestResult, TierStats, UpstreamOutcome } from '../../src/metrics/types.js';
-import type { BreakerState, UpstreamStatus } from '../../src/upstream/types.js';
+import type { BreakerState } from '../../src/common/breaker.js';
+import type { UpstreamStatus } from '../../src/upstream/types.js';
 
 const UPSTREAMS = ['upstream-a', 'upstream-b'] as const;
 const RESULTS: readonly RequestResult[] = ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'];

@@ -7,13 +7,13 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/catalogue/index.js';
-import type { ParamLimits, ParamSpec } from '../../src/catalogue/types.js';
+import type { ParamLimits, ParamSpec } from '../../src/endpoints/types.js';
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
 import { dashboardOpenapi } from '../../src/dashboard/openapi.js';
 import { apiOpenapi } from '../../src/openapi/api-paths.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { opsOpenapi } from '../../src/openapi/ops-paths.js';
-import { PAGES } from '../../src/catalogue/pages.js';
+import { PAGES } from '../../src/pages/defaults.js';
 import { batchOpenapi } from '../../src/http/batch-openapi.js';
 import { compilePages } from '../../src/pages/plan.js';
 import { pagesOpenapi } from '../../src/pages/openapi.js';

@@ -9,8 +9,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/catalogue/index.js';
-import { PAGES } from '../../src/catalogue/pages.js';
-import type { ParamLimits } from '../../src/catalogue/types.js';
+import { PAGES } from '../../src/pages/defaults.js';
+import type { ParamLimits } from '../../src/endpoints/types.js';
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
 import { loadConfig } from '../../src/config/load.js';
 import { batchOpenapi } from '../../src/http/batch-openapi.js';

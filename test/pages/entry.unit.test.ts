@@ -6,10 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { createEntry, entryState, type ChainHeights } from '../../src/cache/entry.js';
 import { renderBody } from '../../src/cache/render.js';
-import type { CacheEntry, Stamp } from '../../src/cache/types.js';
+import type { CacheEntry } from '../../src/cache/types.js';
+import type { Stamp } from '../../src/transform/stamps.js';
 import { TagClock } from '../../src/invalidation/clock.js';
-import { tagOfAddress, type EntryDeps } from '../../src/invalidation/tags.js';
-import type { TouchedSet } from '../../src/invalidation/touched.js';
+import type { EntryDeps } from '../../src/cache/types.js';
+import { tagOfAddress } from '../../src/invalidation/tags.js';
+import type { TouchedSet } from '../../src/chain/touched.js';
 import { PAGE_KEPT_MS, pageEntry, type PageParts } from '../../src/pages/entry.js';
 
 const chain = (head: number, final: number | null = null): ChainHeights => ({ bestHead: () => head, finalHeight: () => final });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/catalogue/index.js';
-import { PAGES } from '../../src/catalogue/pages.js';
+import { PAGES } from '../../src/pages/defaults.js';
 import { loadConfig } from '../../src/config/load.js';
 import { compilePages, PageTableError } from '../../src/pages/plan.js';
 import { compileTemplate, resolveTemplate, type PartsSoFar } from '../../src/pages/template.js';

@@ -1,7 +1,7 @@
 /** PASSTHROUGH and PASSTHROUGH_TIMEOUT_MS: parsed from env and CONFIG_FILE, every bad route refused at start. */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { RESERVED_PATHS } from '../../src/http/paths.js';
+import { RESERVED_PATHS } from '../../src/catalogue/paths.js';
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
 import { errorsOf, tempFile } from '../config/helpers.js';
 

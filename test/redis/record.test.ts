@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FleetRecord } from '../../src/fleet/record.js';
-import type { TouchedSet } from '../../src/invalidation/touched.js';
+import type { TouchedSet } from '../../src/chain/touched.js';
 import { closeRedis, createRedis, waitReady, type RedisClient } from '../../src/redis/client.js';
 import { describeRedisCluster, startRedisCluster } from '../helpers/redis-cluster.js';
 import { describeRedis, startRedisServer } from '../helpers/redis-server.js';

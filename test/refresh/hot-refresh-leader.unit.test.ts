@@ -10,7 +10,7 @@ import type { CacheEntry } from '../../src/cache/types.js';
 import { defaultConfig } from '../../src/config/defaults.js';
 import { HotRefresh } from '../../src/invalidation/hot-refresh.js';
 import { tagOfAddress } from '../../src/invalidation/tags.js';
-import type { TouchedSet } from '../../src/invalidation/touched.js';
+import type { TouchedSet } from '../../src/chain/touched.js';
 
 const ADDRESS = 'n1d4wXxTVmK4rzyiN1vxhMuzxT441bxr8Fg';
 const entry = { key: `tx/listByAddress?address=${ADDRESS}`, deps: { tags: [tagOfAddress(ADDRESS)], watchFinal: null } } as unknown as CacheEntry;

@@ -5,7 +5,7 @@
  */
 import { blockHash, touchedAt, txNames, type SimulatorHandle } from '../../src/sim/index.js';
 import type { ProxyHandle } from '../../src/app.js';
-import type { TouchedSet } from '../../src/invalidation/touched.js';
+import type { TouchedSet } from '../../src/chain/touched.js';
 
 export const SEED = 5;
 export const ACTIVITY = '/stream/activity';

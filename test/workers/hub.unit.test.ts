@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { Hub } from '../../src/cluster/hub.js';
 import type { ToWorker } from '../../src/cluster/protocol.js';
-import type { TouchedSet } from '../../src/invalidation/touched.js';
+import type { TouchedSet } from '../../src/chain/touched.js';
 import { fakeClock } from '../helpers/clock.js';
 
 function rig(workers = 3) {

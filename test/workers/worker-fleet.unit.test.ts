@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Hub } from '../../src/cluster/hub.js';
 import { connectWorkerFleet, type Channel, type WorkerFleet } from '../../src/cluster/worker-fleet.js';
 import type { CacheEntry } from '../../src/cache/types.js';
-import type { TouchedSet } from '../../src/invalidation/touched.js';
+import type { TouchedSet } from '../../src/chain/touched.js';
 import { makeEntry } from '../redis/fixtures.js';
 
 function workers(n: number) {

@@ -4,7 +4,7 @@
  * or answered from the Redis value alone (refused). Both series from the start.
  */
 import { Counter, type Registry } from 'prom-client';
-import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import { METRIC_PREFIX } from './prometheus.js';
 
 export function registerAdmissionMetrics(registry: Registry): (promoted: boolean) => void {
   const admissions = new Counter({

@@ -9,10 +9,10 @@
  * with the rebase). A step running across a rebase publishes nothing.
  */
 import type { Logger } from 'pino';
-import type { ChainView } from '../chain/types.js';
-import { toProxyError } from '../errors/catalog.js';
-import type { PendingTouched, TouchedListener, TouchedSet } from '../invalidation/touched.js';
-import { rebaseFrame } from '../stream/frames.js';
+import type { ChainView } from '../../chain/types.js';
+import { toProxyError } from '../../errors/catalog.js';
+import type { PendingTouched, TouchedListener, TouchedSet } from '../../chain/touched.js';
+import { rebaseFrame } from '../frames.js';
 import type { ActivityChannel } from './channel.js';
 import { chargeOf, type ActivityHistory, type TxRecord } from './history.js';
 import { blockTxs, namesIn, type TxReader } from './txs.js';

@@ -3,36 +3,36 @@
  * hook, the 22 endpoints, pages and batch, the head stream, operator routes,
  * passthrough, the status page, the OpenAPI document (each feature contributes
  * its paths; operators get it whole) and the fallbacks (404/405/preflight),
- * all reading one path registry (paths.ts).
+ * all reading one path registry (catalogue/paths.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config/types.js';
-import { dashboardOpenapi } from '../dashboard/openapi.js';
-import { blockList as blockListEndpoint } from '../endpoints/block-list.js';
-import { txList as txListEndpoint } from '../endpoints/tx-list.js';
-import { registerDashboard } from '../dashboard/routes.js';
-import { apiOpenapi } from '../openapi/api-paths.js';
-import { buildOpenApiDocument, withoutPaths } from '../openapi/document.js';
-import { opsOpenapi } from '../openapi/ops-paths.js';
-import { registerOpenApiRoute } from '../openapi/route.js';
-import { pagesOpenapi } from '../pages/openapi.js';
-import { createPassthroughMetrics } from '../passthrough/metrics.js';
-import { registerPassthrough } from '../passthrough/register.js';
-import type { Stages } from '../stages.js';
-import { createHeadStream, type HeadStream } from '../stream/index.js';
-import { streamOpenapi } from '../stream/openapi.js';
-import { activityOpenapi } from '../activity/openapi.js';
-import { registerApiRoutes } from './api-routes.js';
-import { batchOpenapi } from './batch-openapi.js';
-import { chargeBatchWith } from './batch-charge.js';
-import { registerBatchRoute } from './batch-route.js';
-import { registerPurgeRoute } from '../purge/route.js';
-import { registerFallbacks } from './fallbacks.js';
-import { registerOpsRoutes } from './ops-routes.js';
-import { registerPageRoutes } from './page-routes.js';
-import { PathRegistry, rateLimitExempt } from './paths.js';
-import { payerOf } from './miss-payer.js';
-import { registerRateLimit } from './rate-limit.js';
+import type { Config } from './config/types.js';
+import { dashboardOpenapi } from './dashboard/openapi.js';
+import { blockList as blockListEndpoint } from './endpoints/block-list.js';
+import { txList as txListEndpoint } from './endpoints/tx-list.js';
+import { registerDashboard } from './dashboard/routes.js';
+import { apiOpenapi } from './openapi/api-paths.js';
+import { buildOpenApiDocument, withoutPaths } from './openapi/document.js';
+import { opsOpenapi } from './openapi/ops-paths.js';
+import { registerOpenApiRoute } from './http/openapi-route.js';
+import { pagesOpenapi } from './pages/openapi.js';
+import { createPassthroughMetrics } from './passthrough/metrics.js';
+import { registerPassthrough } from './passthrough/register.js';
+import type { Stages } from './stages.js';
+import { createHeadStream, type HeadStream } from './stream/index.js';
+import { streamOpenapi } from './stream/openapi.js';
+import { activityOpenapi } from './stream/activity/openapi.js';
+import { registerApiRoutes } from './http/api-routes.js';
+import { batchOpenapi } from './http/batch-openapi.js';
+import { chargeBatchWith } from './http/batch-charge.js';
+import { registerBatchRoute } from './http/batch-route.js';
+import { registerPurgeRoute } from './purge/route.js';
+import { registerFallbacks } from './http/fallbacks.js';
+import { registerOpsRoutes } from './http/ops-routes.js';
+import { registerPageRoutes } from './http/page-routes.js';
+import { PathRegistry, rateLimitExempt } from './catalogue/paths.js';
+import { payerOf } from './http/miss-payer.js';
+import { registerRateLimit } from './http/rate-limit.js';
 
 /** Registers every route; returns the head stream (its refresh-ahead takes extra targets). */
 export async function registerSurface(app: FastifyInstance, config: Config, s: Stages): Promise<HeadStream> {

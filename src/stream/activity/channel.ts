@@ -10,8 +10,8 @@
  * forgotten is refused; one that fits forgets the oldest lingering watches it
  * needs room for. Lingering watches are also bounded per client (lingering.ts).
  */
-import type { ChannelMember } from '../stream/hub.js';
-import type { Subscriber } from '../stream/subscriber.js';
+import type { ChannelMember } from '../hub.js';
+import type { Subscriber } from '../subscriber.js';
 import { activityFrame, pendingFrame } from './frames.js';
 import type { ActivityHistory, BlockRecord } from './history.js';
 import { Lingering } from './lingering.js';

@@ -1,6 +1,6 @@
 /** Metrics of the activity stream, on the proxy's shared registry. */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import { METRIC_PREFIX } from '../../metrics/prometheus.js';
 
 export interface ActivityMetrics {
   delivered(n: number): void;

@@ -5,10 +5,11 @@
  * replica that read them, or shares the Redis tier, they cost no upstream
  * request. Each record is kept as the upstream's bytes.
  */
-import { canonicalize } from '../catalogue/canonicalize.js';
-import type { CanonicalRequest, EndpointDef, ParamLimits } from '../catalogue/types.js';
-import type { CacheEntry } from '../cache/types.js';
-import { forEachItem, locate, numberAt } from '../transform/json-scan.js';
+import { canonicalize } from '../../catalogue/canonicalize.js';
+import type { CanonicalRequest, EndpointDef } from '../../catalogue/types.js';
+import type { ParamLimits } from '../../endpoints/types.js';
+import type { CacheEntry } from '../../cache/types.js';
+import { forEachItem, locate, numberAt } from '../../transform/json-scan.js';
 
 export interface TxReader {
   txList: EndpointDef;

@@ -9,8 +9,7 @@
  * reads it before any route exists.
  */
 import type { FastifyRequest } from 'fastify';
-import { ENDPOINT_NAMES } from '../catalogue/types.js';
-import type { AdminGate } from './admin-gate.js';
+import { ENDPOINT_NAMES } from './types.js';
 
 export const HEALTHZ_PATH = '/healthz';
 export const READYZ_PATH = '/readyz';
@@ -20,7 +19,7 @@ export const OPENAPI_PATH = '/openapi.json';
 export const BATCH_PATH = '/batch';
 export const PURGE_PATH = '/purge';
 export const PAGES_PREFIX = '/pages/';
-/** Served by src/dashboard/routes.ts (DASHBOARD_PATHS) and src/stream/route.ts (STREAM_PATH) and src/activity/index.ts (ACTIVITY_PATH). */
+/** Served by src/dashboard/routes.ts (DASHBOARD_PATHS) and src/stream/route.ts (STREAM_PATH) and src/stream/activity/index.ts (ACTIVITY_PATH). */
 const DASHBOARD = ['/dashboard', '/dashboard/data.json', '/dashboard/history.json'] as const;
 const STREAM = '/stream/heads';
 const ACTIVITY = '/stream/activity';
@@ -79,11 +78,13 @@ export class PathRegistry {
   }
 }
 
+type RequestTest = (request: FastifyRequest) => boolean;
+
 /**
  * Requests the rate limiter leaves alone: unlimited paths, operator paths only
  * when an operator asks (anyone else is charged as for the unknown path they see).
  */
-export function rateLimitExempt(registry: PathRegistry, adminGate: AdminGate): (request: FastifyRequest) => boolean {
+export function rateLimitExempt(registry: PathRegistry, adminGate: RequestTest): RequestTest {
   return (request) => {
     const url = request.raw.url ?? '/';
     const q = url.indexOf('?');

@@ -13,7 +13,7 @@
  */
 import type { CacheEntry } from '../cache/types.js';
 import { member, numberAt, root } from '../transform/json-scan.js';
-import type { ChainTracker } from './tracker.js';
+import type { ChainTracker } from '../chain/tracker.js';
 
 /** `data.height` of a success body (`code` 0), truncated; null for anything else. */
 function heightIn(body: Buffer): number | null {

@@ -4,10 +4,10 @@
  * block event, its `txs` the `Transaction` records of tx/list) and
  * `ActivityPendingEvent`; `rebase` and `gap` are the head stream's components.
  */
-import { errorResponse } from '../openapi/api-paths.js';
-import { ref, SchemaRegistry } from '../openapi/json-schema.js';
-import type { OpenApiContribution, ParameterObject, SchemaObject } from '../openapi/types.js';
-import { Transaction } from '../schema/index.js';
+import { errorResponse } from '../../openapi/api-paths.js';
+import { ref, SchemaRegistry } from '../../openapi/json-schema.js';
+import type { OpenApiContribution, ParameterObject, SchemaObject } from '../../openapi/types.js';
+import { Transaction } from '../../schema/index.js';
 import { ACTIVITY_PATH } from './index.js';
 
 const ACTIVITY_EVENT = 'ActivityEvent';

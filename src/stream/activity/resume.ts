@@ -6,9 +6,9 @@
  * the history cannot vouch for (evicted, or before one of the entities was
  * watched), then the kept blocks that name the subscriber's entities.
  */
-import { gapFrame, rebaseFrame } from '../stream/frames.js';
-import type { StreamEvent } from '../stream/history.js';
-import type { ResumePlan } from '../stream/resume.js';
+import { gapFrame, rebaseFrame } from '../frames.js';
+import type { StreamEvent } from '../history.js';
+import type { ResumePlan } from '../resume.js';
 import type { ActivityChannel } from './channel.js';
 import { activityFrame, positionFrame } from './frames.js';
 import type { ActivityHistory } from './history.js';

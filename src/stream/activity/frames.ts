@@ -3,7 +3,7 @@
  * that name one of the subscriber's entities, as the upstream wrote them; the
  * frame is made once per distinct set of matched entities in a block.
  */
-import { eventFrame } from '../stream/frames.js';
+import { eventFrame } from '../frames.js';
 import type { BlockRecord } from './history.js';
 
 /** `id: <height>` and `data: {"height","block_hash","complete","txs"}` for the entities `mine` (those of one subscriber the block names). */

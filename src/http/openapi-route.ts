@@ -4,9 +4,9 @@
  * start; the operator's copy is never stored by shared caches.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AdminGate } from '../http/admin-gate.js';
-import { OPENAPI_PATH } from '../http/paths.js';
-import type { OpenApiDocument } from './types.js';
+import type { AdminGate } from './admin-gate.js';
+import { OPENAPI_PATH } from '../catalogue/paths.js';
+import type { OpenApiDocument } from '../openapi/types.js';
 
 export interface OpenApiDocuments {
   full: OpenApiDocument;

@@ -133,16 +133,6 @@ export function invalidMessage(name: string, expected: string, raw: string): str
   return `invalid parameter ${name}: expected ${expected}, got "${echo(raw)}"`;
 }
 
-/** JSON Schema of a parameter value (the OpenAPI 3.1 dialect). */
-type ValueSchema = { [key: string]: unknown };
-
-/** What the OpenAPI document says about a parameter kind; bounds from the configured limits. */
-export interface ParamDoc {
-  schema: ValueSchema;
-  description: string;
-  example: unknown;
-}
-
 const ADDRESS_PATTERN = '^n[1-9A-HJ-NP-Za-km-z]{34}$';
 const HASH_PATTERN = '^[0-9a-fA-F]{64}$';
 const TOKEN_PATTERN = '^[A-Za-z0-9._-]{1,64}$';

@@ -6,7 +6,7 @@
  * (STREAM_ACTIVITY_HISTORY_BYTES): the oldest blocks go first, and the heights
  * from which the history is whole move up with them.
  */
-import { RebaseLog } from '../stream/rebases.js';
+import { RebaseLog } from '../rebases.js';
 
 /** One transaction record (the upstream's bytes) and the watched entities it names. */
 export interface TxRecord {

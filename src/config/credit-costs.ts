@@ -5,10 +5,10 @@
  * exist (built in, or declared under `pages:`); checked once the whole file
  * is read (`unknownCostPages`).
  */
-import { PAGES } from '../catalogue/pages.js';
+import { PAGES } from '../pages/defaults.js';
 import { ENDPOINT_NAMES } from '../catalogue/types.js';
-import type { Config, CreditCosts } from '../config/types.js';
-import { shown } from '../config/validate.js';
+import type { Config, CreditCosts } from './types.js';
+import { shown } from './validate.js';
 
 const PAGE = /^pages\/[A-Za-z0-9_-]{1,64}$/;
 const MAX_COST = 1_000_000;

@@ -3,8 +3,8 @@
  * value (Nebulas addresses, duplicates counted once), checked before the
  * stream opens. Both name the same kind of entity: a contract is an address.
  */
-import { invalidMessage, P } from '../catalogue/params.js';
-import { ProxyError } from '../errors/catalog.js';
+import { invalidMessage, P } from '../../endpoints/params.js';
+import { ProxyError } from '../../errors/catalog.js';
 
 /** Address parsing needs no limits. */
 const NO_LIMITS = { maxPageSize: 0, maxDays: 0 };

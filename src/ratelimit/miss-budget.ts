@@ -6,8 +6,8 @@
  * nothing. Counting is the limiter's (synchronous, fleet-reconciled in the
  * background), so nothing here waits for Redis.
  */
-import type { RateLimiter } from '../ratelimit/limiter.js';
-import type { RateLimitMetrics } from '../ratelimit/metrics.js';
+import type { RateLimiter } from './limiter.js';
+import type { RateLimitMetrics } from './metrics.js';
 import type { CreditPrices } from './prices.js';
 
 const isKey = (clientKey: string): boolean => clientKey.charCodeAt(0) === 107; /* 'k': `key:<name>` */

@@ -4,7 +4,7 @@
  * another part's data (see src/pages/types.ts for the template syntax).
  * CONFIG_FILE may add pages or replace these under `pages:`.
  */
-import type { PageTable } from '../pages/types.js';
+import type { PageTable } from './types.js';
 
 const FIRST = { page: '1', page_size: '{page_size}' } as const;
 
