@@ -1,4 +1,5 @@
 /** The start-up line for humans: where the API and the status page are, and what the upstream is. */
+import { withoutCredentials } from '../common/shown-url.js';
 import type { Config } from '../config/types.js';
 import { VERSION } from '../config/version.js';
 
@@ -11,7 +12,7 @@ import { VERSION } from '../config/version.js';
 export function startupLine(config: Config, base: string, simulated: boolean, answered: boolean): string {
   const upstream = simulated
     ? 'the built-in chain simulator (simulated data; set UPSTREAM_URLS for a real chain)'
-    : config.upstreamUrls.map((u) => u.replace(/\/\/[^@/]*@/, '//')).join(', ');
+    : config.upstreamUrls.map(withoutCredentials).join(', ');
   const tryIt = answered ? `(try ${base}/block/max)` : '(but no upstream answered its first probe: see the lines above)';
   return (
     `chainproxy ${VERSION} is serving the API at ${base} ${tryIt}; ` +

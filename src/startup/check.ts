@@ -5,6 +5,7 @@
  * print one line per thing checked and exit 0 when all is well, 2 otherwise.
  * Nothing is bound, nothing is served. As nginx -t, varnishd -C.
  */
+import { withoutCredentials } from '../common/shown-url.js';
 import type { Config } from '../config/types.js';
 import { toProxyError } from '../errors/catalog.js';
 import { noopMetrics } from '../metrics/types.js';
@@ -22,10 +23,6 @@ interface Verdict {
   line: string;
 }
 
-/** A URL without its credentials. */
-function shownUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//');
-}
 
 async function checkUpstream(url: string, config: Config): Promise<Verdict> {
   const u = new Upstream({ name: 'check', url, config: config.upstream, metrics: noopMetrics });
@@ -42,7 +39,7 @@ async function checkUpstream(url: string, config: Config): Promise<Verdict> {
 }
 
 async function checkRedis(url: string, config: Config): Promise<Verdict> {
-  const shown = shownUrl(url);
+  const shown = withoutCredentials(url);
   let last: Error | null = null;
   const client = createRedis(url, config.redis, { onError: (err) => (last = err) });
   const started = performance.now();

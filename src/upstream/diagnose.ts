@@ -27,7 +27,7 @@ const NOT_SERVICE_HINT = 'is this the Chain Data Query Service? wrong path prefi
 
 function byStatus(status: number, probed: string, detail: string): Omit<Diagnosis, 'probed'> {
   if (status === 404) return { cause: `HTTP 404 for ${probed}`, hint: PREFIX_HINT };
-  if (status === 401 || status === 403) return { cause: `HTTP ${status}: the upstream refuses this client`, hint: 'credentials go in the URL (https://user:password@host)' };
+  if (status === 401 || status === 403) return { cause: `HTTP ${status}: the upstream refuses this client`, hint: 'UPSTREAM_URLS carries no credentials: allow this proxy at the upstream (by its address), or put an authenticating proxy in between' };
   if (status >= 300 && status < 400) return { cause: `redirected (HTTP ${status})`, hint: 'use the URL it redirects to (https:// instead of http://?)' };
   if (status >= 500 || status === 408 || status === 429) return { cause: `the upstream answered HTTP ${status}`, hint: 'the service is failing or overloaded; it is probed again every UPSTREAM_PROBE_INTERVAL_MS' };
   if (status >= 400) return { cause: `HTTP ${status} for ${probed}`, hint: PREFIX_HINT };
