@@ -15,7 +15,9 @@ import { runLoad, type LoadResult } from './lib/load.js';
 import { NODE_TSX, freePort, spawnChild, stopAll, waitForHttp } from './lib/proc.js';
 import { startProxyProc } from './lib/proxy.js';
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '20' } } });
+const { values } = parseArgs({
+  options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '20' } },
+});
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const TICK_S = 0.01; // USER_HZ: 100 on Linux
@@ -40,10 +42,17 @@ async function main(): Promise<void> {
   const backendUrl = `http://127.0.0.1:${backendPort}`;
   await waitForHttp(`${backendUrl}/api/x`, backend);
   const barePort = await freePort();
-  const bare = spawnChild('bare-proxy', NODE_TSX[0], [...NODE_TSX.slice(1), 'bench/lib/bare-proxy-server.ts'], { BARE_PORT: String(barePort), BARE_UPSTREAM: backendUrl });
+  const bare = spawnChild('bare-proxy', NODE_TSX[0], [...NODE_TSX.slice(1), 'bench/lib/bare-proxy-server.ts'], {
+    BARE_PORT: String(barePort),
+    BARE_UPSTREAM: backendUrl,
+  });
   const bareUrl = `http://127.0.0.1:${barePort}`;
   await waitForHttp(`${bareUrl}/api/x`, bare);
-  const proxy = await startProxyProc([], { PASSTHROUGH: `/api=${backendUrl}`, UPSTREAM_URLS: '', SIM_BLOCK_INTERVAL_MS: '3600000' });
+  const proxy = await startProxyProc([], {
+    PASSTHROUGH: `/api=${backendUrl}`,
+    UPSTREAM_URLS: '',
+    SIM_BLOCK_INTERVAL_MS: '3600000',
+  });
   const pid = proxy.child.proc.pid ?? 0;
 
   const load = (url: string): Promise<LoadResult> => runLoad({ url, path: '/api/tx/abc', connections, duration });
@@ -57,7 +66,8 @@ async function main(): Promise<void> {
   const lib = await measured(bareUrl, bare.proc.pid ?? 0);
   const through = await measured(proxy.url, pid);
 
-  const row = (name: string, r: LoadResult) => `| ${name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} |`;
+  const row = (name: string, r: LoadResult) =>
+    `| ${name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx + r.errors} |`;
   process.stdout.write(
     [
       `${connections} connections, ${duration} s each, 2 KiB body`,

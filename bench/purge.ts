@@ -38,7 +38,8 @@ async function round(a: Pool, b: Pool, path: string, query: string): Promise<Rou
   await cacheOf(a, path);
   // Until B holds it (a replica just started may not trust what it finds at first).
   const until = performance.now() + 5000;
-  while ((await cacheOf(b, path)) !== 'HIT') if (performance.now() > until) throw new Error(`${path} is not a hit on B`);
+  while ((await cacheOf(b, path)) !== 'HIT')
+    if (performance.now() > until) throw new Error(`${path} is not a hit on B`);
   const t0 = performance.now();
   let lastHitMs = 0;
   let firstMissMs = -1;
@@ -52,7 +53,8 @@ async function round(a: Pool, b: Pool, path: string, query: string): Promise<Rou
   const res = await a.request({ method: 'POST', path: `/purge?${query}` });
   const answerMs = performance.now() - t0;
   const body = (await res.body.json()) as { data?: { fleet?: { published?: boolean } } };
-  if (res.statusCode !== 200 || body.data?.fleet?.published !== true) throw new Error(`purge ${query}: ${res.statusCode} ${JSON.stringify(body)}`);
+  if (res.statusCode !== 200 || body.data?.fleet?.published !== true)
+    throw new Error(`purge ${query}: ${res.statusCode} ${JSON.stringify(body)}`);
   await poll;
   if (firstMissMs < 0) throw new Error(`B still serves ${path} 5 s after the purge`);
   return { answerMs, lastHitMs, firstMissMs };
@@ -67,7 +69,10 @@ const fmt = (xs: number[]): string => [0.5, 0.9, 1].map((q) => quantile(xs, q).t
 const redis = await startRedis();
 const sim = await startSim({ blockIntervalMs: 15_000 });
 const env = { REDIS_URL: redis.url, ADMIN_ALLOW: '127.0.0.1' };
-const [pa, pb] = await Promise.all([startProxyProc([sim.url], env, 'replica-a'), startProxyProc([sim.url], env, 'replica-b')]);
+const [pa, pb] = await Promise.all([
+  startProxyProc([sim.url], env, 'replica-a'),
+  startProxyProc([sim.url], env, 'replica-b'),
+]);
 const a = new Pool(pa.url, { connections: 1 });
 const b = new Pool(pb.url, { connections: 1 });
 try {
@@ -76,13 +81,17 @@ try {
     const h = 4_840_000 - i;
     const path = `/block/detail?h=${h}`;
     const kind = i % 2 === 0 ? 'key' : 'tag';
-    results[kind]!.push(await round(a, b, path, kind === 'key' ? `key=${encodeURIComponent(path)}` : `tag=height:${h}`));
+    results[kind]!.push(
+      await round(a, b, path, kind === 'key' ? `key=${encodeURIComponent(path)}` : `tag=height:${h}`),
+    );
   }
   console.log(`purge on A, until B no longer serves it (${ROUNDS} rounds; ms, p50 / p90 / max)\n`);
   console.log('| kind | A answered | B last HIT sent | B first non-HIT sent |');
   console.log('|---|---|---|---|');
   for (const [kind, rs] of Object.entries(results)) {
-    console.log(`| ${kind} | ${fmt(rs.map((r) => r.answerMs))} | ${fmt(rs.map((r) => r.lastHitMs))} | ${fmt(rs.map((r) => r.firstMissMs))} |`);
+    console.log(
+      `| ${kind} | ${fmt(rs.map((r) => r.answerMs))} | ${fmt(rs.map((r) => r.lastHitMs))} | ${fmt(rs.map((r) => r.firstMissMs))} |`,
+    );
   }
 } finally {
   await a.close();

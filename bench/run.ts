@@ -37,7 +37,24 @@ import { oracle } from './scenarios/o-oracle.js';
 import { watch } from './scenarios/w-watch.js';
 import { fleet } from './scenarios/r-fleet.js';
 
-const SCENARIOS: Scenario[] = [hitPath, mix, coldMiss, stampede, hedging, redis, shed, stream, pages, flood, scrape, budget, quorum, oracle, watch, fleet];
+const SCENARIOS: Scenario[] = [
+  hitPath,
+  mix,
+  coldMiss,
+  stampede,
+  hedging,
+  redis,
+  shed,
+  stream,
+  pages,
+  flood,
+  scrape,
+  budget,
+  quorum,
+  oracle,
+  watch,
+  fleet,
+];
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -68,7 +85,9 @@ async function main(): Promise<void> {
     strict: true,
   });
   if (values.help) {
-    process.stdout.write(`npm run bench -- [--quick | --long] [--only a,b,…] [--block-interval MS] [--no-nginx] [--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] [--oracle-spread] [--oracle-crawl S] [--oracle-no-internal] [--fleet-sizes 1,2,3] [--fleet-crawl | --fleet-no-crawl] [--fleet-warmup S] [--fleet-window S] [--fleet-idle S] [--fleet-propagation S]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`);
+    process.stdout.write(
+      `npm run bench -- [--quick | --long] [--only a,b,…] [--block-interval MS] [--no-nginx] [--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] [--oracle-spread] [--oracle-crawl S] [--oracle-no-internal] [--fleet-sizes 1,2,3] [--fleet-crawl | --fleet-no-crawl] [--fleet-warmup S] [--fleet-window S] [--fleet-idle S] [--fleet-propagation S]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`,
+    );
     return;
   }
   const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null;
@@ -80,7 +99,8 @@ async function main(): Promise<void> {
   const ratios: Ratio[] = [];
   const notes: string[] = [];
   const useNginx = NGINX_BIN !== null && !values['no-nginx'];
-  if (!useNginx) notes.push(NGINX_BIN === null ? 'nginx not installed: nginx rows skipped.' : 'nginx rows skipped (--no-nginx).');
+  if (!useNginx)
+    notes.push(NGINX_BIN === null ? 'nginx not installed: nginx rows skipped.' : 'nginx rows skipped (--no-nginx).');
 
   let proxyStack: Promise<{ sim: SimProc; proxy: ProxyProc }> | null = null;
   let nginxStack: Promise<{ sim: SimProc; nginx: NginxProc } | null> | null = null;
@@ -102,7 +122,9 @@ async function main(): Promise<void> {
           const nginx = await startNginx(sim.url);
           return { sim, nginx };
         } catch (e) {
-          notes.push(`nginx failed to start, nginx rows skipped: ${e instanceof Error ? e.message.split('\n').slice(0, 2).join(' ') : String(e)}`);
+          notes.push(
+            `nginx failed to start, nginx rows skipped: ${e instanceof Error ? e.message.split('\n').slice(0, 2).join(' ') : String(e)}`,
+          );
           await sim.close();
           return null;
         }
@@ -130,7 +152,7 @@ async function main(): Promise<void> {
       } catch (e) {
         const msg = e instanceof Error ? e.message.split('\n')[0] : String(e);
         notes.push(`(${s.id}) FAILED: ${msg}`);
-        ctx.log(`(${s.id}) failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+        ctx.log(`(${s.id}) failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       }
       process.stderr.write(markdownTable(rows.slice(n)) + '\n');
     }
@@ -151,12 +173,19 @@ async function main(): Promise<void> {
     rows,
     ratios,
   );
-  process.stdout.write('\n' + markdownTable(rows) + '\n\n' + ratioTable(ratios) + '\n' + (notes.length ? '\n' + notes.map((n) => `- ${n}`).join('\n') + '\n' : ''));
+  process.stdout.write(
+    '\n' +
+      markdownTable(rows) +
+      '\n\n' +
+      ratioTable(ratios) +
+      '\n' +
+      (notes.length ? '\n' + notes.map((n) => `- ${n}`).join('\n') + '\n' : ''),
+  );
   process.stdout.write(`\nwritten: ${paths.join(', ')} (${md.length} bytes)\n`);
 }
 
 main().catch(async (e: unknown) => {
-  process.stderr.write(`bench failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   await stopAll();
   process.exit(1);
 });

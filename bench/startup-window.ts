@@ -15,7 +15,13 @@ import { parseArgs } from 'node:util';
 import { portBelowEphemeral, probeThroughout } from '../test/helpers/startup-probe.js';
 import { ROOT } from './lib/proc.js';
 
-const { values } = parseArgs({ options: { starts: { type: 'string', default: '100' }, every: { type: 'string', default: '3' }, hold: { type: 'string', default: '30000' } } });
+const { values } = parseArgs({
+  options: {
+    starts: { type: 'string', default: '100' },
+    every: { type: 'string', default: '3' },
+    hold: { type: 'string', default: '30000' },
+  },
+});
 const STARTS = Math.max(1, Number(values.starts) || 100);
 const EVERY_MS = Math.max(1, Number(values.every) || 3);
 /** An answer later than this counts as none (a slow machine can take seconds; a held request never answers). */
@@ -40,7 +46,11 @@ async function once(): Promise<Awaited<ReturnType<typeof probeThroughout>>> {
     void exited.then((code) => reject(new Error(`exited ${code} before listening: ${err.trim()}`)));
   }).then(() => new Promise((r) => setTimeout(r, 200)));
   try {
-    const t = await probeThroughout(port, '/healthz', up, { everyMs: EVERY_MS, holdMs: HOLD_MS, ready: (s) => s === 200 });
+    const t = await probeThroughout(port, '/healthz', up, {
+      everyMs: EVERY_MS,
+      holdMs: HOLD_MS,
+      ready: (s) => s === 200,
+    });
     await up; // a start that failed is reported, not counted
     return t;
   } finally {
@@ -52,7 +62,16 @@ async function once(): Promise<Awaited<ReturnType<typeof probeThroughout>>> {
 async function main(): Promise<void> {
   const built = spawn(process.execPath, ['scripts/ensure-built.mjs'], { cwd: ROOT, stdio: 'inherit' });
   await new Promise((r) => built.once('exit', r));
-  const total = { refused: 0, starting: 0, ready: 0, unanswered: 0, wrong: 0, startsWithUnanswered: 0, startsThatHitTheWindow: 0, slowestAnswerMs: 0 };
+  const total = {
+    refused: 0,
+    starting: 0,
+    ready: 0,
+    unanswered: 0,
+    wrong: 0,
+    startsWithUnanswered: 0,
+    startsThatHitTheWindow: 0,
+    slowestAnswerMs: 0,
+  };
   for (let i = 0; i < STARTS; i++) {
     const t = await once();
     total.refused += t.refused;
@@ -63,9 +82,14 @@ async function main(): Promise<void> {
     total.slowestAnswerMs = Math.max(total.slowestAnswerMs, Math.round(t.slowestMs));
     if (t.unanswered.length > 0) total.startsWithUnanswered++;
     if (t.starting > 0) total.startsThatHitTheWindow++;
-    if (t.unanswered.length + t.wrong.length > 0) process.stderr.write(`start ${i}: ${t.unanswered.length} unanswered, ${t.wrong.length} wrong, e.g. ${JSON.stringify([...t.unanswered, ...t.wrong].slice(0, 3))}\n`);
+    if (t.unanswered.length + t.wrong.length > 0)
+      process.stderr.write(
+        `start ${i}: ${t.unanswered.length} unanswered, ${t.wrong.length} wrong, e.g. ${JSON.stringify([...t.unanswered, ...t.wrong].slice(0, 3))}\n`,
+      );
   }
-  process.stdout.write(`${STARTS} starts of node dist/bin/chainproxy.js (node ${process.version}), GET /healthz every ${EVERY_MS} ms from spawn to listening + 200 ms, held = no answer in ${HOLD_MS} ms\n${JSON.stringify(total, null, 1)}\n`);
+  process.stdout.write(
+    `${STARTS} starts of node dist/bin/chainproxy.js (node ${process.version}), GET /healthz every ${EVERY_MS} ms from spawn to listening + 200 ms, held = no answer in ${HOLD_MS} ms\n${JSON.stringify(total, null, 1)}\n`,
+  );
   if (total.unanswered + total.wrong > 0) process.exit(1);
 }
 

@@ -53,7 +53,13 @@ async function once(v: Variant, upstream: string): Promise<{ readyMs: number; rs
   const started = performance.now();
   const child = spawn(process.execPath, v.args, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', UPSTREAM_URLS: upstream, LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      UPSTREAM_URLS: upstream,
+      LOG_LEVEL: 'warn',
+    },
     stdio: 'ignore',
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
@@ -83,7 +89,9 @@ async function main(): Promise<void> {
   const built = spawn(process.execPath, ['scripts/ensure-built.mjs'], { cwd: ROOT, stdio: 'inherit' });
   await new Promise((r) => built.once('exit', r));
   const sim = await startSim({ blockIntervalMs: 15_000 });
-  const results = new Map<string, { readyMs: number[]; rss: number[] }>(VARIANTS.map((v) => [v.name, { readyMs: [], rss: [] }]));
+  const results = new Map<string, { readyMs: number[]; rss: number[] }>(
+    VARIANTS.map((v) => [v.name, { readyMs: [], rss: [] }]),
+  );
   try {
     for (const v of VARIANTS) await once(v, sim.url); // warm-up: file cache, tsx's transform cache
     for (let i = 0; i < RUNS; i++) {
@@ -106,10 +114,18 @@ async function main(): Promise<void> {
     '',
     '| start | to /readyz 200 (median, min) | idle RSS (median) |',
     '|---|---|---|',
-    ...rows.map((r) => `| ${r.name} | ${r.ready.toFixed(0)} ms, ${r.readyMin.toFixed(0)} ms | ${r.rss.toFixed(1)} MiB |`),
+    ...rows.map(
+      (r) => `| ${r.name} | ${r.ready.toFixed(0)} ms, ${r.readyMin.toFixed(0)} ms | ${r.rss.toFixed(1)} MiB |`,
+    ),
     `| ratio compiled / tsx | ${(c.ready / t.ready).toFixed(2)} | ${(c.rss / t.rss).toFixed(2)} |`,
     '',
-    ...VARIANTS.map((v) => `${v.name}: ${results.get(v.name)!.readyMs.map((x) => x.toFixed(0)).join(', ')} ms`),
+    ...VARIANTS.map(
+      (v) =>
+        `${v.name}: ${results
+          .get(v.name)!
+          .readyMs.map((x) => x.toFixed(0))
+          .join(', ')} ms`,
+    ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

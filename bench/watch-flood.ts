@@ -18,7 +18,13 @@ import { parseArgs } from 'node:util';
 import { normalAddress } from '../src/sim/ids.js';
 import { ROOT, freePort, sleep } from './lib/proc.js';
 
-const { values } = parseArgs({ options: { clients: { type: 'string', default: '100' }, seconds: { type: 'string', default: '60' }, cache: { type: 'string', default: '32MiB' } } });
+const { values } = parseArgs({
+  options: {
+    clients: { type: 'string', default: '100' },
+    seconds: { type: 'string', default: '60' },
+    cache: { type: 'string', default: '32MiB' },
+  },
+});
 const CLIENTS = Number(values.clients);
 const SECONDS = Number(values.seconds);
 const RATE_LIMIT_MAX = 600;
@@ -36,7 +42,11 @@ function openAndClose(port: number, ip: string, watch: readonly string[]): Promi
       resolve(status);
     };
     s.setTimeout(10_000, () => done(0));
-    s.on('connect', () => s.write(`GET /stream/activity?${watch.map((a) => `address=${a}`).join('&')} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${ip}\r\n\r\n`));
+    s.on('connect', () =>
+      s.write(
+        `GET /stream/activity?${watch.map((a) => `address=${a}`).join('&')} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${ip}\r\n\r\n`,
+      ),
+    );
     s.on('data', (d: Buffer) => {
       text += d.toString('latin1');
       const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
@@ -74,8 +84,22 @@ async function main(): Promise<void> {
   await new Promise((r) => built.once('exit', r));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const env = { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', TRUST_PROXY: '127.0.0.1', CACHE_MAX_BYTES: values.cache, SIM_BLOCK_INTERVAL_MS: '2000', LOG_LEVEL: 'info', ACCESS_LOG: 'off', RATE_LIMIT_MAX: String(RATE_LIMIT_MAX) };
-  const child = spawn(process.execPath, ['dist/bin/chainproxy.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = {
+    PATH: process.env.PATH ?? '',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    TRUST_PROXY: '127.0.0.1',
+    CACHE_MAX_BYTES: values.cache,
+    SIM_BLOCK_INTERVAL_MS: '2000',
+    LOG_LEVEL: 'info',
+    ACCESS_LOG: 'off',
+    RATE_LIMIT_MAX: String(RATE_LIMIT_MAX),
+  };
+  const child = spawn(process.execPath, ['dist/bin/chainproxy.js'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let exitCode: number | null | undefined;
   child.once('exit', (code, signal) => (exitCode = code ?? (signal === null ? null : -1)));
   let out = '';
@@ -93,7 +117,9 @@ async function main(): Promise<void> {
   const idleRss = rssMiB(pid);
 
   // The bystander: one activity stream held open, and /block/max every 200 ms.
-  const held = await fetch(`${base}/stream/activity?address=${fresh(1)[0]}`, { headers: { 'x-forwarded-for': '10.2.0.2' } });
+  const held = await fetch(`${base}/stream/activity?address=${fresh(1)[0]}`, {
+    headers: { 'x-forwarded-for': '10.2.0.2' },
+  });
   const reader = held.body!.getReader();
   let heldBytes = 0;
   void (async () => {
@@ -109,7 +135,10 @@ async function main(): Promise<void> {
     while (Date.now() < end) {
       const t = performance.now();
       try {
-        const r = await fetch(`${base}/block/max`, { headers: { 'x-forwarded-for': '10.2.0.1' }, signal: AbortSignal.timeout(5000) });
+        const r = await fetch(`${base}/block/max`, {
+          headers: { 'x-forwarded-for': '10.2.0.1' },
+          signal: AbortSignal.timeout(5000),
+        });
         await r.arrayBuffer();
         if (r.status === 200) polls.ok++;
         else polls.failed++;
@@ -153,13 +182,20 @@ async function main(): Promise<void> {
   await Promise.all([...workers, poller, sampler]);
   const final = await metrics(base);
   const alive = exitCode === undefined && (await fetch(`${base}/healthz`).catch(() => null))?.status === 200;
-  const heldOpen = !(await Promise.race([reader.closed.then(() => true, () => true), sleep(10).then(() => false)]));
+  const heldOpen = !(await Promise.race([
+    reader.closed.then(
+      () => true,
+      () => true,
+    ),
+    sleep(10).then(() => false),
+  ]));
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
 
   const sorted = [...polls.ms].sort((a, b) => a - b);
   const q = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
-  const peak = (k: 'rss' | 'heap' | 'watchBytes' | 'lingering'): number => Math.max(...samples.map((s) => s[k]).filter((x) => Number.isFinite(x)));
+  const peak = (k: 'rss' | 'heap' | 'watchBytes' | 'lingering'): number =>
+    Math.max(...samples.map((s) => s[k]).filter((x) => Number.isFinite(x)));
   const opened = [...statuses.values()].reduce((a, b) => a + b, 0);
   const lines = [
     `watch flood: ${CLIENTS} client addresses opening and closing /stream/activity (100 new addresses each) for ${SECONDS} s, node ${process.version}, CACHE_MAX_BYTES=${values.cache}, heap cap ${heapLimitMiB} MiB`,
@@ -169,7 +205,12 @@ async function main(): Promise<void> {
     `bystander: /block/max ${polls.ok} ok, ${polls.failed} failed, p50 ${q(0.5).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms, max ${q(1).toFixed(1)} ms; its activity stream still open: ${heldOpen} (${heldBytes} bytes received)`,
     '',
     't(s)  RSS MiB  heap MiB  watches MiB  lingering',
-    ...samples.filter((_, i) => i % 5 === 0 || i === samples.length - 1).map((s) => `${String(s.t).padStart(4)}  ${s.rss.toFixed(0).padStart(7)}  ${s.heap.toFixed(0).padStart(8)}  ${s.watchBytes.toFixed(1).padStart(11)}  ${String(s.lingering).padStart(9)}`),
+    ...samples
+      .filter((_, i) => i % 5 === 0 || i === samples.length - 1)
+      .map(
+        (s) =>
+          `${String(s.t).padStart(4)}  ${s.rss.toFixed(0).padStart(7)}  ${s.heap.toFixed(0).padStart(8)}  ${s.watchBytes.toFixed(1).padStart(11)}  ${String(s.lingering).padStart(9)}`,
+      ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (!alive) process.exit(1);

@@ -24,8 +24,14 @@ function newest(path) {
 export function staleReason() {
   if (!existsSync(STAMP)) return 'dist/ has not been built';
   const built = statSync(STAMP).mtimeMs;
-  const inputs = [SRC, join(ROOT, 'tsconfig.build.json'), join(ROOT, 'tsconfig.json'), join(ROOT, 'scripts', 'build.mjs')];
-  for (const p of inputs) if (existsSync(p) && newest(p) > built) return `${p.slice(ROOT.length + 1)} changed since the last build`;
+  const inputs = [
+    SRC,
+    join(ROOT, 'tsconfig.build.json'),
+    join(ROOT, 'tsconfig.json'),
+    join(ROOT, 'scripts', 'build.mjs'),
+  ];
+  for (const p of inputs)
+    if (existsSync(p) && newest(p) > built) return `${p.slice(ROOT.length + 1)} changed since the last build`;
   return null;
 }
 

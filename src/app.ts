@@ -62,7 +62,9 @@ function createServer(config: Config, s: Stages): FastifyInstance {
     requestIdHeader: 'x-request-id',
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : `${ID_PREFIX}-${(++idCounter).toString(36)}`;
+      return typeof given === 'string' && SAFE_REQUEST_ID.test(given)
+        ? given
+        : `${ID_PREFIX}-${(++idCounter).toString(36)}`;
     },
     // No per-request child logger (it costs more than a cache hit): log lines carry reqId themselves.
     childLoggerFactory: (parent) => parent,
@@ -75,7 +77,13 @@ function createServer(config: Config, s: Stages): FastifyInstance {
 }
 
 export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
-  const s = buildStages(config, opts.logger ?? pino({ level: config.logLevel }), opts.clock ?? Date.now, opts.upstreamIsSimulator ?? false, opts.worker ?? null);
+  const s = buildStages(
+    config,
+    opts.logger ?? pino({ level: config.logLevel }),
+    opts.clock ?? Date.now,
+    opts.upstreamIsSimulator ?? false,
+    opts.worker ?? null,
+  );
   const app = createServer(config, s);
   const stream = await registerSurface(app, config, s);
   const { pool, fleet, gate, fast, logger } = s;
@@ -87,20 +95,54 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   const close = async () => {
     fast?.close();
     s.invalidation?.close();
-    const r = await drain({ server: app.server, open, close: () => app.close(), abortUpstream: closePool, deadlineMs: config.shutdownTimeoutMs, writer: s.writer });
-    if (r.timedOut) logger.warn({ shutdownTimeoutMs: config.shutdownTimeoutMs, cut: r.cut }, 'drain deadline reached: requests still running were answered 503');
+    const r = await drain({
+      server: app.server,
+      open,
+      close: () => app.close(),
+      abortUpstream: closePool,
+      deadlineMs: config.shutdownTimeoutMs,
+      writer: s.writer,
+    });
+    if (r.timedOut)
+      logger.warn(
+        { shutdownTimeoutMs: config.shutdownTimeoutMs, cut: r.cut },
+        'drain deadline reached: requests still running were answered 503',
+      );
     await closePool();
     await gate?.limiter.close();
     await s.duty?.close();
     await fleet?.close();
   };
   const { resolver, tracker, memory, pages, adminGate } = s;
-  return { app, resolver, tracker, memory, pool, fleet, duty: s.duty, pages, stream, limiter: gate?.limiter ?? null, fast, adminGate, close };
+  return {
+    app,
+    resolver,
+    tracker,
+    memory,
+    pool,
+    fleet,
+    duty: s.duty,
+    pages,
+    stream,
+    limiter: gate?.limiter ?? null,
+    fast,
+    adminGate,
+    close,
+  };
 }
 
 export async function startProxy(config: Config, opts: ProxyOptions = {}): Promise<ProxyHandle> {
   const built = await buildProxy(config, opts);
   const address = await built.app.listen({ port: config.port, host: config.host });
   const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]');
-  return { url, app: built.app, resolver: built.resolver, tracker: built.tracker, memory: built.memory, pages: built.pages, stream: built.stream, close: built.close };
+  return {
+    url,
+    app: built.app,
+    resolver: built.resolver,
+    tracker: built.tracker,
+    memory: built.memory,
+    pages: built.pages,
+    stream: built.stream,
+    close: built.close,
+  };
 }

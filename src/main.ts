@@ -67,7 +67,17 @@ async function main(): Promise<void> {
 
   // Until the server is ready, a request on the port is answered 503 (never held). A worker listens through
   // node:cluster instead: until it is ready, connections go to the workers that are.
-  const bind = worker !== null ? null : await bindPort(config.port, config.host, notReadyAnswer({ upstreamIsSimulator: config.upstreamUrls.length === 0, headersTimeoutMs: config.http.headersTimeoutMs }));
+  const bind =
+    worker !== null
+      ? null
+      : await bindPort(
+          config.port,
+          config.host,
+          notReadyAnswer({
+            upstreamIsSimulator: config.upstreamUrls.length === 0,
+            headersTimeoutMs: config.http.headersTimeoutMs,
+          }),
+        );
   if (bind !== null && !bind.ok) stop(1, bind.message);
 
   let simulator: SimulatorHandle | null = null;
@@ -82,14 +92,24 @@ async function main(): Promise<void> {
       advertisedUrl: 'http://data.nebulas.io',
     });
     config = { ...config, upstreamUrls: [simulator.url] };
-    logger.warn({ simulator: simulator.url }, 'no UPSTREAM_URLS configured: serving the built-in chain simulator (simulated data, not a real chain)');
+    logger.warn(
+      { simulator: simulator.url },
+      'no UPSTREAM_URLS configured: serving the built-in chain simulator (simulated data, not a real chain)',
+    );
   }
 
   const simulated = simulator !== null || sharedSimulator !== undefined;
-  const built = await buildProxy(config, { logger, upstreamIsSimulator: simulated, ...(worker !== null ? { worker } : {}) });
-  built.pool.onFirstProbeFailure((base, err) => process.stderr.write(`chainproxy: upstream probe ${diagnosisLine(diagnose(base, err))}\n`));
+  const built = await buildProxy(config, {
+    logger,
+    upstreamIsSimulator: simulated,
+    ...(worker !== null ? { worker } : {}),
+  });
+  built.pool.onFirstProbeFailure((base, err) =>
+    process.stderr.write(`chainproxy: upstream probe ${diagnosisLine(diagnose(base, err))}\n`),
+  );
   // The socket bound above; the host is only echoed (Fastify's listen options have no handle field).
-  const listenOn: FastifyListenOptions = bind === null ? { host: config.host, port: config.port } : Object.assign({ host: config.host }, bind.bound);
+  const listenOn: FastifyListenOptions =
+    bind === null ? { host: config.host, port: config.port } : Object.assign({ host: config.host }, bind.bound);
   const url = (await built.app.listen(listenOn)).replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]');
   // Signals are handled before readiness is announced: a SIGTERM right after it drains.
   let closing = false;
@@ -127,7 +147,15 @@ async function main(): Promise<void> {
 
   const heapLimitMiB = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
   logger.info(
-    { url, upstreams: config.upstreamUrls, publicBaseUrl: config.publicBaseUrl, redis: config.redisUrl !== null, simulated, version: VERSION, heapLimitMiB },
+    {
+      url,
+      upstreams: config.upstreamUrls,
+      publicBaseUrl: config.publicBaseUrl,
+      redis: config.redisUrl !== null,
+      simulated,
+      version: VERSION,
+      heapLimitMiB,
+    },
     'chainproxy listening',
   );
   // With PORT=0 the default PUBLIC_BASE_URL names no real port: show the bound one.
@@ -135,10 +163,20 @@ async function main(): Promise<void> {
   // After the first probe round, so the line says whether an upstream answered (its failures are above it).
   await built.pool.firstProbe;
   // One start-up line per machine: the first worker's.
-  if (worker === null || worker === 1) process.stderr.write(startupLine(config, base, simulated, built.pool.status().some((u) => u.healthy)));
+  if (worker === null || worker === 1)
+    process.stderr.write(
+      startupLine(
+        config,
+        base,
+        simulated,
+        built.pool.status().some((u) => u.healthy),
+      ),
+    );
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`chainproxy: failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(
+    `chainproxy: failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
   process.exit(1);
 });

@@ -90,7 +90,13 @@ export interface Stages {
 }
 
 /** `worker`: this process is cluster worker number `worker` (WORKERS > 1); null: the only one. */
-export function buildStages(config: Config, logger: Logger, clock: () => number, upstreamIsSimulator: boolean, worker: number | null = null): Stages {
+export function buildStages(
+  config: Config,
+  logger: Logger,
+  clock: () => number,
+  upstreamIsSimulator: boolean,
+  worker: number | null = null,
+): Stages {
   const writer = new EnvelopeWriter({ upstreamIsSimulator });
   const tracker = new ChainTracker({
     ...(config.upstream.headMarginBlocks !== undefined ? { marginBlocks: config.upstream.headMarginBlocks } : {}),
@@ -106,7 +112,16 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   let poolRef: ReturnType<typeof createUpstreamPool> | undefined;
   const prom = createPrometheusMetrics({
     tiers: () => [
-      ...(memoryRef ? [{ tier: 'memory' as const, entries: memoryRef.entries, bytes: memoryRef.bytes, maxBytes: config.cacheMaxBytes }] : []),
+      ...(memoryRef
+        ? [
+            {
+              tier: 'memory' as const,
+              entries: memoryRef.entries,
+              bytes: memoryRef.bytes,
+              maxBytes: config.cacheMaxBytes,
+            },
+          ]
+        : []),
       ...(fleetRef ? [fleetRef.tierStats()] : []),
     ],
     upstreams: () => poolRef?.status() ?? [],
@@ -118,45 +133,121 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   const touched = new TouchedSets();
   const invalidation = buildInvalidation(config, touched, prom.registry, clock, tracker);
   // The tag map is charged to CACHE_MAX_BYTES.
-  const memoryBytes = invalidation === null ? config.cacheMaxBytes : config.cacheMaxBytes - tagBudget(config.cacheMaxBytes);
+  const memoryBytes =
+    invalidation === null ? config.cacheMaxBytes : config.cacheMaxBytes - tagBudget(config.cacheMaxBytes);
   const memory = new MemoryStore({ maxBytes: memoryBytes, clock, onEvict: () => metrics.cacheEviction('memory') });
   memoryRef = memory;
   // The member list shows the duty's turn; the duty needs the fleet first.
   let dutyRef: FleetDuty | null = null;
-  const fleet = config.redisUrl === null ? null : connectFleet({ url: config.redisUrl, config: config.redis, tracker, metrics, logger, publicBaseUrl: config.publicBaseUrl, role: () => dutyRef?.turn() ?? 'replica' });
+  const fleet =
+    config.redisUrl === null
+      ? null
+      : connectFleet({
+          url: config.redisUrl,
+          config: config.redis,
+          tracker,
+          metrics,
+          logger,
+          publicBaseUrl: config.publicBaseUrl,
+          role: () => dutyRef?.turn() ?? 'replica',
+        });
   fleetRef = fleet;
   const fleetMetrics = registerFleetMetrics(prom.registry);
-  const duty = fleet === null ? null : startFleetDuty(fleet, config.redis, config.upstream.probeIntervalMs, fleetMetrics.selfProbe);
+  const duty =
+    fleet === null
+      ? null
+      : startFleetDuty(fleet, config.redis, config.upstream.probeIntervalMs, fleetMetrics.selfProbe);
   dutyRef = duty;
   if (duty !== null) fleetMetrics.watch(duty);
   registerMemberMetrics(prom.registry, () => fleet?.members.view() ?? null);
   // A cluster worker: /metrics is the machine's (the primary merges every worker's); without Redis the primary is also the bus and lease.
   const render = prom.render;
-  const workerFleet = worker === null ? null : connectWorkerFleet({ tracker: fleet === null ? tracker : null, peek: (key) => memory.peek(key)?.entry, render, leaseMs: config.redis.leaseMs });
-  const link = fleet ?? (workerFleet?.link ?? null);
+  const workerFleet =
+    worker === null
+      ? null
+      : connectWorkerFleet({
+          tracker: fleet === null ? tracker : null,
+          peek: (key) => memory.peek(key)?.entry,
+          render,
+          leaseMs: config.redis.leaseMs,
+        });
+  const link = fleet ?? workerFleet?.link ?? null;
   const upstreamNames = config.upstreamUrls.map((_, i) => `u${i}`);
   const trust = registerTrustMetrics(prom.registry, upstreamNames);
   const consensusMetrics = registerConsensusMetrics(prom.registry, upstreamNames);
   const headMetrics = registerHeadMetrics(prom.registry);
-  const headWatch = new HeadWatch({ tracker, settings: { sparseMs: config.upstream.probeIntervalMs, denseMs: config.upstream.probeDenseMs ?? 100 }, onDelay: headMetrics.onDelay });
+  const headWatch = new HeadWatch({
+    tracker,
+    settings: { sparseMs: config.upstream.probeIntervalMs, denseMs: config.upstream.probeDenseMs ?? 100 },
+    onDelay: headMetrics.onDelay,
+  });
   headMetrics.watch(headWatch);
   const refetches = registerRefetchMetrics(prom.registry);
-  const sitOuts = new SitOuts({ durationMs: config.upstream.sitOutMs ?? 60_000, clock, logger, onSitOut: consensusMetrics.sitOut });
+  const sitOuts = new SitOuts({
+    durationMs: config.upstream.sitOutMs ?? 60_000,
+    clock,
+    logger,
+    onSitOut: consensusMetrics.sitOut,
+  });
   // A probe's new head becomes the head entry (bound once the resolver exists; probes start later).
   let adoptHead: ((res: UpstreamResponse, height: number) => void) | null = null;
   let confirmHead: ((height: number) => void) | null = null;
   const adopt = (res: UpstreamResponse, height: number): void => adoptHead?.(res, height);
   const confirm = (height: number): void => confirmHead?.(height);
-  const pool = createUpstreamPool({ urls: config.upstreamUrls, config: config.upstream, tracker, metrics, logger, onShed: trust.shed, onRebase: trust.rebase, sitOuts, watch: headWatch, adopt, confirm, duty });
+  const pool = createUpstreamPool({
+    urls: config.upstreamUrls,
+    config: config.upstream,
+    tracker,
+    metrics,
+    logger,
+    onShed: trust.shed,
+    onRebase: trust.rebase,
+    sitOuts,
+    watch: headWatch,
+    adopt,
+    confirm,
+    duty,
+  });
   poolRef = pool;
   const quorum = buildQuorum(config.upstream, { pool, sitOuts, metrics: consensusMetrics, logger, clock });
 
   const hotKeys = new HotKeys();
   const headGuard = new HeadGuard(tracker, clock);
-  const fetcher = new FetchStage({ pool, chain: tracker, headGuard, publicBaseUrl: config.publicBaseUrl, clock, quorum, precise: invalidation?.rule ?? null, tagHeaders: config.cacheTagHeaders, guarded: invalidation?.metrics.guarded ?? null });
+  const fetcher = new FetchStage({
+    pool,
+    chain: tracker,
+    headGuard,
+    publicBaseUrl: config.publicBaseUrl,
+    clock,
+    quorum,
+    precise: invalidation?.rule ?? null,
+    tagHeaders: config.cacheTagHeaders,
+    guarded: invalidation?.metrics.guarded ?? null,
+  });
   // Purges judge every lookup in front of precise invalidation, and filter what the shared tier returns.
-  const purge = buildPurge({ catalogue, limits: config.limits, invalidation: config.invalidation, redis: config.redis, memory, fleet, peers: fleet === null ? (workerFleet?.link.bus ?? null) : null, base: invalidation?.clock ?? null, registry: prom.registry, metrics, clock, logger });
-  const earned = invalidation === null ? null : new EarnedBounds({ growth: config.invalidation.maxAgeGrowth, named: (e) => invalidation.clock.named(e, tracker), clock, onUnnamed: invalidation.metrics.unnamed });
+  const purge = buildPurge({
+    catalogue,
+    limits: config.limits,
+    invalidation: config.invalidation,
+    redis: config.redis,
+    memory,
+    fleet,
+    peers: fleet === null ? (workerFleet?.link.bus ?? null) : null,
+    base: invalidation?.clock ?? null,
+    registry: prom.registry,
+    metrics,
+    clock,
+    logger,
+  });
+  const earned =
+    invalidation === null
+      ? null
+      : new EarnedBounds({
+          growth: config.invalidation.maxAgeGrowth,
+          named: (e) => invalidation.clock.named(e, tracker),
+          clock,
+          onUnnamed: invalidation.metrics.unnamed,
+        });
   const resolver = new Resolver({
     memory,
     second: purge.second,
@@ -175,14 +266,27 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   });
   const headEndpoint = catalogue.all().find((e) => e.module?.reportsHead === true);
   if (headEndpoint !== undefined) {
-    const head = new HeadEntry({ req: canonicalize(headEndpoint, '', config.limits), memory, fetcher, chain: tracker, clock, keep: (e) => resolver.keep(e) });
+    const head = new HeadEntry({
+      req: canonicalize(headEndpoint, '', config.limits),
+      memory,
+      fetcher,
+      chain: tracker,
+      clock,
+      keep: (e) => resolver.keep(e),
+    });
     adoptHead = head.adopt;
     confirmHead = head.renew;
   }
   invalidation?.start({
     lookup: { revalidate: (req) => resolver.revalidate(req, 'refresh') },
     // The block reader reads around the client cache (its own fetches), and stores what it verified.
-    reads: { fetch: (req, signal, purpose) => fetcher.fetch(req, signal, purpose), adopt: (req, res, head) => fetcher.adopt(req, res, head), pool, chain: tracker, store: storeFor(memory, fleet?.store ?? null, logger) },
+    reads: {
+      fetch: (req, signal, purpose) => fetcher.fetch(req, signal, purpose),
+      adopt: (req, res, head) => fetcher.adopt(req, res, head),
+      pool,
+      chain: tracker,
+      store: storeFor(memory, fleet?.store ?? null, logger),
+    },
     catalogue,
     limits: config.limits,
     heads: tracker,
@@ -208,11 +312,53 @@ export function buildStages(config: Config, logger: Logger, clock: () => number,
   });
 
   const gate = createRateLimitGate(config, { redis: fleet?.client ?? null, metrics, registry: prom.registry, clock });
-  const fast = config.accessLog === 'all' ? null : new FastHits({ resolver, chain: tracker, metrics, clock, gate, writer, trustProxy: config.trustProxy.length > 0 });
+  const fast =
+    config.accessLog === 'all'
+      ? null
+      : new FastHits({
+          resolver,
+          chain: tracker,
+          metrics,
+          clock,
+          gate,
+          writer,
+          trustProxy: config.trustProxy.length > 0,
+        });
   const adminGate = createAdminGate(config.adminAllow);
-  const rule = readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
+  const rule = readinessRule(
+    config.upstream.probeIntervalMs,
+    Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)),
+  );
   const readiness = () => readinessVerdict(pool.goodAnswers(), memory.entries, rule);
 
   const served = workerFleet === null ? prom : { ...prom, render: workerFleet.scrape };
-  return { logger, clock, catalogue, tracker, prom: served, metrics, memory, fleet, duty, pool, hotKeys, resolver, compiledPages, pageMetrics, pages, gate, fast, adminGate, writer, upstreamIsSimulator, readiness, quorum, touched, invalidation, headWatch, refetches, purge };
+  return {
+    logger,
+    clock,
+    catalogue,
+    tracker,
+    prom: served,
+    metrics,
+    memory,
+    fleet,
+    duty,
+    pool,
+    hotKeys,
+    resolver,
+    compiledPages,
+    pageMetrics,
+    pages,
+    gate,
+    fast,
+    adminGate,
+    writer,
+    upstreamIsSimulator,
+    readiness,
+    quorum,
+    touched,
+    invalidation,
+    headWatch,
+    refetches,
+    purge,
+  };
 }

@@ -39,7 +39,10 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   const { catalogue, resolver, tracker, metrics, prom, pages, gate, clock, logger } = s;
   const common = { chain: tracker, accessLog: config.accessLog, clock };
 
-  const registry = new PathRegistry(catalogue.all().map((e) => e.name), pages.names());
+  const registry = new PathRegistry(
+    catalogue.all().map((e) => e.name),
+    pages.names(),
+  );
 
   // Answers that set no X-Cache of their own (operator routes, preflights, passthrough) were made now: BYPASS.
   app.addHook('onSend', (_request, reply, payload, done) => {
@@ -49,10 +52,37 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   if (gate !== null) registerRateLimit(app, gate, rateLimitExempt(registry, s.adminGate));
   const payer = gate === null ? null : payerOf(gate);
   const answer = s.writer.answerHeaders;
-  registerApiRoutes(app, { ...common, catalogue, resolver, metrics, limits: config.limits, logger, fast: s.fast, payer, answer });
-  registerPageRoutes(app, { ...common, pages, metrics: s.pageMetrics, requestTimeoutMs: config.limits.requestTimeoutMs, logger, payer, answer, fast: s.fast });
+  registerApiRoutes(app, {
+    ...common,
+    catalogue,
+    resolver,
+    metrics,
+    limits: config.limits,
+    logger,
+    fast: s.fast,
+    payer,
+    answer,
+  });
+  registerPageRoutes(app, {
+    ...common,
+    pages,
+    metrics: s.pageMetrics,
+    requestTimeoutMs: config.limits.requestTimeoutMs,
+    logger,
+    payer,
+    answer,
+    fast: s.fast,
+  });
   // Batches count per item: the limiter's hook counted the POST, chargeBatch the other items.
-  registerBatchRoute(app, { ...common, catalogue, resolver, metrics, limits: config.limits, chargeBatch: gate === null ? null : chargeBatchWith(gate), payer });
+  registerBatchRoute(app, {
+    ...common,
+    catalogue,
+    resolver,
+    metrics,
+    limits: config.limits,
+    chargeBatch: gate === null ? null : chargeBatchWith(gate),
+    payer,
+  });
   const stream = createHeadStream({
     app,
     config: config.stream,
@@ -70,14 +100,20 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     logger,
   });
   // The home page moves with the head: recompose it (when clients read it) before its pollers ask.
-  if (config.refreshAhead.maxKeys > 0) stream.refreshAhead.addTarget({ name: 'pages/home', refresh: () => pages.refresh('home', {}, true) });
+  if (config.refreshAhead.maxKeys > 0)
+    stream.refreshAhead.addTarget({ name: 'pages/home', refresh: () => pages.refresh('home', {}, true) });
 
   registerOpsRoutes(app, {
     readiness: s.readiness,
     upstreams: () => s.pool.status(),
     chain: tracker,
     cache: () => ({
-      memory: { entries: s.memory.entries, bytes: s.memory.bytes, maxBytes: config.cacheMaxBytes, flightsInProgress: resolver.inFlight },
+      memory: {
+        entries: s.memory.entries,
+        bytes: s.memory.bytes,
+        maxBytes: config.cacheMaxBytes,
+        flightsInProgress: resolver.inFlight,
+      },
       redis: s.fleet ? { healthy: s.fleet.healthy() } : null,
       invalidation: s.invalidation?.status() ?? { mode: 'head' },
       refetches: s.refetches.totals(),
@@ -116,7 +152,11 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
       activityOpenapi(),
     ],
   });
-  registerOpenApiRoute(app, { full, public: withoutPaths(full, (p) => registry.rule(p)?.operator === true) }, s.adminGate);
+  registerOpenApiRoute(
+    app,
+    { full, public: withoutPaths(full, (p) => registry.rule(p)?.operator === true) },
+    s.adminGate,
+  );
   registerFallbacks(app, registry, s.adminGate);
   return stream;
 }

@@ -55,7 +55,8 @@ export async function startBalancer(port: number, backends: readonly string[]): 
   if (NGINX_BIN === null) throw new Error('nginx not installed');
   const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
   const prefix = mkdtempSync(join(base, 'chainproxy-balancer-'));
-  for (const d of ['client_body', 'proxy_temp', 'fastcgi_temp', 'uwsgi_temp', 'scgi_temp']) mkdirSync(join(prefix, d), { recursive: true });
+  for (const d of ['client_body', 'proxy_temp', 'fastcgi_temp', 'uwsgi_temp', 'scgi_temp'])
+    mkdirSync(join(prefix, d), { recursive: true });
   const file = join(prefix, 'nginx.conf');
   writeFileSync(file, conf(prefix, port, backends));
   const child = spawnChild('balancer', NGINX_BIN, ['-p', prefix, '-c', file, '-e', join(prefix, 'error.log')]);

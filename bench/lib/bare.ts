@@ -7,7 +7,10 @@ import { NODE_TSX, freePort, spawnChild, waitForHttp, type Child } from './proc.
 /** Headers Fastify/Node set themselves; everything else is copied from the proxy's answer. */
 const OWN = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
 
-export async function startBare(body: Buffer, proxyHeaders: Record<string, string>): Promise<{ url: string; child: Child; close(): Promise<void> }> {
+export async function startBare(
+  body: Buffer,
+  proxyHeaders: Record<string, string>,
+): Promise<{ url: string; child: Child; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'chainproxy-bare-'));
   const file = join(dir, 'body.bin');
   writeFileSync(file, body);

@@ -26,7 +26,9 @@ export interface Scenario {
 }
 
 /** Sum of totals over sum of durations, median of the percentiles: for repeated interleaved rounds. */
-export function combine(rs: ReadonlyArray<{ rps: number; p50: number; p99: number; total: number; durationS: number }>): { rps: number; p50: number; p99: number; total: number } {
+export function combine(
+  rs: ReadonlyArray<{ rps: number; p50: number; p99: number; total: number; durationS: number }>,
+): { rps: number; p50: number; p99: number; total: number } {
   const med = (xs: number[]): number => {
     const s = [...xs].sort((a, b) => a - b);
     return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;

@@ -8,13 +8,26 @@
  * for every answer of that endpoint: min(ttl, volatile), rounded up to whole
  * seconds (nginx's granularity), at least 1 s; 404s get the negative TTL.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync, openSync, readSync, closeSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+  openSync,
+  readSync,
+  closeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_POLICIES } from '../../src/catalogue/policies.js';
 import { ROOT, freePort, sleep, spawnChild, waitForHttp, type Child } from './proc.js';
 
-export const NGINX_BIN = ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'].find((p) => existsSync(p)) ?? null;
+export const NGINX_BIN =
+  ['/usr/sbin/nginx', '/usr/bin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'].find((p) =>
+    existsSync(p),
+  ) ?? null;
 
 export interface NginxProc {
   url: string;
@@ -40,11 +53,15 @@ export async function startNginx(upstreamUrl: string): Promise<NginxProc> {
   if (NGINX_BIN === null) throw new Error('nginx not installed');
   const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
   const prefix = mkdtempSync(join(base, 'chainproxy-nginx-'));
-  for (const d of ['cache', 'client_body', 'proxy_temp', 'fastcgi_temp', 'uwsgi_temp', 'scgi_temp', 'logs']) mkdirSync(join(prefix, d), { recursive: true });
+  for (const d of ['cache', 'client_body', 'proxy_temp', 'fastcgi_temp', 'uwsgi_temp', 'scgi_temp', 'logs'])
+    mkdirSync(join(prefix, d), { recursive: true });
   const port = await freePort();
   const ttlTable = nginxTtls();
   const locations = ttlTable
-    .map(({ endpoint, ttlS, negS }) => `    location = /${endpoint} {\n      proxy_cache_valid 200 ${ttlS}s;\n      proxy_cache_valid 404 ${negS}s;\n      proxy_pass http://origin;\n    }`)
+    .map(
+      ({ endpoint, ttlS, negS }) =>
+        `    location = /${endpoint} {\n      proxy_cache_valid 200 ${ttlS}s;\n      proxy_cache_valid 404 ${negS}s;\n      proxy_pass http://origin;\n    }`,
+    )
     .join('\n');
   const conf = readFileSync(join(ROOT, 'bench/peers/nginx.conf.template'), 'utf8')
     .replaceAll('{{USER}}', process.getuid?.() === 0 ? 'user root;' : '')

@@ -38,7 +38,12 @@ export interface Child {
 
 const live = new Set<Child>();
 
-export function spawnChild(name: string, cmd: string, args: readonly string[], env: Record<string, string> = {}): Child {
+export function spawnChild(
+  name: string,
+  cmd: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Child {
   const proc = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let buf = '';
   const keep = (d: Buffer): void => {
@@ -47,10 +52,12 @@ export function spawnChild(name: string, cmd: string, args: readonly string[], e
   proc.stdout?.on('data', keep);
   proc.stderr?.on('data', keep);
   let exited = proc.exitCode !== null;
-  const exit = new Promise<void>((r) => proc.once('exit', () => {
-    exited = true;
-    r();
-  }));
+  const exit = new Promise<void>((r) =>
+    proc.once('exit', () => {
+      exited = true;
+      r();
+    }),
+  );
   const child: Child = {
     name,
     proc,
@@ -74,11 +81,17 @@ export async function stopAll(): Promise<void> {
 }
 
 /** Poll `url` until it answers with a status accepted by `ok` (default 2xx). */
-export async function waitForHttp(url: string, child: Child, timeoutMs = 20_000, ok = (s: number) => s >= 200 && s < 300): Promise<void> {
+export async function waitForHttp(
+  url: string,
+  child: Child,
+  timeoutMs = 20_000,
+  ok = (s: number) => s >= 200 && s < 300,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < until) {
-    if (child.proc.exitCode !== null) throw new Error(`${child.name} exited (${child.proc.exitCode}):\n${child.tail()}`);
+    if (child.proc.exitCode !== null)
+      throw new Error(`${child.name} exited (${child.proc.exitCode}):\n${child.tail()}`);
     try {
       const r = await fetch(url, { signal: AbortSignal.timeout(1000) });
       await r.arrayBuffer();
@@ -149,7 +162,8 @@ export function treeCpuSeconds(pid: number | undefined): number | null {
     }
   }
   const inTree = (p: number): boolean => {
-    for (let cur = parentOf.get(p), depth = 0; cur !== undefined && depth < 16; cur = parentOf.get(cur), depth++) if (cur === pid) return true;
+    for (let cur = parentOf.get(p), depth = 0; cur !== undefined && depth < 16; cur = parentOf.get(cur), depth++)
+      if (cur === pid) return true;
     return false;
   };
   for (const p of parentOf.keys()) if (p !== pid && inTree(p)) total += cpuSeconds(p) ?? 0;

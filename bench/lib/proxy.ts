@@ -16,7 +16,11 @@ export interface ProxyProc {
 
 export const PROBE_INTERVAL_MS = 1000;
 
-export async function startProxyProc(upstreams: string[], env: Record<string, string> = {}, name = 'proxy'): Promise<ProxyProc> {
+export async function startProxyProc(
+  upstreams: string[],
+  env: Record<string, string> = {},
+  name = 'proxy',
+): Promise<ProxyProc> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawnChild(name, NODE_TSX[0], [...NODE_TSX.slice(1), 'src/main.ts'], {
@@ -57,7 +61,13 @@ async function cacheCounts(url: string): Promise<CacheCounts> {
 }
 
 export function diffCounts(a: CacheCounts, b: CacheCounts): CacheCounts {
-  return { HIT: b.HIT - a.HIT, MISS: b.MISS - a.MISS, STALE: b.STALE - a.STALE, BYPASS: b.BYPASS - a.BYPASS, ERROR: b.ERROR - a.ERROR };
+  return {
+    HIT: b.HIT - a.HIT,
+    MISS: b.MISS - a.MISS,
+    STALE: b.STALE - a.STALE,
+    BYPASS: b.BYPASS - a.BYPASS,
+    ERROR: b.ERROR - a.ERROR,
+  };
 }
 
 /** Hits (fresh or stale, both answered without waiting for the upstream) / all. */

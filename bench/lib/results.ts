@@ -31,15 +31,31 @@ const ms = (v: number | null): string => (v === null ? '–' : v < 10 ? v.toFixe
 const pct = (v: number | null): string => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
 
 export function markdownTable(rows: readonly Row[]): string {
-  const head = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'hit ratio', 'upstream req/1000', 'server CPU µs/req', 'notes'];
+  const head = [
+    'scenario',
+    'target',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'hit ratio',
+    'upstream req/1000',
+    'server CPU µs/req',
+    'notes',
+  ];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i >= 2 && i <= 7 ? '---:' : '---')).join('|')}|`];
-  for (const r of rows) lines.push(`| ${[r.scenario, r.target, f(r.rps), ms(r.p50), ms(r.p99), pct(r.hitRatio), f(r.upPer1000, 1), f(r.cpuUs ?? null, 1), r.note].join(' | ')} |`);
+  for (const r of rows)
+    lines.push(
+      `| ${[r.scenario, r.target, f(r.rps), ms(r.p50), ms(r.p99), pct(r.hitRatio), f(r.upPer1000, 1), f(r.cpuUs ?? null, 1), r.note].join(' | ')} |`,
+    );
   return lines.join('\n');
 }
 
 export function ratioTable(ratios: readonly Ratio[]): string {
   const lines = ['| ratio | value | target | pass | detail |', '|---|---:|---|---|---|'];
-  for (const r of ratios) lines.push(`| ${r.name} | ${r.value === null ? '–' : r.value.toFixed(3)} | ${r.goal} | ${r.pass === null ? '–' : r.pass ? 'yes' : '**NO**'} | ${r.detail} |`);
+  for (const r of ratios)
+    lines.push(
+      `| ${r.name} | ${r.value === null ? '–' : r.value.toFixed(3)} | ${r.goal} | ${r.pass === null ? '–' : r.pass ? 'yes' : '**NO**'} | ${r.detail} |`,
+    );
   return lines.join('\n');
 }
 
@@ -52,7 +68,11 @@ export interface RunInfo {
   wallSeconds: number;
 }
 
-export function writeResults(info: RunInfo, rows: readonly Row[], ratios: readonly Ratio[]): { md: string; paths: string[] } {
+export function writeResults(
+  info: RunInfo,
+  rows: readonly Row[],
+  ratios: readonly Ratio[],
+): { md: string; paths: string[] } {
   const dir = join(ROOT, 'bench/results');
   mkdirSync(dir, { recursive: true });
   const md = [

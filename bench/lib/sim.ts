@@ -31,9 +31,12 @@ export async function startSim(opts: { blockIntervalMs: number; seed?: number; n
   const child = spawnChild(opts.name ?? 'simulator', NODE_TSX[0], [
     ...NODE_TSX.slice(1),
     'src/sim/cli.ts',
-    '--port', String(port),
-    '--block-interval', String(opts.blockIntervalMs),
-    '--seed', String(opts.seed ?? 1),
+    '--port',
+    String(port),
+    '--block-interval',
+    String(opts.blockIntervalMs),
+    '--seed',
+    String(opts.seed ?? 1),
   ]);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/_sim/chain`, child);
@@ -45,7 +48,11 @@ export async function startSim(opts: { blockIntervalMs: number; seed?: number; n
     total: async () => (await stats()).requests._total ?? 0,
     head: async () => (await getJson<{ head: number }>(`${url}/_sim/chain`)).head,
     setFaults: async (f) => {
-      await getJson(`${url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f) });
+      await getJson(`${url}/_sim/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(f),
+      });
     },
     close: () => child.stop(),
   };

@@ -46,9 +46,20 @@ const median = (xs: number[]): number => {
   return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-async function cpuRun(t: Target, path: string, duration: number, rate?: number): Promise<{ r: LoadResult; cpuUs: number }> {
+async function cpuRun(
+  t: Target,
+  path: string,
+  duration: number,
+  rate?: number,
+): Promise<{ r: LoadResult; cpuUs: number }> {
   const c0 = treeCpuSeconds(t.child.proc.pid);
-  const r = await runLoad({ url: t.url, path, connections: CONNECTIONS, duration, ...(rate !== undefined ? { rate } : {}) });
+  const r = await runLoad({
+    url: t.url,
+    path,
+    connections: CONNECTIONS,
+    duration,
+    ...(rate !== undefined ? { rate } : {}),
+  });
   const c1 = treeCpuSeconds(t.child.proc.pid);
   return { r, cpuUs: c0 === null || c1 === null || r.total === 0 ? NaN : ((c1 - c0) / r.total) * 1e6 };
 }
@@ -81,7 +92,10 @@ export const hitPath: Scenario = {
       for (const p of [dflt, off, ...(withRedis ? [withRedis] : [])]) {
         await getRaw(p.url + path);
         hit = await getRaw(p.url + path);
-        if (hit.status !== 200 || hit.headers['x-cache'] !== 'HIT') ctx.notes.push(`(a) second answer of ${p.child.name} was ${hit.status} X-Cache ${hit.headers['x-cache']}, expected a 200 HIT`);
+        if (hit.status !== 200 || hit.headers['x-cache'] !== 'HIT')
+          ctx.notes.push(
+            `(a) second answer of ${p.child.name} was ${hit.status} X-Cache ${hit.headers['x-cache']}, expected a 200 HIT`,
+          );
       }
       bare = await startBare(hit!.body, hit!.headers);
       const check = await getRaw(bare.url + path);
@@ -90,10 +104,36 @@ export const hitPath: Scenario = {
 
       const targets: Target[] = [
         { name: 'bare Fastify', url: bare.url, child: bare.child, proxy: null, note: '' },
-        { name: 'proxy (default: limiter on, memory)', url: dflt.url, child: dflt.child, proxy: dflt, note: 'RATE_LIMIT_MAX=1e9' },
+        {
+          name: 'proxy (default: limiter on, memory)',
+          url: dflt.url,
+          child: dflt.child,
+          proxy: dflt,
+          note: 'RATE_LIMIT_MAX=1e9',
+        },
         { name: 'proxy (limiter off)', url: off.url, child: off.child, proxy: off, note: 'RATE_LIMIT_ENABLED=false' },
-        ...(withRedis ? [{ name: 'proxy (default + REDIS_URL)', url: withRedis.url, child: withRedis.child, proxy: withRedis, note: 'limiter reconciled through Redis' }] : []),
-        ...(ng ? [{ name: 'nginx', url: ng.nginx.url, child: ng.nginx.child, proxy: null, note: 'TTL 5 s + background update' }] : []),
+        ...(withRedis
+          ? [
+              {
+                name: 'proxy (default + REDIS_URL)',
+                url: withRedis.url,
+                child: withRedis.child,
+                proxy: withRedis,
+                note: 'limiter reconciled through Redis',
+              },
+            ]
+          : []),
+        ...(ng
+          ? [
+              {
+                name: 'nginx',
+                url: ng.nginx.url,
+                child: ng.nginx.child,
+                proxy: null,
+                note: 'TTL 5 s + background update',
+              },
+            ]
+          : []),
       ];
       const dur = ctx.d(2.5, 1);
       const rounds = ctx.quick ? 3 : 8;
@@ -107,21 +147,41 @@ export const hitPath: Scenario = {
       for (let r = 0; r < rounds; r++) {
         const order = r % 2 === 0 ? targets : [...targets].reverse();
         for (const t of order) res.get(t.name)!.push(await measure(t, path, dur));
-        ctx.log(`(a) round ${r + 1}/${rounds}: ${targets.map((t) => `${t.name} ${res.get(t.name)![r]!.rps.toFixed(0)} req/s, ${res.get(t.name)![r]!.cpuUs.toFixed(1)} µs/req at ${CPU_RATE}/s (${res.get(t.name)![r]!.cpuUsMax.toFixed(1)} at max)`).join('; ')}`);
+        ctx.log(
+          `(a) round ${r + 1}/${rounds}: ${targets.map((t) => `${t.name} ${res.get(t.name)![r]!.rps.toFixed(0)} req/s, ${res.get(t.name)![r]!.cpuUs.toFixed(1)} µs/req at ${CPU_RATE}/s (${res.get(t.name)![r]!.cpuUsMax.toFixed(1)} at max)`).join('; ')}`,
+        );
       }
       const proxiesUp = (await sim.total()) - s0;
       const ngCounts = ng ? await ng.nginx.counts() : {};
       const ngUp = ng ? (await ng.sim.total()) - n0 : 0;
-      const proxyTotal = targets.filter((t) => t.proxy !== null).reduce((a, t) => a + combine(res.get(t.name)!).total, 0);
+      const proxyTotal = targets
+        .filter((t) => t.proxy !== null)
+        .reduce((a, t) => a + combine(res.get(t.name)!).total, 0);
 
       const baseline = res.get('bare Fastify')!;
       const note = `${hit!.body.length} B body, ${CONNECTIONS} conns, ${rounds}×${dur}s interleaved; CPU at ${CPU_RATE} req/s offered`;
       for (const [i, t] of targets.entries()) {
         const rs = res.get(t.name)!;
         const c = combine(rs);
-        const counts = counts0[i] !== null && t.proxy !== null ? hitRatio(diffCounts(counts0[i]!, await t.proxy.cacheCounts())) : t.name === 'nginx' ? nginxHitRatio(ngCounts) : null;
-        const up = t.proxy !== null ? (proxiesUp / proxyTotal) * 1000 : t.name === 'nginx' ? (ngUp / c.total) * 1000 : null;
-        ctx.rows.push({ scenario: 'a hit path', target: t.name, rps: c.rps, p50: c.p50, p99: c.p99, hitRatio: counts, upPer1000: up, cpuUs: median(rs.map((r) => r.cpuUs)), note: i === 0 ? note : t.note });
+        const counts =
+          counts0[i] !== null && t.proxy !== null
+            ? hitRatio(diffCounts(counts0[i]!, await t.proxy.cacheCounts()))
+            : t.name === 'nginx'
+              ? nginxHitRatio(ngCounts)
+              : null;
+        const up =
+          t.proxy !== null ? (proxiesUp / proxyTotal) * 1000 : t.name === 'nginx' ? (ngUp / c.total) * 1000 : null;
+        ctx.rows.push({
+          scenario: 'a hit path',
+          target: t.name,
+          rps: c.rps,
+          p50: c.p50,
+          p99: c.p99,
+          hitRatio: counts,
+          upPer1000: up,
+          cpuUs: median(rs.map((r) => r.cpuUs)),
+          note: i === 0 ? note : t.note,
+        });
         if (i === 0) continue;
         const rpsRatios = rs.map((r, k) => r.rps / baseline[k]!.rps);
         const cpuRatios = rs.map((r, k) => r.cpuUs / baseline[k]!.cpuUs);

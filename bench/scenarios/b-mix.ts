@@ -70,21 +70,32 @@ export function mixSampler(u: Universe, seed = 42): () => string {
   const txRank = zipf(u.hashes.length, 1.0, random);
   const addrRank = zipf(u.addresses.length, 1.0, random);
   const blockRank = zipf(3000, 1.0, random);
-  const estHead = (): number => u.head0 + (u.blockIntervalMs > 0 ? Math.floor((Date.now() - u.t0) / u.blockIntervalMs) : 0);
+  const estHead = (): number =>
+    u.head0 + (u.blockIntervalMs > 0 ? Math.floor((Date.now() - u.t0) / u.blockIntervalMs) : 0);
   const variant = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const pick = weighted<() => string>(
     [
       [15, () => '/block/max'],
-      [10, () => variant(['/tx/list', '/tx/list?page=1', '/tx/list?page_size=20&page=1', '/tx/list?page=1&page_size=20'])],
+      [
+        10,
+        () => variant(['/tx/list', '/tx/list?page=1', '/tx/list?page_size=20&page=1', '/tx/list?page=1&page_size=20']),
+      ],
       [6, () => variant(['/block/list', '/block/list?page=1', '/block/list?page_size=20&page=1'])],
       [3, () => '/tx/list/pending'],
       [4, () => `/tx/list?page=${2 + Math.floor(random() * 4)}`],
       [22, () => `/tx/detail?hash=${u.hashes[txRank()]}`],
       [8, () => `/address/info?address=${u.addresses[addrRank()]}`],
-      [7, () => {
-        const a = u.addresses[addrRank()];
-        return variant([`/tx/listByAddress?address=${a}`, `/tx/listByAddress?address=${a}&page=1`, `/tx/listByAddress?page=1&address=${a}`]);
-      }],
+      [
+        7,
+        () => {
+          const a = u.addresses[addrRank()];
+          return variant([
+            `/tx/listByAddress?address=${a}`,
+            `/tx/listByAddress?address=${a}&page=1`,
+            `/tx/listByAddress?page=1&address=${a}`,
+          ]);
+        },
+      ],
       [12, () => `/block/detail?h=${u.head0 - 20 - blockRank()}`],
       [5, () => `/block/detail?h=${estHead() - 2 - Math.floor(random() * 10)}`],
       [3, () => '/token/list'],
@@ -100,7 +111,11 @@ export function mixSampler(u: Universe, seed = 42): () => string {
 }
 
 /** Polls block/max through `url` and the simulator head; worst staleness and backward steps. */
-export function freshnessPoller(url: string, sim: SimProc, everyMs = 100): { stop(): Promise<{ maxStaleMs: number; samples: number; backwards: number }> } {
+export function freshnessPoller(
+  url: string,
+  sim: SimProc,
+  everyMs = 100,
+): { stop(): Promise<{ maxStaleMs: number; samples: number; backwards: number }> } {
   const firstSeen = new Map<number, number>();
   let maxStaleMs = 0;
   let samples = 0;
@@ -148,7 +163,9 @@ export const mix: Scenario = {
     // requests per 1000 compare like with like whatever each target's speed.
     const warm = ctx.d(20_000, 3_000);
     const amount = ctx.d(60_000, 8_000);
-    ctx.notes.push(`(b) mix: ${u.hashes.length} tx hashes, ${u.addresses.length} addresses, 3000 final blocks, Zipf s=1; ${warm} warm-up then ${amount} measured requests per target; ${CONNECTIONS} connections.`);
+    ctx.notes.push(
+      `(b) mix: ${u.hashes.length} tx hashes, ${u.addresses.length} addresses, 3000 final blocks, Zipf s=1; ${warm} warm-up then ${amount} measured requests per target; ${CONNECTIONS} connections.`,
+    );
 
     const targets = [
       { name: 'proxy', url: proxy.url, sim },
@@ -173,7 +190,9 @@ export const mix: Scenario = {
         .filter(([, v]) => v > 0)
         .sort((x, y) => y[1] - x[1])
         .map(([k, v]) => `${k} ${((v / r.total) * 1000).toFixed(1)}`);
-      ctx.notes.push(`(b) ${t.name}: upstream requests per 1000 client requests by endpoint: ${perEndpoint.join(', ')}`);
+      ctx.notes.push(
+        `(b) ${t.name}: upstream requests per 1000 client requests by endpoint: ${perEndpoint.join(', ')}`,
+      );
       const hr = c0 ? hitRatio(diffCounts(c0, await proxy.cacheCounts())) : nginxHitRatio(await ng!.nginx.counts());
       const c = combine([r]);
       out[t.name] = { up, total: r.total };
@@ -189,7 +208,13 @@ export const mix: Scenario = {
         note: `block/max max staleness ${fresh.maxStaleMs} ms (${fresh.samples} polls, ${fresh.backwards} backwards)${bad ? `; ${r.non2xx} non-2xx, ${r.errors} errors` : ''}`,
       });
       if (t.name === 'proxy') {
-        ctx.ratios.push({ name: 'b: proxy hit ratio on the mix', value: hr, goal: '>= 0.95', pass: hr === null ? null : hr >= 0.95, detail: `${r.total} requests` });
+        ctx.ratios.push({
+          name: 'b: proxy hit ratio on the mix',
+          value: hr,
+          goal: '>= 0.95',
+          pass: hr === null ? null : hr >= 0.95,
+          detail: `${r.total} requests`,
+        });
         ctx.ratios.push({
           name: 'b: proxy block/max staleness / probe interval',
           value: fresh.maxStaleMs / PROBE_INTERVAL_MS,
@@ -202,7 +227,13 @@ export const mix: Scenario = {
     if (out.proxy && out.nginx) {
       const p = (out.proxy.up / out.proxy.total) * 1000;
       const n = (out.nginx.up / out.nginx.total) * 1000;
-      ctx.ratios.push({ name: 'b: proxy / nginx upstream req per 1000 (mix)', value: p / n, goal: '< 1', pass: p < n, detail: `${p.toFixed(1)} vs ${n.toFixed(1)} per 1000` });
+      ctx.ratios.push({
+        name: 'b: proxy / nginx upstream req per 1000 (mix)',
+        value: p / n,
+        goal: '< 1',
+        pass: p < n,
+        detail: `${p.toFixed(1)} vs ${n.toFixed(1)} per 1000`,
+      });
     }
   },
 };

@@ -34,7 +34,12 @@ export const coldMiss: Scenario = {
         const s0 = await t.sim.total();
         const r = await runLoad({ url: t.url, sample: unique, connections: CONNECTIONS, duration: dur });
         const up = (await t.sim.total()) - s0;
-        const hr = t.name === 'proxy' ? hitRatio(diffCounts(c0!, await proxy.cacheCounts())) : t.name === 'nginx' ? nginxHitRatio(await ng!.nginx.counts()) : null;
+        const hr =
+          t.name === 'proxy'
+            ? hitRatio(diffCounts(c0!, await proxy.cacheCounts()))
+            : t.name === 'nginx'
+              ? nginxHitRatio(await ng!.nginx.counts())
+              : null;
         const c = combine([r]);
         const bad = r.non2xx + r.errors;
         ctx.rows.push({

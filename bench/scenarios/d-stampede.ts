@@ -62,6 +62,12 @@ export const stampede: Scenario = {
     }
     const p = upByTarget.proxy ?? [];
     const worst = Math.max(...p);
-    ctx.ratios.push({ name: `d: upstream requests per ${BURST}-request stampede (proxy, worst burst)`, value: worst, goal: '= 1', pass: worst === 1, detail: `bursts: ${p.join(', ')}` });
+    ctx.ratios.push({
+      name: `d: upstream requests per ${BURST}-request stampede (proxy, worst burst)`,
+      value: worst,
+      goal: '= 1',
+      pass: worst === 1,
+      detail: `bursts: ${p.join(', ')}`,
+    });
   },
 };

@@ -22,13 +22,18 @@ export const hedging: Scenario = {
   id: 'e',
   title: 'misses with one of three upstreams hanging',
   async run(ctx: Ctx) {
-    const sims: SimProc[] = await Promise.all([0, 1, 2].map((i) => startSim({ blockIntervalMs: ctx.blockIntervalMs, name: `sim-e${i}` })));
+    const sims: SimProc[] = await Promise.all(
+      [0, 1, 2].map((i) => startSim({ blockIntervalMs: ctx.blockIntervalMs, name: `sim-e${i}` })),
+    );
     try {
       for (const s of sims) await s.setFaults(BASE);
       const dur = ctx.d(10, 2.5);
       const configs = [
         { name: 'hedging + retries', env: { ...COMMON } },
-        { name: 'no hedging, 1 attempt', env: { ...COMMON, UPSTREAM_HEDGE_AFTER_MS: '0', UPSTREAM_HEDGE_QUANTILE: '0', UPSTREAM_MAX_ATTEMPTS: '1' } },
+        {
+          name: 'no hedging, 1 attempt',
+          env: { ...COMMON, UPSTREAM_HEDGE_AFTER_MS: '0', UPSTREAM_HEDGE_QUANTILE: '0', UPSTREAM_MAX_ATTEMPTS: '1' },
+        },
       ];
       const variants = [
         { name: '1 of 3 upstreams hung', errorRate: 1 },
@@ -39,11 +44,21 @@ export const hedging: Scenario = {
         const res: Record<string, { p50: number; p99: number; bad: number }> = {};
         for (const cfg of configs) {
           await sims[2]!.setFaults(BASE); // healthy at start: the proxy becomes ready knowing all three
-          const proxy = await startProxyProc(sims.map((s) => s.url), cfg.env, 'proxy-e');
+          const proxy = await startProxyProc(
+            sims.map((s) => s.url),
+            cfg.env,
+            'proxy-e',
+          );
           try {
             await sims[2]!.setFaults({ ...BASE, errorRate: v.errorRate, kind: 'hang' });
             const before = await Promise.all(sims.map((s) => s.total()));
-            const r = await runLoad({ url: proxy.url, sample: () => `/block/detail?h=${key++}`, connections: 20, duration: dur, timeout: 10 });
+            const r = await runLoad({
+              url: proxy.url,
+              sample: () => `/block/detail?h=${key++}`,
+              connections: 20,
+              duration: dur,
+              timeout: 10,
+            });
             const after = await Promise.all(sims.map((s) => s.total()));
             const up = after.reduce((a, n, i) => a + n - before[i]!, 0);
             const c = combine([r]);

@@ -87,7 +87,16 @@ export const redis: Scenario = {
         const cpu1 = treeCpuSeconds(p.child.proc.pid);
         const upstream = (await detailCount()) - u0;
         const cpuUs = cpu0 === null || cpu1 === null || r.total === 0 ? NaN : ((cpu1 - cpu0) / r.total) * 1e6;
-        return { rps: r.total / r.durationS, p50: r.p50, p99: r.p99, total: r.total, durationS: r.durationS, cpuUs, upstream, counts: diffCounts(c0, await p.cacheCounts()) };
+        return {
+          rps: r.total / r.durationS,
+          p50: r.p50,
+          p99: r.p99,
+          total: r.total,
+          durationS: r.durationS,
+          cpuUs,
+          upstream,
+          counts: diffCounts(c0, await p.cacheCounts()),
+        };
       };
       // Warm-up: the Redis-hit replica reads every key from Redis at least twice (admission needs a second read).
       await runLoad({ url: big.url, sample: cycle, connections: CONNECTIONS, duration: ctx.d(1, 0.3) });
@@ -97,21 +106,54 @@ export const redis: Scenario = {
       for (let k = 0; k < ROUNDS; k++) {
         mem.push(await round(big, cycle));
         red.push(await round(tiny, cycle));
-        ctx.log(`(f) round ${k + 1}/${ROUNDS}: memory hit ${mem[k]!.rps.toFixed(0)} req/s ${mem[k]!.cpuUs.toFixed(1)} µs/req; Redis hit ${red[k]!.rps.toFixed(0)} req/s ${red[k]!.cpuUs.toFixed(1)} µs/req, ${red[k]!.upstream} upstream`);
+        ctx.log(
+          `(f) round ${k + 1}/${ROUNDS}: memory hit ${mem[k]!.rps.toFixed(0)} req/s ${mem[k]!.cpuUs.toFixed(1)} µs/req; Redis hit ${red[k]!.rps.toFixed(0)} req/s ${red[k]!.cpuUs.toFixed(1)} µs/req, ${red[k]!.upstream} upstream`,
+        );
       }
       const row = (target: string, rs: Round[], note: string) => {
         const c = combine(rs);
         const counts = sumCounts(rs.map((r) => r.counts));
         const up = rs.reduce((a, r) => a + r.upstream, 0);
-        ctx.rows.push({ scenario: 'f Redis tier', target, rps: c.rps, p50: c.p50, p99: c.p99, hitRatio: hitRatio(counts), upPer1000: (up / c.total) * 1000, cpuUs: median(rs.map((r) => r.cpuUs)), note });
-        return { rps: c.rps, cpuUs: median(rs.map((r) => r.cpuUs)), up, misses: counts.MISS + counts.BYPASS + counts.ERROR };
+        ctx.rows.push({
+          scenario: 'f Redis tier',
+          target,
+          rps: c.rps,
+          p50: c.p50,
+          p99: c.p99,
+          hitRatio: hitRatio(counts),
+          upPer1000: (up / c.total) * 1000,
+          cpuUs: median(rs.map((r) => r.cpuUs)),
+          note,
+        });
+        return {
+          rps: c.rps,
+          cpuUs: median(rs.map((r) => r.cpuUs)),
+          up,
+          misses: counts.MISS + counts.BYPASS + counts.ERROR,
+        };
       };
       const m = row('memory hit', mem, `${K} keys, all in memory; ${ROUNDS} rounds interleaved with the Redis hit`);
-      const rh = row('Redis hit (memory 1 MiB)', red, `${K} keys cycled through a 1 MiB memory tier; upstream: simulator block/detail requests`);
+      const rh = row(
+        'Redis hit (memory 1 MiB)',
+        red,
+        `${K} keys cycled through a 1 MiB memory tier; upstream: simulator block/detail requests`,
+      );
       const rpsRatio = rh.rps / m.rps;
       const cpuRatio = rh.cpuUs / m.cpuUs;
-      ctx.ratios.push({ name: 'f: Redis hit / memory hit req/s', value: rpsRatio, goal: '>= 0.5', pass: Number.isFinite(rpsRatio) ? rpsRatio >= 0.5 : null, detail: `per round ${red.map((r, k) => (r.rps / mem[k]!.rps).toFixed(2)).join(' ')}` });
-      ctx.ratios.push({ name: 'f: Redis hit / memory hit server CPU per request', value: Number.isFinite(cpuRatio) ? cpuRatio : null, goal: '<= 2', pass: Number.isFinite(cpuRatio) ? cpuRatio <= 2 : null, detail: `${rh.cpuUs.toFixed(1)} vs ${m.cpuUs.toFixed(1)} µs/req (medians); per round ${red.map((r, k) => (r.cpuUs / mem[k]!.cpuUs).toFixed(2)).join(' ')}` });
+      ctx.ratios.push({
+        name: 'f: Redis hit / memory hit req/s',
+        value: rpsRatio,
+        goal: '>= 0.5',
+        pass: Number.isFinite(rpsRatio) ? rpsRatio >= 0.5 : null,
+        detail: `per round ${red.map((r, k) => (r.rps / mem[k]!.rps).toFixed(2)).join(' ')}`,
+      });
+      ctx.ratios.push({
+        name: 'f: Redis hit / memory hit server CPU per request',
+        value: Number.isFinite(cpuRatio) ? cpuRatio : null,
+        goal: '<= 2',
+        pass: Number.isFinite(cpuRatio) ? cpuRatio <= 2 : null,
+        detail: `${rh.cpuUs.toFixed(1)} vs ${m.cpuUs.toFixed(1)} µs/req (medians); per round ${red.map((r, k) => (r.cpuUs / mem[k]!.cpuUs).toFixed(2)).join(' ')}`,
+      });
       ctx.ratios.push({
         name: 'f: client requests sent upstream during Redis hits',
         value: rh.misses,
@@ -119,14 +161,29 @@ export const redis: Scenario = {
         pass: rh.misses === 0,
         detail: `MISS/BYPASS/ERROR answers over ${red.reduce((a, r) => a + r.total, 0)} requests; the simulator counted ${rh.up} block/detail requests meanwhile (the fleet's own reads of new blocks included)`,
       });
-      const measure = async (scenario: string, target: string, p: ProxyProc, sample: () => string, note: string): Promise<LoadResult> => {
+      const measure = async (
+        scenario: string,
+        target: string,
+        p: ProxyProc,
+        sample: () => string,
+        note: string,
+      ): Promise<LoadResult> => {
         await runLoad({ url: p.url, sample, connections: CONNECTIONS, duration: ctx.d(1, 0.3) }); // warm-up
         const c0 = await p.cacheCounts();
         const s0 = await sim.total();
         const r = await runLoad({ url: p.url, sample, connections: CONNECTIONS, duration: dur });
         const up = (await sim.total()) - s0;
         const c = combine([r]);
-        ctx.rows.push({ scenario, target, rps: c.rps, p50: c.p50, p99: c.p99, hitRatio: hitRatio(diffCounts(c0, await p.cacheCounts())), upPer1000: (up / r.total) * 1000, note });
+        ctx.rows.push({
+          scenario,
+          target,
+          rps: c.rps,
+          p50: c.p50,
+          p99: c.p99,
+          hitRatio: hitRatio(diffCounts(c0, await p.cacheCounts())),
+          upPer1000: (up / r.total) * 1000,
+          note,
+        });
         return r;
       };
       let fresh = base - 100_000;
@@ -148,13 +205,25 @@ export const redis: Scenario = {
       const dur = ctx.d(10, 2.5);
       for (const n of [1, 2]) {
         await rd.flush();
-        const reps = await Promise.all(Array.from({ length: n }, (_, k) => startProxyProc([sim.url], { REDIS_URL: rd.url, PUBLIC_BASE_URL: SHARED_BASE_URL }, `proxy-f-r${k}`)));
+        const reps = await Promise.all(
+          Array.from({ length: n }, (_, k) =>
+            startProxyProc([sim.url], { REDIS_URL: rd.url, PUBLIC_BASE_URL: SHARED_BASE_URL }, `proxy-f-r${k}`),
+          ),
+        );
         procs.push(...reps);
         const u2 = { ...u, head0: await sim.head(), t0: Date.now() };
-        await Promise.all(reps.map((p, k) => runLoad({ url: p.url, sample: mixSampler(u2, 7 + k), connections: CONNECTIONS / n, duration: warm })));
+        await Promise.all(
+          reps.map((p, k) =>
+            runLoad({ url: p.url, sample: mixSampler(u2, 7 + k), connections: CONNECTIONS / n, duration: warm }),
+          ),
+        );
         const c0 = await Promise.all(reps.map((p) => p.cacheCounts()));
         const s0 = await sim.total();
-        const rs = await Promise.all(reps.map((p, k) => runLoad({ url: p.url, sample: mixSampler(u2, 42 + k), connections: CONNECTIONS / n, duration: dur })));
+        const rs = await Promise.all(
+          reps.map((p, k) =>
+            runLoad({ url: p.url, sample: mixSampler(u2, 42 + k), connections: CONNECTIONS / n, duration: dur }),
+          ),
+        );
         const up = (await sim.total()) - s0;
         const c1 = await Promise.all(reps.map((p) => p.cacheCounts()));
         const total = rs.reduce((a, r) => a + r.total, 0);

@@ -24,7 +24,9 @@ interface Outcome {
 async function metric(url: string, name: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   let sum = 0;
-  for (const line of text.split('\n')) if (line.startsWith(name + ' ') || line.startsWith(name + '{')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const line of text.split('\n'))
+    if (line.startsWith(name + ' ') || line.startsWith(name + '{'))
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   return sum;
 }
 
@@ -40,7 +42,13 @@ function quantile(xs: number[], q: number): number | null {
 }
 
 async function burst(url: string, offset: number): Promise<Outcome[]> {
-  const agent = new Agent({ connections: BURST, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: IN_TIME_MS * 3, bodyTimeout: IN_TIME_MS * 3 });
+  const agent = new Agent({
+    connections: BURST,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    headersTimeout: IN_TIME_MS * 3,
+    bodyTimeout: IN_TIME_MS * 3,
+  });
   try {
     // Open the 2000 keep-alive connections first (/healthz): a cold connect storm overflows the
     // listen backlog and measures SYN retransmits, not the proxy (clients come through a balancer).
@@ -54,7 +62,10 @@ async function burst(url: string, offset: number): Promise<Outcome[]> {
       Array.from({ length: BURST }, async (_, i) => {
         const t0 = performance.now();
         try {
-          const r = await request(`${url}/tx/list?page=${offset + i + 1}&page_size=5`, { dispatcher: agent, signal: AbortSignal.timeout(IN_TIME_MS * 3) });
+          const r = await request(`${url}/tx/list?page=${offset + i + 1}&page_size=5`, {
+            dispatcher: agent,
+            signal: AbortSignal.timeout(IN_TIME_MS * 3),
+          });
           await r.body.dump();
           return { status: r.statusCode, ms: performance.now() - t0 };
         } catch {
@@ -79,7 +90,10 @@ export const shed: Scenario = {
     const shares: Record<string, { ok: number; shed: number }> = {};
     try {
       let offset = 0;
-      for (const [name, p] of [['bounded queue (256)', bounded], ['unbounded queue', unbounded]] as const) {
+      for (const [name, p] of [
+        ['bounded queue (256)', bounded],
+        ['unbounded queue', unbounded],
+      ] as const) {
         const cpu0 = await metric(p.url, 'process_cpu_seconds_total');
         const t0 = performance.now();
         const out = await burst(p.url, offset);

@@ -46,7 +46,8 @@ function subscribe(url: string, lastEventId?: number): Promise<Subscriber> {
       res.on('data', (chunk: string) => {
         const now = performance.now();
         const text = tail + chunk;
-        for (const m of text.matchAll(/(?:^|\n)id: (\d+)\n/g)) if (!arrivals.has(Number(m[1]))) arrivals.set(Number(m[1]), now);
+        for (const m of text.matchAll(/(?:^|\n)id: (\d+)\n/g))
+          if (!arrivals.has(Number(m[1]))) arrivals.set(Number(m[1]), now);
         tail = text.slice(-40);
       });
       res.on('error', () => undefined);
@@ -83,12 +84,21 @@ const pct = (xs: number[], q: number): number => {
   return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 };
 
-async function fanout(ctx: Ctx, n: number, blocks: number): Promise<{ lastP50: number; lastP99: number; spreadP50: number; upPerBlock: number; cpuUsPerEvent: number }> {
+async function fanout(
+  ctx: Ctx,
+  n: number,
+  blocks: number,
+): Promise<{ lastP50: number; lastP99: number; spreadP50: number; upPerBlock: number; cpuUsPerEvent: number }> {
   const sim = await startSim({ blockIntervalMs: 0, name: `sim-h${n}` });
-  const proxy = await startProxyProc([sim.url], { UPSTREAM_PROBE_INTERVAL_MS: String(FANOUT_PROBE_MS), MAX_STREAMS: '100000', STREAM_MAX_PER_CLIENT: '100000' }, `proxy-h${n}`);
+  const proxy = await startProxyProc(
+    [sim.url],
+    { UPSTREAM_PROBE_INTERVAL_MS: String(FANOUT_PROBE_MS), MAX_STREAMS: '100000', STREAM_MAX_PER_CLIENT: '100000' },
+    `proxy-h${n}`,
+  );
   const subs: Subscriber[] = [];
   try {
-    for (let i = 0; i < n; i += 100) subs.push(...(await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => subscribe(proxy.url)))));
+    for (let i = 0; i < n; i += 100)
+      subs.push(...(await Promise.all(Array.from({ length: Math.min(100, n - i) }, () => subscribe(proxy.url)))));
     const last: number[] = [];
     const spread: number[] = [];
     let up = 0;
@@ -96,11 +106,17 @@ async function fanout(ctx: Ctx, n: number, blocks: number): Promise<{ lastP50: n
     for (let b = 0; b < blocks; b++) {
       const before = await sim.total();
       const t0 = performance.now();
-      const { head } = await getJson<{ head: number }>(`${sim.url}/_sim/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":1}' });
+      const { head } = await getJson<{ head: number }>(`${sim.url}/_sim/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"n":1}',
+      });
       const deadline = Date.now() + 10_000;
-      while (subs.some((s) => !s.arrivals.has(head)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      while (subs.some((s) => !s.arrivals.has(head)) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 5));
       const times = subs.map((s) => s.arrivals.get(head)).filter((t): t is number => t !== undefined);
-      if (times.length < subs.length) ctx.notes.push(`(h) ${subs.length - times.length} of ${n} subscribers missed head ${head}`);
+      if (times.length < subs.length)
+        ctx.notes.push(`(h) ${subs.length - times.length} of ${n} subscribers missed head ${head}`);
       last.push(Math.max(...times) - t0);
       spread.push(Math.max(...times) - Math.min(...times));
       // Let the block's refresh settle, then count what it cost upstream (probes included).
@@ -108,7 +124,13 @@ async function fanout(ctx: Ctx, n: number, blocks: number): Promise<{ lastP50: n
       up += (await sim.total()) - before;
     }
     const cpu = (await cpuSeconds(proxy.url)) - cpu0;
-    return { lastP50: pct(last, 0.5), lastP99: pct(last, 0.99), spreadP50: pct(spread, 0.5), upPerBlock: up / blocks, cpuUsPerEvent: (cpu * 1e6) / (blocks * n) };
+    return {
+      lastP50: pct(last, 0.5),
+      lastP99: pct(last, 0.99),
+      spreadP50: pct(spread, 0.5),
+      upPerBlock: up / blocks,
+      cpuUsPerEvent: (cpu * 1e6) / (blocks * n),
+    };
   } finally {
     for (const s of subs) s.close();
     await proxy.close();
@@ -124,16 +146,27 @@ async function streamCounter(url: string, name: string): Promise<number> {
 async function advanceTo(sim: SimProc, watcher: Subscriber, n: number): Promise<number> {
   let head = 0;
   for (let left = n; left > 0; left -= 100) {
-    ({ head } = await getJson<{ head: number }>(`${sim.url}/_sim/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n: Math.min(100, left) }) }));
+    ({ head } = await getJson<{ head: number }>(`${sim.url}/_sim/advance`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ n: Math.min(100, left) }),
+    }));
     const deadline = Date.now() + 10_000;
     while (!watcher.arrivals.has(head) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   }
   return head;
 }
 
-async function resumeStorm(n: number, back: number): Promise<{ p50: number; p99: number; complete: number; dropped: number }> {
+async function resumeStorm(
+  n: number,
+  back: number,
+): Promise<{ p50: number; p99: number; complete: number; dropped: number }> {
   const sim = await startSim({ blockIntervalMs: 0, name: `sim-h-resume` });
-  const proxy = await startProxyProc([sim.url], { UPSTREAM_PROBE_INTERVAL_MS: String(FANOUT_PROBE_MS), MAX_STREAMS: '100000', STREAM_MAX_PER_CLIENT: '100000' }, `proxy-h-resume`);
+  const proxy = await startProxyProc(
+    [sim.url],
+    { UPSTREAM_PROBE_INTERVAL_MS: String(FANOUT_PROBE_MS), MAX_STREAMS: '100000', STREAM_MAX_PER_CLIENT: '100000' },
+    `proxy-h-resume`,
+  );
   const subs: Subscriber[] = [];
   try {
     const watcher = await subscribe(proxy.url);
@@ -143,10 +176,19 @@ async function resumeStorm(n: number, back: number): Promise<{ p50: number; p99:
     const storm = await Promise.all(Array.from({ length: n }, () => subscribe(proxy.url, head - back)));
     subs.push(...storm);
     const deadline = Date.now() + 30_000;
-    while (storm.some((s) => !s.arrivals.has(head)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    const done = storm.map((s) => s.arrivals.get(head)).filter((t): t is number => t !== undefined).map((t) => t - t0);
+    while (storm.some((s) => !s.arrivals.has(head)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 5));
+    const done = storm
+      .map((s) => s.arrivals.get(head))
+      .filter((t): t is number => t !== undefined)
+      .map((t) => t - t0);
     const complete = storm.filter((s) => s.arrivals.size === back).length;
-    return { p50: pct(done, 0.5), p99: pct(done, 0.99), complete, dropped: await streamCounter(proxy.url, 'chainproxy_stream_clients_dropped_total') };
+    return {
+      p50: pct(done, 0.5),
+      p99: pct(done, 0.99),
+      complete,
+      dropped: await streamCounter(proxy.url, 'chainproxy_stream_clients_dropped_total'),
+    };
   } finally {
     for (const s of subs) s.close();
     await proxy.close();
@@ -154,19 +196,34 @@ async function resumeStorm(n: number, back: number): Promise<{ p50: number; p99:
   }
 }
 
-async function mixRun(ctx: Ctx, name: string, env: Record<string, string>, blockIntervalMs: number): Promise<{ hr: number | null; headHr: number; up1000: number; staleMs: number; rps: number }> {
+async function mixRun(
+  ctx: Ctx,
+  name: string,
+  env: Record<string, string>,
+  blockIntervalMs: number,
+): Promise<{ hr: number | null; headHr: number; up1000: number; staleMs: number; rps: number }> {
   const sim: SimProc = await startSim({ blockIntervalMs, name: `sim-${name}` });
   const proxy: ProxyProc = await startProxyProc([sim.url], env, `proxy-${name}`);
   try {
     const u = await buildUniverse(sim, blockIntervalMs);
     const u2 = { ...u, head0: await sim.head(), t0: Date.now() };
-    await runLoad({ url: proxy.url, sample: mixSampler(u2, 7), connections: CONNECTIONS, amount: ctx.d(20_000, 3_000) });
+    await runLoad({
+      url: proxy.url,
+      sample: mixSampler(u2, 7),
+      connections: CONNECTIONS,
+      amount: ctx.d(20_000, 3_000),
+    });
     const c0 = await proxy.cacheCounts();
     const h0 = await headCounts(proxy.url);
     const s0 = await sim.total();
     const e0 = (await sim.stats()).requests;
     const poller = freshnessPoller(proxy.url, sim);
-    const r = await runLoad({ url: proxy.url, sample: mixSampler(u2, 42), connections: CONNECTIONS, amount: ctx.d(60_000, 10_000) });
+    const r = await runLoad({
+      url: proxy.url,
+      sample: mixSampler(u2, 42),
+      connections: CONNECTIONS,
+      amount: ctx.d(60_000, 10_000),
+    });
     const fresh = await poller.stop();
     const up = (await sim.total()) - s0;
     const e1 = (await sim.stats()).requests;
@@ -205,7 +262,10 @@ export const stream: Scenario = {
     const blocks = ctx.d(20, 6);
     const small = await fanout(ctx, 10, blocks);
     const big = await fanout(ctx, 1000, blocks);
-    for (const [n, f] of [[10, small], [1000, big]] as const) {
+    for (const [n, f] of [
+      [10, small],
+      [1000, big],
+    ] as const) {
       ctx.rows.push({
         scenario: 'h head stream',
         target: `proxy, ${n} subscribers`,

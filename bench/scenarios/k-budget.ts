@@ -56,7 +56,16 @@ async function hot(url: string, paths: string[], seconds: number): Promise<autoc
     connections: HOT_CONNECTIONS,
     duration: seconds,
     overallRate: HOT_RATE,
-    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[rank()]!, headers: { ...req.headers, 'x-forwarded-for': `10.1.${(n = (n + 1) % HOT_IPS) >> 8}.${n & 255}` } }) }],
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => ({
+          ...req,
+          path: paths[rank()]!,
+          headers: { ...req.headers, 'x-forwarded-for': `10.1.${(n = (n + 1) % HOT_IPS) >> 8}.${n & 255}` },
+        }),
+      },
+    ],
   });
 }
 
@@ -67,13 +76,25 @@ async function scanner(url: string, seconds: number, start: number): Promise<aut
     connections: 2,
     duration: seconds,
     overallRate: SCANNER_RATE,
-    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/block/detail?h=${h--}`, headers: { ...req.headers, 'x-forwarded-for': SCANNER_IP } }) }],
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => ({
+          ...req,
+          path: `/block/detail?h=${h--}`,
+          headers: { ...req.headers, 'x-forwarded-for': SCANNER_IP },
+        }),
+      },
+    ],
   });
 }
 
 async function phase(proxy: ProxyProc, paths: string[], seconds: number, scanFrom: number | null): Promise<Phase> {
   const t0 = Date.now();
-  const [h, s] = await Promise.all([hot(proxy.url, paths, seconds), scanFrom === null ? null : scanner(proxy.url, seconds, scanFrom)]);
+  const [h, s] = await Promise.all([
+    hot(proxy.url, paths, seconds),
+    scanFrom === null ? null : scanner(proxy.url, seconds, scanFrom),
+  ]);
   return {
     hotRps: h.requests.total / ((Date.now() - t0) / 1000),
     hotP50: h.latency.p50,
@@ -86,13 +107,24 @@ async function phase(proxy: ProxyProc, paths: string[], seconds: number, scanFro
 }
 
 async function startBudgetProxy(sim: SimProc, budget: number, name: string): Promise<ProxyProc> {
-  return startProxyProc([sim.url], { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_MAX: String(MAX), RATE_LIMIT_WINDOW_MS: String(WINDOW_MS), RATE_LIMIT_MISS_BUDGET: String(budget), TRUST_PROXY: '127.0.0.1' }, name);
+  return startProxyProc(
+    [sim.url],
+    {
+      RATE_LIMIT_ENABLED: 'true',
+      RATE_LIMIT_MAX: String(MAX),
+      RATE_LIMIT_WINDOW_MS: String(WINDOW_MS),
+      RATE_LIMIT_MISS_BUDGET: String(budget),
+      TRUST_PROXY: '127.0.0.1',
+    },
+    name,
+  );
 }
 
 /** Fills the hot keys, then runs the hot mix unmeasured (JIT, connections). */
 async function warm(proxy: ProxyProc, paths: string[], seconds: number): Promise<void> {
   let i = 0;
-  for (const p of paths) await getJson(`${proxy.url}${p}`, { headers: { 'x-forwarded-for': `10.2.0.${i++ % 250}` } }).catch(() => undefined);
+  for (const p of paths)
+    await getJson(`${proxy.url}${p}`, { headers: { 'x-forwarded-for': `10.2.0.${i++ % 250}` } }).catch(() => undefined);
   await hot(proxy.url, paths, seconds);
 }
 
@@ -140,11 +172,32 @@ export const budget: Scenario = {
       const w = sum(withScanner);
       const perMin = (p: Phase) => (p.scanOk / p.seconds) * 60;
       const row = (target: string, p: Phase, note: string) =>
-        ctx.rows.push({ scenario: 'k miss budget', target, rps: p.hotRps, p50: p.hotP50, p99: p.hotP99, hitRatio: null, upPer1000: null, note });
-      row('hot alone', a, `${HOT_IPS} IPs, ${HOT_RATE} req/s offered, ${rounds} × ${seconds} s interleaved${a.hotNon2xx ? `; ${a.hotNon2xx} non-2xx` : ''}`);
+        ctx.rows.push({
+          scenario: 'k miss budget',
+          target,
+          rps: p.hotRps,
+          p50: p.hotP50,
+          p99: p.hotP99,
+          hitRatio: null,
+          upPer1000: null,
+          note,
+        });
+      row(
+        'hot alone',
+        a,
+        `${HOT_IPS} IPs, ${HOT_RATE} req/s offered, ${rounds} × ${seconds} s interleaved${a.hotNon2xx ? `; ${a.hotNon2xx} non-2xx` : ''}`,
+      );
       const spanMin = (scanEnd - scanStart) / 60_000;
-      row('hot + scanner', w, `scanner 360/min: ${w.scanOk} misses (${(w.scanOk / spanMin).toFixed(0)}/min over its span), ${w.scan429} refused${w.hotNon2xx ? `; hot ${w.hotNon2xx} non-2xx` : ''}`);
-      row('hot + scanner, budget 0', noBudget, `scanner: ${noBudget.scanOk} misses (${perMin(noBudget).toFixed(0)}/min), ${noBudget.scan429} refused`);
+      row(
+        'hot + scanner',
+        w,
+        `scanner 360/min: ${w.scanOk} misses (${(w.scanOk / spanMin).toFixed(0)}/min over its span), ${w.scan429} refused${w.hotNon2xx ? `; hot ${w.hotNon2xx} non-2xx` : ''}`,
+      );
+      row(
+        'hot + scanner, budget 0',
+        noBudget,
+        `scanner: ${noBudget.scanOk} misses (${perMin(noBudget).toFixed(0)}/min), ${noBudget.scan429} refused`,
+      );
 
       // Over the whole span from its first to its last request, refills included.
       const bound = BUDGET + ((scanEnd - scanStart) * BUDGET) / WINDOW_MS;
@@ -152,9 +205,27 @@ export const budget: Scenario = {
       const p99 = w.hotP99 / Math.max(a.hotP99, 1);
       const scan = w.scanOk / bound;
       ctx.ratios.push(
-        { name: 'k hot req/s with scanner / alone', value: tput, goal: '>= 0.95', pass: tput >= 0.95, detail: `${w.hotRps.toFixed(0)} / ${a.hotRps.toFixed(0)} req/s (offered ${HOT_RATE})` },
-        { name: 'k hot p99 with scanner / alone', value: p99, goal: '<= 1.5', pass: p99 <= 1.5, detail: `median of ${rounds} interleaved rounds: ${w.hotP99} / ${a.hotP99} ms` },
-        { name: 'k scanner upstream requests / budget bound', value: scan, goal: '<= 1', pass: scan <= 1, detail: `${w.scanOk} misses over ${((scanEnd - scanStart) / 1000).toFixed(1)} s, bound ${bound.toFixed(0)} (budget + refill); without a budget ${noBudget.scanOk} in ${noBudget.seconds.toFixed(1)} s` },
+        {
+          name: 'k hot req/s with scanner / alone',
+          value: tput,
+          goal: '>= 0.95',
+          pass: tput >= 0.95,
+          detail: `${w.hotRps.toFixed(0)} / ${a.hotRps.toFixed(0)} req/s (offered ${HOT_RATE})`,
+        },
+        {
+          name: 'k hot p99 with scanner / alone',
+          value: p99,
+          goal: '<= 1.5',
+          pass: p99 <= 1.5,
+          detail: `median of ${rounds} interleaved rounds: ${w.hotP99} / ${a.hotP99} ms`,
+        },
+        {
+          name: 'k scanner upstream requests / budget bound',
+          value: scan,
+          goal: '<= 1',
+          pass: scan <= 1,
+          detail: `${w.scanOk} misses over ${((scanEnd - scanStart) / 1000).toFixed(1)} s, bound ${bound.toFixed(0)} (budget + refill); without a budget ${noBudget.scanOk} in ${noBudget.seconds.toFixed(1)} s`,
+        },
       );
     } finally {
       await sim.close();

@@ -29,7 +29,11 @@ const CONNECTIONS = 32;
 const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
 /** `npx chainproxy` as an operator runs it; the server's pid and heap limit from its listening line. */
-async function startShipped(simUrl: string, env: Record<string, string>, name: string): Promise<{ url: string; pid: number; heapLimitMiB: number; close(): Promise<void> }> {
+async function startShipped(
+  simUrl: string,
+  env: Record<string, string>,
+  name: string,
+): Promise<{ url: string; pid: number; heapLimitMiB: number; close(): Promise<void> }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawnChild(name, NPX, ['--no-install', 'chainproxy'], {
@@ -93,8 +97,29 @@ interface Reading {
 }
 
 /** Runs both floods against a proxy with `cacheMaxBytes`; the readings after each. */
-async function floodProxy(ctx: Ctx, simUrl: string, final: number, cacheMaxBytes: string): Promise<{ heapLimitMiB: number; floods: Array<{ name: string; after: Reading; peak: number; rps: number; p50: number; p99: number; total: number; cpuPerReq: number }> }> {
-  const proxy = await startShipped(simUrl, { CACHE_MAX_BYTES: cacheMaxBytes, METRICS_CACHE_MS: '0', CONFIG_FILE: policyFile() }, `proxy-flood-${cacheMaxBytes}`);
+async function floodProxy(
+  ctx: Ctx,
+  simUrl: string,
+  final: number,
+  cacheMaxBytes: string,
+): Promise<{
+  heapLimitMiB: number;
+  floods: Array<{
+    name: string;
+    after: Reading;
+    peak: number;
+    rps: number;
+    p50: number;
+    p99: number;
+    total: number;
+    cpuPerReq: number;
+  }>;
+}> {
+  const proxy = await startShipped(
+    simUrl,
+    { CACHE_MAX_BYTES: cacheMaxBytes, METRICS_CACHE_MS: '0', CONFIG_FILE: policyFile() },
+    `proxy-flood-${cacheMaxBytes}`,
+  );
   try {
     const pid = proxy.pid;
     const reading = async (): Promise<Reading> => ({
@@ -104,8 +129,14 @@ async function floodProxy(ctx: Ctx, simUrl: string, final: number, cacheMaxBytes
     });
     let h = final - 100;
     const floods = [
-      { name: 'unknown block hashes (negative, 1 s)', sample: () => `/block/detail?h=${randomBytes(32).toString('hex')}` },
-      { name: 'unknown tx hashes (negative, kept 10 min)', sample: () => `/tx/detail?hash=${randomBytes(32).toString('hex')}` },
+      {
+        name: 'unknown block hashes (negative, 1 s)',
+        sample: () => `/block/detail?h=${randomBytes(32).toString('hex')}`,
+      },
+      {
+        name: 'unknown tx hashes (negative, kept 10 min)',
+        sample: () => `/tx/detail?hash=${randomBytes(32).toString('hex')}`,
+      },
       { name: 'distinct final blocks (1 day)', sample: () => `/block/detail?h=${h--}` },
     ];
     const out = [];
@@ -120,7 +151,16 @@ async function floodProxy(ctx: Ctx, simUrl: string, final: number, cacheMaxBytes
       const cpuPerReq = (cpuMsOf(pid) - cpu0) / Math.max(r.total, 1);
       // Settled: after some idle seconds V8's memory reducer has collected the flood's garbage.
       await new Promise((resolve) => setTimeout(resolve, ctx.d(12, 10) * 1000));
-      out.push({ name: f.name, after: await reading(), peak, rps: r.rps, p50: r.p50, p99: r.p99, total: r.total, cpuPerReq });
+      out.push({
+        name: f.name,
+        after: await reading(),
+        peak,
+        rps: r.rps,
+        p50: r.p50,
+        p99: r.p99,
+        total: r.total,
+        cpuPerReq,
+      });
     }
     return { heapLimitMiB: proxy.heapLimitMiB, floods: out };
   } finally {

@@ -11,7 +11,14 @@
  */
 import type { Ctx, Scenario } from '../lib/context.js';
 import { modeHonoured, runMode, type InvalidationMode, type ModeRun } from '../lib/oracle/mode.js';
-import { internalLine, staleByEndpoint, summarize, upstreamByEndpoint, upstreamSplit, type Summary } from '../lib/oracle/summary.js';
+import {
+  internalLine,
+  staleByEndpoint,
+  summarize,
+  upstreamByEndpoint,
+  upstreamSplit,
+  type Summary,
+} from '../lib/oracle/summary.js';
 
 const RATE = 150;
 const MODES: readonly InvalidationMode[] = ['precise', 'head'];
@@ -42,23 +49,39 @@ function intervalsFlag(argv: readonly string[]): readonly number[] {
   if (i < 0) return INTERVALS;
   const raw = argv[i]!.includes('=') ? argv[i]!.slice('--oracle-intervals='.length) : (argv[i + 1] ?? '');
   const out = raw.split(',').map(Number);
-  if (out.length === 0 || out.some((v) => !INTERVALS.includes(v))) throw new Error(`--oracle-intervals: a comma-separated subset of ${INTERVALS.join(',')} expected, got ${raw || 'nothing'}`);
+  if (out.length === 0 || out.some((v) => !INTERVALS.includes(v)))
+    throw new Error(
+      `--oracle-intervals: a comma-separated subset of ${INTERVALS.join(',')} expected, got ${raw || 'nothing'}`,
+    );
   return out;
 }
 
 /** Defaults per run length, each overridden by `--oracle-cold S`, `--oracle-warmup S`, `--oracle-window S`. */
 function durations(argv: readonly string[], quick: boolean): Durations {
-  const d = argv.includes('--long') ? { coldS: 60, warmS: 60, durationS: 300 } : quick ? { coldS: 10, warmS: 5, durationS: 15 } : { coldS: 60, warmS: 60, durationS: 60 };
+  const d = argv.includes('--long')
+    ? { coldS: 60, warmS: 60, durationS: 300 }
+    : quick
+      ? { coldS: 10, warmS: 5, durationS: 15 }
+      : { coldS: 60, warmS: 60, durationS: 60 };
   const flag = (name: string, min: number): number | null => {
     const i = argv.findIndex((a) => a === name || a.startsWith(name + '='));
     if (i < 0) return null;
     const raw = argv[i]!.includes('=') ? argv[i]!.slice(name.length + 1) : argv[i + 1];
     const v = Number(raw);
-    if (raw === undefined || raw === '' || !Number.isFinite(v) || v < min) throw new Error(`${name}: seconds ≥ ${min} expected, got ${raw ?? 'nothing'}`);
+    if (raw === undefined || raw === '' || !Number.isFinite(v) || v < min)
+      throw new Error(`${name}: seconds ≥ ${min} expected, got ${raw ?? 'nothing'}`);
     return v;
   };
   const crawlS = flag('--oracle-crawl', 1);
-  return { coldS: flag('--oracle-cold', 0) ?? d.coldS, warmS: flag('--oracle-warmup', 0) ?? d.warmS, durationS: flag('--oracle-window', 1) ?? d.durationS, intervals: intervalsFlag(argv), spread: argv.includes('--oracle-spread') || crawlS !== null, crawlS, internal: !argv.includes('--oracle-no-internal') };
+  return {
+    coldS: flag('--oracle-cold', 0) ?? d.coldS,
+    warmS: flag('--oracle-warmup', 0) ?? d.warmS,
+    durationS: flag('--oracle-window', 1) ?? d.durationS,
+    intervals: intervalsFlag(argv),
+    spread: argv.includes('--oracle-spread') || crawlS !== null,
+    crawlS,
+    internal: !argv.includes('--oracle-no-internal'),
+  };
 }
 
 function note(s: Summary): string {
@@ -76,18 +99,28 @@ function runNotes(ctx: Ctx, target: string, run: ModeRun, d: Durations): void {
   const w = run.window;
   ctx.notes.push(`(o) ${target}: stale by endpoint: ${staleByEndpoint(w)}`);
   ctx.notes.push(`(o) ${target}: ${internalLine(w)}`);
-  ctx.notes.push(`(o) ${target}: upstream requests by endpoint (first f, changed c, unchanged u, background b): ${upstreamByEndpoint(w)}`);
+  ctx.notes.push(
+    `(o) ${target}: upstream requests by endpoint (first f, changed c, unchanged u, background b): ${upstreamByEndpoint(w)}`,
+  );
   const c = run.crawl;
   ctx.notes.push(
     `(o) ${target}: crawl ${c.requests} paths in ${c.seconds.toFixed(1)} s${c.errors > 0 ? ` (${c.errors} errors)` : ''}; first upstream requests per s by 10 s from the crawl's end: ${run.firstRate.map((r) => r.toFixed(1)).join(', ')}`,
   );
-  if (d.warmS * 1000 < run.maxAgeMs) ctx.notes.push(`(o) ${target}: warm-up ${d.warmS} s < the safety max-age ${run.maxAgeMs / 1000} s: crawled entries may still be fresh in the window (not a steady state)`);
+  if (d.warmS * 1000 < run.maxAgeMs)
+    ctx.notes.push(
+      `(o) ${target}: warm-up ${d.warmS} s < the safety max-age ${run.maxAgeMs / 1000} s: crawled entries may still be fresh in the window (not a steady state)`,
+    );
   if (run.cold !== null) {
     const s = summarize(run.cold);
-    ctx.notes.push(`(o) ${target}: cold start (first ${d.coldS} s of a fresh proxy, before the crawl): hit ratio ${pct(s.hitRatio)}; ${note(s)}`);
+    ctx.notes.push(
+      `(o) ${target}: cold start (first ${d.coldS} s of a fresh proxy, before the crawl): hit ratio ${pct(s.hitRatio)}; ${note(s)}`,
+    );
   }
   const errs = w.tally.errors + w.tally.dropped;
-  if (errs > 0) ctx.notes.push(`(o) ${target}: ${w.tally.errors} answers not judged (5xx or transport error), ${w.tally.dropped} not sent (in-flight cap)`);
+  if (errs > 0)
+    ctx.notes.push(
+      `(o) ${target}: ${w.tally.errors} answers not judged (5xx or transport error), ${w.tally.dropped} not sent (in-flight cap)`,
+    );
 }
 
 export const oracle: Scenario = {
@@ -99,25 +132,60 @@ export const oracle: Scenario = {
     ctx.notes.push(
       `(o) oracle: ${RATE} req/s open loop, block intervals ± ${JITTER * 100} %; per mode and interval a fresh stack: ` +
         `simulators ${d.internal ? 'with' : 'without'} internal transfers; ${d.coldS} s cold window (5 s blocks only), ${d.spread ? `${d.warmS} s warm-up with the universe crawl spread over ${d.crawlS === null ? 'it' : `its first ${Math.min(d.crawlS, d.warmS)} s`}` : `universe crawl, ${d.warmS} s warm-up`}, ${d.durationS} s measured; ` +
-        (honoured ? 'INVALIDATION_MODE known to this build.' : 'INVALIDATION_MODE unknown to this build: both modes run today\'s rule (baseline).'),
+        (honoured
+          ? 'INVALIDATION_MODE known to this build.'
+          : "INVALIDATION_MODE unknown to this build: both modes run today's rule (baseline)."),
     );
     for (const interval of d.intervals) {
       const runs = new Map<InvalidationMode, Summary>();
       for (const mode of MODES) {
         const coldS = interval === d.intervals[0] ? d.coldS : 0;
-        const run = await runMode({ mode, blockIntervalMs: interval, jitter: JITTER, coldS, warmS: d.warmS, durationS: d.durationS, spread: d.spread, ...(d.crawlS !== null ? { crawlS: d.crawlS } : {}), internalTransfers: d.internal, rate: RATE, log: (m) => ctx.log(`(o) ${m}`) });
+        const run = await runMode({
+          mode,
+          blockIntervalMs: interval,
+          jitter: JITTER,
+          coldS,
+          warmS: d.warmS,
+          durationS: d.durationS,
+          spread: d.spread,
+          ...(d.crawlS !== null ? { crawlS: d.crawlS } : {}),
+          internalTransfers: d.internal,
+          rate: RATE,
+          log: (m) => ctx.log(`(o) ${m}`),
+        });
         const s = summarize(run.window);
         runs.set(mode, s);
-        const target = `${mode}${run.honoured ? '' : ' (today\'s rule)'}, blocks ${interval / 1000} s`;
-        ctx.rows.push({ scenario: 'o truth oracle', target, rps: s.rps, p50: s.p50, p99: s.p99, hitRatio: s.hitRatio, upPer1000: s.upPer1000, note: note(s) });
+        const target = `${mode}${run.honoured ? '' : " (today's rule)"}, blocks ${interval / 1000} s`;
+        ctx.rows.push({
+          scenario: 'o truth oracle',
+          target,
+          rps: s.rps,
+          p50: s.p50,
+          p99: s.p99,
+          hitRatio: s.hitRatio,
+          upPer1000: s.upPer1000,
+          note: note(s),
+        });
         runNotes(ctx, target, run, { ...d, coldS });
       }
       if (interval !== 5000) continue;
       const p = runs.get('precise')!;
       const h = runs.get('head')!;
-      const tag = `o: precise, blocks 5 s${honoured ? '' : ' (today\'s rule on this build)'}, steady state`;
-      ctx.ratios.push({ name: `${tag}: stale answers`, value: p.staleRatio, goal: '<= 0.005', pass: p.staleRatio === null ? null : p.staleRatio <= 0.005, detail: `head rule ${pct(h.staleRatio)}` });
-      ctx.ratios.push({ name: `${tag}: most blocks behind`, value: p.maxBehind, goal: '<= 1', pass: p.maxBehind !== null && p.maxBehind <= 1, detail: `head rule ${h.maxBehind ?? '>300'}` });
+      const tag = `o: precise, blocks 5 s${honoured ? '' : " (today's rule on this build)"}, steady state`;
+      ctx.ratios.push({
+        name: `${tag}: stale answers`,
+        value: p.staleRatio,
+        goal: '<= 0.005',
+        pass: p.staleRatio === null ? null : p.staleRatio <= 0.005,
+        detail: `head rule ${pct(h.staleRatio)}`,
+      });
+      ctx.ratios.push({
+        name: `${tag}: most blocks behind`,
+        value: p.maxBehind,
+        goal: '<= 1',
+        pass: p.maxBehind !== null && p.maxBehind <= 1,
+        detail: `head rule ${h.maxBehind ?? '>300'}`,
+      });
       ctx.ratios.push({
         name: `${tag}: unchanged refetches per 1000 (client misses)`,
         value: p.unchangedPer1000,
@@ -126,7 +194,13 @@ export const oracle: Scenario = {
         detail: `head rule ${h.unchangedPer1000.toFixed(1)}; background requests ${p.backgroundPer1000.toFixed(1)}/1000 counted in upstream, not here`,
       });
       const ratio = p.upPer1000 / h.upPer1000;
-      ctx.ratios.push({ name: `${tag}: upstream per 1000 / head rule's`, value: ratio, goal: '<= 0.5', pass: ratio <= 0.5, detail: `${p.upPer1000.toFixed(1)} vs ${h.upPer1000.toFixed(1)} (first ${p.firstPer1000.toFixed(1)} vs ${h.firstPer1000.toFixed(1)})` });
+      ctx.ratios.push({
+        name: `${tag}: upstream per 1000 / head rule's`,
+        value: ratio,
+        goal: '<= 0.5',
+        pass: ratio <= 0.5,
+        detail: `${p.upPer1000.toFixed(1)} vs ${h.upPer1000.toFixed(1)} (first ${p.firstPer1000.toFixed(1)} vs ${h.firstPer1000.toFixed(1)})`,
+      });
     }
   },
 };

@@ -55,32 +55,54 @@ function session(u: Universe, seed: number): () => View {
   const blockBack = zipf(2000, 1.1, random);
   const home: View = async (mode, base) => {
     if (mode === 'pages') return all(base, ['/pages/home']).then(() => 1);
-    const parts = ['/block/max', `/block/list?page=1&page_size=${PS}`, `/tx/list?page=1&page_size=${PS}`, `/tx/list/pending?page=1&page_size=${PS}`, '/tx/count/today', '/tx/count/history', '/chain/summary', '/nax/summary'];
+    const parts = [
+      '/block/max',
+      `/block/list?page=1&page_size=${PS}`,
+      `/tx/list?page=1&page_size=${PS}`,
+      `/tx/list/pending?page=1&page_size=${PS}`,
+      '/tx/count/today',
+      '/tx/count/history',
+      '/chain/summary',
+      '/nax/summary',
+    ];
     await all(base, parts);
     return parts.length;
   };
-  const tx = (hash: string): View => async (mode, base) => {
-    if (mode === 'pages') return all(base, [`/pages/tx?hash=${hash}`]).then(() => 1);
-    const t = (await fetchJson(`${base}/tx/detail?hash=${hash}`)) as { data?: { block_height?: number | null; is_nrc20?: boolean } } | null;
-    const next = ['/block/max'];
-    const h = t?.data?.block_height;
-    if (typeof h === 'number') next.push(`/block/detail?h=${h}`);
-    if (t?.data?.is_nrc20 === true) next.push('/token/list');
-    await all(base, next);
-    return 1 + next.length;
-  };
-  const block = (h: number): View => async (mode, base) => {
-    if (mode === 'pages') return all(base, [`/pages/block?h=${h}`]).then(() => 1);
-    const parts = [`/block/detail?h=${h}`, `/tx/list?block_height=${h}&page=1&page_size=${PS}`, '/block/max'];
-    await all(base, parts);
-    return parts.length;
-  };
-  const address = (a: string): View => async (mode, base) => {
-    if (mode === 'pages') return all(base, [`/pages/address?address=${a}`]).then(() => 1);
-    const parts = [`/address/info?address=${a}`, `/tx/listByAddress?address=${a}&page=1&page_size=${PS}`, `/tx/nrc20?address=${a}&page=1&page_size=${PS}`, `/nax/profits?address=${a}&page=1&page_size=${PS}`];
-    await all(base, parts);
-    return parts.length;
-  };
+  const tx =
+    (hash: string): View =>
+    async (mode, base) => {
+      if (mode === 'pages') return all(base, [`/pages/tx?hash=${hash}`]).then(() => 1);
+      const t = (await fetchJson(`${base}/tx/detail?hash=${hash}`)) as {
+        data?: { block_height?: number | null; is_nrc20?: boolean };
+      } | null;
+      const next = ['/block/max'];
+      const h = t?.data?.block_height;
+      if (typeof h === 'number') next.push(`/block/detail?h=${h}`);
+      if (t?.data?.is_nrc20 === true) next.push('/token/list');
+      await all(base, next);
+      return 1 + next.length;
+    };
+  const block =
+    (h: number): View =>
+    async (mode, base) => {
+      if (mode === 'pages') return all(base, [`/pages/block?h=${h}`]).then(() => 1);
+      const parts = [`/block/detail?h=${h}`, `/tx/list?block_height=${h}&page=1&page_size=${PS}`, '/block/max'];
+      await all(base, parts);
+      return parts.length;
+    };
+  const address =
+    (a: string): View =>
+    async (mode, base) => {
+      if (mode === 'pages') return all(base, [`/pages/address?address=${a}`]).then(() => 1);
+      const parts = [
+        `/address/info?address=${a}`,
+        `/tx/listByAddress?address=${a}&page=1&page_size=${PS}`,
+        `/tx/nrc20?address=${a}&page=1&page_size=${PS}`,
+        `/nax/profits?address=${a}&page=1&page_size=${PS}`,
+      ];
+      await all(base, parts);
+      return parts.length;
+    };
   const elapsedBlocks = (): number => (u.blockIntervalMs > 0 ? Math.floor((Date.now() - u.t0) / u.blockIntervalMs) : 0);
   const pick = weighted<() => View>(
     [
@@ -108,7 +130,14 @@ const pct = (xs: number[], q: number): number => {
   return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 };
 
-async function replay(mode: Mode, base: string, sim: SimProc, u: Universe, seconds: number, warmS: number): Promise<SessionResult> {
+async function replay(
+  mode: Mode,
+  base: string,
+  sim: SimProc,
+  u: Universe,
+  seconds: number,
+  warmS: number,
+): Promise<SessionResult> {
   const run = async (dur: number, seed: number) => {
     const lat: number[] = [];
     let client = 0;
@@ -132,7 +161,14 @@ async function replay(mode: Mode, base: string, sim: SimProc, u: Universe, secon
   const t0 = Date.now();
   const { lat, client } = await run(seconds, 1);
   const s1 = await sim.total();
-  return { views: lat.length, clientRequests: client, upstream: s1 - s0, p50: pct(lat, 0.5), p99: pct(lat, 0.99), viewsPerS: lat.length / ((Date.now() - t0) / 1000) };
+  return {
+    views: lat.length,
+    clientRequests: client,
+    upstream: s1 - s0,
+    p50: pct(lat, 0.5),
+    p99: pct(lat, 0.99),
+    viewsPerS: lat.length / ((Date.now() - t0) / 1000),
+  };
 }
 
 async function stack(ctx: Ctx, name: string): Promise<{ sim: SimProc; proxy: ProxyProc }> {
@@ -201,7 +237,8 @@ export const pages: Scenario = {
       }
       const dur = ctx.d(2.5, 1);
       const rounds = ctx.quick ? 3 : 6;
-      for (const t of targets) await runLoad({ url: proxy.url, path: t.path, connections: CONNECTIONS, duration: ctx.d(2, 0.5) });
+      for (const t of targets)
+        await runLoad({ url: proxy.url, path: t.path, connections: CONNECTIONS, duration: ctx.d(2, 0.5) });
       const res = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
       const cpu = new Map<string, number>(targets.map((t) => [t.name, 0]));
       const pid = proxy.child.proc.pid;
@@ -210,7 +247,9 @@ export const pages: Scenario = {
         const order = r % 2 === 0 ? targets : [...targets].reverse();
         for (const t of order) {
           const c0 = cpuMs(pid);
-          res.get(t.name)!.push(await runLoad({ url: proxy.url, path: t.path, connections: CONNECTIONS, duration: dur }));
+          res
+            .get(t.name)!
+            .push(await runLoad({ url: proxy.url, path: t.path, connections: CONNECTIONS, duration: dur }));
           const c1 = cpuMs(pid);
           if (c0 !== null && c1 !== null) cpu.set(t.name, cpu.get(t.name)! + (c1 - c0));
         }
@@ -220,10 +259,22 @@ export const pages: Scenario = {
       for (const t of targets) {
         const c = by(t.name);
         const usPerReq = (cpu.get(t.name)! * 1000) / c.total;
-        ctx.rows.push({ scenario: 'p hot hit', target: t.name, rps: c.rps, p50: c.p50, p99: c.p99, hitRatio: null, upPer1000: null, note: `${sizes.get(t.name)} B body, ${usPerReq.toFixed(0)} µs server CPU/req, ${CONNECTIONS} conns, ${rounds}×${dur}s interleaved` });
+        ctx.rows.push({
+          scenario: 'p hot hit',
+          target: t.name,
+          rps: c.rps,
+          p50: c.p50,
+          p99: c.p99,
+          hitRatio: null,
+          upPer1000: null,
+          note: `${sizes.get(t.name)} B body, ${usPerReq.toFixed(0)} µs server CPU/req, ${CONNECTIONS} conns, ${rounds}×${dur}s interleaved`,
+        });
       }
       const ratioOf = (a: string, b: string) => {
-        const per = res.get(a)!.map((r, i) => r.rps / res.get(b)![i]!.rps).sort((x, y) => x - y);
+        const per = res
+          .get(a)!
+          .map((r, i) => r.rps / res.get(b)![i]!.rps)
+          .sort((x, y) => x - y);
         return { median: per[Math.floor(per.length / 2)]!, per };
       };
       for (const other of [targets[1]!, targets[2]!]) {

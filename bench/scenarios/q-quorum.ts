@@ -27,7 +27,17 @@ interface Sim {
  */
 async function startTwin(name: string, startTime: number, blockIntervalMs: number): Promise<Sim> {
   const port = await freePort();
-  const args = ['src/sim/cli.ts', '--port', String(port), '--block-interval', String(blockIntervalMs), '--seed', '1', '--start-time', String(startTime)];
+  const args = [
+    'src/sim/cli.ts',
+    '--port',
+    String(port),
+    '--block-interval',
+    String(blockIntervalMs),
+    '--seed',
+    '1',
+    '--start-time',
+    String(startTime),
+  ];
   const child = spawnChild(name, NODE_TSX[0], [...NODE_TSX.slice(1), ...args]);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/_sim/chain`, child);
@@ -35,7 +45,11 @@ async function startTwin(name: string, startTime: number, blockIntervalMs: numbe
     url,
     requests: async () => (await getJson<{ requests: Record<string, number> }>(`${url}/_sim/stats`)).requests,
     setFaults: async (f) => {
-      await getJson(`${url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(f) });
+      await getJson(`${url}/_sim/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(f),
+      });
     },
     close: () => child.stop(),
   };
@@ -48,7 +62,8 @@ const CONNECTIONS = 20;
 async function votes(url: string): Promise<string> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const out: string[] = [];
-  for (const m of text.matchAll(/^chainproxy_quorum_votes_total\{[^}]*outcome="(\w+)"[^}]*\} (\d+)/gm)) out.push(`${m[1]} ${m[2]}`);
+  for (const m of text.matchAll(/^chainproxy_quorum_votes_total\{[^}]*outcome="(\w+)"[^}]*\} (\d+)/gm))
+    out.push(`${m[1]} ${m[2]}`);
   return out.length === 0 ? 'no votes' : `votes: ${out.join(', ')}`;
 }
 
@@ -76,7 +91,12 @@ export const quorum: Scenario = {
         );
         try {
           const before = await blockDetails(sims);
-          const r = await runLoad({ url: proxy.url, sample: () => `/block/detail?h=${key++}`, connections: CONNECTIONS, duration: dur });
+          const r = await runLoad({
+            url: proxy.url,
+            sample: () => `/block/detail?h=${key++}`,
+            connections: CONNECTIONS,
+            duration: dur,
+          });
           const up = (await blockDetails(sims)) - before;
           const c = combine([r]);
           const voted = await votes(proxy.url);

@@ -38,16 +38,20 @@ function seconds(argv: readonly string[], name: string, fallback: number, min: n
   const raw = flag(argv, name);
   if (raw === null) return fallback;
   const v = Number(raw);
-  if (raw === '' || !Number.isFinite(v) || v < min) throw new Error(`${name}: seconds ≥ ${min} expected, got ${raw || 'nothing'}`);
+  if (raw === '' || !Number.isFinite(v) || v < min)
+    throw new Error(`${name}: seconds ≥ ${min} expected, got ${raw || 'nothing'}`);
   return v;
 }
 
 /** Defaults per run length (`--quick`: a smoke run), each overridden by its `--fleet-*` flag. */
 function durations(argv: readonly string[], quick: boolean): Durations {
-  const d = quick ? { warmS: 5, windowS: 15, idleS: 15, propagationS: 15 } : { warmS: 60, windowS: 60, idleS: 60, propagationS: 60 };
+  const d = quick
+    ? { warmS: 5, windowS: 15, idleS: 15, propagationS: 15 }
+    : { warmS: 60, windowS: 60, idleS: 60, propagationS: 60 };
   const raw = flag(argv, '--fleet-sizes');
   const sizes = raw === null ? [1, 2, 3] : raw.split(',').map(Number);
-  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 8)) throw new Error(`--fleet-sizes: a comma-separated list of 1..8 expected, got ${raw ?? ''}`);
+  if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 8))
+    throw new Error(`--fleet-sizes: a comma-separated list of 1..8 expected, got ${raw ?? ''}`);
   return {
     sizes,
     crawl: quick ? argv.includes('--fleet-crawl') : !argv.includes('--fleet-no-crawl'),
@@ -65,11 +69,13 @@ const f1 = (v: number): string => v.toFixed(1);
 /** Upstream requests per minute of an idle window: total, then by endpoint (the proxy's own by purpose). */
 function idleLine(c: RecorderCounts, idleS: number): { perMin: number; line: string } {
   const perMin = (n: number): number => (n * 60) / idleS;
-  const rows = [...c.byEndpoint].sort((a, b) => b[1].requests - a[1].requests).map(([endpoint, s]) => {
-    const bg = [...s.background].map(([p, b]) => `${p} ${f1(perMin(b.requests))}`).join(', ');
-    const client = s.requests - backgroundTotal(s);
-    return `${endpoint} ${f1(perMin(s.requests))}${bg === '' ? '' : ` (${bg}${client > 0 ? `, no purpose ${f1(perMin(client))}` : ''})`}`;
-  });
+  const rows = [...c.byEndpoint]
+    .sort((a, b) => b[1].requests - a[1].requests)
+    .map(([endpoint, s]) => {
+      const bg = [...s.background].map(([p, b]) => `${p} ${f1(perMin(b.requests))}`).join(', ');
+      const client = s.requests - backgroundTotal(s);
+      return `${endpoint} ${f1(perMin(s.requests))}${bg === '' ? '' : ` (${bg}${client > 0 ? `, no purpose ${f1(perMin(client))}` : ''})`}`;
+    });
   return { perMin: perMin(c.requests), line: rows.length === 0 ? 'none' : rows.join(', ') };
 }
 
@@ -87,7 +93,15 @@ function report(ctx: Ctx, n: number, run: FleetRun, d: Durations): Sized {
   const s = summarize(run.window);
   const idle = idleLine(run.idle, d.idleS);
   const p = run.propagation;
-  const sized: Sized = { n, s, idlePerMin: idle.perMin, p50: quantile(p.fromBlock, 0.5), p99: quantile(p.fromBlock, 0.99), firstP50: quantile(p.fromFirst, 0.5), firstP99: quantile(p.fromFirst, 0.99) };
+  const sized: Sized = {
+    n,
+    s,
+    idlePerMin: idle.perMin,
+    p50: quantile(p.fromBlock, 0.5),
+    p99: quantile(p.fromBlock, 0.99),
+    firstP50: quantile(p.fromFirst, 0.5),
+    firstP99: quantile(p.fromFirst, 0.99),
+  };
   const target = `${n} replica${n === 1 ? '' : 's'} behind nginx, one Redis`;
   ctx.rows.push({
     scenario: 'r fleet',
@@ -101,21 +115,36 @@ function report(ctx: Ctx, n: number, run: FleetRun, d: Durations): Sized {
       `stale ${pct(s.staleRatio)}; ${upstreamSplit(s)}; idle ${f1(idle.perMin)} upstream req/min; ` +
       `block → every replica p50 ${ms(sized.p50)}, p99 ${ms(sized.p99)} (first replica → last p50 ${ms(sized.firstP50)}, p99 ${ms(sized.firstP99)}; ${p.fromBlock.length} blocks)`,
   });
-  ctx.notes.push(`(r) ${target}: upstream requests by endpoint (first f, changed c, unchanged u, background b): ${upstreamByEndpoint(run.window)}`);
+  ctx.notes.push(
+    `(r) ${target}: upstream requests by endpoint (first f, changed c, unchanged u, background b): ${upstreamByEndpoint(run.window)}`,
+  );
   ctx.notes.push(`(r) ${target}: stale by endpoint: ${staleByEndpoint(run.window)}`);
-  ctx.notes.push(`(r) ${target}: idle (${d.idleS} s, blocks going on) upstream requests per minute by endpoint (by purpose): ${idle.line}`);
+  ctx.notes.push(
+    `(r) ${target}: idle (${d.idleS} s, blocks going on) upstream requests per minute by endpoint (by purpose): ${idle.line}`,
+  );
   const m = run.members;
-  ctx.notes.push(`(r) ${target}: the first replica's /status after the warm-up: ${m === null ? 'no fleet section (a build without the member list)' : `${m.seen} members, ${m.namespaceMismatch ? 'NAMESPACES DIFFER (the replicas share no entries)' : 'one namespace'}`}`);
-  ctx.notes.push(`(r) ${target}: propagation: ${p.blocks} blocks in ${d.propagationS} s, ${p.fromBlock.length} served by every replica within it, ${p.polls} polls`);
-  if (run.crawl !== null) ctx.notes.push(`(r) ${target}: crawl ${run.crawl.requests} paths in ${run.crawl.seconds.toFixed(1)} s${run.crawl.errors > 0 ? ` (${run.crawl.errors} errors)` : ''}`);
+  ctx.notes.push(
+    `(r) ${target}: the first replica's /status after the warm-up: ${m === null ? 'no fleet section (a build without the member list)' : `${m.seen} members, ${m.namespaceMismatch ? 'NAMESPACES DIFFER (the replicas share no entries)' : 'one namespace'}`}`,
+  );
+  ctx.notes.push(
+    `(r) ${target}: propagation: ${p.blocks} blocks in ${d.propagationS} s, ${p.fromBlock.length} served by every replica within it, ${p.polls} polls`,
+  );
+  if (run.crawl !== null)
+    ctx.notes.push(
+      `(r) ${target}: crawl ${run.crawl.requests} paths in ${run.crawl.seconds.toFixed(1)} s${run.crawl.errors > 0 ? ` (${run.crawl.errors} errors)` : ''}`,
+    );
   const errs = run.window.tally.errors + run.window.tally.dropped;
-  if (errs > 0) ctx.notes.push(`(r) ${target}: ${run.window.tally.errors} answers not judged (5xx or transport error), ${run.window.tally.dropped} not sent (in-flight cap)`);
+  if (errs > 0)
+    ctx.notes.push(
+      `(r) ${target}: ${run.window.tally.errors} answers not judged (5xx or transport error), ${run.window.tally.dropped} not sent (in-flight cap)`,
+    );
   return sized;
 }
 
 export const fleet: Scenario = {
   id: 'r',
-  title: 'a fleet of 1, 2 and 3 replicas behind nginx round-robin, one Redis: upstream cost, staleness, idle cost, block propagation',
+  title:
+    'a fleet of 1, 2 and 3 replicas behind nginx round-robin, one Redis: upstream cost, staleness, idle cost, block propagation',
   async run(ctx: Ctx) {
     if (NGINX_BIN === null || REDIS_BIN === null) {
       ctx.notes.push(`(r) skipped: ${NGINX_BIN === null ? 'nginx' : 'redis-server'} not installed`);
@@ -128,24 +157,66 @@ export const fleet: Scenario = {
     );
     const sized: Sized[] = [];
     for (const n of d.sizes) {
-      const run = await runFleet({ replicas: n, blockIntervalMs: BLOCK_MS, jitter: JITTER, rate: RATE, crawl: d.crawl, warmS: d.warmS, windowS: d.windowS, idleS: d.idleS, propagationS: d.propagationS, log: (m) => ctx.log(`(r) ${m}`) });
+      const run = await runFleet({
+        replicas: n,
+        blockIntervalMs: BLOCK_MS,
+        jitter: JITTER,
+        rate: RATE,
+        crawl: d.crawl,
+        warmS: d.warmS,
+        windowS: d.windowS,
+        idleS: d.idleS,
+        propagationS: d.propagationS,
+        log: (m) => ctx.log(`(r) ${m}`),
+      });
       sized.push(report(ctx, n, run, d));
     }
     const one = sized.find((x) => x.n === 1);
     const three = sized.find((x) => x.n === 3);
     if (one !== undefined && three !== undefined) {
       const up = three.s.upPer1000 / one.s.upPer1000;
-      ctx.ratios.push({ name: 'r: fleet of 3, upstream per 1000 / one replica\'s', value: up, goal: '<= 1.05', pass: up <= 1.05, detail: `${f1(three.s.upPer1000)} vs ${f1(one.s.upPer1000)}` });
-      const staleOk = three.s.staleRatio !== null && one.s.staleRatio !== null ? three.s.staleRatio <= one.s.staleRatio : null;
-      ctx.ratios.push({ name: 'r: fleet of 3, stale answers', value: three.s.staleRatio, goal: `<= one replica's (${pct(one.s.staleRatio)})`, pass: staleOk, detail: `${pct(three.s.staleRatio)} vs ${pct(one.s.staleRatio)}` });
+      ctx.ratios.push({
+        name: "r: fleet of 3, upstream per 1000 / one replica's",
+        value: up,
+        goal: '<= 1.05',
+        pass: up <= 1.05,
+        detail: `${f1(three.s.upPer1000)} vs ${f1(one.s.upPer1000)}`,
+      });
+      const staleOk =
+        three.s.staleRatio !== null && one.s.staleRatio !== null ? three.s.staleRatio <= one.s.staleRatio : null;
+      ctx.ratios.push({
+        name: 'r: fleet of 3, stale answers',
+        value: three.s.staleRatio,
+        goal: `<= one replica's (${pct(one.s.staleRatio)})`,
+        pass: staleOk,
+        detail: `${pct(three.s.staleRatio)} vs ${pct(one.s.staleRatio)}`,
+      });
       const idle = three.idlePerMin / one.idlePerMin;
-      ctx.ratios.push({ name: 'r: idle fleet of 3, upstream per minute / one idle replica\'s', value: idle, goal: '<= 1.1', pass: idle <= 1.1, detail: `${f1(three.idlePerMin)} vs ${f1(one.idlePerMin)} per min` });
+      ctx.ratios.push({
+        name: "r: idle fleet of 3, upstream per minute / one idle replica's",
+        value: idle,
+        goal: '<= 1.1',
+        pass: idle <= 1.1,
+        detail: `${f1(three.idlePerMin)} vs ${f1(one.idlePerMin)} per min`,
+      });
     }
     const largest = sized.at(-1);
     if (largest !== undefined && largest.n > 1) {
       const tag = `r: fleet of ${largest.n}, first replica serving a block → every replica`;
-      ctx.ratios.push({ name: `${tag}, p50 ms`, value: largest.firstP50, goal: '<= 150', pass: largest.firstP50 === null ? null : largest.firstP50 <= 150, detail: `from the block's production: p50 ${ms(largest.p50)}` });
-      ctx.ratios.push({ name: `${tag}, p99 ms`, value: largest.firstP99, goal: '<= 500', pass: largest.firstP99 === null ? null : largest.firstP99 <= 500, detail: `from the block's production: p99 ${ms(largest.p99)}` });
+      ctx.ratios.push({
+        name: `${tag}, p50 ms`,
+        value: largest.firstP50,
+        goal: '<= 150',
+        pass: largest.firstP50 === null ? null : largest.firstP50 <= 150,
+        detail: `from the block's production: p50 ${ms(largest.p50)}`,
+      });
+      ctx.ratios.push({
+        name: `${tag}, p99 ms`,
+        value: largest.firstP99,
+        goal: '<= 500',
+        pass: largest.firstP99 === null ? null : largest.firstP99 <= 500,
+        detail: `from the block's production: p99 ${ms(largest.p99)}`,
+      });
     }
   },
 };

@@ -55,10 +55,31 @@ export const scrape: Scenario = {
           const cpuAlone = cpuAloneMs / Math.max(alone.total, 1);
           const cpuBoth = cpuBothMs / Math.max(hits.total + scrapes.total, 1);
           const label = cacheMs === '0' ? 'render every scrape' : 'render ≤ 1/s';
-          for (const [name, r, cpu] of [[`hits alone (${label})`, alone, cpuAlone], [`hits + ${SCRAPERS} scrapers (${label})`, hits, cpuBoth]] as const) {
-            ctx.rows.push({ scenario: 's /metrics scrapes', target: name, rps: r.rps, p50: r.p50, p99: r.p99, hitRatio: null, upPer1000: null, note: `${cpu.toFixed(3)} ms CPU/req` });
+          for (const [name, r, cpu] of [
+            [`hits alone (${label})`, alone, cpuAlone],
+            [`hits + ${SCRAPERS} scrapers (${label})`, hits, cpuBoth],
+          ] as const) {
+            ctx.rows.push({
+              scenario: 's /metrics scrapes',
+              target: name,
+              rps: r.rps,
+              p50: r.p50,
+              p99: r.p99,
+              hitRatio: null,
+              upPer1000: null,
+              note: `${cpu.toFixed(3)} ms CPU/req`,
+            });
           }
-          ctx.rows.push({ scenario: 's /metrics scrapes', target: `scrapes (${label})`, rps: scrapes.rps, p50: scrapes.p50, p99: scrapes.p99, hitRatio: null, upPer1000: null, note: `${SCRAPERS} conns` });
+          ctx.rows.push({
+            scenario: 's /metrics scrapes',
+            target: `scrapes (${label})`,
+            rps: scrapes.rps,
+            p50: scrapes.p50,
+            p99: scrapes.p99,
+            hitRatio: null,
+            upPer1000: null,
+            note: `${SCRAPERS} conns`,
+          });
           ctx.ratios.push({
             name: `s: hit req/s with scrapers / alone (${label})`,
             value: hits.rps / alone.rps,

@@ -29,19 +29,24 @@ interface Sub {
 function subscribe(url: string, addr: string): Promise<Sub> {
   return new Promise((resolve, reject) => {
     const arrivals = new Map<number, number>();
-    const req = request(`${url}/stream/activity?address=${addr}`, { agent: false, headers: { accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`activity stream: HTTP ${res.statusCode}`));
-      let tail = '';
-      res.setEncoding('latin1');
-      res.on('data', (chunk: string) => {
-        const now = performance.now();
-        const text = tail + chunk;
-        for (const m of text.matchAll(/(?:^|\n)id: (\d+)\ndata: /g)) if (!arrivals.has(Number(m[1]))) arrivals.set(Number(m[1]), now);
-        tail = text.slice(-40);
-      });
-      res.on('error', () => undefined);
-      resolve({ addr, arrivals, close: () => req.destroy() });
-    });
+    const req = request(
+      `${url}/stream/activity?address=${addr}`,
+      { agent: false, headers: { accept: 'text/event-stream' } },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`activity stream: HTTP ${res.statusCode}`));
+        let tail = '';
+        res.setEncoding('latin1');
+        res.on('data', (chunk: string) => {
+          const now = performance.now();
+          const text = tail + chunk;
+          for (const m of text.matchAll(/(?:^|\n)id: (\d+)\ndata: /g))
+            if (!arrivals.has(Number(m[1]))) arrivals.set(Number(m[1]), now);
+          tail = text.slice(-40);
+        });
+        res.on('error', () => undefined);
+        resolve({ addr, arrivals, close: () => req.destroy() });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -69,14 +74,24 @@ interface Result {
 
 async function round(ctx: Ctx, label: string, pick: (heights: number[]) => string[], blocks: number): Promise<Result> {
   const sim = await startSim({ blockIntervalMs: 0, seed: SEED, name: `sim-w-${label}` });
-  const proxy = await startProxyProc([sim.url], { UPSTREAM_PROBE_INTERVAL_MS: String(PROBE_MS), MAX_STREAMS: '100000', STREAM_MAX_PER_CLIENT: '100000', INVALIDATION_MODE: 'precise' }, `proxy-w-${label}`);
+  const proxy = await startProxyProc(
+    [sim.url],
+    {
+      UPSTREAM_PROBE_INTERVAL_MS: String(PROBE_MS),
+      MAX_STREAMS: '100000',
+      STREAM_MAX_PER_CLIENT: '100000',
+      INVALIDATION_MODE: 'precise',
+    },
+    `proxy-w-${label}`,
+  );
   const url = proxy.url;
   const subs: Sub[] = [];
   try {
     const h0 = await sim.head();
     const heights = Array.from({ length: blocks }, (_, i) => h0 + 1 + i);
     const addrs = pick(heights);
-    for (let i = 0; i < addrs.length; i += 100) subs.push(...(await Promise.all(addrs.slice(i, i + 100).map((a) => subscribe(url, a)))));
+    for (let i = 0; i < addrs.length; i += 100)
+      subs.push(...(await Promise.all(addrs.slice(i, i + 100).map((a) => subscribe(url, a)))));
     const last: number[] = [];
     let up = 0;
     let missed = 0;
@@ -87,7 +102,11 @@ async function round(ctx: Ctx, label: string, pick: (heights: number[]) => strin
       const want = subs.filter((s) => named.has(s.addr));
       const before = await sim.total();
       const t0 = performance.now();
-      await getJson(`${sim.url}/_sim/advance`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"n":1}' });
+      await getJson(`${sim.url}/_sim/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"n":1}',
+      });
       const deadline = Date.now() + 10_000;
       while (want.some((s) => !s.arrivals.has(h)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
       const times = want.map((s) => s.arrivals.get(h)).filter((t): t is number => t !== undefined);
@@ -100,7 +119,15 @@ async function round(ctx: Ctx, label: string, pick: (heights: number[]) => strin
     const cpu = (await metric(url, 'process_cpu_seconds_total')) - cpu0;
     const events = (await metric(url, 'chainproxy_activity_events_delivered_total')) - ev0;
     if (missed > 0) ctx.notes.push(`(w) ${label}: ${missed} expected events not received`);
-    return { upPerBlock: up / blocks, lastP50: pct(last, 0.5), lastP99: pct(last, 0.99), cpuUsPerEvent: (cpu * 1e6) / Math.max(1, events), cpuS: cpu, events, missed };
+    return {
+      upPerBlock: up / blocks,
+      lastP50: pct(last, 0.5),
+      lastP99: pct(last, 0.99),
+      cpuUsPerEvent: (cpu * 1e6) / Math.max(1, events),
+      cpuS: cpu,
+      events,
+      missed,
+    };
   } finally {
     for (const s of subs) s.close();
     await proxy.close();
@@ -127,15 +154,28 @@ export const watch: Scenario = {
   title: 'watch an address: /stream/activity fan-out (1100 vs 10 subscribers)',
   async run(ctx: Ctx) {
     const blocks = ctx.d(30, 8);
-    const small = await round(ctx, '10', (hs) => {
-      const { busy, others } = addresses(hs, 9);
-      return [busy, ...others];
-    }, blocks);
-    const big = await round(ctx, '1100', (hs) => {
-      const { busy, others } = addresses(hs, 1000);
-      return [...others, ...Array.from({ length: 100 }, () => busy)];
-    }, blocks);
-    for (const [n, f] of [['10', small], ['1000 + 100 on one busy address', big]] as const) {
+    const small = await round(
+      ctx,
+      '10',
+      (hs) => {
+        const { busy, others } = addresses(hs, 9);
+        return [busy, ...others];
+      },
+      blocks,
+    );
+    const big = await round(
+      ctx,
+      '1100',
+      (hs) => {
+        const { busy, others } = addresses(hs, 1000);
+        return [...others, ...Array.from({ length: 100 }, () => busy)];
+      },
+      blocks,
+    );
+    for (const [n, f] of [
+      ['10', small],
+      ['1000 + 100 on one busy address', big],
+    ] as const) {
       ctx.rows.push({
         scenario: 'w activity stream',
         target: `proxy, ${n} subscribers`,

@@ -43,7 +43,12 @@ export async function collectMetrics(): Promise<MetricDoc[]> {
   const file = join(dir, 'config.json');
   writeFileSync(file, JSON.stringify({ apiKeys: [{ name: 'docs', key: 'docs-key-0123456789', max: 10 }] }));
   const config = loadConfig(
-    { UPSTREAM_URLS: sim.url, PASSTHROUGH: '/legacy=http://127.0.0.1:9', UPSTREAM_PROBE_INTERVAL_MS: '100', LOG_LEVEL: 'silent' },
+    {
+      UPSTREAM_URLS: sim.url,
+      PASSTHROUGH: '/legacy=http://127.0.0.1:9',
+      UPSTREAM_PROBE_INTERVAL_MS: '100',
+      LOG_LEVEL: 'silent',
+    },
     ['--config', file],
   );
   const stages = buildStages(config, pino({ level: 'silent' }), Date.now, false);
@@ -59,9 +64,13 @@ export async function collectMetrics(): Promise<MetricDoc[]> {
       if (!m.name.startsWith('chainproxy_')) continue;
       const snap = await m.get();
       const labels = new Set<string>([...(m.labelNames ?? []), ...Object.keys(m.series?.[0] ?? {})]);
-      for (const v of snap.values) for (const k of Object.keys(v.labels)) if (k !== 'le' && k !== 'quantile') labels.add(k);
+      for (const v of snap.values)
+        for (const k of Object.keys(v.labels)) if (k !== 'le' && k !== 'quantile') labels.add(k);
       const buckets = m.upperBounds ?? m.bounds ?? [];
-      const type = buckets.length > 0 ? `${snap.type} (${seconds(buckets[0]!)} … ${seconds(buckets[buckets.length - 1]!)})` : snap.type;
+      const type =
+        buckets.length > 0
+          ? `${snap.type} (${seconds(buckets[0]!)} … ${seconds(buckets[buckets.length - 1]!)})`
+          : snap.type;
       out.push({ name: m.name, type, labels: [...labels], help: m.help });
     }
     return out.sort((a, b) => a.name.localeCompare(b.name));
@@ -85,7 +94,10 @@ const esc = (s: string): string => s.replaceAll('|', '\\|');
 
 export function metricsTable(metrics: readonly MetricDoc[]): string {
   const rows = ['| Metric | Type | Labels | Meaning |', '|---|---|---|---|'];
-  for (const m of metrics) rows.push(`| \`${m.name}\` | ${m.type} | ${m.labels.length > 0 ? m.labels.join(', ') : '–'} | ${esc(m.help)} |`);
-  rows.push('| `process_*`, `nodejs_*` | various | – | prom-client default process and runtime metrics (CPU, memory, event loop lag, GC, handles), without the three `nodejs_active_*_total` gauges (promtool rejects `_total` on gauges). |');
+  for (const m of metrics)
+    rows.push(`| \`${m.name}\` | ${m.type} | ${m.labels.length > 0 ? m.labels.join(', ') : '–'} | ${esc(m.help)} |`);
+  rows.push(
+    '| `process_*`, `nodejs_*` | various | – | prom-client default process and runtime metrics (CPU, memory, event loop lag, GC, handles), without the three `nodejs_active_*_total` gauges (promtool rejects `_total` on gauges). |',
+  );
   return rows.join('\n');
 }

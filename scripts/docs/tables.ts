@@ -36,14 +36,20 @@ export function errorTable(): string {
     else seen.kinds.push(kind);
   }
   const rows = ['| code | status | `msg` | name in `src/errors/catalog.ts` |', '|---|---|---|---|'];
-  for (const [code, e] of [...byCode].sort((a, b) => a[0] - b[0])) rows.push(`| ${code} | ${e.status} | ${e.msg} | ${e.kinds.map((k) => `\`${k}\``).join(', ')} |`);
+  for (const [code, e] of [...byCode].sort((a, b) => a[0] - b[0]))
+    rows.push(`| ${code} | ${e.status} | ${e.msg} | ${e.kinds.map((k) => `\`${k}\``).join(', ')} |`);
   return rows.join('\n');
 }
 
 /** A duration in the largest unit that divides it. */
 function duration(ms: number): string {
   if (ms === 0) return '0';
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['min', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1000],
+  ] as const) {
     if (ms % size === 0) return `${ms / size} ${unit}`;
   }
   return `${ms} ms`;
@@ -56,7 +62,9 @@ export function policyTable(): string {
   ];
   for (const name of ENDPOINT_NAMES) {
     const p = DEFAULT_POLICIES[name];
-    rows.push(`| ${name} | ${[p.ttlMs, p.finalTtlMs, p.volatileTtlMs, p.swrMs, p.sieMs, p.negativeTtlMs].map(duration).join(' | ')} | ${p.invalidateOnHead ? 'yes' : 'no'} |`);
+    rows.push(
+      `| ${name} | ${[p.ttlMs, p.finalTtlMs, p.volatileTtlMs, p.swrMs, p.sieMs, p.negativeTtlMs].map(duration).join(' | ')} | ${p.invalidateOnHead ? 'yes' : 'no'} |`,
+    );
   }
   return rows.join('\n');
 }
@@ -68,11 +76,13 @@ function paramsCell(m: (typeof ENDPOINTS)[number]): string {
   const { notes, oneOf } = m.reference;
   const out: string[] = [];
   if (oneOf !== undefined) out.push(`exactly one of ${oneOf.map((n) => `**\`${n}\`**`).join(' / ')}`);
-  const named = m.params.filter((p) => !PAGED.has(p.name) && !(oneOf ?? []).includes(p.name)).map((p) => {
-    const name = p.required ? `**\`${p.name}\`**` : `\`${p.name}\``;
-    const note = notes?.[p.name] ?? (p.defaultValue !== undefined ? `default ${p.defaultValue}` : undefined);
-    return note === undefined ? name : `${name} (${note})`;
-  });
+  const named = m.params
+    .filter((p) => !PAGED.has(p.name) && !(oneOf ?? []).includes(p.name))
+    .map((p) => {
+      const name = p.required ? `**\`${p.name}\`**` : `\`${p.name}\``;
+      const note = notes?.[p.name] ?? (p.defaultValue !== undefined ? `default ${p.defaultValue}` : undefined);
+      return note === undefined ? name : `${name} (${note})`;
+    });
   if (named.length > 0) out.push(named.join(', '));
   const cell = out.join(', ');
   const paged = m.params.some((p) => p.name === 'page');

@@ -128,7 +128,12 @@ export interface TagJudge {
 }
 
 /** Where `entry` stands at `now` (see the timeline above); `tags` null: no precise invalidation. */
-export function entryState(entry: CacheEntry, now: number, chain: ChainHeights, tags: TagJudge | null = null): EntryState {
+export function entryState(
+  entry: CacheEntry,
+  now: number,
+  chain: ChainHeights,
+  tags: TagJudge | null = null,
+): EntryState {
   const invalidated = headInvalidated(entry, chain) || (tags !== null && tags.stale(entry, chain));
   if (now < entry.freshUntil && !invalidated) return 'fresh';
   if (entry.negative) return 'dead';
@@ -146,7 +151,12 @@ export function entryState(entry: CacheEntry, now: number, chain: ChainHeights, 
  * createdAt are unchanged. Returns null when nothing changes: not awaiting
  * finality, not final yet, a negative entry, or already fresh at least that long.
  */
-export function promoteIfFinal(entry: CacheEntry, finalTtlMs: number, now: number, finalHeight: number | null): CacheEntry | null {
+export function promoteIfFinal(
+  entry: CacheEntry,
+  finalTtlMs: number,
+  now: number,
+  finalHeight: number | null,
+): CacheEntry | null {
   if (entry.finalAt === null || entry.negative || finalHeight === null || finalHeight < entry.finalAt) return null;
   const freshUntil = now + nonNeg(finalTtlMs);
   if (entry.freshUntil >= freshUntil) return null;

@@ -265,7 +265,8 @@ export class MemoryStore implements CacheStore {
   };
 
   constructor(opts: MemoryStoreOptions) {
-    if (!Number.isSafeInteger(opts.maxBytes) || opts.maxBytes < 1) throw new RangeError('maxBytes must be a positive integer');
+    if (!Number.isSafeInteger(opts.maxBytes) || opts.maxBytes < 1)
+      throw new RangeError('maxBytes must be a positive integer');
     const clock = opts.clock ?? Date.now;
     const onEvict = opts.onEvict;
     this.#clock = clock;

@@ -51,7 +51,8 @@ export const compressionsRunning = (): number => running;
 
 /** What a hit sends for `encoding` at `nowMs`: never compresses synchronously. */
 export function hitPayload(mem: MemoryEntry, encoding: Encoding, nowMs: number): Payload {
-  if (encoding === 'identity' || mem.entry.stamps.length === 0 || nowMs === mem.entry.createdAt) return mem.payload(encoding, nowMs);
+  if (encoding === 'identity' || mem.entry.stamps.length === 0 || nowMs === mem.entry.createdAt)
+    return mem.payload(encoding, nowMs);
   // No stored variant for this encoding (small or incompressible body): identity.
   if (mem.raw(encoding).encoding !== encoding) return mem.payload('identity', nowMs);
   const s = Math.floor(nowMs / 1000);

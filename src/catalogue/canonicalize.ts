@@ -70,12 +70,18 @@ export function canonicalize(endpoint: EndpointDef, rawQuery: string, limits: Pa
       let eq = rawQuery.indexOf('=', pos);
       if (eq < 0 || eq > amp) eq = amp;
       const name = decode(rawQuery, pos, eq, 'name');
-      if (hasControl(name)) throw new ProxyError('BAD_PARAMETER', `invalid parameter name "${echo(name)}": control characters are not allowed`);
+      if (hasControl(name))
+        throw new ProxyError(
+          'BAD_PARAMETER',
+          `invalid parameter name "${echo(name)}": control characters are not allowed`,
+        );
       const value = eq < amp ? decode(rawQuery, eq + 1, amp, name) : '';
-      if (hasControl(value)) throw new ProxyError('BAD_PARAMETER', `invalid parameter ${echo(name)}: control characters are not allowed`);
+      if (hasControl(value))
+        throw new ProxyError('BAD_PARAMETER', `invalid parameter ${echo(name)}: control characters are not allowed`);
       const i = index.get(name);
       if (i !== undefined) {
-        if (values[i] !== undefined) throw new ProxyError('DUPLICATE_PARAMETER', `duplicated parameter ${name}: give it once`);
+        if (values[i] !== undefined)
+          throw new ProxyError('DUPLICATE_PARAMETER', `duplicated parameter ${name}: give it once`);
         const spec = sorted[i]!;
         const r = spec.parse(value, limits);
         if (!r.ok) throw new ProxyError('BAD_PARAMETER', invalidMessage(name, r.expected, value));

@@ -55,7 +55,11 @@ const FIXED: ReadonlyArray<readonly [string, PathRule]> = [
 const NAMESPACES: readonly string[] = ['/pages', '/stream', '/dashboard'];
 
 /** Every path and namespace a passthrough prefix must stay clear of. */
-export const RESERVED_PATHS: readonly string[] = [...ENDPOINT_NAMES.map((n) => `/${n}`), ...NAMESPACES, ...FIXED.map(([p]) => p)];
+export const RESERVED_PATHS: readonly string[] = [
+  ...ENDPOINT_NAMES.map((n) => `/${n}`),
+  ...NAMESPACES,
+  ...FIXED.map(([p]) => p),
+];
 
 /** The rule of each path this proxy serves, with its preflight and 405 answers precomputed. */
 export class PathRegistry {

@@ -41,7 +41,10 @@ export function applyOverrides(
     const merged: EndpointPolicy = { ...defaults[name] };
     const o = overrides[name];
     if (o !== undefined) {
-      for (const [field, value] of Object.entries(o) as [keyof EndpointPolicy, EndpointPolicy[keyof EndpointPolicy] | undefined][]) {
+      for (const [field, value] of Object.entries(o) as [
+        keyof EndpointPolicy,
+        EndpointPolicy[keyof EndpointPolicy] | undefined,
+      ][]) {
         if (value !== undefined) (merged as unknown as Record<string, unknown>)[field] = value;
       }
     }

@@ -101,7 +101,8 @@ export class HeadTrust {
 
   #remember(height: number): void {
     this.#implausible.add(height);
-    if (this.#implausible.size > MAX_IMPLAUSIBLE) this.#implausible.delete(this.#implausible.values().next().value as number);
+    if (this.#implausible.size > MAX_IMPLAUSIBLE)
+      this.#implausible.delete(this.#implausible.values().next().value as number);
   }
 
   /** Drops claims nobody repeated within the window; refutes the ones others out-reported. */

@@ -122,7 +122,12 @@ export class Hub {
       if (m.wait && held.owner !== from) held.waiters.add(from);
       return false;
     }
-    this.#leases.set(name, { token, owner: from, until: this.#clock() + ttlMs, waiters: held?.waiters ?? new Set<number>() });
+    this.#leases.set(name, {
+      token,
+      owner: from,
+      until: this.#clock() + ttlMs,
+      waiters: held?.waiters ?? new Set<number>(),
+    });
     return true;
   }
 
@@ -163,7 +168,13 @@ export class Hub {
 
   #scrape(asker: number, askerId: number): void {
     const id = ++this.#scrapeSeq;
-    const s: Scrape = { asker, askerId, waiting: new Set(this.#peers.keys()), texts: new Map(), timer: setTimeout(() => this.#finish(id, s), SCRAPE_WAIT_MS) };
+    const s: Scrape = {
+      asker,
+      askerId,
+      waiting: new Set(this.#peers.keys()),
+      texts: new Map(),
+      timer: setTimeout(() => this.#finish(id, s), SCRAPE_WAIT_MS),
+    };
     s.timer.unref();
     this.#scrapes.set(id, s);
     for (const w of s.waiting) this.#send(w, { cp: 1, t: 'render', id });

@@ -26,14 +26,26 @@ const LAST_RESORT_MS = 5000;
 const YOUNG_MS = 10_000;
 const MAX_PAUSE_MS = 30_000;
 
-export async function runPrimary(config: Config, logger: Logger, stop: (code: number, message: string) => never): Promise<void> {
+export async function runPrimary(
+  config: Config,
+  logger: Logger,
+  stop: (code: number, message: string) => never,
+): Promise<void> {
   const port = await checkPort(config.port, config.host);
   if (!port.ok) stop(1, port.message);
   let simulator: SimulatorHandle | null = null;
   if (config.upstreamUrls.length === 0) {
     const { startSimulator } = await import('../sim/index.js');
-    simulator = await startSimulator({ port: 0, blockIntervalMs: config.simulator.blockIntervalMs, seed: config.simulator.seed, advertisedUrl: 'http://data.nebulas.io' });
-    logger.warn({ simulator: simulator.url }, 'no UPSTREAM_URLS configured: serving the built-in chain simulator (simulated data, not a real chain)');
+    simulator = await startSimulator({
+      port: 0,
+      blockIntervalMs: config.simulator.blockIntervalMs,
+      seed: config.simulator.seed,
+      advertisedUrl: 'http://data.nebulas.io',
+    });
+    logger.warn(
+      { simulator: simulator.url },
+      'no UPSTREAM_URLS configured: serving the built-in chain simulator (simulated data, not a real chain)',
+    );
   }
   const hub = new Hub();
   const workers = new Map<number, Worker>();
@@ -102,6 +114,9 @@ export async function runPrimary(config: Config, logger: Logger, stop: (code: nu
     process.on('disconnect', () => shutdown('launcher exited'));
   }
 
-  logger.info({ workers: config.workers, port: config.port, simulated: simulator !== null }, 'cluster primary: starting workers');
+  logger.info(
+    { workers: config.workers, port: config.port, simulated: simulator !== null },
+    'cluster primary: starting workers',
+  );
   for (let n = 1; n <= config.workers; n++) fork(n);
 }

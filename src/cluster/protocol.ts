@@ -44,7 +44,12 @@ export type ToWorker =
 
 /** Ours (`cp: 1` and a type); the fields are trusted: both ends are this program. */
 export function isOurs<T extends { cp: 1; t: string }>(m: unknown): m is T {
-  return typeof m === 'object' && m !== null && (m as { cp?: unknown }).cp === 1 && typeof (m as { t?: unknown }).t === 'string';
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    (m as { cp?: unknown }).cp === 1 &&
+    typeof (m as { t?: unknown }).t === 'string'
+  );
 }
 
 /** The worker number (1..N) a worker process was started as; null in the primary or a single process. */

@@ -190,14 +190,19 @@ export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
       held.delete(name);
       // Only an entry made by this flight (not an older one it failed to replace).
       const e = o.peek(key);
-      const entry = e !== undefined && e.createdAt >= mine.since ? (await encodeEntry(e, Number.POSITIVE_INFINITY)).toString('base64') : null;
+      const entry =
+        e !== undefined && e.createdAt >= mine.since
+          ? (await encodeEntry(e, Number.POSITIVE_INFINITY)).toString('base64')
+          : null;
       send({ cp: 1, t: 'release', name, token: mine.token, entry });
     },
   };
   const granted = (a: ToWorker | null): boolean | null => (a !== null && a.t === 'granted' ? a.ok : null);
   const named: IpcNamedLease = {
-    acquire: async (name, t, ttlMs) => granted(await ask((id) => ({ cp: 1, t: 'acquire', id, name, token: t, ttlMs, wait: false }), ttlMs)),
-    renew: async (name, t, ttlMs) => granted(await ask((id) => ({ cp: 1, t: 'renew', id, name, token: t, ttlMs }), ttlMs)),
+    acquire: async (name, t, ttlMs) =>
+      granted(await ask((id) => ({ cp: 1, t: 'acquire', id, name, token: t, ttlMs, wait: false }), ttlMs)),
+    renew: async (name, t, ttlMs) =>
+      granted(await ask((id) => ({ cp: 1, t: 'renew', id, name, token: t, ttlMs }), ttlMs)),
     release: async (name, t) => void send({ cp: 1, t: 'release', name, token: t, entry: null }),
   };
   return {

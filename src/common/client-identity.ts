@@ -32,7 +32,8 @@ function ipBytes(ip: string): Uint8Array | null {
   const [head = '', rest] = text.split('::');
   const left = head === '' ? [] : head.split(':');
   const right = rest === undefined || rest === '' ? [] : rest.split(':');
-  const groups = rest === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const groups =
+    rest === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   groups.forEach((g, i) => {
     const v = parseInt(g, 16);
     out[i * 2] = v >> 8;

@@ -5,12 +5,16 @@
  */
 import { FIELDS } from './fields.js';
 
-export type Cli = { kind: 'run' } | { kind: 'check' } | { kind: 'help' } | { kind: 'version' } | { kind: 'error'; message: string };
+export type Cli =
+  { kind: 'run' } | { kind: 'check' } | { kind: 'help' } | { kind: 'version' } | { kind: 'error'; message: string };
 
 /** The accepted flags, for --help and the error message. */
 export const OPTIONS: ReadonlyArray<{ flag: string; help: string }> = [
   { flag: '--config FILE', help: 'read settings from a YAML or JSON file (same as CONFIG_FILE)' },
-  { flag: '--check', help: 'validate the settings, probe every upstream and Redis once, print what was found; exit 0 when all is well, else 2' },
+  {
+    flag: '--check',
+    help: 'validate the settings, probe every upstream and Redis once, print what was found; exit 0 when all is well, else 2',
+  },
   { flag: '--help, -h', help: 'print this help and exit' },
   { flag: '--version, -v', help: 'print the version and exit' },
 ];
@@ -30,10 +34,10 @@ export function parseArgs(argv: readonly string[]): Cli {
     if (a === '--version' || a === '-v') wanted = { kind: 'version' };
     else if (a === '--check') {
       if (wanted.kind === 'run') wanted = { kind: 'check' };
-    }
-    else if (a === '--config') {
+    } else if (a === '--config') {
       const file = argv[i + 1];
-      if (file === undefined || file.startsWith('-')) return { kind: 'error', message: '--config: expected a file name after it, got nothing' };
+      if (file === undefined || file.startsWith('-'))
+        return { kind: 'error', message: '--config: expected a file name after it, got nothing' };
       i++;
     } else if (a.startsWith('--config=')) {
       if (a === '--config=') return { kind: 'error', message: '--config: expected a file name after it, got nothing' };
@@ -47,9 +51,14 @@ export function parseArgs(argv: readonly string[]): Cli {
     const env = a.startsWith('-') ? settingOf(a) : null;
     if (env === null) return;
     const next = unknown[i + 1];
-    const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : next !== undefined && !next.startsWith('-') ? next : '...';
+    const value = a.includes('=')
+      ? a.slice(a.indexOf('=') + 1)
+      : next !== undefined && !next.startsWith('-')
+        ? next
+        : '...';
     settings.push(`${env}=${value}`);
   });
-  if (settings.length > 0) lines.push(`settings are environment variables: ${settings.join(' ')} chainproxy (see --help)`);
+  if (settings.length > 0)
+    lines.push(`settings are environment variables: ${settings.join(' ')} chainproxy (see --help)`);
   return { kind: 'error', message: lines.join('\n') };
 }

@@ -14,13 +14,20 @@ const PAGE = /^pages\/[A-Za-z0-9_-]{1,64}$/;
 const MAX_COST = 1_000_000;
 
 const cost = (v: unknown): number | null =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_COST ? v : typeof v === 'string' && /^\d{1,7}$/.test(v.trim()) && Number(v) <= MAX_COST ? Number(v) : null;
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 && v <= MAX_COST
+    ? v
+    : typeof v === 'string' && /^\d{1,7}$/.test(v.trim()) && Number(v) <= MAX_COST
+      ? Number(v)
+      : null;
 
 export function checkCreditCosts(raw: unknown, label: string): { costs: CreditCosts; errors: string[] } {
   const costs: Record<string, { hit?: number; miss?: number }> = {};
   const errors: string[] = [];
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    return { costs, errors: [`${label}: expected a map of endpoint or pages/<name> to { hit, miss }, got ${shown(raw)}`] };
+    return {
+      costs,
+      errors: [`${label}: expected a map of endpoint or pages/<name> to { hit, miss }, got ${shown(raw)}`],
+    };
   }
   for (const [name, body] of Object.entries(raw as Record<string, unknown>)) {
     const at = `${label}.${name}`;

@@ -121,12 +121,15 @@ export const FIELDS: readonly Field[] = [
 export const FIELD_BY_KEY: ReadonlyMap<string, Field> = new Map(FIELDS.map((f) => [f.key, f]));
 
 /** Objects of Config whose keys are fields (`upstream.*` ...); `policies` is handled apart. */
-export const SECTIONS: ReadonlySet<string> = new Set(FIELDS.filter((f) => f.key.includes('.')).map((f) => f.key.split('.')[0]!));
+export const SECTIONS: ReadonlySet<string> = new Set(
+  FIELDS.filter((f) => f.key.includes('.')).map((f) => f.key.split('.')[0]!),
+);
 
 /** Read a value at a dotted path. */
 export function getPath(root: object, key: string): unknown {
   let v: unknown = root;
-  for (const part of key.split('.')) v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[part] : undefined;
+  for (const part of key.split('.'))
+    v = typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[part] : undefined;
   return v;
 }
 

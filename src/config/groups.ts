@@ -13,7 +13,21 @@ export interface SettingGroup {
 }
 
 export const GROUPS: readonly SettingGroup[] = [
-  { title: 'Server', names: ['PORT', 'HOST', 'PUBLIC_BASE_URL', 'CONFIG_FILE', 'WORKERS', 'SHUTDOWN_TIMEOUT_MS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS', 'KEEP_ALIVE_TIMEOUT_MS'], namespaces: [] },
+  {
+    title: 'Server',
+    names: [
+      'PORT',
+      'HOST',
+      'PUBLIC_BASE_URL',
+      'CONFIG_FILE',
+      'WORKERS',
+      'SHUTDOWN_TIMEOUT_MS',
+      'MAX_CONNECTIONS',
+      'HEADERS_TIMEOUT_MS',
+      'KEEP_ALIVE_TIMEOUT_MS',
+    ],
+    namespaces: [],
+  },
   { title: 'Upstream', names: ['UPSTREAM_URLS'], namespaces: ['UPSTREAM_'] },
   { title: 'Built-in simulator (without UPSTREAM_URLS)', names: [], namespaces: ['SIM_'] },
   { title: 'Cache', names: ['CACHE_MAX_BYTES'], namespaces: ['CACHE_', 'REFRESH_AHEAD_', 'INVALIDATION_'] },
@@ -22,7 +36,11 @@ export const GROUPS: readonly SettingGroup[] = [
   { title: 'Clients, rate limits and credits', names: ['TRUST_PROXY'], namespaces: ['RATE_LIMIT_', 'CREDITS_'] },
   { title: 'Head stream (/stream/heads)', names: ['MAX_STREAMS'], namespaces: ['STREAM_'] },
   { title: 'Passthrough (legacy paths)', names: ['PASSTHROUGH'], namespaces: ['PASSTHROUGH_'] },
-  { title: 'Operators and logs', names: ['ADMIN_ALLOW', 'METRICS_CACHE_MS', 'LOG_LEVEL', 'ACCESS_LOG'], namespaces: [] },
+  {
+    title: 'Operators and logs',
+    names: ['ADMIN_ALLOW', 'METRICS_CACHE_MS', 'LOG_LEVEL', 'ACCESS_LOG'],
+    namespaces: [],
+  },
 ];
 
 /** Every namespace prefix, longest first. */
@@ -30,5 +48,9 @@ export const NAMESPACES: readonly string[] = GROUPS.flatMap((g) => g.namespaces)
 
 /** The group of a variable name, or null when no group claims it. */
 export function groupOf(name: string): SettingGroup | null {
-  return GROUPS.find((g) => g.names.includes(name)) ?? GROUPS.find((g) => g.namespaces.some((p) => name.startsWith(p))) ?? null;
+  return (
+    GROUPS.find((g) => g.names.includes(name)) ??
+    GROUPS.find((g) => g.namespaces.some((p) => name.startsWith(p))) ??
+    null
+  );
 }

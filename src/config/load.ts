@@ -31,7 +31,13 @@ type Env = Record<string, string | undefined>;
 /** Every environment variable start-up reads. */
 const SETTING_NAMES: readonly string[] = [...FIELDS.map((f) => f.env), 'CONFIG_FILE'];
 /** Keys a file may hold besides the settings' own (read by their own checks). */
-const FILE_ONLY_KEYS: readonly string[] = ['apiKeys', 'policies', 'creditCosts', 'pages', 'invalidation.maxAgeByEndpoint'];
+const FILE_ONLY_KEYS: readonly string[] = [
+  'apiKeys',
+  'policies',
+  'creditCosts',
+  'pages',
+  'invalidation.maxAgeByEndpoint',
+];
 /** Every key a CONFIG_FILE may hold, and the key of each variable, for the suggestion of an unknown key. */
 const FILE_KEYS: readonly string[] = [...FIELDS.map((f) => f.key), ...SECTIONS, ...FILE_ONLY_KEYS];
 const KEY_BY_ENV: ReadonlyMap<string, string> = new Map(FIELDS.map((f) => [f.env, f.key]));
@@ -75,7 +81,9 @@ function readConfigFile(path: string, errors: string[]): Record<string, unknown>
     doc = ext === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
     const msg = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
-    errors.push(`CONFIG_FILE: expected valid ${ext === '.json' ? 'JSON' : 'YAML'} in ${shown(path)}, got a syntax error: ${msg}`);
+    errors.push(
+      `CONFIG_FILE: expected valid ${ext === '.json' ? 'JSON' : 'YAML'} in ${shown(path)}, got a syntax error: ${msg}`,
+    );
     return null;
   }
   if (doc === null || doc === undefined) return {};
@@ -86,7 +94,13 @@ function readConfigFile(path: string, errors: string[]): Record<string, unknown>
   return doc as Record<string, unknown>;
 }
 
-function applyFile(config: Config, doc: Record<string, unknown>, file: string, labels: Map<string, string>, errors: string[]): void {
+function applyFile(
+  config: Config,
+  doc: Record<string, unknown>,
+  file: string,
+  labels: Map<string, string>,
+  errors: string[],
+): void {
   const label = (key: string): string => `${key} (in ${file})`;
   const set = (key: string, raw: unknown): void => {
     if (key === 'invalidation.maxAgeByEndpoint') {

@@ -89,7 +89,11 @@ export function lookalikeErrors(env: Record<string, string | undefined>, names: 
  * upstream.connectTimeoutMs). `keys`: every known key, dotted, sections and
  * file-only keys included; `byEnv`: variable name to key.
  */
-export function fileKeyLookalike(key: string, keys: readonly string[], byEnv: ReadonlyMap<string, string>): string | null {
+export function fileKeyLookalike(
+  key: string,
+  keys: readonly string[],
+  byEnv: ReadonlyMap<string, string>,
+): string | null {
   const fromEnv = byEnv.get(key.toUpperCase());
   if (fromEnv !== undefined) return fromEnv;
   const lower = key.toLowerCase();
@@ -104,6 +108,14 @@ export function fileKeyLookalike(key: string, keys: readonly string[], byEnv: Re
   const tail = (dot < 0 ? key : key.slice(dot + 1)).toLowerCase();
   if (tail.length < 4) return null;
   const one = (list: readonly string[]): string | null => (list.length === 1 ? list[0]! : null);
-  if (section !== '') return one(keys.filter((k) => k.startsWith(section) && !k.slice(section.length).includes('.') && k.slice(section.length).toLowerCase().includes(tail)));
+  if (section !== '')
+    return one(
+      keys.filter(
+        (k) =>
+          k.startsWith(section) &&
+          !k.slice(section.length).includes('.') &&
+          k.slice(section.length).toLowerCase().includes(tail),
+      ),
+    );
   return one(keys.filter((k) => k.slice(k.lastIndexOf('.') + 1).toLowerCase() === tail && k.includes('.')));
 }

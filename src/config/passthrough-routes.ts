@@ -28,8 +28,14 @@ function pairsOf(raw: unknown): Array<[string, unknown]> | null {
     const eq = s.indexOf('=');
     return eq < 0 ? [s, ''] : [s.slice(0, eq).trim(), s.slice(eq + 1).trim()];
   };
-  if (typeof raw === 'string') return raw.split(',').map((s) => s.trim()).filter((s) => s !== '').map(split);
-  if (Array.isArray(raw)) return raw.every((s) => typeof s === 'string') ? raw.map((s: string) => split(s.trim())) : null;
+  if (typeof raw === 'string')
+    return raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '')
+      .map(split);
+  if (Array.isArray(raw))
+    return raw.every((s) => typeof s === 'string') ? raw.map((s: string) => split(s.trim())) : null;
   if (typeof raw === 'object' && raw !== null) return Object.entries(raw as Record<string, unknown>);
   return null;
 }
@@ -45,15 +51,26 @@ export function parsePassthroughRoutes(raw: unknown, baseUrl: (s: string) => str
   const routes: PassthroughRoute[] = [];
   for (const [prefix, target] of pairs) {
     if (!isWellFormedPrefix(prefix)) {
-      return { ok: false, expected: 'a path prefix such as /api (letters, digits, . _ ~ - between slashes, no trailing slash)', got: prefix };
+      return {
+        ok: false,
+        expected: 'a path prefix such as /api (letters, digits, . _ ~ - between slashes, no trailing slash)',
+        got: prefix,
+      };
     }
     const url = typeof target === 'string' ? baseUrl(target) : null;
-    if (url === null) return { ok: false, expected: `an http:// or https:// URL without credentials, query or fragment for ${prefix}`, got: target };
+    if (url === null)
+      return {
+        ok: false,
+        expected: `an http:// or https:// URL without credentials, query or fragment for ${prefix}`,
+        got: target,
+      };
     // A prefix may not equal a reserved path, contain one (`/tx` would swallow `/tx/list`) or sit under one.
     const reserved = RESERVED_PATHS.find((r) => pathsOverlap(prefix, r));
-    if (reserved !== undefined) return { ok: false, expected: `a prefix clear of the proxy's own path ${reserved}`, got: prefix };
+    if (reserved !== undefined)
+      return { ok: false, expected: `a prefix clear of the proxy's own path ${reserved}`, got: prefix };
     const other = routes.find((r) => pathsOverlap(prefix, r.prefix));
-    if (other !== undefined) return { ok: false, expected: `a prefix clear of the other passthrough prefix ${other.prefix}`, got: prefix };
+    if (other !== undefined)
+      return { ok: false, expected: `a prefix clear of the other passthrough prefix ${other.prefix}`, got: prefix };
     routes.push({ prefix, target: url });
   }
   return { ok: true, routes };

@@ -21,10 +21,21 @@ export function shown(raw: unknown): string {
   return s;
 }
 
-const fail = (label: string, expected: string, raw: unknown): Parsed => ({ ok: false, error: `${label}: expected ${expected}, got ${shown(raw)}` });
+const fail = (label: string, expected: string, raw: unknown): Parsed => ({
+  ok: false,
+  error: `${label}: expected ${expected}, got ${shown(raw)}`,
+});
 const ok = (value: unknown): Parsed => ({ ok: true, value });
 
-const BYTE_UNITS: Record<string, number> = { B: 1, KB: 1e3, MB: 1e6, GB: 1e9, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3 };
+const BYTE_UNITS: Record<string, number> = {
+  B: 1,
+  KB: 1e3,
+  MB: 1e6,
+  GB: 1e9,
+  KIB: 1024,
+  MIB: 1024 ** 2,
+  GIB: 1024 ** 3,
+};
 
 function bytesOf(raw: unknown): number | null {
   if (typeof raw === 'number') return Number.isSafeInteger(raw) ? raw : null;
@@ -43,7 +54,11 @@ function numberOf(raw: unknown, integer: boolean): number | null {
 }
 
 function listOf(raw: unknown): string[] | null {
-  if (typeof raw === 'string') return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  if (typeof raw === 'string')
+    return raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
   if (Array.isArray(raw) && raw.every((s) => typeof s === 'string')) return raw.map((s: string) => s.trim());
   return null;
 }
@@ -58,7 +73,15 @@ function baseUrl(raw: string): string | null {
     return null;
   }
   if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.hostname === '') return null;
-  if (u.username !== '' || u.password !== '' || u.search !== '' || u.hash !== '' || raw.includes('?') || raw.includes('#')) return null;
+  if (
+    u.username !== '' ||
+    u.password !== '' ||
+    u.search !== '' ||
+    u.hash !== '' ||
+    raw.includes('?') ||
+    raw.includes('#')
+  )
+    return null;
   return u.origin + u.pathname.replace(/\/+$/, '');
 }
 
@@ -81,12 +104,16 @@ function kindCheck(kind: FieldKind, raw: unknown, label: string): Parsed {
     case 'number': {
       const n = numberOf(raw, kind.type === 'int');
       const what = kind.type === 'int' ? 'an integer' : 'a number';
-      return n !== null && n >= kind.min && n <= kind.max ? ok(n) : fail(label, `${what} from ${kind.min} to ${kind.max}`, raw);
+      return n !== null && n >= kind.min && n <= kind.max
+        ? ok(n)
+        : fail(label, `${what} from ${kind.min} to ${kind.max}`, raw);
     }
     case 'perCore': {
       if (typeof raw === 'string' && raw.trim().toLowerCase() === 'auto') return ok(availableParallelism());
       const n = numberOf(raw, true);
-      return n !== null && n >= 1 && n <= kind.max ? ok(n) : fail(label, `an integer from 1 to ${kind.max}, or auto (one per core)`, raw);
+      return n !== null && n >= 1 && n <= kind.max
+        ? ok(n)
+        : fail(label, `an integer from 1 to ${kind.max}, or auto (one per core)`, raw);
     }
     case 'bytes': {
       const n = bytesOf(raw);
@@ -101,13 +128,17 @@ function kindCheck(kind: FieldKind, raw: unknown, label: string): Parsed {
       return fail(label, 'true or false', raw);
     }
     case 'enum':
-      return typeof raw === 'string' && kind.values.includes(raw.trim()) ? ok(raw.trim()) : fail(label, `one of ${kind.values.join(', ')}`, raw);
+      return typeof raw === 'string' && kind.values.includes(raw.trim())
+        ? ok(raw.trim())
+        : fail(label, `one of ${kind.values.join(', ')}`, raw);
     case 'host':
       return typeof raw === 'string' && /^[A-Za-z0-9.:_\-[\]%]{1,253}$/.test(raw.trim())
         ? ok(raw.trim())
         : fail(label, 'a host name or IP address', raw);
     case 'prefix':
-      return typeof raw === 'string' && /^[\x21-\x7e]{1,64}$/.test(raw) ? ok(raw) : fail(label, '1 to 64 printable characters without spaces', raw);
+      return typeof raw === 'string' && /^[\x21-\x7e]{1,64}$/.test(raw)
+        ? ok(raw)
+        : fail(label, '1 to 64 printable characters without spaces', raw);
     case 'url': {
       const u = typeof raw === 'string' ? baseUrl(raw.trim()) : null;
       return u !== null ? ok(u) : fail(label, 'an http:// or https:// URL without credentials, query or fragment', raw);
@@ -123,13 +154,18 @@ function kindCheck(kind: FieldKind, raw: unknown, label: string): Parsed {
     }
     case 'redisUrl': {
       if (raw === null || raw === '') return ok(null);
-      const good = typeof raw === 'string' && !/[\s\u0000-\u001f\u007f]/.test(raw) && REDIS_SCHEMES.some((p) => raw.startsWith(p) && raw.length > p.length);
+      const good =
+        typeof raw === 'string' &&
+        !/[\s\u0000-\u001f\u007f]/.test(raw) &&
+        REDIS_SCHEMES.some((p) => raw.startsWith(p) && raw.length > p.length);
       return good ? ok(raw) : fail(label, `a URL starting with ${REDIS_SCHEMES.join(', ')}`, raw);
     }
     case 'addresses': {
       const list = listOf(raw);
       const bad = list === null ? raw : list.find((s) => !isAddressOrCidr(s));
-      return bad === undefined ? ok(list) : fail(label, 'comma-separated IP addresses or CIDRs (or loopback, linklocal, uniquelocal)', bad);
+      return bad === undefined
+        ? ok(list)
+        : fail(label, 'comma-separated IP addresses or CIDRs (or loopback, linklocal, uniquelocal)', bad);
     }
     case 'routes': {
       const r = parsePassthroughRoutes(raw ?? '', baseUrl);
@@ -173,7 +209,8 @@ export function checkPolicies(raw: unknown, label: string): { policies: Config['
     const policy: Partial<EndpointPolicy> = {};
     for (const [field, value] of Object.entries(body as Record<string, unknown>)) {
       const type = (POLICY_FIELDS as Record<string, 'ms' | 'bool' | undefined>)[field];
-      if (type === undefined) errors.push(`${at}.${field}: expected one of ${Object.keys(POLICY_FIELDS).join(', ')}, got ${shown(field)}`);
+      if (type === undefined)
+        errors.push(`${at}.${field}: expected one of ${Object.keys(POLICY_FIELDS).join(', ')}, got ${shown(field)}`);
       else {
         const kind: FieldKind = type === 'bool' ? { type: 'bool' } : { type: 'int', min: 0, max: MAX_POLICY_MS };
         const r = kindCheck(kind, value, `${at}.${field}`);
@@ -192,8 +229,18 @@ export function crossCheck(c: Config, labelOf: (key: string) => string): string[
   const atMost = (key: string, value: number, otherKey: string, other: number): void => {
     if (value > other) errors.push(`${labelOf(key)}: expected at most ${labelOf(otherKey)} (${other}), got ${value}`);
   };
-  atMost('upstream.connectTimeoutMs', c.upstream.connectTimeoutMs, 'upstream.attemptTimeoutMs', c.upstream.attemptTimeoutMs);
-  atMost('upstream.attemptTimeoutMs', c.upstream.attemptTimeoutMs, 'upstream.totalDeadlineMs', c.upstream.totalDeadlineMs);
+  atMost(
+    'upstream.connectTimeoutMs',
+    c.upstream.connectTimeoutMs,
+    'upstream.attemptTimeoutMs',
+    c.upstream.attemptTimeoutMs,
+  );
+  atMost(
+    'upstream.attemptTimeoutMs',
+    c.upstream.attemptTimeoutMs,
+    'upstream.totalDeadlineMs',
+    c.upstream.totalDeadlineMs,
+  );
   atMost('upstream.totalDeadlineMs', c.upstream.totalDeadlineMs, 'limits.requestTimeoutMs', c.limits.requestTimeoutMs);
   return errors;
 }

@@ -24,13 +24,21 @@ export function buildQuorum(config: UpstreamConfig, d: QuorumDeps): Quorum | nul
   if (quorum <= 1) return null;
   const upstreams = d.pool.status().length;
   if (upstreams < quorum) {
-    d.logger.warn({ quorum, upstreams }, 'UPSTREAM_QUORUM exceeds the upstreams configured: no answer will ever be kept final');
+    d.logger.warn(
+      { quorum, upstreams },
+      'UPSTREAM_QUORUM exceeds the upstreams configured: no answer will ever be kept final',
+    );
   }
   return new Quorum({
     quorum,
     pool: d.pool,
     log: new DisputeLog(DISPUTE_LOG_SIZE),
-    misbehaviour: new Misbehaviour({ strikes: config.disputeStrikes ?? 3, windowMs: config.disputeWindowMs ?? 600_000, sitOuts: d.sitOuts, clock: d.clock }),
+    misbehaviour: new Misbehaviour({
+      strikes: config.disputeStrikes ?? 3,
+      windowMs: config.disputeWindowMs ?? 600_000,
+      sitOuts: d.sitOuts,
+      clock: d.clock,
+    }),
     metrics: d.metrics,
     logger: d.logger,
     clock: d.clock,

@@ -24,4 +24,6 @@ export function ignoredFields(stamps: StampDecl): Paths {
 }
 
 /** Ignored paths of each voted endpoint's module. */
-export const VOTED: ReadonlyMap<EndpointModule, Paths> = new Map(ENDPOINTS.filter((m) => m.finalCapable).map((m) => [m, ignoredFields(m.stamps)]));
+export const VOTED: ReadonlyMap<EndpointModule, Paths> = new Map(
+  ENDPOINTS.filter((m) => m.finalCapable).map((m) => [m, ignoredFields(m.stamps)]),
+);

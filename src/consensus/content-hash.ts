@@ -21,7 +21,13 @@ export function without(value: unknown, paths: readonly (readonly string[])[]): 
   for (const [k, v] of Object.entries(value)) {
     const here = paths.filter((p) => p[0] === k);
     if (here.some((p) => p.length === 1)) continue;
-    out[k] = here.length === 0 ? v : without(v, here.map((p) => p.slice(1)));
+    out[k] =
+      here.length === 0
+        ? v
+        : without(
+            v,
+            here.map((p) => p.slice(1)),
+          );
   }
   return out;
 }
@@ -37,5 +43,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function contentHash(json: Record<string, unknown>, ignored: readonly (readonly string[])[]): string {
-  return createHash('sha256').update(canonicalJson(without(json, ignored))).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(without(json, ignored)))
+    .digest('hex');
 }

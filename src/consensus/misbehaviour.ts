@@ -32,7 +32,11 @@ export class Misbehaviour {
       return;
     }
     this.#strikes.delete(upstream);
-    this.#o.sitOuts.bench(upstream, 'disputes', `minority of ${recent.length} disputes within ${this.#o.windowMs} ms (last: ${key})`);
+    this.#o.sitOuts.bench(
+      upstream,
+      'disputes',
+      `minority of ${recent.length} disputes within ${this.#o.windowMs} ms (last: ${key})`,
+    );
   }
 
   /** Strikes of `upstream` within the window now. */

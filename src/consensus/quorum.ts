@@ -70,7 +70,13 @@ export class Quorum {
    * would be final and the vote says otherwise. `ask` is the request the
    * ballots repeat; `reclassify` classifies another upstream's answer.
    */
-  async settle(req: CanonicalRequest, ask: UpstreamRequest, first: UpstreamResponse, cls: Classification, reclassify: (res: UpstreamResponse) => Classification): Promise<Settled> {
+  async settle(
+    req: CanonicalRequest,
+    ask: UpstreamRequest,
+    first: UpstreamResponse,
+    cls: Classification,
+    reclassify: (res: UpstreamResponse) => Classification,
+  ): Promise<Settled> {
     const module = req.endpoint.module;
     const ignored = module === undefined ? undefined : VOTED.get(module);
     if (ignored === undefined) return { res: first, cls };
@@ -112,7 +118,8 @@ export class Quorum {
         return { res: first, cls };
       case 'majority': {
         this.#dispute(req, 'majority', t.versions);
-        for (const v of t.versions) if (v !== t.winner) for (const u of v.upstreams) this.#o.misbehaviour.minority(u, req.key);
+        for (const v of t.versions)
+          if (v !== t.winner) for (const u of v.upstreams) this.#o.misbehaviour.minority(u, req.key);
         if (t.winner.upstreams.includes(first.upstream)) return { res: first, cls };
         const res = answers.get(t.winner.upstreams[0]!)!;
         return { res, cls: reclassify(res) };

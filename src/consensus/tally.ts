@@ -42,8 +42,10 @@ export function tally(ballots: readonly Ballot[], quorum: number): Tally {
   const versions = versionsOf(ballots);
   const top = versions[0];
   if (top === undefined) return { kind: 'short', versions };
-  if (versions.length === 1) return top.upstreams.length >= quorum ? { kind: 'agreed', winner: top } : { kind: 'short', versions };
+  if (versions.length === 1)
+    return top.upstreams.length >= quorum ? { kind: 'agreed', winner: top } : { kind: 'short', versions };
   const voters = versions.reduce((n, v) => n + v.upstreams.length, 0);
-  if (top.upstreams.length * 2 > voters && top.upstreams.length >= quorum) return { kind: 'majority', winner: top, versions };
+  if (top.upstreams.length * 2 > voters && top.upstreams.length >= quorum)
+    return { kind: 'majority', winner: top, versions };
   return { kind: 'disputed', versions };
 }

@@ -39,7 +39,10 @@ export async function trafficSnapshot(registry: Registry, now: number = Date.now
   const byCache: Record<string, number> = {};
   const byStatus: Record<string, number> = {};
   let total = 0;
-  for (const s of [...(await samples(registry, 'requests_total')), ...(await samples(registry, 'page_requests_total'))]) {
+  for (const s of [
+    ...(await samples(registry, 'requests_total')),
+    ...(await samples(registry, 'page_requests_total')),
+  ]) {
     total += s.value;
     add(byCache, String(s.labels.cache), s.value);
     add(byStatus, String(s.labels.status_class), s.value);
@@ -59,7 +62,10 @@ export async function trafficSnapshot(registry: Registry, now: number = Date.now
     requests: { total, byCache, byStatus },
     upstreams,
     rateLimited: sum(await samples(registry, 'rate_limited_total')),
-    passthrough: { total: sum(await samples(registry, 'passthrough_requests_total')), failures: sum(await samples(registry, 'passthrough_failures_total')) },
+    passthrough: {
+      total: sum(await samples(registry, 'passthrough_requests_total')),
+      failures: sum(await samples(registry, 'passthrough_failures_total')),
+    },
     consensus: { votes, sitOuts },
   };
 }

@@ -65,7 +65,10 @@ export function eventsBetween(before: Reading, after: Reading, t: number, everUp
  * by the number of kinds (label values are bounded), whatever the event rate.
  */
 export class EventLog {
-  private readonly kinds = new Map<string, { severity: Severity; minutes: Array<{ minute: number; count: number; first: number; last: number }> }>();
+  private readonly kinds = new Map<
+    string,
+    { severity: Severity; minutes: Array<{ minute: number; count: number; first: number; last: number }> }
+  >();
 
   constructor(private readonly minutes: number) {}
 
@@ -89,7 +92,13 @@ export class EventLog {
     for (const [kind, k] of this.kinds) {
       const mine = k.minutes.filter((m) => m.last >= since);
       if (mine.length === 0) continue;
-      out.push({ kind, severity: k.severity, count: mine.reduce((a, m) => a + m.count, 0), first: mine[0]!.first, last: mine[mine.length - 1]!.last });
+      out.push({
+        kind,
+        severity: k.severity,
+        count: mine.reduce((a, m) => a + m.count, 0),
+        first: mine[0]!.first,
+        last: mine[mine.length - 1]!.last,
+      });
     }
     return out.sort((a, b) => b.last - a.last);
   }

@@ -130,7 +130,8 @@ export class History {
     const latest = this.recent[this.recent.length - 1] ?? null;
     const start = this.minutes.find((m) => m.t >= now - HISTORY_MS) ?? this.minutes[this.minutes.length - 1] ?? null;
     const from = start?.reading ?? null;
-    const d = (pick: (r: Reading) => number): number => (latest === null ? 0 : pick(latest) - (from === null ? 0 : pick(from)));
+    const d = (pick: (r: Reading) => number): number =>
+      latest === null ? 0 : pick(latest) - (from === null ? 0 : pick(from));
     const endpoints: EndpointRow[] = [];
     for (const [endpoint, e] of Object.entries(latest?.endpoints ?? {})) {
       const was = from?.endpoints[endpoint];

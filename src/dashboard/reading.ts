@@ -40,7 +40,10 @@ export interface Reading {
   /** Per endpoint: requests, hits and latency buckets. */
   endpoints: Record<string, { requests: number; hits: number; buckets: Buckets }>;
   /** Per upstream: 1/0 gauges, attempts by outcome and times benched. */
-  upstreams: Record<string, { up: number; lagging: number; breakerOpen: number; sitOuts: number; outcomes: Record<string, number> }>;
+  upstreams: Record<
+    string,
+    { up: number; lagging: number; breakerOpen: number; sitOuts: number; outcomes: Record<string, number> }
+  >;
   /** 1 up, 0 down, null without a Redis tier. */
   redisUp: number | null;
 }
@@ -92,22 +95,28 @@ export async function takeReading(registry: Registry, withEndpointBuckets: boole
     e.requests += s.value;
     if (isHit) e.hits += s.value;
   }
-  if (withEndpointBuckets) for (const s of await samples(registry, 'request_duration_seconds')) addBuckets(endpoint(String(s.labels.endpoint)).buckets, s);
+  if (withEndpointBuckets)
+    for (const s of await samples(registry, 'request_duration_seconds'))
+      addBuckets(endpoint(String(s.labels.endpoint)).buckets, s);
   const upstreamBuckets = emptyBuckets();
   for (const s of await samples(registry, 'upstream_request_duration_seconds')) addBuckets(upstreamBuckets, s);
 
   const upstreams: Reading['upstreams'] = {};
-  const upstream = (name: string) => (upstreams[name] ??= { up: 1, lagging: 0, breakerOpen: 0, sitOuts: 0, outcomes: {} });
+  const upstream = (name: string) =>
+    (upstreams[name] ??= { up: 1, lagging: 0, breakerOpen: 0, sitOuts: 0, outcomes: {} });
   for (const s of await samples(registry, 'upstream_up')) upstream(String(s.labels.upstream)).up = s.value;
   for (const s of await samples(registry, 'upstream_lagging')) upstream(String(s.labels.upstream)).lagging = s.value;
-  for (const s of await samples(registry, 'upstream_breaker_state')) if (s.labels.state === 'open') upstream(String(s.labels.upstream)).breakerOpen = s.value;
+  for (const s of await samples(registry, 'upstream_breaker_state'))
+    if (s.labels.state === 'open') upstream(String(s.labels.upstream)).breakerOpen = s.value;
   for (const s of await samples(registry, 'upstream_requests_total')) {
     const o = upstream(String(s.labels.upstream)).outcomes;
     o[String(s.labels.outcome)] = (o[String(s.labels.outcome)] ?? 0) + s.value;
   }
-  for (const s of await samples(registry, 'upstream_sit_outs_total')) upstream(String(s.labels.upstream)).sitOuts += s.value;
+  for (const s of await samples(registry, 'upstream_sit_outs_total'))
+    upstream(String(s.labels.upstream)).sitOuts += s.value;
   let quorumDisputes = 0;
-  for (const s of await samples(registry, 'quorum_votes_total')) if (s.labels.outcome === 'majority' || s.labels.outcome === 'disputed') quorumDisputes += s.value;
+  for (const s of await samples(registry, 'quorum_votes_total'))
+    if (s.labels.outcome === 'majority' || s.labels.outcome === 'disputed') quorumDisputes += s.value;
   const redis = await samples(registry, 'redis_up');
   return {
     requests,

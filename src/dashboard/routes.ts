@@ -30,7 +30,10 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
     return reply
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store')
-      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src data:")
+      .header(
+        'content-security-policy',
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src data:",
+      )
       .header('x-frame-options', 'DENY')
       .send(page);
   });
@@ -49,6 +52,9 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
   });
   app.get('/dashboard/data.json', { onRequest }, async (_request, reply) => {
     const snapshot = await trafficSnapshot(deps.registry);
-    return reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').send(envelopeBody(0, 'success', snapshot));
+    return reply
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(envelopeBody(0, 'success', snapshot));
   });
 }

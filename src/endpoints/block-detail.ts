@@ -12,7 +12,8 @@ export const blockDetail = endpoint({
   classify: ({ data, policy: p, chain }) => {
     const d = obj(data);
     // A "final" block above every head the proxy trusts is not believed final.
-    if (d?.['is_finality'] === true && withinHead(height(d['height']), chain)) return { ...answer(p, p.finalTtlMs, false), observedFinal: height(d['height']) };
+    if (d?.['is_finality'] === true && withinHead(height(d['height']), chain))
+      return { ...answer(p, p.finalTtlMs, false), observedFinal: height(d['height']) };
     // Not final: the content itself (is_finality false) changes, so no promotion.
     return answer(p, p.volatileTtlMs, p.invalidateOnHead);
   },

@@ -24,7 +24,11 @@ export const blockList = endpoint({
   policy: flat(3 * SEC, true),
   classify: ({ data, policy }) => {
     const list = obj(data)?.['list'];
-    return { ...ordinary(policy), observedHead: highestIn(data, 'height'), observedFinal: Array.isArray(list) ? highestFinal(list) : null };
+    return {
+      ...ordinary(policy),
+      observedHead: highestIn(data, 'height'),
+      observedFinal: Array.isArray(list) ? highestFinal(list) : null,
+    };
   },
   hot: true,
   dependsOn: [{ on: 'head' }],

@@ -28,7 +28,9 @@ interface Decl<Name extends string, P extends string> {
 }
 
 /** An endpoint module; parameters named in `about` and `dependsOn` must be its own. */
-export function endpoint<const Name extends string, const P extends string = never>(d: Decl<Name, P>): EndpointModule<Name> {
+export function endpoint<const Name extends string, const P extends string = never>(
+  d: Decl<Name, P>,
+): EndpointModule<Name> {
   return Object.freeze({
     path: d.path,
     params: d.params,
@@ -61,7 +63,13 @@ export const DAY = 24 * 60 * MIN;
  * A policy row (see src/catalogue/policies.ts for the columns). Stale-if-error
  * is a day and negative caching a second everywhere.
  */
-export function policy(ttlMs: number, finalTtlMs: number, volatileTtlMs: number, swrMs: number, invalidateOnHead: boolean): EndpointPolicy {
+export function policy(
+  ttlMs: number,
+  finalTtlMs: number,
+  volatileTtlMs: number,
+  swrMs: number,
+  invalidateOnHead: boolean,
+): EndpointPolicy {
   return { ttlMs, finalTtlMs, volatileTtlMs, swrMs, sieMs: DAY, negativeTtlMs: 1 * S, invalidateOnHead };
 }
 
@@ -106,7 +114,12 @@ export const NOT_CACHEABLE: Classification = {
 };
 
 /** A cacheable answer kept `ttlMs`, with the policy's stale windows. */
-export function answer(p: EndpointPolicy, ttlMs: number, headDependent: boolean, finalAt: number | null = null): Classification {
+export function answer(
+  p: EndpointPolicy,
+  ttlMs: number,
+  headDependent: boolean,
+  finalAt: number | null = null,
+): Classification {
   return { ...NOT_CACHEABLE, cacheable: true, ttlMs, swrMs: p.swrMs, sieMs: p.sieMs, finalAt, headDependent };
 }
 
@@ -120,6 +133,7 @@ export function tokenOrContract(params: ReadonlyMap<string, string>): string | n
   const t = params.has('token');
   const c = params.has('contract');
   if (t && c) return 'invalid parameter token/contract: expected exactly one of token or contract, got both';
-  if (!t && !c) return `${MISSING_PREFIX} token or contract: expected exactly one of token (a token name) or contract (a contract address)`;
+  if (!t && !c)
+    return `${MISSING_PREFIX} token or contract: expected exactly one of token (a token name) or contract (a contract address)`;
   return null;
 }

@@ -103,7 +103,8 @@ function parseTokenName(raw: string): ParseResult {
   if (len === 0 || len > 64) return fail(expected);
   for (let i = 0; i < len; i++) {
     const c = raw.charCodeAt(i);
-    const ok = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 46 || c === 95 || c === 45;
+    const ok =
+      (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 46 || c === 95 || c === 45;
     if (!ok) return fail(expected);
   }
   return { ok: true, value: raw };
@@ -124,7 +125,8 @@ export function echo(raw: string): string {
   const end = Math.min(raw.length, 40);
   for (let i = 0; i < end; i++) {
     const c = raw.charCodeAt(i);
-    out += c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029 || c === 0x22 || c === 0x5c ? '?' : raw[i];
+    out +=
+      c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029 || c === 0x22 || c === 0x5c ? '?' : raw[i];
   }
   return raw.length > 40 ? `${out}...` : out;
 }
@@ -145,15 +147,78 @@ interface Kind {
 }
 
 const K = {
-  page: { parse: parsePage, doc: () => ({ schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE }, description: 'Page number (digits only).', example: 1 }) },
-  pageSize: { parse: parsePageSize, doc: (l) => ({ schema: { type: 'integer', minimum: 1, maximum: l.maxPageSize }, description: 'Items per page.', example: 20 }) },
-  days: { parse: parseDays, doc: (l) => ({ schema: { type: 'integer', minimum: 1, maximum: l.maxDays }, description: 'Number of days back from today.', example: 7 }) },
-  height: { parse: parseBlockHeight, doc: () => ({ schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }, description: 'Block height.', example: 4_842_000 }) },
-  address: { parse: parseAddress, doc: () => ({ schema: { type: 'string', pattern: ADDRESS_PATTERN }, description: 'Nebulas address: "n" and 34 base58 characters.', example: 'n1d4wXxTVmK4rzyiN1vxhMuzxT441bxr8Fg' }) },
-  hash: { parse: parseHash, doc: () => ({ schema: { type: 'string', pattern: HASH_PATTERN }, description: 'Transaction hash: 64 hexadecimal characters, any case.', example: 'f4a81d2f8b6b3ec4a9b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718' }) },
-  heightOrHash: { parse: parseHeightOrHash, doc: () => ({ schema: { type: 'string', pattern: HEIGHT_OR_HASH_PATTERN }, description: 'Block height, or block hash (64 hexadecimal characters).', example: '4820298' }) },
-  token: { parse: parseTokenName, doc: () => ({ schema: { type: 'string', pattern: TOKEN_PATTERN }, description: 'Token name (case-sensitive).', example: 'NAX' }) },
-  flag: { parse: parseFlag, doc: () => ({ schema: { type: 'boolean' }, description: 'true or false (also 1 or 0, any letter case). Absent: the upstream default.', example: true }) },
+  page: {
+    parse: parsePage,
+    doc: () => ({
+      schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE },
+      description: 'Page number (digits only).',
+      example: 1,
+    }),
+  },
+  pageSize: {
+    parse: parsePageSize,
+    doc: (l) => ({
+      schema: { type: 'integer', minimum: 1, maximum: l.maxPageSize },
+      description: 'Items per page.',
+      example: 20,
+    }),
+  },
+  days: {
+    parse: parseDays,
+    doc: (l) => ({
+      schema: { type: 'integer', minimum: 1, maximum: l.maxDays },
+      description: 'Number of days back from today.',
+      example: 7,
+    }),
+  },
+  height: {
+    parse: parseBlockHeight,
+    doc: () => ({
+      schema: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+      description: 'Block height.',
+      example: 4_842_000,
+    }),
+  },
+  address: {
+    parse: parseAddress,
+    doc: () => ({
+      schema: { type: 'string', pattern: ADDRESS_PATTERN },
+      description: 'Nebulas address: "n" and 34 base58 characters.',
+      example: 'n1d4wXxTVmK4rzyiN1vxhMuzxT441bxr8Fg',
+    }),
+  },
+  hash: {
+    parse: parseHash,
+    doc: () => ({
+      schema: { type: 'string', pattern: HASH_PATTERN },
+      description: 'Transaction hash: 64 hexadecimal characters, any case.',
+      example: 'f4a81d2f8b6b3ec4a9b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718',
+    }),
+  },
+  heightOrHash: {
+    parse: parseHeightOrHash,
+    doc: () => ({
+      schema: { type: 'string', pattern: HEIGHT_OR_HASH_PATTERN },
+      description: 'Block height, or block hash (64 hexadecimal characters).',
+      example: '4820298',
+    }),
+  },
+  token: {
+    parse: parseTokenName,
+    doc: () => ({
+      schema: { type: 'string', pattern: TOKEN_PATTERN },
+      description: 'Token name (case-sensitive).',
+      example: 'NAX',
+    }),
+  },
+  flag: {
+    parse: parseFlag,
+    doc: () => ({
+      schema: { type: 'boolean' },
+      description: 'true or false (also 1 or 0, any letter case). Absent: the upstream default.',
+      example: true,
+    }),
+  },
 } satisfies Record<string, Kind>;
 
 const spec = <N extends string>(name: N, kind: Kind, required = false, defaultValue?: string): ParamSpec<N> => ({

@@ -25,7 +25,11 @@ export const Token = schema('Token', {
 });
 
 /** 2.2 paged result with items of `item`; server_timestamp / token per operation. */
-export function pagedOf(item: FieldSpec, opts: { serverTimestamp?: boolean; token?: boolean } = {}, name = 'Paged'): Schema {
+export function pagedOf(
+  item: FieldSpec,
+  opts: { serverTimestamp?: boolean; token?: boolean } = {},
+  name = 'Paged',
+): Schema {
   const fields: Record<string, FieldSpec> = {
     next: 'null|string',
     previous: 'null|string',
@@ -270,4 +274,3 @@ export const ChainSummary = schema('ChainSummary', {
   contract_count: 'integer',
   normal_address_count: 'integer',
 });
-

@@ -10,5 +10,8 @@ export const tokenHolders = endpoint({
   data: pagedOf(TokenHolder, {}, 'TokenHolderPage'),
   policy: flat(60 * SEC, false),
   check: tokenOrContract,
-  dependsOn: [{ on: 'token', param: 'token' }, { on: 'contract', param: 'contract' }],
+  dependsOn: [
+    { on: 'token', param: 'token' },
+    { on: 'contract', param: 'contract' },
+  ],
 });

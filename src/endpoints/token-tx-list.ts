@@ -11,6 +11,9 @@ export const tokenTxList = endpoint({
   policy: flat(3 * SEC, true),
   check: tokenOrContract,
   stamps: SERVER_TIMESTAMP,
-  dependsOn: [{ on: 'token', param: 'token' }, { on: 'contract', param: 'contract' }],
+  dependsOn: [
+    { on: 'token', param: 'token' },
+    { on: 'contract', param: 'contract' },
+  ],
   everyChangeNamed: true,
 });

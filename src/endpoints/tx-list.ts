@@ -25,5 +25,8 @@ export const txList = endpoint({
   hot: true,
   finalCapable: true,
   stamps: SERVER_TIMESTAMP,
-  dependsOn: [{ on: 'head', unless: 'block_height' }, { on: 'finality', param: 'block_height' }],
+  dependsOn: [
+    { on: 'head', unless: 'block_height' },
+    { on: 'finality', param: 'block_height' },
+  ],
 });

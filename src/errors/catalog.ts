@@ -36,7 +36,11 @@ export const EDGE_ERRORS = {
   UNKNOWN_API_KEY: { code: 4010, status: 401, msg: 'unknown API key' },
   CLIENT_TIMEOUT: { code: 4080, status: 408, msg: 'request not received in time' },
   STREAM_CLIENT_LIMIT: { code: 4291, status: 429, msg: 'too many open streams from this client' },
-  MISS_BUDGET_SPENT: { code: 4292, status: 429, msg: 'miss budget spent: only cached answers are served until it refills' },
+  MISS_BUDGET_SPENT: {
+    code: 4292,
+    status: 429,
+    msg: 'miss budget spent: only cached answers are served until it refills',
+  },
   HEADERS_TOO_LARGE: { code: 4310, status: 431, msg: 'request headers too large' },
   STREAMS_FULL: { code: 5032, status: 503, msg: 'too many open streams; retry later' },
   NOT_READY: { code: 5033, status: 503, msg: 'not ready: no healthy, up-to-date upstream' },
@@ -65,7 +69,11 @@ export class ProxyError extends Error {
   /** HTTP status of the upstream answer this error is about; null when none arrived (or not an upstream's). */
   readonly upstreamStatus: number | null;
 
-  constructor(kind: ErrorKind, message?: string, options?: { cause?: unknown; detail?: string; upstreamStatus?: number }) {
+  constructor(
+    kind: ErrorKind,
+    message?: string,
+    options?: { cause?: unknown; detail?: string; upstreamStatus?: number },
+  ) {
     const def = ERRORS[kind];
     super(message ?? def.msg, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ProxyError';
@@ -78,7 +86,11 @@ export class ProxyError extends Error {
 
   /** The same error, about an upstream answer of HTTP `status`. */
   withUpstreamStatus(status: number): ProxyError {
-    const options = { detail: this.detail, upstreamStatus: status, ...(this.cause === undefined ? {} : { cause: this.cause }) };
+    const options = {
+      detail: this.detail,
+      upstreamStatus: status,
+      ...(this.cause === undefined ? {} : { cause: this.cause }),
+    };
     return new ProxyError(this.kind, this.message, options);
   }
 
@@ -112,7 +124,15 @@ const BAD_RESPONSE_CODES = new Set([
   'HPE_INVALID_CHUNK_SIZE',
   'HPE_UNEXPECTED_CONTENT_LENGTH',
 ]);
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+]);
 /** Certificate verdicts of Node's TLS client (not ERR_-prefixed). */
 const CERT_CODES = new Set([
   'CERT_HAS_EXPIRED',
@@ -127,8 +147,10 @@ const CERT_CODES = new Set([
 /** A TLS failure in words (the upstream could not be reached over TLS), or null when `code` is not one. */
 function tlsFailure(code: string): string | null {
   if (CERT_CODES.has(code)) return `TLS certificate rejected (${code})`;
-  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG') return 'TLS handshake failed: the server did not answer in TLS';
-  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO') return `TLS handshake failed (${code})`;
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG')
+    return 'TLS handshake failed: the server did not answer in TLS';
+  if (code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_') || code === 'EPROTO')
+    return `TLS handshake failed (${code})`;
   return null;
 }
 

@@ -48,7 +48,18 @@ type Message =
   | ({ v: 1; from: string; t: 'pool'; lease: string } & PoolState);
 
 function isHeads(v: unknown): v is UpstreamHead[] {
-  return Array.isArray(v) && v.every((h: unknown) => typeof h === 'object' && h !== null && typeof (h as UpstreamHead).id === 'string' && typeof (h as UpstreamHead).ok === 'boolean' && Number.isFinite((h as UpstreamHead).ageMs) && ((h as UpstreamHead).head === null || Number.isSafeInteger((h as UpstreamHead).head)));
+  return (
+    Array.isArray(v) &&
+    v.every(
+      (h: unknown) =>
+        typeof h === 'object' &&
+        h !== null &&
+        typeof (h as UpstreamHead).id === 'string' &&
+        typeof (h as UpstreamHead).ok === 'boolean' &&
+        Number.isFinite((h as UpstreamHead).ageMs) &&
+        ((h as UpstreamHead).head === null || Number.isSafeInteger((h as UpstreamHead).head)),
+    )
+  );
 }
 
 function isMark(v: unknown): v is PurgeMark {
@@ -63,7 +74,16 @@ const strings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => type
 export function isTouched(v: unknown): v is TouchedSet {
   if (typeof v !== 'object' || v === null) return false;
   const s = v as Record<string, unknown>;
-  return Number.isSafeInteger(s.height) && typeof s.blockHash === 'string' && strings(s.addresses) && strings(s.contracts) && strings(s.deployed) && (s.day === null || Number.isSafeInteger(s.day)) && strings(s.tokens) && typeof s.complete === 'boolean';
+  return (
+    Number.isSafeInteger(s.height) &&
+    typeof s.blockHash === 'string' &&
+    strings(s.addresses) &&
+    strings(s.contracts) &&
+    strings(s.deployed) &&
+    (s.day === null || Number.isSafeInteger(s.day)) &&
+    strings(s.tokens) &&
+    typeof s.complete === 'boolean'
+  );
 }
 
 function isPending(v: unknown): v is PendingTouched {
@@ -87,7 +107,12 @@ function parse(text: string): Message | undefined {
   if (o.t === 'touched' && isTouched(o.set) && isPending(o.pending)) return o as Message;
   if (o.t === 'purge' && isMark(o.mark)) return o as Message;
   if (o.t === 'heads' && typeof o.lease === 'string' && isHeads(o.heads)) return o as Message;
-  if (o.t === 'pool' && typeof o.lease === 'string' && (o.known === false || (o.known === true && typeof o.stale === 'boolean' && isPending(o.pending)))) return o as Message;
+  if (
+    o.t === 'pool' &&
+    typeof o.lease === 'string' &&
+    (o.known === false || (o.known === true && typeof o.stale === 'boolean' && isPending(o.pending)))
+  )
+    return o as Message;
   return undefined;
 }
 
@@ -170,7 +195,8 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
     this.removeAllListeners();
     try {
       // Bounded: with Redis gone the command would wait in the subscriber's offline queue forever.
-      if (this.#sub.status === 'ready') await Promise.race([this.#sub.unsubscribe(this.channel), new Promise((r) => setTimeout(r, 500).unref())]);
+      if (this.#sub.status === 'ready')
+        await Promise.race([this.#sub.unsubscribe(this.channel), new Promise((r) => setTimeout(r, 500).unref())]);
     } catch {
       // disconnected: nothing to undo
     }
@@ -202,7 +228,8 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
     if (m.t === 'touched') this.emit('touched', m.set, m.pending);
     else if (m.t === 'purge') this.emit('purge', m.mark);
     else if (m.t === 'heads') this.emit('heads', m.lease, m.heads);
-    else if (m.t === 'pool') this.emit('pool', m.lease, m.known ? { known: true, stale: m.stale, pending: m.pending } : { known: false });
+    else if (m.t === 'pool')
+      this.emit('pool', m.lease, m.known ? { known: true, stale: m.stale, pending: m.pending } : { known: false });
     else this.emit('head', m.height, m.final);
   }
 }

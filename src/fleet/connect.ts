@@ -95,8 +95,21 @@ export function connectFleet(opts: FleetOptions): Fleet {
   const breaker = new Breaker({ failures: config.breakerFailures, cooldownMs: config.breakerCooldownMs });
   const namespace = opts.publicBaseUrl === undefined ? undefined : fleetNamespace(opts.publicBaseUrl);
   const store = new RedisStore({ client, config, metrics, breaker, ...(namespace !== undefined ? { namespace } : {}) });
-  const bus = new FleetBus({ pub: client, sub, keyPrefix: config.keyPrefix, metrics, ...(opts.replicaId !== undefined ? { replicaId: opts.replicaId } : {}) });
-  const lease = new FleetLease({ client, config, bus, metrics, breaker, ...(namespace !== undefined ? { namespace } : {}) });
+  const bus = new FleetBus({
+    pub: client,
+    sub,
+    keyPrefix: config.keyPrefix,
+    metrics,
+    ...(opts.replicaId !== undefined ? { replicaId: opts.replicaId } : {}),
+  });
+  const lease = new FleetLease({
+    client,
+    config,
+    bus,
+    metrics,
+    breaker,
+    ...(namespace !== undefined ? { namespace } : {}),
+  });
   const record = new FleetRecord({ client, config, metrics, breaker });
   const disconnectTracker = connectTrackerToBus(opts.tracker, bus);
   const members = new FleetMembers({
@@ -117,7 +130,12 @@ export function connectFleet(opts: FleetOptions): Fleet {
     try {
       const [info, size] = await Promise.all([client.info('memory'), client.dbsize()]);
       const max = infoField(info, 'maxmemory');
-      stats = { tier: 'redis', entries: size, bytes: infoField(info, 'used_memory'), maxBytes: max > 0 ? max : undefined };
+      stats = {
+        tier: 'redis',
+        entries: size,
+        bytes: infoField(info, 'used_memory'),
+        maxBytes: max > 0 ? max : undefined,
+      };
     } catch {
       // keep the last figures
     }
@@ -140,7 +158,8 @@ export function connectFleet(opts: FleetOptions): Fleet {
       release: (key) => lease.release(key),
     },
     healthy: () => store.healthy(),
-    ready: async (timeoutMs) => (await Promise.all([waitReady(client, timeoutMs), bus.ready(timeoutMs)])).every(Boolean),
+    ready: async (timeoutMs) =>
+      (await Promise.all([waitReady(client, timeoutMs), bus.ready(timeoutMs)])).every(Boolean),
     onReconnect(fn) {
       client.on('ready', fn);
       return () => void client.off('ready', fn);

@@ -143,9 +143,20 @@ export class FleetDuty {
  * probe intervals, renewed every half interval, tried by followers every
  * quarter interval, so a dead leader is replaced within 1.75 intervals.
  */
-export function startFleetDuty(fleet: Fleet, redis: RedisConfig, intervalMs: number, onSelfProbe: () => void): FleetDuty {
+export function startFleetDuty(
+  fleet: Fleet,
+  redis: RedisConfig,
+  intervalMs: number,
+  onSelfProbe: () => void,
+): FleetDuty {
   const lease = `leader:${fleet.namespace}`;
-  const leader = new FleetLeader({ lease: redisNamedLease(fleet.client, redis), name: lease, ttlMs: Math.ceil(intervalMs * 1.5), renewMs: Math.ceil(intervalMs / 2), tryMs: Math.ceil(intervalMs / 4) });
+  const leader = new FleetLeader({
+    lease: redisNamedLease(fleet.client, redis),
+    name: lease,
+    ttlMs: Math.ceil(intervalMs * 1.5),
+    renewMs: Math.ceil(intervalMs / 2),
+    tryMs: Math.ceil(intervalMs / 4),
+  });
   const duty = new FleetDuty({ leader, bus: fleet.bus, lease, intervalMs, onSelfProbe });
   leader.start();
   return duty;
@@ -161,7 +172,7 @@ export function registerFleetMetrics(registry: Registry): { selfProbe: () => voi
   let watched: FleetDuty | null = null;
   new Gauge({
     name: `${p}fleet_leader`,
-    help: 'This replica holds the fleet leader lease (1): it alone probes the upstreams\' heads, polls the pending pool and refreshes ahead for the fleet. 0 without Redis.',
+    help: "This replica holds the fleet leader lease (1): it alone probes the upstreams' heads, polls the pending pool and refreshes ahead for the fleet. 0 without Redis.",
     registers: [registry],
     collect() {
       this.set(watched?.isLeader() === true ? 1 : 0);
@@ -176,7 +187,11 @@ export function registerFleetMetrics(registry: Registry): { selfProbe: () => voi
       if (watched !== null) this.inc(watched.changes);
     },
   });
-  const self = new Counter({ name: `${p}fleet_self_probes_total`, help: 'Head probes a follower made on its own because it heard no leader heartbeat for longer than a probe interval.', registers: [registry] });
+  const self = new Counter({
+    name: `${p}fleet_self_probes_total`,
+    help: 'Head probes a follower made on its own because it heard no leader heartbeat for longer than a probe interval.',
+    registers: [registry],
+  });
   return {
     selfProbe: () => self.inc(),
     watch: (duty) => {

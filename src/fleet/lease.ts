@@ -56,7 +56,8 @@ export class FleetLease {
     this.#cfg = opts.config;
     this.#bus = opts.bus ?? null;
     this.#metrics = opts.metrics ?? noopMetrics;
-    const breaker = opts.breaker ?? new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs });
+    const breaker =
+      opts.breaker ?? new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs });
     this.#guard = { client: opts.client, breaker, timeoutMs: opts.config.commandTimeoutMs, metrics: this.#metrics };
     this.#ns = opts.namespace ?? '';
   }
@@ -85,7 +86,11 @@ export class FleetLease {
   }
 
   /** The leader's entry once it is in `store`, or undefined (leader gone, deadline, Redis down). */
-  async waitForFill(key: string, store: CacheStore, waitMs: number = this.#cfg.leaseMs): Promise<CacheEntry | undefined> {
+  async waitForFill(
+    key: string,
+    store: CacheStore,
+    waitMs: number = this.#cfg.leaseMs,
+  ): Promise<CacheEntry | undefined> {
     const deadline = Date.now() + waitMs;
     let wake: (() => void) | null = null;
     const filledKey = this.#ns + key;
@@ -122,5 +127,4 @@ export class FleetLease {
   #run<T>(command: () => Promise<T>): Promise<T | undefined> {
     return guarded(this.#guard, 'get', command);
   }
-
 }

@@ -15,10 +15,14 @@ export function registerMemberMetrics(registry: Registry, view: () => MembersVie
     const v = view();
     return v === null || v.checkedAgoMs === null ? [] : [{ labels: {}, value: value(v) }];
   };
-  new CallbackGauge(`${METRIC_PREFIX}fleet_members`, 'Replicas of the fleet (sharing REDIS_URL and REDIS_KEY_PREFIX) seen in the last heartbeat, this one included.', one((v) => v.members.length)).register(registry);
+  new CallbackGauge(
+    `${METRIC_PREFIX}fleet_members`,
+    'Replicas of the fleet (sharing REDIS_URL and REDIS_KEY_PREFIX) seen in the last heartbeat, this one included.',
+    one((v) => v.members.length),
+  ).register(registry);
   new CallbackGauge(
     `${METRIC_PREFIX}fleet_namespace_mismatch`,
-    "1 when a member of the fleet has another PUBLIC_BASE_URL than this replica: they share no cached entries (each fetches for itself). 0 when all agree.",
+    '1 when a member of the fleet has another PUBLIC_BASE_URL than this replica: they share no cached entries (each fetches for itself). 0 when all agree.',
     one((v) => (v.namespaceMismatch ? 1 : 0)),
   ).register(registry);
 }

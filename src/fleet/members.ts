@@ -99,7 +99,9 @@ function parse(value: string, now: number): { about: About; lastSeenAgoMs: numbe
   }
   if (typeof o !== 'object' || o === null) return null;
   const a = o as Record<string, unknown>;
-  const strings = ['id', 'version', 'namespace', 'publicBaseUrl', 'role', 'host'].every((k) => typeof a[k] === 'string');
+  const strings = ['id', 'version', 'namespace', 'publicBaseUrl', 'role', 'host'].every(
+    (k) => typeof a[k] === 'string',
+  );
   if (!strings || !Number.isSafeInteger(a.pid) || !Number.isSafeInteger(a.startedAt)) return null;
   return { about: a as unknown as About, lastSeenAgoMs: Math.max(0, now - Number(m[1])) };
 }
@@ -147,13 +149,21 @@ export class FleetMembers {
       startedAt: this.#startedAt,
     };
     const ttl = EXPIRY_BEATS * o.config.heartbeatMs;
-    const res = await guarded(this.#guard, 'set', () => o.client.eval(BEAT_LUA, 1, this.key, o.replicaId, JSON.stringify(about), ttl));
+    const res = await guarded(this.#guard, 'set', () =>
+      o.client.eval(BEAT_LUA, 1, this.key, o.replicaId, JSON.stringify(about), ttl),
+    );
     if (!Array.isArray(res) || res.length === 0) return false;
     const now = Number(res[0]);
     const members: Member[] = [];
     for (const v of res.slice(1)) {
       const p = typeof v === 'string' ? parse(v, now) : null;
-      if (p !== null) members.push({ ...p.about, lastSeenAgoMs: p.lastSeenAgoMs, self: p.about.id === o.replicaId, sameNamespace: p.about.namespace === o.namespace });
+      if (p !== null)
+        members.push({
+          ...p.about,
+          lastSeenAgoMs: p.lastSeenAgoMs,
+          self: p.about.id === o.replicaId,
+          sameNamespace: p.about.namespace === o.namespace,
+        });
     }
     members.sort((a, b) => a.startedAt - b.startedAt || a.id.localeCompare(b.id));
     this.#members = members;

@@ -22,7 +22,6 @@ export interface FleetBusEvents {
   subscribed: [];
 }
 
-
 /** One upstream's head as the leader's last probe saw it (id: a digest of its URL, the same on every replica). */
 export interface UpstreamHead {
   id: string;

@@ -28,7 +28,12 @@ const RENEW_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.ca
 const RELEASE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
 export function redisNamedLease(client: RedisClient, config: RedisConfig, metrics: Metrics = noopMetrics): NamedLease {
-  const guard: RedisGuard = { client, breaker: new Breaker({ failures: config.breakerFailures, cooldownMs: config.breakerCooldownMs }), timeoutMs: config.commandTimeoutMs, metrics };
+  const guard: RedisGuard = {
+    client,
+    breaker: new Breaker({ failures: config.breakerFailures, cooldownMs: config.breakerCooldownMs }),
+    timeoutMs: config.commandTimeoutMs,
+    metrics,
+  };
   const key = (name: string): string => `${config.keyPrefix}${name}`;
   return {
     async acquire(name, token, ttlMs) {

@@ -67,15 +67,23 @@ export class FleetRecord {
   constructor(opts: FleetRecordOptions) {
     this.key = `${opts.config.keyPrefix}touched:record`;
     this.#client = opts.client;
-    const breaker = opts.breaker ?? new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs });
-    this.#guard = { client: opts.client, breaker, timeoutMs: opts.config.commandTimeoutMs, metrics: opts.metrics ?? noopMetrics };
+    const breaker =
+      opts.breaker ?? new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs });
+    this.#guard = {
+      client: opts.client,
+      breaker,
+      timeoutMs: opts.config.commandTimeoutMs,
+      metrics: opts.metrics ?? noopMetrics,
+    };
     this.#clock = opts.clock ?? Date.now;
   }
 
   /** Records a block's set (lost when Redis is unavailable). */
   async add(set: TouchedSet): Promise<void> {
     const member = JSON.stringify({ at: this.#clock(), set });
-    await guarded(this.#guard, 'set', () => this.#client.eval(ADD_LUA, 1, this.key, set.height, member, RECORD_SETS, RECORD_TTL_MS));
+    await guarded(this.#guard, 'set', () =>
+      this.#client.eval(ADD_LUA, 1, this.key, set.height, member, RECORD_SETS, RECORD_TTL_MS),
+    );
   }
 
   /** The recorded sets by height (two of one height in the order they were added); null: Redis unavailable. */

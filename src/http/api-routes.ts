@@ -43,7 +43,14 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
   const fast = deps.fast ?? null;
   const payer = deps.payer ?? null;
 
-  const finish = (request: FastifyRequest, endpoint: EndpointDef, started: number, status: number, res: Resolution | null, err: ProxyError | null): void => {
+  const finish = (
+    request: FastifyRequest,
+    endpoint: EndpointDef,
+    started: number,
+    status: number,
+    res: Resolution | null,
+    err: ProxyError | null,
+  ): void => {
     const seconds = (performance.now() - started) / 1000;
     const result = res !== null ? res.result : 'ERROR';
     metrics.request(endpoint.name, status, result, seconds);
@@ -86,7 +93,10 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
         if (fast !== null) fast.remember(url, endpoint, req);
         return;
       }
-      withTimeout(resolver.resolve(req, clientGone(reply), payer === null ? null : payer(request, reply)), limits.requestTimeoutMs).then(
+      withTimeout(
+        resolver.resolve(req, clientGone(reply), payer === null ? null : payer(request, reply)),
+        limits.requestTimeoutMs,
+      ).then(
         (res) => {
           const status = deliver(request, reply, res, clock(), chain.bestHead(), answer);
           finish(request, endpoint, started, status, res, null);

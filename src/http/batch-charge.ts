@@ -17,6 +17,11 @@ export function chargeBatchWith(gate: RateLimitGate): ChargeBatch {
     const wait = charge(gate, key, (items - 1) * hitCost(gate, key, 'batch'));
     if (wait === 0) return Promise.resolve(null);
     gate.metrics.rateLimited();
-    return Promise.resolve(new ProxyError('RATE_LIMITED', `rate limit exceeded: a batch counts one request per item; retry in ${Math.ceil(Math.max(wait, 0) / 1000)} s`));
+    return Promise.resolve(
+      new ProxyError(
+        'RATE_LIMITED',
+        `rate limit exceeded: a batch counts one request per item; retry in ${Math.ceil(Math.max(wait, 0) / 1000)} s`,
+      ),
+    );
   };
 }

@@ -25,7 +25,10 @@ function itemSchema(registry: SchemaRegistry): SchemaObject {
       request: { type: 'string', description: 'The item as given (cut at 200 characters).' },
       status: { type: 'integer', description: 'The HTTP status a direct request would get.' },
       cache: { type: 'string', enum: ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'] },
-      body: { description: "The item's own envelope: the endpoint's answer, or an error envelope.", anyOf: [...envelopes, registry.named(ErrorEnvelope)] },
+      body: {
+        description: "The item's own envelope: the endpoint's answer, or an error envelope.",
+        anyOf: [...envelopes, registry.named(ErrorEnvelope)],
+      },
     },
     required: ['request', 'status', 'cache', 'body'],
     additionalProperties: false,
@@ -37,7 +40,11 @@ export function batchOpenapi(limits: { maxBatchItems: number }): OpenApiContribu
   const max = limits.maxBatchItems;
   const answer: SchemaObject = {
     type: 'object',
-    properties: { code: { type: 'integer', const: 0 }, msg: { type: 'string' }, data: { type: 'array', items: itemSchema(registry), description: 'One answer per item, in order.' } },
+    properties: {
+      code: { type: 'integer', const: 0 },
+      msg: { type: 'string' },
+      data: { type: 'array', items: itemSchema(registry), description: 'One answer per item, in order.' },
+    },
     required: ['code', 'msg', 'data'],
     additionalProperties: false,
   };
@@ -64,10 +71,22 @@ export function batchOpenapi(limits: { maxBatchItems: number }): OpenApiContribu
           tags: ['batch'],
           requestBody: { required: true, content: { [JSON_TYPE]: { schema: body } } },
           responses: {
-            '200': { description: 'Per item: request, status, cache result and its envelope.', content: { [JSON_TYPE]: { schema: answer } } },
-            '400': errorResponse(`Not JSON, or no \`requests\` array of 1 to ${max} items (codes 4000, 4001, 4002); the message names requests.`, registry),
-            '405': errorResponse('Any method other than POST (and OPTIONS) on /batch (code 4050); Allow: POST, OPTIONS.', registry),
-            '429': errorResponse('The batch exceeds the remaining rate-limit budget, counted per item (code 4290); refused as a whole.', registry),
+            '200': {
+              description: 'Per item: request, status, cache result and its envelope.',
+              content: { [JSON_TYPE]: { schema: answer } },
+            },
+            '400': errorResponse(
+              `Not JSON, or no \`requests\` array of 1 to ${max} items (codes 4000, 4001, 4002); the message names requests.`,
+              registry,
+            ),
+            '405': errorResponse(
+              'Any method other than POST (and OPTIONS) on /batch (code 4050); Allow: POST, OPTIONS.',
+              registry,
+            ),
+            '429': errorResponse(
+              'The batch exceeds the remaining rate-limit budget, counted per item (code 4290); refused as a whole.',
+              registry,
+            ),
           },
         },
       },

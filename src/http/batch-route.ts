@@ -70,10 +70,19 @@ const ITEM_EXAMPLES = `"${blockMax.path}" or "${txDetail.path}?hash=…"`;
 
 /** The `requests` array, or the 400 naming what is wrong. */
 function batchItems(body: unknown, max: number): unknown[] {
-  const list = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>)['requests'] : undefined;
-  if (list === undefined) throw new ProxyError('MISSING_PARAMETER', 'missing parameter requests: expected a JSON body {"requests": ["endpoint?query", …]}');
-  if (!Array.isArray(list)) throw new ProxyError('BAD_PARAMETER', 'invalid parameter requests: expected an array of request strings');
-  if (list.length === 0 || list.length > max) throw new ProxyError('BAD_PARAMETER', `invalid parameter requests: expected 1 to ${max} items, got ${list.length}`);
+  const list =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? (body as Record<string, unknown>)['requests']
+      : undefined;
+  if (list === undefined)
+    throw new ProxyError(
+      'MISSING_PARAMETER',
+      'missing parameter requests: expected a JSON body {"requests": ["endpoint?query", …]}',
+    );
+  if (!Array.isArray(list))
+    throw new ProxyError('BAD_PARAMETER', 'invalid parameter requests: expected an array of request strings');
+  if (list.length === 0 || list.length > max)
+    throw new ProxyError('BAD_PARAMETER', `invalid parameter requests: expected 1 to ${max} items, got ${list.length}`);
   return list;
 }
 
@@ -85,7 +94,10 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
   const item = async (raw: unknown, index: number, payer: MissPayer | null): Promise<ItemAnswer> => {
     const started = performance.now();
     if (typeof raw !== 'string') {
-      const err = new ProxyError('BAD_PARAMETER', `invalid batch item ${index}: expected a request string such as ${ITEM_EXAMPLES}`);
+      const err = new ProxyError(
+        'BAD_PARAMETER',
+        `invalid batch item ${index}: expected a request string such as ${ITEM_EXAMPLES}`,
+      );
       metrics.request('other', err.status, 'ERROR', (performance.now() - started) / 1000);
       return { request: shownOf(raw), status: err.status, cache: 'ERROR', body: err.toBody() };
     }
@@ -103,7 +115,8 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     try {
       const req = canonicalize(endpoint, q < 0 ? '' : raw.slice(q + 1), limits);
       const now = clock();
-      res = resolver.hit(req, now) ?? (await withTimeout(resolver.resolve(req, undefined, payer), limits.requestTimeoutMs));
+      res =
+        resolver.hit(req, now) ?? (await withTimeout(resolver.resolve(req, undefined, payer), limits.requestTimeoutMs));
     } catch (e) {
       const err = toProxyError(e);
       metrics.request(endpoint.name, err.status, 'ERROR', (performance.now() - started) / 1000);
@@ -111,7 +124,12 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     }
     metrics.request(endpoint.name, res.entry.status, res.result, (performance.now() - started) / 1000);
     const fetchedNow = res.result === 'MISS' || res.result === 'BYPASS';
-    return { request: shown, status: res.entry.status, cache: res.result, body: fetchedNow ? res.entry.body : renderBody(res.entry, clock()) };
+    return {
+      request: shown,
+      status: res.entry.status,
+      cache: res.result,
+      body: fetchedNow ? res.entry.body : renderBody(res.entry, clock()),
+    };
   };
 
   app.post(BATCH_PATH, async (request, reply) => {
@@ -130,11 +148,25 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     const payer = payerOf === null ? null : payerOf(request, reply);
     const answers = await Promise.all(items.map((raw, i) => item(raw, i, payer)));
     if (deps.accessLog !== 'off' && (deps.accessLog === 'all' || answers.some((a) => a.cache !== 'HIT'))) {
-      request.log.info({ reqId: request.id, batch: answers.length, items: answers.map((a) => `${a.status}:${a.cache}`).join(','), ms: Math.round(performance.now() - started) }, 'batch');
+      request.log.info(
+        {
+          reqId: request.id,
+          batch: answers.length,
+          items: answers.map((a) => `${a.status}:${a.cache}`).join(','),
+          ms: Math.round(performance.now() - started),
+        },
+        'batch',
+      );
     }
     const chunks: Buffer[] = [Buffer.from('{"code":0,"msg":"success","data":[')];
     answers.forEach((a, i) => {
-      chunks.push(Buffer.from(`${i === 0 ? '' : ','}{"request":${JSON.stringify(a.request)},"status":${a.status},"cache":"${a.cache}","body":`), a.body, Buffer.from('}'));
+      chunks.push(
+        Buffer.from(
+          `${i === 0 ? '' : ','}{"request":${JSON.stringify(a.request)},"status":${a.status},"cache":"${a.cache}","body":`,
+        ),
+        a.body,
+        Buffer.from('}'),
+      );
     });
     chunks.push(Buffer.from(']}'));
     return send(reply, 200, Buffer.concat(chunks), chain.bestHead());

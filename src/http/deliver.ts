@@ -56,7 +56,13 @@ export function deliverRaw(
 ): number {
   const { entry, mem } = res;
   const inm = reqHeaders['if-none-match'];
-  if (res.result === 'HIT' && mem !== undefined && entry.status === 200 && !hasAny(earlier) && !matchesEtag(inm, entry.etag)) {
+  if (
+    res.result === 'HIT' &&
+    mem !== undefined &&
+    entry.status === 200 &&
+    !hasAny(earlier) &&
+    !matchesEtag(inm, entry.etag)
+  ) {
     const payload = hitPayload(mem, chooseEncoding(reqHeaders['accept-encoding']), now);
     out.writeHead(200, hitHeaders(entry, payload, now, head, answer));
     out.end(payload.body);
@@ -66,14 +72,24 @@ export function deliverRaw(
   const fresh = res.result === 'HIT' || res.result === 'MISS';
   const maxAge = fresh ? downstreamMaxAge(entry, now) : 0;
   const headers: string[] = [
-    'content-type', JSON_TYPE,
-    'x-cache', res.result,
-    'age', String(Math.max(0, Math.floor((now - entry.createdAt) / 1000))),
-    'cache-control', res.result === 'BYPASS' ? 'no-store' : `public, max-age=${maxAge}${fresh && entry.immutable === true ? ', immutable' : ''}`,
-    'etag', entry.etag,
-    'vary', 'Accept-Encoding',
-    'access-control-allow-origin', CORS_HEADERS['access-control-allow-origin'],
-    'access-control-expose-headers', CORS_HEADERS['access-control-expose-headers'],
+    'content-type',
+    JSON_TYPE,
+    'x-cache',
+    res.result,
+    'age',
+    String(Math.max(0, Math.floor((now - entry.createdAt) / 1000))),
+    'cache-control',
+    res.result === 'BYPASS'
+      ? 'no-store'
+      : `public, max-age=${maxAge}${fresh && entry.immutable === true ? ', immutable' : ''}`,
+    'etag',
+    entry.etag,
+    'vary',
+    'Accept-Encoding',
+    'access-control-allow-origin',
+    CORS_HEADERS['access-control-allow-origin'],
+    'access-control-expose-headers',
+    CORS_HEADERS['access-control-expose-headers'],
     ...answer,
   ];
   if (head !== null) headers.push('x-chain-head', String(head));
@@ -108,7 +124,14 @@ export function deliverRaw(
 }
 
 /** deliverRaw for a Fastify reply (hijacked: Fastify sends nothing more). */
-export function deliver(request: FastifyRequest, reply: FastifyReply, res: Resolution, now: number, head: number | null, answer: readonly string[]): number {
+export function deliver(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  res: Resolution,
+  now: number,
+  head: number | null,
+  answer: readonly string[],
+): number {
   const earlier = reply.getHeaders();
   reply.hijack();
   return deliverRaw(request.headers, reply.raw, res, now, head, earlier, answer);

@@ -65,7 +65,13 @@ const DEFAULT_GRACE_MS = 250;
 function within(p: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  return Promise.race([p.then(() => true, () => true), late]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p.then(
+      () => true,
+      () => true,
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** Resolves when no tracked response is open any more, or after `ms`. */

@@ -57,10 +57,14 @@ export class EnvelopeWriter {
   constructor(o: { upstreamIsSimulator: boolean }) {
     this.answerHeaders = o.upstreamIsSimulator ? ['x-chainproxy-upstream', 'simulator'] : [];
     this.#defaults = [
-      'content-type', JSON_TYPE,
-      'cache-control', 'no-store',
-      'access-control-allow-origin', CORS_HEADERS['access-control-allow-origin'],
-      'access-control-expose-headers', CORS_HEADERS['access-control-expose-headers'],
+      'content-type',
+      JSON_TYPE,
+      'cache-control',
+      'no-store',
+      'access-control-allow-origin',
+      CORS_HEADERS['access-control-allow-origin'],
+      'access-control-expose-headers',
+      CORS_HEADERS['access-control-expose-headers'],
       ...this.answerHeaders,
     ];
   }

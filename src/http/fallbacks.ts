@@ -33,7 +33,9 @@ export function registerFallbacks(app: FastifyInstance, registry: PathRegistry, 
         .header('access-control-max-age', '86400')
         .send();
     }
-    return sendError(reply, new ProxyError('METHOD_NOT_ALLOWED', methodRefusalOf(rule)), { extra: ['allow', allowOf(rule)] });
+    return sendError(reply, new ProxyError('METHOD_NOT_ALLOWED', methodRefusalOf(rule)), {
+      extra: ['allow', allowOf(rule)],
+    });
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

@@ -131,9 +131,14 @@ export function fastServerFactory(fast: FastHits | null): (handler: Handler, opt
   return (handler, opts) => {
     // Fastify's `http` options (headersTimeout, connectionsCheckingInterval) are construction-time only.
     const http = (typeof opts['http'] === 'object' && opts['http'] !== null ? opts['http'] : {}) as ServerOptions;
-    const server = createServer(http, fast === null ? handler : (req, res) => {
-      if (!fast.handle(req, res)) handler(req, res);
-    });
+    const server = createServer(
+      http,
+      fast === null
+        ? handler
+        : (req, res) => {
+            if (!fast.handle(req, res)) handler(req, res);
+          },
+    );
     const keepAlive = num(opts['keepAliveTimeout']);
     const requestTimeout = num(opts['requestTimeout']);
     const connectionTimeout = num(opts['connectionTimeout']);

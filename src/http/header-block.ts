@@ -13,7 +13,8 @@ import type { CacheEntry } from '../cache/types.js';
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const CORS_HEADERS = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'X-Cache, Age, ETag, X-Chain-Head, X-Request-Id, Retry-After, X-Credits-Remaining, X-Chainproxy-Upstream',
+  'access-control-expose-headers':
+    'X-Cache, Age, ETag, X-Chain-Head, X-Request-Id, Retry-After, X-Credits-Remaining, X-Chainproxy-Upstream',
 } as const;
 
 interface Block {
@@ -50,17 +51,33 @@ function cacheControl(entry: CacheEntry, maxAge: number): string {
   return entry.immutable === true ? `public, max-age=${maxAge}, immutable` : `public, max-age=${maxAge}`;
 }
 
-function build(entry: CacheEntry, payload: Payload, age: number, maxAge: number, head: number | null, answer: readonly string[]): Block {
+function build(
+  entry: CacheEntry,
+  payload: Payload,
+  age: number,
+  maxAge: number,
+  head: number | null,
+  answer: readonly string[],
+): Block {
   const headers = [
-    'content-type', JSON_TYPE,
-    'x-cache', 'HIT',
-    'age', String(age),
-    'cache-control', cacheControl(entry, maxAge),
-    'etag', entry.etag,
-    'vary', 'Accept-Encoding',
-    'access-control-allow-origin', CORS_HEADERS['access-control-allow-origin'],
-    'access-control-expose-headers', CORS_HEADERS['access-control-expose-headers'],
-    'x-chain-head', head === null ? '' : String(head),
+    'content-type',
+    JSON_TYPE,
+    'x-cache',
+    'HIT',
+    'age',
+    String(age),
+    'cache-control',
+    cacheControl(entry, maxAge),
+    'etag',
+    entry.etag,
+    'vary',
+    'Accept-Encoding',
+    'access-control-allow-origin',
+    CORS_HEADERS['access-control-allow-origin'],
+    'access-control-expose-headers',
+    CORS_HEADERS['access-control-expose-headers'],
+    'x-chain-head',
+    head === null ? '' : String(head),
   ];
   if (payload.encoding !== 'identity') headers.push('content-encoding', payload.encoding);
   headers.push('content-length', String(payload.body.length), ...answer);
@@ -75,7 +92,13 @@ function build(entry: CacheEntry, payload: Payload, age: number, maxAge: number,
  * shared: do not modify). `answer`: the pairs every API answer carries (the
  * same array for the life of the proxy).
  */
-export function hitHeaders(entry: CacheEntry, payload: Payload, now: number, head: number | null, answer: readonly string[]): string[] {
+export function hitHeaders(
+  entry: CacheEntry,
+  payload: Payload,
+  now: number,
+  head: number | null,
+  answer: readonly string[],
+): string[] {
   const age = now > entry.createdAt ? Math.floor((now - entry.createdAt) / 1000) : 0;
   const maxAge = downstreamMaxAge(entry, now);
   let b = blocks.get(payload);

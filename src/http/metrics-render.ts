@@ -4,7 +4,11 @@
  * concurrent scrapes during a render share it. With 0 every scrape renders
  * (concurrent ones still share one render).
  */
-export function throttledRender(render: () => Promise<string>, minIntervalMs: number, clock: () => number = Date.now): () => Promise<string> {
+export function throttledRender(
+  render: () => Promise<string>,
+  minIntervalMs: number,
+  clock: () => number = Date.now,
+): () => Promise<string> {
   let last: { text: string; at: number } | null = null;
   let running: Promise<string> | null = null;
   return () => {

@@ -43,7 +43,8 @@ class RequestPayer implements MissPayer {
   }
 
   #announce(): void {
-    if (this.#keyed && !this.reply.sent) this.reply.header(CREDITS_HEADER, String(this.budget.remaining(this.clientKey)));
+    if (this.#keyed && !this.reply.sent)
+      this.reply.header(CREDITS_HEADER, String(this.budget.remaining(this.clientKey)));
   }
 }
 

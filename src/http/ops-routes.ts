@@ -58,7 +58,11 @@ export function roundNumber(v: number): number {
 }
 
 function roundedEnvelope(data: unknown): Buffer {
-  return Buffer.from(JSON.stringify({ code: 0, msg: 'success', data }, (_key, v: unknown) => (typeof v === 'number' ? roundNumber(v) : v)));
+  return Buffer.from(
+    JSON.stringify({ code: 0, msg: 'success', data }, (_key, v: unknown) =>
+      typeof v === 'number' ? roundNumber(v) : v,
+    ),
+  );
 }
 
 export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
@@ -68,29 +72,33 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
   });
   app.get(READYZ_PATH, (_req, reply) => {
     const { ready, reason } = deps.readiness();
-    if (ready) sendEnvelope(reply, 200, READY_BODIES[reason] ?? envelopeBody(0, 'success', { status: 'ready', reason }));
+    if (ready)
+      sendEnvelope(reply, 200, READY_BODIES[reason] ?? envelopeBody(0, 'success', { status: 'ready', reason }));
     else sendEnvelope(reply, EDGE_ERRORS.NOT_READY.status, NOT_READY_BODY, { counted: true });
   });
   const operatorOnly = { onRequest: adminOnly(deps.adminGate) };
   app.get(STATUS_PATH, operatorOnly, (_req, reply) => {
     const verdict = deps.readiness();
-    reply.header('content-type', json).header('cache-control', 'no-store').send(
-      roundedEnvelope({
-        version: VERSION,
-        ready: verdict.ready,
-        readyReason: verdict.reason,
-        lastGoodAnswerAgoMs: verdict.lastGoodAgoMs,
-        upstreamIsSimulator: deps.upstreamIsSimulator,
-        uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000),
-        chain: { bestHead: deps.chain.bestHead(), finalHeight: deps.chain.finalHeight() },
-        upstreams: deps.upstreams(),
-        cache: deps.cache(),
-        consensus: deps.consensus?.() ?? null,
-        activity: deps.activity?.() ?? null,
-        heads: deps.heads?.() ?? null,
-        fleet: deps.fleet?.() ?? null,
-      }),
-    );
+    reply
+      .header('content-type', json)
+      .header('cache-control', 'no-store')
+      .send(
+        roundedEnvelope({
+          version: VERSION,
+          ready: verdict.ready,
+          readyReason: verdict.reason,
+          lastGoodAnswerAgoMs: verdict.lastGoodAgoMs,
+          upstreamIsSimulator: deps.upstreamIsSimulator,
+          uptimeSeconds: Math.round((Date.now() - deps.startedAt) / 1000),
+          chain: { bestHead: deps.chain.bestHead(), finalHeight: deps.chain.finalHeight() },
+          upstreams: deps.upstreams(),
+          cache: deps.cache(),
+          consensus: deps.consensus?.() ?? null,
+          activity: deps.activity?.() ?? null,
+          heads: deps.heads?.() ?? null,
+          fleet: deps.fleet?.() ?? null,
+        }),
+      );
   });
   const metrics = deps.metrics;
   if (metrics !== null) {

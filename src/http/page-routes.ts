@@ -52,17 +52,36 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
     return status;
   };
 
-  const finish = (request: FastifyRequest, page: string, started: number, status: number, cache: string, parts: readonly PartSummary[] | null, err: string | null): void => {
+  const finish = (
+    request: FastifyRequest,
+    page: string,
+    started: number,
+    status: number,
+    cache: string,
+    parts: readonly PartSummary[] | null,
+    err: string | null,
+  ): void => {
     metrics.request(page, cache, status);
     if (accessLog === 'off' || (accessLog === 'misses' && cache === 'HIT')) return;
     request.log.info(
-      { reqId: request.id, page, cache, status, parts: parts === null ? undefined : partsText(parts), ms: Math.round(performance.now() - started), err: err ?? undefined },
+      {
+        reqId: request.id,
+        page,
+        cache,
+        status,
+        parts: parts === null ? undefined : partsText(parts),
+        ms: Math.round(performance.now() - started),
+        err: err ?? undefined,
+      },
       'page',
     );
   };
 
   const handlerFor = (page: CompiledPage) => {
-    const hits: PageHits = { hit: (key, now) => pages.freshHit(key, now), counted: (status) => metrics.request(page.name, 'HIT', status) };
+    const hits: PageHits = {
+      hit: (key, now) => pages.freshHit(key, now),
+      counted: (status) => metrics.request(page.name, 'HIT', status),
+    };
     return function handler(request: FastifyRequest, reply: FastifyReply): void {
       const started = performance.now();
       const url = request.raw.url ?? '';
@@ -77,11 +96,22 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
       const now = clock();
       const hit = pages.hit(req.key, now);
       if (hit !== undefined) {
-        finish(request, page.name, started, deliver(request, reply, hit, now, chain.bestHead(), answer), hit.result, hit.entry.composed?.parts ?? null, null);
+        finish(
+          request,
+          page.name,
+          started,
+          deliver(request, reply, hit, now, chain.bestHead(), answer),
+          hit.result,
+          hit.entry.composed?.parts ?? null,
+          null,
+        );
         if (fastHits !== null && hit.result === 'HIT') fastHits.remember(url, page.def, req, hits);
         return;
       }
-      withTimeout(pages.get(page, req, payer === null ? null : payer(request, reply, `pages/${page.name}`)), deps.requestTimeoutMs).then(
+      withTimeout(
+        pages.get(page, req, payer === null ? null : payer(request, reply, `pages/${page.name}`)),
+        deps.requestTimeoutMs,
+      ).then(
         (r) => {
           if (r.ok) {
             const status = deliver(request, reply, pages.answer(r.entry, r.cache), clock(), chain.bestHead(), answer);

@@ -49,10 +49,18 @@ const UNKNOWN_KEY_BODY = envelopeBody(EDGE_ERRORS.UNKNOWN_API_KEY.code, EDGE_ERR
 const EXPOSE = `${CORS_HEADERS['access-control-expose-headers']}, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset`;
 
 /** Writes the 429 (retryMs > 0) or 401 (unknown key) for a refused request. */
-export function refuse(gate: RateLimitGate, writer: EnvelopeWriter, res: ServerResponse, clientKey: string, retryMs: number): void {
+export function refuse(
+  gate: RateLimitGate,
+  writer: EnvelopeWriter,
+  res: ServerResponse,
+  clientKey: string,
+  retryMs: number,
+): void {
   if (clientKey === UNKNOWN_API_KEY) {
     gate.rl.unknownKey();
-    writer.write(res, EDGE_ERRORS.UNKNOWN_API_KEY.status, UNKNOWN_KEY_BODY, { extra: ['access-control-expose-headers', EXPOSE] });
+    writer.write(res, EDGE_ERRORS.UNKNOWN_API_KEY.status, UNKNOWN_KEY_BODY, {
+      extra: ['access-control-expose-headers', EXPOSE],
+    });
     return;
   }
   gate.metrics.rateLimited();
@@ -60,7 +68,19 @@ export function refuse(gate: RateLimitGate, writer: EnvelopeWriter, res: ServerR
   const seconds = String(Math.max(1, Math.ceil(retryMs / 1000)));
   const credits = isKey(clientKey) ? [CREDITS_HEADER, String(gate.budget.remaining(clientKey))] : [];
   writer.write(res, 429, LIMITED_BODY, {
-    extra: ['access-control-expose-headers', EXPOSE, 'retry-after', seconds, 'x-ratelimit-limit', String(gate.limiter.limitOf(clientKey)), 'x-ratelimit-remaining', '0', 'x-ratelimit-reset', seconds, ...credits],
+    extra: [
+      'access-control-expose-headers',
+      EXPOSE,
+      'retry-after',
+      seconds,
+      'x-ratelimit-limit',
+      String(gate.limiter.limitOf(clientKey)),
+      'x-ratelimit-remaining',
+      '0',
+      'x-ratelimit-reset',
+      seconds,
+      ...credits,
+    ],
   });
 }
 

@@ -38,7 +38,11 @@ export function readinessRule(probeIntervalMs: number, longestSieMs: number): Re
   return { windowMs, cacheWindowMs: Math.max(windowMs, longestSieMs) };
 }
 
-export function readinessVerdict(upstreams: readonly UpstreamAnswers[], cachedEntries: number, rule: ReadinessRule): ReadinessVerdict {
+export function readinessVerdict(
+  upstreams: readonly UpstreamAnswers[],
+  cachedEntries: number,
+  rule: ReadinessRule,
+): ReadinessVerdict {
   let youngest: number | null = null;
   for (const u of upstreams) {
     const ago = u.lastGoodAgoMs;
@@ -47,7 +51,12 @@ export function readinessVerdict(upstreams: readonly UpstreamAnswers[], cachedEn
   }
   const upToDate = upstreams.some((u) => u.lastGoodAgoMs !== null && u.lastGoodAgoMs <= rule.windowMs && !u.lagging);
   if (upToDate) return { ready: true, reason: 'upstream', lastGoodAgoMs: youngest };
-  if (cachedEntries > 0 && youngest !== null && youngest <= rule.cacheWindowMs) return { ready: true, reason: 'cache', lastGoodAgoMs: youngest };
+  if (cachedEntries > 0 && youngest !== null && youngest <= rule.cacheWindowMs)
+    return { ready: true, reason: 'cache', lastGoodAgoMs: youngest };
   const seconds = Math.round(rule.windowMs / 100) / 10;
-  return { ready: false, reason: youngest === null ? 'no upstream has answered yet' : `no up-to-date upstream answered within ${seconds} s`, lastGoodAgoMs: youngest };
+  return {
+    ready: false,
+    reason: youngest === null ? 'no upstream has answered yet' : `no up-to-date upstream answered within ${seconds} s`,
+    lastGoodAgoMs: youngest,
+  };
 }

@@ -71,7 +71,10 @@ function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: F
 /** Options for `Fastify({...})`: spread them into the constructor's options. */
 export function edgeServerOptions(limits: EdgeLimits, writer: EnvelopeWriter) {
   return {
-    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: checkingIntervalMs(limits.headersTimeoutMs) },
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: checkingIntervalMs(limits.headersTimeoutMs),
+    },
     requestTimeout: 2 * limits.headersTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     clientErrorHandler: clientErrorHandler(writer),

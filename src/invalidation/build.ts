@@ -38,12 +38,27 @@ export interface Invalidation {
    * refetch (refresh-ahead of invalidated entries); `reads`: the block reader's
    * own fetches around the client cache.
    */
-  start(deps: { lookup: { revalidate(req: CanonicalRequest): Promise<unknown> }; reads: OwnReadsDeps; catalogue: Catalogue; limits: ParamLimits; heads: HeadSource; fleet: FleetLink | null; duty: FleetDuty | null; logger: Logger }): void;
+  start(deps: {
+    lookup: { revalidate(req: CanonicalRequest): Promise<unknown> };
+    reads: OwnReadsDeps;
+    catalogue: Catalogue;
+    limits: ParamLimits;
+    heads: HeadSource;
+    fleet: FleetLink | null;
+    duty: FleetDuty | null;
+    logger: Logger;
+  }): void;
   status(): Record<string, unknown>;
   close(): void;
 }
 
-export function buildInvalidation(config: Config, touched: TouchedSets, registry: Registry, clock: () => number, chain: ChainView): Invalidation | null {
+export function buildInvalidation(
+  config: Config,
+  touched: TouchedSets,
+  registry: Registry,
+  clock: () => number,
+  chain: ChainView,
+): Invalidation | null {
   if (config.invalidation.mode !== 'precise') return null;
   let tags: TagClock | undefined;
   const hot = new HotRefresh();
@@ -73,7 +88,10 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
     start(d) {
       const fleet = d.fleet;
       if (fleet !== null) {
-        const onTouched = (set: Parameters<TouchedSets['publishBlock']>[0], pending: Parameters<TouchedSets['publishPending']>[0]) => {
+        const onTouched = (
+          set: Parameters<TouchedSets['publishBlock']>[0],
+          pending: Parameters<TouchedSets['publishPending']>[0],
+        ) => {
           touched.publishBlock(set);
           touched.publishPending(pending);
         };
@@ -91,7 +109,15 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
         if (state.stale) tagClock.poolChanged();
         if (state.pending.hashes.length > 0) touched.publishPending(state.pending);
       });
-      hot.attach({ acting: d.duty?.acting ?? null, revalidate: (req) => d.lookup.revalidate(req), catalogue: d.catalogue, limits: d.limits, maxKeys: config.refreshAhead.maxKeys, refreshed: metrics.refreshed, logger: d.logger });
+      hot.attach({
+        acting: d.duty?.acting ?? null,
+        revalidate: (req) => d.lookup.revalidate(req),
+        catalogue: d.catalogue,
+        limits: d.limits,
+        maxKeys: config.refreshAhead.maxKeys,
+        refreshed: metrics.refreshed,
+        logger: d.logger,
+      });
       // The fleet's record of recent sets: what was fetched before this replica's first block is judged by it.
       const join = async (): Promise<void> => {
         const sets = fleet === null ? null : await fleet.record.read();
@@ -124,10 +150,7 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
       // Without one, at once (synchronously: the reader hears a new head before refresh-ahead does).
       if (fleet === null) begin();
       else {
-        void fleet
-          .ready(READY_WAIT_MS)
-          .then(join)
-          .then(begin);
+        void fleet.ready(READY_WAIT_MS).then(join).then(begin);
         // Back after a gap: the record may now reach further back than this replica's own sets.
         unready = fleet.onReconnect(() => {
           if (reader !== null) void join();
@@ -135,7 +158,14 @@ export function buildInvalidation(config: Config, touched: TouchedSets, registry
       }
     },
     status() {
-      return { mode: 'precise', coveredHeight: tagClock.covered, judgedFrom: tagClock.judgedFrom, tags: tagClock.tags, tagBytes: tagClock.bytes, ...metrics.snapshot() };
+      return {
+        mode: 'precise',
+        coveredHeight: tagClock.covered,
+        judgedFrom: tagClock.judgedFrom,
+        tags: tagClock.tags,
+        tagBytes: tagClock.bytes,
+        ...metrics.snapshot(),
+      };
     },
     close() {
       closed = true;

@@ -83,7 +83,13 @@ export class TagClock implements TouchedListener {
   readonly #onStale: (entry: CacheEntry) => void;
   readonly #onGuarded: (reason: GuardReason) => void;
 
-  constructor(opts: { maxBytes: number; clock: () => number; onBlock?: (o: BlockOutcome) => void; onStale?: (entry: CacheEntry) => void; onGuarded?: (reason: GuardReason) => void }) {
+  constructor(opts: {
+    maxBytes: number;
+    clock: () => number;
+    onBlock?: (o: BlockOutcome) => void;
+    onStale?: (entry: CacheEntry) => void;
+    onGuarded?: (reason: GuardReason) => void;
+  }) {
     this.#maxBytes = opts.maxBytes;
     this.#clock = opts.clock;
     this.#onBlock = opts.onBlock ?? (() => {});
@@ -126,7 +132,12 @@ export class TagClock implements TouchedListener {
       const tag = d.tags[i]!;
       const at = this.#at.get(tag);
       if (at !== undefined && at > h) return true;
-      if (tag === PENDING && (entry.createdAt <= this.#poolAt || (this.#poolUnknown && this.#clock() - entry.createdAt >= (d.clientMaxMs ?? 0)))) return true;
+      if (
+        tag === PENDING &&
+        (entry.createdAt <= this.#poolAt ||
+          (this.#poolUnknown && this.#clock() - entry.createdAt >= (d.clientMaxMs ?? 0)))
+      )
+        return true;
     }
     return false;
   }
@@ -160,7 +171,8 @@ export class TagClock implements TouchedListener {
 
   block(set: TouchedSet): void {
     const seen = this.#hashes.get(set.height);
-    if (seen !== undefined && seen !== '' && set.blockHash !== '' && seen !== set.blockHash) this.#rewritten(set.height);
+    if (seen !== undefined && seen !== '' && set.blockHash !== '' && seen !== set.blockHash)
+      this.#rewritten(set.height);
     this.#hashes.set(set.height, set.blockHash);
     let n = 0;
     if (!set.complete) this.#incomplete = Math.max(this.#incomplete, set.height);
@@ -229,7 +241,8 @@ export class TagClock implements TouchedListener {
     for (const set of r.sets) {
       const seen = this.#hashes.get(set.height);
       // Two hashes for one height in the record: a block was replaced before this replica heard of it.
-      if (seen !== undefined && seen !== '' && set.blockHash !== '' && seen !== set.blockHash) this.#rewritten(set.height);
+      if (seen !== undefined && seen !== '' && set.blockHash !== '' && seen !== set.blockHash)
+        this.#rewritten(set.height);
       if (seen === undefined || set.blockHash !== '') this.#hashes.set(set.height, set.blockHash);
       if (!set.complete) {
         this.#incomplete = Math.max(this.#incomplete, set.height);

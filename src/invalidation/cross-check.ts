@@ -32,7 +32,8 @@ export function mismatch(height: number, v: BlockVersion, known: string | undefi
   if (block['height'] !== height) return `block/detail answered height ${String(block['height'])}`;
   const hash = hashOf(block);
   if (hash === '') return 'block/detail without a hash';
-  if (known !== undefined && known !== '' && known !== hash) return `hash ${hash} differs from ${known} in the block list`;
+  if (known !== undefined && known !== '' && known !== hash)
+    return `hash ${hash} differs from ${known} in the block list`;
   const txCount = block['tx_count'];
   if (!isCount(txCount)) return 'block/detail without tx_count';
   const first = pages[0];
@@ -46,13 +47,16 @@ export function mismatch(height: number, v: BlockVersion, known: string | undefi
   const seen = new Set<string>();
   for (let i = 0; i < pages.length; i++) {
     const p = pages[i]!;
-    if (p['count'] !== count || p['total_page'] !== total) return `tx/list page ${i + 1} disagrees with page 1 on count or total_page`;
+    if (p['count'] !== count || p['total_page'] !== total)
+      return `tx/list page ${i + 1} disagrees with page 1 on count or total_page`;
     const list = p['list'];
     if (!Array.isArray(list)) return `tx/list page ${i + 1} without a list`;
     const want = i + 1 < total ? pageSize : count - pageSize * i;
-    if (list.length !== Math.max(0, want)) return `tx/list page ${i + 1} lists ${list.length}, expected ${Math.max(0, want)}`;
+    if (list.length !== Math.max(0, want))
+      return `tx/list page ${i + 1} lists ${list.length}, expected ${Math.max(0, want)}`;
     for (const tx of list as Rec[]) {
-      if (tx['block_height'] !== height) return `tx/list page ${i + 1} lists a transaction of block ${String(tx['block_height'])}`;
+      if (tx['block_height'] !== height)
+        return `tx/list page ${i + 1} lists a transaction of block ${String(tx['block_height'])}`;
       const h = tx['tx_hash'];
       if (typeof h !== 'string' || seen.has(h)) return `tx/list page ${i + 1} repeats or lacks a tx_hash`;
       seen.add(h);

@@ -42,7 +42,12 @@ export function nextBound(prev: number, base: number, growth: number, evidence: 
 function withBound(entry: CacheEntry, boundMs: number): CacheEntry {
   const shift = entry.createdAt + boundMs - entry.freshUntil;
   if (shift <= 0) return entry;
-  return { ...entry, freshUntil: entry.freshUntil + shift, swrUntil: entry.swrUntil + shift, sieUntil: entry.sieUntil + shift };
+  return {
+    ...entry,
+    freshUntil: entry.freshUntil + shift,
+    swrUntil: entry.swrUntil + shift,
+    sieUntil: entry.sieUntil + shift,
+  };
 }
 
 export interface EarnedBoundsOptions {

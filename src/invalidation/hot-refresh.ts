@@ -58,10 +58,17 @@ export class HotRefresh implements TouchedListener {
   block(set: TouchedSet): void {
     const d = this.#d;
     if (d === null || d.maxKeys <= 0 || !set.complete || d.acting?.() === false) return;
-    const named = new Set<string>([...set.addresses.map(tagOfAddress), ...set.contracts.map(tagOfAddress), ...set.tokens.map(tagOfToken)]);
+    const named = new Set<string>([
+      ...set.addresses.map(tagOfAddress),
+      ...set.contracts.map(tagOfAddress),
+      ...set.tokens.map(tagOfToken),
+    ]);
     // Pending pages are hot: the head's refresh-ahead fetches them on every block already.
     if (set.deployed.length > 0) named.add(DEPLOYED);
-    const due = [...this.#scores].filter(([, s]) => s.tags.some((t) => named.has(t))).sort((a, b) => b[1].score - a[1].score).slice(0, d.maxKeys);
+    const due = [...this.#scores]
+      .filter(([, s]) => s.tags.some((t) => named.has(t)))
+      .sort((a, b) => b[1].score - a[1].score)
+      .slice(0, d.maxKeys);
     for (const [key, s] of this.#scores) {
       s.score /= 2;
       if (s.score < FORGET_BELOW) this.#scores.delete(key);
@@ -77,7 +84,10 @@ export class HotRefresh implements TouchedListener {
       d.refreshed('ok', 1);
     } catch (err) {
       d.refreshed('error', 1);
-      d.logger.warn({ key, err: err instanceof Error ? err.message : String(err) }, 'refresh-ahead of an invalidated entry failed');
+      d.logger.warn(
+        { key, err: err instanceof Error ? err.message : String(err) },
+        'refresh-ahead of an invalidated entry failed',
+      );
     }
   }
 

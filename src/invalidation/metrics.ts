@@ -32,7 +32,14 @@ export interface InvalidationMetrics {
  * hash changed (reorg), an entry predates what this replica or the fleet record covers
  * (joined-late), the pending pool could not be read (pool-unknown).
  */
-export const GUARD_REASONS = ['cross-check', 'behind-upstream', 'future-height', 'reorg', 'joined-late', 'pool-unknown'] as const;
+export const GUARD_REASONS = [
+  'cross-check',
+  'behind-upstream',
+  'future-height',
+  'reorg',
+  'joined-late',
+  'pool-unknown',
+] as const;
 export type GuardReason = (typeof GUARD_REASONS)[number];
 
 interface InvalidationSnapshot {
@@ -49,22 +56,93 @@ interface InvalidationSnapshot {
   guarded: Record<GuardReason, number>;
 }
 
-export function registerInvalidationMetrics(registry: Registry, tagMap: () => { tags: number; bytes: number }): InvalidationMetrics {
-  const blocks = new Counter({ name: `${METRIC_PREFIX}invalidation_blocks_total`, help: 'Touched sets published (read here or received from the fleet), by outcome: complete, or incomplete (head rule for that block).', labelNames: ['outcome'] as const, registers: [registry] });
-  const fallbacks = new Counter({ name: `${METRIC_PREFIX}invalidation_fallbacks_total`, help: 'Blocks that fell back to the head rule, by reason: timeout, error (upstream failure, partial pages), gap (too far behind after an outage), not-shared (the fleet reader did not share it in time).', labelNames: ['reason'] as const, registers: [registry] });
-  const tags = new Histogram({ name: `${METRIC_PREFIX}invalidation_tags_per_block`, help: 'Tags a complete block invalidated (addresses, contracts, tokens).', buckets: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], registers: [registry] });
-  const entries = new Counter({ name: `${METRIC_PREFIX}invalidation_entries_total`, help: 'Cache entries found invalidated by a touched set at lookup, by endpoint.', labelNames: ['endpoint'] as const, registers: [registry] });
-  const unnamed = new Counter({ name: `${METRIC_PREFIX}invalidation_unnamed_changes_total`, help: 'Refetches at the safety bound whose content had changed though no block named the entry (a change the API cannot show, such as an internal transfer), by endpoint. Each resets that key to its endpoint bound.', labelNames: ['endpoint'] as const, registers: [registry] });
+export function registerInvalidationMetrics(
+  registry: Registry,
+  tagMap: () => { tags: number; bytes: number },
+): InvalidationMetrics {
+  const blocks = new Counter({
+    name: `${METRIC_PREFIX}invalidation_blocks_total`,
+    help: 'Touched sets published (read here or received from the fleet), by outcome: complete, or incomplete (head rule for that block).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const fallbacks = new Counter({
+    name: `${METRIC_PREFIX}invalidation_fallbacks_total`,
+    help: 'Blocks that fell back to the head rule, by reason: timeout, error (upstream failure, partial pages), gap (too far behind after an outage), not-shared (the fleet reader did not share it in time).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  const tags = new Histogram({
+    name: `${METRIC_PREFIX}invalidation_tags_per_block`,
+    help: 'Tags a complete block invalidated (addresses, contracts, tokens).',
+    buckets: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+    registers: [registry],
+  });
+  const entries = new Counter({
+    name: `${METRIC_PREFIX}invalidation_entries_total`,
+    help: 'Cache entries found invalidated by a touched set at lookup, by endpoint.',
+    labelNames: ['endpoint'] as const,
+    registers: [registry],
+  });
+  const unnamed = new Counter({
+    name: `${METRIC_PREFIX}invalidation_unnamed_changes_total`,
+    help: 'Refetches at the safety bound whose content had changed though no block named the entry (a change the API cannot show, such as an internal transfer), by endpoint. Each resets that key to its endpoint bound.',
+    labelNames: ['endpoint'] as const,
+    registers: [registry],
+  });
   // Every endpoint's series from the start: a dashboard shows a zero, not "no data".
   for (const endpoint of ENDPOINT_LABELS) unnamed.inc({ endpoint }, 0);
-  const guarded = new Counter({ name: `${METRIC_PREFIX}invalidation_guarded_total`, help: 'Facts precise invalidation did not trust, so the head rule or the entry\'s own TTL applied, by reason: cross-check (a block\'s pages disagreed with each other or with its record), behind-upstream (an answer from an upstream behind the best head), future-height (an answer about a height above the trusted head), reorg (a non-final height\'s hash changed), joined-late (an entry older than what this replica or the fleet record covers), pool-unknown (the pending pool could not be read).', labelNames: ['reason'] as const, registers: [registry] });
+  const guarded = new Counter({
+    name: `${METRIC_PREFIX}invalidation_guarded_total`,
+    help: "Facts precise invalidation did not trust, so the head rule or the entry's own TTL applied, by reason: cross-check (a block's pages disagreed with each other or with its record), behind-upstream (an answer from an upstream behind the best head), future-height (an answer about a height above the trusted head), reorg (a non-final height's hash changed), joined-late (an entry older than what this replica or the fleet record covers), pool-unknown (the pending pool could not be read).",
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
   for (const reason of GUARD_REASONS) guarded.inc({ reason }, 0);
-  const pendingSeen = new Counter({ name: `${METRIC_PREFIX}invalidation_pending_seen_total`, help: 'Pending transactions newly seen by the poll between blocks (published to the touched-set subscribers).', registers: [registry] });
-  const refreshed = new Counter({ name: `${METRIC_PREFIX}invalidation_refresh_ahead_total`, help: 'Hot entries invalidated by a block and fetched again before clients asked, by outcome (ok, error).', labelNames: ['outcome'] as const, registers: [registry] });
-  const readSeconds = new Histogram({ name: `${METRIC_PREFIX}invalidation_read_seconds`, help: "Time to read a block's touched set whole.", buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry] });
-  new Gauge({ name: `${METRIC_PREFIX}invalidation_tags`, help: 'Tags remembered with the height of the last block naming them.', registers: [registry], collect() { this.set(tagMap().tags); } });
-  new Gauge({ name: `${METRIC_PREFIX}invalidation_tag_bytes`, help: 'Estimated bytes of the tag map (charged to CACHE_MAX_BYTES).', registers: [registry], collect() { this.set(tagMap().bytes); } });
-  const snap: InvalidationSnapshot = { blocks: 0, readHere: 0, pendingSeen: 0, refreshedAhead: 0, fallbacks: 0, tagsBumped: 0, entriesInvalidated: 0, unnamedChanges: 0, guarded: Object.fromEntries(GUARD_REASONS.map((r) => [r, 0])) as Record<GuardReason, number> };
+  const pendingSeen = new Counter({
+    name: `${METRIC_PREFIX}invalidation_pending_seen_total`,
+    help: 'Pending transactions newly seen by the poll between blocks (published to the touched-set subscribers).',
+    registers: [registry],
+  });
+  const refreshed = new Counter({
+    name: `${METRIC_PREFIX}invalidation_refresh_ahead_total`,
+    help: 'Hot entries invalidated by a block and fetched again before clients asked, by outcome (ok, error).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const readSeconds = new Histogram({
+    name: `${METRIC_PREFIX}invalidation_read_seconds`,
+    help: "Time to read a block's touched set whole.",
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}invalidation_tags`,
+    help: 'Tags remembered with the height of the last block naming them.',
+    registers: [registry],
+    collect() {
+      this.set(tagMap().tags);
+    },
+  });
+  new Gauge({
+    name: `${METRIC_PREFIX}invalidation_tag_bytes`,
+    help: 'Estimated bytes of the tag map (charged to CACHE_MAX_BYTES).',
+    registers: [registry],
+    collect() {
+      this.set(tagMap().bytes);
+    },
+  });
+  const snap: InvalidationSnapshot = {
+    blocks: 0,
+    readHere: 0,
+    pendingSeen: 0,
+    refreshedAhead: 0,
+    fallbacks: 0,
+    tagsBumped: 0,
+    entriesInvalidated: 0,
+    unnamedChanges: 0,
+    guarded: Object.fromEntries(GUARD_REASONS.map((r) => [r, 0])) as Record<GuardReason, number>,
+  };
   return {
     read(s) {
       snap.readHere++;

@@ -83,10 +83,29 @@ export class OwnReads {
    * covering the height, not benched), or on `only` when given; null when none
    * can take it or its answer is not good.
    */
-  async readFrom(req: CanonicalRequest, signal: AbortSignal, purpose: Purpose, exclude: readonly string[], only: string | null = null): Promise<Fetched | null> {
+  async readFrom(
+    req: CanonicalRequest,
+    signal: AbortSignal,
+    purpose: Purpose,
+    exclude: readonly string[],
+    only: string | null = null,
+  ): Promise<Fetched | null> {
     const { chain, pool } = this.#d;
-    const ask: UpstreamRequest = { path: req.upstreamPath, endpoint: req.endpoint.name, freshness: freshnessOf(req, chain), height: heightOf(req, chain), signal, purpose };
-    const skip = only === null ? exclude : pool.status().map((u) => u.name).filter((n) => n !== only);
+    const ask: UpstreamRequest = {
+      path: req.upstreamPath,
+      endpoint: req.endpoint.name,
+      freshness: freshnessOf(req, chain),
+      height: heightOf(req, chain),
+      signal,
+      purpose,
+    };
+    const skip =
+      only === null
+        ? exclude
+        : pool
+            .status()
+            .map((u) => u.name)
+            .filter((n) => n !== only);
     let res: UpstreamResponse | undefined;
     try {
       res = (await pool.ballots(ask, skip, 1)).answers[0];
@@ -111,7 +130,11 @@ export class OwnReads {
  * entry fetched later is there, then in the shared tier (awaited, so a replica
  * told of the block on the bus finds it; a failed write is only logged).
  */
-export function storeFor(memory: Pick<MemoryStore, 'peek' | 'put'>, second: CacheStore | null, logger: Logger): (entry: CacheEntry) => Promise<void> {
+export function storeFor(
+  memory: Pick<MemoryStore, 'peek' | 'put'>,
+  second: CacheStore | null,
+  logger: Logger,
+): (entry: CacheEntry) => Promise<void> {
   return async (entry) => {
     const held = memory.peek(entry.key)?.entry;
     if (held !== undefined && held.createdAt > entry.createdAt) return;
@@ -119,7 +142,10 @@ export function storeFor(memory: Pick<MemoryStore, 'peek' | 'put'>, second: Cach
     try {
       await second?.set(entry);
     } catch (err) {
-      logger.warn({ key: entry.key, err: err instanceof Error ? err.message : String(err) }, 'second-tier write of a block read failed');
+      logger.warn(
+        { key: entry.key, err: err instanceof Error ? err.message : String(err) },
+        'second-tier write of a block read failed',
+      );
     }
   };
 }

@@ -89,7 +89,14 @@ export class BlockReading {
   }
 
   /** Adds the parties of `txs` to the sets; NRC20 recipients read with tx/detail (`height`: the block they are mined in, checked; null: pending). */
-  async #parties(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, into: Parties, signal: AbortSignal, height: number | null, keep: Fetched[]): Promise<void> {
+  async #parties(
+    txs: readonly Rec[],
+    tokens: ReadonlyMap<string, string>,
+    into: Parties,
+    signal: AbortSignal,
+    height: number | null,
+    keep: Fetched[],
+  ): Promise<void> {
     const transfers: string[] = [];
     for (const tx of txs) {
       const from = str(tx['address_from']);
@@ -124,13 +131,24 @@ export class BlockReading {
    * clients before it resolves. Rejects when anything cannot be read, and with
    * CrossCheckFailed when no reading agrees.
    */
-  async read(height: number, signal: AbortSignal, known: Promise<string | undefined>): Promise<{ set: TouchedSet; pending: PendingTouched }> {
+  async read(
+    height: number,
+    signal: AbortSignal,
+    known: Promise<string | undefined>,
+  ): Promise<{ set: TouchedSet; pending: PendingTouched }> {
     const poolReads: Fetched[] = [];
-    const [v, pool] = await Promise.all([this.#verify.verified(height, signal, known), this.#readPool(signal, poolReads)]);
+    const [v, pool] = await Promise.all([
+      this.#verify.verified(height, signal, known),
+      this.#readPool(signal, poolReads),
+    ]);
     const keep: Fetched[] = [...v.reads, ...poolReads];
     const block = v.block;
     const txs = v.pages.flatMap((p) => p['list'] as Rec[]);
-    const tokens = await this.#tokens(signal, txs.some((t) => str(t['contract_address']) !== null), keep);
+    const tokens = await this.#tokens(
+      signal,
+      txs.some((t) => str(t['contract_address']) !== null),
+      keep,
+    );
     const into = parties();
     for (const k of ['coinbase', 'miner']) {
       const a = str(block[k]);
@@ -139,13 +157,21 @@ export class BlockReading {
     await this.#parties(txs, tokens, into, signal, height, keep);
     const carried = this.#carry;
     this.#carry = { addresses: new Set<string>(), contracts: new Set<string>() };
-    const { pending, gone } = await this.#pending(pool.flatMap((p) => p['list'] as Rec[]), tokens, signal, keep);
+    const { pending, gone } = await this.#pending(
+      pool.flatMap((p) => p['list'] as Rec[]),
+      tokens,
+      signal,
+      keep,
+    );
     for (const a of [...pending.addresses, ...gone, ...carried.addresses]) into.addresses.add(a);
     for (const c of [...pending.contracts, ...carried.contracts]) into.contracts.add(c);
     const set: TouchedSet = {
       height,
       blockHash: hashOf(block),
-      day: typeof block['timestamp'] === 'number' && Number.isFinite(block['timestamp']) ? Math.floor(block['timestamp'] / 86_400) : null,
+      day:
+        typeof block['timestamp'] === 'number' && Number.isFinite(block['timestamp'])
+          ? Math.floor(block['timestamp'] / 86_400)
+          : null,
       addresses: [...into.addresses],
       contracts: [...into.contracts],
       deployed: [...into.deployed],
@@ -185,7 +211,12 @@ export class BlockReading {
     const before = this.#poolOrder;
     const keep: Fetched[] = [];
     const [tokens, pool] = await Promise.all([this.#tokens(signal, false, keep), this.#readPool(signal, keep)]);
-    const { pending: p, gone } = await this.#pending(pool.flatMap((d) => d['list'] as Rec[]), tokens, signal, keep);
+    const { pending: p, gone } = await this.#pending(
+      pool.flatMap((d) => d['list'] as Rec[]),
+      tokens,
+      signal,
+      keep,
+    );
     for (const a of [...p.addresses, ...gone]) this.#carry.addresses.add(a);
     for (const c of p.contracts) this.#carry.contracts.add(c);
     await this.#reads.keep(keep);
@@ -198,7 +229,12 @@ export class BlockReading {
    * only (not news of the pool): one dropped unmined leaves the lists that
    * showed it pending (a mined one is named by its block anyway).
    */
-  async #pending(txs: readonly Rec[], tokens: ReadonlyMap<string, string>, signal: AbortSignal, keep: Fetched[]): Promise<{ pending: PendingTouched; gone: string[] }> {
+  async #pending(
+    txs: readonly Rec[],
+    tokens: ReadonlyMap<string, string>,
+    signal: AbortSignal,
+    keep: Fetched[],
+  ): Promise<{ pending: PendingTouched; gone: string[] }> {
     const seen = this.#pool;
     const fresh = seen === null ? txs : txs.filter((t) => !seen.has(String(t['tx_hash'])));
     const into = parties();
@@ -209,6 +245,13 @@ export class BlockReading {
     if (seen !== null) for (const [hash, names] of seen) if (!pool.has(hash)) gone.push(...names);
     this.#pool = pool;
     this.#poolOrder = [...pool.keys()].join(',');
-    return { pending: { hashes: fresh.map((t) => String(t['tx_hash'])), addresses: [...into.addresses], contracts: [...into.contracts] }, gone };
+    return {
+      pending: {
+        hashes: fresh.map((t) => String(t['tx_hash'])),
+        addresses: [...into.addresses],
+        contracts: [...into.contracts],
+      },
+      gone,
+    };
   }
 }

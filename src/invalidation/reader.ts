@@ -58,7 +58,16 @@ export interface BlockReaderDeps {
   logger: Logger;
 }
 
-const incomplete = (height: number): TouchedSet => ({ height, blockHash: '', addresses: [], contracts: [], deployed: [], day: null, tokens: [], complete: false });
+const incomplete = (height: number): TouchedSet => ({
+  height,
+  blockHash: '',
+  addresses: [],
+  contracts: [],
+  deployed: [],
+  day: null,
+  tokens: [],
+  complete: false,
+});
 
 export class BlockReader {
   readonly #d: BlockReaderDeps;
@@ -169,7 +178,9 @@ export class BlockReader {
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(new Error('touched set read timed out')), this.#d.timeoutMs);
     const started = performance.now();
-    const aborted = new Promise<never>((_, reject) => ac.signal.addEventListener('abort', () => reject(ac.signal.reason as Error), { once: true }));
+    const aborted = new Promise<never>((_, reject) =>
+      ac.signal.addEventListener('abort', () => reject(ac.signal.reason as Error), { once: true }),
+    );
     try {
       // Read beside the block (not before it): the hash it shows is checked once both are in.
       this.#recent ??= this.#d.reading.recent(ac.signal).catch(() => null);
@@ -181,7 +192,10 @@ export class BlockReader {
       this.#d.share?.(set, pending);
       this.#schedulePoll();
     } catch (err) {
-      this.#d.logger.warn({ height, err: err instanceof Error ? err.message : String(err) }, 'touched set not read: head rule for this block');
+      this.#d.logger.warn(
+        { height, err: err instanceof Error ? err.message : String(err) },
+        'touched set not read: head rule for this block',
+      );
       if (err instanceof CrossCheckFailed) this.#d.metrics.guarded('cross-check');
       const set = incomplete(height);
       this.#fallback(set, ac.signal.aborted ? 'timeout' : 'error');

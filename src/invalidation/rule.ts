@@ -52,11 +52,25 @@ export class PreciseRule {
     const deps = entryDeps(m.dependsOn, req.params, data, final, this.#cfg.pendingPollMs > 0);
     // Global lists and statistics move with every block (holders, contracts, summaries), whatever their TTL;
     // the head itself (block/max) keeps its own rule.
-    if (deps === null) return { cls: !cls.headDependent && !m.reportsHead && dependsOnHead(m.dependsOn, req.params) ? { ...cls, headDependent: true } : cls, deps: undefined };
+    if (deps === null)
+      return {
+        cls:
+          !cls.headDependent && !m.reportsHead && dependsOnHead(m.dependsOn, req.params)
+            ? { ...cls, headDependent: true }
+            : cls,
+        deps: undefined,
+      };
     // A finality watch alone keeps it longer only while the final height is tracked (the reader's block list teaches it each block).
     if (deps.tags.length === 0 && deps.watchFinal !== null && final === null) return { cls, deps };
     // Only its block's finality or hash changes an answer about one block (a mined transaction, a block's record or list).
     const oneBlock = deps.tags.length === 0 && deps.watchHead === undefined;
-    return { cls: { ...cls, headDependent: false, ttlMs: Math.max(cls.ttlMs, this.maxAgeMs(req.endpoint.name, m.everyChangeNamed || oneBlock)) }, deps: { ...deps, clientMaxMs: cls.ttlMs } };
+    return {
+      cls: {
+        ...cls,
+        headDependent: false,
+        ttlMs: Math.max(cls.ttlMs, this.maxAgeMs(req.endpoint.name, m.everyChangeNamed || oneBlock)),
+      },
+      deps: { ...deps, clientMaxMs: cls.ttlMs },
+    };
   }
 }

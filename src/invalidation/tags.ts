@@ -29,7 +29,13 @@ const heightOf = (v: unknown): number | null => {
  * height: an answer about a block already final needs no finality watch.
  * `pendingPolled`: the pool is polled between blocks (else what depends on it keeps its own rule).
  */
-export function entryDeps(dependsOn: readonly Dependency[], params: ReadonlyMap<string, string>, data: unknown, final: number | null, pendingPolled: boolean): EntryDeps | null {
+export function entryDeps(
+  dependsOn: readonly Dependency[],
+  params: ReadonlyMap<string, string>,
+  data: unknown,
+  final: number | null,
+  pendingPolled: boolean,
+): EntryDeps | null {
   const tags: string[] = [];
   let watchFinal: number | null = null;
   let watchHead: number | null = null;
@@ -97,11 +103,17 @@ function pushEntity(into: string[], on: 'address' | 'contract' | 'token', value:
 }
 
 function fieldOf(data: unknown, field: string): unknown {
-  return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>)[field] : undefined;
+  return typeof data === 'object' && data !== null && !Array.isArray(data)
+    ? (data as Record<string, unknown>)[field]
+    : undefined;
 }
 
 /** Every dependency of an answer as a tag (Cache-Tag, Surrogate-Key): `head` and `nax-stage` besides the tags entries are kept by. */
-export function headerTags(dependsOn: readonly Dependency[], params: ReadonlyMap<string, string>, data: unknown): string[] {
+export function headerTags(
+  dependsOn: readonly Dependency[],
+  params: ReadonlyMap<string, string>,
+  data: unknown,
+): string[] {
   const out: string[] = [];
   for (const d of dependsOn) {
     switch (d.on) {

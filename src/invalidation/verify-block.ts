@@ -34,12 +34,18 @@ function dataOf(req: CanonicalRequest, f: Fetched): Rec {
   if (status !== 200) throw new Error(`${req.key}: status ${status}`);
   const env = JSON.parse(body.toString('utf8')) as Rec;
   const data = env['data'];
-  if (env['code'] !== 0 || typeof data !== 'object' || data === null) throw new Error(`${req.key}: not a success envelope`);
+  if (env['code'] !== 0 || typeof data !== 'object' || data === null)
+    throw new Error(`${req.key}: not a success envelope`);
   return data as Rec;
 }
 
 /** Every page (its data) of a paged list, read with `get(query)`; `reads` gets each answer. */
-export async function pagesOf(name: EndpointName, query: string, get: (query: string) => Promise<{ data: Rec; read: Fetched }>, reads: Fetched[]): Promise<Rec[]> {
+export async function pagesOf(
+  name: EndpointName,
+  query: string,
+  get: (query: string) => Promise<{ data: Rec; read: Fetched }>,
+  reads: Fetched[],
+): Promise<Rec[]> {
   const out: Rec[] = [];
   for (let page = 1; ; page++) {
     const { data: d, read } = await get(`${query}${query === '' ? '' : '&'}page=${page}&page_size=${PAGE_SIZE}`);
@@ -76,21 +82,38 @@ export class BlockVerifier {
   }
 
   /** From the upstream now: any (the pool's choice), or `only` that one. */
-  async get(name: EndpointName, query: string, signal: AbortSignal, purpose: Purpose, only: string | null = null): Promise<{ data: Rec; read: Fetched }> {
+  async get(
+    name: EndpointName,
+    query: string,
+    signal: AbortSignal,
+    purpose: Purpose,
+    only: string | null = null,
+  ): Promise<{ data: Rec; read: Fetched }> {
     const req = this.#req(name, query);
-    const read = only === null ? await this.#reads.read(req, signal, purpose) : await this.#reads.readFrom(req, signal, purpose, [], only);
+    const read =
+      only === null
+        ? await this.#reads.read(req, signal, purpose)
+        : await this.#reads.readFrom(req, signal, purpose, [], only);
     if (read === null) throw new Error(`${req.key}: ${only ?? 'no upstream'} did not answer`);
     return { data: dataOf(req, read), read };
   }
 
   #pages(height: number, signal: AbortSignal, reads: Fetched[], only: string | null): Promise<Rec[]> {
-    return pagesOf(txList.path, `block_height=${height}`, (q) => this.get(txList.path, q, signal, 'block', only), reads);
+    return pagesOf(
+      txList.path,
+      `block_height=${height}`,
+      (q) => this.get(txList.path, q, signal, 'block', only),
+      reads,
+    );
   }
 
   /** Block `height`'s record and pages, as the pool picks upstreams. */
   async #reading(height: number, signal: AbortSignal): Promise<Reading> {
     const reads: Fetched[] = [];
-    const [{ data: block, read }, pages] = await Promise.all([this.get(blockDetail.path, `h=${height}`, signal, 'block'), this.#pages(height, signal, reads, null)]);
+    const [{ data: block, read }, pages] = await Promise.all([
+      this.get(blockDetail.path, `h=${height}`, signal, 'block'),
+      this.#pages(height, signal, reads, null),
+    ]);
     reads.push(read);
     return { block, pages, reads, from: new Set(reads.map((r) => r.upstream)) };
   }
@@ -140,7 +163,8 @@ export class BlockVerifier {
     const req = this.#req(txDetail.path, `hash=${hash}`);
     const other = await this.#reads.readFrom(req, signal, 'block', [got.read.upstream]);
     const data = other === null ? null : dataOf(req, other);
-    if (other === null || data === null || data['block_height'] !== height) throw new CrossCheckFailed(`tx/detail ${hash}: not in block ${height}`);
+    if (other === null || data === null || data['block_height'] !== height)
+      throw new CrossCheckFailed(`tx/detail ${hash}: not in block ${height}`);
     return { data, read: other };
   }
 }

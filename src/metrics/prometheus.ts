@@ -23,7 +23,9 @@ const REQUEST_RESULTS: readonly RequestResult[] = ['HIT', 'MISS', 'STALE', 'BYPA
 const TIER_NAMES: readonly TierName[] = ['memory', 'redis'];
 const TIER_OPS = ['get', 'set', 'delete', 'publish'] as const;
 /** Client latency: sub-millisecond memory hits up to 10 s cold misses. */
-export const REQUEST_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+export const REQUEST_BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
 export const UPSTREAM_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Distinct upstream label values kept before further names collapse into 'other'. */
 const MAX_UPSTREAM_LABELS = 32;
@@ -88,11 +90,31 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
     REQUEST_BUCKETS,
     cross(endpointDim, { name: 'cache', values: REQUEST_RESULTS }),
   ).register(registry);
-  const saved = new DenseCounter(`${p}upstream_requests_saved_total`, 'Client requests answered without an upstream request of their own (hit, stale, joined flight).', perEndpoint).register(registry);
-  const joins = new DenseCounter(`${p}singleflight_joins_total`, 'Requests that joined an upstream fetch already in flight for the same key.', perEndpoint).register(registry);
-  const retries = new DenseCounter(`${p}upstream_retries_total`, 'Upstream attempts retried after a failed attempt.', perEndpoint).register(registry);
-  const hedges = new DenseCounter(`${p}upstream_hedges_total`, 'Hedged upstream attempts started because the first one was slow.', perEndpoint).register(registry);
-  const evictions = new DenseCounter(`${p}cache_evictions_total`, 'Entries evicted from a cache tier to make room.', cross({ name: 'tier', values: TIER_NAMES })).register(registry);
+  const saved = new DenseCounter(
+    `${p}upstream_requests_saved_total`,
+    'Client requests answered without an upstream request of their own (hit, stale, joined flight).',
+    perEndpoint,
+  ).register(registry);
+  const joins = new DenseCounter(
+    `${p}singleflight_joins_total`,
+    'Requests that joined an upstream fetch already in flight for the same key.',
+    perEndpoint,
+  ).register(registry);
+  const retries = new DenseCounter(
+    `${p}upstream_retries_total`,
+    'Upstream attempts retried after a failed attempt.',
+    perEndpoint,
+  ).register(registry);
+  const hedges = new DenseCounter(
+    `${p}upstream_hedges_total`,
+    'Hedged upstream attempts started because the first one was slow.',
+    perEndpoint,
+  ).register(registry);
+  const evictions = new DenseCounter(
+    `${p}cache_evictions_total`,
+    'Entries evicted from a cache tier to make room.',
+    cross({ name: 'tier', values: TIER_NAMES }),
+  ).register(registry);
   const tierErrors = new DenseCounter(
     `${p}cache_tier_errors_total`,
     'Failed operations on a cache tier, by operation.',
@@ -104,7 +126,11 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
     labelNames: ['version', 'node'] as const,
     registers: [registry],
   }).set({ version: VERSION, node: process.version }, 1);
-  const rateLimited = new Counter({ name: `${p}rate_limited_total`, help: 'Client requests refused by the rate limiter.', registers: [registry] });
+  const rateLimited = new Counter({
+    name: `${p}rate_limited_total`,
+    help: 'Client requests refused by the rate limiter.',
+    registers: [registry],
+  });
   new Counter({
     name: `${p}log_lines_dropped_total`,
     help: 'Log lines dropped because standard output (a pipe or socket) was not read fast enough or was closed.',
@@ -153,23 +179,57 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
     });
   const single = (v: number | null) => (v === null ? [] : [{ labels: {}, value: v }]);
 
-  gauge('cache_entries', 'Entries held by a cache tier.', () => sources.tiers().map((t) => ({ labels: { tier: t.tier }, value: t.entries })));
-  gauge('cache_bytes', 'Bytes held by a cache tier.', () => sources.tiers().map((t) => ({ labels: { tier: t.tier }, value: t.bytes })));
+  gauge('cache_entries', 'Entries held by a cache tier.', () =>
+    sources.tiers().map((t) => ({ labels: { tier: t.tier }, value: t.entries })),
+  );
+  gauge('cache_bytes', 'Bytes held by a cache tier.', () =>
+    sources.tiers().map((t) => ({ labels: { tier: t.tier }, value: t.bytes })),
+  );
   gauge('cache_max_bytes', 'Configured capacity of a cache tier in bytes.', () =>
     sources.tiers().flatMap((t) => (t.maxBytes === undefined ? [] : [{ labels: { tier: t.tier }, value: t.maxBytes }])),
   );
-  gauge('upstream_head', 'Latest block height reported by an upstream.', perUpstream((u) => u.head));
-  gauge('upstream_lag_blocks', 'Blocks an upstream is behind the best head.', perUpstream((u) => u.lag));
-  gauge('upstream_up', '1 when the upstream is healthy (probes succeed, breaker not open), else 0.', perUpstream((u) => (u.healthy ? 1 : 0)));
-  gauge('upstream_lagging', '1 when the upstream is too far behind the best head to serve head-fresh requests, else 0.', perUpstream((u) => (u.lagging ? 1 : 0)));
-  gauge('upstream_in_flight', 'Upstream requests currently in flight.', perUpstream((u) => u.inFlight));
-  gauge('upstream_breaker_state', 'Circuit breaker state of an upstream: 1 for the current state, 0 for the others.', () =>
-    sources.upstreams().flatMap((u) =>
-      (['closed', 'open', 'half-open'] as const).map((state) => ({ labels: { upstream: upstreamLabel(u.name), state }, value: u.breaker === state ? 1 : 0 })),
-    ),
+  gauge(
+    'upstream_head',
+    'Latest block height reported by an upstream.',
+    perUpstream((u) => u.head),
   );
-  gauge('chain_best_head', 'Highest block height the proxy trusts (monotonic).', () => single(sources.chain.bestHead()));
-  gauge('chain_final_height', 'Highest block height seen final in upstream data.', () => single(sources.chain.finalHeight()));
+  gauge(
+    'upstream_lag_blocks',
+    'Blocks an upstream is behind the best head.',
+    perUpstream((u) => u.lag),
+  );
+  gauge(
+    'upstream_up',
+    '1 when the upstream is healthy (probes succeed, breaker not open), else 0.',
+    perUpstream((u) => (u.healthy ? 1 : 0)),
+  );
+  gauge(
+    'upstream_lagging',
+    '1 when the upstream is too far behind the best head to serve head-fresh requests, else 0.',
+    perUpstream((u) => (u.lagging ? 1 : 0)),
+  );
+  gauge(
+    'upstream_in_flight',
+    'Upstream requests currently in flight.',
+    perUpstream((u) => u.inFlight),
+  );
+  gauge(
+    'upstream_breaker_state',
+    'Circuit breaker state of an upstream: 1 for the current state, 0 for the others.',
+    () =>
+      sources.upstreams().flatMap((u) =>
+        (['closed', 'open', 'half-open'] as const).map((state) => ({
+          labels: { upstream: upstreamLabel(u.name), state },
+          value: u.breaker === state ? 1 : 0,
+        })),
+      ),
+  );
+  gauge('chain_best_head', 'Highest block height the proxy trusts (monotonic).', () =>
+    single(sources.chain.bestHead()),
+  );
+  gauge('chain_final_height', 'Highest block height seen final in upstream data.', () =>
+    single(sources.chain.finalHeight()),
+  );
   gauge('redis_up', '1 when the Redis cache tier is healthy, 0 when not; absent without a Redis tier.', () => {
     const h = sources.redisHealthy();
     return h === null ? [] : [{ labels: {}, value: h ? 1 : 0 }];

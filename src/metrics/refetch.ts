@@ -25,7 +25,11 @@ export function registerRefetchMetrics(registry: Registry): RefetchMetrics {
   const series = ENDPOINT_LABELS.map((endpoint) => ({ endpoint }));
   const index = new Map(ENDPOINT_LABELS.map((e, i) => [e, i]));
   const other = ENDPOINT_LABELS.length - 1;
-  const refetches = new DenseCounter(`${METRIC_PREFIX}refetches_total`, 'Fetched answers that replaced an entry held in the memory tier, by endpoint.', series).register(registry);
+  const refetches = new DenseCounter(
+    `${METRIC_PREFIX}refetches_total`,
+    'Fetched answers that replaced an entry held in the memory tier, by endpoint.',
+    series,
+  ).register(registry);
   const unchanged = new DenseCounter(
     `${METRIC_PREFIX}refetches_unchanged_total`,
     'Refetches whose answer equalled the entry it replaced (same status, same content without volatile stamps), by endpoint.',

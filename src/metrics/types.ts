@@ -4,7 +4,8 @@ import type { Purpose, UpstreamStatus } from '../upstream/types.js';
 
 /** Cache result label of a client answer: its X-Cache word (ERROR: an error envelope the proxy made, 4xx or 5xx). */
 export type RequestResult = CacheResult | 'ERROR';
-export type UpstreamOutcome = 'ok' | 'http_error' | 'timeout' | 'bad_response' | 'unavailable' | 'lagging' | 'cancelled';
+export type UpstreamOutcome =
+  'ok' | 'http_error' | 'timeout' | 'bad_response' | 'unavailable' | 'lagging' | 'cancelled';
 export type TierName = 'memory' | 'redis';
 export type TierOp = 'get' | 'set' | 'delete' | 'publish';
 

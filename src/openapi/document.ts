@@ -64,7 +64,8 @@ export function buildOpenApiDocument(opts: DocumentOptions): OpenApiDocument {
     }
     for (const [name, schema] of Object.entries(c.schemas ?? {})) {
       const prev = schemas[name];
-      if (prev !== undefined && JSON.stringify(prev) !== JSON.stringify(schema)) throw new Error(`OpenAPI schema ${name} contributed twice, differently`);
+      if (prev !== undefined && JSON.stringify(prev) !== JSON.stringify(schema))
+        throw new Error(`OpenAPI schema ${name} contributed twice, differently`);
       schemas[name] = schema;
     }
   }

@@ -10,7 +10,11 @@ const OPERATOR = ['operator'];
 
 /** The `{code, msg, data}` success envelope around `data`. */
 export function envelope(data: SchemaObject): SchemaObject {
-  return { type: 'object', required: ['code', 'msg', 'data'], properties: { code: { type: 'integer' }, msg: { type: 'string' }, data } };
+  return {
+    type: 'object',
+    required: ['code', 'msg', 'data'],
+    properties: { code: { type: 'integer' }, msg: { type: 'string' }, data },
+  };
 }
 
 const nullableInt: SchemaObject = { type: ['integer', 'null'] };
@@ -18,7 +22,20 @@ const nullableInt: SchemaObject = { type: ['integer', 'null'] };
 /** One upstream in /status (more fields may be added; none is removed). */
 const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
   type: 'object',
-  required: ['name', 'url', 'healthy', 'lagging', 'head', 'lag', 'breaker', 'inFlight', 'latencyP50Ms', 'latencyP99Ms', 'lastError', 'lastErrorAgoMs'],
+  required: [
+    'name',
+    'url',
+    'healthy',
+    'lagging',
+    'head',
+    'lag',
+    'breaker',
+    'inFlight',
+    'latencyP50Ms',
+    'latencyP99Ms',
+    'lastError',
+    'lastErrorAgoMs',
+  ],
   properties: {
     name: { type: 'string' },
     url: { type: 'string' },
@@ -33,10 +50,15 @@ const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
     lastError: { type: ['string', 'null'] },
     lastErrorAgoMs: { ...nullableInt, description: 'Ms since lastError was recorded.' },
     sittingOut: {
-      description: 'Present while the upstream is benched for misbehaviour (a head the others refuted, or the minority of too many quorum disputes).',
+      description:
+        'Present while the upstream is benched for misbehaviour (a head the others refuted, or the minority of too many quorum disputes).',
       type: ['object', 'null'],
       required: ['until', 'reason', 'detail'],
-      properties: { until: { type: 'integer', description: 'End of the bench, ms since the epoch.' }, reason: { type: 'string', enum: ['head', 'disputes'] }, detail: { type: 'string' } },
+      properties: {
+        until: { type: 'integer', description: 'End of the bench, ms since the epoch.' },
+        reason: { type: 'string', enum: ['head', 'disputes'] },
+        detail: { type: 'string' },
+      },
     },
   },
 };
@@ -44,7 +66,10 @@ const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
 const VERSION_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['hash', 'upstreams'],
-  properties: { hash: { type: 'string', description: 'SHA-256 of the canonical content, ignored fields left out.' }, upstreams: { type: 'array', items: { type: 'string' } } },
+  properties: {
+    hash: { type: 'string', description: 'SHA-256 of the canonical content, ignored fields left out.' },
+    upstreams: { type: 'array', items: { type: 'string' } },
+  },
 };
 
 /** UPSTREAM_QUORUM ≥ 2: disputes since start and the last ones; null with a quorum of 1. */
@@ -73,7 +98,12 @@ const CONSENSUS_SCHEMA: SchemaObject = {
 };
 
 const count: SchemaObject = { type: 'integer', minimum: 0 };
-const obj = (properties: Record<string, SchemaObject>, description?: string): SchemaObject => ({ type: 'object', required: Object.keys(properties), properties, ...(description === undefined ? {} : { description }) });
+const obj = (properties: Record<string, SchemaObject>, description?: string): SchemaObject => ({
+  type: 'object',
+  required: Object.keys(properties),
+  properties,
+  ...(description === undefined ? {} : { description }),
+});
 
 /** How entries are invalidated; only `mode` under the head rule. */
 const INVALIDATION_SCHEMA: SchemaObject = {
@@ -82,7 +112,11 @@ const INVALIDATION_SCHEMA: SchemaObject = {
   properties: {
     mode: { type: 'string', enum: ['precise', 'head'] },
     coveredHeight: { ...nullableInt, description: 'Newest height whose touched set is applied.' },
-    judgedFrom: { ...nullableInt, description: "Lowest head a tag-kept entry may have been fetched at to be judged (this replica's first block, or as far back as the fleet's record reached); entries fetched below it are stale. Null: no set yet." },
+    judgedFrom: {
+      ...nullableInt,
+      description:
+        "Lowest head a tag-kept entry may have been fetched at to be judged (this replica's first block, or as far back as the fleet's record reached); entries fetched below it are stale. Null: no set yet.",
+    },
     tags: { ...count, description: 'Tags remembered with the height of the last block naming them.' },
     tagBytes: { ...count, description: 'Estimated bytes of the tag map (charged to CACHE_MAX_BYTES).' },
     blocks: { ...count, description: 'Touched sets published (read here or received from the fleet).' },
@@ -92,36 +126,81 @@ const INVALIDATION_SCHEMA: SchemaObject = {
     fallbacks: { ...count, description: 'Blocks that fell back to the head rule, all reasons.' },
     tagsBumped: count,
     entriesInvalidated: count,
-    unnamedChanges: { ...count, description: 'Refetches at the safety bound that found content changed though no block named the entry.' },
-    guarded: { type: 'object', additionalProperties: count, description: 'Facts not trusted, by reason (chainproxy_invalidation_guarded_total).' },
+    unnamedChanges: {
+      ...count,
+      description: 'Refetches at the safety bound that found content changed though no block named the entry.',
+    },
+    guarded: {
+      type: 'object',
+      additionalProperties: count,
+      description: 'Facts not trusted, by reason (chainproxy_invalidation_guarded_total).',
+    },
   },
 };
 
-const REFETCHES_SCHEMA = obj({ refetches: count, unchanged: count }, 'Fetched answers replacing an entry held in memory, and those whose content without stamps was the same.');
+const REFETCHES_SCHEMA = obj(
+  { refetches: count, unchanged: count },
+  'Fetched answers replacing an entry held in memory, and those whose content without stamps was the same.',
+);
 
 const nullableMs: SchemaObject = { type: ['integer', 'null'] };
 
 /** The probe cadence and how fast new heads are learned. */
 const HEADS_SCHEMA: SchemaObject = {
   type: ['object', 'null'],
-  required: ['adaptive', 'mode', 'blockIntervalMs', 'windowMs', 'blocks', 'probes', 'probesPerBlockPerUpstream', 'detectionDelayMs'],
+  required: [
+    'adaptive',
+    'mode',
+    'blockIntervalMs',
+    'windowMs',
+    'blocks',
+    'probes',
+    'probesPerBlockPerUpstream',
+    'detectionDelayMs',
+  ],
   properties: {
     adaptive: { type: 'boolean', description: 'UPSTREAM_PROBE_DENSE_MS > 0.' },
     mode: { type: 'string', enum: ['fixed', 'learning', 'waiting', 'dense', 'late'] },
     blockIntervalMs: { ...nullableMs, description: 'Median per-block interval observed.' },
-    windowMs: { type: ['object', 'null'], required: ['from', 'to'], properties: { from: { type: 'integer' }, to: { type: 'integer' } }, description: 'Where the next block is expected, after the last new head.' },
+    windowMs: {
+      type: ['object', 'null'],
+      required: ['from', 'to'],
+      properties: { from: { type: 'integer' }, to: { type: 'integer' } },
+      description: 'Where the next block is expected, after the last new head.',
+    },
     blocks: count,
     probes: count,
     probesPerBlockPerUpstream: { type: ['number', 'null'] },
-    detectionDelayMs: obj({ last: nullableMs, p50: nullableMs, p90: nullableMs, max: nullableMs, samples: count }, 'From the last in-sync probe answer to believing each new head, over the last 128 heads.'),
+    detectionDelayMs: obj(
+      { last: nullableMs, p50: nullableMs, p90: nullableMs, max: nullableMs, samples: count },
+      'From the last in-sync probe answer to believing each new head, over the last 128 heads.',
+    ),
   },
 };
 
 /** GET /stream/activity. */
 const ACTIVITY_SCHEMA: SchemaObject = {
   type: ['object', 'null'],
-  required: ['streams', 'watched', 'lingering', 'latestHeight', 'historyBytes', 'historyMaxBytes', 'watchBytes', 'watchMaxBytes'],
-  properties: { streams: count, watched: count, lingering: count, latestHeight: nullableInt, historyBytes: count, historyMaxBytes: count, watchBytes: count, watchMaxBytes: count },
+  required: [
+    'streams',
+    'watched',
+    'lingering',
+    'latestHeight',
+    'historyBytes',
+    'historyMaxBytes',
+    'watchBytes',
+    'watchMaxBytes',
+  ],
+  properties: {
+    streams: count,
+    watched: count,
+    lingering: count,
+    latestHeight: nullableInt,
+    historyBytes: count,
+    historyMaxBytes: count,
+    watchBytes: count,
+    watchMaxBytes: count,
+  },
 };
 
 const PURGE_KIND: SchemaObject = { type: 'string', enum: ['key', 'tag', 'all'] };
@@ -130,13 +209,23 @@ const PURGE_MODE: SchemaObject = { type: 'string', enum: ['hard', 'soft'] };
 /** Purges applied by this replica and the marks it holds. */
 const PURGE_STATUS_SCHEMA: SchemaObject = obj(
   {
-    marks: { ...count, description: 'Purge marks held (at most 4096 targets, each dropped after the longest life of an entry).' },
+    marks: {
+      ...count,
+      description: 'Purge marks held (at most 4096 targets, each dropped after the longest life of an entry).',
+    },
     here: { ...count, description: 'Purges asked of this replica since start.' },
     fleet: { ...count, description: 'Purges heard from other replicas on the bus since start.' },
     last: {
       type: ['object', 'null'],
       required: ['at', 'kind', 'target', 'mode', 'origin', 'entries'],
-      properties: { at: { type: 'integer', description: 'ms since the epoch.' }, kind: PURGE_KIND, target: { type: 'string' }, mode: PURGE_MODE, origin: { type: 'string', enum: ['here', 'fleet'] }, entries: { ...count, description: 'Memory-tier entries it reached here.' } },
+      properties: {
+        at: { type: 'integer', description: 'ms since the epoch.' },
+        kind: PURGE_KIND,
+        target: { type: 'string' },
+        mode: PURGE_MODE,
+        origin: { type: 'string', enum: ['here', 'fleet'] },
+        entries: { ...count, description: 'Memory-tier entries it reached here.' },
+      },
     },
   },
   'Operator purges (POST /purge).',
@@ -157,38 +246,98 @@ const CACHE_SCHEMA: SchemaObject = {
 /** The answer of POST /purge. */
 const PURGE_SCHEMA: SchemaObject = obj({
   kind: PURGE_KIND,
-  target: { type: 'string', description: 'The cache key (canonical), the tag (`address:…`, `token:…`, `height:…`), or `*`.' },
+  target: {
+    type: 'string',
+    description: 'The cache key (canonical), the tag (`address:…`, `token:…`, `height:…`), or `*`.',
+  },
   mode: PURGE_MODE,
   at: { type: 'integer', description: 'The purge time, ms since the epoch: entries made at or before it are purged.' },
   purged: { ...count, description: '`memory` + `redis`.' },
-  memory: { ...count, description: "Entries of this replica's memory tier the purge reached (dropped, or expired for a soft purge). Other replicas count their own (chainproxy_purged_entries_total)." },
-  redis: { ...count, description: 'Entries deleted from Redis: an exact key, hard. Other Redis entries the purge names are never served again, judged by the marks on every replica.' },
+  memory: {
+    ...count,
+    description:
+      "Entries of this replica's memory tier the purge reached (dropped, or expired for a soft purge). Other replicas count their own (chainproxy_purged_entries_total).",
+  },
+  redis: {
+    ...count,
+    description:
+      'Entries deleted from Redis: an exact key, hard. Other Redis entries the purge names are never served again, judged by the marks on every replica.',
+  },
   fleet: {
     type: ['object', 'null'],
-    description: 'Null without Redis. `stored`: kept for replicas that start or reconnect later; `published`: sent on the bus to the running ones. False: Redis did not take it (purge again).',
+    description:
+      'Null without Redis. `stored`: kept for replicas that start or reconnect later; `published`: sent on the bus to the running ones. False: Redis did not take it (purge again).',
     required: ['stored', 'published'],
     properties: { stored: { type: 'boolean' }, published: { type: 'boolean' } },
   },
 });
 
 const PURGE_PARAMETERS = [
-  { name: 'key', in: 'query' as const, required: false, description: `Exactly one of key, tag, all. An API request as a client sends it, percent-encoded (\`${txDetail.path}?hash=…\`, with or without the leading \`/\` or a scheme and host); canonicalized like a client request, so any spelling names the one entry.`, schema: { type: 'string' } },
-  { name: 'tag', in: 'query' as const, required: false, description: 'Every entry depending on an address (`address:<id>`; `contract:<id>` is the same), a token (`token:<name>`) or a block (`height:<n>`: the block, its transaction list, transactions mined in it).', schema: { type: 'string', pattern: '^(address|contract|token|height):.+$' } },
-  { name: 'all', in: 'query' as const, required: false, description: 'Every entry.', schema: { type: 'string', enum: ['true', '1'] } },
-  { name: 'soft', in: 'query' as const, required: false, description: 'Serve what is purged stale (X-Cache: STALE) while it is fetched again, instead of never again. Default false.', schema: { type: 'string', enum: ['true', 'false', '1', '0'] } },
+  {
+    name: 'key',
+    in: 'query' as const,
+    required: false,
+    description: `Exactly one of key, tag, all. An API request as a client sends it, percent-encoded (\`${txDetail.path}?hash=…\`, with or without the leading \`/\` or a scheme and host); canonicalized like a client request, so any spelling names the one entry.`,
+    schema: { type: 'string' },
+  },
+  {
+    name: 'tag',
+    in: 'query' as const,
+    required: false,
+    description:
+      'Every entry depending on an address (`address:<id>`; `contract:<id>` is the same), a token (`token:<name>`) or a block (`height:<n>`: the block, its transaction list, transactions mined in it).',
+    schema: { type: 'string', pattern: '^(address|contract|token|height):.+$' },
+  },
+  {
+    name: 'all',
+    in: 'query' as const,
+    required: false,
+    description: 'Every entry.',
+    schema: { type: 'string', enum: ['true', '1'] },
+  },
+  {
+    name: 'soft',
+    in: 'query' as const,
+    required: false,
+    description:
+      'Serve what is purged stale (X-Cache: STALE) while it is fetched again, instead of never again. Default false.',
+    schema: { type: 'string', enum: ['true', 'false', '1', '0'] },
+  },
 ];
 
 const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
-  required: ['version', 'ready', 'readyReason', 'lastGoodAnswerAgoMs', 'upstreamIsSimulator', 'uptimeSeconds', 'chain', 'upstreams', 'cache', 'consensus', 'activity', 'heads', 'fleet'],
+  required: [
+    'version',
+    'ready',
+    'readyReason',
+    'lastGoodAnswerAgoMs',
+    'upstreamIsSimulator',
+    'uptimeSeconds',
+    'chain',
+    'upstreams',
+    'cache',
+    'consensus',
+    'activity',
+    'heads',
+    'fleet',
+  ],
   properties: {
     version: { type: 'string', description: "The package's version." },
     ready: { type: 'boolean' },
-    readyReason: { type: 'string', description: 'upstream (an up-to-date upstream answered lately), cache (no up-to-date upstream: serving what the cache holds, within its stale-if-error windows), or why not ready.' },
+    readyReason: {
+      type: 'string',
+      description:
+        'upstream (an up-to-date upstream answered lately), cache (no up-to-date upstream: serving what the cache holds, within its stale-if-error windows), or why not ready.',
+    },
     lastGoodAnswerAgoMs: nullableInt,
     upstreamIsSimulator: { type: 'boolean' },
     uptimeSeconds: { type: 'integer' },
-    chain: { type: 'object', required: ['bestHead', 'finalHeight'], properties: { bestHead: nullableInt, finalHeight: nullableInt } },
+    chain: {
+      type: 'object',
+      required: ['bestHead', 'finalHeight'],
+      properties: { bestHead: nullableInt, finalHeight: nullableInt },
+    },
     upstreams: { type: 'array', items: { $ref: '#/components/schemas/UpstreamStatus' } },
     cache: CACHE_SCHEMA,
     consensus: CONSENSUS_SCHEMA,
@@ -200,21 +349,35 @@ const STATUS_SCHEMA: SchemaObject = {
 
 export function opsOpenapi(): OpenApiContribution {
   const registry = new SchemaRegistry();
-  const plain = (description: string, data: SchemaObject) => ({ description, content: { [JSON_TYPE]: { schema: envelope(data) } } });
+  const plain = (description: string, data: SchemaObject) => ({
+    description,
+    content: { [JSON_TYPE]: { schema: envelope(data) } },
+  });
   return {
     paths: {
-      '/healthz': { get: { operationId: 'healthz', summary: 'Liveness', tags: OPERATOR, responses: { '200': plain('Alive.', { type: 'object' }) } } },
+      '/healthz': {
+        get: {
+          operationId: 'healthz',
+          summary: 'Liveness',
+          tags: OPERATOR,
+          responses: { '200': plain('Alive.', { type: 'object' }) },
+        },
+      },
       '/readyz': {
         get: {
           operationId: 'readyz',
-          summary: 'Readiness: an up-to-date upstream answered within three probe intervals, or the cache can serve within its stale-if-error policy',
+          summary:
+            'Readiness: an up-to-date upstream answered within three probe intervals, or the cache can serve within its stale-if-error policy',
           tags: OPERATOR,
           responses: {
-            '200': plain('Ready: `reason` says what it serves from (an up-to-date upstream, or the cache during an outage).', {
-              type: 'object',
-              required: ['status', 'reason'],
-              properties: { status: { const: 'ready' }, reason: { type: 'string', enum: ['upstream', 'cache'] } },
-            }),
+            '200': plain(
+              'Ready: `reason` says what it serves from (an up-to-date upstream, or the cache during an outage).',
+              {
+                type: 'object',
+                required: ['status', 'reason'],
+                properties: { status: { const: 'ready' }, reason: { type: 'string', enum: ['upstream', 'cache'] } },
+              },
+            ),
             '503': plain('Not ready (code 5033).', { type: 'null' }),
           },
         },
@@ -224,19 +387,26 @@ export function opsOpenapi(): OpenApiContribution {
           operationId: 'status',
           summary: 'Upstreams, chain heights and cache tiers (operator only)',
           tags: OPERATOR,
-          responses: { '200': plain('Current state.', { $ref: '#/components/schemas/Status' }), '404': errorResponse('Not an operator address: the answer of an unknown path.', registry) },
+          responses: {
+            '200': plain('Current state.', { $ref: '#/components/schemas/Status' }),
+            '404': errorResponse('Not an operator address: the answer of an unknown path.', registry),
+          },
         },
       },
       '/purge': {
         post: {
           operationId: 'purge',
           summary: 'Purge cached answers by exact key, tag or all, on every replica (operator only)',
-          description: 'Hard (default): what is purged is never served again; the next request fetches it. Soft: served stale while fetched again. Fleet-wide over the Redis bus; the marks are kept in Redis for replicas that start later.',
+          description:
+            'Hard (default): what is purged is never served again; the next request fetches it. Soft: served stale while fetched again. Fleet-wide over the Redis bus; the marks are kept in Redis for replicas that start later.',
           tags: OPERATOR,
           parameters: PURGE_PARAMETERS,
           responses: {
             '200': plain('What was purged.', { $ref: '#/components/schemas/Purge' }),
-            '400': errorResponse('A bad purge request: the 400 envelope naming the parameter (4001, 4002 none of key, tag, all; 4003 one given twice).', registry),
+            '400': errorResponse(
+              'A bad purge request: the 400 envelope naming the parameter (4001, 4002 none of key, tag, all; 4003 one given twice).',
+              registry,
+            ),
             '404': errorResponse('Not an operator address: the answer of an unknown path.', registry),
           },
         },
@@ -254,10 +424,17 @@ export function opsOpenapi(): OpenApiContribution {
           operationId: 'openapi',
           summary: 'This document',
           tags: OPERATOR,
-          responses: { '200': { description: 'OpenAPI 3.1 document.', content: { [JSON_TYPE]: { schema: { type: 'object' } } } } },
+          responses: {
+            '200': { description: 'OpenAPI 3.1 document.', content: { [JSON_TYPE]: { schema: { type: 'object' } } } },
+          },
         },
       },
     },
-    schemas: { ...registry.schemas, Status: STATUS_SCHEMA, UpstreamStatus: UPSTREAM_STATUS_SCHEMA, Purge: PURGE_SCHEMA },
+    schemas: {
+      ...registry.schemas,
+      Status: STATUS_SCHEMA,
+      UpstreamStatus: UPSTREAM_STATUS_SCHEMA,
+      Purge: PURGE_SCHEMA,
+    },
   };
 }

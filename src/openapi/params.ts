@@ -15,7 +15,10 @@ function typedDefault(schema: SchemaObject, value: string): unknown {
 
 export function parameterOf(spec: ParamSpec, limits: ParamLimits, note?: string): ParameterObject {
   const doc = spec.doc(limits);
-  const schema = spec.defaultValue === undefined ? doc.schema : { ...doc.schema, default: typedDefault(doc.schema, spec.defaultValue) };
+  const schema =
+    spec.defaultValue === undefined
+      ? doc.schema
+      : { ...doc.schema, default: typedDefault(doc.schema, spec.defaultValue) };
   return {
     name: spec.name,
     in: 'query',

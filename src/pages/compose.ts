@@ -14,14 +14,21 @@ import type { ChainView } from '../chain/types.js';
 import { ProxyError } from '../errors/catalog.js';
 import { member, numberAt } from '../transform/json-scan.js';
 import { pageEntry } from './entry.js';
-import { fetchPart, fromProxyError, resolveParts, succeeded, type PartDeps, type PartError, type PartOutcome } from './parts.js';
+import {
+  fetchPart,
+  fromProxyError,
+  resolveParts,
+  succeeded,
+  type PartDeps,
+  type PartError,
+  type PartOutcome,
+} from './parts.js';
 import type { CompiledPage } from './plan.js';
 
 /** Freshness of a page with a failed optional part. */
 export const FAILED_PART_TTL_MS = 1000;
 /** A page with a part being revalidated is kept (served STALE) until that part is fresh again, at most this long. */
 const STALE_PAGE_MS = 250;
-
 
 export interface ComposeDeps extends PartDeps {
   chain: ChainView;
@@ -94,21 +101,32 @@ function partMeta(o: PartOutcome, now: number): Record<string, unknown> {
     if (o.res.staleReason !== null) m['stale'] = o.res.staleReason;
   }
   if (o.behindHead) m['behind_head'] = true;
-  if (o.error !== null) return { ...m, status: 'error', error: { code: o.error.code, msg: o.error.msg, http_status: o.error.status } };
+  if (o.error !== null)
+    return { ...m, status: 'error', error: { code: o.error.code, msg: o.error.msg, http_status: o.error.status } };
   return { ...m, status: o.res?.result === 'STALE' ? 'stale' : 'ok' };
 }
 
 function summarize(outcomes: readonly PartOutcome[]): PartSummary[] {
-  return outcomes.map((o) => ({ name: o.part.name, cache: o.skipped ? 'SKIPPED' : o.error !== null ? 'ERROR' : (o.res?.result ?? 'ERROR') }));
+  return outcomes.map((o) => ({
+    name: o.part.name,
+    cache: o.skipped ? 'SKIPPED' : o.error !== null ? 'ERROR' : (o.res?.result ?? 'ERROR'),
+  }));
 }
 
 const OPEN = Buffer.from('{"code":0,"msg":"success","data":{');
 
-export async function compose(page: CompiledPage, params: ReadonlyMap<string, string>, key: string, deps: ComposeDeps): Promise<Composition> {
+export async function compose(
+  page: CompiledPage,
+  params: ReadonlyMap<string, string>,
+  key: string,
+  deps: ComposeDeps,
+): Promise<Composition> {
   const outcomes = await resolveParts(page, params, deps);
   const failed = outcomes.find((o) => o.part.required && !succeeded(o));
   if (failed !== undefined) {
-    const error = failed.error ?? fromProxyError(new ProxyError('UPSTREAM_BAD_RESPONSE', `required part ${failed.part.name} could not be derived`));
+    const error =
+      failed.error ??
+      fromProxyError(new ProxyError('UPSTREAM_BAD_RESPONSE', `required part ${failed.part.name} could not be derived`));
     return { ok: false, error, failedPart: failed.part.name, outcomes };
   }
   const head = await pinToHead(outcomes, deps);
@@ -145,7 +163,8 @@ export async function compose(page: CompiledPage, params: ReadonlyMap<string, st
     }
     const body = o.res!.entry.body;
     for (const s of o.res!.entry.stamps) {
-      if (s.start >= o.data.start && s.end <= o.data.end) stamps.push({ ...s, start: size + s.start - o.data.start, end: size + s.end - o.data.start });
+      if (s.start >= o.data.start && s.end <= o.data.end)
+        stamps.push({ ...s, start: size + s.start - o.data.start, end: size + s.end - o.data.start });
     }
     chunks.push(body.subarray(o.data.start, o.data.end));
     size += o.data.end - o.data.start;

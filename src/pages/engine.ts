@@ -63,7 +63,15 @@ export class Pages {
     const stale = mem.entry.composed?.staleParts ?? [];
     // A page kept with a stale part: recomposed as soon as that part is fresh again.
     if (stale.length > 0 && stale.some((req) => this.#d.resolver.hit(req, now) !== undefined)) return undefined;
-    return { result: stale.length > 0 ? 'STALE' : 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
+    return {
+      result: stale.length > 0 ? 'STALE' : 'HIT',
+      entry: mem.entry,
+      mem,
+      upstream: null,
+      upstreamMs: null,
+      staleReason: null,
+      error: null,
+    };
   }
 
   /** A fresh page with no stale part, as a HIT (the pre-router fast path, src/http/fast-hit.ts), or undefined. */
@@ -82,7 +90,15 @@ export class Pages {
   /** A composed page as delivered: with the stored variants when the memory tier holds it. */
   answer(entry: CacheEntry, result: CacheResult): Resolution {
     const mem = this.#d.memory.peek(entry.key);
-    return { result, entry, mem: mem !== undefined && mem.entry === entry ? mem : undefined, upstream: null, upstreamMs: null, staleReason: null, error: null };
+    return {
+      result,
+      entry,
+      mem: mem !== undefined && mem.entry === entry ? mem : undefined,
+      upstream: null,
+      upstreamMs: null,
+      staleReason: null,
+      error: null,
+    };
   }
 
   /**
@@ -112,7 +128,8 @@ export class Pages {
       this.#d.logger.warn({ page: name, err: toProxyError(e).message }, 'page refresh: invalid parameters');
       return Promise.resolve();
     }
-    if (this.#flights.has(req.key) || (onlyCached && this.#d.memory.peek(req.key) === undefined)) return Promise.resolve();
+    if (this.#flights.has(req.key) || (onlyCached && this.#d.memory.peek(req.key) === undefined))
+      return Promise.resolve();
     return this.get(page, req).then(
       () => undefined,
       (e: unknown) => this.#d.logger.warn({ page: name, err: toProxyError(e).message }, 'page refresh failed'),
@@ -122,7 +139,9 @@ export class Pages {
   async #compose(page: CompiledPage, req: CanonicalRequest, payer: MissPayer | null): Promise<PageResult> {
     const started = performance.now();
     const c = await compose(page, req.params, req.key, payer === null ? this.#d : { ...this.#d, payer });
-    const summaries = c.ok ? c.composed.parts : c.outcomes.map((o) => ({ name: o.part.name, cache: o.res?.result ?? (o.skipped ? 'SKIPPED' : 'ERROR') }));
+    const summaries = c.ok
+      ? c.composed.parts
+      : c.outcomes.map((o) => ({ name: o.part.name, cache: o.res?.result ?? (o.skipped ? 'SKIPPED' : 'ERROR') }));
     this.#d.metrics.composed(page.name, summaries, (performance.now() - started) / 1000);
     // A page missing parts its client could not pay for is not kept for other clients.
     if (c.ok && c.entry.freshUntil > c.entry.createdAt && !unpaid(c.outcomes)) this.#d.memory.put(c.entry);

@@ -70,7 +70,12 @@ function unionDeps(entries: readonly CacheEntry[]): EntryDeps | undefined {
     if (c !== undefined && (clientMaxMs === undefined || c < clientMaxMs)) clientMaxMs = c;
   }
   if (!any) return undefined;
-  return { tags: [...tags], watchFinal, ...(watchHead !== undefined ? { watchHead } : {}), ...(clientMaxMs !== undefined ? { clientMaxMs } : {}) };
+  return {
+    tags: [...tags],
+    watchFinal,
+    ...(watchHead !== undefined ? { watchHead } : {}),
+    ...(clientMaxMs !== undefined ? { clientMaxMs } : {}),
+  };
 }
 
 /** The head tags are judged from: the oldest head a tag-kept part was fetched at (null if one is unknown). */

@@ -22,15 +22,29 @@ const PART_META_SCHEMA: SchemaObject = {
   type: 'object',
   description: 'How one part was resolved.',
   properties: {
-    request: { type: ['string', 'null'], description: 'Canonical request the part stands for (its cache key); null when skipped.' },
+    request: {
+      type: ['string', 'null'],
+      description: 'Canonical request the part stands for (its cache key); null when skipped.',
+    },
     status: { type: 'string', enum: ['ok', 'stale', 'error', 'skipped'] },
-    cache: { type: 'string', enum: ['HIT', 'MISS', 'STALE', 'BYPASS'], description: 'Cache result, as for a direct request.' },
+    cache: {
+      type: 'string',
+      enum: ['HIT', 'MISS', 'STALE', 'BYPASS'],
+      description: 'Cache result, as for a direct request.',
+    },
     age_ms: { type: 'integer', minimum: 0, description: "Age of the part's entry at composition." },
     ttl_ms: { type: 'integer', minimum: 0, description: "Remaining freshness of the part's entry at composition." },
     http_status: { type: 'integer', description: "Status of the part's own answer." },
-    head: { type: ['integer', 'null'], description: "Head the part's entry was fetched at (head-invalidated parts only)." },
+    head: {
+      type: ['integer', 'null'],
+      description: "Head the part's entry was fetched at (head-invalidated parts only).",
+    },
     final: { const: true, description: 'The part is final content.' },
-    stale: { type: 'string', enum: ['revalidate', 'error'], description: 'Why it was served stale: stale-while-revalidate or stale-if-error.' },
+    stale: {
+      type: 'string',
+      enum: ['revalidate', 'error'],
+      description: 'Why it was served stale: stale-while-revalidate or stale-if-error.',
+    },
     behind_head: { const: true, description: 'The part reflects an older head than meta.head even after one refetch.' },
     error: {
       type: 'object',
@@ -44,11 +58,22 @@ const PART_META_SCHEMA: SchemaObject = {
 };
 
 const PAGE_HEADERS: ResponseObject['headers'] = {
-  'X-Cache': { description: 'HIT (composed page served from the page cache), MISS (composed now) or STALE (a part is being revalidated).', schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE'] } },
+  'X-Cache': {
+    description:
+      'HIT (composed page served from the page cache), MISS (composed now) or STALE (a part is being revalidated).',
+    schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE'] },
+  },
   'X-Chain-Head': { description: 'Best block height the proxy knows.', schema: { type: 'integer' } },
-  ETag: { description: 'Weak validator from the page key, the versions of the parts and (head-relative pages) the head.', schema: { type: 'string' } },
+  ETag: {
+    description: 'Weak validator from the page key, the versions of the parts and (head-relative pages) the head.',
+    schema: { type: 'string' },
+  },
   Age: { description: 'Seconds since the page was composed.', schema: { type: 'integer' } },
-  'Cache-Control': { description: '`public, max-age=<smallest remaining freshness of the parts>`, `immutable` when every part is final; `max-age=0` when STALE.', schema: { type: 'string' } },
+  'Cache-Control': {
+    description:
+      '`public, max-age=<smallest remaining freshness of the parts>`, `immutable` when every part is final; `max-age=0` when STALE.',
+    schema: { type: 'string' },
+  },
   ...ANSWER_HEADERS,
 };
 
@@ -70,7 +95,8 @@ function pageSchema(page: CompiledPage, registry: SchemaRegistry): SchemaObject 
       msg: { type: 'string' },
       data: {
         type: 'object',
-        description: "One key per part: exactly the `data` of that part's endpoint; null when an optional part failed or was skipped.",
+        description:
+          "One key per part: exactly the `data` of that part's endpoint; null when an optional part failed or was skipped.",
         properties: Object.fromEntries(shown.map((p) => [p.name, partData(p, registry)])),
         required: shown.map((p) => p.name),
         additionalProperties: false,
@@ -81,7 +107,12 @@ function pageSchema(page: CompiledPage, registry: SchemaRegistry): SchemaObject 
           page: { const: page.name },
           head: { type: ['integer', 'null'], description: 'Best chain head the page was composed at.' },
           composed_at: { type: 'integer', description: 'Composition time, ms since the epoch.' },
-          parts: { type: 'object', properties: metaParts, required: page.parts.map((p) => p.name), additionalProperties: false },
+          parts: {
+            type: 'object',
+            properties: metaParts,
+            required: page.parts.map((p) => p.name),
+            additionalProperties: false,
+          },
         },
         required: ['page', 'head', 'composed_at', 'parts'],
         additionalProperties: false,
@@ -93,11 +124,19 @@ function pageSchema(page: CompiledPage, registry: SchemaRegistry): SchemaObject 
 }
 
 function describeParts(page: CompiledPage): string {
-  const parts = page.parts.map((p) => `\`${p.name}\`: ${p.endpoint.name}${p.required ? ' (required)' : ''}${p.internal ? ' (internal: in meta only)' : ''}`);
+  const parts = page.parts.map(
+    (p) =>
+      `\`${p.name}\`: ${p.endpoint.name}${p.required ? ' (required)' : ''}${p.internal ? ' (internal: in meta only)' : ''}`,
+  );
   return `Parts: ${parts.join('; ')}. A required part failing answers with its own error envelope; an optional part failing or skipped is null in data, its error in meta, and the page is kept at most ${FAILED_PART_TTL_MS / 1000} s. HEAD is served too.`;
 }
 
-function operationOf(page: CompiledPage, limits: ParamLimits, registry: SchemaRegistry, schemas: Record<string, SchemaObject>): OperationObject {
+function operationOf(
+  page: CompiledPage,
+  limits: ParamLimits,
+  registry: SchemaRegistry,
+  schemas: Record<string, SchemaObject>,
+): OperationObject {
   const name = componentName(`Page_${page.name}`);
   schemas[name] = pageSchema(page, registry);
   const one = page.exactlyOne;
@@ -109,11 +148,24 @@ function operationOf(page: CompiledPage, limits: ParamLimits, registry: SchemaRe
     tags: ['pages'],
     parameters: page.def.params.map((p) => parameterOf(p, limits, one.includes(p.name) ? note : undefined)),
     responses: {
-      '200': { description: 'The composed page: `data` by part, `meta` per part.', headers: PAGE_HEADERS, content: { [JSON_TYPE]: { schema: ref(name) } } },
+      '200': {
+        description: 'The composed page: `data` by part, `meta` per part.',
+        headers: PAGE_HEADERS,
+        content: { [JSON_TYPE]: { schema: ref(name) } },
+      },
       '304': { description: 'Not modified (If-None-Match matched the ETag).' },
-      '400': errorResponse('Invalid, missing or duplicated page parameter (codes 4001, 4002, 4003); the message names it. Nothing is fetched.', registry),
+      '400': errorResponse(
+        'Invalid, missing or duplicated page parameter (codes 4001, 4002, 4003); the message names it. Nothing is fetched.',
+        registry,
+      ),
       '404': errorResponse("A required part's not-found envelope (unknown block, hash, address or token).", registry),
-      '429': { ...errorResponse('Rate limit exceeded (code 4290), or the miss budget cannot pay for a required part (code 4292; optional parts beyond it are null with their error in meta); see Retry-After.', registry), headers: { ...RETRY_AFTER, ...ANSWER_HEADERS } },
+      '429': {
+        ...errorResponse(
+          'Rate limit exceeded (code 4290), or the miss budget cannot pay for a required part (code 4292; optional parts beyond it are null with their error in meta); see Retry-After.',
+          registry,
+        ),
+        headers: { ...RETRY_AFTER, ...ANSWER_HEADERS },
+      },
       '502': errorResponse('A required part failed upstream with nothing stale to serve (codes 5021-5024).', registry),
       '504': errorResponse('A required part or the page timed out (codes 5040, 5041).', registry),
     },
@@ -125,6 +177,7 @@ export function pagesOpenapi(pages: ReadonlyMap<string, CompiledPage>, limits: P
   const registry = new SchemaRegistry();
   const schemas: Record<string, SchemaObject> = { [PART_META]: PART_META_SCHEMA };
   const paths: OpenApiContribution['paths'] = {};
-  for (const page of pages.values()) paths[`/pages/${page.name}`] = { get: operationOf(page, limits, registry, schemas) };
+  for (const page of pages.values())
+    paths[`/pages/${page.name}`] = { get: operationOf(page, limits, registry, schemas) };
   return { paths, schemas: { ...registry.schemas, ...schemas } };
 }

@@ -76,7 +76,13 @@ export async function fetchPart(part: CompiledPart, req: CanonicalRequest, deps:
   }
   const ok = !res.entry.negative && res.entry.status >= 200 && res.entry.status < 300;
   const data = ok ? locate(res.entry.body, ['data']) : null;
-  if (data === null) return { ...base, res, error: ok ? fromProxyError(new ProxyError('UPSTREAM_BAD_RESPONSE', 'answer without data')) : envelopeError(res), data: null };
+  if (data === null)
+    return {
+      ...base,
+      res,
+      error: ok ? fromProxyError(new ProxyError('UPSTREAM_BAD_RESPONSE', 'answer without data')) : envelopeError(res),
+      data: null,
+    };
   return { ...base, res, error: null, data };
 }
 
@@ -118,7 +124,11 @@ function bind(part: CompiledPart, params: ReadonlyMap<string, string>, parts: Kn
 }
 
 /** Resolves every part of `page`; outcomes in declaration order. */
-export async function resolveParts(page: CompiledPage, params: ReadonlyMap<string, string>, deps: PartDeps): Promise<PartOutcome[]> {
+export async function resolveParts(
+  page: CompiledPage,
+  params: ReadonlyMap<string, string>,
+  deps: PartDeps,
+): Promise<PartOutcome[]> {
   const done = new Map<string, PartOutcome>();
   const parsed = new Map<string, unknown>();
   const soFar: Known = {
@@ -161,6 +171,7 @@ export async function resolveParts(page: CompiledPage, params: ReadonlyMap<strin
     await Promise.race(running.values());
   }
   // Only a cycle (rejected at start) could leave parts pending.
-  for (const part of pending) done.set(part.name, skipped(part, fromProxyError(new ProxyError('INTERNAL', 'unresolvable part'))));
+  for (const part of pending)
+    done.set(part.name, skipped(part, fromProxyError(new ProxyError('INTERNAL', 'unresolvable part'))));
   return page.parts.map((p) => done.get(p.name)!);
 }

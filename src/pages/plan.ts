@@ -74,18 +74,30 @@ function hasCycle(deps: ReadonlyMap<string, readonly string[]>): string | null {
 }
 
 /** One page; pushes `label: expected X, got Y` messages to `errors`. */
-export function compilePage(name: string, decl: PageDecl, catalogue: Catalogue, label: string, errors: string[]): CompiledPage | null {
+export function compilePage(
+  name: string,
+  decl: PageDecl,
+  catalogue: Catalogue,
+  label: string,
+  errors: string[],
+): CompiledPage | null {
   const before = errors.length;
-  if (!PAGE_NAME.test(name)) errors.push(`${label}: expected a page name of a-z, 0-9, _ and - (at most 32, starting with a letter), got "${name}"`);
+  if (!PAGE_NAME.test(name))
+    errors.push(
+      `${label}: expected a page name of a-z, 0-9, _ and - (at most 32, starting with a letter), got "${name}"`,
+    );
   const params: ParamSpec[] = [];
   for (const [p, mode] of Object.entries(decl.params)) {
     const spec = (PAGE_PARAM_SPECS as Record<string, ParamSpec | undefined>)[p];
-    if (spec === undefined) errors.push(`${label}.params.${p}: expected one of ${Object.keys(PAGE_PARAM_SPECS).join(', ')}, got "${p}"`);
-    else if (mode !== 'required' && mode !== 'optional') errors.push(`${label}.params.${p}: expected required or optional, got ${JSON.stringify(mode)}`);
+    if (spec === undefined)
+      errors.push(`${label}.params.${p}: expected one of ${Object.keys(PAGE_PARAM_SPECS).join(', ')}, got "${p}"`);
+    else if (mode !== 'required' && mode !== 'optional')
+      errors.push(`${label}.params.${p}: expected required or optional, got ${JSON.stringify(mode)}`);
     else params.push({ ...spec, required: mode === 'required' });
   }
   const isParam = (n: string): boolean => params.some((s) => s.name === n);
-  for (const n of decl.exactlyOne ?? []) if (!isParam(n)) errors.push(`${label}.exactlyOne: expected declared parameters, got "${n}"`);
+  for (const n of decl.exactlyOne ?? [])
+    if (!isParam(n)) errors.push(`${label}.exactlyOne: expected declared parameters, got "${n}"`);
   const partNames = Object.keys(decl.parts);
   if (partNames.length === 0) errors.push(`${label}.parts: expected at least one part, got none`);
 
@@ -114,7 +126,8 @@ export function compilePage(name: string, decl: PageDecl, catalogue: Catalogue, 
       try {
         const alts = compileTemplate(text, isParam, where);
         for (const r of refsOf(alts)) {
-          if (!partNames.includes(r)) errors.push(`${where}: expected a page parameter or a part of this page, got "${r}"`);
+          if (!partNames.includes(r))
+            errors.push(`${where}: expected a page parameter or a part of this page, got "${r}"`);
           refs.push(r);
         }
         return alts;
@@ -125,21 +138,35 @@ export function compilePage(name: string, decl: PageDecl, catalogue: Catalogue, 
     };
     for (const [q, text] of Object.entries(part.query ?? {})) {
       if (!endpoint.params.some((s) => s.name === q)) {
-        errors.push(`${at}.query.${q}: expected a parameter of ${endpoint.name} (${endpoint.params.map((s) => s.name).join(', ') || 'none'}), got "${q}"`);
+        errors.push(
+          `${at}.query.${q}: expected a parameter of ${endpoint.name} (${endpoint.params.map((s) => s.name).join(', ') || 'none'}), got "${q}"`,
+        );
         continue;
       }
       const alts = compile(text, `${at}.query.${q}`);
       if (alts !== null) query.push([q, alts]);
     }
     const when = part.when === undefined ? null : compile(part.when, `${at}.when`);
-    for (const [flag, v] of [['required', part.required], ['internal', part.internal]] as const) {
-      if (v !== undefined && typeof v !== 'boolean') errors.push(`${at}.${flag}: expected true or false, got ${JSON.stringify(v)}`);
+    for (const [flag, v] of [
+      ['required', part.required],
+      ['internal', part.internal],
+    ] as const) {
+      if (v !== undefined && typeof v !== 'boolean')
+        errors.push(`${at}.${flag}: expected true or false, got ${JSON.stringify(v)}`);
     }
     deps.set(partName, refs);
-    parts.push({ name: partName, endpoint, query, when, required: part.required === true, internal: part.internal === true });
+    parts.push({
+      name: partName,
+      endpoint,
+      query,
+      when,
+      required: part.required === true,
+      internal: part.internal === true,
+    });
   }
   const cycle = hasCycle(deps);
-  if (cycle !== null) errors.push(`${label}.parts.${cycle}: expected parts without circular references, got a cycle through "${cycle}"`);
+  if (cycle !== null)
+    errors.push(`${label}.parts.${cycle}: expected parts without circular references, got a cycle through "${cycle}"`);
   if (errors.length > before) return null;
   const def: EndpointDef = {
     // Not a catalogue endpoint: canonicalize() uses the name only as the key prefix.
@@ -161,7 +188,11 @@ export class PageTableError extends Error {
 }
 
 /** The built-in table with configured pages added or replacing built-in ones; throws PageTableError. */
-export function compilePages(builtIn: PageTable, configured: PageTable, catalogue: Catalogue): ReadonlyMap<string, CompiledPage> {
+export function compilePages(
+  builtIn: PageTable,
+  configured: PageTable,
+  catalogue: Catalogue,
+): ReadonlyMap<string, CompiledPage> {
   const errors: string[] = [];
   const out = new Map<string, CompiledPage>();
   for (const [name, decl] of Object.entries({ ...builtIn, ...configured })) {

@@ -44,7 +44,8 @@ function parseRef(text: string, where: string): PartRef {
       const inner = close < 0 ? '' : text.slice(i + 1, close);
       const eq = inner.indexOf('=');
       const field = inner.slice(0, eq);
-      if (close < 0 || eq < 1 || !IDENT.test(field)) throw new Error(`${where}: expected [field=part.path] in "${text}"`);
+      if (close < 0 || eq < 1 || !IDENT.test(field))
+        throw new Error(`${where}: expected [field=part.path] in "${text}"`);
       path.push({ find: field, equals: parseRef(inner.slice(eq + 1), where) });
       i = close + 1;
     } else {
@@ -59,7 +60,8 @@ export function compileTemplate(text: string, isParam: (name: string) => boolean
   return text.split('|').map((raw): Alt => {
     const t = raw.trim();
     if (!t.startsWith('{')) {
-      if (t.includes('{') || t.includes('}')) throw new Error(`${where}: expected a literal or one {reference}, got "${t}"`);
+      if (t.includes('{') || t.includes('}'))
+        throw new Error(`${where}: expected a literal or one {reference}, got "${t}"`);
       return { kind: 'literal', value: t };
     }
     if (!t.endsWith('}')) throw new Error(`${where}: expected a closing "}" in "${t}"`);
@@ -68,7 +70,8 @@ export function compileTemplate(text: string, isParam: (name: string) => boolean
     const name = colon < 0 ? body : body.slice(0, colon);
     if (isParam(name)) {
       const filter = colon < 0 ? null : body.slice(colon + 1);
-      if (filter !== null && filter !== 'height' && filter !== 'hash') throw new Error(`${where}: expected filter height or hash, got "${filter}"`);
+      if (filter !== null && filter !== 'height' && filter !== 'hash')
+        throw new Error(`${where}: expected filter height or hash, got "${filter}"`);
       return { kind: 'param', name, filter };
     }
     if (colon >= 0) throw new Error(`${where}: "${name}" is not a page parameter, so it takes no filter`);
@@ -108,14 +111,24 @@ function walkRef(ref: PartRef, parts: PartsSoFar): Walk {
     const want = walkRef(seg.equals, parts);
     if (!want.ok) return want;
     const target = scalar(want.value);
-    cur = Array.isArray(cur) && target !== null ? cur.find((it) => typeof it === 'object' && it !== null && scalar((it as Record<string, unknown>)[seg.find]) === target) : undefined;
+    cur =
+      Array.isArray(cur) && target !== null
+        ? cur.find(
+            (it) =>
+              typeof it === 'object' && it !== null && scalar((it as Record<string, unknown>)[seg.find]) === target,
+          )
+        : undefined;
   }
   return { ok: true, value: cur };
 }
 
 const isHeight = (v: string): boolean => v.length < 64 && /^\d+$/.test(v);
 
-export function resolveTemplate(alts: readonly Alt[], params: ReadonlyMap<string, string>, parts: PartsSoFar): Resolved {
+export function resolveTemplate(
+  alts: readonly Alt[],
+  params: ReadonlyMap<string, string>,
+  parts: PartsSoFar,
+): Resolved {
   let failedPart: string | null = null;
   for (const a of alts) {
     if (a.kind === 'literal') return { state: 'value', value: a.value === '' ? null : a.value };

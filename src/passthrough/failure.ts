@@ -20,6 +20,7 @@ export function passthroughError(error: unknown): { err: ProxyError; reason: Pas
     else if (e.statusCode === 503) err = new ProxyError('UPSTREAM_UNAVAILABLE');
     else err = new ProxyError('UPSTREAM_ERROR');
   }
-  const reason: PassthroughFailure = err.kind === 'UPSTREAM_TIMEOUT' ? 'timeout' : err.kind === 'UPSTREAM_UNAVAILABLE' ? 'unavailable' : 'bad_response';
+  const reason: PassthroughFailure =
+    err.kind === 'UPSTREAM_TIMEOUT' ? 'timeout' : err.kind === 'UPSTREAM_UNAVAILABLE' ? 'unavailable' : 'bad_response';
   return { err, reason };
 }

@@ -8,7 +8,14 @@
 
 type Headers = Record<string, string | string[] | number | undefined>;
 
-const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 /** Lower-cased header names listed in Connection (`Connection: close, X-Foo`). */
 function connectionTokens(value: Headers[string]): Set<string> {

@@ -44,14 +44,20 @@ function destinationOf(route: PassthroughRoute): { upstream: string; rewritePref
   return { upstream: u.origin, rewritePrefix: path === '' ? route.prefix : path };
 }
 
-async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps: PassthroughDeps, trusted: AddressList): Promise<void> {
+async function registerRoute(
+  app: FastifyInstance,
+  route: PassthroughRoute,
+  deps: PassthroughDeps,
+  trusted: AddressList,
+): Promise<void> {
   const { metrics } = deps;
   const log = deps.accessLog !== 'off';
   const { upstream, rewritePrefix } = destinationOf(route);
   await app.register(async (scope) => {
     // Own handler: the plugin's scope would otherwise keep whichever handler existed when it was registered.
     scope.setErrorHandler((error: FastifyError, request, reply) => {
-      if ((error.statusCode ?? 500) < 500) return sendError(reply, new ProxyError('BAD_REQUEST', `bad request: ${error.message.slice(0, 120)}`));
+      if ((error.statusCode ?? 500) < 500)
+        return sendError(reply, new ProxyError('BAD_REQUEST', `bad request: ${error.message.slice(0, 120)}`));
       request.log.error({ reqId: request.id, err: error, passthrough: route.prefix }, 'passthrough error');
       return sendError(reply, new ProxyError('INTERNAL'));
     });
@@ -59,7 +65,17 @@ async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps
       scope.addHook('onResponse', async (request, reply) => {
         const ms = reply.elapsedTime;
         metrics?.request(route.prefix, reply.statusCode, ms / 1000);
-        if (log) request.log.info({ reqId: request.id, passthrough: route.prefix, cache: 'BYPASS', status: reply.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+        if (log)
+          request.log.info(
+            {
+              reqId: request.id,
+              passthrough: route.prefix,
+              cache: 'BYPASS',
+              status: reply.statusCode,
+              ms: Math.round(ms * 10) / 10,
+            },
+            'request',
+          );
       });
     }
     await scope.register(httpProxy, {
@@ -85,7 +101,8 @@ async function registerRoute(app: FastifyInstance, route: PassthroughRoute, deps
         rewriteRequestHeaders: (request, headers) => forwardingHeaders(request, requestHeadersFor(headers), trusted),
         rewriteHeaders: (headers) => responseHeadersFor(headers),
         onResponse: (_request, reply, res) => {
-          if (res.statusCode === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', RETRY_AFTER_503_SECONDS);
+          if (res.statusCode === 503 && !reply.hasHeader('retry-after'))
+            reply.header('retry-after', RETRY_AFTER_503_SECONDS);
           reply.send(res.stream);
         },
         onError: (reply, { error }) => {

@@ -90,8 +90,13 @@ function goodHead(endpoint: EndpointName, guard: HeadGuard): Accept {
 }
 
 /** Stage 4, transform: links spliced into success bodies; errors normalized to the envelope. */
-function transform(req: CanonicalRequest, res: UpstreamResponse, publicBaseUrl: string): { ok: boolean; status: number; body: Buffer } {
-  if (isSuccessEnvelope(res.status, res.json)) return { ok: true, status: res.status, body: rewriteLinks(res.body, req.endpoint.name, publicBaseUrl) };
+function transform(
+  req: CanonicalRequest,
+  res: UpstreamResponse,
+  publicBaseUrl: string,
+): { ok: boolean; status: number; body: Buffer } {
+  if (isSuccessEnvelope(res.status, res.json))
+    return { ok: true, status: res.status, body: rewriteLinks(res.body, req.endpoint.name, publicBaseUrl) };
   return { ok: false, ...normalizeError(res.status, res.json, res.body) };
 }
 
@@ -128,7 +133,12 @@ export class FetchStage {
    * `purpose`: the proxy's own background request (sent upstream as a header); null: a client's miss.
    * `learn`: given the facts the answer showed before the entry's lifetime is decided; null: only returned.
    */
-  async fetch(req: CanonicalRequest, signal?: AbortSignal, purpose: Purpose | null = null, learn: Learn | null = null): Promise<Fetched> {
+  async fetch(
+    req: CanonicalRequest,
+    signal?: AbortSignal,
+    purpose: Purpose | null = null,
+    learn: Learn | null = null,
+  ): Promise<Fetched> {
     const { pool, chain } = this.#deps;
     const headAtStart = chain.bestHead();
     const ask: UpstreamRequest = {
@@ -145,9 +155,18 @@ export class FetchStage {
     const firstCls = this.#classify(req, first);
     // Stage 3, agree: a final answer is kept only once several upstreams agree (UPSTREAM_QUORUM).
     const quorum = this.#deps.quorum;
-    const settled = quorum === null ? { res: first, cls: firstCls } : await quorum.settle(req, ask, first, firstCls, (r) => this.#classify(req, r));
+    const settled =
+      quorum === null
+        ? { res: first, cls: firstCls }
+        : await quorum.settle(req, ask, first, firstCls, (r) => this.#classify(req, r));
     learn?.(this.#facts(req, settled.res, settled.cls));
-    return this.#build(req, settled.res, settled.cls, stampOf(settled.res, settled.cls.observedHead, headAtStart), headAtStart);
+    return this.#build(
+      req,
+      settled.res,
+      settled.cls,
+      stampOf(settled.res, settled.cls.observedHead, headAtStart),
+      headAtStart,
+    );
   }
 
   /**
@@ -163,11 +182,18 @@ export class FetchStage {
       return null;
     }
     const body = obj(json);
-    return body === null ? null : classify({ req, status: entry.status, json: body, chain: this.#deps.chain }).observedFinal;
+    return body === null
+      ? null
+      : classify({ req, status: entry.status, json: body, chain: this.#deps.chain }).observedFinal;
   }
 
   #facts(req: CanonicalRequest, res: UpstreamResponse, cls: Classification): ChainFacts {
-    return { head: cls.observedHead, final: cls.observedFinal, source: res.upstream, shown: req.endpoint.module?.reportsHead !== true };
+    return {
+      head: cls.observedHead,
+      final: cls.observedFinal,
+      source: res.upstream,
+      shown: req.endpoint.module?.reportsHead !== true,
+    };
   }
 
   /**
@@ -181,12 +207,28 @@ export class FetchStage {
   }
 
   /** `stamp`: the head the answer is known to show; `best`: the best head when the fetch began. */
-  #build(req: CanonicalRequest, res: UpstreamResponse, settledCls: Classification, stamp: number | null, best: number | null): Fetched {
+  #build(
+    req: CanonicalRequest,
+    res: UpstreamResponse,
+    settledCls: Classification,
+    stamp: number | null,
+    best: number | null,
+  ): Fetched {
     const { chain, publicBaseUrl, clock } = this.#deps;
     const precise = this.#deps.precise ?? null;
-    const { cls, deps } = precise === null ? { cls: settledCls, deps: undefined } : precise.apply(req, settledCls, obj(res.json)?.['data'], chain.finalHeight());
+    const { cls, deps } =
+      precise === null
+        ? { cls: settledCls, deps: undefined }
+        : precise.apply(req, settledCls, obj(res.json)?.['data'], chain.finalHeight());
     // Kept by the head or by tags, an answer from an upstream behind the best head is kept only until the block it lacks.
-    if (cls.cacheable && stamp !== null && best !== null && stamp < best && (cls.headDependent || (deps?.tags.length ?? 0) > 0)) this.#deps.guarded?.('behind-upstream');
+    if (
+      cls.cacheable &&
+      stamp !== null &&
+      best !== null &&
+      stamp < best &&
+      (cls.headDependent || (deps?.tags.length ?? 0) > 0)
+    )
+      this.#deps.guarded?.('behind-upstream');
 
     const { ok, status, body } = transform(req, res, publicBaseUrl);
 
@@ -206,6 +248,12 @@ export class FetchStage {
       ...(deps !== undefined ? { deps } : {}),
       ...(this.#deps.tagHeaders === true && cls.cacheable ? tagHeaderOf(req, obj(res.json)?.['data']) : {}),
     });
-    return { entry, cacheable: cls.cacheable, upstream: res.upstream, upstreamMs: res.durationMs, facts: this.#facts(req, res, cls) };
+    return {
+      entry,
+      cacheable: cls.cacheable,
+      upstream: res.upstream,
+      upstreamMs: res.durationMs,
+      facts: this.#facts(req, res, cls),
+    };
   }
 }

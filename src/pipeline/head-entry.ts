@@ -49,6 +49,13 @@ export class HeadEntry {
     if (e === undefined || e.negative || e.head !== head || chain.bestHead() !== head) return;
     const now = clock();
     const shift = now - e.createdAt;
-    if (shift > 0) memory.put({ ...e, createdAt: now, freshUntil: e.freshUntil + shift, swrUntil: e.swrUntil + shift, sieUntil: e.sieUntil + shift });
+    if (shift > 0)
+      memory.put({
+        ...e,
+        createdAt: now,
+        freshUntil: e.freshUntil + shift,
+        swrUntil: e.swrUntil + shift,
+        sieUntil: e.sieUntil + shift,
+      });
   };
 }

@@ -52,7 +52,8 @@ export class HeadGuard {
   accept(height: number): string | null {
     if (height < this.#bestHeight) return `block/max ${height} is behind ${this.#bestHeight}, already served`;
     const head = this.#tracker.bestHead();
-    if (head !== null && height > head && !this.#tracker.plausible(height)) return `block/max ${height} implausibly far ahead of ${head}`;
+    if (head !== null && height > head && !this.#tracker.plausible(height))
+      return `block/max ${height} implausibly far ahead of ${head}`;
     return null;
   }
 

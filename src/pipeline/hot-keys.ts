@@ -42,7 +42,10 @@ export class HotKeys {
 
   /** The `n` hottest requests, hottest first; then every score is halved (a new head began). */
   take(n: number): CanonicalRequest[] {
-    const ranked = [...this.#scores.values()].sort((a, b) => b.score - a.score).slice(0, n).map((s) => s.req);
+    const ranked = [...this.#scores.values()]
+      .sort((a, b) => b.score - a.score)
+      .slice(0, n)
+      .map((s) => s.req);
     for (const [key, s] of this.#scores) {
       s.score /= 2;
       if (s.score < FORGET_BELOW) this.#scores.delete(key);

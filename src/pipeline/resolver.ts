@@ -99,7 +99,15 @@ export class Resolver {
     if (mem === undefined || entryState(mem.entry, now, this.#d.chain, this.#tags) !== 'fresh') return undefined;
     this.#observe(req);
     this.#d.metrics.upstreamSaved(req.endpoint.name);
-    const r: Resolution = { result: 'HIT', entry: mem.entry, mem, upstream: null, upstreamMs: null, staleReason: null, error: null };
+    const r: Resolution = {
+      result: 'HIT',
+      entry: mem.entry,
+      mem,
+      upstream: null,
+      upstreamMs: null,
+      staleReason: null,
+      error: null,
+    };
     return req.endpoint.module?.reportsHead === true ? this.#guard(r) : r;
   }
 
@@ -108,7 +116,12 @@ export class Resolver {
    * `payer`: charged when this call leads an upstream fetch (src/ratelimit/payer.ts); null: nobody pays.
    * `purpose`: the proxy's own background lookup (sent upstream as a header); null: a client's.
    */
-  async resolve(req: CanonicalRequest, client?: AbortSignal, payer: MissPayer | null = null, purpose: Purpose | null = null): Promise<Resolution> {
+  async resolve(
+    req: CanonicalRequest,
+    client?: AbortSignal,
+    payer: MissPayer | null = null,
+    purpose: Purpose | null = null,
+  ): Promise<Resolution> {
     this.#observe(req);
     const guard = this.#d.headGuard;
     if (guard === null || req.endpoint.module?.reportsHead !== true) return this.#resolve(req, client, payer, purpose);
@@ -117,7 +130,15 @@ export class Resolver {
     } catch (err) {
       const last = guard.last();
       if (last === null) throw err;
-      return { result: 'STALE', entry: last, mem: undefined, upstream: null, upstreamMs: null, staleReason: 'error', error: toProxyError(err) };
+      return {
+        result: 'STALE',
+        entry: last,
+        mem: undefined,
+        upstream: null,
+        upstreamMs: null,
+        staleReason: 'error',
+        error: toProxyError(err),
+      };
     }
   }
 
@@ -128,10 +149,21 @@ export class Resolver {
     const entry = guard.check(r.entry);
     if (entry === r.entry) return r;
     const mem = this.#d.memory.peek(r.entry.key);
-    return { ...r, result: 'STALE', entry, mem: mem !== undefined && mem.entry === entry ? mem : undefined, staleReason: r.staleReason ?? 'revalidate' };
+    return {
+      ...r,
+      result: 'STALE',
+      entry,
+      mem: mem !== undefined && mem.entry === entry ? mem : undefined,
+      staleReason: r.staleReason ?? 'revalidate',
+    };
   }
 
-  async #resolve(req: CanonicalRequest, client: AbortSignal | undefined, payer: MissPayer | null, purpose: Purpose | null): Promise<Resolution> {
+  async #resolve(
+    req: CanonicalRequest,
+    client: AbortSignal | undefined,
+    payer: MissPayer | null,
+    purpose: Purpose | null,
+  ): Promise<Resolution> {
     const { memory, second, clock } = this.#d;
     const now = clock();
     let fallback: CacheEntry | undefined;
@@ -152,7 +184,8 @@ export class Resolver {
           const served = this.#serve(req, j, this.#fromSecond(j.entry));
           if (served !== undefined) return served;
         }
-        if (j.state === 'error-only' && (fallback === undefined || j.entry.createdAt > fallback.createdAt)) fallback = j.entry;
+        if (j.state === 'error-only' && (fallback === undefined || j.entry.createdAt > fallback.createdAt))
+          fallback = j.entry;
       }
     }
 
@@ -234,9 +267,11 @@ export class Resolver {
   /** Starts a background refresh unless one is under way. */
   refresh(req: CanonicalRequest): void {
     if (this.#flights.has(req.key)) return;
-    this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, 'refresh')).promise.catch((err: unknown) => {
-      this.#d.logger.warn({ key: req.key, err: toProxyError(err).message }, 'background refresh failed');
-    });
+    this.#flights
+      .run(req.key, (ctx) => this.#fill(req, ctx, 'refresh'))
+      .promise.catch((err: unknown) => {
+        this.#d.logger.warn({ key: req.key, err: toProxyError(err).message }, 'background refresh failed');
+      });
   }
 
   /**
@@ -250,8 +285,19 @@ export class Resolver {
   }
 
   /** `f` when fetched at `head` or later, or still fresh; else the next flight's answer (joined or led), once. */
-  async #atHead(req: CanonicalRequest, f: Filled, head: number, purpose: Purpose | null, client?: AbortSignal): Promise<Filled> {
-    if (f.entry.head === null || f.entry.head >= head || entryState(f.entry, this.#d.clock(), this.#d.chain, this.#tags) === 'fresh') return f;
+  async #atHead(
+    req: CanonicalRequest,
+    f: Filled,
+    head: number,
+    purpose: Purpose | null,
+    client?: AbortSignal,
+  ): Promise<Filled> {
+    if (
+      f.entry.head === null ||
+      f.entry.head >= head ||
+      entryState(f.entry, this.#d.clock(), this.#d.chain, this.#tags) === 'fresh'
+    )
+      return f;
     return this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, purpose), client).promise;
   }
 
@@ -259,7 +305,13 @@ export class Resolver {
   current(req: CanonicalRequest): boolean {
     const e = this.#d.memory.peek(req.key)?.entry;
     const head = this.#d.chain.bestHead();
-    return e !== undefined && e.head !== null && head !== null && e.head >= head && entryState(e, this.#d.clock(), this.#d.chain, this.#tags) === 'fresh';
+    return (
+      e !== undefined &&
+      e.head !== null &&
+      head !== null &&
+      e.head >= head &&
+      entryState(e, this.#d.clock(), this.#d.chain, this.#tags) === 'fresh'
+    );
   }
 
   /** Stores an entry made outside a flight (the head entry from a probe answer, pipeline/head-entry.ts). */

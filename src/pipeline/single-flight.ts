@@ -36,7 +36,11 @@ export class SingleFlight<T> {
    * `joined` is true when the caller attached to a flight already under way.
    * `caller`: the caller's client signal; without it the flight is never cancelled.
    */
-  run(key: string, work: (ctx: FlightContext) => Promise<T>, caller?: AbortSignal): { promise: Promise<T>; joined: boolean } {
+  run(
+    key: string,
+    work: (ctx: FlightContext) => Promise<T>,
+    caller?: AbortSignal,
+  ): { promise: Promise<T>; joined: boolean } {
     const existing = this.#flights.get(key);
     if (existing !== undefined) {
       this.#attach(key, existing, caller);

@@ -62,7 +62,10 @@ export function purgeHorizonMs(catalogue: Catalogue, inv: InvalidationConfig): n
   const tagKept = Math.max(inv.maxAgeMs, inv.listMaxAgeMs, ...byEndpoint) * Math.max(1, inv.maxAgeGrowth);
   let life = PAGE_KEPT_MS;
   for (const { policy: p } of catalogue.all()) {
-    life = Math.max(life, Math.max(p.ttlMs, p.finalTtlMs, p.volatileTtlMs, p.negativeTtlMs, tagKept) + Math.max(p.swrMs, p.sieMs));
+    life = Math.max(
+      life,
+      Math.max(p.ttlMs, p.finalTtlMs, p.volatileTtlMs, p.negativeTtlMs, tagKept) + Math.max(p.swrMs, p.sieMs),
+    );
   }
   return 2 * life;
 }
@@ -77,10 +80,30 @@ export function buildPurge(d: PurgeDeps): Purge {
     f === null
       ? null
       : {
-          marks: new FleetMarks({ guard: { client: f.client, breaker: f.store.breaker, timeoutMs: d.redis.commandTimeoutMs, metrics: d.metrics }, keyPrefix: d.redis.keyPrefix, horizonMs, cap: PURGE_MAX_MARKS, clock: d.clock }),
+          marks: new FleetMarks({
+            guard: {
+              client: f.client,
+              breaker: f.store.breaker,
+              timeoutMs: d.redis.commandTimeoutMs,
+              metrics: d.metrics,
+            },
+            keyPrefix: d.redis.keyPrefix,
+            horizonMs,
+            cap: PURGE_MAX_MARKS,
+            clock: d.clock,
+          }),
           bus: f.bus,
           redisKey: (key: string) => f.store.redisKey(key),
         };
-  const purger = new Purger({ marks, tags, memory: d.memory, fleet, peers: d.peers, metrics, clock: d.clock, logger: d.logger });
+  const purger = new Purger({
+    marks,
+    tags,
+    memory: d.memory,
+    fleet,
+    peers: d.peers,
+    metrics,
+    clock: d.clock,
+    logger: d.logger,
+  });
   return { purger, judge: withPurges(marks, d.base), second: f === null ? null : purgedSecondTier(f.store, marks) };
 }

@@ -76,7 +76,10 @@ export class EntryTags {
     const carries = (e: CacheEntry): boolean => this.of(e).includes(tag);
     if (!tag.startsWith('height:')) return (e) => e.key.includes(value) && carries(e);
     const inKey = `=${value}`;
-    return (e) => ((startsWithAny(e.key, this.#heightByParam) && e.key.includes(inKey)) || startsWithAny(e.key, this.#heightByField)) && carries(e);
+    return (e) =>
+      ((startsWithAny(e.key, this.#heightByParam) && e.key.includes(inKey)) ||
+        startsWithAny(e.key, this.#heightByField)) &&
+      carries(e);
   }
 
   #derive(entry: CacheEntry): readonly string[] {

@@ -63,7 +63,9 @@ export class FleetMarks {
     const { guard, horizonMs, cap, clock } = this.#o;
     const member = (mark.soft ? 's' : 'h') + mark.target;
     const cutoff = `(${clock() - horizonMs}`;
-    const n = await guarded(guard, 'set', () => guard.client.eval(ADD_LUA, 1, this.#key, member, mark.at, cutoff, horizonMs, cap));
+    const n = await guarded(guard, 'set', () =>
+      guard.client.eval(ADD_LUA, 1, this.#key, member, mark.at, cutoff, horizonMs, cap),
+    );
     return n !== undefined;
   }
 

@@ -11,7 +11,8 @@ import type { PurgeMarks } from './marks.js';
 
 /** `base` (precise invalidation; null: none) with the purge marks in front. */
 export function withPurges(marks: PurgeMarks, base: TagJudge | null): TagJudge {
-  const purged = (entry: CacheEntry): boolean => entry.createdAt <= marks.newest && (entry.composed !== undefined || marks.verdict(entry) !== null);
+  const purged = (entry: CacheEntry): boolean =>
+    entry.createdAt <= marks.newest && (entry.composed !== undefined || marks.verdict(entry) !== null);
   if (base === null) return { stale: purged };
   return { stale: (entry: CacheEntry, chain: ChainHeights) => purged(entry) || base.stale(entry, chain) };
 }

@@ -75,7 +75,7 @@ export class PurgeMarks {
   }
 
   #put(m: PurgeMark): void {
-    const times = m.target === EVERYTHING ? this.#all : this.#marks.get(m.target) ?? { hard: NEVER, soft: NEVER };
+    const times = m.target === EVERYTHING ? this.#all : (this.#marks.get(m.target) ?? { hard: NEVER, soft: NEVER });
     if (m.soft) times.soft = Math.max(times.soft, m.at);
     else times.hard = Math.max(times.hard, m.at);
     if (m.target !== EVERYTHING) {

@@ -102,7 +102,16 @@ export class Purger {
     }
     const mode: PurgeMode = req.soft ? 'soft' : 'hard';
     this.#o.logger.info({ kind: req.kind, target: req.target, mode, memory, redis, fleet: shared }, 'purge');
-    return { kind: req.kind, target: req.target, mode, at: mark.at, purged: memory + redis, memory, redis, fleet: shared };
+    return {
+      kind: req.kind,
+      target: req.target,
+      mode,
+      at: mark.at,
+      purged: memory + redis,
+      memory,
+      redis,
+      fleet: shared,
+    };
   }
 
   status(): { marks: number; here: number; fleet: number; last: Last | null } {
@@ -120,7 +129,8 @@ export class Purger {
       if (held !== undefined) n += this.#reach(held, mark.soft, mark.at);
     } else {
       const named = t === EVERYTHING ? null : tags.matcher(t);
-      for (const e of memory.held()) if (e.composed === undefined && (named === null || named(e))) n += this.#reach(e, mark.soft, mark.at);
+      for (const e of memory.held())
+        if (e.composed === undefined && (named === null || named(e))) n += this.#reach(e, mark.soft, mark.at);
     }
     const kind = kindOf(t);
     const mode: PurgeMode = mark.soft ? 'soft' : 'hard';
@@ -140,7 +150,9 @@ export class Purger {
   async #load(fleet: PurgeFleet): Promise<void> {
     const list = await fleet.marks.load();
     if (list === undefined) {
-      this.#o.logger.warn('purge marks not loaded from Redis (until the next reconnect): purges made while this replica was away may be served');
+      this.#o.logger.warn(
+        'purge marks not loaded from Redis (until the next reconnect): purges made while this replica was away may be served',
+      );
       return;
     }
     if (list.length === 0) return;

@@ -47,7 +47,11 @@ function keyOf(raw: string, catalogue: Catalogue, limits: ParamLimits): string {
   const q = bare.indexOf('?');
   const path = q < 0 ? bare : bare.slice(0, q);
   const endpoint = catalogue.match(path.startsWith('/') ? path : `/${path}`);
-  if (endpoint === undefined) throw new ProxyError('BAD_PARAMETER', invalidMessage('key', `an API request such as ${txDetail.path}?hash=… (percent-encoded)`, raw));
+  if (endpoint === undefined)
+    throw new ProxyError(
+      'BAD_PARAMETER',
+      invalidMessage('key', `an API request such as ${txDetail.path}?hash=… (percent-encoded)`, raw),
+    );
   try {
     return canonicalize(endpoint, q < 0 ? '' : bare.slice(q + 1), limits).key;
   } catch (err) {
@@ -60,7 +64,8 @@ function tagOf(raw: string, limits: ParamLimits): string {
   const kind = colon < 0 ? undefined : TAG_KINDS[raw.slice(0, colon)];
   if (kind === undefined) throw new ProxyError('BAD_PARAMETER', invalidMessage('tag', TAG_EXPECTED, raw));
   const r = kind.spec.parse(raw.slice(colon + 1), limits);
-  if (!r.ok) throw new ProxyError('BAD_PARAMETER', invalidMessage('tag', `${raw.slice(0, colon)}:<${r.expected}>`, raw));
+  if (!r.ok)
+    throw new ProxyError('BAD_PARAMETER', invalidMessage('tag', `${raw.slice(0, colon)}:<${r.expected}>`, raw));
   return kind.tag(r.value);
 }
 
@@ -68,14 +73,22 @@ export function parsePurge(rawQuery: string, catalogue: Catalogue, limits: Param
   const given = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(rawQuery)) {
     if (!(NAMES as readonly string[]).includes(name)) {
-      throw new ProxyError('BAD_PARAMETER', `invalid parameter ${echo(name)}: expected only ${NAMES.join(', ')} (percent-encode the key's own query)`);
+      throw new ProxyError(
+        'BAD_PARAMETER',
+        `invalid parameter ${echo(name)}: expected only ${NAMES.join(', ')} (percent-encode the key's own query)`,
+      );
     }
     if (given.has(name)) throw new ProxyError('DUPLICATE_PARAMETER', `duplicated parameter ${name}: give it once`);
     given.set(name, value);
   }
   const chosen = (['key', 'tag', 'all'] as const).filter((n) => given.has(n));
-  if (chosen.length === 0) throw new ProxyError('MISSING_PARAMETER', 'missing parameter key, tag or all: say what to purge');
-  if (chosen.length > 1) throw new ProxyError('BAD_PARAMETER', `invalid parameter ${chosen[1]}: give one of key, tag or all, not ${chosen.join(' and ')}`);
+  if (chosen.length === 0)
+    throw new ProxyError('MISSING_PARAMETER', 'missing parameter key, tag or all: say what to purge');
+  if (chosen.length > 1)
+    throw new ProxyError(
+      'BAD_PARAMETER',
+      `invalid parameter ${chosen[1]}: give one of key, tag or all, not ${chosen.join(' and ')}`,
+    );
   const soft = given.has('soft') ? flag('soft', given.get('soft')!) : false;
   const kind = chosen[0]!;
   const raw = given.get(kind)!;

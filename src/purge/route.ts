@@ -44,7 +44,8 @@ export function registerPurgeRoute(app: FastifyInstance, deps: PurgeRouteDeps): 
   const operator = adminOnly(deps.adminGate);
   const onRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     // Refused like a non-operator: the answer of an unknown path.
-    if (crossOrigin(request.headers)) sendError(reply, new ProxyError('ROUTE_NOT_FOUND', `no such endpoint: ${PURGE_PATH}`));
+    if (crossOrigin(request.headers))
+      sendError(reply, new ProxyError('ROUTE_NOT_FOUND', `no such endpoint: ${PURGE_PATH}`));
     else operator(request, reply, done);
   };
   app.post(PURGE_PATH, { onRequest }, async (request, reply) => {

@@ -25,7 +25,12 @@ export class ApiKeyTable {
 
   constructor(keys: readonly ApiKeyConfig[], defaultWindowMs: number) {
     for (const k of keys) {
-      const key: ApiKey = { name: k.name, clientKey: `key:${k.name}`, max: k.max, windowMs: k.windowMs ?? defaultWindowMs };
+      const key: ApiKey = {
+        name: k.name,
+        clientKey: `key:${k.name}`,
+        max: k.max,
+        windowMs: k.windowMs ?? defaultWindowMs,
+      };
       if (k.key !== undefined) this.#byKey.set(k.key, key);
       if (k.sha256 !== undefined) this.#byDigest.set(k.sha256.toLowerCase(), key);
       this.#byClientKey.set(key.clientKey, key);

@@ -46,12 +46,20 @@ export function createRateLimitGate(config: Config, d: GateDeps): RateLimitGate 
       d.redis === null
         ? null
         : {
-            guard: { client: d.redis, breaker: new Breaker({ failures: r.breakerFailures, cooldownMs: r.breakerCooldownMs }), timeoutMs: r.commandTimeoutMs, metrics: d.metrics },
+            guard: {
+              client: d.redis,
+              breaker: new Breaker({ failures: r.breakerFailures, cooldownMs: r.breakerCooldownMs }),
+              timeoutMs: r.commandTimeoutMs,
+              metrics: d.metrics,
+            },
             keyPrefix: r.keyPrefix,
           },
   });
   limiter.start();
-  const rl = createRateLimitMetrics(d.registry, limiter.keyNames(), { buckets: () => limiter.buckets, missBuckets: () => limiter.missBuckets });
+  const rl = createRateLimitMetrics(d.registry, limiter.keyNames(), {
+    buckets: () => limiter.buckets,
+    missBuckets: () => limiter.missBuckets,
+  });
   const prices = new CreditPrices(config.credits, config.creditCosts);
   return { limiter, metrics: d.metrics, rl, prices, budget: new MissBudget(limiter, prices, rl) };
 }

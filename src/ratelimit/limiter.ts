@@ -74,16 +74,28 @@ export class RateLimiter {
     this.#default = { max: o.config.max, windowMs: o.config.windowMs, unlimited: false };
     this.#unlimited = { max: 1, windowMs: o.config.windowMs, unlimited: true };
     this.missBudget = o.missBudget ?? 0;
-    const misses: Budget = { max: Math.max(1, this.missBudget), windowMs: o.config.windowMs, unlimited: this.missBudget === 0 };
+    const misses: Budget = {
+      max: Math.max(1, this.missBudget),
+      windowMs: o.config.windowMs,
+      unlimited: this.missBudget === 0,
+    };
     this.#buckets = new BucketTable((k) => this.#budgetOf(k), o.maxBuckets ?? DEFAULT_MAX_BUCKETS);
-    this.#misses = new BucketTable((k) => (this.#budgetOf(k).unlimited ? this.#unlimited : misses), o.maxBuckets ?? DEFAULT_MAX_BUCKETS);
+    this.#misses = new BucketTable(
+      (k) => (this.#budgetOf(k).unlimited ? this.#unlimited : misses),
+      o.maxBuckets ?? DEFAULT_MAX_BUCKETS,
+    );
     this.#fleet = this.#sync(o, '{rl}', this.#buckets);
     this.#missFleet = this.#sync(o, '{mb}', this.#misses);
   }
 
   #sync(o: RateLimiterOptions, tag: string, table: BucketTable): FleetSync | null {
     if (o.redis === null) return null;
-    const fleet = new FleetSync({ guard: o.redis.guard, prefix: `${o.redis.keyPrefix}${tag}:`, intervalMs: o.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS, clock: this.#clock });
+    const fleet = new FleetSync({
+      guard: o.redis.guard,
+      prefix: `${o.redis.keyPrefix}${tag}:`,
+      intervalMs: o.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS,
+      clock: this.#clock,
+    });
     table.onActive = (b) => fleet.watch(b);
     return fleet;
   }

@@ -35,7 +35,11 @@ export interface BucketCounts {
   missBuckets: () => number;
 }
 
-export function createRateLimitMetrics(registry: Registry, keyNames: readonly string[], sizes: BucketCounts): RateLimitMetrics {
+export function createRateLimitMetrics(
+  registry: Registry,
+  keyNames: readonly string[],
+  sizes: BucketCounts,
+): RateLimitMetrics {
   const p = METRIC_PREFIX;
   const clients = ['ip', ...keyNames];
   const classes = ['anonymous', ...keyNames];
@@ -45,14 +49,42 @@ export function createRateLimitMetrics(registry: Registry, keyNames: readonly st
     const i = clientKey.charCodeAt(0) === 107 /* 'k' */ ? index.get(clientKey) : undefined;
     return i === undefined ? 0 : i + 1;
   };
-  const refused = new DenseCounter(`${p}rate_limit_refused_total`, 'Requests refused with 429 by the rate limiter, by client (ip, or the API key name).', clients.map((c) => ({ client: c }))).register(registry);
-  const perKey = new DenseCounter(`${p}api_key_requests_total`, 'Requests admitted per API key (by name).', keyNames.map((k) => ({ key: k }))).register(registry);
-  const credits = new DenseCounter(`${p}api_key_credits_total`, 'Credits charged per API key (by name): request prices and miss prices.', keyNames.map((k) => ({ key: k }))).register(registry);
-  const unknown = new DenseCounter(`${p}api_key_unknown_total`, 'Requests refused with 401 for an X-API-Key that is not configured.', [{}]).register(registry);
-  const charged = new DenseCounter(`${p}miss_budget_charged_total`, 'Upstream requests led by a client and charged to it (miss budget, or credits for an API key), by client class (anonymous, or the API key name).', classes.map((c) => ({ client: c }))).register(registry);
-  const missRefused = new DenseCounter(`${p}miss_budget_refused_total`, 'Requests refused with 429 (code 4292) because they would lead an upstream request beyond the client budget, by client class.', classes.map((c) => ({ client: c }))).register(registry);
-  new CallbackGauge(`${p}rate_limit_buckets`, 'Client rate-limit buckets held in memory (bounded).', () => [{ labels: {}, value: sizes.buckets() }]).register(registry);
-  new CallbackGauge(`${p}miss_budget_buckets`, 'Client miss-budget buckets held in memory (bounded).', () => [{ labels: {}, value: sizes.missBuckets() }]).register(registry);
+  const refused = new DenseCounter(
+    `${p}rate_limit_refused_total`,
+    'Requests refused with 429 by the rate limiter, by client (ip, or the API key name).',
+    clients.map((c) => ({ client: c })),
+  ).register(registry);
+  const perKey = new DenseCounter(
+    `${p}api_key_requests_total`,
+    'Requests admitted per API key (by name).',
+    keyNames.map((k) => ({ key: k })),
+  ).register(registry);
+  const credits = new DenseCounter(
+    `${p}api_key_credits_total`,
+    'Credits charged per API key (by name): request prices and miss prices.',
+    keyNames.map((k) => ({ key: k })),
+  ).register(registry);
+  const unknown = new DenseCounter(
+    `${p}api_key_unknown_total`,
+    'Requests refused with 401 for an X-API-Key that is not configured.',
+    [{}],
+  ).register(registry);
+  const charged = new DenseCounter(
+    `${p}miss_budget_charged_total`,
+    'Upstream requests led by a client and charged to it (miss budget, or credits for an API key), by client class (anonymous, or the API key name).',
+    classes.map((c) => ({ client: c })),
+  ).register(registry);
+  const missRefused = new DenseCounter(
+    `${p}miss_budget_refused_total`,
+    'Requests refused with 429 (code 4292) because they would lead an upstream request beyond the client budget, by client class.',
+    classes.map((c) => ({ client: c })),
+  ).register(registry);
+  new CallbackGauge(`${p}rate_limit_buckets`, 'Client rate-limit buckets held in memory (bounded).', () => [
+    { labels: {}, value: sizes.buckets() },
+  ]).register(registry);
+  new CallbackGauge(`${p}miss_budget_buckets`, 'Client miss-budget buckets held in memory (bounded).', () => [
+    { labels: {}, value: sizes.missBuckets() },
+  ]).register(registry);
   return {
     refused(clientKey) {
       refused.inc(slot(clientKey));

@@ -70,7 +70,8 @@ function parseMultiHost(rest: string, defaultPort: number): MultiHost {
       const colon = h.lastIndexOf(':');
       const host = colon === -1 ? h : h.slice(0, colon);
       const port = colon === -1 ? defaultPort : Number(h.slice(colon + 1));
-      if (host === '' || !Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`invalid Redis host "${h}"`);
+      if (host === '' || !Number.isInteger(port) || port <= 0 || port > 65535)
+        throw new Error(`invalid Redis host "${h}"`);
       return { host, port };
     });
   if (nodes.length === 0) throw new Error('Redis URL lists no hosts');
@@ -113,7 +114,14 @@ export function createRedis(url: string, cfg: RedisConfig, opts: CreateRedisOpti
   } else if (url.startsWith('redis-sentinel://')) {
     const { nodes, path, username, password } = parseMultiHost(url.slice('redis-sentinel://'.length), 26379);
     if (path === '') throw new Error('redis-sentinel:// URL needs the master name as its path');
-    client = new Redis({ ...base, sentinels: nodes, name: path, username, password, sentinelRetryStrategy: reconnectDelay });
+    client = new Redis({
+      ...base,
+      sentinels: nodes,
+      name: path,
+      username,
+      password,
+      sentinelRetryStrategy: reconnectDelay,
+    });
   } else if (url.startsWith('redis://') || url.startsWith('rediss://')) {
     client = new Redis(url, base);
   } else {

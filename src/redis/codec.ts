@@ -96,7 +96,13 @@ function isDeps(v: unknown): boolean {
   if (v === undefined) return true;
   if (typeof v !== 'object' || v === null) return false;
   const d = v as Record<string, unknown>;
-  return Array.isArray(d.tags) && d.tags.every((t) => typeof t === 'string') && isNumOrNull(d.watchFinal) && (d.watchHead === undefined || isNum(d.watchHead)) && (d.clientMaxMs === undefined || isNum(d.clientMaxMs));
+  return (
+    Array.isArray(d.tags) &&
+    d.tags.every((t) => typeof t === 'string') &&
+    isNumOrNull(d.watchFinal) &&
+    (d.watchHead === undefined || isNum(d.watchHead)) &&
+    (d.clientMaxMs === undefined || isNum(d.clientMaxMs))
+  );
 }
 
 function isHeader(v: unknown): v is Header {
@@ -126,7 +132,8 @@ function isHeader(v: unknown): v is Header {
 
 /** The entry, or undefined for anything not written by this codec version. */
 export async function decodeEntry(raw: Buffer): Promise<CacheEntry | undefined> {
-  if (raw.length < PREFIX_BYTES || !raw.subarray(0, 3).equals(CODEC_MAGIC) || raw.readUInt8(3) !== CODEC_VERSION) return undefined;
+  if (raw.length < PREFIX_BYTES || !raw.subarray(0, 3).equals(CODEC_MAGIC) || raw.readUInt8(3) !== CODEC_VERSION)
+    return undefined;
   const headerLen = raw.readUInt32BE(4);
   if (PREFIX_BYTES + headerLen > raw.length) return undefined;
   let header: unknown;

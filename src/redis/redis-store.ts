@@ -65,8 +65,14 @@ export class RedisStore implements CacheStore {
     this.#cfg = opts.config;
     this.#metrics = opts.metrics ?? noopMetrics;
     this.#clock = opts.clock ?? Date.now;
-    this.#breaker = opts.breaker ?? new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs });
-    this.#guardOpts = { client: opts.client, breaker: this.#breaker, timeoutMs: opts.config.commandTimeoutMs, metrics: this.#metrics };
+    this.#breaker =
+      opts.breaker ?? new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs });
+    this.#guardOpts = {
+      client: opts.client,
+      breaker: this.#breaker,
+      timeoutMs: opts.config.commandTimeoutMs,
+      metrics: this.#metrics,
+    };
     this.#entryPrefix = `${opts.config.keyPrefix}e:${opts.namespace ?? ''}`;
   }
 
@@ -115,7 +121,11 @@ export class RedisStore implements CacheStore {
     });
   }
 
-  async #flush(client: Exclude<RedisClient, Cluster>, keys: string[], waiters: ((raw: Buffer | null | undefined) => void)[]): Promise<void> {
+  async #flush(
+    client: Exclude<RedisClient, Cluster>,
+    keys: string[],
+    waiters: ((raw: Buffer | null | undefined) => void)[],
+  ): Promise<void> {
     if (keys.length === 1) {
       waiters[0]?.(await guarded(this.#guardOpts, 'get', () => client.getBuffer(keys[0] as string)));
       return;
@@ -144,5 +154,4 @@ export class RedisStore implements CacheStore {
   async delete(key: string): Promise<void> {
     await guarded(this.#guardOpts, 'delete', () => this.#client.del(this.redisKey(key)));
   }
-
 }

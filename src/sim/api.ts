@@ -4,14 +4,28 @@
  */
 import type { SimChain } from './chain.js';
 import {
-  HOLDERS_MAX_PAGES, MAX_PAGE_SIZE, NRC20_MAX_DISPLAY, TOKEN_LIST_JSON, tokenByContract, tokenByName,
+  HOLDERS_MAX_PAGES,
+  MAX_PAGE_SIZE,
+  NRC20_MAX_DISPLAY,
+  TOKEN_LIST_JSON,
+  tokenByContract,
+  tokenByName,
   type TokenDef,
 } from './constants.js';
 import { blockHash, decodeBlockHash, decodeTxHash, isAddress } from './ids.js';
 import { addressInfo, contractCount, contractRecord, holderRecord, holdersCount } from './records/address.js';
 import { blockDetailRecord, blockRecord } from './records/block.js';
 import {
-  currentStageEnd, estimateText, lastDistributed, lastStage, naxRecord, pledged, profitList, profitRecord, totalDistributedText, totalNas,
+  currentStageEnd,
+  estimateText,
+  lastDistributed,
+  lastStage,
+  naxRecord,
+  pledged,
+  profitList,
+  profitRecord,
+  totalDistributedText,
+  totalNas,
 } from './records/nax.js';
 import { addressCountHistory, txCountHistory, txCountToday } from './records/stats.js';
 import { tokenHolderCount, tokenHolderRecord } from './records/token.js';
@@ -20,7 +34,16 @@ import { account, limitsAt, listPage } from './records/ledger.js';
 import { deriveTx, inChainTime, normalAddressCount, tokenTxCount, tokenTxHeight, txStatus } from './records/tx.js';
 import { locateTx, txCountAt } from './records/txcount.js';
 import {
-  dotZero, envelope, errorBody, nrc20Record, paged, pageInfo, tokenTxRecord, txDetailRecord, txRecord, type PageLinks,
+  dotZero,
+  envelope,
+  errorBody,
+  nrc20Record,
+  paged,
+  pageInfo,
+  tokenTxRecord,
+  txDetailRecord,
+  txRecord,
+  type PageLinks,
 } from './render.js';
 
 export type Query = Record<string, string | string[] | undefined>;
@@ -40,7 +63,11 @@ export interface ApiResult {
 export type Handler = (q: Query, ctx: ApiContext) => ApiResult;
 
 class ApiError extends Error {
-  constructor(readonly status: number, readonly code: number, msg: string) {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    msg: string,
+  ) {
     super(msg);
   }
 }
@@ -131,7 +158,8 @@ function pendingList(q: Query, ctx: ApiContext): ApiResult {
   const count = heights.length;
   const [from, to] = range(page, pageSize, count);
   let items = '';
-  for (let k = from; k < to; k++) items += (k > from ? ',' : '') + txRecord(deriveTx(seed, heights[k]!, indexes[k]!, extrasBefore[k]!), 2);
+  for (let k = from; k < to; k++)
+    items += (k > from ? ',' : '') + txRecord(deriveTx(seed, heights[k]!, indexes[k]!, extrasBefore[k]!), 2);
   return ok(paged(links(ctx, 'tx/list/pending'), pageInfo(page, pageSize, count), items, ts(ctx)));
 }
 
@@ -161,7 +189,8 @@ function listByAddress(q: Query, ctx: ApiContext): ApiResult {
     const tx = deriveTx(seed, h, i, m < 0 ? -1 : m - i + 1);
     items += (items ? ',' : '') + txRecord(tx, txStatus(tx, head));
   }
-  const before = 'address=' + addr + '&' + (nrc === undefined ? '' : 'is_nrc20=' + encodeURIComponent(str(q, 'is_nrc20')!) + '&');
+  const before =
+    'address=' + addr + '&' + (nrc === undefined ? '' : 'is_nrc20=' + encodeURIComponent(str(q, 'is_nrc20')!) + '&');
   return ok(paged(links(ctx, 'tx/listByAddress', before), pageInfo(page, pageSize, p.count), items, ts(ctx)));
 }
 
@@ -180,8 +209,17 @@ function nrc20(q: Query, ctx: ApiContext): ApiResult {
     items += (items ? ',' : '') + nrc20Record(tx, txStatus(tx, head), blockHash(seed, h), ctx.nowMs);
   }
   return ok(
-    '{"txnList":[' + items + '],"totalPage":' + Math.ceil(cnt / pageSize) + ',"maxDisplayCnt":' + NRC20_MAX_DISPLAY +
-      ',"currentPage":' + page + ',"txnCnt":' + cnt + '}',
+    '{"txnList":[' +
+      items +
+      '],"totalPage":' +
+      Math.ceil(cnt / pageSize) +
+      ',"maxDisplayCnt":' +
+      NRC20_MAX_DISPLAY +
+      ',"currentPage":' +
+      page +
+      ',"txnCnt":' +
+      cnt +
+      '}',
   );
 }
 
@@ -273,7 +311,14 @@ function tokenTxList(q: Query, ctx: ApiContext): ApiResult {
     const tx = deriveTx(seed, tokenTxHeight(t.index, count - 1 - k), 0);
     items += (k > from ? ',' : '') + tokenTxRecord(tx, txStatus(tx, head), t.json);
   }
-  return ok(paged(links(ctx, 'token/tx/list', '', '&' + param), pageInfo(page, pageSize, count), items, ts(ctx) + ',"token":' + t.json));
+  return ok(
+    paged(
+      links(ctx, 'token/tx/list', '', '&' + param),
+      pageInfo(page, pageSize, count),
+      items,
+      ts(ctx) + ',"token":' + t.json,
+    ),
+  );
 }
 
 function tokenHolders(q: Query, ctx: ApiContext): ApiResult {
@@ -316,10 +361,21 @@ function naxSummary(_q: Query, ctx: ApiContext): ApiResult {
   let list = '';
   for (let k = s; k >= 0 && k > s - 15; k--) list += (k < s ? ',' : '') + naxRecord(seed, k);
   return ok(
-    '{"last_distributed_nax":"' + (s >= 0 ? lastDistributed(seed, s) : '0') + '","total_distributed_nax":"' +
-      (s >= 0 ? totalDistributedText(seed, s) : '0') + '","current_pledged_nas":"' + pledged(seed, s + 1) + '","current_total_nas":"' +
-      totalNas(seed, s + 1) + '","estimate_nax":"' + estimateText(seed, s + 1) + '","end_height":' + currentStageEnd(head) +
-      ',"list":[' + list + ']}',
+    '{"last_distributed_nax":"' +
+      (s >= 0 ? lastDistributed(seed, s) : '0') +
+      '","total_distributed_nax":"' +
+      (s >= 0 ? totalDistributedText(seed, s) : '0') +
+      '","current_pledged_nas":"' +
+      pledged(seed, s + 1) +
+      '","current_total_nas":"' +
+      totalNas(seed, s + 1) +
+      '","estimate_nax":"' +
+      estimateText(seed, s + 1) +
+      '","end_height":' +
+      currentStageEnd(head) +
+      ',"list":[' +
+      list +
+      ']}',
   );
 }
 
@@ -338,8 +394,15 @@ function chainSummary(_q: Query, ctx: ApiContext): ApiResult {
   const head = ctx.chain.head();
   const seed = ctx.chain.seed;
   return ok(
-    '{"block_count":' + head + ',"tx_count":' + ctx.chain.txTotal() + ',"contract_count":' + contractCount(seed, head) +
-      ',"normal_address_count":' + normalAddressCount(head) + '}',
+    '{"block_count":' +
+      head +
+      ',"tx_count":' +
+      ctx.chain.txTotal() +
+      ',"contract_count":' +
+      contractCount(seed, head) +
+      ',"normal_address_count":' +
+      normalAddressCount(head) +
+      '}',
   );
 }
 

@@ -76,7 +76,9 @@ async function main(): Promise<void> {
     internalTransfers: values['internal-transfers'] ?? false,
     logger: values.log ?? false,
   });
-  process.stdout.write(`chain simulator listening on ${sim.url} (head ${sim.chain.head()}, seed ${sim.chain.seed}${sim.chain.internalTransfers ? ', internal transfers' : ''})\n`);
+  process.stdout.write(
+    `chain simulator listening on ${sim.url} (head ${sim.chain.head()}, seed ${sim.chain.seed}${sim.chain.internalTransfers ? ', internal transfers' : ''})\n`,
+  );
   const stop = (): void => {
     void sim.close().then(() => process.exit(0));
   };

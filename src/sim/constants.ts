@@ -29,10 +29,27 @@ export interface TokenDef {
   readonly json: string;
 }
 
-function token(index: number, name: string, description: string, contract: string, total: string, decimals: number, holders: number): TokenDef {
+function token(
+  index: number,
+  name: string,
+  description: string,
+  contract: string,
+  total: string,
+  decimals: number,
+  holders: number,
+): TokenDef {
   const json =
-    '{"token_name":' + JSON.stringify(name) + ',"description":' + JSON.stringify(description) + ',"contract":"' + contract +
-    '","total":"' + total + '","token_decimals":' + decimals + '}';
+    '{"token_name":' +
+    JSON.stringify(name) +
+    ',"description":' +
+    JSON.stringify(description) +
+    ',"contract":"' +
+    contract +
+    '","total":"' +
+    total +
+    '","token_decimals":' +
+    decimals +
+    '}';
   return { index, name, description, contract, total, decimals, holders, json };
 }
 
@@ -60,21 +77,44 @@ export function tokenByContract(contract: string): TokenDef | undefined {
 /** Free-text operator descriptions used for block/detail node.info (nulls included, as recorded). */
 export const NODE_INFOS: readonly Record<string, string | null>[] = [
   {
-    avatar: 'vko6lukmtl.png', email: 'support@keysinteractive.com', id: 'keys01',
-    'income-distribute': 'We will distribute 80% of the block rewards back to our voters.\n\nPayout frequency is weekly (every 168 polling cycle).',
-    name: 'Keys | Share 80%', server: 'Memory: 32GB of RAM\nStorage: 1TB SSD\nCPU: 64-bit\nProcessor: 8 cores (3.2 GHz each)\nNetwork: 1 Gbps',
-    summary: 'We provide staking/validation services for Proof of Stake networks. \n\nOur primary goal is stable and secure block production.',
-    telegram: null, twitter: 'keys_tech', website: null, wechat: null,
+    avatar: 'vko6lukmtl.png',
+    email: 'support@keysinteractive.com',
+    id: 'keys01',
+    'income-distribute':
+      'We will distribute 80% of the block rewards back to our voters.\n\nPayout frequency is weekly (every 168 polling cycle).',
+    name: 'Keys | Share 80%',
+    server: 'Memory: 32GB of RAM\nStorage: 1TB SSD\nCPU: 64-bit\nProcessor: 8 cores (3.2 GHz each)\nNetwork: 1 Gbps',
+    summary:
+      'We provide staking/validation services for Proof of Stake networks. \n\nOur primary goal is stable and secure block production.',
+    telegram: null,
+    twitter: 'keys_tech',
+    website: null,
+    wechat: null,
   },
   {
-    avatar: 'a1b2c3d4e5.jpg', email: 'node@starlight.example', id: 'starlight',
-    'income-distribute': '100% of rewards are shared with voters, paid daily.', name: 'Starlight “全节点”',
-    server: 'AWS c5.2xlarge, 16GB RAM, 500GB NVMe', summary: 'Community node run since 2019. Emoji welcome 🚀 and "quotes" too.',
-    telegram: '@starlight_node', twitter: 'starlight', website: 'https://starlight.example', wechat: null,
+    avatar: 'a1b2c3d4e5.jpg',
+    email: 'node@starlight.example',
+    id: 'starlight',
+    'income-distribute': '100% of rewards are shared with voters, paid daily.',
+    name: 'Starlight “全节点”',
+    server: 'AWS c5.2xlarge, 16GB RAM, 500GB NVMe',
+    summary: 'Community node run since 2019. Emoji welcome 🚀 and "quotes" too.',
+    telegram: '@starlight_node',
+    twitter: 'starlight',
+    website: 'https://starlight.example',
+    wechat: null,
   },
   {
-    avatar: 'default.png', email: 'ops@nebula-garden.example', id: 'garden',
-    'income-distribute': 'Share 50%\tweekly', name: 'Nebula Garden', server: 'bare metal\\rack 7',
-    summary: 'Long-running node.', telegram: null, twitter: '', website: null, wechat: 'nebula_garden',
+    avatar: 'default.png',
+    email: 'ops@nebula-garden.example',
+    id: 'garden',
+    'income-distribute': 'Share 50%\tweekly',
+    name: 'Nebula Garden',
+    server: 'bare metal\\rack 7',
+    summary: 'Long-running node.',
+    telegram: null,
+    twitter: '',
+    website: null,
+    wechat: 'nebula_garden',
   },
 ];

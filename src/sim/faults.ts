@@ -38,7 +38,8 @@ export function parseFaultConfig(body: unknown): FaultConfig | string {
       if (typeof v !== 'number' || !(v >= 0 && v <= 1)) return 'errorRate must be a number in 0..1';
       out.errorRate = v;
     } else if (k === 'kind') {
-      if (typeof v !== 'string' || !FAULT_KINDS.includes(v as FaultKind)) return 'kind must be one of ' + FAULT_KINDS.join(', ');
+      if (typeof v !== 'string' || !FAULT_KINDS.includes(v as FaultKind))
+        return 'kind must be one of ' + FAULT_KINDS.join(', ');
       out.kind = v as FaultKind;
     } else if (k === 'freeze') {
       if (typeof v !== 'boolean') return 'freeze must be a boolean';
@@ -94,7 +95,10 @@ export class Faults {
         void reply.code(502).type('text/html').send(HTML_502);
         return;
       case 'malformed':
-        void reply.code(200).type('application/json; charset=utf-8').send('{"code":0,"msg":"success","data":{"list":[{"tx_hash":,}');
+        void reply
+          .code(200)
+          .type('application/json; charset=utf-8')
+          .send('{"code":0,"msg":"success","data":{"list":[{"tx_hash":,}');
         return;
       default:
         break;
@@ -103,7 +107,10 @@ export class Faults {
     const socket = req.raw.socket;
     if (kind === 'truncated') {
       const res = reply.raw;
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+      });
       res.write(body.slice(0, Math.max(1, Math.floor(body.length / 2))), () => socket.destroy());
     } else if (kind === 'reset') {
       if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();

@@ -39,24 +39,78 @@ export function txRecord(tx: TxCore, status: number): string {
   const p = status === 2;
   const bts = blockTime(tx.h);
   return (
-    '{"tx_hash":"' + tx.hash + '","chainId":' + CHAIN_ID + ',"address_from":"' + tx.from + '","address_to":"' + tx.to +
-    '","value":"' + tx.value + '","nonce":' + tx.nonce + ',"timestamp":' + tx.ts +
-    (p ? ',"block_timestamp":null,"block_date":null' : ',"block_timestamp":' + bts + ',"block_date":"' + ymd(bts) + '"') +
-    ',"tx_type":"' + tx.type + '","gas_price":"' + tx.gasPrice + '","gas_limit":' + tx.gasLimit +
-    (p ? ',"gas_used":null,"contract_address":null' : ',"gas_used":' + tx.gasUsed + ',"contract_address":"' + tx.deployed + '"') +
-    ',"status":' + status + ',"execute_error":"' + tx.execError + '","execute_result":' + (p ? '""' : tx.execResultJson) +
-    ',"block_height":' + (p ? 'null' : tx.h) + '}'
+    '{"tx_hash":"' +
+    tx.hash +
+    '","chainId":' +
+    CHAIN_ID +
+    ',"address_from":"' +
+    tx.from +
+    '","address_to":"' +
+    tx.to +
+    '","value":"' +
+    tx.value +
+    '","nonce":' +
+    tx.nonce +
+    ',"timestamp":' +
+    tx.ts +
+    (p
+      ? ',"block_timestamp":null,"block_date":null'
+      : ',"block_timestamp":' + bts + ',"block_date":"' + ymd(bts) + '"') +
+    ',"tx_type":"' +
+    tx.type +
+    '","gas_price":"' +
+    tx.gasPrice +
+    '","gas_limit":' +
+    tx.gasLimit +
+    (p
+      ? ',"gas_used":null,"contract_address":null'
+      : ',"gas_used":' + tx.gasUsed + ',"contract_address":"' + tx.deployed + '"') +
+    ',"status":' +
+    status +
+    ',"execute_error":"' +
+    tx.execError +
+    '","execute_result":' +
+    (p ? '""' : tx.execResultJson) +
+    ',"block_height":' +
+    (p ? 'null' : tx.h) +
+    '}'
   );
 }
 
 function txDetailTail(tx: TxCore, status: number): string {
   const p = status === 2;
   return (
-    '"tx_hash":"' + tx.hash + '","address_main":"' + tx.from + '","address_supporting":"' + tx.recipient +
-    '","direction":"send","tx_type":"' + tx.type + '","timestamp":' + tx.ts + ',"block_timestamp":' + (p ? 'null' : blockTime(tx.h)) +
-    ',"contract_address":"' + (tx.token ? tx.token.contract : tx.deployed) + '","tx_value":"' + tx.value + '","real_value":"' + tx.realValue +
-    '","gas_price":"' + tx.gasPrice + '","gas_limit":' + tx.gasLimit + ',"gas_used":' + (p ? 'null' : tx.gasUsed) +
-    ',"status":' + status + ',"block_height":' + (p ? 'null' : tx.h) + ',"is_nrc20":' + (tx.token ? 'true' : 'false') + '}'
+    '"tx_hash":"' +
+    tx.hash +
+    '","address_main":"' +
+    tx.from +
+    '","address_supporting":"' +
+    tx.recipient +
+    '","direction":"send","tx_type":"' +
+    tx.type +
+    '","timestamp":' +
+    tx.ts +
+    ',"block_timestamp":' +
+    (p ? 'null' : blockTime(tx.h)) +
+    ',"contract_address":"' +
+    (tx.token ? tx.token.contract : tx.deployed) +
+    '","tx_value":"' +
+    tx.value +
+    '","real_value":"' +
+    tx.realValue +
+    '","gas_price":"' +
+    tx.gasPrice +
+    '","gas_limit":' +
+    tx.gasLimit +
+    ',"gas_used":' +
+    (p ? 'null' : tx.gasUsed) +
+    ',"status":' +
+    status +
+    ',"block_height":' +
+    (p ? 'null' : tx.h) +
+    ',"is_nrc20":' +
+    (tx.token ? 'true' : 'false') +
+    '}'
   );
 }
 
@@ -64,8 +118,14 @@ function txDetailTail(tx: TxCore, status: number): string {
 export function txDetailRecord(tx: TxCore, status: number): string {
   const data = tx.payload ? Buffer.from(tx.payload).toString('base64') : '';
   return (
-    '{"ext_info":{"data":"' + data + '","execute_error":"' + tx.execError + '","execute_result":' +
-    (status === 2 ? '""' : tx.execResultJson) + '},' + txDetailTail(tx, status)
+    '{"ext_info":{"data":"' +
+    data +
+    '","execute_error":"' +
+    tx.execError +
+    '","execute_result":' +
+    (status === 2 ? '""' : tx.execResultJson) +
+    '},' +
+    txDetailTail(tx, status)
   );
 }
 
@@ -79,12 +139,45 @@ export function nrc20Record(tx: TxCore, status: number, blockHashHex: string, no
   const tms = blockTime(tx.h) * 1000;
   const t = tx.token!;
   return (
-    '{"hash":"' + tx.hash + '","block":{"hash":"' + blockHashHex + '","height":' + tx.h + '},"from":{"hash":"' + tx.from +
-    '"},"to":{"hash":"' + tx.recipient + '"},"status":' + status + ',"value":"' + tx.realValue + '","nonce":' + tx.nonce +
-    ',"timestamp":' + tms + ',"currentTimestamp":' + nowMs + ',"timeDiff":' + (nowMs - tms) + ',"type":"call","gasPrice":"' +
-    tx.gasPrice + '","gasLimit":"' + tx.gasLimit + '","gasUsed":"' + tx.gasUsed + '","data":' + JSON.stringify(tx.payload) +
-    ',"contractAddress":"","executeError":"' + tx.execError + '","tokenName":"' + t.name + '","decimal":' + t.decimals +
-    ',"txFee":"' + feeOf(tx) + '"}'
+    '{"hash":"' +
+    tx.hash +
+    '","block":{"hash":"' +
+    blockHashHex +
+    '","height":' +
+    tx.h +
+    '},"from":{"hash":"' +
+    tx.from +
+    '"},"to":{"hash":"' +
+    tx.recipient +
+    '"},"status":' +
+    status +
+    ',"value":"' +
+    tx.realValue +
+    '","nonce":' +
+    tx.nonce +
+    ',"timestamp":' +
+    tms +
+    ',"currentTimestamp":' +
+    nowMs +
+    ',"timeDiff":' +
+    (nowMs - tms) +
+    ',"type":"call","gasPrice":"' +
+    tx.gasPrice +
+    '","gasLimit":"' +
+    tx.gasLimit +
+    '","gasUsed":"' +
+    tx.gasUsed +
+    '","data":' +
+    JSON.stringify(tx.payload) +
+    ',"contractAddress":"","executeError":"' +
+    tx.execError +
+    '","tokenName":"' +
+    t.name +
+    '","decimal":' +
+    t.decimals +
+    ',"txFee":"' +
+    feeOf(tx) +
+    '"}'
   );
 }
 
@@ -122,7 +215,20 @@ export function paged(l: PageLinks, pi: PageInfo, items: string, extra: string):
   const next = pi.page < pi.totalPage ? link(l, pi.page + 1, pi.pageSize) : 'null';
   const prev = pi.page > 1 ? link(l, pi.page - 1, pi.pageSize) : 'null';
   return (
-    '{"next":' + next + ',"previous":' + prev + ',"count":' + pi.count + ',"total_page":' + pi.totalPage +
-    ',"current_page":' + pi.page + ',"list":[' + items + ']' + extra + '}'
+    '{"next":' +
+    next +
+    ',"previous":' +
+    prev +
+    ',"count":' +
+    pi.count +
+    ',"total_page":' +
+    pi.totalPage +
+    ',"current_page":' +
+    pi.page +
+    ',"list":[' +
+    items +
+    ']' +
+    extra +
+    '}'
   );
 }

@@ -96,7 +96,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let baseUrl = '';
   registerRoutes(app, { chain, faults, now, baseUrl: () => baseUrl, count });
   registerControl(app, {
-    chain, faults, setFaults,
+    chain,
+    faults,
+    setFaults,
     stats: () => ({ ...counts }),
     resetStats: () => {
       counts = {};

@@ -13,7 +13,9 @@ export function startupLine(config: Config, base: string, simulated: boolean, an
   const upstream = simulated
     ? 'the built-in chain simulator (simulated data; set UPSTREAM_URLS for a real chain)'
     : config.upstreamUrls.map(withoutCredentials).join(', ');
-  const tryIt = answered ? `(try ${base}/block/max)` : '(but no upstream answered its first probe: see the lines above)';
+  const tryIt = answered
+    ? `(try ${base}/block/max)`
+    : '(but no upstream answered its first probe: see the lines above)';
   return (
     `chainproxy ${VERSION} is serving the API at ${base} ${tryIt}; ` +
     `status page for operators (ADMIN_ALLOW: ${config.adminAllow.join(',') || 'nobody'}) at ${base}/dashboard; ` +

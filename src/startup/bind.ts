@@ -44,7 +44,10 @@ function reason(code: string | undefined, port: number, host: string): string {
 
 export function bindPort(port: number, host: string, early: EarlyAnswer): Promise<BindResult> {
   return new Promise((resolve) => {
-    const server = createServer({ connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(early.headersTimeoutMs / 4))) }, early.request);
+    const server = createServer(
+      { connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(early.headersTimeoutMs / 4))) },
+      early.request,
+    );
     server.headersTimeout = early.headersTimeoutMs;
     server.requestTimeout = 2 * early.headersTimeoutMs;
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {

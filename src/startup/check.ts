@@ -23,7 +23,6 @@ interface Verdict {
   line: string;
 }
 
-
 async function checkUpstream(url: string, config: Config): Promise<Verdict> {
   const u = new Upstream({ name: 'check', url, config: config.upstream, metrics: noopMetrics });
   const started = performance.now();
@@ -46,7 +45,10 @@ async function checkRedis(url: string, config: Config): Promise<Verdict> {
   try {
     if (!(await waitReady(client, REDIS_WAIT_MS))) {
       const why = last === null ? 'no answer' : (last as Error).message;
-      return { ok: false, line: `FAILED redis ${shown}: not ready within ${REDIS_WAIT_MS} ms (${why}). Hint: check REDIS_URL (host, port, password, TLS: rediss://).` };
+      return {
+        ok: false,
+        line: `FAILED redis ${shown}: not ready within ${REDIS_WAIT_MS} ms (${why}). Hint: check REDIS_URL (host, port, password, TLS: rediss://).`,
+      };
     }
     await client.ping();
     return { ok: true, line: `ok     redis ${shown}: PING answered (${Math.round(performance.now() - started)} ms)` };
@@ -61,7 +63,8 @@ async function checkRedis(url: string, config: Config): Promise<Verdict> {
 export async function runCheck(config: Config, out: (line: string) => void): Promise<number> {
   out('ok     configuration: valid');
   const checks: Array<Promise<Verdict>> = config.upstreamUrls.map((url) => checkUpstream(url, config));
-  if (config.upstreamUrls.length === 0) out('ok     upstream: none configured (the built-in chain simulator would be started)');
+  if (config.upstreamUrls.length === 0)
+    out('ok     upstream: none configured (the built-in chain simulator would be started)');
   if (config.redisUrl !== null) checks.push(checkRedis(config.redisUrl, config));
   else out('ok     redis: none configured (memory tier only)');
   // A warning, not a failure: a fleet of one, or replicas on one port behind a balancer, may keep the default.

@@ -18,7 +18,8 @@ const SEMI_SPACE_MIB = 16;
 const HEAP_FLAG = /--max[-_]old[-_]space[-_]size|--max[-_]heap[-_]size/;
 const SEMI_FLAG = /--(max|min)[-_]semi[-_]space[-_]size/;
 
-const setBy = (flag: RegExp, execArgv: readonly string[], nodeOptions: string | undefined): boolean => execArgv.some((a) => flag.test(a)) || flag.test(nodeOptions ?? '');
+const setBy = (flag: RegExp, execArgv: readonly string[], nodeOptions: string | undefined): boolean =>
+  execArgv.some((a) => flag.test(a)) || flag.test(nodeOptions ?? '');
 
 /** True when the operator set a heap cap (a node flag or NODE_OPTIONS). */
 export function operatorHeapCap(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
@@ -26,7 +27,12 @@ export function operatorHeapCap(execArgv: readonly string[], nodeOptions: string
 }
 
 /** The node flags for a cache bound of `cacheMaxBytes` and a watch budget of `watchBytes` (an operator's semi-space size stays). */
-export function heapCapFlags(cacheMaxBytes: number, watchBytes: number, execArgv: readonly string[], nodeOptions: string | undefined): string[] {
+export function heapCapFlags(
+  cacheMaxBytes: number,
+  watchBytes: number,
+  execArgv: readonly string[],
+  nodeOptions: string | undefined,
+): string[] {
   const old = `--max-old-space-size=${HEAP_HEADROOM_MIB + Math.ceil(cacheMaxBytes / 2 ** 20) + Math.ceil(watchBytes / 2 ** 20)}`;
   return setBy(SEMI_FLAG, execArgv, nodeOptions) ? [old] : [old, `--max-semi-space-size=${SEMI_SPACE_MIB}`];
 }

@@ -22,7 +22,12 @@ function wantedFlags(argv: readonly string[]): string[] | null {
   if (parseArgs(argv).kind !== 'run') return null;
   try {
     const config = loadConfig(process.env, argv);
-    return heapCapFlags(config.cacheMaxBytes, config.stream.activityWatchBytes, process.execArgv, process.env['NODE_OPTIONS']);
+    return heapCapFlags(
+      config.cacheMaxBytes,
+      config.stream.activityWatchBytes,
+      process.execArgv,
+      process.env['NODE_OPTIONS'],
+    );
   } catch {
     return null;
   }
@@ -34,7 +39,9 @@ export function relaunchWithHeapCap(): boolean {
   const flags = wantedFlags(argv);
   if (flags === null) return false;
   const main = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../main.ts' : '../main.js', import.meta.url));
-  const child = spawn(process.execPath, [...process.execArgv, '--enable-source-maps', ...flags, main, ...argv], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [...process.execArgv, '--enable-source-maps', ...flags, main, ...argv], {
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+  });
   for (const signal of FORWARDED) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => {
     if (signal === null) process.exit(code ?? 1);

@@ -29,7 +29,8 @@ export function blockPage(body: Buffer): BlockPage {
     const value = hash === null ? null : stringAt(body, hash);
     if (value !== null) hashes.set(height, value);
     const f = member(body, r.start, 'is_finality');
-    if (f !== null && body.toString('latin1', f.start, f.end) === 'true' && (final === null || height > final)) final = height;
+    if (f !== null && body.toString('latin1', f.start, f.end) === 'true' && (final === null || height > final))
+      final = height;
   });
   return { records, hashes, final };
 }

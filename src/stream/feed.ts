@@ -110,7 +110,11 @@ export class HeadFeed {
     // Refresh-ahead runs again for the real head (and every head after it).
     if (this.#refreshed !== null && this.#refreshed > height) this.#refreshed = null;
     if (this.#emitted !== null && this.#emitted > height) {
-      const kept = this.#d.rebase(height, from, rebaseFrame(height, from, this.#d.tracker.finalHeight(), this.#d.clock()));
+      const kept = this.#d.rebase(
+        height,
+        from,
+        rebaseFrame(height, from, this.#d.tracker.finalHeight(), this.#d.clock()),
+      );
       // Heights up to the real head not kept are made again (the newest one at least).
       this.#emitted = kept?.height ?? null;
     }
@@ -148,7 +152,8 @@ export class HeadFeed {
     const final = Math.max(this.#d.tracker.finalHeight() ?? -1, page.final ?? -1);
     const time = this.#d.clock();
     // Heights skipped by a jump are named (the same `gap` event a resume from before the history gets).
-    if (this.#emitted !== null && from > this.#emitted + 1) this.#d.publish({ height: from - 1, frame: gapFrame(this.#emitted + 1, from - 1), marker: true });
+    if (this.#emitted !== null && from > this.#emitted + 1)
+      this.#d.publish({ height: from - 1, frame: gapFrame(this.#emitted + 1, from - 1), marker: true });
     for (let h = from; h <= head; h++) {
       const block = page.records.get(h);
       const json = `{"height":${h},"final_height":${final < 0 ? 'null' : final},"time":${time},"block":${block === undefined ? 'null' : block.toString('utf8')}}`;

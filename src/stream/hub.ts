@@ -72,8 +72,19 @@ export class StreamHub {
     // Gone already: its 'close' was emitted, so it would never leave.
     if (res.destroyed || res.socket === null || res.socket.destroyed) return;
     const dropped = channel.dropped;
-    const events: SubscriberEvents = dropped === null ? this.#subEvents : { sent: this.#subEvents.sent, slow: (reason) => (this.#subEvents.slow(reason), dropped()) };
-    const sub = new Subscriber(res, client, plan.last, plan.replay, { maxBytes: this.#limits.maxBufferBytes, budget: this.#budget }, events, channel.dense);
+    const events: SubscriberEvents =
+      dropped === null
+        ? this.#subEvents
+        : { sent: this.#subEvents.sent, slow: (reason) => (this.#subEvents.slow(reason), dropped()) };
+    const sub = new Subscriber(
+      res,
+      client,
+      plan.last,
+      plan.replay,
+      { maxBytes: this.#limits.maxBufferBytes, budget: this.#budget },
+      events,
+      channel.dense,
+    );
     this.#subs.add(sub);
     this.#perClient.set(client, (this.#perClient.get(client) ?? 0) + 1);
     channel.join(sub);

@@ -63,7 +63,10 @@ export interface HeadStream {
 
 export function createHeadStream(d: HeadStreamDeps): HeadStream {
   let hubRef: StreamHub | null = null;
-  const metrics = createStreamMetrics(d.registry, { open: () => hubRef?.size ?? 0, queuedBytes: () => hubRef?.queuedBytes ?? 0 });
+  const metrics = createStreamMetrics(d.registry, {
+    open: () => hubRef?.size ?? 0,
+    queuedBytes: () => hubRef?.queuedBytes ?? 0,
+  });
   const streamHub = new StreamHub(d.config, metrics, HEARTBEAT_FRAME);
   hubRef = streamHub;
   const heads = new StreamChannel(d.config.history, metrics);

@@ -31,12 +31,31 @@ export function createStreamMetrics(registry: Registry, hub: { open(): number; q
       this.set(hub.queuedBytes());
     },
   });
-  const events = new Counter({ name: `${p}stream_events_sent_total`, help: 'Events written to stream subscribers (one per subscriber per event, replays included; /stream/heads and /stream/activity).', registers: [registry] });
-  const dropped = new Counter({ name: `${p}stream_clients_dropped_total`, help: 'Stream subscribers disconnected by the proxy because they read too slowly (/stream/heads and /stream/activity): past their own STREAM_MAX_BUFFER_BYTES (slow), or when what all of them queue reached STREAM_MAX_BUFFER_TOTAL_BYTES (total).', labelNames: ['reason'], registers: [registry] });
+  const events = new Counter({
+    name: `${p}stream_events_sent_total`,
+    help: 'Events written to stream subscribers (one per subscriber per event, replays included; /stream/heads and /stream/activity).',
+    registers: [registry],
+  });
+  const dropped = new Counter({
+    name: `${p}stream_clients_dropped_total`,
+    help: 'Stream subscribers disconnected by the proxy because they read too slowly (/stream/heads and /stream/activity): past their own STREAM_MAX_BUFFER_BYTES (slow), or when what all of them queue reached STREAM_MAX_BUFFER_TOTAL_BYTES (total).',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
   for (const reason of ['slow', 'total']) dropped.inc({ reason }, 0);
-  const refused = new Counter({ name: `${p}stream_refused_total`, help: 'Stream requests refused by a cap: MAX_STREAMS (max_streams), STREAM_MAX_PER_CLIENT (per_client), STREAM_ACTIVITY_WATCH_BYTES (watch_budget).', labelNames: ['reason'], registers: [registry] });
+  const refused = new Counter({
+    name: `${p}stream_refused_total`,
+    help: 'Stream requests refused by a cap: MAX_STREAMS (max_streams), STREAM_MAX_PER_CLIENT (per_client), STREAM_ACTIVITY_WATCH_BYTES (watch_budget).',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
   for (const reason of ['max_streams', 'per_client', 'watch_budget']) refused.inc({ reason }, 0);
-  const refreshes = new Counter({ name: `${p}refresh_ahead_total`, help: 'Entries refreshed ahead of clients on a new head, by outcome.', labelNames: ['outcome'], registers: [registry] });
+  const refreshes = new Counter({
+    name: `${p}refresh_ahead_total`,
+    help: 'Entries refreshed ahead of clients on a new head, by outcome.',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
   for (const outcome of ['ok', 'error']) refreshes.inc({ outcome }, 0);
   return {
     sent: (n) => events.inc(n),

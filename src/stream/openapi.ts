@@ -18,11 +18,20 @@ const GAP_EVENT = 'GapEvent';
 const TYPED_EVENTS: Record<string, SchemaObject> = {
   [REBASE_EVENT]: {
     type: 'object',
-    description: 'The JSON of an `event: rebase` (id: `height`): the proxy followed its upstreams down; heights above `height` received earlier are no longer believed. Events go on from `height + 1`.',
+    description:
+      'The JSON of an `event: rebase` (id: `height`): the proxy followed its upstreams down; heights above `height` received earlier are no longer believed. Events go on from `height + 1`.',
     properties: {
       height: { type: 'integer', minimum: 0, description: 'The head the proxy now believes (also the event id).' },
-      from: { type: 'integer', minimum: 0, description: 'The height the client may hold events up to (the old head, or its resume point).' },
-      final_height: { type: ['integer', 'null'], minimum: 0, description: 'Highest final block known; null until known.' },
+      from: {
+        type: 'integer',
+        minimum: 0,
+        description: 'The height the client may hold events up to (the old head, or its resume point).',
+      },
+      final_height: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description: 'Highest final block known; null until known.',
+      },
       time: { type: 'integer', minimum: 0, description: 'Unix ms at which this replica sent the event.' },
     },
     required: ['height', 'from', 'final_height', 'time'],
@@ -30,7 +39,8 @@ const TYPED_EVENTS: Record<string, SchemaObject> = {
   },
   [GAP_EVENT]: {
     type: 'object',
-    description: 'The JSON of an `event: gap` (id: `to`): the heights `from`..`to` are not streamed (a jump of the head, or older than the history; fetch them from block/list if needed). Events go on above `to`.',
+    description:
+      'The JSON of an `event: gap` (id: `to`): the heights `from`..`to` are not streamed (a jump of the head, or older than the history; fetch them from block/list if needed). Events go on above `to`.',
     properties: {
       from: { type: 'integer', minimum: 0, description: 'First height not replayed.' },
       to: { type: 'integer', minimum: 0, description: 'Last height not replayed (also the event id).' },
@@ -47,7 +57,11 @@ function headEventSchema(registry: SchemaRegistry): SchemaObject {
     description: 'The JSON of one head event (its `data:` line).',
     properties: {
       height: { type: 'integer', minimum: 0, description: 'The block height (also the event id).' },
-      final_height: { type: ['integer', 'null'], minimum: 0, description: 'Highest final block known when the event was sent; null until known.' },
+      final_height: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description: 'Highest final block known when the event was sent; null until known.',
+      },
       time: { type: 'integer', minimum: 0, description: 'Unix ms at which this replica sent the event.' },
       block: {
         description: 'The block record exactly as block/list returns it, or null when the proxy could not get it.',
@@ -66,7 +80,8 @@ const PARAMETERS: ParameterObject[] = [
     name: 'Last-Event-ID',
     in: 'header',
     required: false,
-    description: 'Height to resume after (EventSource sends it on reconnect): the kept heads above it are replayed first, then live events follow. Wins over lastEventId. Anything but digits answers 400 (code 4001).',
+    description:
+      'Height to resume after (EventSource sends it on reconnect): the kept heads above it are replayed first, then live events follow. Wins over lastEventId. Anything but digits answers 400 (code 4001).',
     schema: { type: 'string', pattern: RESUME_PATTERN },
     example: '4842005',
   },
@@ -74,7 +89,8 @@ const PARAMETERS: ParameterObject[] = [
     name: 'lastEventId',
     in: 'query',
     required: false,
-    description: 'Same as the Last-Event-ID header, for clients that cannot set headers. Anything but digits answers 400 (code 4001), given twice 400 (code 4003).',
+    description:
+      'Same as the Last-Event-ID header, for clients that cannot set headers. Anything but digits answers 400 (code 4001), given twice 400 (code 4003).',
     schema: { type: 'string', pattern: RESUME_PATTERN },
     example: '4842005',
   },
@@ -101,19 +117,49 @@ export function streamOpenapi(): OpenApiContribution {
           parameters: PARAMETERS,
           responses: {
             '200': {
-              description: 'The event stream, open until the client leaves, reads too slowly (STREAM_MAX_BUFFER_BYTES) or the server shuts down.',
+              description:
+                'The event stream, open until the client leaves, reads too slowly (STREAM_MAX_BUFFER_BYTES) or the server shuts down.',
               headers: {
                 'Cache-Control': { description: '`no-store`.', schema: { type: 'string', const: 'no-store' } },
-                'X-Accel-Buffering': { description: '`no`: proxies such as nginx must not buffer the stream.', schema: { type: 'string', const: 'no' } },
-                'Access-Control-Allow-Origin': { description: '`*`: any page may subscribe.', schema: { type: 'string', const: '*' } },
+                'X-Accel-Buffering': {
+                  description: '`no`: proxies such as nginx must not buffer the stream.',
+                  schema: { type: 'string', const: 'no' },
+                },
+                'Access-Control-Allow-Origin': {
+                  description: '`*`: any page may subscribe.',
+                  schema: { type: 'string', const: '*' },
+                },
               },
-              content: { 'text/event-stream': { schema: { type: 'string', description: FORMAT, 'x-event-data': ref(HEAD_EVENT), 'x-event-types': { rebase: ref(REBASE_EVENT), gap: ref(GAP_EVENT) } } } },
+              content: {
+                'text/event-stream': {
+                  schema: {
+                    type: 'string',
+                    description: FORMAT,
+                    'x-event-data': ref(HEAD_EVENT),
+                    'x-event-types': { rebase: ref(REBASE_EVENT), gap: ref(GAP_EVENT) },
+                  },
+                },
+              },
             },
-            '400': errorResponse('An unreadable resume point (code 4001) or lastEventId given twice (code 4003); the message names it.', registry),
-            '429': errorResponse('Too many open streams from this client (code 4291, STREAM_MAX_PER_CLIENT), or the rate limit (code 4290, Retry-After).', registry),
+            '400': errorResponse(
+              'An unreadable resume point (code 4001) or lastEventId given twice (code 4003); the message names it.',
+              registry,
+            ),
+            '429': errorResponse(
+              'Too many open streams from this client (code 4291, STREAM_MAX_PER_CLIENT), or the rate limit (code 4290, Retry-After).',
+              registry,
+            ),
             '503': {
-              ...errorResponse('Too many open streams on this replica (code 5032, MAX_STREAMS; 0 turns the stream off), or shutting down.', registry),
-              headers: { 'Retry-After': { description: 'Seconds before reconnecting (STREAM_RETRY_MS rounded up).', schema: { type: 'integer', minimum: 1 } } },
+              ...errorResponse(
+                'Too many open streams on this replica (code 5032, MAX_STREAMS; 0 turns the stream off), or shutting down.',
+                registry,
+              ),
+              headers: {
+                'Retry-After': {
+                  description: 'Seconds before reconnecting (STREAM_RETRY_MS rounded up).',
+                  schema: { type: 'integer', minimum: 1 },
+                },
+              },
             },
           },
         },

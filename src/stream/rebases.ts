@@ -22,7 +22,8 @@ export class RebaseLog {
    */
   rebaseFor(height: number): RebaseRecord | null {
     let found: RebaseRecord | null = null;
-    for (const r of this.#rebases) if (r.height < height && height <= r.from && (found === null || r.height < found.height)) found = r;
+    for (const r of this.#rebases)
+      if (r.height < height && height <= r.from && (found === null || r.height < found.height)) found = r;
     return found;
   }
 }

@@ -17,7 +17,9 @@ const HEIGHT = /^\d{1,15}$/;
 export function resumePoint(header: string | string[] | undefined, rawUrl: string): number | null | ProxyError {
   if (Array.isArray(header)) return new ProxyError('DUPLICATE_PARAMETER', 'duplicated header Last-Event-ID');
   if (header !== undefined && header.trim() !== '') {
-    return HEIGHT.test(header.trim()) ? Number(header.trim()) : new ProxyError('BAD_PARAMETER', 'invalid header Last-Event-ID: expected a block height');
+    return HEIGHT.test(header.trim())
+      ? Number(header.trim())
+      : new ProxyError('BAD_PARAMETER', 'invalid header Last-Event-ID: expected a block height');
   }
   const values = queryValues(rawUrl, 'lastEventId');
   if (values.length > 1) return new ProxyError('DUPLICATE_PARAMETER', 'duplicated parameter lastEventId');
@@ -29,7 +31,9 @@ export function resumePoint(header: string | string[] | undefined, rawUrl: strin
   } catch {
     return new ProxyError('BAD_PARAMETER', 'invalid parameter lastEventId: malformed percent-encoding');
   }
-  return HEIGHT.test(text) ? Number(text) : new ProxyError('BAD_PARAMETER', 'invalid parameter lastEventId: expected a block height');
+  return HEIGHT.test(text)
+    ? Number(text)
+    : new ProxyError('BAD_PARAMETER', 'invalid parameter lastEventId: expected a block height');
 }
 
 function queryValues(rawUrl: string, name: string): string[] {

@@ -25,7 +25,15 @@ export function registerStreamRoute(app: FastifyInstance, deps: HeadRouteDeps): 
     retryMs: deps.retryMs,
     metrics: deps.metrics,
     onSubscribe: deps.onSubscribe,
-    target: (_request, after) => ({ member: channel, plan: planResume(after, { history: channel.history, head: chain.bestHead(), final: chain.finalHeight(), time: clock() }) }),
+    target: (_request, after) => ({
+      member: channel,
+      plan: planResume(after, {
+        history: channel.history,
+        head: chain.bestHead(),
+        final: chain.finalHeight(),
+        time: clock(),
+      }),
+    }),
     opening: Buffer.concat([retryFrame(deps.retryMs), OPEN_FRAME]),
   };
   // No HEAD route: a HEAD request must not hold a stream open (it gets the 405 envelope).

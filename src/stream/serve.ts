@@ -48,7 +48,13 @@ const STREAM_HEADERS = {
   ...CORS_HEADERS,
 };
 
-function refuse(reply: FastifyReply, status: number, code: number, msg: string, extra: readonly string[] = []): FastifyReply {
+function refuse(
+  reply: FastifyReply,
+  status: number,
+  code: number,
+  msg: string,
+  extra: readonly string[] = [],
+): FastifyReply {
   return sendEnvelope(reply, status, envelopeBody(code, msg), { extra });
 }
 
@@ -64,7 +70,13 @@ export function serveStream(request: FastifyRequest, reply: FastifyReply, d: Ser
     const client429 = admission === 'client';
     d.metrics.refused(client429 ? 'per_client' : admission === 'full' ? 'max_streams' : 'watch_budget');
     const err = client429 ? EDGE_ERRORS.STREAM_CLIENT_LIMIT : EDGE_ERRORS.STREAMS_FULL;
-    return refuse(reply, err.status, err.code, err.msg, client429 ? [] : ['retry-after', String(Math.max(1, Math.ceil(d.retryMs / 1000)))]);
+    return refuse(
+      reply,
+      err.status,
+      err.code,
+      err.msg,
+      client429 ? [] : ['retry-after', String(Math.max(1, Math.ceil(d.retryMs / 1000)))],
+    );
   }
   const socket = request.raw.socket;
   socket.setNoDelay(true);

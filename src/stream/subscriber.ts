@@ -46,7 +46,15 @@ export class Subscriber implements Queued {
     this.pump();
   };
 
-  constructor(res: ServerResponse, client: string, last: number, replay: readonly StreamEvent[], bounds: { maxBytes: number; budget: QueueBudget }, events: SubscriberEvents, dense = true) {
+  constructor(
+    res: ServerResponse,
+    client: string,
+    last: number,
+    replay: readonly StreamEvent[],
+    bounds: { maxBytes: number; budget: QueueBudget },
+    events: SubscriberEvents,
+    dense = true,
+  ) {
     this.res = res;
     this.client = client;
     this.last = last;
@@ -86,7 +94,8 @@ export class Subscriber implements Queued {
   deliver(e: StreamEvent): number {
     if (e.height <= this.last || this.res.destroyed) return 0;
     let n = 0;
-    if (this.#dense && e.marker !== true && this.last >= 0 && e.height > this.last + 1) n = this.#send({ height: e.height - 1, frame: gapFrame(this.last + 1, e.height - 1), marker: true });
+    if (this.#dense && e.marker !== true && this.last >= 0 && e.height > this.last + 1)
+      n = this.#send({ height: e.height - 1, frame: gapFrame(this.last + 1, e.height - 1), marker: true });
     this.last = e.height;
     return n + this.#send(e);
   }

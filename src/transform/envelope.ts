@@ -19,7 +19,14 @@ const MAX_MSG = 500;
  * answer at the upstream boundary; this part is what classify re-checks.
  */
 export function isSuccessEnvelope(status: number, json: unknown): boolean {
-  return status >= 200 && status < 300 && isObject(json) && json['code'] === 0 && typeof json['msg'] === 'string' && 'data' in json;
+  return (
+    status >= 200 &&
+    status < 300 &&
+    isObject(json) &&
+    json['code'] === 0 &&
+    typeof json['msg'] === 'string' &&
+    'data' in json
+  );
 }
 
 function nonZeroInt(v: unknown): v is number {

@@ -93,7 +93,11 @@ export function skipValue(buf: Buffer, i: number): number {
  * is at i (key range excludes the quotes). `visit` returns true to stop.
  * Returns false when the object is malformed.
  */
-export function forEachMember(buf: Buffer, i: number, visit: (keyStart: number, keyEnd: number, value: Range) => boolean | void): boolean {
+export function forEachMember(
+  buf: Buffer,
+  i: number,
+  visit: (keyStart: number, keyEnd: number, value: Range) => boolean | void,
+): boolean {
   if (buf[i] !== LBRACE) return false;
   i = skipWs(buf, i + 1);
   if (buf[i] === RBRACE) return true;
@@ -190,7 +194,10 @@ export function locate(body: Buffer, path: readonly (string | number)[]): Range 
 }
 
 /** Kind of the value token starting at `r.start`. */
-export function kindAt(buf: Buffer, r: Range): 'string' | 'object' | 'array' | 'null' | 'true' | 'false' | 'number' | 'invalid' {
+export function kindAt(
+  buf: Buffer,
+  r: Range,
+): 'string' | 'object' | 'array' | 'null' | 'true' | 'false' | 'number' | 'invalid' {
   const c = buf[r.start];
   if (c === QUOTE) return 'string';
   if (c === LBRACE) return 'object';

@@ -69,7 +69,9 @@ async function readBody(res: Dispatcher.ResponseData, max: number): Promise<Buff
     chunks.push(buf);
   }
   if (declared !== null && size !== declared) {
-    throw new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { detail: `truncated body: ${size} of ${declared} bytes` });
+    throw new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, {
+      detail: `truncated body: ${size} of ${declared} bytes`,
+    });
   }
   return Buffer.concat(chunks, size);
 }
@@ -108,7 +110,12 @@ export async function attempt(dispatcher: Dispatcher, o: AttemptOptions): Promis
   /** Status of the answer once its headers arrived: errors past that point are about it. */
   let answered: number | null = null;
   try {
-    const res = await dispatcher.request({ path: o.basePath + o.path, method: 'GET', headers: { ...o.headers }, signal });
+    const res = await dispatcher.request({
+      path: o.basePath + o.path,
+      method: 'GET',
+      headers: { ...o.headers },
+      signal,
+    });
     answered = res.statusCode;
     const body = await readBody(res, o.maxBodyBytes);
     checkStatus(res.statusCode);

@@ -57,11 +57,17 @@ export function expectedWindow(intervals: readonly number[], denseMs: number): {
   return { from: Math.max(0, quantile(sorted, LOW) - guard), to: quantile(sorted, HIGH) + guard };
 }
 
-export function nextProbe(now: number, lastAt: number | null, window: { from: number; to: number } | null, s: CadenceSettings): CadencePlan {
+export function nextProbe(
+  now: number,
+  lastAt: number | null,
+  window: { from: number; to: number } | null,
+  s: CadenceSettings,
+): CadencePlan {
   if (s.denseMs <= 0) return { delayMs: s.sparseMs, mode: 'fixed' };
   if (window === null || lastAt === null) return { delayMs: s.sparseMs, mode: 'learning' };
   const since = now - lastAt;
   if (since < window.from) return { delayMs: Math.max(1, Math.min(s.sparseMs, window.from - since)), mode: 'waiting' };
-  if (since <= window.to) return { delayMs: Math.max(s.denseMs, (window.to - window.from) / MAX_DENSE_PROBES), mode: 'dense' };
+  if (since <= window.to)
+    return { delayMs: Math.max(s.denseMs, (window.to - window.from) / MAX_DENSE_PROBES), mode: 'dense' };
   return { delayMs: Math.min(s.sparseMs, Math.max(s.denseMs, (since - window.to) / 4)), mode: 'late' };
 }

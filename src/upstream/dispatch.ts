@@ -56,11 +56,25 @@ export function baseDispatch(o: BaseDispatchOptions): Dispatch {
     const so = o.selectOptions(plan);
     const benched = so.sittingOut ?? null;
     const candidates = confirm
-      ? o.upstreams().filter((u) => u.healthy() && !u.saturated() && u.fresh(so.bestHead, so.maxLagBlocks) && (benched === null || !benched(u.name)))
+      ? o
+          .upstreams()
+          .filter(
+            (u) =>
+              u.healthy() &&
+              !u.saturated() &&
+              u.fresh(so.bestHead, so.maxLagBlocks) &&
+              (benched === null || !benched(u.name)),
+          )
       : o.upstreams();
-    const sel = selectUpstream(candidates, { ...so, tried: new Set(plan.tried), untriedOnly: hints?.hedge === true || confirm });
+    const sel = selectUpstream(candidates, {
+      ...so,
+      tried: new Set(plan.tried),
+      untriedOnly: hints?.hedge === true || confirm,
+    });
     if (sel === null || (confirm && (sel.laggingFallback || sel.uncovered))) {
-      return Promise.reject(new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: 'no upstream can take the request' }));
+      return Promise.reject(
+        new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: 'no upstream can take the request' }),
+      );
     }
     plan.tried.push(sel.upstream.name);
     const run = sel.upstream.run({
@@ -73,6 +87,10 @@ export function baseDispatch(o: BaseDispatchOptions): Dispatch {
       purpose: plan.req.purpose,
     });
     if (!sel.laggingFallback && !sel.uncovered) return run;
-    return run.then((res) => ({ ...res, ...(sel.laggingFallback ? { laggingFallback: true } : {}), ...(sel.uncovered ? { uncovered: true } : {}) }));
+    return run.then((res) => ({
+      ...res,
+      ...(sel.laggingFallback ? { laggingFallback: true } : {}),
+      ...(sel.uncovered ? { uncovered: true } : {}),
+    }));
   };
 }

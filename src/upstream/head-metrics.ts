@@ -16,7 +16,10 @@ import type { HeadWatch } from './head-watch.js';
 const DETECTION_BUCKETS = [0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** Registers the metrics; returns the delay observer for HeadWatch's `onDelay`. */
-export function registerHeadMetrics(registry: Registry): { onDelay: (seconds: number) => void; watch: (w: HeadWatch) => void } {
+export function registerHeadMetrics(registry: Registry): {
+  onDelay: (seconds: number) => void;
+  watch: (w: HeadWatch) => void;
+} {
   const p = METRIC_PREFIX;
   let watched: HeadWatch | null = null;
   const delay = new Histogram({
@@ -43,10 +46,14 @@ export function registerHeadMetrics(registry: Registry): { onDelay: (seconds: nu
       if (watched !== null) this.inc(watched.probes);
     },
   });
-  new CallbackGauge(`${p}head_block_interval_seconds`, 'Median of the recent per-block intervals the probe cadence follows.', () => {
-    const ms = watched?.status().blockIntervalMs ?? null;
-    return ms === null ? [] : [{ labels: {}, value: ms / 1000 }];
-  }).register(registry);
+  new CallbackGauge(
+    `${p}head_block_interval_seconds`,
+    'Median of the recent per-block intervals the probe cadence follows.',
+    () => {
+      const ms = watched?.status().blockIntervalMs ?? null;
+      return ms === null ? [] : [{ labels: {}, value: ms / 1000 }];
+    },
+  ).register(registry);
   return {
     onDelay: (seconds) => delay.observe(seconds),
     watch: (w) => {

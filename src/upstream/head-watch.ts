@@ -41,7 +41,13 @@ export interface HeadWatchStatus {
   blocks: number;
   probes: number;
   probesPerBlockPerUpstream: number | null;
-  detectionDelayMs: { last: number | null; p50: number | null; p90: number | null; max: number | null; samples: number };
+  detectionDelayMs: {
+    last: number | null;
+    p50: number | null;
+    p90: number | null;
+    max: number | null;
+    samples: number;
+  };
 }
 
 export class HeadWatch {
@@ -134,7 +140,8 @@ export class HeadWatch {
       windowMs: this.#window === null ? null : { from: round(this.#window.from), to: round(this.#window.to) },
       blocks: this.#blocks,
       probes: this.#probes,
-      probesPerBlockPerUpstream: this.#blocks === 0 || n === 0 ? null : Math.round((this.#probes / this.#blocks / n) * 10) / 10,
+      probesPerBlockPerUpstream:
+        this.#blocks === 0 || n === 0 ? null : Math.round((this.#probes / this.#blocks / n) * 10) / 10,
       detectionDelayMs: {
         last: this.#delays.length === 0 ? null : round(this.#delays[this.#delays.length - 1] ?? 0),
         p50: sortedD.length === 0 ? null : round(quantile(sortedD, 0.5)),

@@ -28,14 +28,16 @@ const QUANTILE_MIN_SAMPLES = 16;
  * hedgeQuantile > 0 and there are enough samples, that latency quantile
  * floored at hedgeAfterMs (so a uniformly fast pool does not hedge everything).
  */
-export function hedgeDelay(config: Pick<UpstreamConfig, 'hedgeAfterMs' | 'hedgeQuantile'>, stats: LatencyStats | undefined): number | null {
+export function hedgeDelay(
+  config: Pick<UpstreamConfig, 'hedgeAfterMs' | 'hedgeQuantile'>,
+  stats: LatencyStats | undefined,
+): number | null {
   if (config.hedgeAfterMs <= 0) return null;
   if (config.hedgeQuantile > 0 && stats && stats.samples >= QUANTILE_MIN_SAMPLES) {
     return Math.max(config.hedgeAfterMs, stats.quantile(config.hedgeQuantile) ?? 0);
   }
   return config.hedgeAfterMs;
 }
-
 
 export function hedgeLayer(o: HedgeOptions): Layer {
   return (next) => (plan, signal) => {

@@ -88,7 +88,8 @@ export function hasDuplicateEnvelopeKeys(body: Buffer): boolean {
 
 /** Why a 2xx answer with `code` 0 is not good, or null when it is good. */
 function successProblem(endpoint: EndpointName, json: Record<string, unknown>, body: Buffer | null): string | null {
-  if (!isSuccessEnvelope(200, json)) return typeof json['msg'] !== 'string' ? 'success envelope without a string msg' : 'success envelope without data';
+  if (!isSuccessEnvelope(200, json))
+    return typeof json['msg'] !== 'string' ? 'success envelope without a string msg' : 'success envelope without data';
   const conforms = conformsFor(endpoint);
   if (conforms !== null && !conforms(json['data'])) return `data does not match the ${endpoint} record schema`;
   if (body !== null && hasDuplicateEnvelopeKeys(body)) return 'duplicated envelope or link keys';
@@ -96,14 +97,24 @@ function successProblem(endpoint: EndpointName, json: Record<string, unknown>, b
 }
 
 /** The verdict on one parsed answer (`body` null skips the duplicate-key scan, e.g. for stored entries). */
-export function judge(endpoint: EndpointName, status: number, json: Record<string, unknown>, body: Buffer | null): Verdict {
+export function judge(
+  endpoint: EndpointName,
+  status: number,
+  json: Record<string, unknown>,
+  body: Buffer | null,
+): Verdict {
   if (isNegative(status, json)) return body !== null && hasDuplicateEnvelopeKeys(body) ? 'bad' : 'negative';
   if (status < 200 || status >= 300 || json['code'] !== 0) return 'bad';
   return successProblem(endpoint, json, body) === null ? 'good' : 'bad';
 }
 
 /** Why an answer is bad, or null when it is good or negative: the `accept` hook of API requests. */
-export function answerProblem(endpoint: EndpointName, status: number, json: Record<string, unknown>, body: Buffer): string | null {
+export function answerProblem(
+  endpoint: EndpointName,
+  status: number,
+  json: Record<string, unknown>,
+  body: Buffer,
+): string | null {
   if (isNegative(status, json)) return hasDuplicateEnvelopeKeys(body) ? 'duplicated envelope keys' : null;
   if (status < 200 || status >= 300) return `unexpected HTTP ${status}`;
   if (json['code'] !== 0) return 'answer without an envelope code';

@@ -80,7 +80,8 @@ export interface ManagedUpstreamPool extends UpstreamPool {
 export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPool {
   const { config, tracker } = opts;
   const metrics = opts.metrics ?? noopMetrics;
-  if (opts.names && opts.names.length !== opts.urls.length) throw new Error('createUpstreamPool: names must match urls one to one');
+  if (opts.names && opts.names.length !== opts.urls.length)
+    throw new Error('createUpstreamPool: names must match urls one to one');
   const upstreams = opts.urls.map(
     (url, i) =>
       new Upstream({
@@ -96,7 +97,18 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
   if (byName.size !== upstreams.length) throw new Error('createUpstreamPool: upstream names must be unique');
   const sitOuts = opts.sitOuts ?? null;
   const sittingOut = sitOuts === null ? null : (name: string): boolean => sitOuts.active(name);
-  const prober = new Prober({ upstreams, intervalMs: config.probeIntervalMs, tracker, logger: opts.logger, onRebase: opts.onRebase, sittingOut, watch: opts.watch ?? null, adopt: opts.adopt ?? null, confirm: opts.confirm ?? null, duty: opts.duty ?? null });
+  const prober = new Prober({
+    upstreams,
+    intervalMs: config.probeIntervalMs,
+    tracker,
+    logger: opts.logger,
+    onRebase: opts.onRebase,
+    sittingOut,
+    watch: opts.watch ?? null,
+    adopt: opts.adopt ?? null,
+    confirm: opts.confirm ?? null,
+    duty: opts.duty ?? null,
+  });
   // Per-request controllers, aborted on close (a long-lived signal is not fed to AbortSignal.any per request).
   const live = new Set<AbortController>();
   let closed = false;
@@ -139,12 +151,21 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
   );
 
   /** Runs `work` under a fresh plan bounded by totalDeadlineMs (and aborted on close). */
-  async function planned<T>(req: UpstreamRequest, tried: string[], maxAttempts: number, work: (plan: Plan) => Promise<T>): Promise<T> {
+  async function planned<T>(
+    req: UpstreamRequest,
+    tried: string[],
+    maxAttempts: number,
+    work: (plan: Plan) => Promise<T>,
+  ): Promise<T> {
     if (closed) throw new ProxyError('SHUTTING_DOWN');
     const deadline = new AbortController();
     live.add(deadline);
     const timer = setTimeout(() => {
-      deadline.abort(new ProxyError('UPSTREAM_TIMEOUT', undefined, { detail: `upstream deadline of ${config.totalDeadlineMs} ms exceeded` }));
+      deadline.abort(
+        new ProxyError('UPSTREAM_TIMEOUT', undefined, {
+          detail: `upstream deadline of ${config.totalDeadlineMs} ms exceeded`,
+        }),
+      );
     }, config.totalDeadlineMs);
     const signals = [deadline.signal, ...(req.signal ? [req.signal] : [])];
     const plan: Plan = {
@@ -194,8 +215,15 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
     ballots,
     chain: tracker,
     status: () => upstreams.map((u) => withBench(u.status(tracker.bestHead(), config.maxLagBlocks))),
-    ready: () => upstreams.some((u) => u.healthy() && u.fresh(tracker.bestHead(), config.maxLagBlocks) && sittingOut?.(u.name) !== true),
-    goodAnswers: () => upstreams.map((u) => ({ lastGoodAgoMs: u.lastGoodAgoMs(), lagging: !u.fresh(tracker.bestHead(), config.maxLagBlocks) || sittingOut?.(u.name) === true })),
+    ready: () =>
+      upstreams.some(
+        (u) => u.healthy() && u.fresh(tracker.bestHead(), config.maxLagBlocks) && sittingOut?.(u.name) !== true,
+      ),
+    goodAnswers: () =>
+      upstreams.map((u) => ({
+        lastGoodAgoMs: u.lastGoodAgoMs(),
+        lagging: !u.fresh(tracker.bestHead(), config.maxLagBlocks) || sittingOut?.(u.name) === true,
+      })),
     start: () => prober.start(),
     firstProbe: prober.firstRound,
     onFirstProbeFailure: (sink) => prober.onFirstFailure(sink),

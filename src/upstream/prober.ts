@@ -64,7 +64,8 @@ export const PROBE: RunOptions = {
   purpose: 'probe',
   acceptKind: 'UPSTREAM_BAD_RESPONSE',
   accept: (r) => {
-    if (r.status < 200 || r.status >= 300 || parseHeight(r.json) === null) return `probe: block/max answered ${r.status} without a height`;
+    if (r.status < 200 || r.status >= 300 || parseHeight(r.json) === null)
+      return `probe: block/max answered ${r.status} without a height`;
     return isSuccessEnvelope(r.status, r.json) ? null : 'probe: block/max answer is not a success envelope';
   },
 };
@@ -163,7 +164,12 @@ export class Prober {
       u.probeOk = h.ok;
       if (!h.ok) continue;
       u.vouched();
-      if (h.ageMs <= this.#o.intervalMs && h.head === this.#o.tracker.bestHead() && this.#o.sittingOut?.(u.name) !== true) confirmed = true;
+      if (
+        h.ageMs <= this.#o.intervalMs &&
+        h.head === this.#o.tracker.bestHead() &&
+        this.#o.sittingOut?.(u.name) !== true
+      )
+        confirmed = true;
     }
     const best = this.#o.tracker.bestHead();
     if (confirmed && best !== null && this.#firstHeads === null) this.#confirm?.(best);
@@ -172,7 +178,12 @@ export class Prober {
 
   readonly #snapshot = (): UpstreamHead[] => {
     const now = performance.now();
-    return this.#o.upstreams.map((u) => ({ id: this.#idOf.get(u) ?? '', head: u.head, ok: u.probeOk === true, ageMs: Math.round(now - (this.#probedAt.get(u) ?? now)) }));
+    return this.#o.upstreams.map((u) => ({
+      id: this.#idOf.get(u) ?? '',
+      head: u.head,
+      ok: u.probeOk === true,
+      ageMs: Math.round(now - (this.#probedAt.get(u) ?? now)),
+    }));
   };
 
   #share(): void {
@@ -209,7 +220,13 @@ export class Prober {
         u.head = height;
         this.#offer(u.name, res, height);
         this.#report(u.name, height);
-        if (this.#confirm !== null && this.#firstHeads === null && height === this.#o.tracker.bestHead() && this.#o.sittingOut?.(u.name) !== true) this.#confirm(height);
+        if (
+          this.#confirm !== null &&
+          this.#firstHeads === null &&
+          height === this.#o.tracker.bestHead() &&
+          this.#o.sittingOut?.(u.name) !== true
+        )
+          this.#confirm(height);
       }
       u.probeOk = true;
       this.#watch?.probed(u.name, height);

@@ -35,7 +35,9 @@ export class Admission {
       return this.#releaser();
     }
     if (this.#waiting.length >= this.#queued) {
-      throw new ProxyError('UPSTREAM_OVERLOADED', undefined, { detail: `${this.#waiting.length} requests already queued` });
+      throw new ProxyError('UPSTREAM_OVERLOADED', undefined, {
+        detail: `${this.#waiting.length} requests already queued`,
+      });
     }
     return new Promise((resolve, reject) => {
       const grant = (): void => {

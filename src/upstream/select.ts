@@ -54,7 +54,13 @@ export interface Selection {
 }
 
 /** Pure: whether an upstream at `head` has the block `height` (as final data when `final`). */
-export function covers(head: number | null, height: number, final: boolean, bestHead: number | null, finalHeight: number | null): boolean {
+export function covers(
+  head: number | null,
+  height: number,
+  final: boolean,
+  bestHead: number | null,
+  finalHeight: number | null,
+): boolean {
   if (head === null) return false;
   if (!final) return head >= height;
   const depth = bestHead !== null && finalHeight !== null ? Math.max(0, bestHead - finalHeight) : 0;

@@ -83,7 +83,11 @@ export interface UpstreamPool {
    * `exclude` (healthy, fresh, covering the height, not sitting out), one
    * attempt each, in parallel. `asked` names every upstream an attempt went to.
    */
-  ballots(req: UpstreamRequest, exclude: readonly string[], count: number): Promise<{ answers: UpstreamResponse[]; asked: string[] }>;
+  ballots(
+    req: UpstreamRequest,
+    exclude: readonly string[],
+    count: number,
+  ): Promise<{ answers: UpstreamResponse[]; asked: string[] }>;
   readonly chain: ChainView;
   status(): UpstreamStatus[];
   /** At least one upstream healthy and not lagging. */

@@ -14,7 +14,13 @@ import { Breaker, type Permit } from '../common/breaker.js';
 import { LatencyStats } from './latency.js';
 import { isNegative } from '../transform/envelope.js';
 import { Admission } from './queue.js';
-import { PURPOSE_HEADER, type Purpose, type UpstreamRequest, type UpstreamResponse, type UpstreamStatus } from './types.js';
+import {
+  PURPOSE_HEADER,
+  type Purpose,
+  type UpstreamRequest,
+  type UpstreamResponse,
+  type UpstreamStatus,
+} from './types.js';
 
 /** Default bound of requests waiting for a connection to one upstream (UPSTREAM_MAX_QUEUE). */
 const DEFAULT_MAX_QUEUE = 256;
@@ -67,7 +73,9 @@ function parseBaseUrl(raw: string): { origin: string; basePath: string; shown: s
   const u = new URL(raw);
   const basePath = u.pathname.replace(/\/+$/, '');
   const authorization =
-    u.username !== '' ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}` : null;
+    u.username !== ''
+      ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`
+      : null;
   return { origin: u.origin, basePath, shown: u.origin + basePath, authorization };
 }
 
@@ -105,7 +113,11 @@ export class Upstream {
     this.#admission = new Admission(opts.config.connections, opts.config.maxQueue ?? DEFAULT_MAX_QUEUE);
     this.#onShed = opts.onShed ?? null;
     // Only what the upstream needs: never a client header.
-    this.#headers = { accept: 'application/json', 'accept-encoding': 'identity', ...(authorization ? { authorization } : {}) };
+    this.#headers = {
+      accept: 'application/json',
+      'accept-encoding': 'identity',
+      ...(authorization ? { authorization } : {}),
+    };
     const h = this.#headers;
     this.#purposed = {
       probe: { ...h, [PURPOSE_HEADER]: 'probe' },
@@ -113,7 +125,11 @@ export class Upstream {
       pending: { ...h, [PURPOSE_HEADER]: 'pending' },
       refresh: { ...h, [PURPOSE_HEADER]: 'refresh' },
     };
-    this.breaker = new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs, ...(opts.clock ? { clock: opts.clock } : {}) });
+    this.breaker = new Breaker({
+      failures: opts.config.breakerFailures,
+      cooldownMs: opts.config.breakerCooldownMs,
+      ...(opts.clock ? { clock: opts.clock } : {}),
+    });
     this.#pool = new Pool(origin, {
       connections: opts.config.connections,
       connect: { timeout: opts.config.connectTimeoutMs },
@@ -253,7 +269,8 @@ export class Upstream {
     } finally {
       this.inFlight--;
       release?.();
-      if (o.endpoint !== null) this.#metrics.upstreamRequest(this.name, o.endpoint, outcome, (performance.now() - started) / 1000);
+      if (o.endpoint !== null)
+        this.#metrics.upstreamRequest(this.name, o.endpoint, outcome, (performance.now() - started) / 1000);
       if (o.purpose != null) this.#metrics.upstreamBackground(o.purpose);
     }
   }

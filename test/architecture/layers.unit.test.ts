@@ -25,7 +25,8 @@ function documentedPairs(): string[] {
   return pairs;
 }
 
-const graphOf = (edges: Record<string, string[]>): Graph => new Map(Object.entries(edges).map(([k, v]) => [k, new Set(v)]));
+const graphOf = (edges: Record<string, string[]>): Graph =>
+  new Map(Object.entries(edges).map(([k, v]) => [k, new Set(v)]));
 
 describe('the checks themselves', () => {
   it('read every kind of import, and not comments or strings', () => {
@@ -37,20 +38,32 @@ describe('the checks themselves', () => {
       "import {\n  f,\n} from './f.js';",
       "const g = await import('./g.js');",
       "// import { h } from './h.js';",
-      "const i = \"import { i } from './i.js'\";",
+      'const i = "import { i } from \'./i.js\'";',
     ].join('\n');
     expect(specifiersOf(text)).toEqual(['./a.js', '../b.js', './d.js', './e.js', './f.js', './g.js']);
   });
 
   it('find a cycle through type imports, and a file importing itself', () => {
-    const g = graphOf({ 'x/a.ts': ['y/b.ts'], 'y/b.ts': ['x/c.ts'], 'x/c.ts': ['x/a.ts'], 'z/d.ts': ['z/d.ts'], 'z/e.ts': ['x/a.ts'] });
+    const g = graphOf({
+      'x/a.ts': ['y/b.ts'],
+      'y/b.ts': ['x/c.ts'],
+      'x/c.ts': ['x/a.ts'],
+      'z/d.ts': ['z/d.ts'],
+      'z/e.ts': ['x/a.ts'],
+    });
     expect(cycles(g)).toEqual(expect.arrayContaining([['x/a.ts', 'x/c.ts', 'y/b.ts'], ['z/d.ts']]));
     expect(cycles(g)).toHaveLength(2);
     expect(cycles(graphOf({ 'a.ts': ['b.ts'], 'b.ts': ['c.ts'], 'c.ts': [] }))).toEqual([]);
   });
 
   it('find folders importing each other, a subfolder counting as its folder', () => {
-    const g = graphOf({ 'x/a.ts': ['y/b.ts'], 'y/deep/b.ts': ['x/c.ts'], 'y/b.ts': [], 'x/c.ts': [], 'main.ts': ['x/a.ts'] });
+    const g = graphOf({
+      'x/a.ts': ['y/b.ts'],
+      'y/deep/b.ts': ['x/c.ts'],
+      'y/b.ts': [],
+      'x/c.ts': [],
+      'main.ts': ['x/a.ts'],
+    });
     expect(folderPairs(g)).toEqual([{ folders: ['x', 'y'], evidence: ['x/a.ts → y/b.ts', 'y/deep/b.ts → x/c.ts'] }]);
   });
 });

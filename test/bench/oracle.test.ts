@@ -9,7 +9,13 @@ import type { ProxyHandle } from '../../src/app.js';
 import { crawl } from '../../bench/lib/oracle/crawl.js';
 import { drive, type Tally } from '../../bench/lib/oracle/driver.js';
 import { startLockstep, type Lockstep } from '../../bench/lib/oracle/lockstep.js';
-import { PURPOSE_HEADER, backgroundTotal, startRecorder, type Recorder, type Split } from '../../bench/lib/oracle/recorder.js';
+import {
+  PURPOSE_HEADER,
+  backgroundTotal,
+  startRecorder,
+  type Recorder,
+  type Split,
+} from '../../bench/lib/oracle/recorder.js';
 import { internalLine, summarize } from '../../bench/lib/oracle/summary.js';
 import { buildUniverse, explorerSampler, universePaths } from '../../bench/lib/oracle/workload.js';
 import { startTestProxy } from '../helpers/proxy.js';
@@ -38,7 +44,8 @@ describe('truth oracle', () => {
     lock.advance();
     lock.advance();
     expect(lock.truth.chain.head()).toBe(lock.upstream.chain.head());
-    const get = async (base: string): Promise<string> => (await (await fetch(`${base}/tx/list?page=1`)).text()).replace(/"server_timestamp":\d+/, '').replaceAll(base, '');
+    const get = async (base: string): Promise<string> =>
+      (await (await fetch(`${base}/tx/list?page=1`)).text()).replace(/"server_timestamp":\d+/, '').replaceAll(base, '');
     expect(await get(lock.truth.url)).toBe(await get(lock.upstream.url));
     expect(lock.producedAt(lock.head())).not.toBeNull();
   });
@@ -59,7 +66,9 @@ describe('truth oracle', () => {
     lock = await startLockstep({ blockIntervalMs: 250 });
     const addresses = minersNext(lock, 8);
     // Long TTL, no head rule, no probe in the window (and miners are in no pending tx): nothing invalidates these entries.
-    proxy = await startTestProxy([lock.upstream.url], { policies: { 'address/info': { ttlMs: 600_000, invalidateOnHead: false } } });
+    proxy = await startTestProxy([lock.upstream.url], {
+      policies: { 'address/info': { ttlMs: 600_000, invalidateOnHead: false } },
+    });
     let i = 0;
     const sample = (): string => `/address/info?address=${addresses[i++ % addresses.length]}`;
     lock.start();
@@ -87,18 +96,27 @@ describe('truth oracle', () => {
       }
       const credited = h - 1;
       while (lock.head() < credited - 1) lock.advance();
-      proxy = await startTestProxy([lock.upstream.url], { policies: { 'address/info': { ttlMs: 600_000, invalidateOnHead: false } } });
+      proxy = await startTestProxy([lock.upstream.url], {
+        policies: { 'address/info': { ttlMs: 600_000, invalidateOnHead: false } },
+      });
       const path = `/address/info?address=${address}`;
       await get(proxy.url, path); // cached at the block before the credit
       const h0 = lock.head();
       lock.advance();
       const t = await drive({ proxyUrl: proxy.url, lock, sample: () => path, rate: 40, durationS: 0.5 });
-      const w = { tally: t, recorder: { requests: 0, first: 0, changed: 0, unchanged: 0, background: new Map(), byEndpoint: new Map() }, blocks: 1, internalCredits: internalTransfers ? lock.creditsIn(h0, lock.head()) : null };
+      const w = {
+        tally: t,
+        recorder: { requests: 0, first: 0, changed: 0, unchanged: 0, background: new Map(), byEndpoint: new Map() },
+        blocks: 1,
+        internalCredits: internalTransfers ? lock.creditsIn(h0, lock.head()) : null,
+      };
       expect(t.requests).toBeGreaterThan(5);
       if (internalTransfers) {
         expect([t.stale, t.staleCredited, t.maxBehind]).toEqual([t.requests, t.requests, 1]);
         expect(w.internalCredits).toBeGreaterThanOrEqual(1);
-        expect(internalLine(w)).toContain(`address/info stale ${t.requests}/${t.requests}, ${t.requests} of them of an address credited`);
+        expect(internalLine(w)).toContain(
+          `address/info stale ${t.requests}/${t.requests}, ${t.requests} of them of an address credited`,
+        );
       } else {
         expect([t.stale, t.staleCredited]).toEqual([0, 0]);
         expect(internalLine(w)).toBe('internal transfers off (--oracle-no-internal)');
@@ -136,7 +154,12 @@ describe('truth oracle', () => {
     await get(recorder.url, '/block/max'); // a client's miss: not first (the probe asked), unchanged
     const c0 = recorder.take();
     expect([c0.requests, c0.first, c0.changed, c0.unchanged]).toEqual([4, 0, 0, 1]);
-    expect(c0.background).toEqual(new Map([['probe', { requests: 2, unchanged: 1 }], ['block', { requests: 1, unchanged: 0 }]]));
+    expect(c0.background).toEqual(
+      new Map([
+        ['probe', { requests: 2, unchanged: 1 }],
+        ['block', { requests: 1, unchanged: 0 }],
+      ]),
+    );
     expect(backgroundTotal(c0.byEndpoint.get('block/max')!)).toBe(2);
     await get(recorder.url, '/tx/list?block_height=5'); // seen before the take: unchanged, not first
     const c = recorder.take();
@@ -144,7 +167,9 @@ describe('truth oracle', () => {
     expect([c.requests, c.first, c.unchanged, c.background.size]).toEqual([1, 0, 1, 0]);
     // The summary splits upstream requests per 1000 client requests; the parts add up to the total.
     const s = summarize({ tally: { ...tally(), requests: 1000 }, recorder: c, blocks: 0, internalCredits: null });
-    expect([s.upPer1000, s.firstPer1000, s.changedPer1000, s.unchangedPer1000, s.backgroundPer1000]).toEqual([1, 0, 0, 1, 0]);
+    expect([s.upPer1000, s.firstPer1000, s.changedPer1000, s.unchangedPer1000, s.backgroundPer1000]).toEqual([
+      1, 0, 0, 1, 0,
+    ]);
   });
 
   it('the crawl list holds every path the sampler draws, and a crawl makes each of them seen upstream', async () => {
@@ -164,7 +189,10 @@ describe('truth oracle', () => {
     // Seen upstream: first asked by the crawl, or earlier by the proxy's own requests (the head probe asks block/max).
     for (const p of some) {
       const e = seen.byEndpoint.get(p.split('?')[0]!.slice(1));
-      expect((e?.first ?? 0) + [...(e?.background.values() ?? [])].reduce((n, b) => n + b.requests, 0), p).toBeGreaterThan(0);
+      expect(
+        (e?.first ?? 0) + [...(e?.background.values() ?? [])].reduce((n, b) => n + b.requests, 0),
+        p,
+      ).toBeGreaterThan(0);
     }
     expect(seen.first).toBeGreaterThanOrEqual(some.filter((p) => !p.startsWith('/block/max')).length);
     // A fresh proxy (empty cache) asking them all again: every one is a miss, none is first.
@@ -181,8 +209,22 @@ describe('truth oracle', () => {
   });
 });
 
-const get = (base: string, p: string, headers: Record<string, string> = {}): Promise<void> => fetch(base + p, { headers }).then(async (r) => void (await r.arrayBuffer()));
+const get = (base: string, p: string, headers: Record<string, string> = {}): Promise<void> =>
+  fetch(base + p, { headers }).then(async (r) => void (await r.arrayBuffer()));
 
 const split = (s: Split): number[] => [s.requests, s.first, s.changed, s.unchanged];
 
-const tally = (): Tally => ({ requests: 0, hits: 0, errors: 0, dropped: 0, stale: 0, unmatched: 0, maxBehind: 0, staleCredited: 0, byEndpoint: new Map(), headDelays: [], latencies: [], durationS: 1 });
+const tally = (): Tally => ({
+  requests: 0,
+  hits: 0,
+  errors: 0,
+  dropped: 0,
+  stale: 0,
+  unmatched: 0,
+  maxBehind: 0,
+  staleCredited: 0,
+  byEndpoint: new Map(),
+  headDelays: [],
+  latencies: [],
+  durationS: 1,
+});

@@ -33,7 +33,13 @@ const config = testConfig([process.argv[2]!], {
   cacheMaxBytes: 1 * MIB,
   rateLimit: { enabled: true, max: 100_000, windowMs: 60_000, maxClients: 300 },
   missBudget: 3,
-  stream: { ...testConfig([]).stream, maxStreams: 100, maxPerClient: 2, activityWatchBytes: 2 * MIB, activityLingerMs: 300_000 },
+  stream: {
+    ...testConfig([]).stream,
+    maxStreams: 100,
+    maxPerClient: 2,
+    activityWatchBytes: 2 * MIB,
+    activityLingerMs: 300_000,
+  },
 });
 const built = await buildProxy(config, { logger: pino({ level: 'silent' }) });
 const url = await built.app.listen({ port: 0, host: '127.0.0.1' });
@@ -50,7 +56,9 @@ function hit(path: string, ip: string): Promise<number> {
       s.destroy();
       resolve(status);
     };
-    s.on('connect', () => s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${ip}\r\nConnection: close\r\n\r\n`));
+    s.on('connect', () =>
+      s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${ip}\r\nConnection: close\r\n\r\n`),
+    );
     s.on('data', (d: Buffer) => {
       text += d.toString('latin1');
       const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
@@ -64,12 +72,14 @@ function hit(path: string, ip: string): Promise<number> {
 async function flood(n: number, width: number, task: (i: number) => Promise<number>): Promise<Record<string, number>> {
   const seen: Record<string, number> = {};
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) {
-      const status = await task(next++);
-      seen[status] = (seen[status] ?? 0) + 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) {
+        const status = await task(next++);
+        seen[status] = (seen[status] ?? 0) + 1;
+      }
+    }),
+  );
   return seen;
 }
 
@@ -98,7 +108,11 @@ const grew = (): number => {
 const report: Record<string, unknown> = {};
 
 /** Two equal halves of a flood: once the bound is reached in the first, the second must not grow the heap. */
-async function halves(n: number, task: (i: number) => Promise<number>, settle: () => Promise<void> = async () => {}): Promise<{ statuses: Record<string, number>; grown: [number, number] }> {
+async function halves(
+  n: number,
+  task: (i: number) => Promise<number>,
+  settle: () => Promise<void> = async () => {},
+): Promise<{ statuses: Record<string, number>; grown: [number, number] }> {
   const a = await flood(n / 2, 20, task);
   await settle();
   const first = grew();
@@ -117,19 +131,28 @@ const a = await halves(400, (i) => hit(`/stream/activity?${watchQuery(fresh(100)
 report['activity'] = { ...a, ...activity.status(), clients: activity.channel.counts().clients };
 
 /** Opens `n` head streams from as many addresses, holds them all, then closes them. */
-async function heads(n: number, from: number): Promise<{ statuses: Record<string, number>; open: { streams: number; clients: number } }> {
+async function heads(
+  n: number,
+  from: number,
+): Promise<{ statuses: Record<string, number>; open: { streams: number; clients: number } }> {
   const statuses: Record<string, number> = {};
   const sockets = await Promise.all(
-    Array.from({ length: n }, (_, i) => new Promise<ReturnType<typeof connect>>((resolve) => {
-      const s = connect({ port, host: '127.0.0.1' });
-      s.on('connect', () => s.write(`GET /stream/heads HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${ip(from + i)}\r\n\r\n`));
-      s.once('data', (d: Buffer) => {
-        const status = /^HTTP\/1\.1 (\d{3})/.exec(d.toString('latin1'))?.[1] ?? '0';
-        statuses[status] = (statuses[status] ?? 0) + 1;
-        resolve(s);
-      });
-      s.on('error', () => resolve(s));
-    })),
+    Array.from(
+      { length: n },
+      (_, i) =>
+        new Promise<ReturnType<typeof connect>>((resolve) => {
+          const s = connect({ port, host: '127.0.0.1' });
+          s.on('connect', () =>
+            s.write(`GET /stream/heads HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${ip(from + i)}\r\n\r\n`),
+          );
+          s.once('data', (d: Buffer) => {
+            const status = /^HTTP\/1\.1 (\d{3})/.exec(d.toString('latin1'))?.[1] ?? '0';
+            statuses[status] = (statuses[status] ?? 0) + 1;
+            resolve(s);
+          });
+          s.on('error', () => resolve(s));
+        }),
+    ),
   );
   const open = { streams: hub.size, clients: hub.clients };
   for (const s of sockets) s.destroy();
@@ -139,7 +162,13 @@ async function heads(n: number, from: number): Promise<{ statuses: Record<string
 const h1 = await heads(300, 5000);
 const g1 = grew();
 const h2 = await heads(300, 6000);
-report['heads'] = { statuses: h1.statuses, open: h1.open, again: h2.statuses, afterClose: { streams: hub.size, clients: hub.clients }, grown: [g1, grew()] };
+report['heads'] = {
+  statuses: h1.statuses,
+  open: h1.open,
+  again: h2.statuses,
+  afterClose: { streams: hub.size, clients: hub.clients },
+  grown: [g1, grew()],
+};
 
 report['clients'] = {
   ...(await halves(1000, (i) => hit(`/address/info?address=${fresh(1)[0]}`, ip(20_000 + i)))),

@@ -24,7 +24,13 @@ const MIB = 1024 * 1024;
 type Halves = { statuses: Record<string, number>; grown: [number, number] };
 interface Report {
   activity: Halves & { watched: number; lingering: number; watchBytes: number; watchMaxBytes: number; clients: number };
-  heads: { statuses: Record<string, number>; again: Record<string, number>; open: { streams: number; clients: number }; afterClose: { streams: number; clients: number }; grown: [number, number] };
+  heads: {
+    statuses: Record<string, number>;
+    again: Record<string, number>;
+    open: { streams: number; clients: number };
+    afterClose: { streams: number; clients: number };
+    grown: [number, number];
+  };
   clients: Halves & { buckets: number; missBuckets: number; memoryBytes: number };
   pages: Halves & { buckets: number; missBuckets: number; memoryBytes: number; memoryEntries: number };
   heap: { grown: number; watchBytes: number; memoryBytes: number };
@@ -38,7 +44,12 @@ let report: Report;
 beforeAll(async () => {
   sim = await startSimulator({ seed: 11, blockIntervalMs: 0 });
   const out = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD, sim.url], { encoding: 'utf8', timeout: 120_000, maxBuffer: 1 << 20 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))),
+    execFile(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', CHILD, sim.url],
+      { encoding: 'utf8', timeout: 120_000, maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)),
+    ),
   );
   report = JSON.parse(out.trim().split('\n').pop()!) as Report;
 }, 150_000);
@@ -93,7 +104,16 @@ describe('a flood from many client addresses', () => {
 
 describe('fast-hit URLs', () => {
   it('are remembered up to their bound, the oldest forgotten first', () => {
-    const fast = new FastHits({ resolver: {} as Resolver, chain: {} as ChainView, metrics: {} as Metrics, clock: Date.now, gate: null, trustProxy: false, writer: new EnvelopeWriter({ upstreamIsSimulator: false }), maxUrls: 10 });
+    const fast = new FastHits({
+      resolver: {} as Resolver,
+      chain: {} as ChainView,
+      metrics: {} as Metrics,
+      clock: Date.now,
+      gate: null,
+      trustProxy: false,
+      writer: new EnvelopeWriter({ upstreamIsSimulator: false }),
+      maxUrls: 10,
+    });
     const def = {} as EndpointDef;
     const req = {} as CanonicalRequest;
     for (let i = 0; i < 25; i++) fast.remember(`/address/info?address=${i}`, def, req);

@@ -34,7 +34,10 @@ function slowDetail() {
   };
 }
 
-const patch = { upstream: { hedgeAfterMs: 0, hedgeQuantile: 0, attemptTimeoutMs: 30_000, totalDeadlineMs: 30_000 }, limits: { requestTimeoutMs: 30_000 } };
+const patch = {
+  upstream: { hedgeAfterMs: 0, hedgeQuantile: 0, attemptTimeoutMs: 30_000, totalDeadlineMs: 30_000 },
+  limits: { requestTimeoutMs: 30_000 },
+};
 
 describe('abandoned flights', () => {
   let env: Env | undefined;

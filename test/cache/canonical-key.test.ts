@@ -26,7 +26,8 @@ describe('canonical cache keys', () => {
   });
 
   /** Upstream request URLs for one path, in order. */
-  const upstreamUrls = (path: string): string[] => env.up.requests.filter((r) => r.url.split('?')[0] === `/${path}`).map((r) => r.url);
+  const upstreamUrls = (path: string): string[] =>
+    env.up.requests.filter((r) => r.url.split('?')[0] === `/${path}`).map((r) => r.url);
 
   async function expectOneUpstream(path: string, spellings: string[]): Promise<string[]> {
     const before = env.count(path);
@@ -40,7 +41,10 @@ describe('canonical cache keys', () => {
     }
     expect(env.count(path), `upstream requests for ${spellings.join(' | ')}`).toBe(before + 1);
     expect(results[0]).toBe('MISS');
-    expect(results.slice(1).every((r) => r === 'HIT'), `x-cache: ${results.join(',')}`).toBe(true);
+    expect(
+      results.slice(1).every((r) => r === 'HIT'),
+      `x-cache: ${results.join(',')}`,
+    ).toBe(true);
     expect(new Set(bodies).size).toBe(1);
     return upstreamUrls(path).slice(before);
   }
@@ -62,7 +66,10 @@ describe('canonical cache keys', () => {
   });
 
   it('unknown parameters are not forwarded', async () => {
-    const urls = await expectOneUpstream('contracts', ['?page=3&secret=1&callback=x&page_size=5', '?page_size=5&page=3']);
+    const urls = await expectOneUpstream('contracts', [
+      '?page=3&secret=1&callback=x&page_size=5',
+      '?page_size=5&page=3',
+    ]);
     expect(urls).toHaveLength(1);
     const q = new URLSearchParams(urls[0]!.split('?')[1] ?? '');
     expect([...q.keys()].sort()).toEqual(['page', 'page_size']);
@@ -76,22 +83,40 @@ describe('canonical cache keys', () => {
   });
 
   it('is_nrc20 true/1/TRUE share a key; false/0 another; absent a third', async () => {
-    const t = await expectOneUpstream('tx/listByAddress', [`?address=${ADDR}&is_nrc20=true`, `?is_nrc20=1&address=${ADDR}`, `?address=${ADDR}&is_nrc20=TRUE`]);
+    const t = await expectOneUpstream('tx/listByAddress', [
+      `?address=${ADDR}&is_nrc20=true`,
+      `?is_nrc20=1&address=${ADDR}`,
+      `?address=${ADDR}&is_nrc20=TRUE`,
+    ]);
     expect(t[0]).toContain('is_nrc20=true');
-    const f = await expectOneUpstream('tx/listByAddress', [`?address=${ADDR}&is_nrc20=0`, `?address=${ADDR}&is_nrc20=false`]);
+    const f = await expectOneUpstream('tx/listByAddress', [
+      `?address=${ADDR}&is_nrc20=0`,
+      `?address=${ADDR}&is_nrc20=false`,
+    ]);
     expect(f[0]).toContain('is_nrc20=false');
-    const none = await expectOneUpstream('tx/listByAddress', [`?address=${ADDR}`, `?address=${ADDR}&page=1&page_size=20`]);
+    const none = await expectOneUpstream('tx/listByAddress', [
+      `?address=${ADDR}`,
+      `?address=${ADDR}&page=1&page_size=20`,
+    ]);
     expect(none[0]).not.toContain('is_nrc20');
   });
 
   it('hash case and percent-encoded values share a key', async () => {
-    const urls = await expectOneUpstream('tx/detail', [`?hash=${HASH}`, `?hash=${HASH.toUpperCase()}`, `?hash=${pct(HASH)}`]);
+    const urls = await expectOneUpstream('tx/detail', [
+      `?hash=${HASH}`,
+      `?hash=${HASH.toUpperCase()}`,
+      `?hash=${pct(HASH)}`,
+    ]);
     expect(urls[0]).toBe(`/tx/detail?hash=${HASH}`);
     await expectOneUpstream('address/info', [`?address=${ADDR}`, `?address=${pct(ADDR)}`, `?x=1&address=${ADDR}`]);
   });
 
   it('token/tx/list: parameter order does not matter', async () => {
-    await expectOneUpstream('token/tx/list', ['?token=NAX&page=1&page_size=2', '?page_size=2&token=NAX&page=1', '?page=1&page_size=2&token=NAX&foo=bar']);
+    await expectOneUpstream('token/tx/list', [
+      '?token=NAX&page=1&page_size=2',
+      '?page_size=2&token=NAX&page=1',
+      '?page=1&page_size=2&token=NAX&foo=bar',
+    ]);
   });
 
   it('distinct values make distinct upstream requests', async () => {

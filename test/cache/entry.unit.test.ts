@@ -83,7 +83,11 @@ describe('entryState', () => {
   });
 
   it('never serves a negative entry as stale or error-only', () => {
-    const e = { ...createEntry(params({ negative: true, status: 404, ttlMs: 1000 })), swrUntil: T0 + 5000, sieUntil: T0 + 9000 };
+    const e = {
+      ...createEntry(params({ negative: true, status: 404, ttlMs: 1000 })),
+      swrUntil: T0 + 5000,
+      sieUntil: T0 + 9000,
+    };
     expect(entryState(e, T0, chain())).toBe('fresh');
     expect(entryState(e, T0 + 1000, chain())).toBe('dead');
     expect(entryState(e, T0 + 6000, chain())).toBe('dead');
@@ -92,7 +96,8 @@ describe('entryState', () => {
 
 describe('promoteIfFinal', () => {
   const DAY = 86_400_000;
-  const pending = () => createEntry(params({ headDependent: true, head: 100, finalAt: 95, ttlMs: 5000, swrMs: 5000, sieMs: DAY }));
+  const pending = () =>
+    createEntry(params({ headDependent: true, head: 100, finalAt: 95, ttlMs: 5000, swrMs: 5000, sieMs: DAY }));
 
   it('does nothing before the block is final, or without finalAt', () => {
     expect(promoteIfFinal(pending(), DAY, T0 + 1000, 94)).toBeNull();

@@ -10,7 +10,20 @@ import { createEntry } from '../../src/cache/entry.js';
 const T0 = 1_700_000_000_000;
 
 function negative(key: string, now: number, ttlMs: number) {
-  return createEntry({ key, status: 404, body: Buffer.from('{"code":404,"msg":"not found","data":null}'), createdAt: now, ttlMs, swrMs: 0, sieMs: 0, head: null, headDependent: false, finalAt: null, negative: true, stamps: [] });
+  return createEntry({
+    key,
+    status: 404,
+    body: Buffer.from('{"code":404,"msg":"not found","data":null}'),
+    createdAt: now,
+    ttlMs,
+    swrMs: 0,
+    sieMs: 0,
+    head: null,
+    headDependent: false,
+    finalAt: null,
+    negative: true,
+    stamps: [],
+  });
 }
 
 describe('expiry as entries are met', () => {

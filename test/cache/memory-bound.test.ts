@@ -11,7 +11,10 @@ const CHILD = fileURLToPath(new URL('./memory-bound.child.ts', import.meta.url))
 const MAX = 8 * 1024 * 1024;
 
 function flood(kind: 'negative' | 'small'): { entries: number; charged: number; grown: number } {
-  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD, String(MAX), kind], { encoding: 'utf8', timeout: 150_000 });
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', CHILD, String(MAX), kind], {
+    encoding: 'utf8',
+    timeout: 150_000,
+  });
   return JSON.parse(out.trim().split('\n').pop() ?? '{}') as { entries: number; charged: number; grown: number };
 }
 

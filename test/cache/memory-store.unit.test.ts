@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
-import { BUFFER_OVERHEAD_BYTES as BUF, ENTRY_OVERHEAD_BYTES as ENTRY, HEAP_HEADROOM as X, MemoryStore } from '../../src/cache/memory-store.js';
+import {
+  BUFFER_OVERHEAD_BYTES as BUF,
+  ENTRY_OVERHEAD_BYTES as ENTRY,
+  HEAP_HEADROOM as X,
+  MemoryStore,
+} from '../../src/cache/memory-store.js';
 import type { CacheEntry } from '../../src/cache/types.js';
 import { findStamps } from '../../src/transform/stamps.js';
 import { cacheStoreContract, contractEntry } from './store-contract.js';
@@ -15,12 +20,27 @@ cacheStoreContract('memory', async () => {
 const T0 = 1_700_000_000_000;
 
 function jsonBody(size: number, extra = ''): Buffer {
-  const items = Array.from({ length: Math.ceil(size / 60) }, (_, i) => `{"tx":"${i.toString(16).padStart(16, '0')}","value":"1000"}`);
+  const items = Array.from(
+    { length: Math.ceil(size / 60) },
+    (_, i) => `{"tx":"${i.toString(16).padStart(16, '0')}","value":"1000"}`,
+  );
   return Buffer.from(`{"code":0,"msg":"success","data":{${extra}"list":[${items.join(',')}]}}`);
 }
 
 function entry(key: string, body: Buffer, now: number, patch: Partial<CacheEntry> = {}): CacheEntry {
-  return contractEntry(key, { body, stamps: [], createdAt: now, freshUntil: now + 10_000, swrUntil: now + 20_000, sieUntil: now + 60_000, ...patch }, now);
+  return contractEntry(
+    key,
+    {
+      body,
+      stamps: [],
+      createdAt: now,
+      freshUntil: now + 10_000,
+      swrUntil: now + 20_000,
+      sieUntil: now + 60_000,
+      ...patch,
+    },
+    now,
+  );
 }
 
 describe('MemoryStore', () => {
@@ -77,7 +97,8 @@ describe('MemoryStore', () => {
     await store.set(entry('stamped', body, c.now(), { stamps }));
     const m = store.peek('stamped');
     if (m === undefined) throw new Error('not stored');
-    const ts = (b: Buffer) => (JSON.parse(b.toString()) as { data: { server_timestamp: number } }).data.server_timestamp;
+    const ts = (b: Buffer) =>
+      (JSON.parse(b.toString()) as { data: { server_timestamp: number } }).data.server_timestamp;
 
     // At createdAt itself the upstream's own bytes are served (a MISS is byte-identical).
     const raw = m.payload('identity', c.now());
@@ -85,7 +106,9 @@ describe('MemoryStore', () => {
     const rawGz = m.payload('gzip', c.now());
     expect(gunzipSync(rawGz.body).equals(body)).toBe(true);
     const brSize = m.payload('br', c.now()).body.length;
-    expect(m.size).toBe(2 * (body.length + rawGz.body.length + brSize) + X * (2 * 3 * BUF + 2 * 'stamped'.length + 64 + ENTRY));
+    expect(m.size).toBe(
+      2 * (body.length + rawGz.body.length + brSize) + X * (2 * 3 * BUF + 2 * 'stamped'.length + 64 + ENTRY),
+    );
 
     // raw() is the stored bytes whatever the time (what a MISS sends).
     expect(m.raw('identity').body).toBe(body);
@@ -126,7 +149,9 @@ describe('MemoryStore', () => {
     // The stored entry (and its ETag) is unchanged.
     expect(m.entry.body).toBe(body);
     // Only the stamped digits differ from the stored body.
-    expect(id2.body.toString().replace(/"server_timestamp":\d+/, '')).toBe(body.toString().replace(/"server_timestamp":\d+/, ''));
+    expect(id2.body.toString().replace(/"server_timestamp":\d+/, '')).toBe(
+      body.toString().replace(/"server_timestamp":\d+/, ''),
+    );
   });
 
   it('stays within maxBytes, evicting least recently used entries and counting only evictions', async () => {
@@ -164,7 +189,12 @@ describe('MemoryStore', () => {
   it('never returns an entry past sieUntil (injected clock), and expiry is not an eviction', async () => {
     const c = fakeClock(T0);
     const evicted: string[] = [];
-    const store = new MemoryStore({ maxBytes: 1 << 20, clock: c.now, onEvict: (k) => evicted.push(k), purgeIntervalMs: 0 });
+    const store = new MemoryStore({
+      maxBytes: 1 << 20,
+      clock: c.now,
+      onEvict: (k) => evicted.push(k),
+      purgeIntervalMs: 0,
+    });
     const e = entry('e', Buffer.from('{"a":1}'), c.now(), { sieUntil: c.now() + 5000 });
     await store.set(e);
     c.advance(4999);

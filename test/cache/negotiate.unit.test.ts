@@ -31,7 +31,7 @@ describe('chooseEncoding', () => {
   }
 
   it('stays correct past the memo bound', () => {
-    for (let i = 0; i < 1000; i++) expect(chooseEncoding(`gzip;q=0.${i % 9 + 1}, x${i}`)).toBe('gzip');
+    for (let i = 0; i < 1000; i++) expect(chooseEncoding(`gzip;q=0.${(i % 9) + 1}, x${i}`)).toBe('gzip');
     expect(chooseEncoding('br')).toBe('br');
     expect(chooseEncoding(`gzip, ${'x'.repeat(1000)}`)).toBe('gzip');
   });

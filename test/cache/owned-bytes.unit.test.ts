@@ -11,7 +11,20 @@ import { decodeEntry, encodeEntry } from '../../src/redis/codec.js';
 const ownsAll = (b: Buffer) => b.byteOffset === 0 && b.buffer.byteLength === b.length;
 
 function entryOf(body: Buffer) {
-  return createEntry({ key: 'k', status: 404, body, createdAt: Date.now(), ttlMs: 60_000, swrMs: 0, sieMs: 0, head: null, headDependent: false, finalAt: null, negative: true, stamps: [] });
+  return createEntry({
+    key: 'k',
+    status: 404,
+    body,
+    createdAt: Date.now(),
+    ttlMs: 60_000,
+    swrMs: 0,
+    sieMs: 0,
+    head: null,
+    headDependent: false,
+    finalAt: null,
+    negative: true,
+    stamps: [],
+  });
 }
 
 describe('cached bytes own their memory', () => {

@@ -7,7 +7,18 @@
  * not-found envelope kept at most about 1 s).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { envelope, fixture, get, queryOf, routes, sendJson, startEnv, waitFor, type Env, settableClock } from '../helpers/proxy-kit.js';
+import {
+  envelope,
+  fixture,
+  get,
+  queryOf,
+  routes,
+  sendJson,
+  startEnv,
+  waitFor,
+  type Env,
+  settableClock,
+} from '../helpers/proxy-kit.js';
 
 const HOUR = 3_600_000;
 const TX_BLOCK = 4841297; // block of the tx/detail fixture
@@ -51,7 +62,12 @@ function chain() {
     txStatus500: false,
   };
   const handler = routes({
-    'block/max': (_req, res) => sendJson(res, 200, `{"code":0,"msg":"success","data":{"height":${state.head}.0,"server_timestamp":1595164447597}}`),
+    'block/max': (_req, res) =>
+      sendJson(
+        res,
+        200,
+        `{"code":0,"msg":"success","data":{"height":${state.head}.0,"server_timestamp":1595164447597}}`,
+      ),
     'block/detail': (req, res) => {
       const h = Number(queryOf(req).get('h'));
       sendJson(res, 200, blockDetail(h, state.final.has(h)));
@@ -81,7 +97,11 @@ describe('policies with a fake clock', () => {
   async function setup(patch = {}) {
     const clock = settableClock();
     const c = chain();
-    env = await startEnv({ handler: c.handler, clock: clock.now, patch: { upstream: { maxAttempts: 1, hedgeAfterMs: 0 }, ...patch } });
+    env = await startEnv({
+      handler: c.handler,
+      clock: clock.now,
+      patch: { upstream: { maxAttempts: 1, hedgeAfterMs: 0 }, ...patch },
+    });
     return { clock, state: c.state, env };
   }
 
@@ -197,7 +217,9 @@ describe('policies with a fake clock', () => {
     const headUrl = '/tx/list';
     const a = await xc(env, finalUrl);
     expect(a.cache).toBe('MISS');
-    expect(a.g.text).toContain(`"next":"https://api.example.test/tx/list?block_height=${FINAL_BLOCK - 10}&page=2&page_size=2"`);
+    expect(a.g.text).toContain(
+      `"next":"https://api.example.test/tx/list?block_height=${FINAL_BLOCK - 10}&page=2&page_size=2"`,
+    );
     expect((await xc(env, headUrl)).cache).toBe('MISS');
     expect(env.count('tx/list')).toBe(2);
 
@@ -247,24 +269,27 @@ describe('policies with a fake clock', () => {
   it.each([
     ['a 404 envelope', 'dead', 404],
     ['a 200 envelope with a non-zero code', 'beef', null],
-  ] as const)('%s is kept at most about 1 s as a negative entry, never as a success', async (_label, prefix, status) => {
-    const { clock, env } = await setup();
-    const url = `/tx/detail?hash=${prefix}${hashOf(1).slice(4)}`;
-    const a = await xc(env, url);
-    if (status !== null) expect(a.status).toBe(status);
-    const e = envelope(a.g);
-    expect(e.code).not.toBe(0);
-    expect(e.data).toBeNull();
-    const maxAge = /max-age=(\d+)/.exec(a.g.header('cache-control') ?? '');
-    if (maxAge !== null) expect(Number(maxAge[1])).toBeLessThanOrEqual(1);
-    const b = await xc(env, url);
-    expect(b.status).toBe(a.status);
-    expect(b.g.text).toBe(a.g.text);
-    expect(env.count('tx/detail')).toBe(1); // negative entry
-    clock.advance(1_500);
-    const c = await xc(env, url);
-    expect(c.cache).not.toBe('STALE');
-    expect(env.count('tx/detail')).toBe(2);
-    expect(c.status).toBe(a.status);
-  });
+  ] as const)(
+    '%s is kept at most about 1 s as a negative entry, never as a success',
+    async (_label, prefix, status) => {
+      const { clock, env } = await setup();
+      const url = `/tx/detail?hash=${prefix}${hashOf(1).slice(4)}`;
+      const a = await xc(env, url);
+      if (status !== null) expect(a.status).toBe(status);
+      const e = envelope(a.g);
+      expect(e.code).not.toBe(0);
+      expect(e.data).toBeNull();
+      const maxAge = /max-age=(\d+)/.exec(a.g.header('cache-control') ?? '');
+      if (maxAge !== null) expect(Number(maxAge[1])).toBeLessThanOrEqual(1);
+      const b = await xc(env, url);
+      expect(b.status).toBe(a.status);
+      expect(b.g.text).toBe(a.g.text);
+      expect(env.count('tx/detail')).toBe(1); // negative entry
+      clock.advance(1_500);
+      const c = await xc(env, url);
+      expect(c.cache).not.toBe('STALE');
+      expect(env.count('tx/detail')).toBe(2);
+      expect(c.status).toBe(a.status);
+    },
+  );
 });

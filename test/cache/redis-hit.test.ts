@@ -16,7 +16,11 @@ import { counter, get, startReplica, type Replica } from '../helpers/replica.js'
 const describe = describeRedis();
 
 /** Status, X-Cache, Content-Encoding and the bytes as sent. */
-async function raw(base: string, path: string, acceptEncoding: string): Promise<{ cache: string | undefined; encoding: string | undefined; body: Buffer }> {
+async function raw(
+  base: string,
+  path: string,
+  acceptEncoding: string,
+): Promise<{ cache: string | undefined; encoding: string | undefined; body: Buffer }> {
   const res = await request(`${base}${path}`, { headers: { 'accept-encoding': acceptEncoding } });
   const body = Buffer.from(await res.body.arrayBuffer());
   expect(res.statusCode).toBe(200);

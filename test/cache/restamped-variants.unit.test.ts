@@ -21,10 +21,15 @@ function jsonBody(items: number, extra = ''): Buffer {
 }
 
 function entry(key: string, body: Buffer, now: number, stamps: CacheEntry['stamps']): CacheEntry {
-  return contractEntry(key, { body, stamps, createdAt: now, freshUntil: now + 10_000, swrUntil: now + 20_000, sieUntil: now + 60_000 }, now);
+  return contractEntry(
+    key,
+    { body, stamps, createdAt: now, freshUntil: now + 10_000, swrUntil: now + 20_000, sieUntil: now + 60_000 },
+    now,
+  );
 }
 
-const ts = (b: Buffer): number => (JSON.parse(b.toString()) as { data: { server_timestamp: number } }).data.server_timestamp;
+const ts = (b: Buffer): number =>
+  (JSON.parse(b.toString()) as { data: { server_timestamp: number } }).data.server_timestamp;
 
 describe('hitPayload', () => {
   it('answers identity while the new second is compressed in the background, then the compressed bytes', async () => {

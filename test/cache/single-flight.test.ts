@@ -5,7 +5,20 @@
  * server and through its join metric), so the test never sleeps.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { deferred, envelope, fixture, get, metric, routes, sendJson, startEnv, waitFor, type Deferred, type Env, type Got } from '../helpers/proxy-kit.js';
+import {
+  deferred,
+  envelope,
+  fixture,
+  get,
+  metric,
+  routes,
+  sendJson,
+  startEnv,
+  waitFor,
+  type Deferred,
+  type Env,
+  type Got,
+} from '../helpers/proxy-kit.js';
 
 const N = 200;
 const PATH = 'tx/list';
@@ -33,7 +46,10 @@ describe('single flight', () => {
       }),
       // Retries and hedges are other features; here one attempt is one request, and it never
       // times out during a test (only a cancelled flight ends a held request early).
-      patch: { upstream: { maxAttempts: 1, hedgeAfterMs: 0, attemptTimeoutMs: 30_000, totalDeadlineMs: 30_000 }, limits: { requestTimeoutMs: 30_000 } },
+      patch: {
+        upstream: { maxAttempts: 1, hedgeAfterMs: 0, attemptTimeoutMs: 30_000, totalDeadlineMs: 30_000 },
+        limits: { requestTimeoutMs: 30_000 },
+      },
     });
     env = e;
     let seen = 0;
@@ -48,7 +64,11 @@ describe('single flight', () => {
     const all = Array.from({ length: N }, () => get(env.base, URL_));
     await requested.promise;
     await waitFor(() => seen() === N, 10_000, `${N} requests at the proxy`);
-    await waitFor(async () => (await metric(env.base, 'singleflight_joins_total', { endpoint: PATH })) === N - 1, 10_000, `${N - 1} joins`);
+    await waitFor(
+      async () => (await metric(env.base, 'singleflight_joins_total', { endpoint: PATH })) === N - 1,
+      10_000,
+      `${N - 1} joins`,
+    );
     expect(env.count(PATH)).toBe(1);
     release.resolve(200);
     const res: Got[] = await Promise.all(all);
@@ -68,7 +88,11 @@ describe('single flight', () => {
     const all = Array.from({ length: n }, () => get(env.base, URL_));
     await requested.promise;
     await waitFor(() => seen() === n, 10_000, `${n} requests at the proxy`);
-    await waitFor(async () => (await metric(env.base, 'singleflight_joins_total', { endpoint: PATH })) === n - 1, 10_000, `${n - 1} joins`);
+    await waitFor(
+      async () => (await metric(env.base, 'singleflight_joins_total', { endpoint: PATH })) === n - 1,
+      10_000,
+      `${n - 1} joins`,
+    );
     release.resolve(500);
     const res = await Promise.all(all);
     expect(res.every((r) => r.status === 502)).toBe(true);

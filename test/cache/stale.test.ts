@@ -6,7 +6,20 @@
  * - nothing stale to serve: a 502/504 envelope.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { deferred, envelope, fixture, get, routes, sendJson, startEnv, waitFor, type Deferred, type Env, type Handler, settableClock } from '../helpers/proxy-kit.js';
+import {
+  deferred,
+  envelope,
+  fixture,
+  get,
+  routes,
+  sendJson,
+  startEnv,
+  waitFor,
+  type Deferred,
+  type Env,
+  type Handler,
+  settableClock,
+} from '../helpers/proxy-kit.js';
 
 const URL_ = '/token/detail?token=NAX';
 const PATH = 'token/detail';
@@ -63,7 +76,12 @@ describe('stale serving', () => {
       handler,
       clock: clock.now,
       patch: {
-        upstream: { maxAttempts: 1, hedgeAfterMs: 0, attemptTimeoutMs: hang ? 1000 : 10_000, totalDeadlineMs: hang ? 1500 : 20_000 },
+        upstream: {
+          maxAttempts: 1,
+          hedgeAfterMs: 0,
+          attemptTimeoutMs: hang ? 1000 : 10_000,
+          totalDeadlineMs: hang ? 1500 : 20_000,
+        },
         policies: { [PATH]: { ttlMs: 1000, finalTtlMs: 1000, volatileTtlMs: 1000, swrMs: 5000, sieMs: 60_000 } },
       },
     });
@@ -116,28 +134,31 @@ describe('stale serving', () => {
     expect(b.text).toBe(body(1));
   });
 
-  it.each(Object.keys(failures) as Array<keyof typeof failures>)('stale-if-error: upstream %s → STALE with the old body', async (mode) => {
-    const { clock, s, env } = await setup(mode);
-    expect((await get(env.base, URL_)).text).toBe(body(1));
-    s.mode = mode;
-    clock.advance(10_000); // past ttl + swr, within stale-if-error
-    const g = await get(env.base, URL_);
-    expect(g.status, g.text).toBe(200);
-    expect(g.header('x-cache')).toBe('STALE');
-    expect(g.text).toBe(body(1));
-    expect(g.header('cache-control')).toBe('public, max-age=0');
-    expect(env.count(PATH)).toBe(2); // it did try the upstream
-    // The failure was not stored: the upstream is asked again next time.
-    await get(env.base, URL_);
-    expect(env.count(PATH)).toBe(3);
-    // And when it recovers, the new content is served and stored.
-    s.mode = 'ok';
-    s.version = 3;
-    const ok = await get(env.base, URL_);
-    expect(ok.header('x-cache')).toBe('MISS');
-    expect(ok.text).toBe(body(3));
-    expect((await get(env.base, URL_)).header('x-cache')).toBe('HIT');
-  });
+  it.each(Object.keys(failures) as Array<keyof typeof failures>)(
+    'stale-if-error: upstream %s → STALE with the old body',
+    async (mode) => {
+      const { clock, s, env } = await setup(mode);
+      expect((await get(env.base, URL_)).text).toBe(body(1));
+      s.mode = mode;
+      clock.advance(10_000); // past ttl + swr, within stale-if-error
+      const g = await get(env.base, URL_);
+      expect(g.status, g.text).toBe(200);
+      expect(g.header('x-cache')).toBe('STALE');
+      expect(g.text).toBe(body(1));
+      expect(g.header('cache-control')).toBe('public, max-age=0');
+      expect(env.count(PATH)).toBe(2); // it did try the upstream
+      // The failure was not stored: the upstream is asked again next time.
+      await get(env.base, URL_);
+      expect(env.count(PATH)).toBe(3);
+      // And when it recovers, the new content is served and stored.
+      s.mode = 'ok';
+      s.version = 3;
+      const ok = await get(env.base, URL_);
+      expect(ok.header('x-cache')).toBe('MISS');
+      expect(ok.text).toBe(body(3));
+      expect((await get(env.base, URL_)).header('x-cache')).toBe('HIT');
+    },
+  );
 
   it.each([
     ['500', 502],

@@ -19,7 +19,9 @@ let seq = 0;
 
 /** A full entry with every field set to a non-default value; `patch` overrides. */
 export function contractEntry(key: string, patch: Partial<CacheEntry> = {}, now = Date.now()): CacheEntry {
-  const body = Buffer.from(`{"code":0,"msg":"success","data":{"key":${JSON.stringify(key)},"height":4842503.0,"server_timestamp":1595164447597}}`);
+  const body = Buffer.from(
+    `{"code":0,"msg":"success","data":{"key":${JSON.stringify(key)},"height":4842503.0,"server_timestamp":1595164447597}}`,
+  );
   const tsStart = body.indexOf('1595164447597');
   seq += 1;
   return {
@@ -39,7 +41,6 @@ export function contractEntry(key: string, patch: Partial<CacheEntry> = {}, now 
     ...patch,
   };
 }
-
 
 /** Field-by-field comparison, body byte-exact (a Buffer, not a Uint8Array look-alike). */
 function expectSameEntry(actual: CacheEntry | undefined, expected: CacheEntry): void {
@@ -175,7 +176,10 @@ export function cacheStoreContract(name: string, factory: () => Promise<StoreUnd
 
     it('holds many keys', async () => {
       const entries = Array.from({ length: 300 }, (_, i) =>
-        contractEntry(`block/detail?h=${i}`, { body: Buffer.from(`{"code":0,"msg":"success","data":{"height":${i}}}`), stamps: [] }),
+        contractEntry(`block/detail?h=${i}`, {
+          body: Buffer.from(`{"code":0,"msg":"success","data":{"height":${i}}}`),
+          stamps: [],
+        }),
       );
       await Promise.all(entries.map((e) => store.set(e)));
       const back = await Promise.all(entries.map((e) => store.get(e.key)));

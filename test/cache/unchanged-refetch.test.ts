@@ -16,7 +16,8 @@ describe('unchanged refetches', () => {
     env = await startEnv({
       clock: clock.now,
       handler: routes({
-        'block/max': (_req, res) => sendJson(res, 200, `{"code":0,"msg":"success","data":{"height":${height},"server_timestamp":${++stamp}}}`),
+        'block/max': (_req, res) =>
+          sendJson(res, 200, `{"code":0,"msg":"success","data":{"height":${height},"server_timestamp":${++stamp}}}`),
       }),
     });
   });
@@ -42,7 +43,9 @@ describe('unchanged refetches', () => {
     expect((await get(env.base, '/block/max')).header('x-cache')).toBe('MISS');
     expect(await counts()).toEqual({ all: same.all + 1, same: same.same });
 
-    const status = (await get(env.base, '/status')).json as { data: { cache: { refetches: { refetches: number; unchanged: number } } } };
+    const status = (await get(env.base, '/status')).json as {
+      data: { cache: { refetches: { refetches: number; unchanged: number } } };
+    };
     expect(status.data.cache.refetches).toEqual({ refetches: same.all + 1, unchanged: same.same });
   });
 

@@ -5,7 +5,16 @@ describe('canonical keys', () => {
   it('order, encoding, defaults and unknown parameters do not matter', () => {
     const k = keyOf('tx/list', 'page=1&page_size=20');
     expect(k).toBe('tx/list?page=1&page_size=20');
-    for (const q of ['', 'page_size=20&page=1', 'page=01', 'pa%67e=1', 'page=%31&page_size=2%30', 'foo=bar', 'page=1&utm=x&_=123', '&&page=1&'])
+    for (const q of [
+      '',
+      'page_size=20&page=1',
+      'page=01',
+      'pa%67e=1',
+      'page=%31&page_size=2%30',
+      'foo=bar',
+      'page=1&utm=x&_=123',
+      '&&page=1&',
+    ])
       expect(keyOf('tx/list', q), q).toBe(k);
   });
 
@@ -30,7 +39,9 @@ describe('canonical keys', () => {
   it('equivalent spellings share a key: hash case, h, flags', () => {
     expect(keyOf('tx/detail', `hash=${HASH.toUpperCase()}`)).toBe(keyOf('tx/detail', `hash=${HASH}`));
     expect(keyOf('block/detail', 'h=0042')).toBe('block/detail?h=42');
-    expect(keyOf('tx/listByAddress', `address=${ADDR}&is_nrc20=true`)).toBe(keyOf('tx/listByAddress', `address=${ADDR}&is_nrc20=1`));
+    expect(keyOf('tx/listByAddress', `address=${ADDR}&is_nrc20=true`)).toBe(
+      keyOf('tx/listByAddress', `address=${ADDR}&is_nrc20=1`),
+    );
   });
 
   it('distinct values give distinct keys', () => {

@@ -30,7 +30,15 @@ describe('catalogue', () => {
     expect(cat.get('block/detail').policy.finalTtlMs).toBe(86_400_000);
     expect(cat.get('tx/detail').policy.volatileTtlMs).toBe(1000);
     expect(cat.get('token/list').policy.ttlMs).toBe(600_000);
-    for (const n of ['tx/list', 'block/list', 'tx/listByAddress', 'tx/nrc20', 'token/tx/list', 'address/info', 'chain/summary'] as const)
+    for (const n of [
+      'tx/list',
+      'block/list',
+      'tx/listByAddress',
+      'tx/nrc20',
+      'token/tx/list',
+      'address/info',
+      'chain/summary',
+    ] as const)
       expect(cat.get(n).policy.invalidateOnHead, n).toBe(true);
   });
 

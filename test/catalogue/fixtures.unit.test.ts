@@ -9,7 +9,9 @@ interface Fixture {
   query: string;
 }
 
-const fixtures = JSON.parse(readFileSync(new URL('../fixtures/datacenter-examples.json', import.meta.url), 'utf8')) as Fixture[];
+const fixtures = JSON.parse(
+  readFileSync(new URL('../fixtures/datacenter-examples.json', import.meta.url), 'utf8'),
+) as Fixture[];
 
 describe('fixture queries', () => {
   it('cover all 22 endpoints', () => {

@@ -8,7 +8,13 @@ describe('freshnessOf', () => {
   it("'any' for final blocks and slow-moving data", () => {
     expect(freshnessOf(canon('block/detail', 'h=990'), chain)).toBe('any');
     expect(freshnessOf(canon('tx/list', 'block_height=12'), chain)).toBe('any');
-    for (const [n, q] of [['token/list', ''], ['token/detail', 'token=NAX'], ['tx/count/history', ''], ['address/count/history', ''], ['nax/history', '']] as const)
+    for (const [n, q] of [
+      ['token/list', ''],
+      ['token/detail', 'token=NAX'],
+      ['tx/count/history', ''],
+      ['address/count/history', ''],
+      ['nax/history', ''],
+    ] as const)
       expect(freshnessOf(canon(n, q), chain), n).toBe('any');
   });
 

@@ -42,7 +42,10 @@ const TABLE: Record<string, [number, number, number, number, boolean]> = {
   'nax/profits':           [ 60 * S,   60 * S,   60 * S,   60 * S, false],
 };
 
-const names = (pick: (m: (typeof ENDPOINTS)[number]) => boolean): string[] => ENDPOINTS.filter(pick).map((m) => m.path).sort();
+const names = (pick: (m: (typeof ENDPOINTS)[number]) => boolean): string[] =>
+  ENDPOINTS.filter(pick)
+    .map((m) => m.path)
+    .sort();
 
 describe('endpoint registry', () => {
   it('one module per recorded endpoint, each path once', () => {
@@ -54,7 +57,15 @@ describe('endpoint registry', () => {
 
   it('default policies as the table had them', () => {
     for (const [name, [ttlMs, finalTtlMs, volatileTtlMs, swrMs, invalidateOnHead]] of Object.entries(TABLE)) {
-      expect(DEFAULT_POLICIES[name as keyof typeof DEFAULT_POLICIES], name).toEqual({ ttlMs, finalTtlMs, volatileTtlMs, swrMs, sieMs: DAY, negativeTtlMs: S, invalidateOnHead });
+      expect(DEFAULT_POLICIES[name as keyof typeof DEFAULT_POLICIES], name).toEqual({
+        ttlMs,
+        finalTtlMs,
+        volatileTtlMs,
+        swrMs,
+        sieMs: DAY,
+        negativeTtlMs: S,
+        invalidateOnHead,
+      });
     }
   });
 
@@ -62,7 +73,13 @@ describe('endpoint registry', () => {
     expect(names((m) => m.hot)).toEqual(['block/list', 'block/max', 'tx/list', 'tx/list/pending']);
     expect(names((m) => m.finalCapable)).toEqual(['block/detail', 'tx/detail', 'tx/list']);
     expect(names((m) => m.reportsHead)).toEqual(['block/max']);
-    expect(names((m) => m.freshness === 'any')).toEqual(['address/count/history', 'nax/history', 'token/detail', 'token/list', 'tx/count/history']);
+    expect(names((m) => m.freshness === 'any')).toEqual([
+      'address/count/history',
+      'nax/history',
+      'token/detail',
+      'token/list',
+      'tx/count/history',
+    ]);
     expect(names((m) => m.about !== null)).toEqual(['block/detail', 'tx/list']);
     expect(names((m) => m.stamps.items !== undefined)).toEqual(['tx/nrc20']);
   });
@@ -82,14 +99,43 @@ describe('endpoint registry', () => {
   });
 
   it('the compiler refuses a dependency or an `about` naming a parameter the endpoint lacks', () => {
-    const ok = endpoint({ path: 'x/ok', params: [P.address], reference: { data: 'x' }, data: BlockMax, policy: flat(S, false), dependsOn: [{ on: 'address', param: 'address' }] });
+    const ok = endpoint({
+      path: 'x/ok',
+      params: [P.address],
+      reference: { data: 'x' },
+      data: BlockMax,
+      policy: flat(S, false),
+      dependsOn: [{ on: 'address', param: 'address' }],
+    });
     expect(ok.check).toBeNull();
     expect(ok.classify).toBeNull();
-    // @ts-expect-error `hash` is not a parameter of this endpoint
-    endpoint({ path: 'x/bad', params: [P.address], reference: { data: 'x' }, data: BlockMax, policy: flat(S, false), dependsOn: [{ on: 'address', param: 'hash' }] });
-    // @ts-expect-error `h` is not a parameter of this endpoint
-    endpoint({ path: 'x/bad', params: [P.address], reference: { data: 'x' }, data: BlockMax, policy: flat(S, false), about: 'h', dependsOn: [] });
-    // @ts-expect-error `token` is not a parameter of this endpoint
-    endpoint({ path: 'x/bad', params: [P.address], reference: { data: 'x', notes: { token: 'name' } }, data: BlockMax, policy: flat(S, false), dependsOn: [] });
+    endpoint({
+      path: 'x/bad',
+      params: [P.address],
+      reference: { data: 'x' },
+      data: BlockMax,
+      policy: flat(S, false),
+      // @ts-expect-error `hash` is not a parameter of this endpoint
+      dependsOn: [{ on: 'address', param: 'hash' }],
+    });
+    endpoint({
+      path: 'x/bad',
+      params: [P.address],
+      reference: { data: 'x' },
+      data: BlockMax,
+      policy: flat(S, false),
+      // @ts-expect-error `h` is not a parameter of this endpoint
+      about: 'h',
+      dependsOn: [],
+    });
+    endpoint({
+      path: 'x/bad',
+      params: [P.address],
+      // @ts-expect-error `token` is not a parameter of this endpoint
+      reference: { data: 'x', notes: { token: 'name' } },
+      data: BlockMax,
+      policy: flat(S, false),
+      dependsOn: [],
+    });
   });
 });

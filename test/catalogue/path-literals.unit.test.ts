@@ -43,7 +43,10 @@ function literals(file: string, text = readFileSync(file, 'utf8')): string[] {
 
 // Longest first, so `token/tx/list` is one path, not a `tx/list` inside it.
 const BY_LENGTH = [...ENDPOINT_NAMES].sort((a, b) => b.length - a.length);
-const PATH = new RegExp(`(?<![A-Za-z0-9_-])(${BY_LENGTH.map((n) => n.replace(/\//g, '\\/')).join('|')})(?![A-Za-z0-9_-]|\\/[A-Za-z])`, 'g');
+const PATH = new RegExp(
+  `(?<![A-Za-z0-9_-])(${BY_LENGTH.map((n) => n.replace(/\//g, '\\/')).join('|')})(?![A-Za-z0-9_-]|\\/[A-Za-z])`,
+  'g',
+);
 
 const QUOTES = new Set(['"', "'", '`']);
 
@@ -54,7 +57,8 @@ function pathsIn(text: string): string[] {
   return [...text.matchAll(PATH)].flatMap((m) => {
     const before = text[m.index - 1] ?? '';
     const after = text[m.index + m[0].length] ?? '';
-    const spelled = before === '/' || (after === '?' && m[1]!.includes('/')) || (QUOTES.has(before) && after === before);
+    const spelled =
+      before === '/' || (after === '?' && m[1]!.includes('/')) || (QUOTES.has(before) && after === before);
     return spelled ? [m[1]!] : [];
   });
 }
@@ -82,13 +86,15 @@ describe('endpoint path literals', () => {
     expect(pathsIn('such as "block/max" or "tx/detail?hash=…"')).toEqual(['block/max', 'tx/detail']);
     expect(pathsIn('try http://proxy:8080/block/max')).toEqual(['block/max']);
     expect(pathsIn('fetch them from block/list if needed')).toEqual([]);
-    const code = "import { x } from './tx/list.js';\n// 'block/max'\n/* 'tx/detail' */ const y = `${b}/block/list?page=1`;";
+    const code =
+      "import { x } from './tx/list.js';\n// 'block/max'\n/* 'tx/detail' */ const y = `${b}/block/list?page=1`;";
     expect(literals('x.ts', code).flatMap(pathsIn)).toEqual(['block/list']);
   });
 
   it('each path is spelled in its own module', () => {
     // The module's file name: the path with dashes (`tx/listByAddress`: tx-list-by-address.ts).
-    const fileOf = (name: string): string => `src/endpoints/${name.replace(/\//g, '-').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.ts`;
+    const fileOf = (name: string): string =>
+      `src/endpoints/${name.replace(/\//g, '-').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.ts`;
     for (const [name, where] of files) expect(where, name).toContain(fileOf(name));
   });
 

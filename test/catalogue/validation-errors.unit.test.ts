@@ -11,7 +11,12 @@ const CASES: Case[] = [
   ['tx/list', 'page=-1', 'BAD_PARAMETER', /page: /],
   ['tx/list', 'page=', 'BAD_PARAMETER', /page: .*got ""/],
   ['tx/list', 'page', 'BAD_PARAMETER', /page: /],
-  ['tx/list', 'page_size=500', 'BAD_PARAMETER', /^invalid parameter page_size: expected an integer from 1 to 100, got "500"$/],
+  [
+    'tx/list',
+    'page_size=500',
+    'BAD_PARAMETER',
+    /^invalid parameter page_size: expected an integer from 1 to 100, got "500"$/,
+  ],
   ['tx/list', 'page_size=0', 'BAD_PARAMETER', /page_size: /],
   ['tx/count/history', 'days=366', 'BAD_PARAMETER', /days: expected an integer from 1 to 365/],
   ['address/count/history', 'days=0', 'BAD_PARAMETER', /days: /],
@@ -22,7 +27,12 @@ const CASES: Case[] = [
   ['block/detail', 'h=12a', 'BAD_PARAMETER', /h: expected a block height .* or a block hash/],
   ['tx/listByAddress', `address=${ADDR}&is_nrc20=yes`, 'BAD_PARAMETER', /is_nrc20: expected one of true, false, 1, 0/],
   ['token/detail', 'token=a%20b', 'BAD_PARAMETER', /token: expected a token name/],
-  ['token/tx/list', `token=NAX&contract=${ADDR}`, 'BAD_PARAMETER', /token\/contract: expected exactly one of token or contract, got both/],
+  [
+    'token/tx/list',
+    `token=NAX&contract=${ADDR}`,
+    'BAD_PARAMETER',
+    /token\/contract: expected exactly one of token or contract, got both/,
+  ],
   ['token/holders', 'contract=bad', 'BAD_PARAMETER', /contract: /],
   ['token/tx/list', '', 'MISSING_PARAMETER', /^missing parameter token or contract/],
   ['token/holders', 'page=2', 'MISSING_PARAMETER', /token or contract/],
@@ -55,7 +65,9 @@ describe('validation errors', () => {
 
   it('echoed values are truncated and free of control characters', () => {
     const err = errorOf('tx/list', `page=${'9'.repeat(100)}`);
-    expect(err.message).toBe(`invalid parameter page: expected an integer from 1 to 10000000, got "${'9'.repeat(40)}..."`);
+    expect(err.message).toBe(
+      `invalid parameter page: expected an integer from 1 to 10000000, got "${'9'.repeat(40)}..."`,
+    );
   });
 
   it('page_size bound follows the configured limit', () => {

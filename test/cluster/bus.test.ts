@@ -45,10 +45,14 @@ describe('Redis Cluster: head invalidation over the bus', () => {
     simB.chain.advance(1);
     await waitFor(() => b.tracker.bestHead() === head0 + 1, 10_000, 'B learning the head over the bus');
     let next: Got | undefined;
-    await waitFor(async () => {
-      next = await get(b.url, LIST);
-      return next.cache !== 'HIT';
-    }, 5000, 'B dropping its head-dependent entry');
+    await waitFor(
+      async () => {
+        next = await get(b.url, LIST);
+        return next.cache !== 'HIT';
+      },
+      5000,
+      'B dropping its head-dependent entry',
+    );
     expect(next).toMatchObject({ status: 200, head: head0 + 1 });
     expect(simB.stats()['block/max'] ?? 0).toBe(bProbes);
   });

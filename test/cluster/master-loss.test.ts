@@ -20,7 +20,11 @@ describe('Redis Cluster: losing a master', () => {
 
   beforeAll(async () => {
     [cluster, sim] = await Promise.all([startRedisCluster(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })]);
-    const patch = { redisUrl: cluster.url, rateLimit: { enabled: true, max: 1_000_000, windowMs: 60_000 }, redis: { commandTimeoutMs: 300 } };
+    const patch = {
+      redisUrl: cluster.url,
+      rateLimit: { enabled: true, max: 1_000_000, windowMs: 60_000 },
+      redis: { commandTimeoutMs: 300 },
+    };
     [a, b] = await Promise.all([startReplica([sim.url], patch), startReplica([sim.url], patch)]);
   });
   afterAll(async () => {

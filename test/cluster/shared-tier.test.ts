@@ -18,7 +18,10 @@ describe('Redis Cluster: shared tier', () => {
 
   beforeAll(async () => {
     [cluster, sim] = await Promise.all([startRedisCluster(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })]);
-    [a, b] = await Promise.all([startReplica([sim.url], { redisUrl: cluster.url }), startReplica([sim.url], { redisUrl: cluster.url })]);
+    [a, b] = await Promise.all([
+      startReplica([sim.url], { redisUrl: cluster.url }),
+      startReplica([sim.url], { redisUrl: cluster.url }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([a?.close(), b?.close()]);

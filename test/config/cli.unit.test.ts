@@ -26,9 +26,14 @@ describe('command-line flags', () => {
     const r = parseArgs(['--upstream-urls=http://a', '--bogus', 'x']);
     expect(r.kind).toBe('error');
     if (r.kind !== 'error') return;
-    expect(r.message).toContain('unknown options --upstream-urls=http://a --bogus x (accepted: --config FILE, --check, --help, -h, --version, -v)');
+    expect(r.message).toContain(
+      'unknown options --upstream-urls=http://a --bogus x (accepted: --config FILE, --check, --help, -h, --version, -v)',
+    );
     expect(r.message).toContain('settings are environment variables: UPSTREAM_URLS=http://a chainproxy');
-    expect(parseArgs(['--config'])).toEqual({ kind: 'error', message: '--config: expected a file name after it, got nothing' });
+    expect(parseArgs(['--config'])).toEqual({
+      kind: 'error',
+      message: '--config: expected a file name after it, got nothing',
+    });
   });
 });
 

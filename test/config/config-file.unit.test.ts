@@ -36,7 +36,10 @@ describe('CONFIG_FILE', () => {
     expect(c.upstream.connections).toBe(32);
     expect(c.rateLimit.enabled).toBe(false);
     expect(c.trustProxy).toEqual(['10.0.0.0/8', '192.168.1.1']);
-    expect(c.policies).toEqual({ 'block/detail': { finalTtlMs: 604_800_000 }, 'tx/detail': { negativeTtlMs: 0, invalidateOnHead: true } });
+    expect(c.policies).toEqual({
+      'block/detail': { finalTtlMs: 604_800_000 },
+      'tx/detail': { negativeTtlMs: 0, invalidateOnHead: true },
+    });
   });
 
   it('loads JSON (.json), and --config in argv', () => {
@@ -80,7 +83,9 @@ policies:
       expect.stringMatching(/^policies \(in .*\)\.tx\/nope: expected an endpoint name \(one of tx\/nrc20, /),
       expect.stringMatching(/^policies \(in .*\)\.block\/max\.ttlMs: expected an integer from 0 to \d+, got -1$/),
       expect.stringMatching(/^policies \(in .*\)\.block\/max\.tll: expected one of ttlMs, finalTtlMs, .*got "tll"$/),
-      expect.stringMatching(/^policies \(in .*\)\.block\/max\.invalidateOnHead: expected true or false, got "sometimes"$/),
+      expect.stringMatching(
+        /^policies \(in .*\)\.block\/max\.invalidateOnHead: expected true or false, got "sometimes"$/,
+      ),
     ]);
   });
 
@@ -110,16 +115,28 @@ upstream: { timeoutMs: 5 }
 
   it('cross checks name the file key when the value came from the file', () => {
     const path = tempFile('.json', JSON.stringify({ upstream: { totalDeadlineMs: 20_000 } }));
-    expect(errorsOf({ CONFIG_FILE: path })).toEqual([`upstream.totalDeadlineMs (in ${path}): expected at most REQUEST_TIMEOUT_MS (15000), got 20000`]);
+    expect(errorsOf({ CONFIG_FILE: path })).toEqual([
+      `upstream.totalDeadlineMs (in ${path}): expected at most REQUEST_TIMEOUT_MS (15000), got 20000`,
+    ]);
   });
 
   it('unreadable, unparsable and wrongly-typed files', () => {
-    expect(errorsOf({ CONFIG_FILE: '/nonexistent/chainproxy.yaml' })[0]).toBe('CONFIG_FILE: expected a readable file, got "/nonexistent/chainproxy.yaml" (ENOENT)');
-    expect(errorsOf({ CONFIG_FILE: tempFile('.toml', 'a=1') })[0]).toMatch(/^CONFIG_FILE: expected a \.yaml, \.yml or \.json file/);
-    expect(errorsOf({ CONFIG_FILE: tempFile('.json', '{nope') })[0]).toMatch(/^CONFIG_FILE: expected valid JSON in .*, got a syntax error/);
+    expect(errorsOf({ CONFIG_FILE: '/nonexistent/chainproxy.yaml' })[0]).toBe(
+      'CONFIG_FILE: expected a readable file, got "/nonexistent/chainproxy.yaml" (ENOENT)',
+    );
+    expect(errorsOf({ CONFIG_FILE: tempFile('.toml', 'a=1') })[0]).toMatch(
+      /^CONFIG_FILE: expected a \.yaml, \.yml or \.json file/,
+    );
+    expect(errorsOf({ CONFIG_FILE: tempFile('.json', '{nope') })[0]).toMatch(
+      /^CONFIG_FILE: expected valid JSON in .*, got a syntax error/,
+    );
     expect(errorsOf({ CONFIG_FILE: tempFile('.yaml', 'a: [1\n') })[0]).toMatch(/^CONFIG_FILE: expected valid YAML/);
-    expect(errorsOf({ CONFIG_FILE: tempFile('.yaml', 'port: 1\nport: 2\n') })[0]).toMatch(/^CONFIG_FILE: expected valid YAML/);
-    expect(errorsOf({ CONFIG_FILE: tempFile('.yaml', '- 1\n- 2\n') })[0]).toMatch(/^CONFIG_FILE: expected a map of settings/);
+    expect(errorsOf({ CONFIG_FILE: tempFile('.yaml', 'port: 1\nport: 2\n') })[0]).toMatch(
+      /^CONFIG_FILE: expected valid YAML/,
+    );
+    expect(errorsOf({ CONFIG_FILE: tempFile('.yaml', '- 1\n- 2\n') })[0]).toMatch(
+      /^CONFIG_FILE: expected a map of settings/,
+    );
   });
 
   it('file and environment errors together', () => {

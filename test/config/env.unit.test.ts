@@ -12,7 +12,9 @@ describe('loadConfig from the environment', () => {
 
   it('PUBLIC_BASE_URL defaults to the port', () => {
     expect(loadConfig({ PORT: '9000' }).publicBaseUrl).toBe('http://localhost:9000');
-    expect(loadConfig({ PORT: '9000', PUBLIC_BASE_URL: 'https://api.example.com/' }).publicBaseUrl).toBe('https://api.example.com');
+    expect(loadConfig({ PORT: '9000', PUBLIC_BASE_URL: 'https://api.example.com/' }).publicBaseUrl).toBe(
+      'https://api.example.com',
+    );
   });
 
   it('parses every kind of value', () => {

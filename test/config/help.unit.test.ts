@@ -14,7 +14,15 @@ describe('help and reference', () => {
 
   it('every Config leaf has a field', () => {
     const keys = new Set(FIELDS.map((f) => f.key));
-    for (const k of ['port', 'limits.maxDays', 'upstream.maxBodyBytes', 'redis.leaseMs', 'rateLimit.windowMs', 'simulator.seed']) expect(keys.has(k), k).toBe(true);
+    for (const k of [
+      'port',
+      'limits.maxDays',
+      'upstream.maxBodyBytes',
+      'redis.leaseMs',
+      'rateLimit.windowMs',
+      'simulator.seed',
+    ])
+      expect(keys.has(k), k).toBe(true);
     expect(keys.size).toBe(FIELDS.length);
     expect(new Set(FIELDS.map((f) => f.env)).size).toBe(FIELDS.length);
   });

@@ -16,7 +16,9 @@ describe('variables that look like a setting but are not one', () => {
     ['PORTS', 'PORT'],
   ])('%s is refused, naming %s', (name, setting) => {
     const errors = errorsOf({ [name]: 'http://backend:8080' });
-    expect(errors).toEqual([`${name}: expected a known setting, got an unknown variable that resembles ${setting} (rename it to ${setting}, or unset it)`]);
+    expect(errors).toEqual([
+      `${name}: expected a known setting, got an unknown variable that resembles ${setting} (rename it to ${setting}, or unset it)`,
+    ]);
   });
 
   it.each([
@@ -27,7 +29,11 @@ describe('variables that look like a setting but are not one', () => {
   ])('%s (a family prefix with an unknown tail) is refused, listing the %s settings', (name, prefix) => {
     const [error, ...rest] = errorsOf({ [name]: '1' });
     expect(rest).toEqual([]);
-    expect(error).toMatch(new RegExp(`^${name}: expected one of the ${prefix}\\* settings \\(${prefix}\\w+(, ${prefix}\\w+)*\\), got an unknown variable \\(rename it, or unset it\\)$`));
+    expect(error).toMatch(
+      new RegExp(
+        `^${name}: expected one of the ${prefix}\\* settings \\(${prefix}\\w+(, ${prefix}\\w+)*\\), got an unknown variable \\(rename it, or unset it\\)$`,
+      ),
+    );
   });
 
   it('every lookalike is reported at once, beside the other errors', () => {

@@ -25,7 +25,9 @@ describe('SHUTDOWN_TIMEOUT_MS', () => {
   });
 
   it('rejects what is not a duration from 100 ms to an hour', () => {
-    expect(errorsOf({ SHUTDOWN_TIMEOUT_MS: '50' })).toEqual(['SHUTDOWN_TIMEOUT_MS: expected an integer from 100 to 3600000, got "50"']);
+    expect(errorsOf({ SHUTDOWN_TIMEOUT_MS: '50' })).toEqual([
+      'SHUTDOWN_TIMEOUT_MS: expected an integer from 100 to 3600000, got "50"',
+    ]);
     expect(errorsOf({ SHUTDOWN_TIMEOUT_MS: 'soon' })[0]).toMatch(/^SHUTDOWN_TIMEOUT_MS: expected an integer/);
   });
 

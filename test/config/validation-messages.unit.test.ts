@@ -7,7 +7,11 @@ describe('configuration errors name the variable and what is expected', () => {
     ['PORT', '70000', 'PORT: expected an integer from 0 to 65535, got "70000"'],
     ['PORT', '-1', 'PORT: expected an integer'],
     ['HOST', 'a b', 'HOST: expected a host name or IP address'],
-    ['UPSTREAM_URLS', 'ftp://x', 'UPSTREAM_URLS: expected comma-separated http:// or https:// base URLs without credentials, query or fragment, got "ftp://x"'],
+    [
+      'UPSTREAM_URLS',
+      'ftp://x',
+      'UPSTREAM_URLS: expected comma-separated http:// or https:// base URLs without credentials, query or fragment, got "ftp://x"',
+    ],
     ['UPSTREAM_URLS', 'http://a,nope', 'UPSTREAM_URLS: expected comma-separated http:// or https:// base URLs'],
     ['UPSTREAM_URLS', 'http://u:p@a', 'UPSTREAM_URLS: expected'],
     ['PUBLIC_BASE_URL', 'https://x/?a=1', 'PUBLIC_BASE_URL: expected an http:// or https:// URL'],
@@ -18,7 +22,11 @@ describe('configuration errors name the variable and what is expected', () => {
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
     ['ACCESS_LOG', 'some', 'ACCESS_LOG: expected one of all, misses, off, got "some"'],
     ['REDIS_URL', 'http://redis', 'REDIS_URL: expected a URL starting with redis://'],
-    ['TRUST_PROXY', '10.0.0.0/33', 'TRUST_PROXY: expected comma-separated IP addresses or CIDRs (or loopback, linklocal, uniquelocal), got "10.0.0.0/33"'],
+    [
+      'TRUST_PROXY',
+      '10.0.0.0/33',
+      'TRUST_PROXY: expected comma-separated IP addresses or CIDRs (or loopback, linklocal, uniquelocal), got "10.0.0.0/33"',
+    ],
     ['TRUST_PROXY', 'example.com', 'TRUST_PROXY: expected'],
     ['RATE_LIMIT_ENABLED', 'maybe', 'RATE_LIMIT_ENABLED: expected true or false, got "maybe"'],
     ['RATE_LIMIT_MAX', '0', 'RATE_LIMIT_MAX: expected an integer from 1'],
@@ -44,8 +52,14 @@ describe('configuration errors name the variable and what is expected', () => {
   });
 
   it('cross checks of the timeouts', () => {
-    expect(errorsOf({ UPSTREAM_DEADLINE_MS: '20000' })).toEqual(['UPSTREAM_DEADLINE_MS: expected at most REQUEST_TIMEOUT_MS (15000), got 20000']);
-    expect(errorsOf({ UPSTREAM_TIMEOUT_MS: '12000' })[0]).toBe('UPSTREAM_TIMEOUT_MS: expected at most UPSTREAM_DEADLINE_MS (10000), got 12000');
-    expect(errorsOf({ UPSTREAM_CONNECT_TIMEOUT_MS: '6000' })[0]).toMatch(/^UPSTREAM_CONNECT_TIMEOUT_MS: expected at most UPSTREAM_TIMEOUT_MS/);
+    expect(errorsOf({ UPSTREAM_DEADLINE_MS: '20000' })).toEqual([
+      'UPSTREAM_DEADLINE_MS: expected at most REQUEST_TIMEOUT_MS (15000), got 20000',
+    ]);
+    expect(errorsOf({ UPSTREAM_TIMEOUT_MS: '12000' })[0]).toBe(
+      'UPSTREAM_TIMEOUT_MS: expected at most UPSTREAM_DEADLINE_MS (10000), got 12000',
+    );
+    expect(errorsOf({ UPSTREAM_CONNECT_TIMEOUT_MS: '6000' })[0]).toMatch(
+      /^UPSTREAM_CONNECT_TIMEOUT_MS: expected at most UPSTREAM_TIMEOUT_MS/,
+    );
   });
 });

@@ -15,7 +15,10 @@ describe('WORKERS', () => {
   });
 
   it('rejects zero, fractions, words and more than 256', () => {
-    for (const bad of ['0', '1.5', 'two', '257', '-1']) expect(errorsOf({ WORKERS: bad })).toEqual([`WORKERS: expected an integer from 1 to 256, or auto (one per core), got "${bad}"`]);
+    for (const bad of ['0', '1.5', 'two', '257', '-1'])
+      expect(errorsOf({ WORKERS: bad })).toEqual([
+        `WORKERS: expected an integer from 1 to 256, or auto (one per core), got "${bad}"`,
+      ]);
   });
 
   it('is in --help with its default', () => {

@@ -33,7 +33,9 @@ describeBoth('status page: the fleet', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })]);
     for (const publicBaseUrl of ['https://api.example.test', 'https://api.example.test', 'http://localhost:8081']) {
-      replicas.push(await startReplica([sim.url], { redisUrl: redis.url, publicBaseUrl, redis: { heartbeatMs: 1000 } }));
+      replicas.push(
+        await startReplica([sim.url], { redisUrl: redis.url, publicBaseUrl, redis: { heartbeatMs: 1000 } }),
+      );
     }
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -53,15 +55,25 @@ describeBoth('status page: the fleet', { timeout: 120_000 }, () => {
   it('lists the members, marks this one and flags the one on another PUBLIC_BASE_URL', async () => {
     const [a, , odd] = replicas;
     expect((await page.goto(`${a!.url}/dashboard`))?.status()).toBe(200);
-    await page.waitForFunction(() => document.querySelectorAll('#fleet-members tbody tr').length === 3, undefined, WAIT);
+    await page.waitForFunction(
+      () => document.querySelectorAll('#fleet-members tbody tr').length === 3,
+      undefined,
+      WAIT,
+    );
     expect(await page.locator('#fleet').getAttribute('class')).toBe('');
     expect(await page.locator('#fleet-summary').textContent()).toBe('3 replicas on this Redis');
     const oddId = odd!.fleet!.members.view().replicaId;
-    expect(await page.locator(`#fleet-members tr[data-replica="${oddId}"]`).getAttribute('data-namespace')).toBe('other');
-    expect(await page.locator(`#fleet-members tr[data-replica="${oddId}"] .pill`).textContent()).toBe('other namespace');
+    expect(await page.locator(`#fleet-members tr[data-replica="${oddId}"]`).getAttribute('data-namespace')).toBe(
+      'other',
+    );
+    expect(await page.locator(`#fleet-members tr[data-replica="${oddId}"] .pill`).textContent()).toBe(
+      'other namespace',
+    );
     expect(await page.locator('#fleet-members tr[data-namespace="same"]').count()).toBe(2);
     const selfId = a!.fleet!.members.view().replicaId;
-    expect(await page.locator(`#fleet-members tr[data-replica="${selfId}"] td`).first().textContent()).toBe(`${selfId.slice(0, 8)} (this one)`);
+    expect(await page.locator(`#fleet-members tr[data-replica="${selfId}"] td`).first().textContent()).toBe(
+      `${selfId.slice(0, 8)} (this one)`,
+    );
     expect(await page.locator(`#fleet-members tr[data-replica="${selfId}"] td`).nth(1).textContent()).toBe('replica');
     expect(await page.locator('#fleet-mismatch').getAttribute('class')).toBe('on');
     expect(await page.locator('#fleet-mismatch').textContent()).toBe(
@@ -72,7 +84,11 @@ describeBoth('status page: the fleet', { timeout: 120_000 }, () => {
 
   it('drops the warning once the odd replica is gone', async () => {
     await replicas[2]!.close();
-    await page.waitForFunction(() => document.querySelectorAll('#fleet-members tbody tr').length === 2, undefined, WAIT);
+    await page.waitForFunction(
+      () => document.querySelectorAll('#fleet-members tbody tr').length === 2,
+      undefined,
+      WAIT,
+    );
     await page.waitForFunction(() => document.getElementById('fleet-mismatch')?.className === '', undefined, WAIT);
     expect(await page.locator('#fleet-members tr[data-namespace="other"]').count()).toBe(0);
     expect(await page.locator('#fleet-summary').textContent()).toBe('2 replicas on this Redis');

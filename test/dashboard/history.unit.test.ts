@@ -82,7 +82,8 @@ describe('history', () => {
     const { history, clock, prom, sources } = setup();
     const healthy = sources.upstreams.bind(sources);
     let downB = false;
-    sources.upstreams = () => healthy().map((u) => ({ ...u, healthy: u.name === 'upstream-b' ? !downB : true, lagging: false }));
+    sources.upstreams = () =>
+      healthy().map((u) => ({ ...u, healthy: u.name === 'upstream-b' ? !downB : true, lagging: false }));
     await history.sample();
     for (let i = 0; i < 3; i++) {
       clock.advance(1000);
@@ -97,7 +98,12 @@ describe('history', () => {
     clock.advance(1000);
     await history.sample();
     const kinds = Object.fromEntries(history.view().events.map((e) => [e.kind, e.count]));
-    expect(kinds).toEqual({ '5xx answers': 3, 'upstream upstream-b: timeout': 3, 'upstream upstream-b down': 1, 'upstream upstream-b up again': 1 });
+    expect(kinds).toEqual({
+      '5xx answers': 3,
+      'upstream upstream-b: timeout': 3,
+      'upstream upstream-b down': 1,
+      'upstream upstream-b up again': 1,
+    });
     expect(history.view().events[0]!.kind).toBe('upstream upstream-b up again');
   });
 
@@ -120,7 +126,11 @@ describe('history', () => {
     const view = history.view();
     expect(view.counters).toMatchObject({ missBudgetRefused: 4, quorumDisputes: 2 });
     const kinds = Object.fromEntries(view.events.map((e) => [e.kind, e.count]));
-    expect(kinds).toMatchObject({ 'miss budget spent (429, code 4292)': 4, 'upstreams disagreed on a final answer': 2, 'upstream upstream-b benched (sits out)': 1 });
+    expect(kinds).toMatchObject({
+      'miss budget spent (429, code 4292)': 4,
+      'upstreams disagreed on a final answer': 2,
+      'upstream upstream-b benched (sits out)': 1,
+    });
   });
 
   it('interpolates quantiles like Prometheus, and has none without observations', () => {
@@ -144,7 +154,11 @@ describe('GET /dashboard/history.json', () => {
     expect(Array.isArray(data.points)).toBe(true);
     const bad = await app.inject({ url: '/dashboard/history.json?after=soon' });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json()).toEqual({ code: 4001, msg: 'invalid parameter after: expected a time in ms since the epoch, got "soon"', data: null });
+    expect(bad.json()).toEqual({
+      code: 4001,
+      msg: 'invalid parameter after: expected a time in ms since the epoch, got "soon"',
+      data: null,
+    });
     await app.close();
   });
 });

@@ -40,11 +40,20 @@ describeChromium()('status page: precise invalidation', () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     expect((await page.goto(`${proxy.url}/dashboard`))?.status()).toBe(200);
-    await page.waitForFunction(() => (document.querySelector('#guarded tr[data-guard="future-height"] td:nth-child(2)')?.textContent ?? '') === '1', undefined, WAIT);
-    expect(await page.locator('#invalidation').textContent()).toMatch(/^blocks read up to \S+, 0 fell back to the head rule$/);
+    await page.waitForFunction(
+      () =>
+        (document.querySelector('#guarded tr[data-guard="future-height"] td:nth-child(2)')?.textContent ?? '') === '1',
+      undefined,
+      WAIT,
+    );
+    expect(await page.locator('#invalidation').textContent()).toMatch(
+      /^blocks read up to \S+, 0 fell back to the head rule$/,
+    );
     expect(await page.locator('#guarded tr[data-guard]').count()).toBe(6);
     expect(await page.locator('#guarded tr[data-guard="cross-check"] td').nth(1).textContent()).toBe('0');
-    expect(await page.locator('#guarded tr[data-guard="future-height"] td').first().textContent()).toBe('future-height: an answer about a block above the head');
+    expect(await page.locator('#guarded tr[data-guard="future-height"] td').first().textContent()).toBe(
+      'future-height: an answer about a block above the head',
+    );
     expect(errors).toEqual([]);
   });
 });

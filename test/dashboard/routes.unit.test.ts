@@ -28,7 +28,12 @@ describe('operator gate', () => {
   });
 
   it('serves the page and counters read from the registry when the gate says yes', async () => {
-    const prom = createPrometheusMetrics({ tiers: () => [], upstreams: () => [], chain: { bestHead: () => null, finalHeight: () => null }, redisHealthy: () => null });
+    const prom = createPrometheusMetrics({
+      tiers: () => [],
+      upstreams: () => [],
+      chain: { bestHead: () => null, finalHeight: () => null },
+      redisHealthy: () => null,
+    });
     prom.metrics.request('tx/list', 200, 'HIT', 0.001);
     prom.metrics.request('tx/list', 200, 'MISS', 0.01);
     prom.metrics.request('tx/list', 502, 'ERROR', 0.01);

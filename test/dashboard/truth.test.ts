@@ -18,7 +18,9 @@ import { startTestProxy } from '../helpers/proxy.js';
 import { metric } from '../helpers/proxy-kit.js';
 
 const WAIT = { timeout: 30_000 };
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 const KEY = 'tiny-key-0123456789';
 
 interface El {
@@ -73,38 +75,67 @@ describeChromium()('the status page tells the truth', () => {
     }
   }
 
-  const attr = (p: Page, selector: string, name: string) => p.evaluate(([s, a]) => document.querySelector(s!)?.getAttribute(a!) ?? null, [selector, name]);
-  const text = (p: Page, selector: string) => p.evaluate((s) => document.querySelector(s)?.textContent ?? null, selector);
+  const attr = (p: Page, selector: string, name: string) =>
+    p.evaluate(([s, a]) => document.querySelector(s!)?.getAttribute(a!) ?? null, [selector, name]);
+  const text = (p: Page, selector: string) =>
+    p.evaluate((s) => document.querySelector(s)?.textContent ?? null, selector);
 
   it('answers by status count the 429s: the table totals what the counters total', async () => {
     await traffic(5);
-    for (let i = 0; i < 4; i++) await (await fetch(`${proxy.url}/block/list`, { headers: { 'x-api-key': KEY } })).arrayBuffer();
+    for (let i = 0; i < 4; i++)
+      await (await fetch(`${proxy.url}/block/list`, { headers: { 'x-api-key': KEY } })).arrayBuffer();
     await (await fetch(`${proxy.url}/tx/list?page=x`)).arrayBuffer();
     const limited = await metric(proxy.url, 'rate_limited_total');
     expect(limited).toBe(3);
-    const fourxx = (await metric(proxy.url, 'requests_total', { status_class: '4xx' })) + (await metric(proxy.url, 'page_requests_total', { status_class: '4xx' }));
+    const fourxx =
+      (await metric(proxy.url, 'requests_total', { status_class: '4xx' })) +
+      (await metric(proxy.url, 'page_requests_total', { status_class: '4xx' }));
     expect(fourxx).toBe(4);
-    await page.waitForFunction((n) => (document.querySelector('#statuses tr[data-counter="4xx"] td.num')?.textContent ?? '').startsWith(`${n} `), fourxx, WAIT);
+    await page.waitForFunction(
+      (n) => (document.querySelector('#statuses tr[data-counter="4xx"] td.num')?.textContent ?? '').startsWith(`${n} `),
+      fourxx,
+      WAIT,
+    );
     expect(await text(page, '#counters tr[data-counter="rate-limited"] td.num')).toBe('3');
   });
 
   it('draws the hit ratio with a gap over idle time, not a straight line across it', async () => {
     // Idle longer than the line's 10 s trailing window, then traffic again.
-    await waitFor(async () => (await attr(page, '#chart-hit', 'data-segments')) === '1', 30_000, 'one run of the hit-ratio line');
-    await page.waitForFunction(() => document.querySelector('#chart-hit')?.getAttribute('data-idle') === 'true', undefined, WAIT);
+    await waitFor(
+      async () => (await attr(page, '#chart-hit', 'data-segments')) === '1',
+      30_000,
+      'one run of the hit-ratio line',
+    );
+    await page.waitForFunction(
+      () => document.querySelector('#chart-hit')?.getAttribute('data-idle') === 'true',
+      undefined,
+      WAIT,
+    );
     expect(await attr(page, '#chart-hit', 'data-segments')).toBe('1');
     await traffic(20);
-    await page.waitForFunction(() => Number(document.querySelector('#chart-hit')?.getAttribute('data-segments')) >= 2, undefined, WAIT);
+    await page.waitForFunction(
+      () => Number(document.querySelector('#chart-hit')?.getAttribute('data-segments')) >= 2,
+      undefined,
+      WAIT,
+    );
     expect(Number(await attr(page, '#chart-hit', 'data-lines'))).toBe(1);
     await page.screenshot({ path: artifactPath('status-truth-gap.png'), fullPage: true });
   }, 60_000);
 
   it('READY says it serves from the cache during an outage, and the last error carries its age, also once up again', async () => {
     probeFails = true;
-    await page.waitForFunction(() => document.querySelector('#ready')?.textContent === 'yes: from cache', undefined, WAIT);
+    await page.waitForFunction(
+      () => document.querySelector('#ready')?.textContent === 'yes: from cache',
+      undefined,
+      WAIT,
+    );
     expect(await text(page, '#ready-why')).toBe('no up-to-date upstream: serving what the cache holds');
     probeFails = false;
-    await page.waitForFunction(() => document.querySelector('#upstreams tr[data-upstream="u0"]')?.getAttribute('data-state') === 'up', undefined, WAIT);
+    await page.waitForFunction(
+      () => document.querySelector('#upstreams tr[data-upstream="u0"]')?.getAttribute('data-state') === 'up',
+      undefined,
+      WAIT,
+    );
     await page.waitForFunction(() => document.querySelector('#ready')?.textContent === 'yes', undefined, WAIT);
     const err = await text(page, '#upstreams tr[data-upstream="u0"] td.err');
     expect(err).toMatch(/^UPSTREAM_ERROR: HTTP 500 \(\d+s ago\)$/);
@@ -113,7 +144,9 @@ describeChromium()('the status page tells the truth', () => {
 
   it('/status says the version, and its numbers are rounded', async () => {
     const body = await (await fetch(`${proxy.url}/status`)).text();
-    const status = JSON.parse(body) as { data: { version: string; upstreams: Array<{ latencyP50Ms: number | null; lastErrorAgoMs: number | null }> } };
+    const status = JSON.parse(body) as {
+      data: { version: string; upstreams: Array<{ latencyP50Ms: number | null; lastErrorAgoMs: number | null }> };
+    };
     expect(status.data.version).toBe(VERSION);
     expect(status.data.upstreams[0]!.lastErrorAgoMs).toEqual(expect.any(Number));
     expect(status.data.upstreams[0]!.latencyP50Ms).toEqual(expect.any(Number));

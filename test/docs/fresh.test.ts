@@ -19,7 +19,8 @@ beforeAll(async () => {
 
 describe('generated docs', () => {
   it('are fresh: npm run docs would change nothing', () => {
-    for (const rel of GENERATED_FILES) expect(render(readDoc(rel), parts), `${rel} is stale: run npm run docs`).toBe(readDoc(rel));
+    for (const rel of GENERATED_FILES)
+      expect(render(readDoc(rel), parts), `${rel} is stale: run npm run docs`).toBe(readDoc(rel));
   });
 
   it('hold every generated part in its place', () => {
@@ -29,14 +30,24 @@ describe('generated docs', () => {
   });
 
   it('notice a stale part', () => {
-    const stale = readDoc('docs/metrics.md').replace('| `chainproxy_requests_total` |', '| `chainproxy_requests_old` |');
+    const stale = readDoc('docs/metrics.md').replace(
+      '| `chainproxy_requests_total` |',
+      '| `chainproxy_requests_old` |',
+    );
     expect(stale).not.toBe(readDoc('docs/metrics.md'));
     expect(render(stale, parts)).toBe(readDoc('docs/metrics.md'));
   });
 
   it('list every setting, metric, error code and endpoint policy', () => {
     const metrics = readDoc('docs/metrics.md');
-    for (const name of ['chainproxy_requests_total', 'chainproxy_upstream_shed_total', 'chainproxy_stream_open', 'chainproxy_passthrough_requests_total', 'chainproxy_api_key_requests_total', 'chainproxy_refresh_ahead_total']) {
+    for (const name of [
+      'chainproxy_requests_total',
+      'chainproxy_upstream_shed_total',
+      'chainproxy_stream_open',
+      'chainproxy_passthrough_requests_total',
+      'chainproxy_api_key_requests_total',
+      'chainproxy_refresh_ahead_total',
+    ]) {
       expect(metrics).toContain(`| \`${name}\` |`);
     }
     expect(metrics).toMatch(/\| `chainproxy_upstream_head` \| gauge \| upstream \|/);
@@ -51,8 +62,14 @@ describe('generated docs', () => {
 const PACKAGED = (JSON.parse(readDoc('package.json')) as { files: string[] }).files;
 const shipped = (rel: string): boolean => PACKAGED.some((f) => rel === f || rel.startsWith(`${f}/`));
 /** The sentence a doc naming repository files carries (they are not in the npm package). */
-const OUTSIDE_PACKAGE = 'File paths under src/, test/, scripts/ and bench/ name files of the source repository (a clone), not of the npm package.';
-const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const OUTSIDE_PACKAGE =
+  'File paths under src/, test/, scripts/ and bench/ name files of the source repository (a clone), not of the npm package.';
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 describe('README and docs/', () => {
   it('README is a front door of at most 200 lines', () => {
@@ -71,13 +88,18 @@ describe('README and docs/', () => {
   });
 
   it('send readers elsewhere with links (which the next test checks), never by a bare name of another doc', () => {
-    const names = /(?<![\w/`.#-])(README(?:\.md)?|(?:docs\/)?(?:api|architecture|configuration|metrics|operations|pages|stream)\.md)(?![\w-])/g;
+    const names =
+      /(?<![\w/`.#-])(README(?:\.md)?|(?:docs\/)?(?:api|architecture|configuration|metrics|operations|pages|stream)\.md)(?![\w-])/g;
     for (const doc of DOCS) {
       const own = doc === 'README.md' ? 'README' : doc.slice('docs/'.length);
-      const prose = readDoc(doc).replace(/```[\s\S]*?```/g, '').replace(/\[[^\]]*\]\([^)]*\)/g, '');
+      const prose = readDoc(doc)
+        .replace(/```[\s\S]*?```/g, '')
+        .replace(/\[[^\]]*\]\([^)]*\)/g, '');
       for (const m of prose.matchAll(names)) {
         if (m[1]!.replace(/^docs\//, '').replace(/\.md$/, '') === own.replace(/\.md$/, '')) continue;
-        expect.fail(`${doc} names ${m[1]} without a link: "…${prose.slice(Math.max(0, m.index - 60), m.index + 40).replace(/\n/g, ' ')}…"`);
+        expect.fail(
+          `${doc} names ${m[1]} without a link: "…${prose.slice(Math.max(0, m.index - 60), m.index + 40).replace(/\n/g, ' ')}…"`,
+        );
       }
     }
   });
@@ -85,9 +107,13 @@ describe('README and docs/', () => {
   it('name only repository files that exist, and say those are not in the package', () => {
     for (const doc of DOCS) {
       const prose = readDoc(doc).replace(/```[\s\S]*?```/g, '');
-      const cited = [...prose.matchAll(/`((?:src|test|bench|scripts)\/[^`\s]*)`/g)].map((m) => m[1]!.replace(/[:#].*$/, '').replace(/\/$/, ''));
+      const cited = [...prose.matchAll(/`((?:src|test|bench|scripts)\/[^`\s]*)`/g)].map((m) =>
+        m[1]!.replace(/[:#].*$/, '').replace(/\/$/, ''),
+      );
       if (cited.length === 0) continue;
-      expect(prose, `${doc} names repository files: it must say they are not in the package`).toContain(OUTSIDE_PACKAGE);
+      expect(prose, `${doc} names repository files: it must say they are not in the package`).toContain(
+        OUTSIDE_PACKAGE,
+      );
       for (const path of cited) {
         // `src/endpoints/<name>.ts`, `src/endpoints/*.ts`: the folder exists.
         const real = /[<*]/.test(path) ? dirname(path) : path;
@@ -103,7 +129,10 @@ describe('README and docs/', () => {
         const target = link.path === '' ? doc : normalize(relative(ROOT, join(ROOT, dirname(doc), link.path)));
         expect(existsSync(join(ROOT, target)), `${doc} → ${target}`).toBe(true);
         expect(shipped(target), `${doc} → ${target} is not in the package`).toBe(true);
-        if (link.anchor !== null) expect(anchorsOf(readFileSync(join(ROOT, target), 'utf8')), `${doc} → ${target}#${link.anchor}`).toContain(link.anchor);
+        if (link.anchor !== null)
+          expect(anchorsOf(readFileSync(join(ROOT, target), 'utf8')), `${doc} → ${target}#${link.anchor}`).toContain(
+            link.anchor,
+          );
       }
     }
   });

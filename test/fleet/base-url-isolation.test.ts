@@ -30,7 +30,7 @@ describe('replicas with different PUBLIC_BASE_URL on one Redis', () => {
     await Promise.all([sim?.close(), redis?.stop()]);
   });
 
-  it('never serve each other\'s links', async () => {
+  it("never serve each other's links", async () => {
     const path = '/block/list?page=2';
     const viaA = await get(a.url, path);
     expect(viaA).toMatchObject({ status: 200, cache: 'MISS' });

@@ -54,7 +54,11 @@ async function start(): Promise<{ a: Replica; b: Replica; head: number; front: F
     const r = await fetch(s.url + url);
     sendJson(res, r.status, Buffer.from(await r.arrayBuffer()));
   });
-  const patch = { redisUrl: redis.url, invalidation: PRECISE, upstream: { probeIntervalMs: 50, headMarginBlocks: 100 } };
+  const patch = {
+    redisUrl: redis.url,
+    invalidation: PRECISE,
+    upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
+  };
   replicas = await Promise.all([startReplica([front.url], patch), startReplica([front.url], patch)]);
   const [a, b] = replicas as [Replica, Replica];
   const head = s.chain.head();

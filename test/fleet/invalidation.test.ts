@@ -61,7 +61,9 @@ describe('head invalidation across replicas', () => {
     );
     expect(next).toMatchObject({ status: 200, cache: 'MISS', head: head0 + 1 });
     expect(unstamped(next!.text)).not.toBe(unstamped(first.text));
-    expect(dataOf(next!.text)['list']).toEqual(expect.arrayContaining([expect.objectContaining({ block_height: head0 + 1 })]));
+    expect(dataOf(next!.text)['list']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ block_height: head0 + 1 })]),
+    );
     expect(b.tracker.bestHead()).toBe(head0 + 1);
     // B learned it from the bus, not from a probe of its own.
     expect(simB.stats()['block/max'] ?? 0).toBe(bProbesBefore);

@@ -40,7 +40,12 @@ afterEach(async () => {
 
 async function replica(): Promise<Replica> {
   // A short lease: a replica that reads a block after another did is not kept waiting for a set already shared.
-  const r = await startReplica([sim!.url], { redisUrl: redis!.url, redis: { leaseMs: 300 }, invalidation: PRECISE, upstream: { probeIntervalMs: 50, headMarginBlocks: 100 } });
+  const r = await startReplica([sim!.url], {
+    redisUrl: redis!.url,
+    redis: { leaseMs: 300 },
+    invalidation: PRECISE,
+    upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
+  });
   replicas.push(r);
   return r;
 }
@@ -58,12 +63,17 @@ async function history(a: Replica): Promise<{ s: number; y: string; z: string }>
     await covered(a.url, h);
   }
   // A's lease on the newest block has lapsed: a replica starting now reads it itself if it must.
-  await waitFor(async () => (await raw!.keys(`chainproxy:lease:*touched:block:${s + 2}`)).length === 0, 5000, 'the block lease to lapse');
+  await waitFor(
+    async () => (await raw!.keys(`chainproxy:lease:*touched:block:${s + 2}`)).length === 0,
+    5000,
+    'the block lease to lapse',
+  );
   return { s, y, z };
 }
 
 const judgedFrom = async (url: string): Promise<unknown> => (await invalidationStatus(url))['judgedFrom'];
-const joinedLate = async (url: string): Promise<number> => Number(((await invalidationStatus(url))['guarded'] as Record<string, number>)['joined-late']);
+const joinedLate = async (url: string): Promise<number> =>
+  Number(((await invalidationStatus(url))['guarded'] as Record<string, number>)['joined-late']);
 
 describe('a replica that joins a fleet', () => {
   it("judges the shared tier's older entries by the fleet's record of touched sets", async () => {

@@ -19,17 +19,35 @@ const BASE = 'https://api.example.test';
 
 describe('a killed replica', { timeout: 120_000 }, () => {
   it('leaves the member list after its expiry', async () => {
-    const [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })]);
-    const survivor = await startReplica([sim.url], { redisUrl: redis.url, publicBaseUrl: BASE, redis: { heartbeatMs: HEARTBEAT_MS } });
+    const [redis, sim] = await Promise.all([
+      startRedisServer(),
+      startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 }),
+    ]);
+    const survivor = await startReplica([sim.url], {
+      redisUrl: redis.url,
+      publicBaseUrl: BASE,
+      redis: { heartbeatMs: HEARTBEAT_MS },
+    });
     onTestFinished(async () => {
       await survivor.close();
       await Promise.all([sim.close(), redis.stop()]);
     });
     const view = (): MembersView => survivor.fleet!.members.view();
-    const p = startProc({ REDIS_URL: redis.url, REDIS_HEARTBEAT_MS: String(HEARTBEAT_MS), UPSTREAM_URLS: sim.url, PUBLIC_BASE_URL: BASE, LOG_LEVEL: 'warn' });
+    const p = startProc({
+      REDIS_URL: redis.url,
+      REDIS_HEARTBEAT_MS: String(HEARTBEAT_MS),
+      UPSTREAM_URLS: sim.url,
+      PUBLIC_BASE_URL: BASE,
+      LOG_LEVEL: 'warn',
+    });
     const pid = p.child.pid!;
     await waitFor(() => view().members.some((m) => m.pid === pid), 60_000, 'the child replica in the list');
-    expect(view().members.find((m) => m.pid === pid)).toMatchObject({ publicBaseUrl: BASE, sameNamespace: true, self: false, role: 'replica' });
+    expect(view().members.find((m) => m.pid === pid)).toMatchObject({
+      publicBaseUrl: BASE,
+      sameNamespace: true,
+      self: false,
+      role: 'replica',
+    });
     expect(await counter(survivor.url, 'chainproxy_fleet_members')).toBe(2);
 
     p.child.kill('SIGKILL');

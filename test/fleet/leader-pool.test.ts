@@ -26,7 +26,11 @@ describe('fleet leader: the pending-pool poll once per fleet', () => {
   const replicas: Replica[] = [];
   beforeAll(async () => {
     const startTime = Date.now();
-    [redis, chain, pool] = await Promise.all([startRedisServer(), startSimulator({ seed: SEED, blockIntervalMs: 0, startTime }), startSimulator({ seed: SEED, blockIntervalMs: 0, startTime })]);
+    [redis, chain, pool] = await Promise.all([
+      startRedisServer(),
+      startSimulator({ seed: SEED, blockIntervalMs: 0, startTime }),
+      startSimulator({ seed: SEED, blockIntervalMs: 0, startTime }),
+    ]);
     upstream = await startFakeUpstream(async (req, res) => {
       const url = req.url ?? '/';
       const from = /^\/tx\/(list\/pending|detail)(\?|$)/.test(url) ? pool : chain;
@@ -43,7 +47,12 @@ describe('fleet leader: the pending-pool poll once per fleet', () => {
   });
 
   const start = async (): Promise<Replica> => {
-    const r = await startReplica([upstream.url], { redisUrl: redis.url, redis: { keyPrefix: 'pool:' }, upstream: { probeIntervalMs: INTERVAL, probeDenseMs: 0, headMarginBlocks: 100 }, invalidation: { ...PRECISE, pendingPollMs: INTERVAL } });
+    const r = await startReplica([upstream.url], {
+      redisUrl: redis.url,
+      redis: { keyPrefix: 'pool:' },
+      upstream: { probeIntervalMs: INTERVAL, probeDenseMs: 0, headMarginBlocks: 100 },
+      invalidation: { ...PRECISE, pendingPollMs: INTERVAL },
+    });
     replicas.push(r);
     return r;
   };

@@ -30,7 +30,12 @@ describe('fleet leader: refresh-ahead once per fleet', () => {
   });
 
   async function replica(): Promise<Replica> {
-    const r = await startReplica([sim.url], { redisUrl: redis.url, redis: { keyPrefix: 'refresh:' }, refreshAhead: defaultConfig().refreshAhead, upstream: { probeIntervalMs: INTERVAL, probeDenseMs: 0 } });
+    const r = await startReplica([sim.url], {
+      redisUrl: redis.url,
+      redis: { keyPrefix: 'refresh:' },
+      refreshAhead: defaultConfig().refreshAhead,
+      upstream: { probeIntervalMs: INTERVAL, probeDenseMs: 0 },
+    });
     closers.push(() => r.close());
     return r;
   }
@@ -57,13 +62,18 @@ describe('fleet leader: refresh-ahead once per fleet', () => {
     const head = sim.chain.head();
     // Each replica's head event is sent once its refresh-ahead step is done.
     const sawHead = (c: SseClient) => c.events.some((e) => e.id === String(head));
-    await Promise.all([sa.until(() => sawHead(sa), 10_000, 'the head on the leader'), sb.until(() => sawHead(sb), 10_000, 'the head on the follower')]);
+    await Promise.all([
+      sa.until(() => sawHead(sa), 10_000, 'the head on the leader'),
+      sb.until(() => sawHead(sb), 10_000, 'the head on the follower'),
+    ]);
     expect(await refreshes(a)).toBeGreaterThan(ra);
     expect(await refreshes(b)).toBe(rb);
 
     const list = await get(b.url, '/tx/list?page_size=10');
     expect(list.status).toBe(200);
-    expect((JSON.parse(list.text) as { data: { list: Array<{ block_height: number }> } }).data.list[0]?.block_height).toBe(head);
+    expect(
+      (JSON.parse(list.text) as { data: { list: Array<{ block_height: number }> } }).data.list[0]?.block_height,
+    ).toBe(head);
     expect((sim.stats()['tx/list'] ?? 0) - before).toBe(1);
   });
 });

@@ -79,7 +79,11 @@ describe('fleet leader: background work once per fleet', () => {
   /** Upstream requests for heads and the pending pool while `r` makes `n` probes. */
   async function whileProbing(r: Replica, n: number): Promise<{ heads: number; pool: number }> {
     const [h0, p0, own0] = [upstreamCount('block/max'), upstreamCount('tx/list/pending'), await probesOf(r)];
-    await waitFor(sparingly(async () => (await probesOf(r)) >= own0 + n), 20 * n * INTERVAL, `${n} probes of the leader`);
+    await waitFor(
+      sparingly(async () => (await probesOf(r)) >= own0 + n),
+      20 * n * INTERVAL,
+      `${n} probes of the leader`,
+    );
     return { heads: upstreamCount('block/max') - h0, pool: upstreamCount('tx/list/pending') - p0 };
   }
 
@@ -124,7 +128,11 @@ describe('fleet leader: background work once per fleet', () => {
     const next = leaders(rest)[0];
     if (next === undefined) throw new Error('no new leader');
     const before = await probesOf(next);
-    await waitFor(sparingly(async () => (await probesOf(next)) >= before + 3), INTERVAL * 30, 'the new leader to probe');
+    await waitFor(
+      sparingly(async () => (await probesOf(next)) >= before + 3),
+      INTERVAL * 30,
+      'the new leader to probe',
+    );
     // Settled: never two leaders, sampled over several lease periods.
     for (let seen = 0; seen < 40; seen++) {
       expect(leaders(fleet).length).toBeLessThanOrEqual(1);
@@ -147,7 +155,11 @@ describe('fleet leader: background work once per fleet', () => {
     if (f === undefined) throw new Error('no replica');
     expect(f.duty?.isLeader()).toBe(false);
     const heads0 = upstreamCount('block/max');
-    await waitFor(sparingly(async () => (await counter(f.url, 'chainproxy_fleet_self_probes_total')) >= 3), INTERVAL * 30, 'self probes');
+    await waitFor(
+      sparingly(async () => (await counter(f.url, 'chainproxy_fleet_self_probes_total')) >= 3),
+      INTERVAL * 30,
+      'self probes',
+    );
     expect(upstreamCount('block/max')).toBeGreaterThan(heads0);
     expect(f.duty?.turn()).toBe('alone');
 
@@ -158,7 +170,10 @@ describe('fleet leader: background work once per fleet', () => {
     let beats = 0;
     const beat = () => {
       beats++;
-      void ghost.publish(`${prefix}bus`, JSON.stringify({ v: 1, from: 'ghost', t: 'heads', lease, heads: [{ id, head: told, ok: true, ageMs: 0 }] }));
+      void ghost.publish(
+        `${prefix}bus`,
+        JSON.stringify({ v: 1, from: 'ghost', t: 'heads', lease, heads: [{ id, head: told, ok: true, ageMs: 0 }] }),
+      );
     };
     beat();
     const timer = setInterval(beat, INTERVAL / 2);

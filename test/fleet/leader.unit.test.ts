@@ -41,8 +41,10 @@ function link(store: MemoryLeases): NamedLease & { dead: boolean; down: boolean 
   const l = {
     dead: false,
     down: false,
-    acquire: (n: string, t: string, ms: number) => (l.dead ? never : Promise.resolve(l.down ? null : store.acquire(n, t, ms))),
-    renew: (n: string, t: string, ms: number) => (l.dead ? never : Promise.resolve(l.down ? null : store.renew(n, t, ms))),
+    acquire: (n: string, t: string, ms: number) =>
+      l.dead ? never : Promise.resolve(l.down ? null : store.acquire(n, t, ms)),
+    renew: (n: string, t: string, ms: number) =>
+      l.dead ? never : Promise.resolve(l.down ? null : store.renew(n, t, ms)),
     release: (n: string, t: string) => (l.dead ? never : Promise.resolve(l.down ? undefined : store.release(n, t))),
   };
   return l;
@@ -106,7 +108,7 @@ describe('FleetLeader', () => {
   it('never two leaders while contenders die, lose the store and come back', async () => {
     const cs = contenders(3);
     let seed = 42;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let led = 0;
     for (let step = 0; step < 4000; step++) {
       await vi.advanceTimersByTimeAsync(5);

@@ -27,13 +27,19 @@ const ids = (v: MembersView): string[] => v.members.map((m) => m.id).sort();
 describe('the fleet member list', () => {
   /** Replicas on one redis-server and one simulator, all closed (replicas first) when the test ends. */
   async function fleetOf(baseUrls: string[]): Promise<Replica[]> {
-    const [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })]);
+    const [redis, sim] = await Promise.all([
+      startRedisServer(),
+      startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 }),
+    ]);
     const replicas: Replica[] = [];
     onTestFinished(async () => {
       await Promise.all(replicas.map((r) => r.close()));
       await Promise.all([sim.close(), redis.stop()]);
     });
-    for (const publicBaseUrl of baseUrls) replicas.push(await startReplica([sim.url], { redisUrl: redis.url, publicBaseUrl, redis: { heartbeatMs: HEARTBEAT_MS } }));
+    for (const publicBaseUrl of baseUrls)
+      replicas.push(
+        await startReplica([sim.url], { redisUrl: redis.url, publicBaseUrl, redis: { heartbeatMs: HEARTBEAT_MS } }),
+      );
     return replicas;
   }
 
@@ -65,7 +71,9 @@ describe('the fleet member list', () => {
     const doc = (await (await fetch(`${a!.url}/openapi.json`)).json()) as object;
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     ajv.addSchema({ ...doc, $id: 'urn:chainproxy:members' });
-    const validate = ajv.getSchema('urn:chainproxy:members#/paths/~1status/get/responses/200/content/application~1json/schema')!;
+    const validate = ajv.getSchema(
+      'urn:chainproxy:members#/paths/~1status/get/responses/200/content/application~1json/schema',
+    )!;
     expect(validate(JSON.parse((await get(a!.url, '/status')).text)), JSON.stringify(validate.errors)).toBe(true);
 
     // A clean stop removes the entry: B's next beat no longer lists A.
@@ -78,11 +86,21 @@ describe('the fleet member list', () => {
 
   it('replicas with different PUBLIC_BASE_URLs see each other and say the namespaces differ', async () => {
     const [a, b, a2] = await fleetOf(['https://a.example.test', 'https://b.example.test', 'https://a.example.test']);
-    await waitFor(() => [a!, b!, a2!].every((r) => view(r).members.length === 3), 10_000, 'all three seeing each other');
+    await waitFor(
+      () => [a!, b!, a2!].every((r) => view(r).members.length === 3),
+      10_000,
+      'all three seeing each other',
+    );
     for (const r of [a!, b!, a2!]) expect(view(r).namespaceMismatch).toBe(true);
     const fromA = view(a!).members;
-    expect(fromA.find((m) => m.id === view(b!).replicaId)).toMatchObject({ sameNamespace: false, publicBaseUrl: 'https://b.example.test' });
-    expect(fromA.find((m) => m.id === view(a2!).replicaId)).toMatchObject({ sameNamespace: true, publicBaseUrl: 'https://a.example.test' });
+    expect(fromA.find((m) => m.id === view(b!).replicaId)).toMatchObject({
+      sameNamespace: false,
+      publicBaseUrl: 'https://b.example.test',
+    });
+    expect(fromA.find((m) => m.id === view(a2!).replicaId)).toMatchObject({
+      sameNamespace: true,
+      publicBaseUrl: 'https://a.example.test',
+    });
     expect(view(a!).namespace).toBe(view(a2!).namespace);
     expect(view(a!).namespace).not.toBe(view(b!).namespace);
     expect(await counter(b!.url, 'chainproxy_fleet_namespace_mismatch')).toBe(1);

@@ -30,7 +30,12 @@ describe('rate limit shared by two replicas', () => {
 
   beforeAll(async () => {
     [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })]);
-    const patch = { redisUrl: redis.url, trustProxy: ['127.0.0.1'], rateLimit: { max: 6, windowMs: 60_000 }, redis: { commandTimeoutMs: 100 } };
+    const patch = {
+      redisUrl: redis.url,
+      trustProxy: ['127.0.0.1'],
+      rateLimit: { max: 6, windowMs: 60_000 },
+      redis: { commandTimeoutMs: 100 },
+    };
     [a, b] = await Promise.all([startLimitedReplica([sim.url], patch), startLimitedReplica([sim.url], patch)]);
   });
   afterAll(async () => {
@@ -81,18 +86,26 @@ describe('rate limit shared by two replicas', () => {
 
     // Redis back: the fleet-wide count applies again (the counters died with Redis).
     await redis.restart();
-    await waitFor(() => a.fleet!.client.status === 'ready' && b.fleet!.client.status === 'ready', 10_000, 'both replicas reconnected');
+    await waitFor(
+      () => a.fleet!.client.status === 'ready' && b.fleet!.client.status === 'ready',
+      10_000,
+      'both replicas reconnected',
+    );
     // The limiter's breaker lets a trial round through after its cooldown (what a
     // failed round had admitted is not replayed: those counts are lost).
     let probe = 0;
-    await waitFor(async () => {
-      // A round needs something to send: an admitted request, so a fresh client each
-      // time (one client's budget would run out before the breaker's cooldown ends).
-      probe++;
-      for (const r of [a, b]) await get(r.url, '/block/max', as(`198.51.100.${probe % 250}`));
-      await sync();
-      return a.limiter!.fleetOk() === true && b.limiter!.fleetOk() === true;
-    }, 10_000, 'reconciliation through Redis again');
+    await waitFor(
+      async () => {
+        // A round needs something to send: an admitted request, so a fresh client each
+        // time (one client's budget would run out before the breaker's cooldown ends).
+        probe++;
+        for (const r of [a, b]) await get(r.url, '/block/max', as(`198.51.100.${probe % 250}`));
+        await sync();
+        return a.limiter!.fleetOk() === true && b.limiter!.fleetOk() === true;
+      },
+      10_000,
+      'reconciliation through Redis again',
+    );
     let admitted = 0;
     for (let i = 0; i < 10; i++) {
       if ((await get(order[i % 6]!.url, '/token/list', as('203.0.113.4'))).status === 200) admitted++;

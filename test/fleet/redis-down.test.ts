@@ -82,7 +82,10 @@ describe('Redis killed and restarted under two replicas', () => {
     await redis.kill();
     const closing = c.close();
     try {
-      const outcome = await Promise.race([closing.then(() => 'closed'), new Promise((r) => setTimeout(() => r('hung'), 1500))]);
+      const outcome = await Promise.race([
+        closing.then(() => 'closed'),
+        new Promise((r) => setTimeout(() => r('hung'), 1500)),
+      ]);
       expect(outcome).toBe('closed');
     } finally {
       await redis.restart(); // lets the queued UNSUBSCRIBE through, so the hung close ends

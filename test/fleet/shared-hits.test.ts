@@ -66,4 +66,3 @@ describe('two replicas, one Redis: shared hits', () => {
     expect(sim.stats()[endpoint] ?? 0).toBe(upstreamBefore + 1); // zero extra upstream requests
   });
 });
-

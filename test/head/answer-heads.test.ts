@@ -15,7 +15,9 @@ async function bestHead(base: string): Promise<number | null> {
 }
 
 async function txCount(sim: SimulatorHandle, height: number): Promise<number> {
-  const body = (await (await fetch(`${sim.url}/tx/list?block_height=${height}&page=1&page_size=1`)).json()) as { data: { count: number } };
+  const body = (await (await fetch(`${sim.url}/tx/list?block_height=${height}&page=1&page_size=1`)).json()) as {
+    data: { count: number };
+  };
   return body.data.count;
 }
 

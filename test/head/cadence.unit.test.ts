@@ -8,7 +8,10 @@ describe('cadence', () => {
   it('stays at the sparse interval until enough intervals are learned, or when dense probing is off', () => {
     expect(expectedWindow([5000, 5000], 100)).toBeNull();
     expect(nextProbe(10_000, 9_000, null, S)).toEqual({ delayMs: 1000, mode: 'learning' });
-    expect(nextProbe(10_000, 9_000, { from: 0, to: 5000 }, { sparseMs: 1000, denseMs: 0 })).toEqual({ delayMs: 1000, mode: 'fixed' });
+    expect(nextProbe(10_000, 9_000, { from: 0, to: 5000 }, { sparseMs: 1000, denseMs: 0 })).toEqual({
+      delayMs: 1000,
+      mode: 'fixed',
+    });
   });
 
   it('expects the next block between the 5th and 95th percentiles, wider by 5 % of the median (at least one dense step)', () => {

@@ -35,13 +35,27 @@ async function setup(): Promise<{ fake: ChainFake; tracker: ChainTracker; guard:
   await pool.probeNow();
   expect(tracker.bestHead()).toBe(HEAD);
   const guard = new HeadGuard(tracker, Date.now);
-  return { fake, tracker, guard, fetcher: new FetchStage({ pool, chain: tracker, headGuard: guard, publicBaseUrl: 'http://p', clock: Date.now, quorum: null }) };
+  return {
+    fake,
+    tracker,
+    guard,
+    fetcher: new FetchStage({
+      pool,
+      chain: tracker,
+      headGuard: guard,
+      publicBaseUrl: 'http://p',
+      clock: Date.now,
+      quorum: null,
+    }),
+  };
 }
 
 describe('chain facts', () => {
   it('a final height shown by a block list is returned, not applied, by the fetch; applying it moves the tracker', async () => {
     const { fake, tracker, fetcher } = await setup();
-    fake.on('block/list', (_q, res) => sendJson(res, 200, fixture('block/list').replaceAll('"is_finality":false', '"is_finality":true')));
+    fake.on('block/list', (_q, res) =>
+      sendJson(res, 200, fixture('block/list').replaceAll('"is_finality":false', '"is_finality":true')),
+    );
     const f = await fetcher.fetch(req('block/list'));
     expect(f.facts).toEqual({ head: 4_842_132, final: 4_842_132, source: 'u0', shown: true });
     expect(tracker.finalHeight()).toBeNull();
@@ -62,7 +76,9 @@ describe('chain facts', () => {
   it('an implausible head is refused at the boundary and leaves no claim behind', async () => {
     const { fake, tracker, fetcher } = await setup();
     fake.head.value = HEAD + 100_000;
-    await expect(fetcher.fetch(req('block/max'))).rejects.toMatchObject({ detail: expect.stringContaining('implausibly far ahead') as unknown });
+    await expect(fetcher.fetch(req('block/max'))).rejects.toMatchObject({
+      detail: expect.stringContaining('implausibly far ahead') as unknown,
+    });
     expect(tracker.bestHead()).toBe(HEAD);
     // One report of that height is a first claim, not a confirmation of an earlier one.
     expect(tracker.observeHead(HEAD + 100_000, 'u0')).toBe(false);
@@ -74,7 +90,9 @@ describe('chain facts', () => {
     const served = (await fetcher.fetch(req('block/max'))).entry;
     expect(guard.check(served)).toBe(served);
     fake.head.value = HEAD - 5;
-    await expect(fetcher.fetch(req('block/max'))).rejects.toMatchObject({ detail: expect.stringContaining(`behind ${HEAD}`) as unknown });
+    await expect(fetcher.fetch(req('block/max'))).rejects.toMatchObject({
+      detail: expect.stringContaining(`behind ${HEAD}`) as unknown,
+    });
     fake.head.value = HEAD + 2;
     const higher = (await fetcher.fetch(req('block/max'))).entry;
     expect(guard.check(higher)).toBe(higher);

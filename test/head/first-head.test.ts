@@ -18,23 +18,34 @@ const AHEAD = 50_000;
 const scope = closeAfterEach<SimulatorHandle, ProxyHandle>();
 const sims = scope.upstreams;
 
-describe.each(['precise', 'head'] as const)('answers from a liar before the first probe round (%s invalidation)', (mode) => {
-  it('never set the head; the liar is refuted and sits out', async () => {
-    const startTime = Date.now();
-    sims.push(...(await Promise.all([0, 1, 2].map(() => startSimulator({ blockIntervalMs: 0, startTime })))));
-    sims[2]!.chain.advance(AHEAD);
-    for (const s of sims.slice(0, 2)) s.setFaults({ latencyMs: 300 });
-    const honest = sims[0]!.chain.head();
-    const proxy = (scope.front = await startTestProxy(
-      sims.map((s) => s.url),
-      { upstream: { probeIntervalMs: 100, quorum: 2, hedgeAfterMs: 5, hedgeQuantile: 0, sitOutMs: 60_000 }, ...(mode === 'precise' ? { invalidation: PRECISE } : {}) },
-    ));
-    const p = proxy;
-    const early = await Promise.all([1, 2, 3, 4].map((i) => get(p.url, `/tx/list?page=${i}&page_size=20`)));
-    expect(early.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    await waitFor(() => p.tracker.bestHead() !== null, 5000, 'a head believed');
-    expect(p.tracker.bestHead()).toBeLessThanOrEqual(honest);
-    await waitFor(async () => (await counter(p.url, 'chainproxy_upstream_sit_outs_total', { upstream: 'u2', reason: 'head' })) >= 1, 8000, 'the liar benched');
-    expect(p.tracker.bestHead()).toBeLessThanOrEqual(honest);
-  }, 20_000);
-});
+describe.each(['precise', 'head'] as const)(
+  'answers from a liar before the first probe round (%s invalidation)',
+  (mode) => {
+    it('never set the head; the liar is refuted and sits out', async () => {
+      const startTime = Date.now();
+      sims.push(...(await Promise.all([0, 1, 2].map(() => startSimulator({ blockIntervalMs: 0, startTime })))));
+      sims[2]!.chain.advance(AHEAD);
+      for (const s of sims.slice(0, 2)) s.setFaults({ latencyMs: 300 });
+      const honest = sims[0]!.chain.head();
+      const proxy = (scope.front = await startTestProxy(
+        sims.map((s) => s.url),
+        {
+          upstream: { probeIntervalMs: 100, quorum: 2, hedgeAfterMs: 5, hedgeQuantile: 0, sitOutMs: 60_000 },
+          ...(mode === 'precise' ? { invalidation: PRECISE } : {}),
+        },
+      ));
+      const p = proxy;
+      const early = await Promise.all([1, 2, 3, 4].map((i) => get(p.url, `/tx/list?page=${i}&page_size=20`)));
+      expect(early.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      await waitFor(() => p.tracker.bestHead() !== null, 5000, 'a head believed');
+      expect(p.tracker.bestHead()).toBeLessThanOrEqual(honest);
+      await waitFor(
+        async () =>
+          (await counter(p.url, 'chainproxy_upstream_sit_outs_total', { upstream: 'u2', reason: 'head' })) >= 1,
+        8000,
+        'the liar benched',
+      );
+      expect(p.tracker.bestHead()).toBeLessThanOrEqual(honest);
+    }, 20_000);
+  },
+);

@@ -114,9 +114,17 @@ describe('every upstream reports a lower head', () => {
     await waitFor(() => t.proxy!.tracker.bestHead() === HEAD - 50, 5000, 'followed down');
     expect(await counter(t.proxy!.url, 'chainproxy_chain_head_rebases_total')).toBe(1);
     expect((await get(t.proxy!.url, '/readyz')).status).toBe(200);
-    await waitFor(async () => Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height']) === HEAD - 50, 5000, 'block/max follows');
+    await waitFor(
+      async () => Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height']) === HEAD - 50,
+      5000,
+      'block/max follows',
+    );
     // ...and from there on never backwards again.
     fake.head.value = HEAD - 49;
-    await waitFor(async () => Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height']) === HEAD - 49, 5000, 'block/max advances');
+    await waitFor(
+      async () => Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height']) === HEAD - 49,
+      5000,
+      'block/max advances',
+    );
   });
 });

@@ -26,7 +26,15 @@ for (const mode of ['head', 'precise'] as const) {
   describe(`joining a flight begun before the head moved (${mode} invalidation)`, () => {
     const rig = headRig({
       upstream: { probeIntervalMs: 50 },
-      invalidation: { mode, maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 10_000, pendingPollMs: 0 },
+      invalidation: {
+        mode,
+        maxAgeMs: 60_000,
+        listMaxAgeMs: 60_000,
+        maxAgeGrowth: 1,
+        maxAgeByEndpoint: {},
+        readTimeoutMs: 10_000,
+        pendingPollMs: 0,
+      },
     });
     beforeAll(async () => {
       await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');

@@ -14,12 +14,18 @@ import { benchOf, fakesAt, HEAD } from '../quorum/kit.js';
 const t = perTest();
 
 /** Both invalidation modes: precise adds the block reader's requests (and the heights they show). */
-const MODES = [{ mode: 'head', patch: {} }, { mode: 'precise', patch: { invalidation: PRECISE } }] as const;
+const MODES = [
+  { mode: 'head', patch: {} },
+  { mode: 'precise', patch: { invalidation: PRECISE } },
+] as const;
 
 describe.each(MODES)('three upstreams, one lying about the head on every probe ($mode invalidation)', ({ patch }) => {
   it('the head stays the honest one, block/max never shows the lie, and the liar sits out', async () => {
     const [a, b, liar] = await fakesAt(t, HEAD, HEAD, HEAD + 1000);
-    t.proxy = await startReplica([a.url, b.url, liar.url], { upstream: { probeIntervalMs: 50, sitOutMs: 60_000 }, ...patch });
+    t.proxy = await startReplica([a.url, b.url, liar.url], {
+      upstream: { probeIntervalMs: 50, sitOutMs: 60_000 },
+      ...patch,
+    });
     const proxy = t.proxy;
 
     const liarProbes = liar.count('/block/max');
@@ -31,7 +37,12 @@ describe.each(MODES)('three upstreams, one lying about the head on every probe (
     await waitFor(() => liar.count('/block/max') >= liarProbes + 10, 5000, 'ten more lies told');
     expect(proxy.tracker.bestHead()).toBe(HEAD);
 
-    await waitFor(async () => (await counter(proxy.url, 'chainproxy_upstream_sit_outs_total', { upstream: 'u2', reason: 'head' })) >= 1, 5000, 'the liar benched');
+    await waitFor(
+      async () =>
+        (await counter(proxy.url, 'chainproxy_upstream_sit_outs_total', { upstream: 'u2', reason: 'head' })) >= 1,
+      5000,
+      'the liar benched',
+    );
     expect(await counter(proxy.url, 'chainproxy_upstream_sit_outs_total', { upstream: 'u0' })).toBe(0);
     expect(await counter(proxy.url, 'chainproxy_upstream_sit_outs_total', { upstream: 'u1' })).toBe(0);
     expect((await benchOf(proxy.url, 'u2'))?.reason).toBe('head');

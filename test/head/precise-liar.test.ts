@@ -23,7 +23,10 @@ describe.each(['precise', 'head'] as const)('a persistent liar 50 000 blocks ahe
     sims[2]!.chain.advance(AHEAD);
     const honest = () => sims[0]!.chain.head();
     const start = honest();
-    const named = [...new Set(Array.from({ length: 20 }, (_, i) => [...blockNames(1, start + 1 + i)]).flat())].slice(0, 20);
+    const named = [...new Set(Array.from({ length: 20 }, (_, i) => [...blockNames(1, start + 1 + i)]).flat())].slice(
+      0,
+      20,
+    );
     const pages = named.flatMap((a) => [`/address/info?address=${a}`, `/tx/listByAddress?address=${a}`]);
     const proxy = (scope.front = await startReplica(
       sims.map((s) => s.url),
@@ -37,7 +40,9 @@ describe.each(['precise', 'head'] as const)('a persistent liar 50 000 blocks ahe
     let benched = false;
     for (let round = 1; round <= 400 && !benched; round++) {
       if (round % 10 === 0) for (const s of sims) s.chain.advance(1);
-      await Promise.all([pages[round % pages.length]!, '/block/max', '/tx/list?page=1&page_size=20'].map((path) => get(p.url, path)));
+      await Promise.all(
+        [pages[round % pages.length]!, '/block/max', '/tx/list?page=1&page_size=20'].map((path) => get(p.url, path)),
+      );
       worst = Math.max(worst, (p.tracker.bestHead() ?? 0) - honest());
       benched = (await counter(p.url, 'chainproxy_upstream_sit_outs_total', { upstream: 'u2', reason: 'head' })) >= 1;
     }

@@ -51,7 +51,12 @@ describe('HeadTrust / ChainTracker', () => {
   it('a claim two other sources out-report for the window is refuted, once; one against one refutes nobody', () => {
     const clock = fakeClock();
     const refuted: string[] = [];
-    const trust = new HeadTrust({ marginBlocks: 10, confirmWindowMs: 3000, clock: clock.now, onRefuted: (s, h) => refuted.push(`${s}@${h}`) });
+    const trust = new HeadTrust({
+      marginBlocks: 10,
+      confirmWindowMs: 3000,
+      clock: clock.now,
+      onRefuted: (s, h) => refuted.push(`${s}@${h}`),
+    });
     for (let t = 0; t <= 4000; t += 500) {
       expect(trust.report(1000, 2000, 'liar')).toBeNull();
       expect(trust.report(1000, 1000, 'a')).toBe(1000);
@@ -114,6 +119,8 @@ describe('the good-answer check', () => {
     expect(hasDuplicateEnvelopeKeys(Buffer.from('{"code":1,"msg":"a","data":null,"code":0}'))).toBe(true);
     expect(hasDuplicateEnvelopeKeys(Buffer.from('{"code":1,"msg":"a","data":null,"\\u0063ode":0}'))).toBe(true);
     expect(hasDuplicateEnvelopeKeys(Buffer.from('{"code":0,"msg":"a","data":{"next":"x","next":"y"}}'))).toBe(true);
-    expect(hasDuplicateEnvelopeKeys(Buffer.from('{"code":0,"msg":"a","data":{"list":[{"data":"x"},{"data":"y"}]}}'))).toBe(false);
+    expect(
+      hasDuplicateEnvelopeKeys(Buffer.from('{"code":0,"msg":"a","data":{"list":[{"data":"x"},{"data":"y"}]}}')),
+    ).toBe(false);
   });
 });

@@ -16,7 +16,15 @@ for (const mode of ['head', 'precise'] as const) {
     const rig = headRig({
       upstream: { probeIntervalMs: 100 },
       refreshAhead: { maxKeys: 12 },
-      invalidation: { mode, maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 10_000, pendingPollMs: 0 },
+      invalidation: {
+        mode,
+        maxAgeMs: 60_000,
+        listMaxAgeMs: 60_000,
+        maxAgeGrowth: 1,
+        maxAgeByEndpoint: {},
+        readTimeoutMs: 10_000,
+        pendingPollMs: 0,
+      },
       // Long enough that nothing expires during the test: only a new head changes the answer.
       policies: { 'block/max': { ttlMs: 60_000, finalTtlMs: 60_000, volatileTtlMs: 60_000 } },
     });
@@ -54,7 +62,11 @@ describe('a probe showing the same head keeps the block/max entry fresh', () => 
     // Well past the 1 s TTL and its stale windows.
     clock.advance(10_000);
     // A probe's answer is handled before the next probe of that upstream starts: two probes asked, one handled.
-    await waitFor(() => rig.rec.log.slice(from).filter((e) => pathOf(e.url) === HEAD).length >= 2, 5000, 'a probe answered');
+    await waitFor(
+      () => rig.rec.log.slice(from).filter((e) => pathOf(e.url) === HEAD).length >= 2,
+      5000,
+      'a probe answered',
+    );
     await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
     const r = await fetch(`${rig.proxy.url}${HEAD}`);
     expect(r.headers.get('x-cache')).toBe('HIT');

@@ -42,7 +42,12 @@ export async function startChainFake(head: number): Promise<ChainFake> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const o = overrides.get(path);
     if (o !== undefined) return o(req, res);
-    if (path === '/block/max') return sendJson(res, 200, `{"code":0,"msg":"success","data":{"height":${state.value}.0,"server_timestamp":${Date.now()}}}`);
+    if (path === '/block/max')
+      return sendJson(
+        res,
+        200,
+        `{"code":0,"msg":"success","data":{"height":${state.value}.0,"server_timestamp":${Date.now()}}}`,
+      );
     const body = byPath.get(path);
     if (body === undefined) sendJson(res, 404, '{"code":404,"msg":"not found","data":null}');
     else sendJson(res, 200, body);
@@ -61,7 +66,9 @@ export async function startChainFake(head: number): Promise<ChainFake> {
 
 /** A block/detail body at `height` with `is_finality`, from the recorded one. */
 export function blockDetailAt(height: number, final: boolean): string {
-  return fixture('block/detail').replace(/"height":\d+/, `"height":${height}`).replace(/"is_finality":(true|false)/, `"is_finality":${final}`);
+  return fixture('block/detail')
+    .replace(/"height":\d+/, `"height":${height}`)
+    .replace(/"is_finality":(true|false)/, `"is_finality":${final}`);
 }
 
 /** The fakes and the proxy of one test, closed after it (call once at the top of a file). */

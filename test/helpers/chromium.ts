@@ -70,7 +70,9 @@ export interface PageSite {
 
 export async function servePage(html: (url: URL) => string): Promise<PageSite> {
   const server = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html(new URL(req.url ?? '/', 'http://page')));
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(html(new URL(req.url ?? '/', 'http://page')));
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   return {

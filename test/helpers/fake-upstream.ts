@@ -117,7 +117,11 @@ export function heldFixtures(prefix: string): { handler: Handler; release: () =>
 export const LEAST_WAIT_MS = 20_000;
 
 /** Resolves when `predicate` holds (polled every 5 ms); fails after max(timeoutMs, 20 s) naming `what`. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = LEAST_WAIT_MS, what = 'condition'): Promise<void> {
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = LEAST_WAIT_MS,
+  what = 'condition',
+): Promise<void> {
   const limit = Math.max(timeoutMs, LEAST_WAIT_MS);
   const deadline = Date.now() + limit;
   while (!(await predicate())) {

@@ -15,7 +15,11 @@ export interface SharedBackend {
   stop(): Promise<void>;
 }
 
-export function fleetSingleFlight(start: () => Promise<SharedBackend>, total: number, redis: NonNullable<ConfigPatch['redis']> = {}): void {
+export function fleetSingleFlight(
+  start: () => Promise<SharedBackend>,
+  total: number,
+  redis: NonNullable<ConfigPatch['redis']> = {},
+): void {
   let backend: SharedBackend;
   let upstream: FakeUpstream;
   let a: Replica;
@@ -25,7 +29,11 @@ export function fleetSingleFlight(start: () => Promise<SharedBackend>, total: nu
   beforeAll(async () => {
     [backend, upstream] = await Promise.all([start(), startFakeUpstream(handler)]);
     // One upstream and no hedging: only the lease can keep the count at one.
-    const patch = { redisUrl: backend.url, upstream: { hedgeAfterMs: 0, maxAttempts: 1 }, redis: { leaseMs: 5000, ...redis } };
+    const patch = {
+      redisUrl: backend.url,
+      upstream: { hedgeAfterMs: 0, maxAttempts: 1 },
+      redis: { leaseMs: 5000, ...redis },
+    };
     [a, b] = await Promise.all([startReplica([upstream.url], patch), startReplica([upstream.url], patch)]);
   });
   afterAll(async () => {
@@ -38,7 +46,11 @@ export function fleetSingleFlight(start: () => Promise<SharedBackend>, total: nu
     const all = Promise.all(Array.from({ length: total }, (_, i) => get(i % 2 === 0 ? a.url : b.url, '/token/list')));
     await waitFor(() => upstream.count('/token/list') === 1, 5000, 'the leader reaching the upstream');
     // Both replicas hold a flight for the key: the leader's fetch on one, the lease wait on the other.
-    await waitFor(() => a.resolver.inFlight === 1 && b.resolver.inFlight === 1, 5000, 'both replicas waiting on the key');
+    await waitFor(
+      () => a.resolver.inFlight === 1 && b.resolver.inFlight === 1,
+      5000,
+      'both replicas waiting on the key',
+    );
     release();
     const answers = await all;
 

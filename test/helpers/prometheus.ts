@@ -173,7 +173,10 @@ export async function startPrometheus(opts: StartPrometheusOptions): Promise<Pro
       rmSync(dir, { recursive: true, force: true });
       throw new Error(`prometheus exited (${child.exitCode}): ${stderr}`);
     }
-    const ok = await fetch(`${url}/-/ready`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) {
       await stop();
@@ -189,7 +192,8 @@ export async function startPrometheus(opts: StartPrometheusOptions): Promise<Pro
       body: new URLSearchParams({ query: expr }).toString(),
     });
     const body = (await res.json()) as ApiAnswer;
-    if (body.status !== 'success' || body.data === undefined) throw new Error(`query failed: ${body.error ?? res.status}: ${expr}`);
+    if (body.status !== 'success' || body.data === undefined)
+      throw new Error(`query failed: ${body.error ?? res.status}: ${expr}`);
     const { resultType, result } = body.data;
     if (resultType === 'vector') return { resultType, series: result as PromSample[] };
     if (resultType === 'scalar') return { resultType, series: [{ metric: {}, value: result as [number, string] }] };
@@ -207,7 +211,8 @@ export async function startPrometheus(opts: StartPrometheusOptions): Promise<Pro
       for (;;) {
         const r = await query(expr);
         if (r.series.length > 0) return;
-        if (Date.now() > until) throw new Error(`target ${opts.target} not scraped ${count} times within ${timeoutMs} ms: ${stderr}`);
+        if (Date.now() > until)
+          throw new Error(`target ${opts.target} not scraped ${count} times within ${timeoutMs} ms: ${stderr}`);
         await sleep(250);
       }
     },

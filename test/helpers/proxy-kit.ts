@@ -7,7 +7,16 @@
 import type { IncomingMessage } from 'node:http';
 import { request } from 'undici';
 import type { ProxyHandle } from '../../src/app.js';
-import { loadFixtures, sendJson, serveFixtures, startFakeUpstream, waitFor, type FakeUpstream, type Fixture, type Handler } from './fake-upstream.js';
+import {
+  loadFixtures,
+  sendJson,
+  serveFixtures,
+  startFakeUpstream,
+  waitFor,
+  type FakeUpstream,
+  type Fixture,
+  type Handler,
+} from './fake-upstream.js';
 import { startTestProxy, type ConfigPatch } from './proxy.js';
 import { fakeClock } from './clock.js';
 
@@ -105,13 +114,19 @@ export async function startEnv(o: EnvOptions = {}): Promise<Env> {
   };
   if (o.waitProbe !== false) {
     try {
-      await waitFor(async () => {
-        if (up.count('/block/max') < 1) return false;
-        const s = await get(env.base, '/status');
-        if (s.status !== 200) return false;
-        const ups = (s.json as { data?: { upstreams?: Array<{ healthy: boolean; lastError: string | null }> } }).data?.upstreams ?? [];
-        return ups.length > 0 && ups.every((u) => u.healthy || u.lastError !== null);
-      }, 5000, 'first upstream probe');
+      await waitFor(
+        async () => {
+          if (up.count('/block/max') < 1) return false;
+          const s = await get(env.base, '/status');
+          if (s.status !== 200) return false;
+          const ups =
+            (s.json as { data?: { upstreams?: Array<{ healthy: boolean; lastError: string | null }> } }).data
+              ?.upstreams ?? [];
+          return ups.length > 0 && ups.every((u) => u.healthy || u.lastError !== null);
+        },
+        5000,
+        'first upstream probe',
+      );
     } catch (e) {
       await env.close();
       throw e;
@@ -175,7 +190,8 @@ export interface Envelope {
 
 export function envelope(g: Got): Envelope {
   const j = g.json as Envelope | undefined;
-  if (j === undefined || typeof j !== 'object' || j === null) throw new Error(`not a JSON envelope (HTTP ${g.status}): ${g.text.slice(0, 200)}`);
+  if (j === undefined || typeof j !== 'object' || j === null)
+    throw new Error(`not a JSON envelope (HTTP ${g.status}): ${g.text.slice(0, 200)}`);
   return j;
 }
 

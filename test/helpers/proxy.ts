@@ -41,7 +41,12 @@ export function testConfig(upstreamUrls: string[], patch: ConfigPatch = {}): Con
   };
 }
 
-export async function startTestProxy(upstreamUrls: string[], patch: ConfigPatch = {}, clock?: () => number, opts: Pick<ProxyOptions, 'upstreamIsSimulator'> = {}): Promise<ProxyHandle> {
+export async function startTestProxy(
+  upstreamUrls: string[],
+  patch: ConfigPatch = {},
+  clock?: () => number,
+  opts: Pick<ProxyOptions, 'upstreamIsSimulator'> = {},
+): Promise<ProxyHandle> {
   const config = testConfig(upstreamUrls, patch);
   return startProxy(config, { logger: pino({ level: config.logLevel }), ...(clock ? { clock } : {}), ...opts });
 }

@@ -72,9 +72,26 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     spawn(
       server,
       [
-        '--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'no',
-        '--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`),
-        '--cluster-node-timeout', '1000', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning',
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--protected-mode',
+        'no',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, `nodes-${port}.conf`),
+        '--cluster-node-timeout',
+        '1000',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        dir,
+        '--loglevel',
+        'warning',
       ],
       { stdio: 'ignore' },
     ),
@@ -94,10 +111,24 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (const port of ports) await until(`node ${port}`, 10_000, async () => (await cli(cliBin, ['-p', String(port), 'ping'])).trim() === 'PONG');
-    await cli(cliBin, ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
+    for (const port of ports)
+      await until(
+        `node ${port}`,
+        10_000,
+        async () => (await cli(cliBin, ['-p', String(port), 'ping'])).trim() === 'PONG',
+      );
+    await cli(cliBin, [
+      '--cluster',
+      'create',
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ]);
     for (const port of ports) {
-      await until(`cluster_state:ok on ${port}`, 20_000, async () => (await cli(cliBin, ['-p', String(port), 'cluster', 'info'])).includes('cluster_state:ok'));
+      await until(`cluster_state:ok on ${port}`, 20_000, async () =>
+        (await cli(cliBin, ['-p', String(port), 'cluster', 'info'])).includes('cluster_state:ok'),
+      );
     }
   } catch (e) {
     await stopAll();

@@ -104,7 +104,22 @@ export async function startRedisServer(opts: { port?: number } = {}): Promise<Re
   const launch = async () => {
     stderr = '';
     mkdirSync(dir, { recursive: true });
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no', '--loglevel', 'warning'];
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--protected-mode',
+      'no',
+      '--loglevel',
+      'warning',
+    ];
     const proc = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     proc.stderr?.on('data', (d: Buffer) => {
       stderr += d.toString();

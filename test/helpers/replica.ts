@@ -28,7 +28,11 @@ export interface Replica {
   close(): Promise<void>;
 }
 
-export async function startReplica(upstreamUrls: string[], patch: ConfigPatch = {}, clock?: () => number): Promise<Replica> {
+export async function startReplica(
+  upstreamUrls: string[],
+  patch: ConfigPatch = {},
+  clock?: () => number,
+): Promise<Replica> {
   const config = testConfig(upstreamUrls, patch);
   const built = await buildProxy(config, { logger: pino({ level: config.logLevel }), ...(clock ? { clock } : {}) });
   const address = await built.app.listen({ port: 0, host: '127.0.0.1' });

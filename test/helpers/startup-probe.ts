@@ -60,10 +60,21 @@ function probe(port: number, path: string, holdMs: number): Promise<ProbeOutcome
     });
     socket.on('close', () => {
       const split = text.indexOf('\r\n\r\n');
-      if (split < 0) return done({ kind: 'reset', code: text === '' ? 'closed without an answer' : 'cut answer', ms: performance.now() - started });
+      if (split < 0)
+        return done({
+          kind: 'reset',
+          code: text === '' ? 'closed without an answer' : 'cut answer',
+          ms: performance.now() - started,
+        });
       const head = text.slice(0, split);
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0);
-      done({ kind: 'answered', status, retryAfter: /\r\nretry-after: *([^\r]*)/i.exec(head)?.[1] ?? null, body: text.slice(split + 4), ms: performance.now() - started });
+      done({
+        kind: 'answered',
+        status,
+        retryAfter: /\r\nretry-after: *([^\r]*)/i.exec(head)?.[1] ?? null,
+        body: text.slice(split + 4),
+        ms: performance.now() - started,
+      });
     });
   });
 }
@@ -88,7 +99,12 @@ const STARTING_BODY = '{"code":5033,"msg":"not ready: starting up","data":null}'
  * Opens a connection every `everyMs` until `stop()` resolves, then waits for
  * every answer. `ready(o)`: whether an answer is the ready server's.
  */
-export async function probeThroughout(port: number, path: string, stop: Promise<unknown>, o: { everyMs: number; holdMs: number; ready: (status: number) => boolean }): Promise<StartupTally> {
+export async function probeThroughout(
+  port: number,
+  path: string,
+  stop: Promise<unknown>,
+  o: { everyMs: number; holdMs: number; ready: (status: number) => boolean },
+): Promise<StartupTally> {
   const all: Promise<ProbeOutcome>[] = [];
   let stopped = false;
   const halt = (): void => void (stopped = true);

@@ -70,7 +70,11 @@ export function recordingMetrics(): RecordingMetrics {
   };
 }
 
-export function request(path = '/tx/list?page=1&page_size=20', freshness: Freshness = 'any', extra: Partial<UpstreamRequest> = {}): UpstreamRequest {
+export function request(
+  path = '/tx/list?page=1&page_size=20',
+  freshness: Freshness = 'any',
+  extra: Partial<UpstreamRequest> = {},
+): UpstreamRequest {
   const endpoint = (path.slice(1).split('?')[0] ?? 'tx/list') as UpstreamRequest['endpoint'];
   return { path, endpoint, freshness, ...extra };
 }
@@ -80,7 +84,11 @@ export function chainHandler(tag: string, head: { value: number }): Handler {
   return (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/block/max') {
-      sendJson(res, 200, `{"code":0,"msg":"success","data":{"height":${head.value}.0,"server_timestamp":${Date.now()}}}`);
+      sendJson(
+        res,
+        200,
+        `{"code":0,"msg":"success","data":{"height":${head.value}.0,"server_timestamp":${Date.now()}}}`,
+      );
     } else {
       sendJson(res, 200, JSON.stringify({ code: 0, msg: 'success', data: { from: tag } }));
     }

@@ -18,7 +18,8 @@ beforeAll(async () => {
   up = await startFakeUpstream();
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString().split('\n')) if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
+      for (const l of chunk.toString().split('\n'))
+        if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
       done();
     },
   });
@@ -29,11 +30,14 @@ afterAll(async () => {
   await up.close();
 });
 
-const post = (body: string) => fetch(`${proxy.url}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+const post = (body: string) =>
+  fetch(`${proxy.url}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
 async function serverErrors(): Promise<string[]> {
   const text = await (await fetch(`${proxy.url}/metrics`)).text();
-  return text.split('\n').filter((l) => l.startsWith('chainproxy_requests_total') && l.includes('status_class="5xx"') && !l.endsWith(' 0'));
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('chainproxy_requests_total') && l.includes('status_class="5xx"') && !l.endsWith(' 0'));
 }
 
 describe('a deeply nested batch item', () => {
@@ -47,7 +51,9 @@ describe('a deeply nested batch item', () => {
     const text = await r.text();
     expect(r.status, text.slice(0, 200)).toBe(200);
     expect(text.length).toBeLessThan(2000);
-    const items = (JSON.parse(text) as { data: Array<{ request: string; status: number; body: { code: number; msg: string } }> }).data;
+    const items = (
+      JSON.parse(text) as { data: Array<{ request: string; status: number; body: { code: number; msg: string } }> }
+    ).data;
     expect(items[0]!.status).toBe(200);
     expect(items[1]!.request).toBe(shown);
     expect(items[1]!.status).toBe(400);

@@ -26,7 +26,12 @@ describe('compression', () => {
     const warm = await get(env.base, BIG);
     expect(warm.header('x-cache')).toBe('MISS');
     // The entry is servable at once (identity); its compressed variants are attached when ready.
-    await waitFor(async () => (await get(env.base, BIG, { headers: { 'accept-encoding': 'br' } })).header('content-encoding') === 'br', 5000, 'compressed variants');
+    await waitFor(
+      async () =>
+        (await get(env.base, BIG, { headers: { 'accept-encoding': 'br' } })).header('content-encoding') === 'br',
+      5000,
+      'compressed variants',
+    );
   });
   afterAll(async () => {
     await env.close();

@@ -5,7 +5,16 @@
  * no body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectedBody, fixture, get, routes, sendJson, startEnv, type Env, settableClock } from '../helpers/proxy-kit.js';
+import {
+  expectedBody,
+  fixture,
+  get,
+  routes,
+  sendJson,
+  startEnv,
+  type Env,
+  settableClock,
+} from '../helpers/proxy-kit.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 
 const URL_ = `/tx/listByAddress?${fixture('tx/listByAddress').query}`;
@@ -116,7 +125,12 @@ describe('HEAD', () => {
   it('HEAD with Accept-Encoding gzip advertises the encoded length', async () => {
     const url = '/nax/summary';
     // Warm the entry and wait for its compressed variants (attached shortly after the miss).
-    await waitFor(async () => (await get(env.base, url, { headers: { 'accept-encoding': 'gzip' } })).header('content-encoding') === 'gzip', 5000, 'gzip variant');
+    await waitFor(
+      async () =>
+        (await get(env.base, url, { headers: { 'accept-encoding': 'gzip' } })).header('content-encoding') === 'gzip',
+      5000,
+      'gzip variant',
+    );
     const g = await get(env.base, url, { headers: { 'accept-encoding': 'gzip' } });
     const h = await get(env.base, url, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } });
     expect(h.header('content-encoding')).toBe('gzip');
@@ -142,13 +156,20 @@ describe('ETag without the volatile stamps', () => {
   // Every upstream answer carries new stamps, as the real service's do.
   const restamped = (body: string): string => {
     const now = 1_595_149_022_681 + ++calls * 1_234;
-    return body.replace(/"currentTimestamp":\d+/g, `"currentTimestamp":${now}`).replace(/"timeDiff":(\d+)/g, (_m, d: string) => `"timeDiff":${Number(d) + calls * 1_234}`);
+    return body
+      .replace(/"currentTimestamp":\d+/g, `"currentTimestamp":${now}`)
+      .replace(/"timeDiff":(\d+)/g, (_m, d: string) => `"timeDiff":${Number(d) + calls * 1_234}`);
   };
   beforeAll(async () => {
     env = await startEnv({
       clock: clock.now,
       handler: routes({
-        'block/max': (_req, res) => sendJson(res, 200, `{"code":0,"msg":"success","data":{"height":${height}.0,"server_timestamp":${1_595_164_447_597 + ++calls}}}`),
+        'block/max': (_req, res) =>
+          sendJson(
+            res,
+            200,
+            `{"code":0,"msg":"success","data":{"height":${height}.0,"server_timestamp":${1_595_164_447_597 + ++calls}}}`,
+          ),
         'tx/nrc20': (_req, res) => sendJson(res, 200, restamped(fixture('tx/nrc20').body)),
       }),
     });
@@ -178,7 +199,12 @@ describe('ETag without the volatile stamps', () => {
     expect(refetched.header('x-cache')).toBe('MISS');
     expect(refetched.text).not.toBe(first.text);
     expect(refetched.header('etag')).toBe(etag);
-    await waitFor(async () => (await get(env.base, NRC20, { headers: { 'accept-encoding': 'gzip' } })).header('content-encoding') === 'gzip', 5000, 'gzip variant');
+    await waitFor(
+      async () =>
+        (await get(env.base, NRC20, { headers: { 'accept-encoding': 'gzip' } })).header('content-encoding') === 'gzip',
+      5000,
+      'gzip variant',
+    );
     clock.advance(1_500);
     const gz = await get(env.base, NRC20, { headers: { 'accept-encoding': 'gzip' } });
     expect(gz.header('x-cache')).toBe('HIT');

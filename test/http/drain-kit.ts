@@ -7,7 +7,9 @@ import { EnvelopeWriter } from '../../src/http/envelope-writer.js';
 export const writer = new EnvelopeWriter({ upstreamIsSimulator: false });
 
 /** Called from inside a test: the server's connections are closed when the test ends. */
-export async function serve(routes: (app: FastifyInstance) => void): Promise<{ app: FastifyInstance; open: OpenResponses; url: string }> {
+export async function serve(
+  routes: (app: FastifyInstance) => void,
+): Promise<{ app: FastifyInstance; open: OpenResponses; url: string }> {
   // As the proxy (src/app.ts): a request arriving during the drain on an open connection is served.
   const app = Fastify({ return503OnClosing: false });
   onTestFinished(() => app.server.closeAllConnections());

@@ -55,7 +55,14 @@ describe('drain: connections with a response pending', () => {
     const client = rawClient(url, get('/held') + get('/quick'));
     // The second answer is complete but queued: the connection is busy with the first.
     await waitFor(() => held !== undefined && quick?.writableEnded === true, 5000, 'both handlers');
-    const done = drain({ server: app.server, open, close: () => app.close(), abortUpstream: async () => {}, deadlineMs: 10_000, writer });
+    const done = drain({
+      server: app.server,
+      open,
+      close: () => app.close(),
+      abortUpstream: async () => {},
+      deadlineMs: 10_000,
+      writer,
+    });
     // The sweep lands right after the first response finished, the queued one now on the socket.
     held?.once('finish', () => app.server.closeIdleConnections());
     release();
@@ -80,7 +87,14 @@ describe('drain: connections with a response pending', () => {
     client.socket.pause();
     // Ended by the handler, its bytes still queued: the reader has not read them.
     await waitFor(() => big?.writableEnded === true && !big.writableFinished, 5000, 'the response ended, not flushed');
-    const done = drain({ server: app.server, open, close: () => app.close(), abortUpstream: async () => {}, deadlineMs: 20_000, writer });
+    const done = drain({
+      server: app.server,
+      open,
+      close: () => app.close(),
+      abortUpstream: async () => {},
+      deadlineMs: 20_000,
+      writer,
+    });
     const sweeps = countSweeps(app.server);
     let drained = false;
     void done.then(() => (drained = true));
@@ -108,7 +122,14 @@ describe('drain: connections with a response pending', () => {
     });
     const client = rawClient(url, get('/held'));
     await waitFor(() => held, 5000, 'the first handler');
-    const done = drain({ server: app.server, open, close: () => app.close(), abortUpstream: async () => {}, deadlineMs: 10_000, writer });
+    const done = drain({
+      server: app.server,
+      open,
+      close: () => app.close(),
+      abortUpstream: async () => {},
+      deadlineMs: 10_000,
+      writer,
+    });
     let drained = false;
     void done.then(() => (drained = true));
     const sweeps = countSweeps(app.server);

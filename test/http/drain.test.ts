@@ -22,7 +22,14 @@ describe('drain', () => {
     const res = request(`${url}/slow`);
     await waitFor(() => open.size === 1, 5000, 'the open response');
     let aborted = false;
-    const done = drain({ server: app.server, open, close: () => app.close(), abortUpstream: async () => void (aborted = true), deadlineMs: 10_000, writer });
+    const done = drain({
+      server: app.server,
+      open,
+      close: () => app.close(),
+      abortUpstream: async () => void (aborted = true),
+      deadlineMs: 10_000,
+      writer,
+    });
     finish();
     expect(await (await res).body.json()).toEqual({ ok: true });
     expect(await done).toEqual({ timedOut: false, cut: 0 });
@@ -79,7 +86,16 @@ describe('drain', () => {
     const res = await request(`${url}/x`); // undici keeps the connection alive
     await res.body.json();
     const started = performance.now();
-    expect(await drain({ server: app.server, open, close: () => app.close(), abortUpstream: async () => {}, deadlineMs: 20_000, writer })).toEqual({ timedOut: false, cut: 0 });
+    expect(
+      await drain({
+        server: app.server,
+        open,
+        close: () => app.close(),
+        abortUpstream: async () => {},
+        deadlineMs: 20_000,
+        writer,
+      }),
+    ).toEqual({ timedOut: false, cut: 0 });
     expect(performance.now() - started).toBeLessThan(5000);
   });
 });

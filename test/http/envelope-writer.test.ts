@@ -7,13 +7,18 @@ import { EnvelopeWriter, installEnvelopeWriter, sendEnvelope } from '../../src/h
 
 const BODY = Buffer.from('{"code":5031,"msg":"upstream busy; retry later","data":null}');
 
-const pairs = (h: string[]) => Object.fromEntries(Array.from({ length: h.length / 2 }, (_, i) => [h[2 * i], h[2 * i + 1]]));
+const pairs = (h: string[]) =>
+  Object.fromEntries(Array.from({ length: h.length / 2 }, (_, i) => [h[2 * i], h[2 * i + 1]]));
 
 describe('EnvelopeWriter', () => {
   const writer = new EnvelopeWriter({ upstreamIsSimulator: true });
 
   it('503: Retry-After by default, or the one given', () => {
-    expect(pairs(writer.headers(503, BODY.length))).toMatchObject({ 'retry-after': '1', 'cache-control': 'no-store', 'content-type': 'application/json; charset=utf-8' });
+    expect(pairs(writer.headers(503, BODY.length))).toMatchObject({
+      'retry-after': '1',
+      'cache-control': 'no-store',
+      'content-type': 'application/json; charset=utf-8',
+    });
     const h = writer.headers(503, BODY.length, { extra: ['retry-after', '7'] });
     expect(h.filter((x) => x === 'retry-after')).toHaveLength(1);
     expect(pairs(h)['retry-after']).toBe('7');
@@ -21,11 +26,21 @@ describe('EnvelopeWriter', () => {
   });
 
   it('X-Cache ERROR on every error envelope, BYPASS on the others; X-Chain-Head when given; a default replaced by name; the simulator marker', () => {
-    for (const status of [400, 401, 404, 405, 408, 429, 431, 500, 502, 503, 504]) expect(pairs(writer.headers(status, 10))['x-cache'], String(status)).toBe('ERROR');
-    for (const status of [200, 204]) expect(pairs(writer.headers(status, 10))['x-cache'], String(status)).toBe('BYPASS');
+    for (const status of [400, 401, 404, 405, 408, 429, 431, 500, 502, 503, 504])
+      expect(pairs(writer.headers(status, 10))['x-cache'], String(status)).toBe('ERROR');
+    for (const status of [200, 204])
+      expect(pairs(writer.headers(status, 10))['x-cache'], String(status)).toBe('BYPASS');
     const h = pairs(writer.headers(429, 10, { head: 42, extra: ['access-control-expose-headers', 'X-Only'] }));
-    expect(h).toMatchObject({ 'x-cache': 'ERROR', 'x-chain-head': '42', 'access-control-expose-headers': 'X-Only', 'x-chainproxy-upstream': 'simulator', 'content-length': '10' });
-    expect(pairs(new EnvelopeWriter({ upstreamIsSimulator: false }).headers(404, 10))['x-chainproxy-upstream']).toBeUndefined();
+    expect(h).toMatchObject({
+      'x-cache': 'ERROR',
+      'x-chain-head': '42',
+      'access-control-expose-headers': 'X-Only',
+      'x-chainproxy-upstream': 'simulator',
+      'content-length': '10',
+    });
+    expect(
+      pairs(new EnvelopeWriter({ upstreamIsSimulator: false }).headers(404, 10))['x-chainproxy-upstream'],
+    ).toBeUndefined();
   });
 
   it('a Fastify reply, a raw response and a raw socket text carry the same headers', async () => {
@@ -39,7 +54,8 @@ describe('EnvelopeWriter', () => {
     try {
       const a = await request(`${viaFastify}/f`);
       const b = await request(`http://127.0.0.1:${port}/`);
-      const strip = (h: Record<string, unknown>) => Object.fromEntries(Object.entries(h).filter(([k]) => !['date', 'connection', 'keep-alive'].includes(k)));
+      const strip = (h: Record<string, unknown>) =>
+        Object.fromEntries(Object.entries(h).filter(([k]) => !['date', 'connection', 'keep-alive'].includes(k)));
       expect(a.statusCode).toBe(503);
       expect(strip(a.headers)).toEqual(strip(b.headers));
       expect(Buffer.from(await a.body.arrayBuffer())).toEqual(BODY);

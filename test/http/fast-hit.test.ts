@@ -19,7 +19,8 @@ async function raw(url: string, method: 'GET' | 'HEAD' = 'GET', headers: Record<
   const r = await request(url, { method, headers });
   const body = Buffer.from(await r.body.arrayBuffer());
   const h: Record<string, string> = {};
-  for (const [k, v] of Object.entries(r.headers)) if (v !== undefined && k !== 'date' && k !== 'keep-alive') h[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(r.headers))
+    if (v !== undefined && k !== 'date' && k !== 'keep-alive') h[k] = Array.isArray(v) ? v.join(', ') : v;
   return { status: r.statusCode, headers: h, body };
 }
 
@@ -32,7 +33,10 @@ describe('pre-router fresh hits', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 });
-    built = await buildProxy(testConfig([sim.url], { rateLimit: { enabled: true, max: 1_000_000 } }), { logger: pino({ level: 'silent' }), clock: clock.now });
+    built = await buildProxy(testConfig([sim.url], { rateLimit: { enabled: true, max: 1_000_000 } }), {
+      logger: pino({ level: 'silent' }),
+      clock: clock.now,
+    });
     built.app.addHook('onRequest', (_req, _reply, done) => {
       routed++;
       done();
@@ -78,7 +82,12 @@ describe('pre-router fresh hits', () => {
     await raw(base + path); // remembered
     let gz = await raw(base + path, 'GET', { 'accept-encoding': 'gzip' });
     // Variants are compressed in the background after the store.
-    await waitFor(async () => (gz = await raw(base + path, 'GET', { 'accept-encoding': 'gzip' })).headers['content-encoding'] === 'gzip', 5000, 'the gzip variant');
+    await waitFor(
+      async () =>
+        (gz = await raw(base + path, 'GET', { 'accept-encoding': 'gzip' })).headers['content-encoding'] === 'gzip',
+      5000,
+      'the gzip variant',
+    );
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(gz.headers['vary']).toBe('Accept-Encoding');
     const plain = await raw(base + path);
@@ -98,7 +107,12 @@ describe('pre-router fresh hits', () => {
     let before = routed;
     await raw(base + path);
     expect(routed).toBe(before);
-    for (const other of ['/block/detail?h=102&', '/block/detail?h=0102', '/block/detail/?h=102', '/block/detail?h=abc']) {
+    for (const other of [
+      '/block/detail?h=102&',
+      '/block/detail?h=0102',
+      '/block/detail/?h=102',
+      '/block/detail?h=abc',
+    ]) {
       before = routed;
       await raw(base + other);
       expect(routed, other).toBe(before + 1);

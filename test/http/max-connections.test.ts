@@ -31,9 +31,13 @@ describe('connection cap', () => {
     expect(text).toBe('');
 
     open.shift()?.socket.destroy();
-    await waitFor(async () => {
-      const again = rawConnect(env!.base, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-      return parseRaw((await again.closed).text).status === 200;
-    }, 5000, 'served again below the cap');
+    await waitFor(
+      async () => {
+        const again = rawConnect(env!.base, 'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+        return parseRaw((await again.closed).text).status === 200;
+      },
+      5000,
+      'served again below the cap',
+    );
   });
 });

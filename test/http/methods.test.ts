@@ -24,7 +24,10 @@ describe('methods, unknown paths and CORS', () => {
     ['DELETE', '/block/list', undefined],
     ['PATCH', '/token/list', '{}'],
   ] as const)('%s %s → 405 envelope with Allow', async (method, url, body) => {
-    const g = await get(env.base, url, { method, ...(body ? { body, headers: { 'content-type': 'application/json' } } : {}) });
+    const g = await get(env.base, url, {
+      method,
+      ...(body ? { body, headers: { 'content-type': 'application/json' } } : {}),
+    });
     expect(g.status).toBe(405);
     expect(g.header('allow')).toBe('GET, HEAD, OPTIONS');
     expect(g.header('content-type')).toMatch(/^application\/json/);
@@ -36,15 +39,18 @@ describe('methods, unknown paths and CORS', () => {
     expect(e.msg).toMatch(/method/i);
   });
 
-  it.each(['/nope', '/tx', '/tx/list/', '/TX/LIST', '/tx/list/pending/extra', '/block//max', '/'])('GET %s → 404 envelope', async (url) => {
-    const g = await get(env.base, url);
-    expect(g.status).toBe(404);
-    expect(g.header('content-type')).toMatch(/^application\/json/);
-    const e = envelope(g);
-    expect(e.code).not.toBe(0);
-    expect(e.data).toBeNull();
-    expect(typeof e.msg).toBe('string');
-  });
+  it.each(['/nope', '/tx', '/tx/list/', '/TX/LIST', '/tx/list/pending/extra', '/block//max', '/'])(
+    'GET %s → 404 envelope',
+    async (url) => {
+      const g = await get(env.base, url);
+      expect(g.status).toBe(404);
+      expect(g.header('content-type')).toMatch(/^application\/json/);
+      const e = envelope(g);
+      expect(e.code).not.toBe(0);
+      expect(e.data).toBeNull();
+      expect(typeof e.msg).toBe('string');
+    },
+  );
 
   it('an unknown path is not echoed back unbounded', async () => {
     const g = await get(env.base, `/${'a'.repeat(5000)}`);
@@ -55,7 +61,11 @@ describe('methods, unknown paths and CORS', () => {
   it('OPTIONS preflight → 204 with CORS headers', async () => {
     const g = await get(env.base, '/tx/list?page=1', {
       method: 'OPTIONS',
-      headers: { origin: 'https://explorer.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' },
+      headers: {
+        origin: 'https://explorer.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'if-none-match',
+      },
     });
     expect(g.status).toBe(204);
     expect(g.raw.length).toBe(0);

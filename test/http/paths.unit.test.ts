@@ -14,7 +14,11 @@ describe('path registry', () => {
   });
 
   it('reserves every path it serves from passthrough', () => {
-    for (const p of registry.paths()) expect(RESERVED_PATHS.some((r) => p === r || p.startsWith(`${r}/`)), p).toBe(true);
+    for (const p of registry.paths())
+      expect(
+        RESERVED_PATHS.some((r) => p === r || p.startsWith(`${r}/`)),
+        p,
+      ).toBe(true);
   });
 
   it('knows nothing else', () => {

@@ -17,7 +17,9 @@ export function rawConnect(base: string, send: string): RawExchange {
     text += d.toString('latin1');
   });
   socket.on('error', () => {});
-  const closed = new Promise<{ text: string; ms: number }>((resolve) => socket.on('close', () => resolve({ text, ms: performance.now() - started })));
+  const closed = new Promise<{ text: string; ms: number }>((resolve) =>
+    socket.on('close', () => resolve({ text, ms: performance.now() - started })),
+  );
   socket.on('connect', () => {
     if (send !== '') socket.write(send);
   });

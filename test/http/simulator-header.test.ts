@@ -33,8 +33,16 @@ afterAll(async () => {
   await sim?.close();
 });
 
-async function marker(base: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
-  const res = await request(`${base}${path}`, { method: (init.method ?? 'GET') as 'GET', headers: init.headers, body: init.body });
+async function marker(
+  base: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+) {
+  const res = await request(`${base}${path}`, {
+    method: (init.method ?? 'GET') as 'GET',
+    headers: init.headers,
+    body: init.body,
+  });
   await res.body.arrayBuffer();
   return { status: res.statusCode, cache: res.headers['x-cache'], marker: res.headers[HEADER] };
 }
@@ -46,11 +54,21 @@ describe('X-Chainproxy-Upstream: simulator', () => {
     expect(await marker(base, '/chain/summary')).toMatchObject({ status: 200, cache: 'HIT', marker: 'simulator' });
     // The third is answered before the router (fast-hit.ts), from the prebuilt header block.
     expect(await marker(base, '/chain/summary')).toMatchObject({ status: 200, cache: 'HIT', marker: 'simulator' });
-    expect(await marker(base, '/chain/summary', { method: 'HEAD' })).toMatchObject({ status: 200, marker: 'simulator' });
+    expect(await marker(base, '/chain/summary', { method: 'HEAD' })).toMatchObject({
+      status: 200,
+      marker: 'simulator',
+    });
     const etag = (await request(`${base}/chain/summary`)).headers['etag'] as string;
-    expect(await marker(base, '/chain/summary', { headers: { 'if-none-match': etag } })).toMatchObject({ status: 304, marker: 'simulator' });
+    expect(await marker(base, '/chain/summary', { headers: { 'if-none-match': etag } })).toMatchObject({
+      status: 304,
+      marker: 'simulator',
+    });
     expect(await marker(base, '/pages/home')).toMatchObject({ status: 200, marker: 'simulator' });
-    const batch = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"requests":["block/max"]}' };
+    const batch = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"requests":["block/max"]}',
+    };
     expect(await marker(base, '/batch', batch)).toMatchObject({ status: 200, marker: 'simulator' });
   });
 
@@ -60,7 +78,10 @@ describe('X-Chainproxy-Upstream: simulator', () => {
     expect(await marker(base, '/pages/block?h=x')).toMatchObject({ status: 400, marker: 'simulator' });
     expect(await marker(base, '/no/such')).toMatchObject({ status: 404, marker: 'simulator' });
     expect(await marker(base, '/block/max', { method: 'DELETE' })).toMatchObject({ status: 405, marker: 'simulator' });
-    expect(await marker(base, '/block/max', { headers: { 'x-api-key': 'nobody' } })).toMatchObject({ status: 401, marker: 'simulator' });
+    expect(await marker(base, '/block/max', { headers: { 'x-api-key': 'nobody' } })).toMatchObject({
+      status: 401,
+      marker: 'simulator',
+    });
     // Use up the budget: the refusal of a routed and of a pre-router request both carry it.
     let last = { status: 0, cache: undefined as unknown, marker: undefined as unknown };
     for (let i = 0; i < 60 && last.status !== 429; i++) last = await marker(base, '/chain/summary');
@@ -69,7 +90,8 @@ describe('X-Chainproxy-Upstream: simulator', () => {
   });
 
   it('/status says so too (for the status page banner)', async () => {
-    const status = async (base: string) => ((await (await request(`${base}/status`)).body.json()) as { data: { upstreamIsSimulator: boolean } }).data;
+    const status = async (base: string) =>
+      ((await (await request(`${base}/status`)).body.json()) as { data: { upstreamIsSimulator: boolean } }).data;
     expect(await status(proxy.url)).toMatchObject({ upstreamIsSimulator: true });
     expect(await status(plain.url)).toMatchObject({ upstreamIsSimulator: false });
   });

@@ -13,7 +13,9 @@ describe('https:// to a plain-HTTP upstream', () => {
   let proxy: ProxyHandle;
   beforeAll(async () => {
     up = await startFakeUpstream();
-    proxy = await startTestProxy([up.url.replace('http://', 'https://')], { upstream: { maxAttempts: 1, hedgeAfterMs: 0 } });
+    proxy = await startTestProxy([up.url.replace('http://', 'https://')], {
+      upstream: { maxAttempts: 1, hedgeAfterMs: 0 },
+    });
   });
   afterAll(async () => {
     await proxy.close();
@@ -25,11 +27,17 @@ describe('https:// to a plain-HTTP upstream', () => {
     expect(got.status).toBe(502);
     expect(envelope(got).code).toBe(5022);
     let lastError = '';
-    await waitFor(async () => {
-      const s = await get(proxy.url, '/status');
-      lastError = String((s.json as { data: { upstreams: Array<{ lastError: string | null }> } }).data.upstreams[0]?.lastError ?? '');
-      return lastError !== '';
-    }, 5000, 'a recorded upstream error');
+    await waitFor(
+      async () => {
+        const s = await get(proxy.url, '/status');
+        lastError = String(
+          (s.json as { data: { upstreams: Array<{ lastError: string | null }> } }).data.upstreams[0]?.lastError ?? '',
+        );
+        return lastError !== '';
+      },
+      5000,
+      'a recorded upstream error',
+    );
     expect(lastError).toBe('UPSTREAM_UNAVAILABLE: TLS handshake failed: the server did not answer in TLS');
   });
 });

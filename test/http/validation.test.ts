@@ -128,7 +128,13 @@ describe('validation errors: 400 envelope, no upstream request', () => {
   });
 
   it('upper bounds are inclusive and accepted: page_size=100, days=365, block_height=0', async () => {
-    for (const url of ['/tx/list?page_size=100', '/tx/count/history?days=365', '/address/count/history?days=1', '/tx/list?block_height=0', '/block/detail?h=0']) {
+    for (const url of [
+      '/tx/list?page_size=100',
+      '/tx/count/history?days=365',
+      '/address/count/history?days=1',
+      '/tx/list?block_height=0',
+      '/block/detail?h=0',
+    ]) {
       const g = await get(env.base, url);
       expect(g.status, `${url}: ${g.text.slice(0, 200)}`).not.toBe(400);
     }

@@ -9,7 +9,18 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { deferred, fixture, get, routes, sendJson, settableClock, startEnv, waitFor, type Env, type Got } from '../helpers/proxy-kit.js';
+import {
+  deferred,
+  fixture,
+  get,
+  routes,
+  sendJson,
+  settableClock,
+  startEnv,
+  waitFor,
+  type Env,
+  type Got,
+} from '../helpers/proxy-kit.js';
 
 const TOKEN = 'token/detail';
 const FAIL = 'tx/count/today';
@@ -28,7 +39,8 @@ async function counted(base: string): Promise<Map<string, number>> {
 /** The series that grew between two readings, each with how much. */
 function grown(before: Map<string, number>, after: Map<string, number>): Array<{ series: string; by: number }> {
   const out: Array<{ series: string; by: number }> = [];
-  for (const [series, v] of after) if (v !== (before.get(series) ?? 0)) out.push({ series, by: v - (before.get(series) ?? 0) });
+  for (const [series, v] of after)
+    if (v !== (before.get(series) ?? 0)) out.push({ series, by: v - (before.get(series) ?? 0) });
   return out;
 }
 
@@ -50,7 +62,10 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
     env = await startEnv({
       clock: clock.now,
       handler: routes({
-        [TOKEN]: (_req, res) => (mode.token === 'ok' ? sendJson(res, 200, fixture(TOKEN).body) : sendJson(res, 500, '{"code":500,"msg":"boom","data":null}')),
+        [TOKEN]: (_req, res) =>
+          mode.token === 'ok'
+            ? sendJson(res, 200, fixture(TOKEN).body)
+            : sendJson(res, 500, '{"code":500,"msg":"boom","data":null}'),
         [FAIL]: async (_req, res) => {
           if (mode.fail === 'hang') return new Promise<void>(() => {});
           if (mode.fail === 'hold') await hold.promise;
@@ -60,7 +75,14 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
         'tx/detail': (_req, res) => sendJson(res, 404, '{"code":404,"msg":"not found","data":null}'),
       }),
       patch: {
-        upstream: { maxAttempts: 1, hedgeAfterMs: 0, attemptTimeoutMs: 300, totalDeadlineMs: 600, connections: 1, maxQueue: 0 },
+        upstream: {
+          maxAttempts: 1,
+          hedgeAfterMs: 0,
+          attemptTimeoutMs: 300,
+          totalDeadlineMs: 600,
+          connections: 1,
+          maxQueue: 0,
+        },
         policies: {
           [TOKEN]: { ttlMs: 1000, finalTtlMs: 1000, volatileTtlMs: 1000, swrMs: 5000, sieMs: 60_000 },
           // An upstream's not-found is relayed and not stored: BYPASS.
@@ -69,7 +91,13 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
         rateLimit: { enabled: true, max: 10_000 },
         apiKeys: [{ name: 'tiny', key: 'tiny-key-0123456789', max: 1 }],
         stream: { ...base.stream, maxPerClient: 1 },
-        passthrough: { routes: [{ prefix: '/legacy', target: 'http://127.0.0.1:1' }, { prefix: '/old', target: legacy.url }], timeoutMs: 1000 },
+        passthrough: {
+          routes: [
+            { prefix: '/legacy', target: 'http://127.0.0.1:1' },
+            { prefix: '/old', target: legacy.url },
+          ],
+          timeoutMs: 1000,
+        },
       },
     });
   });
@@ -80,7 +108,10 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
   });
 
   /** One answer: its X-Cache, and the series its answer was counted in. */
-  async function walk(path: string, o: Parameters<typeof get>[2] = {}): Promise<{ got: Got; cache: string | undefined; series: Array<{ series: string; by: number }> }> {
+  async function walk(
+    path: string,
+    o: Parameters<typeof get>[2] = {},
+  ): Promise<{ got: Got; cache: string | undefined; series: Array<{ series: string; by: number }> }> {
     const before = await counted(env.base);
     const got = await get(env.base, path, o);
     const after = await counted(env.base);
@@ -88,7 +119,13 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
   }
 
   /** The answer says `word` and was counted once, under `word`, in `family` (with `endpoint` when given). */
-  async function expectWord(path: string, status: number, word: string, where: string, o: Parameters<typeof get>[2] = {}): Promise<Got> {
+  async function expectWord(
+    path: string,
+    status: number,
+    word: string,
+    where: string,
+    o: Parameters<typeof get>[2] = {},
+  ): Promise<Got> {
     const w = await walk(path, o);
     expect(w.got.status, `${path}: ${w.got.text.slice(0, 120)}`).toBe(status);
     expect(w.cache, path).toBe(word);
@@ -105,7 +142,11 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
     clock.advance(2000);
     await expectWord(`/${TOKEN}?token=NAX`, 200, 'STALE', 'endpoint="token/detail"');
     // The background refresh stored a fresh copy.
-    await waitFor(async () => (await get(env.base, `/${TOKEN}?token=NAX`)).header('x-cache') === 'HIT', 2000, 'the refreshed copy');
+    await waitFor(
+      async () => (await get(env.base, `/${TOKEN}?token=NAX`)).header('x-cache') === 'HIT',
+      2000,
+      'the refreshed copy',
+    );
     clock.advance(10_000);
     mode.token = '500';
     await expectWord(`/${TOKEN}?token=NAX`, 200, 'STALE', 'endpoint="token/detail"');
@@ -116,7 +157,9 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
   it('400, 404, 405 and the upstream failures 502, 504, 503: ERROR, under their endpoint or other', async () => {
     await expectWord('/tx/list?page=x', 400, 'ERROR', 'endpoint="tx/list",cache="ERROR",status_class="4xx"');
     await expectWord('/no/such/path', 404, 'ERROR', 'endpoint="other",cache="ERROR",status_class="4xx"');
-    await expectWord('/tx/list', 405, 'ERROR', 'endpoint="tx/list",cache="ERROR",status_class="4xx"', { method: 'DELETE' });
+    await expectWord('/tx/list', 405, 'ERROR', 'endpoint="tx/list",cache="ERROR",status_class="4xx"', {
+      method: 'DELETE',
+    });
     mode.fail = '500';
     await expectWord(`/${FAIL}`, 502, 'ERROR', 'endpoint="tx/count/today",cache="ERROR",status_class="5xx"');
     mode.fail = 'hang';
@@ -132,9 +175,13 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
   });
 
   it('401 and 429 from the rate limiter: ERROR, under the endpoint asked', async () => {
-    await expectWord('/block/max', 401, 'ERROR', 'endpoint="block/max",cache="ERROR",status_class="4xx"', { headers: { 'x-api-key': 'nobody-has-this-key' } });
+    await expectWord('/block/max', 401, 'ERROR', 'endpoint="block/max",cache="ERROR",status_class="4xx"', {
+      headers: { 'x-api-key': 'nobody-has-this-key' },
+    });
     await get(env.base, '/block/max', { headers: { 'x-api-key': 'tiny-key-0123456789' } });
-    await expectWord('/block/max', 429, 'ERROR', 'endpoint="block/max",cache="ERROR",status_class="4xx"', { headers: { 'x-api-key': 'tiny-key-0123456789' } });
+    await expectWord('/block/max', 429, 'ERROR', 'endpoint="block/max",cache="ERROR",status_class="4xx"', {
+      headers: { 'x-api-key': 'tiny-key-0123456789' },
+    });
   });
 
   it('pages: HIT, MISS and ERROR in page_requests_total', async () => {
@@ -145,7 +192,11 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
 
   it('batch items: each item’s cache field is the word it is counted under; the batch answer says BYPASS', async () => {
     const before = await counted(env.base);
-    const got = await get(env.base, '/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ requests: ['block/max', 'tx/list?page=x', 'no/such', 7] }) });
+    const got = await get(env.base, '/batch', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ requests: ['block/max', 'tx/list?page=x', 'no/such', 7] }),
+    });
     const after = await counted(env.base);
     expect(got.status).toBe(200);
     expect(got.header('x-cache')).toBe('BYPASS');
@@ -173,7 +224,10 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
       expect(w.cache, path).toBe('BYPASS');
       expect(w.series, path).toEqual([]);
     }
-    const preflight = await walk('/tx/list', { method: 'OPTIONS', headers: { origin: 'https://x.test', 'access-control-request-method': 'GET' } });
+    const preflight = await walk('/tx/list', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://x.test', 'access-control-request-method': 'GET' },
+    });
     expect(preflight.cache).toBe('BYPASS');
   });
 });

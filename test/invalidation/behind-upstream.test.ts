@@ -35,7 +35,8 @@ afterEach(async () => {
 function front(sim: SimulatorHandle, failing: () => boolean): Promise<FakeUpstream> {
   return startFakeUpstream(async (req, res) => {
     const url = req.url ?? '/';
-    if (failing() && url.startsWith('/token/tx/list')) return sendJson(res, 500, '{"code":500,"msg":"internal error","data":null}');
+    if (failing() && url.startsWith('/token/tx/list'))
+      return sendJson(res, 500, '{"code":500,"msg":"internal error","data":null}');
     const r = await fetch(sim.url + url);
     sendJson(res, r.status, Buffer.from(await r.arrayBuffer()));
   });
@@ -45,7 +46,9 @@ describe('an answer from an upstream behind the best head', () => {
   it('is served, and never kept past the block it lacks', async () => {
     expect([1, 2, 3, 4, 5, 6, 7].map((i) => atp(START + i))).toEqual([true, false, false, false, false, false, false]);
     const startTime = Date.now();
-    sims = await Promise.all([0, 1].map(() => startSimulator({ seed: SEED, blockIntervalMs: 0, startTime, startHeight: START })));
+    sims = await Promise.all(
+      [0, 1].map(() => startSimulator({ seed: SEED, blockIntervalMs: 0, startTime, startHeight: START })),
+    );
     const [ahead, behind] = sims as [SimulatorHandle, SimulatorHandle];
     let failing = false;
     fronts = [await front(ahead, () => failing), await front(behind, () => false)];
@@ -65,11 +68,17 @@ describe('an answer from an upstream behind the best head', () => {
     // The one at the head failed; the one a block behind answered, without block START + 1.
     expect(fronts[1]!.count('/token/tx/list')).toBe(answered + 1);
     expect(content(old.text)).not.toBe(await truth(ahead.url, LIST));
-    expect(await counter(p.url, 'chainproxy_invalidation_guarded_total', { reason: 'behind-upstream' })).toBeGreaterThanOrEqual(1);
+    expect(
+      await counter(p.url, 'chainproxy_invalidation_guarded_total', { reason: 'behind-upstream' }),
+    ).toBeGreaterThanOrEqual(1);
     failing = false;
 
     behind.chain.advance(1);
-    await waitFor(async () => (await upstreamStatus(p.url)).every((u) => u.head === START + 1), 5000, 'both upstreams at the block');
+    await waitFor(
+      async () => (await upstreamStatus(p.url)).every((u) => u.head === START + 1),
+      5000,
+      'both upstreams at the block',
+    );
     for (let i = 1; i <= 6; i++) {
       for (const s of sims) s.chain.advance(1);
       await covered(p.url, START + 1 + i);

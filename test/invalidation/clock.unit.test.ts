@@ -6,10 +6,33 @@ import type { EntryDeps } from '../../src/cache/types.js';
 import { DAY, DEPLOYED, PENDING, tagOfAddress } from '../../src/invalidation/tags.js';
 import type { TouchedSet } from '../../src/chain/touched.js';
 
-const chain = (head: number, final: number | null = null): ChainHeights => ({ bestHead: () => head, finalHeight: () => final });
+const chain = (head: number, final: number | null = null): ChainHeights => ({
+  bestHead: () => head,
+  finalHeight: () => final,
+});
 const entry = (head: number, deps: EntryDeps, createdAt = 0) =>
-  createEntry({ key: 'address/info?address=x', status: 200, body: Buffer.from('{}'), createdAt, ttlMs: 60_000, swrMs: 0, sieMs: 0, head, headDependent: false, finalAt: null, negative: false, stamps: [], deps });
-const set = (height: number, addresses: string[], complete = true, blockHash = `h${height}`, deployed: string[] = []): TouchedSet => ({ height, blockHash, addresses, contracts: deployed, deployed, day: null, tokens: [], complete });
+  createEntry({
+    key: 'address/info?address=x',
+    status: 200,
+    body: Buffer.from('{}'),
+    createdAt,
+    ttlMs: 60_000,
+    swrMs: 0,
+    sieMs: 0,
+    head,
+    headDependent: false,
+    finalAt: null,
+    negative: false,
+    stamps: [],
+    deps,
+  });
+const set = (
+  height: number,
+  addresses: string[],
+  complete = true,
+  blockHash = `h${height}`,
+  deployed: string[] = [],
+): TouchedSet => ({ height, blockHash, addresses, contracts: deployed, deployed, day: null, tokens: [], complete });
 
 describe('TagClock', () => {
   it('stales an entry only when a block above its head names one of its tags', () => {
@@ -93,7 +116,20 @@ describe('TagClock', () => {
     c.start(50);
     for (let h = 50; h <= 52; h++) c.block(set(h, []));
     const about = entry(52, { tags: [], watchFinal: 51 }, 90);
-    const list = createEntry({ key: 'block/list?page=1&page_size=20', status: 200, body: Buffer.from('{}'), createdAt: 90, ttlMs: 60_000, swrMs: 0, sieMs: 0, head: 52, headDependent: true, finalAt: null, negative: false, stamps: [] });
+    const list = createEntry({
+      key: 'block/list?page=1&page_size=20',
+      status: 200,
+      body: Buffer.from('{}'),
+      createdAt: 90,
+      ttlMs: 60_000,
+      swrMs: 0,
+      sieMs: 0,
+      head: 52,
+      headDependent: true,
+      finalAt: null,
+      negative: false,
+      stamps: [],
+    });
     const older = entry(50, { tags: [tagOfAddress('x')], watchFinal: null }, 90);
     expect(c.stale(about, chain(52))).toBe(false);
     expect(c.stale(list, chain(52))).toBe(false);
@@ -189,7 +225,12 @@ describe('TagClock', () => {
     c.block(set(61, [], false));
     expect(c.stale(summary, chain(62))).toBe(false);
     expect(c.stale(summary, chain(63))).toBe(true);
-    expect(c.stale(entry(60, { tags: [], watchFinal: null, watchHead: 63 }), { bestHead: () => null, finalHeight: () => null })).toBe(true);
+    expect(
+      c.stale(entry(60, { tags: [], watchFinal: null, watchHead: 63 }), {
+        bestHead: () => null,
+        finalHeight: () => null,
+      }),
+    ).toBe(true);
   });
 
   it('the day tag moves with the first block of a new day, or a block whose day is unknown; an incomplete block stales it too', () => {
@@ -212,7 +253,8 @@ describe('TagClock', () => {
 
 describe('TagClock: entries from before this replica', () => {
   const tagged = (head: number, tag = 'a') => entry(head, { tags: [tagOfAddress(tag)], watchFinal: null });
-  const record = (from: number, to: number, named: Record<number, string[]> = {}): TouchedSet[] => Array.from({ length: to - from + 1 }, (_, i) => set(from + i, named[from + i] ?? []));
+  const record = (from: number, to: number, named: Record<number, string[]> = {}): TouchedSet[] =>
+    Array.from({ length: to - from + 1 }, (_, i) => set(from + i, named[from + i] ?? []));
 
   it('never fresh by default: before any set, and below the first block, a tag-kept entry is stale (counted)', () => {
     const guarded: string[] = [];
@@ -262,7 +304,9 @@ describe('TagClock: entries from before this replica', () => {
     const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
     const watched = entry(50, { tags: [], watchFinal: 48 }, 5);
     now = 20;
-    expect(c.join([...record(45, 47), set(48, [], true, 'old'), set(48, [], true, 'new'), ...record(49, 50)], 50)).toBe(true);
+    expect(c.join([...record(45, 47), set(48, [], true, 'old'), set(48, [], true, 'new'), ...record(49, 50)], 50)).toBe(
+      true,
+    );
     expect(c.stale(watched, chain(50, 40))).toBe(true);
   });
 });

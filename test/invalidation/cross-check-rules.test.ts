@@ -6,7 +6,10 @@ const H = 100;
 const tx = (i: number, height = H) => ({ tx_hash: `t${i}`, block_height: height });
 const page = (count: number, list: unknown[]) => ({ count, total_page: Math.ceil(count / 2), list });
 /** Three transactions on pages of two. */
-const good = (): BlockVersion => ({ block: { height: H, block_hash: 'h', tx_count: 3 }, pages: [page(3, [tx(1), tx(2)]), page(3, [tx(3)])] });
+const good = (): BlockVersion => ({
+  block: { height: H, block_hash: 'h', tx_count: 3 },
+  pages: [page(3, [tx(1), tx(2)]), page(3, [tx(3)])],
+});
 
 describe('cross-check of a block reading', () => {
   it('passes a reading that agrees with itself and with the known hash', () => {
@@ -23,7 +26,11 @@ describe('cross-check of a block reading', () => {
       ['a short page', (v) => ({ ...v, pages: [page(3, [tx(1)]), page(3, [tx(3)])] }), undefined],
       ['a page missing', (v) => ({ ...v, pages: [v.pages[0]!] }), undefined],
       ['pages disagreeing on count', (v) => ({ ...v, pages: [v.pages[0]!, { ...v.pages[1]!, count: 4 }] }), undefined],
-      ['a transaction of another block', (v) => ({ ...v, pages: [page(3, [tx(1), tx(2, H + 1)]), v.pages[1]!] }), undefined],
+      [
+        'a transaction of another block',
+        (v) => ({ ...v, pages: [page(3, [tx(1), tx(2, H + 1)]), v.pages[1]!] }),
+        undefined,
+      ],
       ['a transaction listed twice', (v) => ({ ...v, pages: [page(3, [tx(1), tx(1)]), v.pages[1]!] }), undefined],
       ['a record of another height', (v) => ({ ...v, block: { ...v.block, height: H - 1 } }), undefined],
       ['a record without a hash', (v) => ({ ...v, block: { height: H, tx_count: 3 } }), undefined],

@@ -29,18 +29,31 @@ afterEach(async () => {
   proxy = undefined;
 });
 
-const guarded = async (url: string): Promise<Record<string, number>> => (await invalidationStatus(url))['guarded'] as Record<string, number>;
+const guarded = async (url: string): Promise<Record<string, number>> =>
+  (await invalidationStatus(url))['guarded'] as Record<string, number>;
 
 describe('cross-checked blocks', () => {
   it('an empty list for a block that counts transactions, on one of three upstreams: another upstream is asked and the block is read whole', async () => {
     const startTime = Date.now();
-    sims = await Promise.all([0, 1, 2].map(() => startSimulator({ seed: 1, blockIntervalMs: 0, startTime, startHeight: START })));
+    sims = await Promise.all(
+      [0, 1, 2].map(() => startSimulator({ seed: 1, blockIntervalMs: 0, startTime, startHeight: START })),
+    );
     const [a, b, c] = sims as [SimulatorHandle, SimulatorHandle, SimulatorHandle];
     liar = await startLiar(c.url);
     const l = liar;
     // Timeouts longer than the hold and no hedge: the held read is answered by the liar, neither late nor around it.
-    const upstream = { probeIntervalMs: 50, headMarginBlocks: 100, quorum: 2, hedgeAfterMs: 0, attemptTimeoutMs: 20_000, totalDeadlineMs: 20_000 };
-    proxy = await startReplica([a.url, b.url, l.url], { upstream, invalidation: { ...PRECISE, readTimeoutMs: 20_000 } });
+    const upstream = {
+      probeIntervalMs: 50,
+      headMarginBlocks: 100,
+      quorum: 2,
+      hedgeAfterMs: 0,
+      attemptTimeoutMs: 20_000,
+      totalDeadlineMs: 20_000,
+    };
+    proxy = await startReplica([a.url, b.url, l.url], {
+      upstream,
+      invalidation: { ...PRECISE, readTimeoutMs: 20_000 },
+    });
     const p = proxy;
     await covered(p.url, START);
     await get(p.url, ATP);
@@ -53,7 +66,11 @@ describe('cross-checked blocks', () => {
     await waitFor(() => l.held() > 0, 5000, "the reader's tx/list read at the liar");
     a.chain.advance(1);
     b.chain.advance(1);
-    await waitFor(() => p.pool.status().every((u) => (u.head ?? 0) >= START + 1), 5000, 'every upstream at the new block');
+    await waitFor(
+      () => p.pool.status().every((u) => (u.head ?? 0) >= START + 1),
+      5000,
+      'every upstream at the new block',
+    );
     l.release();
     await covered(p.url, START + 1);
 
@@ -69,7 +86,10 @@ describe('cross-checked blocks', () => {
     sims = [await startSimulator({ seed: 1, blockIntervalMs: 0, startHeight: START })];
     const sim = sims[0]!;
     liar = await startLiar(sim.url);
-    proxy = await startReplica([liar.url], { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: PRECISE });
+    proxy = await startReplica([liar.url], {
+      upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
+      invalidation: PRECISE,
+    });
     const p = proxy;
     await covered(p.url, START);
     await get(p.url, ATP);
@@ -83,6 +103,8 @@ describe('cross-checked blocks', () => {
     expect(content(r.text)).toBe(await truth(sim.url, ATP));
     expect((await guarded(p.url))['cross-check']).toBe(1);
     expect((await invalidationStatus(p.url))['fallbacks']).toBe(1);
-    expect((await get(p.url, '/metrics')).text).toMatch(/chainproxy_invalidation_guarded_total\{reason="cross-check"\} 1/);
+    expect((await get(p.url, '/metrics')).text).toMatch(
+      /chainproxy_invalidation_guarded_total\{reason="cross-check"\} 1/,
+    );
   });
 });

@@ -6,7 +6,13 @@
  * though no block named the address (an internal transfer) is counted.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { blockNames, internalCreditsAt, normalAddress, startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import {
+  blockNames,
+  internalCreditsAt,
+  normalAddress,
+  startSimulator,
+  type SimulatorHandle,
+} from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { get, startReplica, type Replica } from '../helpers/replica.js';
 import { covered, invalidationStatus, PRECISE, SEED } from './kit.js';
@@ -29,7 +35,10 @@ describe('the earned safety bound', () => {
     sim = await startSimulator({ seed: SEED, blockIntervalMs: 0 });
     proxy = await startReplica(
       [sim.url],
-      { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: { ...PRECISE, maxAgeMs: 60_000, maxAgeGrowth: 4 } },
+      {
+        upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
+        invalidation: { ...PRECISE, maxAgeMs: 60_000, maxAgeGrowth: 4 },
+      },
       () => Date.now() + offset,
     );
     await covered(proxy.url, sim.chain.head());
@@ -55,7 +64,8 @@ describe('the earned safety bound', () => {
 
     // Expired, and a block named the address meanwhile: the change is a seen one, so the key keeps its bound.
     let h = sim.chain.head() + 1;
-    while (!blockNames(SEED, h).has(ADDRESS)) if (++h > sim.chain.head() + 500) throw new Error('no block names the address');
+    while (!blockNames(SEED, h).has(ADDRESS))
+      if (++h > sim.chain.head() + 500) throw new Error('no block names the address');
     sim.chain.advance(h - sim.chain.head());
     await covered(proxy.url, h);
     offset += 241_000;
@@ -81,7 +91,10 @@ describe('the earned safety bound', () => {
     const path = `/address/info?address=${paid}`;
     proxy = await startReplica(
       [sim.url],
-      { upstream: { probeIntervalMs: 50, headMarginBlocks: 1000 }, invalidation: { ...PRECISE, maxAgeMs: 60_000, maxAgeGrowth: 4 } },
+      {
+        upstream: { probeIntervalMs: 50, headMarginBlocks: 1000 },
+        invalidation: { ...PRECISE, maxAgeMs: 60_000, maxAgeGrowth: 4 },
+      },
       () => Date.now() + offset,
     );
     await covered(proxy.url, sim.chain.head());

@@ -32,7 +32,9 @@ describe('evidenceOf', () => {
   it('a named tag, a refetch before the bound, or an entry not kept by tags: none', () => {
     expect(evidenceOf(before, entry('{"balance":"2"}', 60_500, 60_000), 60_500, true)).toBe('none');
     expect(evidenceOf(before, entry('{"balance":"1"}', 30_000, 60_000), 30_000, false)).toBe('none');
-    expect(evidenceOf(entry('{"balance":"1"}', 0, 60_000, false), entry('{"balance":"1"}', 60_500, 60_000), 60_500, false)).toBe('none');
+    expect(
+      evidenceOf(entry('{"balance":"1"}', 0, 60_000, false), entry('{"balance":"1"}', 60_500, 60_000), 60_500, false),
+    ).toBe('none');
   });
 });
 

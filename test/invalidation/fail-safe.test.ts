@@ -47,7 +47,12 @@ describe('fail safe', () => {
 
     sim.chain.advance(1);
     await covered(proxy.url, h0 + 1);
-    await waitFor(async () => (dataOf((await get(proxy.url, '/status')).text)['chain'] as { finalHeight: number | null }).finalHeight! >= f, 5000, 'final height');
+    await waitFor(
+      async () =>
+        (dataOf((await get(proxy.url, '/status')).text)['chain'] as { finalHeight: number | null }).finalHeight! >= f,
+      5000,
+      'final height',
+    );
     const r = await get(proxy.url, p);
     expect(r.cache).toBe('MISS');
     expect(dataOf(r.text)['is_finality']).toBe(true);

@@ -31,7 +31,10 @@ describe('a final block/detail while no final height is known', () => {
       const r = await fetch(s.url + url);
       sendJson(res, r.status, Buffer.from(await r.arrayBuffer()));
     });
-    proxy = await startReplica([front.url], { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: PRECISE });
+    proxy = await startReplica([front.url], {
+      upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
+      invalidation: PRECISE,
+    });
     const head = s.chain.head();
     await covered(proxy.url, head);
     expect(proxy.tracker.finalHeight()).toBeNull();

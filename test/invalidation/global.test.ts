@@ -26,7 +26,13 @@ const asked = (sim: Sim, path: string): number => sim.stats()[path.slice(1).spli
  * for it); after block `changing`,
  * fetched again (by the client, or by the block reader's own read of it) with the truth's content.
  */
-async function keptUntil(sim: Sim, url: string, paths: readonly string[], quiet: number, changing: number): Promise<void> {
+async function keptUntil(
+  sim: Sim,
+  url: string,
+  paths: readonly string[],
+  quiet: number,
+  changing: number,
+): Promise<void> {
   for (const p of paths) {
     await get(url, p);
     expect((await get(url, p)).cache, p).toBe('HIT');
@@ -47,7 +53,8 @@ async function keptUntil(sim: Sim, url: string, paths: readonly string[], quiet:
   sim.chain.advance(changing - sim.chain.head());
   await covered(url, changing);
   const after = await Promise.all(paths.map((p) => get(url, p)));
-  for (const [i, p] of paths.entries()) expect(asked(sim, p), `${p} after block ${changing}`).toBeGreaterThan(before[i]!);
+  for (const [i, p] of paths.entries())
+    expect(asked(sim, p), `${p} after block ${changing}`).toBeGreaterThan(before[i]!);
   for (const [i, p] of paths.entries()) expect(content(after[i]!.text), p).toBe(await truth(sim.url, p));
 }
 
@@ -59,7 +66,13 @@ describe('global lists kept by what changes them', () => {
     const quiet = deploy - 4; // carries a token transfer (height mod 8 = 5), deploys nothing
     expect(deployedAt(quiet)).toBeLessThan(0);
     const before = await truth(sim.url, '/contracts?page=1&page_size=5');
-    await keptUntil(sim, proxy.url, ['/contracts?page=1&page_size=5', '/contracts?page=2&page_size=5', '/token/list'], quiet, deploy);
+    await keptUntil(
+      sim,
+      proxy.url,
+      ['/contracts?page=1&page_size=5', '/contracts?page=2&page_size=5', '/token/list'],
+      quiet,
+      deploy,
+    );
     expect(await truth(sim.url, '/contracts?page=1&page_size=5')).not.toBe(before); // the deployment is listed
   });
 

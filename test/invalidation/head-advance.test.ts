@@ -15,12 +15,10 @@ const LIST = '/tx/list?page=1&page_size=20';
 
 describe('head advance through the proxy', () => {
   it('refreshes tx/list page 1 within one probe interval; a final block stays cached', async () => {
-    const { sims, proxy } = await trio.start(
-      {
-        upstream: { probeIntervalMs: PROBE_MS },
-        policies: { 'tx/list': { ttlMs: 600_000, swrMs: 600_000 } },
-      },
-    );
+    const { sims, proxy } = await trio.start({
+      upstream: { probeIntervalMs: PROBE_MS },
+      policies: { 'tx/list': { ttlMs: 600_000, swrMs: 600_000 } },
+    });
     const head0 = sims[0]!.chain.head();
     const finalBlock = `/block/detail?h=${head0 - 100}`;
 
@@ -55,7 +53,9 @@ describe('head advance through the proxy', () => {
     expect(elapsed, `refreshed after ${Math.round(elapsed)} ms`).toBeLessThan(PROBE_MS + 250);
     expect(fresh).toMatchObject({ status: 200, cache: 'MISS', head: head0 + 1 });
     expect(unstamped(fresh!.text)).not.toBe(unstamped(list1.text));
-    expect(dataOf(fresh!.text)['list']).toEqual(expect.arrayContaining([expect.objectContaining({ block_height: head0 + 1 })]));
+    expect(dataOf(fresh!.text)['list']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ block_height: head0 + 1 })]),
+    );
     const after = await get(proxy.url, LIST);
     expect(after).toMatchObject({ cache: 'HIT', head: head0 + 1 });
     expect(unstamped(after.text)).toBe(unstamped(fresh!.text));

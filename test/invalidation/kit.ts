@@ -8,10 +8,20 @@ import type { InvalidationConfig } from '../../src/config/types.js';
 
 export const SEED = 1;
 /** Precise invalidation; a block read's deadline a loaded machine meets (a late read falls back to the head rule). */
-export const PRECISE: InvalidationConfig = { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 10_000, pendingPollMs: 0 };
+export const PRECISE: InvalidationConfig = {
+  mode: 'precise',
+  maxAgeMs: 60_000,
+  listMaxAgeMs: 60_000,
+  maxAgeGrowth: 1,
+  maxAgeByEndpoint: {},
+  readTimeoutMs: 10_000,
+  pendingPollMs: 0,
+};
 
 /** `simulator`: options of the simulator (a start height near the event a test needs, say). */
-export function preciseRig(): { start(patch?: ConfigPatch, simulator?: SimulatorOptions): Promise<{ sim: SimulatorHandle; proxy: Replica }> } {
+export function preciseRig(): {
+  start(patch?: ConfigPatch, simulator?: SimulatorOptions): Promise<{ sim: SimulatorHandle; proxy: Replica }>;
+} {
   let sim: SimulatorHandle | undefined;
   let proxy: Replica | undefined;
   afterEach(async () => {
@@ -24,7 +34,11 @@ export function preciseRig(): { start(patch?: ConfigPatch, simulator?: Simulator
     async start(patch = {}, simulator = {}) {
       sim = await startSimulator({ ...simulator, seed: SEED, blockIntervalMs: 0 });
       // Tests leap tens of blocks at once, which no real chain does: head trust must let them through here.
-      proxy = await startReplica([sim.url], { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: PRECISE, ...patch });
+      proxy = await startReplica([sim.url], {
+        upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
+        invalidation: PRECISE,
+        ...patch,
+      });
       return { sim, proxy };
     },
   };
@@ -37,13 +51,21 @@ export async function invalidationStatus(url: string): Promise<Record<string, un
 
 /** Waits until the proxy has published the touched set of every block up to `height`. */
 export async function covered(url: string, height: number): Promise<void> {
-  await waitFor(async () => Number((await invalidationStatus(url))['coveredHeight']) >= height, 5000, `touched sets up to ${height}`);
+  await waitFor(
+    async () => Number((await invalidationStatus(url))['coveredHeight']) >= height,
+    5000,
+    `touched sets up to ${height}`,
+  );
 }
 
 /** The content of an answer without its volatile stamps and paging links (the proxy rewrites links). */
 export function content(text: string): string {
   const j = JSON.parse(text) as { data?: unknown };
-  return JSON.stringify(j.data, (k, v: unknown) => (k === 'next' || k === 'previous' || k === 'server_timestamp' || k === 'currentTimestamp' || k === 'timeDiff' ? undefined : v));
+  return JSON.stringify(j.data, (k, v: unknown) =>
+    k === 'next' || k === 'previous' || k === 'server_timestamp' || k === 'currentTimestamp' || k === 'timeDiff'
+      ? undefined
+      : v,
+  );
 }
 
 /** The simulator's own answer now (the truth at its head). */

@@ -39,7 +39,8 @@ function pageSize(url: string): number {
 
 /** The answer with the orphan's hash and without its hidden transaction. */
 function orphaned(url: string, status: number, text: string, o: Orphan): { status: number; body: string } {
-  if (url.startsWith('/tx/detail') && url.includes(o.hide)) return { status: 404, body: '{"code":404,"msg":"not found","data":null}' };
+  if (url.startsWith('/tx/detail') && url.includes(o.hide))
+    return { status: 404, body: '{"code":404,"msg":"not found","data":null}' };
   if (!text.includes(o.hide) && !text.includes(o.hash)) return { status, body: text };
   const env = JSON.parse(text.split(o.hash).join(o.fake)) as { data?: Rec };
   const d = env.data;
@@ -52,12 +53,19 @@ function orphaned(url: string, status: number, text: string, o: Orphan): { statu
     }
     d['list'] = kept;
   }
-  if (d !== undefined && d !== null && d['block_hash'] === o.fake && typeof d['tx_count'] === 'number') d['tx_count'] = d['tx_count'] - 1;
+  if (d !== undefined && d !== null && d['block_hash'] === o.fake && typeof d['tx_count'] === 'number')
+    d['tx_count'] = d['tx_count'] - 1;
   return { status, body: JSON.stringify(env) };
 }
 
 export async function startLiar(simUrl: string): Promise<Liar> {
-  const state = { empty: false, orphan: null as Orphan | null, held: null as Promise<void> | null, release: (): void => {}, waiting: 0 };
+  const state = {
+    empty: false,
+    orphan: null as Orphan | null,
+    held: null as Promise<void> | null,
+    release: (): void => {},
+    waiting: 0,
+  };
   const fake = await startFakeUpstream(async (req, res) => {
     const url = req.url ?? '/';
     if (isBlockList(url) && state.held !== null) {
@@ -66,7 +74,11 @@ export async function startLiar(simUrl: string): Promise<Liar> {
       state.waiting--;
     }
     if (isBlockList(url) && state.empty) {
-      return sendJson(res, 200, `{"code":0,"msg":"success","data":{"next":null,"previous":null,"count":0,"total_page":0,"current_page":1,"list":[],"server_timestamp":${Date.now()}}}`);
+      return sendJson(
+        res,
+        200,
+        `{"code":0,"msg":"success","data":{"next":null,"previous":null,"count":0,"total_page":0,"current_page":1,"list":[],"server_timestamp":${Date.now()}}}`,
+      );
     }
     const up = await request(`${simUrl}${url}`);
     const body = Buffer.from(await up.body.arrayBuffer());

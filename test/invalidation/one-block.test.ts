@@ -36,7 +36,11 @@ describe('an answer about one block', () => {
     relay = await startLiar(s.url);
     const r = relay;
     // The lists' bound (10 min) is longer than the balances' (60 s).
-    proxy = await startReplica([r.url], { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: { ...PRECISE, listMaxAgeMs: 600_000 } }, clock.now);
+    proxy = await startReplica(
+      [r.url],
+      { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: { ...PRECISE, listMaxAgeMs: 600_000 } },
+      clock.now,
+    );
     const p = proxy;
     const h0 = s.chain.head();
     await covered(p.url, h0);

@@ -29,9 +29,17 @@ afterEach(async () => {
   proxy = upstream = chain = pool = undefined;
 });
 
-async function start(): Promise<{ chain: SimulatorHandle; pool: SimulatorHandle; upstream: FakeUpstream; proxy: Replica }> {
+async function start(): Promise<{
+  chain: SimulatorHandle;
+  pool: SimulatorHandle;
+  upstream: FakeUpstream;
+  proxy: Replica;
+}> {
   const startTime = Date.now();
-  [chain, pool] = await Promise.all([startSimulator({ seed: SEED, blockIntervalMs: 0, startTime }), startSimulator({ seed: SEED, blockIntervalMs: 0, startTime })]);
+  [chain, pool] = await Promise.all([
+    startSimulator({ seed: SEED, blockIntervalMs: 0, startTime }),
+    startSimulator({ seed: SEED, blockIntervalMs: 0, startTime }),
+  ]);
   const a = chain;
   const b = pool;
   upstream = await startFakeUpstream(async (req, res) => {
@@ -41,7 +49,10 @@ async function start(): Promise<{ chain: SimulatorHandle; pool: SimulatorHandle;
     const body = Buffer.from(await r.arrayBuffer());
     sendJson(res, r.status, dropped !== null && url.startsWith(LIST) ? withoutTx(body, dropped) : body);
   });
-  proxy = await startReplica([upstream.url], { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: { ...PRECISE, pendingPollMs: POLL_MS } });
+  proxy = await startReplica([upstream.url], {
+    upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
+    invalidation: { ...PRECISE, pendingPollMs: POLL_MS },
+  });
   await covered(proxy.url, a.chain.head());
   // The poll's first reads (its baseline) are behind us.
   await polls(upstream, 3);
@@ -94,9 +105,13 @@ describe('the pending pool as a tag', () => {
   it('a transaction dropped from the pool unmined stales the lists that showed it pending, with the next block', async () => {
     const { chain, pool, upstream, proxy } = await start();
     const next = blockNames(SEED, chain.chain.head() + 1);
-    const list = (JSON.parse(await (await fetch(pool.url + LIST)).text()) as { data: { list: Record<string, unknown>[] } }).data.list;
+    const list = (
+      JSON.parse(await (await fetch(pool.url + LIST)).text()) as { data: { list: Record<string, unknown>[] } }
+    ).data.list;
     // An entry whose parties the next block does not name.
-    const gone = list.find((t) => ['address_from', 'address_to', 'contract_address'].every((k) => typeof t[k] !== 'string' || !next.has(t[k])));
+    const gone = list.find((t) =>
+      ['address_from', 'address_to', 'contract_address'].every((k) => typeof t[k] !== 'string' || !next.has(t[k])),
+    );
     if (gone === undefined) throw new Error('no pool entry outside the next block');
     const path = `/tx/listByAddress?address=${String(gone['address_from'])}`;
     const first = await get(proxy.url, path);

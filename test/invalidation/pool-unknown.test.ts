@@ -29,18 +29,29 @@ afterEach(async () => {
 
 type Failing = 'none' | 'poll' | 'all';
 
-async function start(): Promise<{ sim: SimulatorHandle; front: FakeUpstream; proxy: Replica; clock: ReturnType<typeof fakeClock>; fail(what: Failing): void }> {
+async function start(): Promise<{
+  sim: SimulatorHandle;
+  front: FakeUpstream;
+  proxy: Replica;
+  clock: ReturnType<typeof fakeClock>;
+  fail(what: Failing): void;
+}> {
   sim = await startSimulator({ seed: SEED, blockIntervalMs: 0 });
   const s = sim;
   let failing: Failing = 'none';
   front = await startFakeUpstream(async (req, res) => {
     const url = req.url ?? '/';
-    if (failing === 'all' || (failing === 'poll' && req.headers[PURPOSE_HEADER] === 'pending')) return sendJson(res, 500, '{"code":500,"msg":"internal error","data":null}');
+    if (failing === 'all' || (failing === 'poll' && req.headers[PURPOSE_HEADER] === 'pending'))
+      return sendJson(res, 500, '{"code":500,"msg":"internal error","data":null}');
     const r = await fetch(s.url + url);
     sendJson(res, r.status, Buffer.from(await r.arrayBuffer()));
   });
   const clock = fakeClock(Date.now());
-  proxy = await startReplica([front.url], { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: { ...PRECISE, pendingPollMs: 20 } }, clock.now);
+  proxy = await startReplica(
+    [front.url],
+    { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: { ...PRECISE, pendingPollMs: 20 } },
+    clock.now,
+  );
   await covered(proxy.url, s.chain.head());
   await polls(front, 3);
   // The poll's first reads (its baseline) are behind us, at an earlier time than what follows.

@@ -47,7 +47,17 @@ describe('precise invalidation', () => {
   });
 
   it('INVALIDATION_MODE=head drops every per-address answer on every block (the older rule)', async () => {
-    const { sim, proxy } = await rig.start({ invalidation: { mode: 'head', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 10_000, pendingPollMs: 0 } });
+    const { sim, proxy } = await rig.start({
+      invalidation: {
+        mode: 'head',
+        maxAgeMs: 60_000,
+        listMaxAgeMs: 60_000,
+        maxAgeGrowth: 1,
+        maxAgeByEndpoint: {},
+        readTimeoutMs: 10_000,
+        pendingPollMs: 0,
+      },
+    });
     const h0 = sim.chain.head();
     const kept = untouched(h0 + 1, [...touchedAt(SEED, h0).addresses]);
     const p = `/address/info?address=${kept}`;
@@ -63,8 +73,13 @@ describe('precise invalidation', () => {
     const { sim, proxy } = await rig.start({ invalidation: { ...PRECISE, pendingPollMs: 20 } });
     const h0 = sim.chain.head();
     await covered(proxy.url, h0);
-    const addresses = [...new Set([h0 - 2, h0 - 1, h0, h0 + 1, h0 + 2, h0 + 3].flatMap((h) => [...touchedAt(SEED, h).addresses]))].slice(0, 24);
-    const paths = addresses.flatMap((a) => [`/address/info?address=${a}`, `/tx/listByAddress?address=${a}&page=1&page_size=10`]);
+    const addresses = [
+      ...new Set([h0 - 2, h0 - 1, h0, h0 + 1, h0 + 2, h0 + 3].flatMap((h) => [...touchedAt(SEED, h).addresses])),
+    ].slice(0, 24);
+    const paths = addresses.flatMap((a) => [
+      `/address/info?address=${a}`,
+      `/tx/listByAddress?address=${a}&page=1&page_size=10`,
+    ]);
     let hits = 0;
     let stale = 0;
     for (let b = 1; b <= 5; b++) {
@@ -88,7 +103,10 @@ async function waitHead(url: string, h: number): Promise<void> {
 
 describe('the pending pool', () => {
   it('a transaction seen by the poll before the proxy learns its block still invalidates the lists that show it', async () => {
-    const { sim, proxy } = await rig.start({ upstream: { probeIntervalMs: 60_000 }, invalidation: { ...PRECISE, pendingPollMs: 20 } });
+    const { sim, proxy } = await rig.start({
+      upstream: { probeIntervalMs: 60_000 },
+      invalidation: { ...PRECISE, pendingPollMs: 20 },
+    });
     const h0 = sim.chain.head();
     await covered(proxy.url, h0);
     const block = blockNames(SEED, h0 + 1);

@@ -57,7 +57,10 @@ describe('a head that went backwards', () => {
   it('every endpoint hits again within two blocks of the rebase', async () => {
     sim = await startSimulator({ seed: SEED, blockIntervalMs: 0, startHeight: START });
     const port = Number(new URL(sim.url).port);
-    proxy = await startReplica([sim.url], { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: PRECISE });
+    proxy = await startReplica([sim.url], {
+      upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
+      invalidation: PRECISE,
+    });
     const p = proxy;
     sim.chain.advance(UP);
     await covered(p.url, START + UP);

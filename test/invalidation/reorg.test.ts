@@ -33,7 +33,7 @@ afterEach(async () => {
 });
 
 describe('a reorg of a non-final block', () => {
-  it('stales what was fetched about the old block at once, refetches what only the new one names, and replaces the streams\' events', async () => {
+  it("stales what was fetched about the old block at once, refetches what only the new one names, and replaces the streams' events", async () => {
     sim = await startSimulator({ seed: SEED, blockIntervalMs: 0, startHeight: START });
     const s = sim;
     liar = await startLiar(s.url);
@@ -42,7 +42,10 @@ describe('a reorg of a non-final block', () => {
     const real = blockHash(SEED, N);
     const orphan = 'ab'.repeat(32);
     liar.orphan({ hash: real, fake: orphan, hide: transfer });
-    proxy = await startReplica([liar.url], { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: PRECISE });
+    proxy = await startReplica([liar.url], {
+      upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
+      invalidation: PRECISE,
+    });
     const p = proxy;
     await covered(p.url, START);
     const heads = await openStream(p.url);
@@ -80,11 +83,30 @@ describe('a reorg of a non-final block', () => {
     expect(dataOf((await get(p.url, list)).text)['count']).toBe(1);
 
     // The head stream: a rebase below N, then N again with the real block.
-    await heads.until(() => heads.typed('rebase').some((e) => e.id === String(N - 1)), 5000, 'the rebase below the replaced block');
-    await heads.until(() => heads.events.some((e) => e.type === 'message' && (JSON.parse(e.data) as HeadData).block?.['block_hash'] === real), 5000, 'the replaced block');
+    await heads.until(
+      () => heads.typed('rebase').some((e) => e.id === String(N - 1)),
+      5000,
+      'the rebase below the replaced block',
+    );
+    await heads.until(
+      () =>
+        heads.events.some(
+          (e) => e.type === 'message' && (JSON.parse(e.data) as HeadData).block?.['block_hash'] === real,
+        ),
+      5000,
+      'the replaced block',
+    );
     // The activity stream: the replacement names the sender.
-    await activity.until(() => activity.events.some((e) => e.id === String(N)), 5000, 'the activity event of the replacement');
-    const event = JSON.parse(activity.events.find((e) => e.id === String(N))!.data) as { block_hash: string; complete: boolean; txs: unknown[] };
+    await activity.until(
+      () => activity.events.some((e) => e.id === String(N)),
+      5000,
+      'the activity event of the replacement',
+    );
+    const event = JSON.parse(activity.events.find((e) => e.id === String(N))!.data) as {
+      block_hash: string;
+      complete: boolean;
+      txs: unknown[];
+    };
     expect(event).toMatchObject({ block_hash: real, complete: true });
     expect(JSON.stringify(event.txs)).toContain(transfer);
     expect(((await invalidationStatus(p.url))['guarded'] as Record<string, number>)['reorg']).toBe(1);

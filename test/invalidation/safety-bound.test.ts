@@ -15,7 +15,15 @@ const ADDRESS = 'n1d4wXxTVmK4rzyiN1vxhMuzxT441bxr8Fg';
 
 describe('the safety max-age per endpoint', () => {
   it('keeps a balance by INVALIDATION_MAX_AGE_MS, a transaction list by INVALIDATION_LIST_MAX_AGE_MS; tells clients the endpoint TTL', async () => {
-    const { sim, proxy } = await rig.start({ invalidation: { ...PRECISE, maxAgeMs: 60_000, listMaxAgeMs: 600_000, maxAgeGrowth: 1, maxAgeByEndpoint: { 'tx/nrc20': 120_000 } } });
+    const { sim, proxy } = await rig.start({
+      invalidation: {
+        ...PRECISE,
+        maxAgeMs: 60_000,
+        listMaxAgeMs: 600_000,
+        maxAgeGrowth: 1,
+        maxAgeByEndpoint: { 'tx/nrc20': 120_000 },
+      },
+    });
     await covered(proxy.url, sim.chain.head());
     const kept = async (path: string): Promise<{ keptMs: number; clientS: number }> => {
       const r = await get(proxy.url, path);

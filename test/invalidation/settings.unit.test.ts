@@ -16,11 +16,25 @@ describe('invalidation settings', () => {
   });
 
   it('reads the file keys, with per-endpoint max ages checked against endpoint names', () => {
-    const file = tempFile('.json', JSON.stringify({ invalidation: { mode: 'head', maxAgeMs: 5000, listMaxAgeMs: 5000, maxAgeByEndpoint: { 'address/info': 1000 } }, cacheTagHeaders: true }));
+    const file = tempFile(
+      '.json',
+      JSON.stringify({
+        invalidation: { mode: 'head', maxAgeMs: 5000, listMaxAgeMs: 5000, maxAgeByEndpoint: { 'address/info': 1000 } },
+        cacheTagHeaders: true,
+      }),
+    );
     const c = loadConfig({ CONFIG_FILE: file });
-    expect(c.invalidation).toMatchObject({ mode: 'head', maxAgeMs: 5000, listMaxAgeMs: 5000, maxAgeByEndpoint: { 'address/info': 1000 } });
+    expect(c.invalidation).toMatchObject({
+      mode: 'head',
+      maxAgeMs: 5000,
+      listMaxAgeMs: 5000,
+      maxAgeByEndpoint: { 'address/info': 1000 },
+    });
     expect(c.cacheTagHeaders).toBe(true);
-    const bad = tempFile('.json', JSON.stringify({ invalidation: { maxAgeByEndpoint: { 'no/such': 1, holders: -1 } } }));
+    const bad = tempFile(
+      '.json',
+      JSON.stringify({ invalidation: { maxAgeByEndpoint: { 'no/such': 1, holders: -1 } } }),
+    );
     const errs = errorsOf({ CONFIG_FILE: bad }).join('\n');
     expect(errs).toMatch(/maxAgeByEndpoint\.no\/such/);
     expect(errs).toMatch(/maxAgeByEndpoint\.holders/);

@@ -26,7 +26,9 @@ interface AlertTest {
   exp_alerts?: unknown[];
 }
 
-const rules = (parse(read('config/prometheus/alerts.yml')) as { groups: Array<{ rules: Rule[] }> }).groups.flatMap((g) => g.rules);
+const rules = (parse(read('config/prometheus/alerts.yml')) as { groups: Array<{ rules: Rule[] }> }).groups.flatMap(
+  (g) => g.rules,
+);
 const alerts = rules.filter((r) => r.alert !== undefined);
 const unit = parse(read('config/prometheus/alerts.test.yml')) as { tests: Array<{ alert_rule_test?: AlertTest[] }> };
 const cases = unit.tests.flatMap((t) => t.alert_rule_test ?? []);
@@ -50,9 +52,18 @@ describe('alert rules', () => {
   it('cover what operators asked for', () => {
     expect(alerts.map((a) => a.alert)).toEqual(
       expect.arrayContaining([
-        'ChainproxyUpstreamDown', 'ChainproxyNoFreshUpstream', 'ChainproxyHeadNotAdvancing', 'ChainproxyErrorRatioHigh', 'ChainproxyHitRatioDrop',
-        'ChainproxyBreakerOpen', 'ChainproxyRedisDown', 'ChainproxyLatencyP99High', 'ChainproxyRateLimitSurge', 'ChainproxyShedding',
-        'ChainproxyQuorumDisputes', 'ChainproxyLogLinesDropped',
+        'ChainproxyUpstreamDown',
+        'ChainproxyNoFreshUpstream',
+        'ChainproxyHeadNotAdvancing',
+        'ChainproxyErrorRatioHigh',
+        'ChainproxyHitRatioDrop',
+        'ChainproxyBreakerOpen',
+        'ChainproxyRedisDown',
+        'ChainproxyLatencyP99High',
+        'ChainproxyRateLimitSurge',
+        'ChainproxyShedding',
+        'ChainproxyQuorumDisputes',
+        'ChainproxyLogLinesDropped',
       ]),
     );
   });
@@ -60,8 +71,14 @@ describe('alert rules', () => {
   it('each is unit-tested firing and quiet', () => {
     for (const a of alerts) {
       const mine = cases.filter((c) => c.alertname === a.alert);
-      expect(mine.some((c) => (c.exp_alerts ?? []).length > 0), `${a.alert} firing`).toBe(true);
-      expect(mine.some((c) => (c.exp_alerts ?? []).length === 0), `${a.alert} quiet`).toBe(true);
+      expect(
+        mine.some((c) => (c.exp_alerts ?? []).length > 0),
+        `${a.alert} firing`,
+      ).toBe(true);
+      expect(
+        mine.some((c) => (c.exp_alerts ?? []).length === 0),
+        `${a.alert} quiet`,
+      ).toBe(true);
     }
   });
 
@@ -79,7 +96,8 @@ describe('alert rules', () => {
   it('use only metrics the proxy exposes', async () => {
     const known = await knownNames();
     known.add('up');
-    for (const r of rules) for (const name of metricNamesIn(r.expr)) expect(known, `${name} in ${r.alert ?? '?'}`).toContain(name);
+    for (const r of rules)
+      for (const name of metricNamesIn(r.expr)) expect(known, `${name} in ${r.alert ?? '?'}`).toContain(name);
   });
 
   it('are loaded by prometheus.yml', () => {

@@ -3,7 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { describePromtool, runPromtool } from '../helpers/prometheus.js';
-import { allPanels, dashboardQueries, DATASOURCE_UID, DASHBOARD_PATH, loadDashboard, metricNamesIn } from './dashboard.js';
+import {
+  allPanels,
+  dashboardQueries,
+  DATASOURCE_UID,
+  DASHBOARD_PATH,
+  loadDashboard,
+  metricNamesIn,
+} from './dashboard.js';
 import { knownNames } from './known-names.js';
 
 const configPath = (rel: string) => fileURLToPath(new URL(`../../config/${rel}`, import.meta.url));
@@ -37,10 +44,13 @@ describe('Prometheus config contents', () => {
 
   it('recording rules use only metrics the module defines', async () => {
     const known = await knownNames();
-    const rules = parse(readFileSync(configPath('prometheus/recording-rules.yml'), 'utf8')) as { groups: Array<{ rules: Array<{ expr: string }> }> };
+    const rules = parse(readFileSync(configPath('prometheus/recording-rules.yml'), 'utf8')) as {
+      groups: Array<{ rules: Array<{ expr: string }> }>;
+    };
     const exprs = rules.groups.flatMap((g) => g.rules.map((r) => r.expr));
     expect(exprs.length).toBeGreaterThan(0);
-    for (const expr of exprs) for (const name of metricNamesIn(expr)) expect(known, `${name} in ${expr}`).toContain(name);
+    for (const expr of exprs)
+      for (const name of metricNamesIn(expr)) expect(known, `${name} in ${expr}`).toContain(name);
   });
 });
 
@@ -72,7 +82,13 @@ describe('Grafana dashboard', () => {
     expect(vars.get('datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
     for (const name of ['job', 'instance']) {
       const v = vars.get(name);
-      expect(v, name).toMatchObject({ type: 'query', includeAll: true, multi: true, allValue: '.*', datasource: { uid: DATASOURCE_UID } });
+      expect(v, name).toMatchObject({
+        type: 'query',
+        includeAll: true,
+        multi: true,
+        allValue: '.*',
+        datasource: { uid: DATASOURCE_UID },
+      });
       const q = typeof v?.query === 'string' ? v.query : v?.query?.query;
       expect(q, name).toMatch(new RegExp(`^label_values\\(chainproxy_\\w+(\\{job=~"\\$job"\\})?, ${name}\\)$`));
     }
@@ -100,34 +116,77 @@ describe('Grafana dashboard', () => {
     }
     // The dashboard covers the families the issue asks for.
     for (const name of [
-      'chainproxy_requests_total', 'chainproxy_request_duration_seconds_bucket', 'chainproxy_upstream_requests_total',
-      'chainproxy_upstream_requests_saved_total', 'chainproxy_cache_bytes', 'chainproxy_cache_entries', 'chainproxy_cache_evictions_total',
-      'chainproxy_upstream_head', 'chainproxy_chain_best_head', 'chainproxy_upstream_lag_blocks', 'chainproxy_upstream_breaker_state', 'chainproxy_redis_up',
-      'chainproxy_upstream_shed_total', 'chainproxy_page_requests_total', 'chainproxy_page_composition_seconds_bucket', 'chainproxy_stream_open',
-      'chainproxy_stream_refused_total', 'chainproxy_passthrough_requests_total', 'chainproxy_passthrough_failures_total', 'chainproxy_api_key_requests_total',
-      'chainproxy_rate_limit_refused_total', 'chainproxy_api_key_unknown_total', 'chainproxy_refresh_ahead_total', 'chainproxy_chain_head_rebases_total',
-      'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes',
-      'chainproxy_invalidation_blocks_total', 'chainproxy_invalidation_fallbacks_total', 'chainproxy_invalidation_tags_per_block_bucket',
-      'chainproxy_invalidation_entries_total', 'chainproxy_invalidation_read_seconds_bucket', 'chainproxy_invalidation_tag_bytes',
-      'chainproxy_head_detection_delay_seconds_bucket', 'chainproxy_head_probes_total', 'chainproxy_refetches_unchanged_total',
-      'chainproxy_activity_streams', 'chainproxy_activity_watched_entities', 'chainproxy_activity_events_delivered_total',
-      'chainproxy_activity_dropped_total', 'chainproxy_activity_history_bytes',
-    ]) expect(used, name).toContain(name);
+      'chainproxy_requests_total',
+      'chainproxy_request_duration_seconds_bucket',
+      'chainproxy_upstream_requests_total',
+      'chainproxy_upstream_requests_saved_total',
+      'chainproxy_cache_bytes',
+      'chainproxy_cache_entries',
+      'chainproxy_cache_evictions_total',
+      'chainproxy_upstream_head',
+      'chainproxy_chain_best_head',
+      'chainproxy_upstream_lag_blocks',
+      'chainproxy_upstream_breaker_state',
+      'chainproxy_redis_up',
+      'chainproxy_upstream_shed_total',
+      'chainproxy_page_requests_total',
+      'chainproxy_page_composition_seconds_bucket',
+      'chainproxy_stream_open',
+      'chainproxy_stream_refused_total',
+      'chainproxy_passthrough_requests_total',
+      'chainproxy_passthrough_failures_total',
+      'chainproxy_api_key_requests_total',
+      'chainproxy_rate_limit_refused_total',
+      'chainproxy_api_key_unknown_total',
+      'chainproxy_refresh_ahead_total',
+      'chainproxy_chain_head_rebases_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'chainproxy_invalidation_blocks_total',
+      'chainproxy_invalidation_fallbacks_total',
+      'chainproxy_invalidation_tags_per_block_bucket',
+      'chainproxy_invalidation_entries_total',
+      'chainproxy_invalidation_read_seconds_bucket',
+      'chainproxy_invalidation_tag_bytes',
+      'chainproxy_head_detection_delay_seconds_bucket',
+      'chainproxy_head_probes_total',
+      'chainproxy_refetches_unchanged_total',
+      'chainproxy_activity_streams',
+      'chainproxy_activity_watched_entities',
+      'chainproxy_activity_events_delivered_total',
+      'chainproxy_activity_dropped_total',
+      'chainproxy_activity_history_bytes',
+    ])
+      expect(used, name).toContain(name);
   });
 
   it('the metric-name parser ignores functions, labels, keywords and numbers', () => {
-    expect(metricNamesIn('histogram_quantile(0.99, sum by (cache, le) (rate(foo_bucket{a="b c"}[1m])))')).toEqual(['foo_bucket']);
-    expect(metricNamesIn('(sum(rate(a_total[1m])) or vector(0)) / clamp_min(sum(rate(b_total{x=~"y|z"}[1m])), 1e-9)').sort()).toEqual(['a_total', 'b_total']);
-    expect(metricNamesIn('max by (u) (x{s="open"}) + 2 * max without (s) (y) unless on (u) z')).toEqual(['x', 'y', 'z']);
+    expect(metricNamesIn('histogram_quantile(0.99, sum by (cache, le) (rate(foo_bucket{a="b c"}[1m])))')).toEqual([
+      'foo_bucket',
+    ]);
+    expect(
+      metricNamesIn('(sum(rate(a_total[1m])) or vector(0)) / clamp_min(sum(rate(b_total{x=~"y|z"}[1m])), 1e-9)').sort(),
+    ).toEqual(['a_total', 'b_total']);
+    expect(metricNamesIn('max by (u) (x{s="open"}) + 2 * max without (s) (y) unless on (u) z')).toEqual([
+      'x',
+      'y',
+      'z',
+    ]);
   });
 });
 
 describe('Grafana provisioning', () => {
   it('provisions the datasource with uid prometheus and the dashboards folder', () => {
-    const ds = parse(readFileSync(configPath('grafana/provisioning/datasources/prometheus.yml'), 'utf8')) as { apiVersion: number; datasources: Array<{ uid: string; type: string; url: string }> };
+    const ds = parse(readFileSync(configPath('grafana/provisioning/datasources/prometheus.yml'), 'utf8')) as {
+      apiVersion: number;
+      datasources: Array<{ uid: string; type: string; url: string }>;
+    };
     expect(ds.apiVersion).toBe(1);
     expect(ds.datasources[0]).toMatchObject({ uid: 'prometheus', type: 'prometheus' });
-    const dash = parse(readFileSync(configPath('grafana/provisioning/dashboards/chainproxy.yml'), 'utf8')) as { apiVersion: number; providers: Array<{ type: string; options: { path: string } }> };
+    const dash = parse(readFileSync(configPath('grafana/provisioning/dashboards/chainproxy.yml'), 'utf8')) as {
+      apiVersion: number;
+      providers: Array<{ type: string; options: { path: string } }>;
+    };
     expect(dash.apiVersion).toBe(1);
     expect(dash.providers[0]?.type).toBe('file');
     expect(dash.providers[0]?.options.path).toBeTruthy();

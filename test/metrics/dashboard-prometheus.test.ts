@@ -26,7 +26,12 @@ describePrometheus()('Grafana dashboard on a real Prometheus', () => {
 
   beforeAll(async () => {
     target = await startTarget();
-    prom = await startPrometheus({ target: target.target, metricsPath: target.metricsPath, job: 'chainproxy', scrapeIntervalSeconds: 1 });
+    prom = await startPrometheus({
+      target: target.target,
+      metricsPath: target.metricsPath,
+      job: 'chainproxy',
+      scrapeIntervalSeconds: 1,
+    });
     await prom.waitForScrapes(MIN_SCRAPES, 25_000);
   }, 45_000);
 
@@ -45,7 +50,8 @@ describePrometheus()('Grafana dashboard on a real Prometheus', () => {
       const expr = withVariables(q.expr, { job: 'chainproxy', instance: '.*' });
       // Series appear as the load loop and the scrapes go on: a panel without data yet is asked again.
       const hasData = async () => (await server.query(expr)).series.length > 0;
-      if (!(await hasData())) await waitFor(hasData, 20_000, q.panel).catch(() => empty.push(`${q.panel} [${q.refId}]: ${q.expr}`));
+      if (!(await hasData()))
+        await waitFor(hasData, 20_000, q.panel).catch(() => empty.push(`${q.panel} [${q.refId}]: ${q.expr}`));
     }
     expect(empty, `panels without data:\n${empty.join('\n')}`).toEqual([]);
   }, 120_000);
@@ -56,11 +62,19 @@ describePrometheus()('Grafana dashboard on a real Prometheus', () => {
     const byEndpoint = dashboardQueries().find((q) => q.panel === 'Request rate by endpoint');
     expect(byEndpoint).toBeDefined();
     const instance = `127.0.0.1:${target!.target.split(':')[1]!}`;
-    expect((await server.query(withVariables(byEndpoint!.expr, { job: 'chainproxy', instance }))).series.length).toBeGreaterThan(0);
-    expect((await server.query(withVariables(byEndpoint!.expr, { job: 'another', instance: '.*' }))).series).toEqual([]);
-    expect((await server.query(withVariables(byEndpoint!.expr, { job: 'chainproxy', instance: 'elsewhere:1' }))).series).toEqual([]);
+    expect(
+      (await server.query(withVariables(byEndpoint!.expr, { job: 'chainproxy', instance }))).series.length,
+    ).toBeGreaterThan(0);
+    expect((await server.query(withVariables(byEndpoint!.expr, { job: 'another', instance: '.*' }))).series).toEqual(
+      [],
+    );
+    expect(
+      (await server.query(withVariables(byEndpoint!.expr, { job: 'chainproxy', instance: 'elsewhere:1' }))).series,
+    ).toEqual([]);
     // The variables' own query finds the job and the instance.
-    const jobs = (await server.query('count by (job, instance) (chainproxy_cache_max_bytes)')).series.map((x) => x.metric);
+    const jobs = (await server.query('count by (job, instance) (chainproxy_cache_max_bytes)')).series.map(
+      (x) => x.metric,
+    );
     expect(jobs).toContainEqual(expect.objectContaining({ job: 'chainproxy', instance }));
   });
 
@@ -73,12 +87,16 @@ describePrometheus()('Grafana dashboard on a real Prometheus', () => {
       await waitFor(async () => (await value(expr)) > 0, 45_000, expr).catch(() => undefined);
       return value(expr);
     };
-    const hitRatio = await positive('(sum(rate(chainproxy_requests_total{cache=~"HIT|STALE"}[1m])) or vector(0)) / clamp_min(sum(rate(chainproxy_requests_total[1m])), 1e-9)');
+    const hitRatio = await positive(
+      '(sum(rate(chainproxy_requests_total{cache=~"HIT|STALE"}[1m])) or vector(0)) / clamp_min(sum(rate(chainproxy_requests_total[1m])), 1e-9)',
+    );
     expect(hitRatio).toBeGreaterThan(0);
     expect(hitRatio).toBeLessThanOrEqual(1);
     expect(await positive('sum(rate(chainproxy_requests_total[1m]))')).toBeGreaterThan(0);
     expect(await positive('max(chainproxy_chain_best_head)')).toBeGreaterThan(0);
-    const upstreams = (await server.query('max by (upstream) (chainproxy_upstream_head)')).series.map((s) => s.metric.upstream);
+    const upstreams = (await server.query('max by (upstream) (chainproxy_upstream_head)')).series.map(
+      (s) => s.metric.upstream,
+    );
     expect(upstreams.length).toBeGreaterThanOrEqual(1);
     // The subsystems' panels show traffic, not only their zero fallbacks.
     // The head stream and the activity stream.
@@ -106,6 +124,7 @@ describePrometheus()('Grafana dashboard on a real Prometheus', () => {
       'chainproxy_head_probes_total',
       'chainproxy_refetches_unchanged_total',
       'chainproxy_activity_events_delivered_total',
-    ]) expect(await positive(`sum(${counter})`), counter).toBeGreaterThan(0);
+    ])
+      expect(await positive(`sum(${counter})`), counter).toBeGreaterThan(0);
   }, 120_000);
 });

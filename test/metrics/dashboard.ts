@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const DASHBOARD_PATH = fileURLToPath(new URL('../../config/grafana/dashboards/chainproxy.json', import.meta.url));
+export const DASHBOARD_PATH = fileURLToPath(
+  new URL('../../config/grafana/dashboards/chainproxy.json', import.meta.url),
+);
 
 interface DashboardTarget {
   refId?: string;
@@ -61,10 +63,26 @@ export interface PanelQuery {
 }
 
 export function dashboardQueries(d: Dashboard = loadDashboard()): PanelQuery[] {
-  return allPanels(d).flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, refId: t.refId ?? '?', expr: t.expr ?? '' })));
+  return allPanels(d).flatMap((p) =>
+    (p.targets ?? []).map((t) => ({ panel: p.title, refId: t.refId ?? '?', expr: t.expr ?? '' })),
+  );
 }
 
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'inf',
+  'nan',
+]);
 
 /** Metric names referenced by a PromQL expression (selectors only: not functions, labels, keywords). */
 export function metricNamesIn(expr: string): string[] {

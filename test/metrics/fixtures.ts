@@ -9,7 +9,15 @@ import type { UpstreamStatus } from '../../src/upstream/types.js';
 
 const UPSTREAMS = ['upstream-a', 'upstream-b'] as const;
 const RESULTS: readonly RequestResult[] = ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'];
-const OUTCOMES: readonly UpstreamOutcome[] = ['ok', 'http_error', 'timeout', 'bad_response', 'unavailable', 'lagging', 'cancelled'];
+const OUTCOMES: readonly UpstreamOutcome[] = [
+  'ok',
+  'http_error',
+  'timeout',
+  'bad_response',
+  'unavailable',
+  'lagging',
+  'cancelled',
+];
 const BREAKER: readonly BreakerState[] = ['closed', 'open', 'half-open'];
 
 /** Mutable fake sources: `advance()` moves heads, sizes and breaker states like a live proxy. */
@@ -83,18 +91,30 @@ function driveTraffic(metrics: Metrics, round: number): void {
       metrics.request(endpoint, statusFor('HIT', n + i), 'HIT', 0.00005 + ((n + i) % 10) * 0.0001);
       metrics.upstreamSaved(endpoint);
     }
-    for (const result of RESULTS) metrics.request(endpoint, statusFor(result, n), result, result === 'MISS' ? 0.02 + (n % 50) * 0.05 : 0.001 * (1 + (n % 5)));
+    for (const result of RESULTS)
+      metrics.request(
+        endpoint,
+        statusFor(result, n),
+        result,
+        result === 'MISS' ? 0.02 + (n % 50) * 0.05 : 0.001 * (1 + (n % 5)),
+      );
     metrics.upstreamSaved(endpoint); // the STALE answer
     const upstream = UPSTREAMS[n % UPSTREAMS.length] ?? 'upstream-a';
     metrics.upstreamRequest(upstream, endpoint, 'ok', 0.01 + (n % 20) * 0.02);
-    metrics.upstreamRequest(UPSTREAMS[(n + 1) % UPSTREAMS.length] ?? 'upstream-b', endpoint, OUTCOMES[n % OUTCOMES.length] ?? 'ok', 0.5 + (n % 3));
+    metrics.upstreamRequest(
+      UPSTREAMS[(n + 1) % UPSTREAMS.length] ?? 'upstream-b',
+      endpoint,
+      OUTCOMES[n % OUTCOMES.length] ?? 'ok',
+      0.5 + (n % 3),
+    );
     if (n % 2 === 0) metrics.singleFlightJoin(endpoint);
     if (n % 3 === 0) metrics.upstreamRetry(endpoint);
     if (n % 4 === 0) metrics.upstreamHedge(endpoint);
   });
   metrics.cacheEviction('memory');
   if (round % 2 === 0) metrics.cacheEviction('redis');
-  for (const op of ['get', 'set', 'delete', 'publish'] as const) if (round % 4 === ['get', 'set', 'delete', 'publish'].indexOf(op)) metrics.tierError('redis', op);
+  for (const op of ['get', 'set', 'delete', 'publish'] as const)
+    if (round % 4 === ['get', 'set', 'delete', 'publish'].indexOf(op)) metrics.tierError('redis', op);
   if (round % 3 === 0) metrics.tierError('memory', 'set');
   metrics.rateLimited();
 }

@@ -12,7 +12,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { ProxyHandle } from '../../src/app.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { describePrometheus, describePromtool, runPromtool, startPrometheus, type PrometheusServer } from '../helpers/prometheus.js';
+import {
+  describePrometheus,
+  describePromtool,
+  runPromtool,
+  startPrometheus,
+  type PrometheusServer,
+} from '../helpers/prometheus.js';
 import { startTestProxy } from '../helpers/proxy.js';
 import { dashboardQueries, withVariables } from './dashboard.js';
 
@@ -20,18 +26,25 @@ const configPath = (rel: string) => fileURLToPath(new URL(`../../config/promethe
 const read = (rel: string) => readFileSync(configPath(rel), 'utf8');
 
 describePromtool()('fleet Prometheus examples', () => {
-  it.each(['fleet-static.yml', 'fleet-file-sd.yml'])('promtool check config accepts %s, its rule files and targets', (file) => {
-    const res = runPromtool(['check', 'config', configPath(file)]);
-    expect(res.stderr).toBe('');
-    expect(res.status).toBe(0);
-    expect(res.stdout).toContain('SUCCESS: 2 rule files found');
-  });
+  it.each(['fleet-static.yml', 'fleet-file-sd.yml'])(
+    'promtool check config accepts %s, its rule files and targets',
+    (file) => {
+      const res = runPromtool(['check', 'config', configPath(file)]);
+      expect(res.stderr).toBe('');
+      expect(res.status).toBe(0);
+      expect(res.stdout).toContain('SUCCESS: 2 rule files found');
+    },
+  );
 
   it('list several replicas: static targets by hand, or targets files', () => {
-    const stat = parse(read('fleet-static.yml')) as { scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }> };
+    const stat = parse(read('fleet-static.yml')) as {
+      scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }>;
+    };
     expect(stat.scrape_configs[0]!.job_name).toBe('chainproxy');
     expect(stat.scrape_configs[0]!.static_configs[0]!.targets.length).toBeGreaterThanOrEqual(2);
-    const sd = parse(read('fleet-file-sd.yml')) as { scrape_configs: Array<{ job_name: string; file_sd_configs: Array<{ files: string[] }> }> };
+    const sd = parse(read('fleet-file-sd.yml')) as {
+      scrape_configs: Array<{ job_name: string; file_sd_configs: Array<{ files: string[] }> }>;
+    };
     expect(sd.scrape_configs[0]!.file_sd_configs[0]!.files).toEqual(['targets/*.yml']);
     const groups = parse(read('targets/chainproxy-replicas.yml')) as Array<{ targets: string[] }>;
     expect(groups.flatMap((g) => g.targets).length).toBeGreaterThanOrEqual(2);
@@ -70,13 +83,26 @@ describePrometheus()('a real Prometheus with fleet-file-sd.yml and two replicas'
 
   it('scrapes both replicas, and each per-replica panel shows both', async () => {
     const server = prom!;
-    await expect.poll(async () => (await server.query('count(up{job="chainproxy"} == 1)')).series[0]?.value[1], { timeout: 30_000, interval: 500 }).toBe('2');
+    await expect
+      .poll(async () => (await server.query('count(up{job="chainproxy"} == 1)')).series[0]?.value[1], {
+        timeout: 30_000,
+        interval: 500,
+      })
+      .toBe('2');
     const instances = replicas.map((r) => new URL(r.url).host).sort();
-    const fleet = dashboardQueries().filter((q) => ['Requests/s per replica', 'Best head per replica', 'Upstreams up per replica'].includes(q.panel));
+    const fleet = dashboardQueries().filter((q) =>
+      ['Requests/s per replica', 'Best head per replica', 'Upstreams up per replica'].includes(q.panel),
+    );
     expect(fleet).toHaveLength(3);
     for (const q of fleet) {
       const expr = withVariables(q.expr, { job: 'chainproxy', instance: '.*' });
-      await expect.poll(async () => (await server.query(expr)).series.map((s) => s.metric['instance']).sort(), { timeout: 30_000, interval: 500, message: q.panel }).toEqual(instances);
+      await expect
+        .poll(async () => (await server.query(expr)).series.map((s) => s.metric['instance']).sort(), {
+          timeout: 30_000,
+          interval: 500,
+          message: q.panel,
+        })
+        .toEqual(instances);
     }
     const versions = dashboardQueries().find((q) => q.panel === 'Replicas reporting, by version')!;
     const byVersion = await server.query(withVariables(versions.expr, { job: 'chainproxy', instance: '.*' }));

@@ -22,7 +22,12 @@ describePromtool()('promtool check metrics', () => {
   });
 
   it('reports nothing for a fresh registry with empty sources', async () => {
-    const prom = createPrometheusMetrics({ tiers: () => [], upstreams: () => [], chain: { bestHead: () => null, finalHeight: () => null }, redisHealthy: () => null });
+    const prom = createPrometheusMetrics({
+      tiers: () => [],
+      upstreams: () => [],
+      chain: { bestHead: () => null, finalHeight: () => null },
+      redisHealthy: () => null,
+    });
     const res = runPromtool(['check', 'metrics'], await prom.render());
     expect(res.stdout + res.stderr).toBe('');
     expect(res.status).toBe(0);
@@ -35,11 +40,29 @@ describe('metric families', () => {
     exerciseAll(prom.metrics);
     const text = await prom.render();
     const expected = [
-      'requests_total', 'request_duration_seconds', 'upstream_requests_total', 'upstream_request_duration_seconds',
-      'upstream_retries_total', 'upstream_hedges_total', 'singleflight_joins_total', 'upstream_requests_saved_total',
-      'cache_entries', 'cache_bytes', 'cache_max_bytes', 'cache_evictions_total', 'cache_tier_errors_total',
-      'upstream_head', 'chain_best_head', 'chain_final_height', 'upstream_lag_blocks', 'upstream_up', 'upstream_lagging',
-      'upstream_breaker_state', 'upstream_in_flight', 'redis_up', 'rate_limited_total',
+      'requests_total',
+      'request_duration_seconds',
+      'upstream_requests_total',
+      'upstream_request_duration_seconds',
+      'upstream_retries_total',
+      'upstream_hedges_total',
+      'singleflight_joins_total',
+      'upstream_requests_saved_total',
+      'cache_entries',
+      'cache_bytes',
+      'cache_max_bytes',
+      'cache_evictions_total',
+      'cache_tier_errors_total',
+      'upstream_head',
+      'chain_best_head',
+      'chain_final_height',
+      'upstream_lag_blocks',
+      'upstream_up',
+      'upstream_lagging',
+      'upstream_breaker_state',
+      'upstream_in_flight',
+      'redis_up',
+      'rate_limited_total',
     ];
     for (const name of expected) {
       expect(text).toContain(`# HELP chainproxy_${name} `);
@@ -63,9 +86,13 @@ describe('metric families', () => {
     expect(text).toContain('chainproxy_requests_total{endpoint="tx/detail",cache="MISS",status_class="4xx"} 1');
     expect(text).toContain('chainproxy_request_duration_seconds_bucket{endpoint="tx/list",cache="HIT",le="0.00025"} 0');
     expect(text).toContain('chainproxy_request_duration_seconds_bucket{endpoint="tx/list",cache="HIT",le="0.0005"} 2');
-    expect(text).toContain('chainproxy_request_duration_seconds_bucket{endpoint="block/max",cache="HIT",le="0.0001"} 1');
+    expect(text).toContain(
+      'chainproxy_request_duration_seconds_bucket{endpoint="block/max",cache="HIT",le="0.0001"} 1',
+    );
     expect(text).toContain('chainproxy_request_duration_seconds_bucket{endpoint="block/max",cache="ERROR",le="2.5"} 0');
-    expect(text).toContain('chainproxy_request_duration_seconds_bucket{endpoint="block/max",cache="ERROR",le="+Inf"} 1');
+    expect(text).toContain(
+      'chainproxy_request_duration_seconds_bucket{endpoint="block/max",cache="ERROR",le="+Inf"} 1',
+    );
     expect(text).toMatch(/chainproxy_request_duration_seconds_sum\{endpoint="tx\/list",cache="HIT"\} 0\.0007\d*/);
     expect(text).toContain('chainproxy_request_duration_seconds_count{endpoint="tx/list",cache="HIT"} 2');
     expect(REQUEST_BUCKETS[0]).toBeLessThan(0.001);
@@ -88,7 +115,12 @@ describe('metric families', () => {
     expect(text).toContain(`chainproxy_chain_best_head ${sources.head}`);
     expect(text).not.toMatch(/^chainproxy_redis_up /m);
 
-    const empty = createPrometheusMetrics({ tiers: () => [], upstreams: () => [], chain: { bestHead: () => null, finalHeight: () => null }, redisHealthy: () => false });
+    const empty = createPrometheusMetrics({
+      tiers: () => [],
+      upstreams: () => [],
+      chain: { bestHead: () => null, finalHeight: () => null },
+      redisHealthy: () => false,
+    });
     text = await empty.render();
     expect(text).not.toMatch(/^chainproxy_chain_best_head /m);
     expect(text).toContain('chainproxy_redis_up 0');
@@ -98,7 +130,15 @@ describe('metric families', () => {
 describe('label cardinality', () => {
   it('maps unknown endpoints to other and never exposes raw paths', async () => {
     const prom = createPrometheusMetrics(new FakeSources());
-    const garbage = ['/tx/detail?hash=0xabc', 'tx/detail/../x', '0xdeadbeefdeadbeef', '', 'TX/LIST', '/metrics', 'a'.repeat(300)];
+    const garbage = [
+      '/tx/detail?hash=0xabc',
+      'tx/detail/../x',
+      '0xdeadbeefdeadbeef',
+      '',
+      'TX/LIST',
+      '/metrics',
+      'a'.repeat(300),
+    ];
     for (const g of garbage) {
       prom.metrics.request(g, 200, 'HIT', 0.001);
       prom.metrics.upstreamRequest('upstream-a', g, 'ok', 0.01);
@@ -124,7 +164,12 @@ describe('label cardinality', () => {
   });
 
   it('caps distinct upstream names', async () => {
-    const prom = createPrometheusMetrics({ tiers: () => [], upstreams: () => [], chain: { bestHead: () => null, finalHeight: () => null }, redisHealthy: () => null });
+    const prom = createPrometheusMetrics({
+      tiers: () => [],
+      upstreams: () => [],
+      chain: { bestHead: () => null, finalHeight: () => null },
+      redisHealthy: () => null,
+    });
     for (let i = 0; i < 100; i++) prom.metrics.upstreamRequest(`u${i}`, 'tx/list', 'ok', 0.01);
     const ups = labelValues(await prom.render(), 'upstream');
     expect(ups.size).toBeLessThanOrEqual(33);

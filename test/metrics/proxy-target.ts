@@ -68,20 +68,34 @@ const GAP_JUMP = 80;
 export const startProxyTarget: StartMetricsTarget = async () => {
   const redis = await startRedisServer();
   const startTime = Date.now();
-  const sims: SimulatorHandle[] = await Promise.all([0, 1, 2].map(() => startSimulator({ blockIntervalMs: 0, startTime })));
+  const sims: SimulatorHandle[] = await Promise.all(
+    [0, 1, 2].map(() => startSimulator({ blockIntervalMs: 0, startTime })),
+  );
   // u1 is slow and fails half of its requests: hedges, retries and upstream errors show up.
   sims[1]?.setFaults({ latencyMs: 120, errorRate: 0.5, kind: 'http500' });
   // u2 reports a head far ahead that no other upstream confirms: refuted, it sits out.
   sims[2]?.chain.advance(LIAR_AHEAD);
   // Addresses the next blocks name: their pages get invalidated by tag, and the activity stream watches them.
   const head = sims[0]!.chain.head();
-  const named = [...new Set(Array.from({ length: 30 }, (_, i) => [...blockNames(1, head + 1 + i)]).flat())].slice(0, 40);
+  const named = [...new Set(Array.from({ length: 30 }, (_, i) => [...blockNames(1, head + 1 + i)]).flat())].slice(
+    0,
+    40,
+  );
   const addressPaths = named.flatMap((a) => [`/address/info?address=${a}`, `/tx/listByAddress?address=${a}`]);
   const proxy = await startTestProxy(
     sims.map((s) => s.url),
     {
       redisUrl: redis.url,
-      upstream: { probeIntervalMs: 200, probeDenseMs: 50, hedgeAfterMs: 30, hedgeQuantile: 0, breakerFailures: 1000, connections: 2, maxQueue: 1, quorum: 2 },
+      upstream: {
+        probeIntervalMs: 200,
+        probeDenseMs: 50,
+        hedgeAfterMs: 30,
+        hedgeQuantile: 0,
+        breakerFailures: 1000,
+        connections: 2,
+        maxQueue: 1,
+        quorum: 2,
+      },
       policies: { 'tx/list': { ttlMs: 200, swrMs: 5000 }, 'block/list': { ttlMs: 200, swrMs: 5000 } },
       rateLimit: { enabled: true, max: 1_000_000 },
       missBudget: 40,
@@ -90,7 +104,13 @@ export const startProxyTarget: StartMetricsTarget = async () => {
         { name: 'explorer', key: EXPLORER_KEY, max: 1_000_000 },
         { name: 'tiny', key: TINY_KEY, max: 1, windowMs: 3_600_000 },
       ],
-      passthrough: { routes: [{ prefix: '/legacy', target: sims[0]!.url }, { prefix: '/dead', target: 'http://127.0.0.1:9' }], timeoutMs: 2000 },
+      passthrough: {
+        routes: [
+          { prefix: '/legacy', target: sims[0]!.url },
+          { prefix: '/dead', target: 'http://127.0.0.1:9' },
+        ],
+        timeoutMs: 2000,
+      },
       refreshAhead: { maxKeys: 12 },
       // A block read's deadline a loaded machine meets: blocks are read whole (the jump makes the fallbacks).
       invalidation: { ...defaultConfig().invalidation, mode: 'precise', readTimeoutMs: 10_000 },
@@ -115,10 +135,14 @@ export const startProxyTarget: StartMetricsTarget = async () => {
       // Bursts of identical cold requests join one flight.
       const cold = `/tx/list?page=${1000 + round}`;
       const key = KEYS[round % KEYS.length];
-      const headers = key === null || key === undefined ? { 'x-forwarded-for': `198.51.100.${round % CLIENTS}` } : { 'x-api-key': key };
+      const headers =
+        key === null || key === undefined
+          ? { 'x-forwarded-for': `198.51.100.${round % CLIENTS}` }
+          : { 'x-api-key': key };
       const scan = [0, 1].map((i) => `/tx/list?page=${500_000 + round * 2 + i}`);
       // Every tenth round a burst of distinct cold keys overflows the small upstream queues (503, shed).
-      const burst = round % 10 === 0 ? Array.from({ length: 12 }, (_, i) => `/block/detail?h=${4_700_000 + round * 12 + i}`) : [];
+      const burst =
+        round % 10 === 0 ? Array.from({ length: 12 }, (_, i) => `/block/detail?h=${4_700_000 + round * 12 + i}`) : [];
       await Promise.all([
         ...[path, ...(round % 4 === 1 ? [addressPath] : []), cold, cold, cold, ...burst].map(async (p) => {
           const res = await request(`${proxy.url}${p}`, { headers });

@@ -40,7 +40,9 @@ function problems(path: string, status: string, body: unknown, type = 'applicati
   const ref = `urn:chainproxy:openapi#/${pointer('paths', path, 'get', 'responses', status, 'content', type, 'schema')}`;
   const validate = ajv.getSchema(ref);
   if (validate === undefined) throw new Error(`no schema at ${ref}`);
-  return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  return validate(body)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
 }
 
 const mid = normalAddress(1, 17);
@@ -96,8 +98,12 @@ describe('answers conform to /openapi.json', () => {
   }
 
   it('/tx/detail of a confirmed and of a pending transaction', async () => {
-    const list = (await (await fetch(`${proxy.url}/tx/list?page_size=5`)).json()) as { data: { list: Array<{ tx_hash: string }> } };
-    const pending = (await (await fetch(`${proxy.url}/tx/list/pending`)).json()) as { data: { list: Array<{ tx_hash: string }> } };
+    const list = (await (await fetch(`${proxy.url}/tx/list?page_size=5`)).json()) as {
+      data: { list: Array<{ tx_hash: string }> };
+    };
+    const pending = (await (await fetch(`${proxy.url}/tx/list/pending`)).json()) as {
+      data: { list: Array<{ tx_hash: string }> };
+    };
     for (const hash of [list.data.list[0]!.tx_hash, pending.data.list[0]!.tx_hash]) {
       const body: unknown = await (await fetch(`${proxy.url}/tx/detail?hash=${hash}`)).json();
       expect(problems('/tx/detail', '200', body)).toEqual([]);
@@ -105,7 +111,9 @@ describe('answers conform to /openapi.json', () => {
   });
 
   it('a mismatching answer is caught', () => {
-    expect(problems('/block/max', '200', { code: 0, msg: 'success', data: { height: 'high', server_timestamp: 1 } })).not.toEqual([]);
+    expect(
+      problems('/block/max', '200', { code: 0, msg: 'success', data: { height: 'high', server_timestamp: 1 } }),
+    ).not.toEqual([]);
     expect(problems('/block/max', '200', { code: 0, msg: 'success', data: { server_timestamp: 1 } })).not.toEqual([]);
   });
 
@@ -127,7 +135,9 @@ describe('answers conform to /openapi.json', () => {
 
   it('/status and /dashboard/data.json validate', async () => {
     expect(problems('/status', '200', await (await fetch(`${proxy.url}/status`)).json())).toEqual([]);
-    expect(problems('/dashboard/data.json', '200', await (await fetch(`${proxy.url}/dashboard/data.json`)).json())).toEqual([]);
+    expect(
+      problems('/dashboard/data.json', '200', await (await fetch(`${proxy.url}/dashboard/data.json`)).json()),
+    ).toEqual([]);
   });
 
   it('names the public base URL as its server', () => {

@@ -29,7 +29,14 @@ const pages = compilePages(PAGES, {}, catalogue);
 function documentFor(l: ParamLimits = limits): OpenApiDocument {
   return buildOpenApiDocument({
     publicBaseUrl: 'https://api.example.test',
-    contributions: [apiOpenapi(catalogue, l), opsOpenapi(), dashboardOpenapi(), pagesOpenapi(pages, l), batchOpenapi({ maxBatchItems: 20 }), streamOpenapi()],
+    contributions: [
+      apiOpenapi(catalogue, l),
+      opsOpenapi(),
+      dashboardOpenapi(),
+      pagesOpenapi(pages, l),
+      batchOpenapi({ maxBatchItems: 20 }),
+      streamOpenapi(),
+    ],
   });
 }
 
@@ -69,13 +76,16 @@ describe('the OpenAPI document', () => {
         const d = p.schema.default;
         expect(d === undefined ? undefined : String(d), `${def.name} ${spec.name} default`).toBe(spec.defaultValue);
       }
-      for (const status of ['200', '400', '404', '429', '502', '504']) expect(op!.responses[status], `${def.name} ${status}`).toBeDefined();
+      for (const status of ['200', '400', '404', '429', '502', '504'])
+        expect(op!.responses[status], `${def.name} ${status}`).toBeDefined();
     }
   });
 
   it('names the miss budget (4292) in every 429 where a miss can be refused, with Retry-After', () => {
     const doc = documentFor();
-    const gets = Object.entries(doc.paths).filter(([p]) => ENDPOINT_NAMES.some((n) => p === `/${n}`) || p.startsWith('/pages/'));
+    const gets = Object.entries(doc.paths).filter(
+      ([p]) => ENDPOINT_NAMES.some((n) => p === `/${n}`) || p.startsWith('/pages/'),
+    );
     expect(gets.length).toBe(ENDPOINT_NAMES.length + pages.size);
     for (const [p, item] of gets) {
       const r = item.get!.responses['429']!;
@@ -90,23 +100,43 @@ describe('the OpenAPI document', () => {
     for (const p of ['/tx/list', '/pages/home']) {
       for (const status of ['200', '429']) {
         const headers = doc.paths[p]!.get!.responses[status]!.headers ?? {};
-        for (const h of ['X-Credits-Remaining', 'X-Chainproxy-Upstream']) expect(headers[h], `${p} ${status} ${h}`).toBeDefined();
+        for (const h of ['X-Credits-Remaining', 'X-Chainproxy-Upstream'])
+          expect(headers[h], `${p} ${status} ${h}`).toBeDefined();
       }
     }
-    expect(exposed).toEqual(expect.arrayContaining(['X-Credits-Remaining', 'X-Chainproxy-Upstream', 'Retry-After', 'X-Cache']));
+    expect(exposed).toEqual(
+      expect.arrayContaining(['X-Credits-Remaining', 'X-Chainproxy-Upstream', 'Retry-After', 'X-Cache']),
+    );
   });
 
   it('declares what /status and /dashboard/data.json return: consensus, and an upstream row benched (sittingOut)', () => {
     const doc = documentFor();
     const status = doc.components.schemas['Status']!;
     const props = status.properties as Record<string, SchemaObject>;
-    expect(Object.keys(props).sort()).toEqual(['activity', 'cache', 'chain', 'consensus', 'fleet', 'heads', 'lastGoodAnswerAgoMs', 'ready', 'readyReason', 'upstreamIsSimulator', 'upstreams', 'uptimeSeconds', 'version']);
+    expect(Object.keys(props).sort()).toEqual([
+      'activity',
+      'cache',
+      'chain',
+      'consensus',
+      'fleet',
+      'heads',
+      'lastGoodAnswerAgoMs',
+      'ready',
+      'readyReason',
+      'upstreamIsSimulator',
+      'upstreams',
+      'uptimeSeconds',
+      'version',
+    ]);
     expect(status.required).toContain('consensus');
     expect(props['consensus']!.type).toEqual(['object', 'null']);
     expect(Object.keys(props['consensus']!.properties as object).sort()).toEqual(['disputes', 'quorum', 'recent']);
     expect(props['fleet']!.type).toEqual(['object', 'null']);
     expect(status.required).toContain('fleet');
-    const data = (doc.paths['/dashboard/data.json']!.get!.responses['200']!.content!['application/json']!.schema.properties as Record<string, SchemaObject>)['data']!;
+    const data = (
+      doc.paths['/dashboard/data.json']!.get!.responses['200']!.content!['application/json']!.schema
+        .properties as Record<string, SchemaObject>
+    )['data']!;
     expect(data.required).toContain('consensus');
     const row = doc.components.schemas['UpstreamStatus']!.properties as Record<string, SchemaObject>;
     expect(Object.keys(row['sittingOut']!.properties as object).sort()).toEqual(['detail', 'reason', 'until']);
@@ -114,7 +144,16 @@ describe('the OpenAPI document', () => {
 
   it('has the operator endpoints and the status page', () => {
     const doc = documentFor();
-    for (const p of ['/healthz', '/readyz', '/status', '/metrics', '/openapi.json', '/dashboard', '/dashboard/data.json']) expect(doc.paths[p]?.get, p).toBeDefined();
+    for (const p of [
+      '/healthz',
+      '/readyz',
+      '/status',
+      '/metrics',
+      '/openapi.json',
+      '/dashboard',
+      '/dashboard/data.json',
+    ])
+      expect(doc.paths[p]?.get, p).toBeDefined();
   });
 
   it('has the head stream: event-stream answer, resume parameters, refusals, the HeadEvent component', () => {
@@ -128,7 +167,10 @@ describe('the OpenAPI document', () => {
     ]);
     const ok = op!.responses['200']!;
     expect(Object.keys(ok.content!)).toEqual(['text/event-stream']);
-    expect(ok.content!['text/event-stream']!.schema).toMatchObject({ type: 'string', 'x-event-data': { $ref: '#/components/schemas/HeadEvent' } });
+    expect(ok.content!['text/event-stream']!.schema).toMatchObject({
+      type: 'string',
+      'x-event-data': { $ref: '#/components/schemas/HeadEvent' },
+    });
     expect(ok.headers?.['Access-Control-Allow-Origin']?.schema).toEqual({ type: 'string', const: '*' });
     expect(Object.keys(op!.responses).sort()).toEqual(['200', '400', '429', '503']);
     expect(op!.responses['400']!.description).toContain('code 4001');
@@ -137,7 +179,10 @@ describe('the OpenAPI document', () => {
     expect(op!.responses['503']!.description).toContain('code 5032');
     const event = doc.components.schemas['HeadEvent']!;
     expect(event.required).toEqual(['height', 'final_height', 'time', 'block']);
-    expect((event.properties as Record<string, SchemaObject>)['block']!.anyOf).toEqual([{ $ref: '#/components/schemas/Block' }, { type: 'null' }]);
+    expect((event.properties as Record<string, SchemaObject>)['block']!.anyOf).toEqual([
+      { $ref: '#/components/schemas/Block' },
+      { type: 'null' },
+    ]);
     expect(doc.tags.map((t) => t.name)).toContain('stream');
   });
 
@@ -145,7 +190,8 @@ describe('the OpenAPI document', () => {
     const doc = documentFor();
     const refs = new Set(refsIn(doc.paths).concat(refsIn(doc.components)));
     for (const r of refs) expect(doc.components.schemas[r.replace('#/components/schemas/', '')], r).toBeDefined();
-    for (const name of Object.keys(doc.components.schemas)) expect(refs.has(`#/components/schemas/${name}`), name).toBe(true);
+    for (const name of Object.keys(doc.components.schemas))
+      expect(refs.has(`#/components/schemas/${name}`), name).toBe(true);
   });
 
   it('follows the configured limits', () => {
@@ -157,7 +203,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('refuses a path contributed twice', () => {
-    expect(() => buildOpenApiDocument({ publicBaseUrl: 'http://x', contributions: [opsOpenapi(), opsOpenapi()] })).toThrow(/\/healthz contributed twice/);
+    expect(() =>
+      buildOpenApiDocument({ publicBaseUrl: 'http://x', contributions: [opsOpenapi(), opsOpenapi()] }),
+    ).toThrow(/\/healthz contributed twice/);
   });
 
   it('refuses a parameter without a description (declared beside its parser: the compiler requires it)', () => {
@@ -184,9 +232,36 @@ describe('parameter schemas agree with the catalogue parsers', () => {
   const EXAMPLE_ADDR = 'n1d4wXxTVmK4rzyiN1vxhMuzxT441bxr8Fg';
   const HEX = 'ab'.repeat(32);
   const stringProbes = [
-    '', ' ', 'NAX', 'nax', 'a.b_c-d', 'a b', 'a/b', 'ü', 'x'.repeat(64), 'x'.repeat(65), '0', '7', '4842000', '99999999999999999',
-    EXAMPLE_ADDR, EXAMPLE_ADDR.slice(1), `${EXAMPLE_ADDR}x`, EXAMPLE_ADDR.replace('d4', '0O'), EXAMPLE_ADDR.replace('n1', 'N1'), `n${'l'.repeat(34)}`,
-    HEX, HEX.toUpperCase(), HEX.slice(1), `${HEX}0`, `${HEX.slice(1)}g`, '-1', '+1', '1.0', '1e3', '01',
+    '',
+    ' ',
+    'NAX',
+    'nax',
+    'a.b_c-d',
+    'a b',
+    'a/b',
+    'ü',
+    'x'.repeat(64),
+    'x'.repeat(65),
+    '0',
+    '7',
+    '4842000',
+    '99999999999999999',
+    EXAMPLE_ADDR,
+    EXAMPLE_ADDR.slice(1),
+    `${EXAMPLE_ADDR}x`,
+    EXAMPLE_ADDR.replace('d4', '0O'),
+    EXAMPLE_ADDR.replace('n1', 'N1'),
+    `n${'l'.repeat(34)}`,
+    HEX,
+    HEX.toUpperCase(),
+    HEX.slice(1),
+    `${HEX}0`,
+    `${HEX.slice(1)}g`,
+    '-1',
+    '+1',
+    '1.0',
+    '1e3',
+    '01',
   ];
 
   for (const [key, spec] of specs) {
@@ -209,7 +284,8 @@ describe('parameter schemas agree with the catalogue parsers', () => {
         for (const raw of ['-1', '+1', '1.0', '1e3', 'abc', '']) expect(parses(raw), raw).toBe(schemaOk(p.schema, raw));
         return;
       }
-      for (const raw of stringProbes) expect(schemaOk(p.schema, raw), `${JSON.stringify(raw)}: schema vs parser`).toBe(parses(raw));
+      for (const raw of stringProbes)
+        expect(schemaOk(p.schema, raw), `${JSON.stringify(raw)}: schema vs parser`).toBe(parses(raw));
     });
   }
 });

@@ -13,7 +13,15 @@ import { blockHash, normalAddress, txHash } from '../../src/sim/ids.js';
 import { tempFile } from '../config/helpers.js';
 import { get, startPagesEnv, type PagesEnv } from '../pages/kit.js';
 
-const CONFIG_PAGES = ['pages:', '  blockinfo:', '    params: { h: required }', '    parts:', '      detail: { endpoint: block/detail, query: { h: "{h}" }, required: true }', '      tokens: { endpoint: token/list, internal: true }', '      nax: { endpoint: nax/history }'].join('\n');
+const CONFIG_PAGES = [
+  'pages:',
+  '  blockinfo:',
+  '    params: { h: required }',
+  '    parts:',
+  '      detail: { endpoint: block/detail, query: { h: "{h}" }, required: true }',
+  '      tokens: { endpoint: token/list, internal: true }',
+  '      nax: { endpoint: nax/history }',
+].join('\n');
 
 let env: PagesEnv;
 let head: number;
@@ -35,7 +43,9 @@ function problems(path: string, status: string, body: unknown, method = 'get'): 
   const ref = `urn:chainproxy:openapi#/${pointer('paths', path, method, 'responses', status, 'content', 'application/json', 'schema')}`;
   const validate = ajv.getSchema(ref);
   if (validate === undefined) throw new Error(`no schema at ${ref}`);
-  return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  return validate(body)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
 }
 
 type PageBody = { data: Record<string, unknown>; meta: { parts: Record<string, { status: string }> } };
@@ -83,7 +93,14 @@ describe('page answers conform to /openapi.json', () => {
       await conforming(q);
       seen.add(q.split('?')[0]!);
     }
-    expect([...seen].sort()).toEqual(['/pages/address', '/pages/block', '/pages/blockinfo', '/pages/home', '/pages/token', '/pages/tx']);
+    expect([...seen].sort()).toEqual([
+      '/pages/address',
+      '/pages/block',
+      '/pages/blockinfo',
+      '/pages/home',
+      '/pages/token',
+      '/pages/tx',
+    ]);
   });
 
   it('a pending transaction: its block part skipped (null)', async () => {
@@ -119,10 +136,24 @@ describe('page answers conform to /openapi.json', () => {
 });
 
 describe('batch answers conform to /openapi.json', () => {
-  const post = (body: unknown) => get(env.base, '/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (body: unknown) =>
+    get(env.base, '/batch', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it('a mixed batch: items of several endpoints, an invalid item, an unknown path, a non-string', async () => {
-    const requests = ['block/max', '/tx/list?page=2&page_size=3', `address/info?address=${normalAddress(1, 3)}`, 'token/list', 'tx/count/history?days=2', 'tx/list?page=x', 'no/such', 42];
+    const requests = [
+      'block/max',
+      '/tx/list?page=2&page_size=3',
+      `address/info?address=${normalAddress(1, 3)}`,
+      'token/list',
+      'tx/count/history?days=2',
+      'tx/list?page=x',
+      'no/such',
+      42,
+    ];
     const res = await post({ requests });
     expect(res.status).toBe(200);
     const items = (res.json as { data: Array<{ status: number }> }).data;

@@ -45,7 +45,10 @@ const builtIn: Pages = compilePages(PAGES, {}, catalogue);
 const withConfig: Pages = compilePages(PAGES, configured.pages, catalogue);
 
 function documentFor(pages: Pages, maxBatchItems = 20): OpenApiDocument {
-  return buildOpenApiDocument({ publicBaseUrl: 'http://x', contributions: [apiOpenapi(catalogue, limits), pagesOpenapi(pages, limits), batchOpenapi({ maxBatchItems })] });
+  return buildOpenApiDocument({
+    publicBaseUrl: 'http://x',
+    contributions: [apiOpenapi(catalogue, limits), pagesOpenapi(pages, limits), batchOpenapi({ maxBatchItems })],
+  });
 }
 
 function component(doc: OpenApiDocument, s: SchemaObject | undefined): SchemaObject {
@@ -56,8 +59,10 @@ function component(doc: OpenApiDocument, s: SchemaObject | undefined): SchemaObj
   return c;
 }
 
-const ok = (doc: OpenApiDocument, path: string): SchemaObject => component(doc, doc.paths[path]?.get?.responses['200']?.content?.['application/json']?.schema);
-const props = (s: SchemaObject | undefined): Record<string, SchemaObject> => (s?.properties ?? {}) as Record<string, SchemaObject>;
+const ok = (doc: OpenApiDocument, path: string): SchemaObject =>
+  component(doc, doc.paths[path]?.get?.responses['200']?.content?.['application/json']?.schema);
+const props = (s: SchemaObject | undefined): Record<string, SchemaObject> =>
+  (s?.properties ?? {}) as Record<string, SchemaObject>;
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** Every way the document's pages differ from the page table (empty when they agree). */
@@ -74,13 +79,15 @@ function divergences(doc: OpenApiDocument, pages: Pages): string[] {
       continue;
     }
     const params = op.parameters ?? [];
-    if (!same(params.map((p) => p.name).sort(), page.def.params.map((p) => p.name).sort())) out.push(`${path}: parameters ${params.map((p) => p.name).join(',')}`);
+    if (!same(params.map((p) => p.name).sort(), page.def.params.map((p) => p.name).sort()))
+      out.push(`${path}: parameters ${params.map((p) => p.name).join(',')}`);
     for (const spec of page.def.params) {
       const p = params.find((x) => x.name === spec.name);
       if (p === undefined) continue;
       if (p.required !== spec.required) out.push(`${path} ${spec.name}: required ${p.required}`);
       const d = p.schema.default;
-      if ((d === undefined ? undefined : String(d)) !== spec.defaultValue) out.push(`${path} ${spec.name}: default ${String(d)}`);
+      if ((d === undefined ? undefined : String(d)) !== spec.defaultValue)
+        out.push(`${path} ${spec.name}: default ${String(d)}`);
       // Described like every endpoint parameter validated by the same parser.
       for (const def of catalogue.all()) {
         const twin = def.params.find((x) => x.parse === spec.parse);
@@ -94,15 +101,32 @@ function divergences(doc: OpenApiDocument, pages: Pages): string[] {
     const body = ok(doc, path);
     const data = props(body)['data'];
     const shown = page.parts.filter((p) => !p.internal);
-    if (!same(Object.keys(props(data)), shown.map((p) => p.name)) || !same(data?.required, shown.map((p) => p.name))) out.push(`${path}: data keys ${Object.keys(props(data)).join(',')}`);
+    if (
+      !same(
+        Object.keys(props(data)),
+        shown.map((p) => p.name),
+      ) ||
+      !same(
+        data?.required,
+        shown.map((p) => p.name),
+      )
+    )
+      out.push(`${path}: data keys ${Object.keys(props(data)).join(',')}`);
     for (const part of shown) {
       const s = props(data)[part.name];
       const endpointData = props(ok(doc, `/${part.endpoint.name}`))['data'];
       const want = part.required ? endpointData : { anyOf: [endpointData, { type: 'null' }] };
-      if (!same(s, want)) out.push(`${path} data.${part.name}: not the data of ${part.endpoint.name}${part.required ? '' : ' or null'}`);
+      if (!same(s, want))
+        out.push(`${path} data.${part.name}: not the data of ${part.endpoint.name}${part.required ? '' : ' or null'}`);
     }
     const metaParts = props(props(body)['meta'])['parts'];
-    if (!same(metaParts?.required, page.parts.map((p) => p.name))) out.push(`${path}: meta parts ${JSON.stringify(metaParts?.required)}`);
+    if (
+      !same(
+        metaParts?.required,
+        page.parts.map((p) => p.name),
+      )
+    )
+      out.push(`${path}: meta parts ${JSON.stringify(metaParts?.required)}`);
   }
   return out;
 }
@@ -115,7 +139,11 @@ describe('pages in the OpenAPI document', () => {
 
   it('every page, parameter and part of the built-in table is documented as the table says', () => {
     const doc = documentFor(builtIn);
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/pages/')).sort()).toEqual(['/pages/address', '/pages/block', '/pages/home', '/pages/token', '/pages/tx']);
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith('/pages/'))
+        .sort(),
+    ).toEqual(['/pages/address', '/pages/block', '/pages/home', '/pages/token', '/pages/tx']);
     expect(divergences(doc, builtIn)).toEqual([]);
   });
 
@@ -132,16 +160,28 @@ describe('pages in the OpenAPI document', () => {
     const found = divergences(documentFor(builtIn), withConfig);
     expect(found).toContain('/pages/blockinfo: missing');
     expect(found).toContain('/pages/home: data keys head,blocks,txs,pending,today,history,summary,nax');
-    expect(found).toContain('/pages/home: meta parts ["head","blocks","txs","pending","today","history","summary","nax"]');
+    expect(found).toContain(
+      '/pages/home: meta parts ["head","blocks","txs","pending","today","history","summary","nax"]',
+    );
     expect(found.some((f) => f.startsWith('/pages/home: parameters'))).toBe(true);
   });
 
   it('the token page names its exactly-one parameters; page_size follows the limits with default 10', () => {
-    const doc = buildOpenApiDocument({ publicBaseUrl: 'http://x', contributions: [pagesOpenapi(builtIn, { maxPageSize: 50, maxDays: 9 })] });
+    const doc = buildOpenApiDocument({
+      publicBaseUrl: 'http://x',
+      contributions: [pagesOpenapi(builtIn, { maxPageSize: 50, maxDays: 9 })],
+    });
     const params = doc.paths['/pages/token']!.get!.parameters!;
-    for (const n of ['token', 'contract']) expect(params.find((p) => p.name === n)!.description).toContain('Give exactly one of token or contract.');
-    expect(params.find((p) => p.name === 'page_size')!.schema).toEqual({ type: 'integer', minimum: 1, maximum: 50, default: 10 });
-    for (const status of ['200', '304', '400', '404', '429', '502', '504']) expect(doc.paths['/pages/tx']!.get!.responses[status], status).toBeDefined();
+    for (const n of ['token', 'contract'])
+      expect(params.find((p) => p.name === n)!.description).toContain('Give exactly one of token or contract.');
+    expect(params.find((p) => p.name === 'page_size')!.schema).toEqual({
+      type: 'integer',
+      minimum: 1,
+      maximum: 50,
+      default: 10,
+    });
+    for (const status of ['200', '304', '400', '404', '429', '502', '504'])
+      expect(doc.paths['/pages/tx']!.get!.responses[status], status).toBeDefined();
   });
 });
 
@@ -161,7 +201,9 @@ describe('POST /batch in the OpenAPI document', () => {
     const answer = doc.paths['/batch']!.post!.responses['200']!.content!['application/json']!.schema;
     const item = props(answer)['data']!.items as SchemaObject;
     const bodies = (props(item)['body']!.anyOf as SchemaObject[]).map((s) => s.$ref);
-    const endpoints = ENDPOINT_NAMES.map((n) => doc.paths[`/${n}`]!.get!.responses['200']!.content!['application/json']!.schema.$ref);
+    const endpoints = ENDPOINT_NAMES.map(
+      (n) => doc.paths[`/${n}`]!.get!.responses['200']!.content!['application/json']!.schema.$ref,
+    );
     expect(bodies.sort()).toEqual([...endpoints, '#/components/schemas/ErrorEnvelope'].sort());
     expect(props(item)['cache']!.enum).toEqual(['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR']);
   });

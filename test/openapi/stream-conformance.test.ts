@@ -36,7 +36,8 @@ afterAll(async () => {
   await sim?.close();
 });
 
-const problems = (data: unknown): string[] => (validate(data) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`));
+const problems = (data: unknown): string[] =>
+  validate(data) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
 
 describe('head events conform to /openapi.json', () => {
   it('the data of real events (the first and live ones) validates against HeadEvent', async () => {
@@ -44,7 +45,11 @@ describe('head events conform to /openapi.json', () => {
     expect(stream.status).toBe(200);
     expect(stream.headers['content-type']).toContain('text/event-stream');
     // The first event is sent at once, the next ones as the simulator makes blocks.
-    await stream.until(() => stream!.events.filter((e) => headOf(e).block !== null).length >= 3, 20_000, 'three events with their block');
+    await stream.until(
+      () => stream!.events.filter((e) => headOf(e).block !== null).length >= 3,
+      20_000,
+      'three events with their block',
+    );
     for (const e of stream.events) {
       const data: unknown = JSON.parse(e.data);
       expect(problems(data), e.data).toEqual([]);

@@ -36,13 +36,19 @@ describe('operations endpoints', () => {
     const dead = await startFakeUpstream();
     const url = dead.url;
     await dead.close();
-    const proxy = await startTestProxy([url], { upstream: { connectTimeoutMs: 200, attemptTimeoutMs: 200, totalDeadlineMs: 400 } });
+    const proxy = await startTestProxy([url], {
+      upstream: { connectTimeoutMs: 200, attemptTimeoutMs: 200, totalDeadlineMs: 400 },
+    });
     try {
-      await waitFor(async () => {
-        const s = await get(proxy.url, '/status');
-        const ups = (envelope(s).data as { upstreams: Array<{ lastError: string | null }> }).upstreams;
-        return ups[0]?.lastError != null;
-      }, 5000, 'failed probe');
+      await waitFor(
+        async () => {
+          const s = await get(proxy.url, '/status');
+          const ups = (envelope(s).data as { upstreams: Array<{ lastError: string | null }> }).upstreams;
+          return ups[0]?.lastError != null;
+        },
+        5000,
+        'failed probe',
+      );
       const r = await get(proxy.url, '/readyz');
       expect(r.status).toBe(503);
       const e = envelope(r);
@@ -65,7 +71,10 @@ describe('operations endpoints', () => {
       uptimeSeconds: number;
       chain: { bestHead: number | null; finalHeight: number | null };
       upstreams: Array<{ name: string; url: string; healthy: boolean; breaker: string; head: number | null }>;
-      cache: { memory: { entries: number; bytes: number; maxBytes: number; flightsInProgress: number }; redis: unknown };
+      cache: {
+        memory: { entries: number; bytes: number; maxBytes: number; flightsInProgress: number };
+        redis: unknown;
+      };
     };
     expect(data.ready).toBe(true);
     expect(typeof data.uptimeSeconds).toBe('number');

@@ -64,7 +64,9 @@ describe('readiness', () => {
     const dead = await startFakeUpstream();
     const url = dead.url;
     await dead.close();
-    proxy = await startTestProxy([url], { upstream: { probeIntervalMs: 100, connectTimeoutMs: 200, attemptTimeoutMs: 200, totalDeadlineMs: 400 } });
+    proxy = await startTestProxy([url], {
+      upstream: { probeIntervalMs: 100, connectTimeoutMs: 200, attemptTimeoutMs: 200, totalDeadlineMs: 400 },
+    });
     const r = await get(proxy.url, '/readyz');
     expect(r.status).toBe(503);
     expect(r.header('retry-after')).toBe('1');
@@ -74,12 +76,18 @@ describe('readiness', () => {
 
   it('an upstream gone for longer than three probe intervals: not ready with an empty cache', async () => {
     up = await startFakeUpstream();
-    proxy = await startTestProxy([up.url], { upstream: { probeIntervalMs: 100, connectTimeoutMs: 200, attemptTimeoutMs: 200 } });
+    proxy = await startTestProxy([up.url], {
+      upstream: { probeIntervalMs: 100, connectTimeoutMs: 200, attemptTimeoutMs: 200 },
+    });
     const base = proxy.url;
     await waitFor(async () => (await status(base)).ready, 5000, 'first good probe');
     await up.close();
     up = undefined;
-    await waitFor(async () => ((await status(base)).lastGoodAnswerAgoMs ?? 0) > 300, 5000, 'three probe intervals without a good answer');
+    await waitFor(
+      async () => ((await status(base)).lastGoodAnswerAgoMs ?? 0) > 300,
+      5000,
+      'three probe intervals without a good answer',
+    );
     const r = await get(base, '/readyz');
     expect(r.status).toBe(503);
     expect(r.header('retry-after')).toBe('1');
@@ -88,13 +96,19 @@ describe('readiness', () => {
 
   it('an upstream gone, but the cache holds answers within stale-if-error: still ready, and its cached answers are served', async () => {
     up = await startFakeUpstream();
-    proxy = await startTestProxy([up.url], { upstream: { probeIntervalMs: 100, connectTimeoutMs: 200, attemptTimeoutMs: 200 } });
+    proxy = await startTestProxy([up.url], {
+      upstream: { probeIntervalMs: 100, connectTimeoutMs: 200, attemptTimeoutMs: 200 },
+    });
     const base = proxy.url;
     await waitFor(async () => (await status(base)).ready, 5000, 'first good probe');
     expect((await get(base, '/chain/summary')).status).toBe(200);
     await up.close();
     up = undefined;
-    await waitFor(async () => ((await status(base)).lastGoodAnswerAgoMs ?? 0) > 300, 5000, 'three probe intervals without a good answer');
+    await waitFor(
+      async () => ((await status(base)).lastGoodAnswerAgoMs ?? 0) > 300,
+      5000,
+      'three probe intervals without a good answer',
+    );
     expect((await get(base, '/readyz')).status).toBe(200);
     expect(await status(base)).toMatchObject({ ready: true, readyReason: 'cache' });
     expect((await get(base, '/chain/summary')).status).toBe(200);

@@ -12,13 +12,19 @@ import { startEnv, type Env } from '../helpers/proxy-kit.js';
 let env: Env;
 beforeAll(async () => {
   // The balancer is loopback (trusted): X-Forwarded-For decides who is an operator.
-  env = await startEnv({ patch: { trustProxy: ['127.0.0.1'], rateLimit: { enabled: true, max: 10_000, windowMs: 60_000 } } });
+  env = await startEnv({
+    patch: { trustProxy: ['127.0.0.1'], rateLimit: { enabled: true, max: 10_000, windowMs: 60_000 } },
+  });
 });
 afterAll(async () => env?.close());
 
 const PUBLIC = { 'x-forwarded-for': '203.0.113.9' };
 const OPERATOR = { 'x-forwarded-for': '10.1.2.3' };
-const PREFLIGHT = { origin: 'https://explorer.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' };
+const PREFLIGHT = {
+  origin: 'https://explorer.example',
+  'access-control-request-method': 'GET',
+  'access-control-request-headers': 'x-api-key',
+};
 
 interface Answer {
   status: number;
@@ -27,10 +33,15 @@ interface Answer {
 }
 
 async function ask(path: string, method: string, headers: Record<string, string>): Promise<Answer> {
-  const res = await request(`${env.base}${path}`, { method, headers, ...(method === 'POST' || method === 'PUT' ? { body: '{}' } : {}) });
+  const res = await request(`${env.base}${path}`, {
+    method,
+    headers,
+    ...(method === 'POST' || method === 'PUT' ? { body: '{}' } : {}),
+  });
   const body = await res.body.text();
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) if (k !== 'date') out[k] = Array.isArray(v) ? v.join(', ') : String(v);
+  for (const [k, v] of Object.entries(res.headers))
+    if (k !== 'date') out[k] = Array.isArray(v) ? v.join(', ') : String(v);
   return { status: res.statusCode, headers: out, body };
 }
 
@@ -57,13 +68,17 @@ describe('operator routes for non-operators', () => {
   });
 
   it('are charged by the rate limiter like the unknown path they look like', async () => {
-    const limited = await startEnv({ patch: { trustProxy: ['127.0.0.1'], rateLimit: { enabled: true, max: 2, windowMs: 60_000 } } });
+    const limited = await startEnv({
+      patch: { trustProxy: ['127.0.0.1'], rateLimit: { enabled: true, max: 2, windowMs: 60_000 } },
+    });
     try {
       const statuses = [];
-      for (const path of ['/metrics', '/status', '/metrics']) statuses.push((await request(`${limited.base}${path}`, { headers: PUBLIC })).statusCode);
+      for (const path of ['/metrics', '/status', '/metrics'])
+        statuses.push((await request(`${limited.base}${path}`, { headers: PUBLIC })).statusCode);
       expect(statuses).toEqual([404, 404, 429]);
       // Operators are never charged on their routes.
-      for (let i = 0; i < 5; i++) expect((await request(`${limited.base}/metrics`, { headers: OPERATOR })).statusCode).toBe(200);
+      for (let i = 0; i < 5; i++)
+        expect((await request(`${limited.base}/metrics`, { headers: OPERATOR })).statusCode).toBe(200);
     } finally {
       await limited.close();
     }
@@ -96,7 +111,9 @@ describe('one CORS and method policy for every route', () => {
     expect(pre.status).toBe(204);
     expect(pre.headers['access-control-allow-origin']).toBe('*');
     expect(pre.headers['access-control-allow-methods']).toBe(allow);
-    expect(pre.headers['access-control-allow-headers']).toBe('If-None-Match, Accept-Encoding, Content-Type, Last-Event-ID, X-API-Key');
+    expect(pre.headers['access-control-allow-headers']).toBe(
+      'If-None-Match, Accept-Encoding, Content-Type, Last-Event-ID, X-API-Key',
+    );
     expect(pre.headers['access-control-max-age']).toBe('86400');
   });
 
@@ -115,16 +132,21 @@ describe('the OpenAPI document', () => {
   const doc = async (headers: Record<string, string>) => {
     const r = await ask('/openapi.json', 'GET', headers);
     expect(r.status).toBe(200);
-    return { r, doc: JSON.parse(r.body) as { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } } };
+    return {
+      r,
+      doc: JSON.parse(r.body) as { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } },
+    };
   };
 
   it('omits the operator routes and their schemas for the public', async () => {
     const { r, doc: d } = await doc(PUBLIC);
     for (const p of OPERATOR_PATHS) expect(Object.keys(d.paths), p).not.toContain(p);
-    for (const p of ['/healthz', '/readyz', '/block/max', '/batch', '/stream/heads', '/openapi.json']) expect(Object.keys(d.paths), p).toContain(p);
+    for (const p of ['/healthz', '/readyz', '/block/max', '/batch', '/stream/heads', '/openapi.json'])
+      expect(Object.keys(d.paths), p).toContain(p);
     expect(Object.keys(d.components.schemas)).not.toContain('Status');
     expect(r.headers['cache-control']).toBe('public, max-age=300');
-    for (const ref of r.body.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)) expect(d.components.schemas, ref[1]).toHaveProperty(ref[1]!);
+    for (const ref of r.body.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g))
+      expect(d.components.schemas, ref[1]).toHaveProperty(ref[1]!);
   });
 
   it('is complete for operators, and never stored by a shared cache', async () => {

@@ -15,7 +15,10 @@ const read = (path: string): string => readFileSync(`${ROOT}${path}`, 'utf8');
 type Version = [number, number, number];
 
 function version(text: string): Version {
-  const [a = 0, b = 0, c = 0] = text.replace(/^v/, '').split('.').map((x) => (x === 'x' || x === '*' ? 0 : Number(x)));
+  const [a = 0, b = 0, c = 0] = text
+    .replace(/^v/, '')
+    .split('.')
+    .map((x) => (x === 'x' || x === '*' ? 0 : Number(x)));
   return [a, b, c];
 }
 
@@ -35,11 +38,19 @@ function satisfiesOne(v: Version, part: string): boolean {
 }
 
 function satisfies(v: Version, range: string): boolean {
-  return range.split('||').some((alt) => alt.trim().replace(/(>=|\^)\s+/g, '$1').split(/\s+/).every((part) => satisfiesOne(v, part)));
+  return range.split('||').some((alt) =>
+    alt
+      .trim()
+      .replace(/(>=|\^)\s+/g, '$1')
+      .split(/\s+/)
+      .every((part) => satisfiesOne(v, part)),
+  );
 }
 
 const pkg = JSON.parse(read('package.json')) as { engines: { node: string } };
-const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { engines?: { node?: string }; optional?: boolean; os?: string[]; cpu?: string[] }> };
+const lock = JSON.parse(read('package-lock.json')) as {
+  packages: Record<string, { engines?: { node?: string }; optional?: boolean; os?: string[]; cpu?: string[] }>;
+};
 /** The first version of each supported line: the lower bound of each alternative of `engines`. */
 const floors = pkg.engines.node.split('||').map((alt) => version(alt.trim().replace(/^(>=|\^)/, '')));
 
@@ -59,9 +70,15 @@ describe('Node.js lines', () => {
       const range = p.engines?.node;
       if (path === '' || range === undefined) continue;
       // Platform packages installed only elsewhere (a wasm or macOS binary) never run here.
-      if (p.optional === true && (p.cpu?.includes('wasm32') === true || (p.os !== undefined && !p.os.includes('linux')))) continue;
+      if (
+        p.optional === true &&
+        (p.cpu?.includes('wasm32') === true || (p.os !== undefined && !p.os.includes('linux')))
+      )
+        continue;
       checked++;
-      for (const f of floors) if (!satisfies(f, range)) refused.push(`${path.replace(/^.*node_modules\//, '')} (${range}) refuses ${f.join('.')}`);
+      for (const f of floors)
+        if (!satisfies(f, range))
+          refused.push(`${path.replace(/^.*node_modules\//, '')} (${range}) refuses ${f.join('.')}`);
     }
     expect(checked).toBeGreaterThan(50);
     expect(refused).toEqual([]);

@@ -60,7 +60,15 @@ afterAll(async () => {
 describe('the packed tarball', () => {
   it('holds the compiled proxy and simulator, the docs and the config, not the sources or tests', () => {
     const files = run('tar', ['tzf', tarball], dir).split('\n').filter(Boolean);
-    for (const f of ['package/dist/main.js', 'package/dist/main.js.map', 'package/dist/bin/chainproxy.js', 'package/dist/bin/chainproxy-sim.js', 'package/dist/sim/cli.js', 'package/README.md', 'package/docs/api.md']) {
+    for (const f of [
+      'package/dist/main.js',
+      'package/dist/main.js.map',
+      'package/dist/bin/chainproxy.js',
+      'package/dist/bin/chainproxy-sim.js',
+      'package/dist/sim/cli.js',
+      'package/README.md',
+      'package/docs/api.md',
+    ]) {
       expect(files).toContain(f);
     }
     expect(files.filter((f) => /^package\/(src|test|bench|scripts)\//.test(f))).toEqual([]);
@@ -84,7 +92,15 @@ describe('the packed tarball', () => {
   it('chainproxy --help prints the configuration reference', () => {
     const out = run(NPX, ['--no-install', 'chainproxy', '--help'], app);
     expect(out).toContain('Usage: chainproxy');
-    for (const v of ['UPSTREAM_URLS', 'PUBLIC_BASE_URL', 'REDIS_URL', 'REQUEST_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS', 'CONFIG_FILE']) expect(out).toContain(v);
+    for (const v of [
+      'UPSTREAM_URLS',
+      'PUBLIC_BASE_URL',
+      'REDIS_URL',
+      'REQUEST_TIMEOUT_MS',
+      'SHUTDOWN_TIMEOUT_MS',
+      'CONFIG_FILE',
+    ])
+      expect(out).toContain(v);
     expect(run(NPX, ['--no-install', 'chainproxy-sim', '--help'], app)).toContain('Usage: chainproxy-sim');
     expect(run(NPX, ['--no-install', 'chainproxy', '--version'], app)).toMatch(/^chainproxy \d+\.\d+\.\d+\n$/);
   });
@@ -92,7 +108,14 @@ describe('the packed tarball', () => {
   it('npx chainproxy without an upstream serves /block/max from the built-in simulator, and stops on SIGTERM', async () => {
     const child = spawn(NPX, ['--no-install', 'chainproxy'], {
       cwd: app,
-      env: { ...ENV, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SIM_BLOCK_INTERVAL_MS: '1000', CACHE_MAX_BYTES: '32MiB' },
+      env: {
+        ...ENV,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        SIM_BLOCK_INTERVAL_MS: '1000',
+        CACHE_MAX_BYTES: '32MiB',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true, // its own process group: npx and the node process under it stop together
     });
@@ -101,7 +124,11 @@ describe('the packed tarball', () => {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     try {
-      await waitFor(() => out.includes('"msg":"chainproxy listening"') || child.exitCode !== null, 30_000, 'the listening log line');
+      await waitFor(
+        () => out.includes('"msg":"chainproxy listening"') || child.exitCode !== null,
+        30_000,
+        'the listening log line',
+      );
       const line = out.split('\n').find((l) => l.includes('"msg":"chainproxy listening"'));
       expect(line, `no listening line; stderr:\n${err}`).toBeDefined();
       const listening = JSON.parse(line!) as { url: string; heapLimitMiB: number };
@@ -110,7 +137,9 @@ describe('the packed tarball', () => {
       expect(listening.heapLimitMiB).toBe(144 + 48);
       const res = await request(`${url}/block/max`);
       expect(res.statusCode).toBe(200);
-      expect(await res.body.text()).toMatch(/^\{"code":0,"msg":"success","data":\{"height":\d+\.0,"server_timestamp":\d+\}\}$/);
+      expect(await res.body.text()).toMatch(
+        /^\{"code":0,"msg":"success","data":\{"height":\d+\.0,"server_timestamp":\d+\}\}$/,
+      );
       // The group: npm exec, its shell and the proxy (npm itself ends by the signal, the proxy drains).
       process.kill(-child.pid!, 'SIGTERM');
       await waitFor(() => out.includes('"msg":"bye"'), 20_000, 'the proxy to drain and say bye');
@@ -146,16 +175,28 @@ describe('npm start', () => {
         .map((l) => JSON.parse(l) as Record<string, unknown>)
         .find((l) => l['msg'] === msg);
     try {
-      await waitFor(() => logged('chainproxy listening') !== undefined || child.exitCode !== null, 90_000, 'the listening log line');
+      await waitFor(
+        () => logged('chainproxy listening') !== undefined || child.exitCode !== null,
+        90_000,
+        'the listening log line',
+      );
       const line = logged('chainproxy listening');
       expect(line, `stderr:\n${err}`).toBeDefined();
       const url = String(line!['url']);
 
       const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
       // This exact request (the block reader of precise invalidation asks tx/list too).
-      await waitFor(() => upstream.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1, 5000, 'the upstream request');
+      await waitFor(
+        () => upstream.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1,
+        5000,
+        'the upstream request',
+      );
       child.kill('SIGTERM'); // the npm process only
-      await waitFor(() => logged('shutting down: draining in-flight requests') !== undefined, 10_000, 'the server to start draining');
+      await waitFor(
+        () => logged('shutting down: draining in-flight requests') !== undefined,
+        10_000,
+        'the server to start draining',
+      );
       release();
       const res = await inFlight;
       expect(res.statusCode).toBe(200);

@@ -22,13 +22,25 @@ interface Item {
 }
 
 const post = (base: string, body: unknown, raw = false) =>
-  get(base, '/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw ? String(body) : JSON.stringify(body) });
+  get(base, '/batch', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: raw ? String(body) : JSON.stringify(body),
+  });
 
 describe('POST /batch', () => {
   it('mixed valid and invalid items: each answered like a direct request', async () => {
     env = await startPagesEnv();
     const h = env.sim.chain.head() - 30;
-    const requests = ['block/max', `/block/detail?h=${h}`, 'tx/list?page=x', 'no/such', 42, 'block/detail?h=99999999', 'block/max'];
+    const requests = [
+      'block/max',
+      `/block/detail?h=${h}`,
+      'tx/list?page=x',
+      'no/such',
+      42,
+      'block/detail?h=99999999',
+      'block/max',
+    ];
     const g = await post(env.base, { requests });
     expect(g.status).toBe(200);
     const items = (g.json as { code: number; data: Item[] }).data;
@@ -56,7 +68,10 @@ describe('POST /batch', () => {
     const g = await post(env.base, { requests: ['nax/summary', 'chain/summary'] });
     expect(performance.now() - t0).toBeLessThan(2500);
     const items = (g.json as { data: Item[] }).data;
-    expect(items.map((i) => [i.status, i.cache])).toEqual([[504, 'ERROR'], [200, 'MISS']]);
+    expect(items.map((i) => [i.status, i.cache])).toEqual([
+      [504, 'ERROR'],
+      [200, 'MISS'],
+    ]);
     expect(items[0]!.body.code).toBe(5041);
   });
 
@@ -64,7 +79,11 @@ describe('POST /batch', () => {
     env = await startPagesEnv({ limits: { maxBatchItems: 3 } });
     env.mark();
     const cases: Array<[unknown, boolean, string]> = [
-      [{ requests: ['block/max', 'block/max', 'block/max', 'block/max'] }, false, 'invalid parameter requests: expected 1 to 3 items, got 4'],
+      [
+        { requests: ['block/max', 'block/max', 'block/max', 'block/max'] },
+        false,
+        'invalid parameter requests: expected 1 to 3 items, got 4',
+      ],
       [{ requests: [] }, false, 'invalid parameter requests: expected 1 to 3 items, got 0'],
       [{ requests: 'block/max' }, false, 'invalid parameter requests: expected an array'],
       [{}, false, 'missing parameter requests'],
@@ -94,7 +113,10 @@ describe('POST /batch', () => {
       expect(res.headers['allow'], method).toBe('POST, OPTIONS');
       expect(await res.body.json(), method).toEqual({ code: 4050, msg: 'method not allowed; use POST', data: null });
     }
-    const pre = await get(env.base, '/batch', { method: 'OPTIONS', headers: { origin: 'https://explorer.example', 'access-control-request-method': 'POST' } });
+    const pre = await get(env.base, '/batch', {
+      method: 'OPTIONS',
+      headers: { origin: 'https://explorer.example', 'access-control-request-method': 'POST' },
+    });
     expect(pre.status).toBe(204);
     expect(pre.header('access-control-allow-methods')).toBe('POST, OPTIONS');
     expect(env.count()).toBe(0);

@@ -48,7 +48,6 @@ describe('ETag and 304', () => {
     expect(nm.raw.length).toBe(0);
     expect(env.count()).toBe(0);
     expect((await get(env.base, '/pages/slow', { headers: { 'if-none-match': 'W/"other"' } })).status).toBe(200);
-
   });
 
   it('a new head changes the ETag of a head-relative page (an old ETag gets 200)', async () => {
@@ -165,12 +164,18 @@ describe('compression', () => {
     await variantsStored(env, key);
     expect(env.proxy.memory.peek(key)!.entry.stamps.length).toBeGreaterThan(0);
     // At its composition instant: the variants the memory tier made.
-    expect((await get(env.base, `/pages/finalblock?h=${h}`, { headers: { 'accept-encoding': 'gzip' } })).header('content-encoding')).toBe('gzip');
+    expect(
+      (await get(env.base, `/pages/finalblock?h=${h}`, { headers: { 'accept-encoding': 'gzip' } })).header(
+        'content-encoding',
+      ),
+    ).toBe('gzip');
     clock.advance(1000);
     const first = await get(env.base, `/pages/finalblock?h=${h}`, { headers: { 'accept-encoding': 'br' } });
     expect(first.header('x-cache')).toBe('HIT');
     expect(first.header('content-encoding')).toBeUndefined();
-    expect((first.json as { data: { block: { server_timestamp: number } } }).data.block.server_timestamp).toBe(clock.now());
+    expect((first.json as { data: { block: { server_timestamp: number } } }).data.block.server_timestamp).toBe(
+      clock.now(),
+    );
     await waitFor(() => compressionsRunning() === 0, 5000, 'background compression');
     const later = await get(env.base, `/pages/finalblock?h=${h}`, { headers: { 'accept-encoding': 'br' } });
     expect(later.header('content-encoding')).toBe('br');

@@ -14,18 +14,55 @@ import { tagOfAddress } from '../../src/invalidation/tags.js';
 import type { TouchedSet } from '../../src/chain/touched.js';
 import { PAGE_KEPT_MS, pageEntry, type PageParts } from '../../src/pages/entry.js';
 
-const chain = (head: number, final: number | null = null): ChainHeights => ({ bestHead: () => head, finalHeight: () => final });
+const chain = (head: number, final: number | null = null): ChainHeights => ({
+  bestHead: () => head,
+  finalHeight: () => final,
+});
 const part = (head: number | null, deps?: EntryDeps, tagHeader?: string): CacheEntry =>
-  createEntry({ key: 'address/info?address=x', status: 200, body: Buffer.from('{}'), createdAt: 0, ttlMs: 60_000, swrMs: 0, sieMs: 0, head, headDependent: deps === undefined, finalAt: null, negative: false, stamps: [], ...(deps ? { deps } : {}), ...(tagHeader ? { tagHeader } : {}) });
-const set = (height: number, addresses: string[]): TouchedSet => ({ height, blockHash: `h${height}`, addresses, contracts: [], tokens: [], deployed: [], day: null, complete: true });
+  createEntry({
+    key: 'address/info?address=x',
+    status: 200,
+    body: Buffer.from('{}'),
+    createdAt: 0,
+    ttlMs: 60_000,
+    swrMs: 0,
+    sieMs: 0,
+    head,
+    headDependent: deps === undefined,
+    finalAt: null,
+    negative: false,
+    stamps: [],
+    ...(deps ? { deps } : {}),
+    ...(tagHeader ? { tagHeader } : {}),
+  });
+const set = (height: number, addresses: string[]): TouchedSet => ({
+  height,
+  blockHash: `h${height}`,
+  addresses,
+  contracts: [],
+  tokens: [],
+  deployed: [],
+  day: null,
+  complete: true,
+});
 
 const DATA = '{"code":0,"msg":"success","data":{"a":{"server_timestamp":1000,"x":1}}';
 const STAMP: Stamp = { start: DATA.indexOf('1000'), end: DATA.indexOf('1000') + 4, kind: 'now', base: 0 };
 
 function page(p: Partial<PageParts> = {}): CacheEntry {
   return pageEntry({
-    key: 'pages/x', data: Buffer.from(DATA), stamps: [STAMP], meta: Buffer.from(',"meta":{"composed_at":5000}}'), now: 5000,
-    freshUntil: 6000, head: 10, headDependent: true, immutable: false, entries: [], composed: { parts: [], staleParts: [] }, ...p,
+    key: 'pages/x',
+    data: Buffer.from(DATA),
+    stamps: [STAMP],
+    meta: Buffer.from(',"meta":{"composed_at":5000}}'),
+    now: 5000,
+    freshUntil: 6000,
+    head: 10,
+    headDependent: true,
+    immutable: false,
+    entries: [],
+    composed: { parts: [], staleParts: [] },
+    ...p,
   });
 }
 
@@ -57,7 +94,11 @@ describe('a composed page as an entry', () => {
   it("carries the union of its parts' tags, the lowest finality watch and the oldest tag-kept head", () => {
     const e = page({
       headDependent: false,
-      entries: [part(12, { tags: [tagOfAddress('a')], watchFinal: 30 }, 'address:a'), part(11, { tags: [tagOfAddress('b'), tagOfAddress('a')], watchFinal: 20 }, 'address:b,address:a'), part(3)],
+      entries: [
+        part(12, { tags: [tagOfAddress('a')], watchFinal: 30 }, 'address:a'),
+        part(11, { tags: [tagOfAddress('b'), tagOfAddress('a')], watchFinal: 20 }, 'address:b,address:a'),
+        part(3),
+      ],
     });
     expect(e.deps).toEqual({ tags: [tagOfAddress('a'), tagOfAddress('b')], watchFinal: 20 });
     expect(e.head).toBe(11);
@@ -71,18 +112,33 @@ describe('a composed page as an entry', () => {
     const tags = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
     tags.start(10);
     tags.block(set(10, []));
-    const e = page({ headDependent: false, freshUntil: 60_000, entries: [part(10, { tags: [tagOfAddress('a')], watchFinal: null })] });
+    const e = page({
+      headDependent: false,
+      freshUntil: 60_000,
+      entries: [part(10, { tags: [tagOfAddress('a')], watchFinal: null })],
+    });
     tags.block(set(11, ['b']));
     expect(entryState(e, 5001, chain(11), tags)).toBe('fresh');
     tags.block(set(12, ['a']));
     expect(entryState(e, 5001, chain(12), tags)).toBe('error-only');
-    const watching = page({ headDependent: false, freshUntil: 60_000, entries: [part(11, { tags: [], watchFinal: 11 })] });
+    const watching = page({
+      headDependent: false,
+      freshUntil: 60_000,
+      entries: [part(11, { tags: [], watchFinal: 11 })],
+    });
     expect(entryState(watching, 5001, chain(12, 10), tags)).toBe('fresh');
     expect(entryState(watching, 5001, chain(12, 11), tags)).toBe('error-only');
     // A part fetched below the block it watches (before the proxy believed that block) is not trusted.
     const early = page({ headDependent: false, freshUntil: 60_000, entries: [part(10, { tags: [], watchFinal: 11 })] });
     expect(entryState(early, 5001, chain(12, 10), tags)).toBe('error-only');
-    const stage = page({ headDependent: false, freshUntil: 60_000, entries: [part(10, { tags: [], watchFinal: null, watchHead: 14 }), part(10, { tags: [], watchFinal: null, watchHead: 13 })] });
+    const stage = page({
+      headDependent: false,
+      freshUntil: 60_000,
+      entries: [
+        part(10, { tags: [], watchFinal: null, watchHead: 14 }),
+        part(10, { tags: [], watchFinal: null, watchHead: 13 }),
+      ],
+    });
     expect(stage.deps?.watchHead).toBe(13);
     expect(entryState(stage, 5001, chain(12), tags)).toBe('fresh');
     expect(entryState(stage, 5001, chain(13), tags)).toBe('error-only');

@@ -58,7 +58,11 @@ describe('optional parts', () => {
     expect(data['history']).toBeNull();
     expect(data['summary']).not.toBeNull();
     const m = metaOf(page);
-    expect(m.parts['history']).toMatchObject({ request: 'tx/count/history?days=15', status: 'error', error: { code: 5023, http_status: 502 } });
+    expect(m.parts['history']).toMatchObject({
+      request: 'tx/count/history?days=15',
+      status: 'error',
+      error: { code: 5023, http_status: 502 },
+    });
     expect(m.parts['summary']!.status).toBe('ok');
     expect(page.header('cache-control')).toBe('public, max-age=1');
   });

@@ -26,11 +26,27 @@ afterEach(async () => {
 /** A server answering only what the fast path answers (599 otherwise), and what the page layer counted. */
 async function fastFront(e: PagesEnv, clock: () => number): Promise<{ base: string; counted: number[] }> {
   const { proxy } = e;
-  const metrics = createPrometheusMetrics({ tiers: () => [], upstreams: () => [], chain: proxy.tracker, redisHealthy: () => null }).metrics;
-  const fast = new FastHits({ resolver: proxy.resolver, chain: proxy.tracker, metrics, clock, gate: null, trustProxy: false, writer: new EnvelopeWriter({ upstreamIsSimulator: false }) });
+  const metrics = createPrometheusMetrics({
+    tiers: () => [],
+    upstreams: () => [],
+    chain: proxy.tracker,
+    redisHealthy: () => null,
+  }).metrics;
+  const fast = new FastHits({
+    resolver: proxy.resolver,
+    chain: proxy.tracker,
+    metrics,
+    clock,
+    gate: null,
+    trustProxy: false,
+    writer: new EnvelopeWriter({ upstreamIsSimulator: false }),
+  });
   const page = proxy.pages.page('home')!;
   const counted: number[] = [];
-  fast.remember('/pages/home', page.def, proxy.pages.request(page, ''), { hit: (key, now) => proxy.pages.freshHit(key, now), counted: (s) => counted.push(s) });
+  fast.remember('/pages/home', page.def, proxy.pages.request(page, ''), {
+    hit: (key, now) => proxy.pages.freshHit(key, now),
+    counted: (s) => counted.push(s),
+  });
   server = createServer((req, res) => {
     if (fast.handle(req, res)) return;
     res.writeHead(599);
@@ -53,7 +69,9 @@ describe('pages on the fast path', () => {
     expect(fast.header('etag')).toBe(routed.header('etag'));
     expect(fast.header('cache-control')).toBe(routed.header('cache-control'));
     expect(withoutStamps(fast.text)).toBe(withoutStamps(routed.text));
-    expect((await get(front.base, '/pages/home', { headers: { 'if-none-match': routed.header('etag')! } })).status).toBe(304);
+    expect(
+      (await get(front.base, '/pages/home', { headers: { 'if-none-match': routed.header('etag')! } })).status,
+    ).toBe(304);
     expect(front.counted).toEqual([200, 304]);
     // A new head: the page is no longer fresh, the page route recomposes it.
     env.sim.chain.advance(1);

@@ -41,7 +41,8 @@ describe('head consistency', () => {
     expect(page.header('x-cache')).toBe('MISS');
     const m = metaOf(page);
     expectPinned(m, h0 + 2);
-    const data = (page.json as { data: { head: { height: number }; blocks: { list: Array<{ height: number }> } } }).data;
+    const data = (page.json as { data: { head: { height: number }; blocks: { list: Array<{ height: number }> } } })
+      .data;
     expect(data.head.height).toBe(h0 + 2);
     expect(data.blocks.list[0]!.height).toBe(h0 + 2);
     // Parts that do not move with the head were not fetched again.
@@ -56,7 +57,11 @@ describe('head consistency', () => {
     env.faults.set('tx/list/pending', { latencyMs: 400 });
     const pending = get(env.base, '/pages/home');
     // The other parts are answered at h0; then the chain moves on before the slow part is in.
-    await waitFor(() => env!.seen.filter((s) => s.path === 'block/list' && s.answered !== null).length === 1, 5000, 'block/list answered');
+    await waitFor(
+      () => env!.seen.filter((s) => s.path === 'block/list' && s.answered !== null).length === 1,
+      5000,
+      'block/list answered',
+    );
     env.sim.chain.advance(1);
     // Heard from a peer, say: the upstream itself was last probed at h0.
     env.proxy.tracker.observeHead(h0 + 1);
@@ -78,7 +83,15 @@ describe('head consistency', () => {
 
   it('a page whose parts do not move with the head stays a hit across a new head', async () => {
     env = await startPagesEnv({
-      pages: { tokeninfo: { params: { token: 'required' }, parts: { detail: { endpoint: 'token/detail', query: { token: '{token}' } }, holders: { endpoint: 'token/holders', query: { token: '{token}' } } } } },
+      pages: {
+        tokeninfo: {
+          params: { token: 'required' },
+          parts: {
+            detail: { endpoint: 'token/detail', query: { token: '{token}' } },
+            holders: { endpoint: 'token/holders', query: { token: '{token}' } },
+          },
+        },
+      },
     });
     await get(env.base, '/pages/tokeninfo?token=NAX');
     env.proxy.tracker.observeHead(env.sim.chain.head() + 5);

@@ -65,7 +65,16 @@ export async function startPagesEnv(patch: ConfigPatch = {}, clock?: () => numbe
   const config = testConfig([relay.url], { upstream: { hedgeAfterMs: 0, hedgeQuantile: 0, maxAttempts: 1 }, ...patch });
   const built = await buildProxy(config, { logger: pino({ level: config.logLevel }), ...(clock ? { clock } : {}) });
   const url = await built.app.listen({ port: 0, host: '127.0.0.1' });
-  const proxy: ProxyHandle = { url, app: built.app, resolver: built.resolver, tracker: built.tracker, memory: built.memory, pages: built.pages, stream: built.stream, close: built.close };
+  const proxy: ProxyHandle = {
+    url,
+    app: built.app,
+    resolver: built.resolver,
+    tracker: built.tracker,
+    memory: built.memory,
+    pages: built.pages,
+    stream: built.stream,
+    close: built.close,
+  };
   await waitFor(() => proxy.tracker.bestHead() !== null, 5000, 'first probe');
   Object.assign(env, {
     sim,
@@ -94,7 +103,21 @@ export interface PageMeta {
   page: string;
   head: number | null;
   composed_at: number;
-  parts: Record<string, { request: string | null; cache?: string; status: string; head?: number | null; behind_head?: boolean; stale?: string; final?: boolean; error?: { code: number; msg: string; http_status: number }; ttl_ms?: number; age_ms?: number }>;
+  parts: Record<
+    string,
+    {
+      request: string | null;
+      cache?: string;
+      status: string;
+      head?: number | null;
+      behind_head?: boolean;
+      stale?: string;
+      final?: boolean;
+      error?: { code: number; msg: string; http_status: number };
+      ttl_ms?: number;
+      age_ms?: number;
+    }
+  >;
 }
 
 export function metaOf(g: Got): PageMeta {

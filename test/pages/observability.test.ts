@@ -21,11 +21,15 @@ beforeAll(async () => {
   sim = await startSimulator({ seed: 1, blockIntervalMs: 0 });
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
-      for (const l of chunk.toString().split('\n')) if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
+      for (const l of chunk.toString().split('\n'))
+        if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
       cb();
     },
   });
-  proxy = await startProxy(testConfig([sim.url], { logLevel: 'info', accessLog: 'all' }), { logger: pino({ level: 'info' }, sink), clock: settableClock().now }); // nothing expires during the test
+  proxy = await startProxy(testConfig([sim.url], { logLevel: 'info', accessLog: 'all' }), {
+    logger: pino({ level: 'info' }, sink),
+    clock: settableClock().now,
+  }); // nothing expires during the test
   await waitFor(() => proxy.tracker.bestHead() !== null, 5000, 'first probe');
 });
 afterAll(async () => {
@@ -38,9 +42,13 @@ describe('page metrics and access log', () => {
     await get(proxy.url, '/pages/home');
     await get(proxy.url, '/pages/home');
     await get(proxy.url, '/pages/block?h=abc');
-    expect(await metric(proxy.url, 'page_requests_total', { page: 'home', cache: 'MISS', status_class: '2xx' })).toBe(1);
+    expect(await metric(proxy.url, 'page_requests_total', { page: 'home', cache: 'MISS', status_class: '2xx' })).toBe(
+      1,
+    );
     expect(await metric(proxy.url, 'page_requests_total', { page: 'home', cache: 'HIT', status_class: '2xx' })).toBe(1);
-    expect(await metric(proxy.url, 'page_requests_total', { page: 'block', cache: 'ERROR', status_class: '4xx' })).toBe(1);
+    expect(await metric(proxy.url, 'page_requests_total', { page: 'block', cache: 'ERROR', status_class: '4xx' })).toBe(
+      1,
+    );
     expect(await metric(proxy.url, 'page_parts_total', { page: 'home', cache: 'MISS' })).toBe(8);
     expect(await metric(proxy.url, 'page_composition_seconds_count', { page: 'home' })).toBe(1);
   });
@@ -63,7 +71,11 @@ describe('page metrics and access log', () => {
 
   it('a batch gets one access-log line with each item’s status and cache result', async () => {
     lines.length = 0;
-    await get(proxy.url, '/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ requests: ['block/max', 'tx/list?page=x'] }) });
+    await get(proxy.url, '/batch', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ requests: ['block/max', 'tx/list?page=x'] }),
+    });
     await waitFor(() => lines.some((l) => l['msg'] === 'batch'), 2000, 'batch log line');
     expect(lines.find((l) => l['msg'] === 'batch')).toMatchObject({ batch: 2, items: '200:HIT,400:ERROR' });
   });

@@ -45,7 +45,8 @@ async function checkPage(path: string, expectParts: string[]): Promise<void> {
     const key = m.parts[name]!.request!;
     const d = await get(direct.url, `/${key}`);
     expect(d.status).toBe(200);
-    if ((page.json as { data: Record<string, unknown> }).data[name] !== undefined) expect(partBytes(page, name), name).toBe(dataBytes(d));
+    if ((page.json as { data: Record<string, unknown> }).data[name] !== undefined)
+      expect(partBytes(page, name), name).toBe(dataBytes(d));
   }
 
   env.mark();
@@ -62,7 +63,16 @@ async function checkPage(path: string, expectParts: string[]): Promise<void> {
 
 describe('built-in pages', () => {
   it('home: head, latest blocks, transactions, pending, counts, summaries', async () => {
-    await checkPage('/pages/home?page_size=5', ['head', 'blocks', 'txs', 'pending', 'today', 'history', 'summary', 'nax']);
+    await checkPage('/pages/home?page_size=5', [
+      'head',
+      'blocks',
+      'txs',
+      'pending',
+      'today',
+      'history',
+      'summary',
+      'nax',
+    ]);
     const m = metaOf(await get(env.base, '/pages/home?page_size=5'));
     // The first page of the run found nothing cached: every part was one upstream request.
     expect(Object.values(m.parts).every((p) => p.cache === 'MISS')).toBe(true);

@@ -24,7 +24,16 @@ const seenFor = (endpoint: string) => {
 
 describe('part scheduling', () => {
   it('home: the eight parts are fetched in parallel', async () => {
-    const HOME = ['block/max', 'block/list', 'tx/list', 'tx/list/pending', 'tx/count/today', 'tx/count/history', 'chain/summary', 'nax/summary'];
+    const HOME = [
+      'block/max',
+      'block/list',
+      'tx/list',
+      'tx/list/pending',
+      'tx/count/today',
+      'tx/count/history',
+      'chain/summary',
+      'nax/summary',
+    ];
     HOME.forEach((e, i) => env.faults.set(e, { latencyMs: i === 1 ? 600 : 250 }));
     const t0 = performance.now();
     const page = await get(env.base, '/pages/home');

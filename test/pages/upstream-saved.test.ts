@@ -31,7 +31,11 @@ describe('upstream requests saved', () => {
   it('a batch item that hits is counted', async () => {
     await get(env.base, '/chain/summary');
     const before = await saved('chain/summary');
-    const g = await get(env.base, '/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ requests: ['chain/summary', 'chain/summary'] }) });
+    const g = await get(env.base, '/batch', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ requests: ['chain/summary', 'chain/summary'] }),
+    });
     const items = (g.json as { data: Array<{ cache: string }> }).data;
     expect(items.map((i) => i.cache)).toEqual(['HIT', 'HIT']);
     expect(await saved('chain/summary')).toBe(before + 2);

@@ -53,7 +53,11 @@ describe('page parameter validation', () => {
     const g = await get(env.base, '/pages/nope');
     expect(g.status).toBe(404);
     expect((g.json as { code: number }).code).toBe(4040);
-    const p = await get(env.base, '/pages/home', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const p = await get(env.base, '/pages/home', {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(p.status).toBe(405);
     expect(p.header('allow')).toContain('GET');
   });

@@ -22,11 +22,16 @@ async function linesFor(accessLog: AccessLog): Promise<Array<Record<string, unkn
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString().split('\n')) if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
+      for (const l of chunk.toString().split('\n'))
+        if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
       done();
     },
   });
-  const config = testConfig([legacy.url], { logLevel: 'info', accessLog, passthrough: { routes: [{ prefix: '/api', target: legacy.url }], timeoutMs: 5000 } });
+  const config = testConfig([legacy.url], {
+    logLevel: 'info',
+    accessLog,
+    passthrough: { routes: [{ prefix: '/api', target: legacy.url }], timeoutMs: 5000 },
+  });
   proxy = await startProxy(config, { logger: pino({ level: 'info' }, sink) });
   expect((await fetch(`${proxy.url}/api/tx/1`)).status).toBe(200);
   return lines;

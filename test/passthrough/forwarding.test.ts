@@ -28,7 +28,10 @@ afterAll(async () => legacy?.close());
 const ROUTES = () => [{ prefix: '/api', target: legacy.url }];
 
 /** The headers of the backend's last request, after one client request. */
-async function seen(path: string, headers: Record<string, string>): Promise<Record<string, string | string[] | undefined>> {
+async function seen(
+  path: string,
+  headers: Record<string, string>,
+): Promise<Record<string, string | string[] | undefined>> {
   const before = legacy.requests.length;
   const r = await raw(env!.proxy.url, path, { headers });
   expect(r.status).toBe(200);

@@ -12,16 +12,25 @@ export interface RawResponse {
 }
 
 /** node:http, because fetch refuses to send hop-by-hop request headers. */
-export function raw(base: string, path: string, opts: { method?: string; headers?: OutgoingHttpHeaders } = {}): Promise<RawResponse> {
+export function raw(
+  base: string,
+  path: string,
+  opts: { method?: string; headers?: OutgoingHttpHeaders } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const u = new URL(base);
     // path as given (a URL string would be normalized: /api/../x becomes /x)
-    const req = httpRequest({ host: u.hostname, port: u.port, path, method: opts.method ?? 'GET', headers: opts.headers ?? {}, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      { host: u.hostname, port: u.port, path, method: opts.method ?? 'GET', headers: opts.headers ?? {}, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -39,7 +48,10 @@ export interface PassEnv {
 
 export async function startPassEnv(routes: PassthroughRoute[], patch: ConfigPatch = {}): Promise<PassEnv> {
   const api = await startFakeUpstream();
-  const proxy = await startTestProxy([api.url], { ...patch, passthrough: patch.passthrough ?? { routes, timeoutMs: 10_000 } });
+  const proxy = await startTestProxy([api.url], {
+    ...patch,
+    passthrough: patch.passthrough ?? { routes, timeoutMs: 10_000 },
+  });
   return {
     proxy,
     api,

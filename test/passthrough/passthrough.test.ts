@@ -61,13 +61,11 @@ beforeAll(async () => {
   const gone = await startFakeUpstream();
   refusedUrl = gone.url;
   await gone.close();
-  env = await startPassEnv(
-    [
-      { prefix: '/api', target: legacy.url },
-      { prefix: '/explorer', target: `${legacy.url}/v2` },
-      { prefix: '/node', target: refusedUrl },
-    ],
-  );
+  env = await startPassEnv([
+    { prefix: '/api', target: legacy.url },
+    { prefix: '/explorer', target: `${legacy.url}/v2` },
+    { prefix: '/node', target: refusedUrl },
+  ]);
 }, 30_000);
 
 afterAll(async () => {
@@ -175,7 +173,8 @@ describe('passthrough headers', () => {
     const r = await raw(env.proxy.url, '/api/hops');
     expect(r.status).toBe(200);
     expect(r.headers['x-end-to-end']).toBe('kept');
-    for (const h of ['x-backend-hop', 'keep-alive', 'upgrade', 'proxy-authenticate', 'set-cookie', 'trailer']) expect(r.headers[h], h).toBeUndefined();
+    for (const h of ['x-backend-hop', 'keep-alive', 'upgrade', 'proxy-authenticate', 'set-cookie', 'trailer'])
+      expect(r.headers[h], h).toBeUndefined();
   });
 
   it('drops hop-by-hop request headers before the backend', async () => {
@@ -218,7 +217,9 @@ describe('passthrough failures', () => {
 describe('passthrough timeouts', () => {
   let slow: PassEnv;
   beforeAll(async () => {
-    slow = await startPassEnv([{ prefix: '/api', target: legacy.url }], { passthrough: { routes: [{ prefix: '/api', target: legacy.url }], timeoutMs: 300 } });
+    slow = await startPassEnv([{ prefix: '/api', target: legacy.url }], {
+      passthrough: { routes: [{ prefix: '/api', target: legacy.url }], timeoutMs: 300 },
+    });
   });
   afterAll(async () => slow?.close());
 
@@ -242,7 +243,9 @@ describe('passthrough timeouts', () => {
 describe('passthrough rate limiting', () => {
   let limited: PassEnv;
   beforeAll(async () => {
-    limited = await startPassEnv([{ prefix: '/api', target: legacy.url }], { rateLimit: { enabled: true, max: 2, windowMs: 60_000 } });
+    limited = await startPassEnv([{ prefix: '/api', target: legacy.url }], {
+      rateLimit: { enabled: true, max: 2, windowMs: 60_000 },
+    });
   });
   afterAll(async () => limited?.close());
 

@@ -55,7 +55,12 @@ describeRedis()('a busy port', { timeout: 120_000 }, () => {
     fake = await startFakeUpstream();
     const before = await connectionsReceived(redis.url);
     const port = await occupiedPort();
-    const p = startProc({ PORT: String(port), REDIS_URL: redis.url, UPSTREAM_URLS: fake.url, UPSTREAM_PROBE_INTERVAL_MS: '100' });
+    const p = startProc({
+      PORT: String(port),
+      REDIS_URL: redis.url,
+      UPSTREAM_URLS: fake.url,
+      UPSTREAM_PROBE_INTERVAL_MS: '100',
+    });
     expect(await p.exited).toBe(1);
     expect(p.stderr()).toBe(`chainproxy: port ${port} is in use; set PORT\n`);
     // The only connection since `before` is the one reading the count.

@@ -41,12 +41,29 @@ describe('chainproxy --check', () => {
   });
 
   it.each([
-    ['unknown host', 'http://no-such-host.invalid:8080', 'GET http://no-such-host.invalid:8080/block/max failed: DNS: unknown host no-such-host.invalid. Hint: check the host name in UPSTREAM_URLS.'],
-    ['closed port', 'http://127.0.0.1:{PORT}', 'GET http://127.0.0.1:{PORT}/block/max failed: connection refused by 127.0.0.1:{PORT}. Hint: nothing is listening there: wrong port, or the service is not running.'],
-    ['https to a plain-HTTP server', 'https://{UP}', 'GET https://{UP}/block/max failed: TLS handshake failed: the server did not answer in TLS. Hint: TLS to a plain-HTTP server? try http:// instead of https://.'],
-    ['wrong path prefix', 'http://{UP}/api/v9', 'GET http://{UP}/api/v9/block/max failed: HTTP 404 for http://{UP}/api/v9/block/max. Hint: wrong path prefix?'],
+    [
+      'unknown host',
+      'http://no-such-host.invalid:8080',
+      'GET http://no-such-host.invalid:8080/block/max failed: DNS: unknown host no-such-host.invalid. Hint: check the host name in UPSTREAM_URLS.',
+    ],
+    [
+      'closed port',
+      'http://127.0.0.1:{PORT}',
+      'GET http://127.0.0.1:{PORT}/block/max failed: connection refused by 127.0.0.1:{PORT}. Hint: nothing is listening there: wrong port, or the service is not running.',
+    ],
+    [
+      'https to a plain-HTTP server',
+      'https://{UP}',
+      'GET https://{UP}/block/max failed: TLS handshake failed: the server did not answer in TLS. Hint: TLS to a plain-HTTP server? try http:// instead of https://.',
+    ],
+    [
+      'wrong path prefix',
+      'http://{UP}/api/v9',
+      'GET http://{UP}/api/v9/block/max failed: HTTP 404 for http://{UP}/api/v9/block/max. Hint: wrong path prefix?',
+    ],
   ])('%s: exit 2 and one line with the cause and a hint', async (_name, url, expected) => {
-    const fill = (s: string) => s.replaceAll('{PORT}', String(closedPort)).replaceAll('{UP}', up.url.slice('http://'.length));
+    const fill = (s: string) =>
+      s.replaceAll('{PORT}', String(closedPort)).replaceAll('{UP}', up.url.slice('http://'.length));
     const r = await check({ UPSTREAM_URLS: fill(url) });
     expect(r.code).toBe(2);
     expect(r.failed).toHaveLength(1);
@@ -58,7 +75,9 @@ describe('chainproxy --check', () => {
   it('through the shipped entry point too (answered in its own process)', async () => {
     const p = startProc({ UPSTREAM_URLS: `http://127.0.0.1:${closedPort}` }, { args: ['--check'], entry: LAUNCHER });
     expect(await p.exited).toBe(2);
-    expect(p.stdout()).toContain(`FAILED upstream http://127.0.0.1:${closedPort}: GET http://127.0.0.1:${closedPort}/block/max failed: connection refused`);
+    expect(p.stdout()).toContain(
+      `FAILED upstream http://127.0.0.1:${closedPort}: GET http://127.0.0.1:${closedPort}/block/max failed: connection refused`,
+    );
   });
 
   it('one good and one bad upstream: exit 2, each named', async () => {
@@ -97,13 +116,23 @@ describeRedis()('chainproxy --check with Redis', () => {
   it('Redis not listening: exit 2 and one line saying so', async () => {
     const r = await check({ UPSTREAM_URLS: up.url, REDIS_URL: `redis://127.0.0.1:${closedPort}` });
     expect(r.code).toBe(2);
-    expect(r.failed).toEqual([expect.stringMatching(new RegExp(`^FAILED redis redis://127\\.0\\.0\\.1:${closedPort}: not ready within \\d+ ms \\(.*ECONNREFUSED.*\\)\\. Hint: check REDIS_URL`))]);
+    expect(r.failed).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^FAILED redis redis://127\\.0\\.0\\.1:${closedPort}: not ready within \\d+ ms \\(.*ECONNREFUSED.*\\)\\. Hint: check REDIS_URL`,
+        ),
+      ),
+    ]);
   });
 });
 
 describe('a server started against a wrong upstream', () => {
   it('writes the diagnosis to stderr after its first failed probe, once, and its start-up line says no upstream answered', async () => {
-    const p = startProc({ UPSTREAM_URLS: `http://127.0.0.1:${closedPort}`, UPSTREAM_PROBE_INTERVAL_MS: '100', UPSTREAM_PROBE_DENSE_MS: '0' });
+    const p = startProc({
+      UPSTREAM_URLS: `http://127.0.0.1:${closedPort}`,
+      UPSTREAM_PROBE_INTERVAL_MS: '100',
+      UPSTREAM_PROBE_DENSE_MS: '0',
+    });
     const stderr = await withStartupLine(p);
     const diagnosis = `chainproxy: upstream probe GET http://127.0.0.1:${closedPort}/block/max failed: connection refused by 127.0.0.1:${closedPort}. Hint: nothing is listening there: wrong port, or the service is not running.\n`;
     expect(stderr.startsWith(diagnosis)).toBe(true);

@@ -10,7 +10,9 @@ import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.j
 import { listening, startProc, withStartupLine } from './kit.js';
 import { afterEach } from 'vitest';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 const ACCEPTED = '(accepted: --config FILE, --check, --help, -h, --version, -v)';
 
 const fakes: FakeUpstream[] = [];
@@ -29,7 +31,9 @@ describe('chainproxy command line', { timeout: 120_000 }, () => {
   it('--port 9702 exits 2 listing the accepted flags and saying how to set the port; nothing starts', async () => {
     const p = startProc({}, { args: ['--port', '9702'] });
     expect(await p.exited).toBe(2);
-    expect(p.stderr()).toBe(`chainproxy: unknown options --port 9702 ${ACCEPTED}\nsettings are environment variables: PORT=9702 chainproxy (see --help)\n(see chainproxy --help)\n`);
+    expect(p.stderr()).toBe(
+      `chainproxy: unknown options --port 9702 ${ACCEPTED}\nsettings are environment variables: PORT=9702 chainproxy (see --help)\n(see chainproxy --help)\n`,
+    );
     expect(p.stdout()).toBe('');
   });
 
@@ -42,7 +46,9 @@ describe('chainproxy command line', { timeout: 120_000 }, () => {
   it('a misspelt setting (UPSTREAM_URL) stops start-up with exit 2 naming UPSTREAM_URLS; no simulator is started', async () => {
     const p = startProc({ UPSTREAM_URL: 'http://backend:8080' });
     expect(await p.exited).toBe(2);
-    expect(p.stderr()).toContain('UPSTREAM_URL: expected a known setting, got an unknown variable that resembles UPSTREAM_URLS');
+    expect(p.stderr()).toContain(
+      'UPSTREAM_URL: expected a known setting, got an unknown variable that resembles UPSTREAM_URLS',
+    );
     expect(p.stdout()).toBe('');
   });
 
@@ -50,7 +56,9 @@ describe('chainproxy command line', { timeout: 120_000 }, () => {
     const p = startProc({ SIM_BLOCK_INTERVAL_MS: '1000' });
     const line = await listening(p);
     const url = String(line['url']);
-    const warn = p.lines.find((l) => String(l['msg']).startsWith('no UPSTREAM_URLS configured: serving the built-in chain simulator'));
+    const warn = p.lines.find((l) =>
+      String(l['msg']).startsWith('no UPSTREAM_URLS configured: serving the built-in chain simulator'),
+    );
     expect(warn?.['level']).toBe(40);
     expect(line['simulated']).toBe(true);
     expect(await withStartupLine(p)).toBe(

@@ -65,7 +65,11 @@ export function startProc(env: Record<string, string>, opts: StartOptions = {}):
 
 /** The `chainproxy listening` log line, once written. */
 export async function listening(p: Proc, timeoutMs = 90_000): Promise<Record<string, unknown>> {
-  await waitFor(() => p.lines.some((l) => l['msg'] === 'chainproxy listening') || p.child.exitCode !== null, timeoutMs, 'the listening log line');
+  await waitFor(
+    () => p.lines.some((l) => l['msg'] === 'chainproxy listening') || p.child.exitCode !== null,
+    timeoutMs,
+    'the listening log line',
+  );
   const line = p.lines.find((l) => l['msg'] === 'chainproxy listening');
   if (line === undefined) throw new Error(`exited ${p.child.exitCode} before listening; stderr:\n${p.stderr()}`);
   return line;
@@ -73,7 +77,11 @@ export async function listening(p: Proc, timeoutMs = 90_000): Promise<Record<str
 
 /** Standard error once the start-up line for humans (written after the listening log line) is in. */
 export async function withStartupLine(p: Proc, timeoutMs = 90_000): Promise<string> {
-  await waitFor(() => /is serving the API at .*\n/.test(p.stderr()) || p.child.exitCode !== null, timeoutMs, 'the start-up line');
+  await waitFor(
+    () => /is serving the API at .*\n/.test(p.stderr()) || p.child.exitCode !== null,
+    timeoutMs,
+    'the start-up line',
+  );
   return p.stderr();
 }
 
@@ -96,6 +104,10 @@ export async function accepts(url: string): Promise<boolean> {
  * (48 MiB on 20 and 22, 192 on 24), so it is asked of this very node.
  */
 export function heapLimitFor(flags: readonly string[]): number {
-  const out = execFileSync(process.execPath, [...flags, '-p', 'Math.round(require("node:v8").getHeapStatistics().heap_size_limit / 2 ** 20)'], { encoding: 'utf8' });
+  const out = execFileSync(
+    process.execPath,
+    [...flags, '-p', 'Math.round(require("node:v8").getHeapStatistics().heap_size_limit / 2 ** 20)'],
+    { encoding: 'utf8' },
+  );
   return Number(out.trim());
 }

@@ -29,7 +29,10 @@ describe('the chainproxy entry point', { timeout: 120_000 }, () => {
   });
 
   it("an operator's heap cap (NODE_OPTIONS) wins: the server runs in the same process", async () => {
-    const p = startProc({ ...SIM, CACHE_MAX_BYTES: '32MiB', NODE_OPTIONS: '--max-old-space-size=300' }, { entry: LAUNCHER });
+    const p = startProc(
+      { ...SIM, CACHE_MAX_BYTES: '32MiB', NODE_OPTIONS: '--max-old-space-size=300' },
+      { entry: LAUNCHER },
+    );
     const line = await listening(p);
     expect(line['pid']).toBe(p.child.pid);
     // Untouched: this line's own young generation.
@@ -44,7 +47,11 @@ describe('the chainproxy entry point', { timeout: 120_000 }, () => {
     expect(line['heapLimitMiB']).toBe(368 + 48);
     const url = String(line['url']);
     p.child.kill('SIGKILL');
-    await waitFor(() => p.lines.some((l) => l['msg'] === 'bye' && l['pid'] === line['pid']), 30_000, 'the orphaned server to drain');
+    await waitFor(
+      () => p.lines.some((l) => l['msg'] === 'bye' && l['pid'] === line['pid']),
+      30_000,
+      'the orphaned server to drain',
+    );
     await waitFor(async () => !(await accepts(url)), 30_000, 'the port to close');
   });
 
@@ -54,6 +61,8 @@ describe('the chainproxy entry point', { timeout: 120_000 }, () => {
     expect(v.stdout()).toMatch(/^chainproxy \d+\.\d+\.\d+/);
     const bad = startProc({ CACHE_MAX_BYTE: '32MiB' }, { entry: LAUNCHER });
     expect(await bad.exited).toBe(2);
-    expect(bad.stderr()).toContain('CACHE_MAX_BYTE: expected a known setting, got an unknown variable that resembles CACHE_MAX_BYTES');
+    expect(bad.stderr()).toContain(
+      'CACHE_MAX_BYTE: expected a known setting, got an unknown variable that resembles CACHE_MAX_BYTES',
+    );
   });
 });

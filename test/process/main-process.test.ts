@@ -7,7 +7,13 @@
  */
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { heldFixtures, serveFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import {
+  heldFixtures,
+  serveFixtures,
+  startFakeUpstream,
+  waitFor,
+  type FakeUpstream,
+} from '../helpers/fake-upstream.js';
 import { listening, startProc, type Proc } from './kit.js';
 
 const startMain = (env: Record<string, string>): Proc => startProc(env);
@@ -23,7 +29,11 @@ describe('npm start (src/main.ts)', { timeout: 120_000 }, () => {
   it('without UPSTREAM_URLS serves the built-in simulator and says so', async () => {
     const p = startMain({ SIM_BLOCK_INTERVAL_MS: '1000' });
     const url = await listeningUrl(p);
-    expect(p.lines.some((l) => String(l['msg']).startsWith('no UPSTREAM_URLS configured: serving the built-in chain simulator'))).toBe(true);
+    expect(
+      p.lines.some((l) =>
+        String(l['msg']).startsWith('no UPSTREAM_URLS configured: serving the built-in chain simulator'),
+      ),
+    ).toBe(true);
     const res = await request(`${url}/block/max`);
     expect(res.statusCode).toBe(200);
     const text = await res.body.text();
@@ -48,9 +58,17 @@ describe('npm start (src/main.ts)', { timeout: 120_000 }, () => {
 
     const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
     // This exact request (the block reader of precise invalidation asks tx/list too).
-    await waitFor(() => fake.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1, 5000, 'the upstream request');
+    await waitFor(
+      () => fake.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1,
+      5000,
+      'the upstream request',
+    );
     p.child.kill('SIGTERM');
-    await waitFor(() => p.lines.some((l) => String(l['msg']).startsWith('shutting down')), 5000, 'the shutdown log line');
+    await waitFor(
+      () => p.lines.some((l) => String(l['msg']).startsWith('shutting down')),
+      5000,
+      'the shutdown log line',
+    );
     expect(p.child.exitCode).toBeNull(); // still draining
     release();
     const res = await inFlight;
@@ -79,7 +97,11 @@ describe('npm start (src/main.ts)', { timeout: 120_000 }, () => {
 
     const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
     // This exact request (the block reader of precise invalidation asks tx/list too).
-    await waitFor(() => fake.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1, 5000, 'the upstream request');
+    await waitFor(
+      () => fake.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1,
+      5000,
+      'the upstream request',
+    );
     const signalled = performance.now();
     p.child.kill('SIGTERM');
     const res = await inFlight;

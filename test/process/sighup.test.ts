@@ -23,13 +23,20 @@ describe('SIGHUP', () => {
     const { handler, release } = heldFixtures('/tx/list?');
     const fake = await startFakeUpstream(handler);
     fakes.push(fake);
-    const p = startProc({ UPSTREAM_URLS: fake.url, UPSTREAM_HEDGE_AFTER_MS: '0', INVALIDATION_MODE: 'head' }, entry === undefined ? {} : { entry });
+    const p = startProc(
+      { UPSTREAM_URLS: fake.url, UPSTREAM_HEDGE_AFTER_MS: '0', INVALIDATION_MODE: 'head' },
+      entry === undefined ? {} : { entry },
+    );
     const line = await listening(p);
     const url = String(line['url']);
     const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
     // Awaited below; without the fix the process dies and the test fails before that.
     inFlight.catch(() => undefined);
-    await waitFor(() => fake.requests.some((r) => r.url === '/tx/list?page=1&page_size=2'), 5000, 'the upstream request');
+    await waitFor(
+      () => fake.requests.some((r) => r.url === '/tx/list?page=1&page_size=2'),
+      5000,
+      'the upstream request',
+    );
 
     p.child.kill('SIGHUP');
     await waitFor(() => p.lines.some((l) => l['msg'] === SAYS), 5000, 'the SIGHUP log line');

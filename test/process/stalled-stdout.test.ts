@@ -34,7 +34,13 @@ describe('standard output nobody reads', { timeout: 120_000 }, () => {
     // The stuck log shipper: a process whose stdin is the proxy's stdout, never read.
     reader = spawn('sleep', ['600'], { stdio: ['pipe', 'ignore', 'ignore'] });
     const p = startProc(
-      { UPSTREAM_URLS: fake.url, ACCESS_LOG: 'all', RATE_LIMIT_ENABLED: 'false', METRICS_CACHE_MS: '0', SHUTDOWN_TIMEOUT_MS: '1000' },
+      {
+        UPSTREAM_URLS: fake.url,
+        ACCESS_LOG: 'all',
+        RATE_LIMIT_ENABLED: 'false',
+        METRICS_CACHE_MS: '0',
+        SHUTDOWN_TIMEOUT_MS: '1000',
+      },
       { stdout: reader.stdin! },
     );
     const url = /serving the API at (\S+) /.exec(await withStartupLine(p))?.[1];
@@ -45,7 +51,11 @@ describe('standard output nobody reads', { timeout: 120_000 }, () => {
     let served = 0;
     for (let round = 0; round < 2000 && (await dropped(url!)) === 0; round++) {
       const answers = await Promise.all(
-        Array.from({ length: 25 }, () => request(`${url}/block/max`, { headersTimeout: 5000, bodyTimeout: 5000 }).then(async (r) => (await r.body.text(), r.statusCode))),
+        Array.from({ length: 25 }, () =>
+          request(`${url}/block/max`, { headersTimeout: 5000, bodyTimeout: 5000 }).then(
+            async (r) => (await r.body.text(), r.statusCode),
+          ),
+        ),
       );
       served += answers.filter((s) => s === 200).length;
     }
@@ -73,7 +83,10 @@ describe('standard output nobody reads', { timeout: 120_000 }, () => {
     p.child.kill('SIGTERM');
     const code = await p.exited;
     expect(code).toBe(0);
-    const msgs = readFileSync(path, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { msg: string }).msg);
+    const msgs = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { msg: string }).msg);
     expect(msgs).toContain('chainproxy listening');
     expect(msgs.at(-1)).toBe('bye');
   });

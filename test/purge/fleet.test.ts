@@ -22,7 +22,12 @@ import { keyQuery, purged, purgeStatus } from './kit.js';
 const describe = describeRedis();
 
 /** A command guard of its own (breaker, deadline) around `client`. */
-const guardOf = (client: RedisClient): RedisGuard => ({ client, breaker: new Breaker({ failures: 5, cooldownMs: 1000 }), timeoutMs: 1000, metrics: noopMetrics });
+const guardOf = (client: RedisClient): RedisGuard => ({
+  client,
+  breaker: new Breaker({ failures: 5, cooldownMs: 1000 }),
+  timeoutMs: 1000,
+  metrics: noopMetrics,
+});
 
 describe('purge across two replicas sharing Redis', () => {
   let redis: RedisServer;
@@ -49,8 +54,13 @@ describe('purge across two replicas sharing Redis', () => {
 
   beforeAll(async () => {
     [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })]);
-    [a, b] = await Promise.all([startReplica([sim.url], patch(), clock.now), startReplica([sim.url], patch(), clock.now)]);
-    const list = dataOf((await get(sim.url, '/tx/list?block_height=4841000&page_size=1')).text)['list'] as Array<Record<string, string>>;
+    [a, b] = await Promise.all([
+      startReplica([sim.url], patch(), clock.now),
+      startReplica([sim.url], patch(), clock.now),
+    ]);
+    const list = dataOf((await get(sim.url, '/tx/list?block_height=4841000&page_size=1')).text)['list'] as Array<
+      Record<string, string>
+    >;
     address = list[0]!['address_from']!;
   });
   afterAll(async () => {
@@ -68,7 +78,9 @@ describe('purge across two replicas sharing Redis', () => {
     const before = upstream('address/info');
     const d = await purgeAcross(a, b, `tag=address:${address}`);
     expect(d).toMatchObject({ kind: 'tag', memory: 2, redis: 0, purged: 2, fleet: { stored: true, published: true } });
-    expect(await purgeStatus(b.url)).toMatchObject({ last: { target: `address:${address}`, origin: 'fleet', entries: 2 } });
+    expect(await purgeStatus(b.url)).toMatchObject({
+      last: { target: `address:${address}`, origin: 'fleet', entries: 2 },
+    });
     expect(await counter(b.url, 'chainproxy_purges_total', { kind: 'tag', origin: 'fleet' })).toBe(1);
     // B's memory dropped it, and the Redis entry is judged by the mark: B fetches it.
     expect(await cacheOf(b, paths[0]!)).toBe('MISS');
@@ -141,11 +153,23 @@ describe('purge across two replicas sharing Redis', () => {
   });
 
   it('loading the marks waits for the command connection, which may be ready after the bus', async () => {
-    const shared = new FleetMarks({ guard: guardOf(a.fleet!.client), keyPrefix: 'late:', horizonMs: 60_000, cap: 10, clock: () => 1_000 });
+    const shared = new FleetMarks({
+      guard: guardOf(a.fleet!.client),
+      keyPrefix: 'late:',
+      horizonMs: 60_000,
+      cap: 10,
+      clock: () => 1_000,
+    });
     await shared.store({ target: 'token:ATP', soft: true, at: 1_000 });
     const late = new Redis(redis.url, { lazyConnect: true });
     try {
-      const loading = new FleetMarks({ guard: guardOf(late), keyPrefix: 'late:', horizonMs: 60_000, cap: 10, clock: () => 1_000 }).load();
+      const loading = new FleetMarks({
+        guard: guardOf(late),
+        keyPrefix: 'late:',
+        horizonMs: 60_000,
+        cap: 10,
+        clock: () => 1_000,
+      }).load();
       await late.connect();
       expect(await loading).toEqual([{ target: 'token:ATP', soft: true, at: 1_000 }]);
     } finally {
@@ -157,13 +181,22 @@ describe('purge across two replicas sharing Redis', () => {
     const horizonMs = 60_000;
     let now = 1_000_000;
     const client = a.fleet!.client;
-    const marks = new FleetMarks({ guard: guardOf(client), keyPrefix: 'bounds:', horizonMs, cap: 10, clock: () => now });
-    for (let i = 0; i < 50; i++) expect(await marks.store({ target: `height:${i}`, soft: i % 2 === 1, at: now + i })).toBe(true);
+    const marks = new FleetMarks({
+      guard: guardOf(client),
+      keyPrefix: 'bounds:',
+      horizonMs,
+      cap: 10,
+      clock: () => now,
+    });
+    for (let i = 0; i < 50; i++)
+      expect(await marks.store({ target: `height:${i}`, soft: i % 2 === 1, at: now + i })).toBe(true);
     expect(await client.zcard('bounds:purge')).toBeLessThanOrEqual(12);
     const loaded = (await marks.load())!;
     expect(loaded.find((m) => m.target === '*' && !m.soft)?.at).toBe(now + 38);
     expect(loaded.find((m) => m.target === '*' && m.soft)?.at).toBe(now + 39);
-    expect(loaded.filter((m) => m.target !== '*').map((m) => m.target)).toEqual(Array.from({ length: 10 }, (_, i) => `height:${40 + i}`));
+    expect(loaded.filter((m) => m.target !== '*').map((m) => m.target)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `height:${40 + i}`),
+    );
     expect(await client.pttl('bounds:purge')).toBeLessThanOrEqual(horizonMs);
     // Past the horizon: only the new mark is left.
     now += horizonMs + 100;

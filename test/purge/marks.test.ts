@@ -140,6 +140,8 @@ describe('bounds', () => {
       const life = Math.max(p.ttlMs, p.finalTtlMs, inv.listMaxAgeMs * inv.maxAgeGrowth) + Math.max(p.swrMs, p.sieMs);
       expect(horizon, name).toBeGreaterThanOrEqual(2 * life);
     }
-    expect(purgeHorizonMs(catalogue, { ...inv, maxAgeByEndpoint: { 'address/info': 10 * horizon } })).toBeGreaterThan(10 * horizon);
+    expect(purgeHorizonMs(catalogue, { ...inv, maxAgeByEndpoint: { 'address/info': 10 * horizon } })).toBeGreaterThan(
+      10 * horizon,
+    );
   });
 });

@@ -38,7 +38,11 @@ let txInBlock = '';
 beforeAll(async () => {
   sim = await startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 });
   r = await startReplica([sim.url], {}, clock.now);
-  const list = (dataOf((await get(sim.url, `/tx/list?block_height=${BLOCK}&page_size=1`)).text)['list'] as Array<Record<string, string>>)[0]!;
+  const list = (
+    dataOf((await get(sim.url, `/tx/list?block_height=${BLOCK}&page_size=1`)).text)['list'] as Array<
+      Record<string, string>
+    >
+  )[0]!;
   [from, to, txInBlock] = [list['address_from']!, list['address_to']!, list['tx_hash']!];
 });
 afterAll(async () => {
@@ -54,7 +58,15 @@ describe('purge by exact key', () => {
     const before = upstream('block/detail');
     // Another spelling of the same request: a leading zero, an ignored parameter, a full URL.
     const d = await purgedAfter(keyQuery(`https://api.example.test/block/detail?h=0${BLOCK + 1}&_=123`));
-    expect(d).toMatchObject({ kind: 'key', target: `block/detail?h=${BLOCK + 1}`, mode: 'hard', purged: 1, memory: 1, redis: 0, fleet: null });
+    expect(d).toMatchObject({
+      kind: 'key',
+      target: `block/detail?h=${BLOCK + 1}`,
+      mode: 'hard',
+      purged: 1,
+      memory: 1,
+      redis: 0,
+      fleet: null,
+    });
     expect(await cacheOf(path)).toBe('MISS');
     expect(upstream('block/detail')).toBe(before + 1);
     expect(await cacheOf(path)).toBe('HIT');
@@ -109,7 +121,11 @@ describe('purge by exact key', () => {
 
 describe('purge by tag', () => {
   it('address (and contract, the same tag): every entry naming it, and only those', async () => {
-    const mine = [`/address/info?address=${from}`, `/tx/listByAddress?address=${from}`, `/tx/nrc20?address=${from}&page_size=5`];
+    const mine = [
+      `/address/info?address=${from}`,
+      `/tx/listByAddress?address=${from}`,
+      `/tx/nrc20?address=${from}&page_size=5`,
+    ];
     const other = `/address/info?address=${to}`;
     for (const p of [...mine, other]) await cacheOf(p);
     const d = await purgedAfter(`tag=address:${from}`);
@@ -203,7 +219,9 @@ describe('metrics and status', () => {
     const entriesBefore = await counter(r.url, 'chainproxy_purged_entries_total', { kind: 'tag', mode: 'soft' });
     await purgedAfter(`tag=address:${from}&soft=true`);
     expect(await counter(r.url, 'chainproxy_purges_total', series)).toBe(purgesBefore + 1);
-    expect(await counter(r.url, 'chainproxy_purged_entries_total', { kind: 'tag', mode: 'soft' })).toBe(entriesBefore + 1);
+    expect(await counter(r.url, 'chainproxy_purged_entries_total', { kind: 'tag', mode: 'soft' })).toBe(
+      entriesBefore + 1,
+    );
     expect(await counter(r.url, 'chainproxy_purges_total', { origin: 'fleet' })).toBe(0);
     const s = await purgeStatus(r.url);
     expect(await counter(r.url, 'chainproxy_purge_marks')).toBe(s.marks);
@@ -219,7 +237,11 @@ describe('the operator gate', () => {
     const path = `/block/detail?h=${BLOCK - 6}`;
     await cacheOf(path);
     const before = await purgeStatus(r.url);
-    const refused: Array<Record<string, string>> = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }];
+    const refused: Array<Record<string, string>> = [
+      { origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'null' },
+    ];
     for (const headers of refused) {
       const res = await purge(r.url, 'all=true', headers);
       expect(res.status, JSON.stringify(headers)).toBe(404);
@@ -256,7 +278,9 @@ describe('the OpenAPI document', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     ajv.addSchema({ ...doc, $id: 'urn:chainproxy:purge' });
     const check = (path: string, method: string, status: string, body: unknown): unknown => {
-      const validate = ajv.getSchema(`urn:chainproxy:purge#/paths/${path.replaceAll('/', '~1')}/${method}/responses/${status}/content/application~1json/schema`);
+      const validate = ajv.getSchema(
+        `urn:chainproxy:purge#/paths/${path.replaceAll('/', '~1')}/${method}/responses/${status}/content/application~1json/schema`,
+      );
       if (validate === undefined) throw new Error(`no schema for ${method} ${path} ${status}`);
       return validate(body) ? null : validate.errors;
     };
@@ -265,6 +289,8 @@ describe('the OpenAPI document', () => {
     expect(check('/purge', 'post', '400', (await purge(r.url, 'tag=nope')).body)).toBeNull();
     expect(check('/status', 'get', '200', JSON.parse((await get(r.url, '/status')).text))).toBeNull();
     // A body that does not match is caught.
-    expect(check('/purge', 'post', '200', { ...ok.body, data: { ...(ok.body.data as object), mode: 'gentle' } })).not.toBeNull();
+    expect(
+      check('/purge', 'post', '200', { ...ok.body, data: { ...(ok.body.data as object), mode: 'gentle' } }),
+    ).not.toBeNull();
   });
 });

@@ -27,7 +27,9 @@ describe('quorum 2, two upstreams that disagree', () => {
     }
     expect(blockAsks(a)).toBe(3);
     expect(blockAsks(b)).toBe(3);
-    expect(await counter(proxy.url, 'chainproxy_quorum_votes_total', { endpoint: 'block/detail', outcome: 'disputed' })).toBe(3);
+    expect(
+      await counter(proxy.url, 'chainproxy_quorum_votes_total', { endpoint: 'block/detail', outcome: 'disputed' }),
+    ).toBe(3);
     expect(await counter(proxy.url, 'chainproxy_upstream_sit_outs_total')).toBe(0);
 
     const status = await consensusStatus(proxy.url);
@@ -51,7 +53,11 @@ describe('quorum 2, two upstreams that disagree', () => {
     const [a, b] = await fakesAt(t, HEAD, HEAD);
     answerBlocks(a, honestBlock);
     // Same block, other volatile stamp and number spelling: the same content.
-    answerBlocks(b, (h) => honestBlock(h).replace(/"server_timestamp":\d+/, '"server_timestamp":1').replace(/"height":(\d+)/, '"height":$1.0'));
+    answerBlocks(b, (h) =>
+      honestBlock(h)
+        .replace(/"server_timestamp":\d+/, '"server_timestamp":1')
+        .replace(/"height":(\d+)/, '"height":$1.0'),
+    );
     t.proxy = await startReplica([a.url, b.url], { upstream: { quorum: 2, hedgeAfterMs: 0 } });
     const r = await get(t.proxy.url, `/block/detail?h=${FINAL}`);
     expect(maxAge(r.headers)).toBeGreaterThan(3600);

@@ -29,7 +29,16 @@ describe('two replicas, one Redis, quorum 2, one liar', () => {
     a.delay(SLOWER_MS); // the liar is the fastest, by far: asked first
     b.delay(SLOWER_MS);
     const patch = { redisUrl: redis.url, upstream: { quorum: 2, hedgeAfterMs: 0 } };
-    replicas = await Promise.all([startReplica(fakes.map((f) => f.url), patch), startReplica(fakes.map((f) => f.url), patch)]);
+    replicas = await Promise.all([
+      startReplica(
+        fakes.map((f) => f.url),
+        patch,
+      ),
+      startReplica(
+        fakes.map((f) => f.url),
+        patch,
+      ),
+    ]);
   });
   afterAll(async () => {
     await Promise.all(replicas.map((r) => r.close()));

@@ -27,14 +27,19 @@ export function answerBlocks(fake: ChainFake, body: (h: number) => string): void
 }
 
 /** Chain fakes at `heads`, closed after the test (`scope`: perTest() of test/helpers/chain-fake.ts). */
-export async function fakesAt<const H extends readonly number[]>(scope: { fakes: ChainFake[] }, ...heads: H): Promise<{ [K in keyof H]: ChainFake }> {
+export async function fakesAt<const H extends readonly number[]>(
+  scope: { fakes: ChainFake[] },
+  ...heads: H
+): Promise<{ [K in keyof H]: ChainFake }> {
   const fakes = await Promise.all(heads.map((h) => startChainFake(h)));
   scope.fakes.push(...fakes);
   return fakes as { [K in keyof H]: ChainFake };
 }
 
 /** Two honest upstreams and one answering forged final blocks, the liar by far the fastest (asked first). */
-export async function honestPairAndLiar(scope: { fakes: ChainFake[] }): Promise<readonly [ChainFake, ChainFake, ChainFake]> {
+export async function honestPairAndLiar(scope: {
+  fakes: ChainFake[];
+}): Promise<readonly [ChainFake, ChainFake, ChainFake]> {
   const fakes = await fakesAt(scope, HEAD, HEAD, HEAD);
   const [a, b, liar] = fakes;
   answerBlocks(a, honestBlock);
@@ -71,6 +76,9 @@ export async function consensusStatus(base: string): Promise<ConsensusStatus | n
 
 /** `sittingOut` of one upstream row of GET /status (undefined while it plays). */
 export async function benchOf(base: string, name: string): Promise<{ reason: string; until: number } | undefined> {
-  const rows = (dataOf((await get(base, '/status')).text)['upstreams'] ?? []) as { name: string; sittingOut?: { reason: string; until: number } }[];
+  const rows = (dataOf((await get(base, '/status')).text)['upstreams'] ?? []) as {
+    name: string;
+    sittingOut?: { reason: string; until: number };
+  }[];
   return rows.find((r) => r.name === name)?.sittingOut;
 }

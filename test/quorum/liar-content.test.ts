@@ -9,7 +9,16 @@
 import { describe, expect, it } from 'vitest';
 import { counter, dataOf, get, maxAge, startReplica } from '../helpers/replica.js';
 import { perTest } from '../helpers/chain-fake.js';
-import { benchOf, blockAsks, consensusStatus, FINAL, forgedBlock, honestBlock, honestPairAndLiar, servedHash } from './kit.js';
+import {
+  benchOf,
+  blockAsks,
+  consensusStatus,
+  FINAL,
+  forgedBlock,
+  honestBlock,
+  honestPairAndLiar,
+  servedHash,
+} from './kit.js';
 
 const t = perTest();
 const HONEST_HASH = JSON.parse(honestBlock(FINAL)).data.block_hash as string;
@@ -33,7 +42,9 @@ describe('quorum 2, three upstreams, one lying about final blocks', () => {
     expect(liar.count('/block/detail')).toBe(3); // three lost disputes, then benched
     expect(await counter(proxy.url, 'chainproxy_quorum_votes_total', { outcome: 'majority' })).toBe(3);
     expect(await counter(proxy.url, 'chainproxy_quorum_votes_total', { outcome: 'agreed' })).toBe(9);
-    expect(await counter(proxy.url, 'chainproxy_upstream_sit_outs_total', { upstream: 'u2', reason: 'disputes' })).toBe(1);
+    expect(await counter(proxy.url, 'chainproxy_upstream_sit_outs_total', { upstream: 'u2', reason: 'disputes' })).toBe(
+      1,
+    );
     expect((await benchOf(proxy.url, 'u2'))?.reason).toBe('disputes');
     const page = dataOf((await get(proxy.url, '/dashboard/data.json')).text);
     expect(page['consensus']).toEqual({ votes: { agreed: 9, majority: 3 }, sitOuts: { u2: 1 } });

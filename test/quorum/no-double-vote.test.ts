@@ -13,7 +13,8 @@ import { answerBlocks, blockAsks, fakesAt, FINAL, HEAD, honestBlock } from './ki
 
 const t = perTest();
 
-const failBlocks = (fake: ChainFake): void => fake.on('block/detail', (_req, res) => sendJson(res, 503, '{"code":503,"msg":"unavailable","data":null}'));
+const failBlocks = (fake: ChainFake): void =>
+  fake.on('block/detail', (_req, res) => sendJson(res, 503, '{"code":503,"msg":"unavailable","data":null}'));
 
 /** Far slower than the hedge delay and the other upstream, even on a loaded machine. */
 const SLOW_MS = 1500;

@@ -15,15 +15,64 @@ import { fakeClock } from '../helpers/clock.js';
 
 describe('tally', () => {
   it('a second ballot from one upstream (a retry, a hedge) is not counted', () => {
-    expect(tally([{ upstream: 'u0', hash: 'x' }, { upstream: 'u0', hash: 'x' }], 2).kind).toBe('short');
-    expect(tally([{ upstream: 'u0', hash: 'x' }, { upstream: 'u1', hash: 'x' }], 2).kind).toBe('agreed');
+    expect(
+      tally(
+        [
+          { upstream: 'u0', hash: 'x' },
+          { upstream: 'u0', hash: 'x' },
+        ],
+        2,
+      ).kind,
+    ).toBe('short');
+    expect(
+      tally(
+        [
+          { upstream: 'u0', hash: 'x' },
+          { upstream: 'u1', hash: 'x' },
+        ],
+        2,
+      ).kind,
+    ).toBe('agreed');
   });
   it('majority needs more than half of the voters and the quorum; else disputed', () => {
-    const t = tally([{ upstream: 'u0', hash: 'y' }, { upstream: 'u1', hash: 'x' }, { upstream: 'u2', hash: 'x' }], 2);
+    const t = tally(
+      [
+        { upstream: 'u0', hash: 'y' },
+        { upstream: 'u1', hash: 'x' },
+        { upstream: 'u2', hash: 'x' },
+      ],
+      2,
+    );
     expect(t).toMatchObject({ kind: 'majority', winner: { hash: 'x', upstreams: ['u1', 'u2'] } });
-    expect(tally([{ upstream: 'u0', hash: 'y' }, { upstream: 'u1', hash: 'x' }], 2).kind).toBe('disputed');
-    expect(tally([{ upstream: 'u0', hash: 'y' }, { upstream: 'u1', hash: 'x' }, { upstream: 'u2', hash: 'x' }], 3).kind).toBe('disputed');
-    expect(tally([{ upstream: 'u0', hash: 'a' }, { upstream: 'u1', hash: 'b' }, { upstream: 'u2', hash: 'c' }], 2).kind).toBe('disputed');
+    expect(
+      tally(
+        [
+          { upstream: 'u0', hash: 'y' },
+          { upstream: 'u1', hash: 'x' },
+        ],
+        2,
+      ).kind,
+    ).toBe('disputed');
+    expect(
+      tally(
+        [
+          { upstream: 'u0', hash: 'y' },
+          { upstream: 'u1', hash: 'x' },
+          { upstream: 'u2', hash: 'x' },
+        ],
+        3,
+      ).kind,
+    ).toBe('disputed');
+    expect(
+      tally(
+        [
+          { upstream: 'u0', hash: 'a' },
+          { upstream: 'u1', hash: 'b' },
+          { upstream: 'u2', hash: 'c' },
+        ],
+        2,
+      ).kind,
+    ).toBe('disputed');
   });
 });
 
@@ -33,10 +82,16 @@ describe('content hash', () => {
     expect(canonicalJson(JSON.parse('{"b":1.0,"a":[{"d":2,"c":"x"}]}'))).toBe('{"a":[{"c":"x","d":2}],"b":1}');
   });
   it('time stamps, msg and links are left out; anything else counts', () => {
-    const a = { code: 0, msg: 'success', data: { server_timestamp: 1, next: 'http://u0/x', previous: null, list: [{ tx_hash: 'aa' }] } };
+    const a = {
+      code: 0,
+      msg: 'success',
+      data: { server_timestamp: 1, next: 'http://u0/x', previous: null, list: [{ tx_hash: 'aa' }] },
+    };
     const b = { code: 0, msg: 'ok', data: { server_timestamp: 2, next: 'http://u1/x', list: [{ tx_hash: 'aa' }] } };
     expect(contentHash(a, ignored)).toBe(contentHash(b, ignored));
-    expect(contentHash(a, ignored)).not.toBe(contentHash({ ...a, data: { ...a.data, list: [{ tx_hash: 'ab' }] } }, ignored));
+    expect(contentHash(a, ignored)).not.toBe(
+      contentHash({ ...a, data: { ...a.data, list: [{ tx_hash: 'ab' }] } }, ignored),
+    );
     expect(contentHash(a, ignored)).not.toBe(contentHash({ ...a, code: 404 }, ignored));
   });
   it('array items by *', () => {
@@ -50,7 +105,9 @@ describe('content hash', () => {
     const envelope = ['data.next', 'data.previous', 'msg'];
     expect(keys(VOTED.get(txDetail)!)).toEqual(envelope);
     expect(keys(VOTED.get(blockDetail)!)).toEqual([...envelope, 'data.server_timestamp'].sort());
-    expect(keys(ignoredFields(txNrc20.stamps))).toEqual([...envelope, 'data.txnList.*.currentTimestamp', 'data.txnList.*.timeDiff'].sort());
+    expect(keys(ignoredFields(txNrc20.stamps))).toEqual(
+      [...envelope, 'data.txnList.*.currentTimestamp', 'data.txnList.*.timeDiff'].sort(),
+    );
     const block = { code: 0, msg: 'success', data: { height: 7, block_hash: 'aa', server_timestamp: 1 } };
     const later = { ...block, data: { ...block.data, server_timestamp: 2 } };
     expect(contentHash(block, VOTED.get(blockDetail)!)).toBe(contentHash(later, VOTED.get(blockDetail)!));
@@ -61,7 +118,8 @@ describe('content hash', () => {
 describe('dispute log and strikes', () => {
   it('the log keeps the last N, counts all', () => {
     const log = new DisputeLog(2);
-    for (let i = 0; i < 5; i++) log.append({ at: i, key: `k${i}`, endpoint: 'block/detail', outcome: 'majority', versions: [] });
+    for (let i = 0; i < 5; i++)
+      log.append({ at: i, key: `k${i}`, endpoint: 'block/detail', outcome: 'majority', versions: [] });
     expect(log.total).toBe(5);
     expect(log.recent().map((d) => d.key)).toEqual(['k3', 'k4']);
   });
@@ -84,9 +142,19 @@ describe('dispute log and strikes', () => {
 
 describe('settings', () => {
   it('UPSTREAM_QUORUM and the misbehaviour settings are read and bounded', () => {
-    const c = loadConfig({ UPSTREAM_QUORUM: '2', UPSTREAM_SIT_OUT_MS: '5000', UPSTREAM_DISPUTE_STRIKES: '4', UPSTREAM_DISPUTE_WINDOW_MS: '60000' });
+    const c = loadConfig({
+      UPSTREAM_QUORUM: '2',
+      UPSTREAM_SIT_OUT_MS: '5000',
+      UPSTREAM_DISPUTE_STRIKES: '4',
+      UPSTREAM_DISPUTE_WINDOW_MS: '60000',
+    });
     expect(c.upstream).toMatchObject({ quorum: 2, sitOutMs: 5000, disputeStrikes: 4, disputeWindowMs: 60_000 });
-    expect(loadConfig({}).upstream).toMatchObject({ quorum: 1, sitOutMs: 60_000, disputeStrikes: 3, disputeWindowMs: 600_000 });
+    expect(loadConfig({}).upstream).toMatchObject({
+      quorum: 1,
+      sitOutMs: 60_000,
+      disputeStrikes: 3,
+      disputeWindowMs: 600_000,
+    });
     expect(() => loadConfig({ UPSTREAM_QUORUM: '0' })).toThrow(/UPSTREAM_QUORUM/);
     expect(() => loadConfig({ UPSTREAM_QUORUM: 'two' })).toThrow(/UPSTREAM_QUORUM/);
   });

@@ -33,11 +33,20 @@ describe('miss budget and credit settings', () => {
     const c = loadConfig({ CONFIG_FILE: file });
     expect(c.missBudget).toBe(40);
     expect(c.credits).toEqual({ hitCost: 1, missCost: 8 });
-    expect(c.creditCosts).toEqual({ 'tx/list': { hit: 2, miss: 0 }, 'pages/home': { miss: 1 }, 'pages/mine': { hit: 4 } });
+    expect(c.creditCosts).toEqual({
+      'tx/list': { hit: 2, miss: 0 },
+      'pages/home': { miss: 1 },
+      'pages/mine': { hit: 4 },
+    });
   });
 
   it('names each mistake', () => {
-    const file = tempFile('.json', JSON.stringify({ creditCosts: { 'tx/nope': { hit: 1 }, 'pages/none': { hit: 1 }, 'tx/list': { hit: -1, extra: 2 }, holders: 3 } }));
+    const file = tempFile(
+      '.json',
+      JSON.stringify({
+        creditCosts: { 'tx/nope': { hit: 1 }, 'pages/none': { hit: 1 }, 'tx/list': { hit: -1, extra: 2 }, holders: 3 },
+      }),
+    );
     const text = errorsOf({ CONFIG_FILE: file, RATE_LIMIT_MISS_BUDGET: 'lots' }).join('\n');
     for (const part of [
       'RATE_LIMIT_MISS_BUDGET: expected an integer from 0 to 1000000000, got "lots"',
@@ -47,7 +56,10 @@ describe('miss budget and credit settings', () => {
       '.tx/list.hit: expected an integer from 0 to 1000000, got -1',
       '.tx/list.extra: expected one of hit, miss, got an unknown key',
       '.holders: expected a map { hit, miss }, got 3',
-    ]) expect(text, part).toContain(part);
-    expect(errorsOf({ CONFIG_FILE: tempFile('.yaml', 'creditCosts: [1]\n') }).join('\n')).toContain('expected a map of endpoint or pages/<name> to { hit, miss }');
+    ])
+      expect(text, part).toContain(part);
+    expect(errorsOf({ CONFIG_FILE: tempFile('.yaml', 'creditCosts: [1]\n') }).join('\n')).toContain(
+      'expected a map of endpoint or pages/<name> to { hit, miss }',
+    );
   });
 });

@@ -49,7 +49,10 @@ describe('miss budget shared by two replicas', () => {
   it('counts misses on both replicas against one budget; Redis-tier hits are free', async () => {
     const x = client('203.0.113.1');
     for (let n = 1; n <= 4; n++) {
-      expect(await get(n % 2 === 1 ? a.url : b.url, cold(n), x), `miss ${n}`).toMatchObject({ status: 200, cache: 'MISS' });
+      expect(await get(n % 2 === 1 ? a.url : b.url, cold(n), x), `miss ${n}`).toMatchObject({
+        status: 200,
+        cache: 'MISS',
+      });
       if (n % 2 === 0) await sync();
     }
     // A replica learns what the other spent at its own next round with something to send:
@@ -74,7 +77,9 @@ describe('miss budget shared by two replicas', () => {
     expect(up.count('/holders')).toBe(4 + extra);
     // Another client's budget is its own.
     expect(await get(b.url, cold(8), client('203.0.113.2'))).toMatchObject({ status: 200, cache: 'MISS' });
-    const refused = (await counter(a.url, 'chainproxy_miss_budget_refused_total')) + (await counter(b.url, 'chainproxy_miss_budget_refused_total'));
+    const refused =
+      (await counter(a.url, 'chainproxy_miss_budget_refused_total')) +
+      (await counter(b.url, 'chainproxy_miss_budget_refused_total'));
     expect(refused).toBe(4 - extra + 2);
   });
 

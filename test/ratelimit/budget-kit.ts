@@ -10,14 +10,24 @@ import { startLimitedReplica, type LimitedReplica } from './kit.js';
 
 export type Clock = ReturnType<typeof fakeClock>;
 
-export async function budgetReplica(upstream: string, patch: ConfigPatch): Promise<{ r: LimitedReplica; clock: Clock }> {
+export async function budgetReplica(
+  upstream: string,
+  patch: ConfigPatch,
+): Promise<{ r: LimitedReplica; clock: Clock }> {
   const clock = fakeClock();
-  const r = await startLimitedReplica([upstream], { trustProxy: ['127.0.0.1'], ...patch, rateLimit: { max: 1000, windowMs: 60_000, ...patch.rateLimit } }, clock.now);
+  const r = await startLimitedReplica(
+    [upstream],
+    { trustProxy: ['127.0.0.1'], ...patch, rateLimit: { max: 1000, windowMs: 60_000, ...patch.rateLimit } },
+    clock.now,
+  );
   return { r, clock };
 }
 
 /** Request headers of a client: its address (through TRUST_PROXY) and, optionally, an API key. */
-export const client = (ip: string, key?: string): Record<string, string> => ({ 'x-forwarded-for': ip, ...(key !== undefined ? { 'x-api-key': key } : {}) });
+export const client = (ip: string, key?: string): Record<string, string> => ({
+  'x-forwarded-for': ip,
+  ...(key !== undefined ? { 'x-api-key': key } : {}),
+});
 
 /** A cold key per `n`. */
 export const cold = (n: number): string => `/holders?page=${n}&page_size=2`;

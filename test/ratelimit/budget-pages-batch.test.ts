@@ -17,9 +17,17 @@ afterEach(async () => {
 });
 
 const as = (ip: string) => ({ 'x-forwarded-for': ip });
-const patch = (missBudget: number) => ({ trustProxy: ['127.0.0.1'], missBudget, rateLimit: { enabled: true, max: 1000, windowMs: 60_000 } });
+const patch = (missBudget: number) => ({
+  trustProxy: ['127.0.0.1'],
+  missBudget,
+  rateLimit: { enabled: true, max: 1000, windowMs: 60_000 },
+});
 const post = (base: string, ip: string, requests: string[]) =>
-  get(base, '/batch', { method: 'POST', headers: { 'content-type': 'application/json', ...as(ip) }, body: JSON.stringify({ requests }) });
+  get(base, '/batch', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...as(ip) },
+    body: JSON.stringify({ requests }),
+  });
 
 describe('pages and batches charged per part and item', () => {
   it('answers the cold parts beyond the budget as failed parts, and keeps no such page', async () => {
@@ -41,7 +49,12 @@ describe('pages and batches charged per part and item', () => {
     const other = await get(env.base, path, { headers: as('203.0.113.2') });
     expect(Object.values(metaOf(other).parts).map((p) => p.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
     expect(other.header('x-cache')).toBe('MISS');
-    expect([env.count('address/info'), env.count('tx/listByAddress'), env.count('tx/nrc20'), env.count('nax/profits')]).toEqual([1, 1, 1, 1]);
+    expect([
+      env.count('address/info'),
+      env.count('tx/listByAddress'),
+      env.count('tx/nrc20'),
+      env.count('nax/profits'),
+    ]).toEqual([1, 1, 1, 1]);
     // The first client's page is now a hit: free.
     expect((await get(env.base, path, { headers: as('203.0.113.1') })).header('x-cache')).toBe('HIT');
   });
@@ -52,7 +65,11 @@ describe('pages and batches charged per part and item', () => {
     expect((await get(env.base, `/pages/address?address=${normalAddress(1, 4)}`, { headers: a })).status).toBe(200);
     const refused = await get(env.base, `/pages/address?address=${normalAddress(1, 5)}`, { headers: a });
     expect(refused.status).toBe(429);
-    expect(refused.json).toEqual({ code: 4292, msg: 'miss budget spent: only cached answers are served until it refills', data: null });
+    expect(refused.json).toEqual({
+      code: 4292,
+      msg: 'miss budget spent: only cached answers are served until it refills',
+      data: null,
+    });
     expect(refused.header('retry-after')).toBe('60');
     expect(env.count('address/info')).toBe(1);
   });

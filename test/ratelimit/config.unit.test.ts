@@ -12,7 +12,10 @@ const DIGEST = 'a'.repeat(64);
 
 describe('rate-limit configuration', () => {
   it('reads RATE_LIMIT_ALLOW and apiKeys', () => {
-    const file = tempFile('.yaml', `apiKeys:\n  - { name: explorer, key: "${SECRET}", max: 100000 }\n  - { name: p.2, sha256: "${DIGEST.toUpperCase()}", max: 50, windowMs: 1000 }\n`);
+    const file = tempFile(
+      '.yaml',
+      `apiKeys:\n  - { name: explorer, key: "${SECRET}", max: 100000 }\n  - { name: p.2, sha256: "${DIGEST.toUpperCase()}", max: 50, windowMs: 1000 }\n`,
+    );
     const c = loadConfig({ CONFIG_FILE: file, RATE_LIMIT_ALLOW: '10.0.0.0/8, ::1,loopback' });
     expect(c.rateLimitAllow).toEqual(['10.0.0.0/8', '::1', 'loopback']);
     expect(c.apiKeys).toEqual([
@@ -51,12 +54,16 @@ describe('rate-limit configuration', () => {
       '[3].extra: expected one of name, key, sha256, max, windowMs, got an unknown key',
       '[3]: expected exactly one of key, sha256',
       '[4]: expected a map',
-    ]) expect(text, part).toContain(part);
+    ])
+      expect(text, part).toContain(part);
   });
 
   it('rejects apiKeys that is not a list, and duplicate keys', () => {
     expect(errorsOf({ CONFIG_FILE: tempFile('.yaml', 'apiKeys: { a: 1 }\n') }).join('\n')).toContain('apiKeys (in');
-    const dup = tempFile('.yaml', `apiKeys:\n  - { name: a, key: "${SECRET}", max: 1 }\n  - { name: b, key: "${SECRET}", max: 1 }\n`);
+    const dup = tempFile(
+      '.yaml',
+      `apiKeys:\n  - { name: a, key: "${SECRET}", max: 1 }\n  - { name: b, key: "${SECRET}", max: 1 }\n`,
+    );
     const text = errorsOf({ CONFIG_FILE: dup }).join('\n');
     expect(text).toContain('[1]: expected a key not used by another entry');
     expect(text).not.toContain(SECRET);

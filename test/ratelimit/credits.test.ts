@@ -55,7 +55,11 @@ describe('API key credits', () => {
 
     // A batch: one credit per item, then ten per holders miss.
     const items = [2, 3, 4].map((n) => cold(n).slice(1));
-    const batch = await getFull(r!.url, '/batch', { method: 'POST', headers: { ...k, 'content-type': 'application/json' }, body: JSON.stringify({ requests: items }) });
+    const batch = await getFull(r!.url, '/batch', {
+      method: 'POST',
+      headers: { ...k, 'content-type': 'application/json' },
+      body: JSON.stringify({ requests: items }),
+    });
     credits -= 3 + 3 * 10;
     expect(Number(batch.header('x-credits-remaining'))).toBe(credits);
 

@@ -31,12 +31,16 @@ describe('RATE_LIMIT_MISS_BUDGET unset', () => {
     expect(loadConfig({ RATE_LIMIT_MAX: '40', RATE_LIMIT_MISS_BUDGET: '30' }).missBudget).toBe(30);
     expect(loadConfig({ RATE_LIMIT_MAX: '40', RATE_LIMIT_MISS_BUDGET: '0' }).missBudget).toBe(0);
     expect(loadConfig({ CONFIG_FILE: tempFile('.yaml', 'rateLimit: { max: 50 }\n') }).missBudget).toBe(10);
-    expect(loadConfig({ CONFIG_FILE: tempFile('.yaml', 'rateLimit: { max: 50 }\nmissBudget: 3\n') }).missBudget).toBe(3);
+    expect(loadConfig({ CONFIG_FILE: tempFile('.yaml', 'rateLimit: { max: 50 }\nmissBudget: 3\n') }).missBudget).toBe(
+      3,
+    );
   });
 
   it('--help says so', () => {
     const help = helpText();
-    expect(/\n {2}RATE_LIMIT_MISS_BUDGET .*\n +default: (.*)\n/.exec(help)?.[1]).toBe('RATE_LIMIT_MAX / 5, rounded up (120)');
+    expect(/\n {2}RATE_LIMIT_MISS_BUDGET .*\n +default: (.*)\n/.exec(help)?.[1]).toBe(
+      'RATE_LIMIT_MAX / 5, rounded up (120)',
+    );
     expect(help).toContain('Unset: one fifth of RATE_LIMIT_MAX (rounded up)');
   });
 

@@ -21,7 +21,10 @@ describe('rate limit over HTTP', () => {
 
   async function proxy(patch: ConfigPatch) {
     const clock = fakeClock();
-    const config = testConfig([sim.url], { ...patch, rateLimit: { enabled: true, windowMs: 60_000, ...patch.rateLimit } });
+    const config = testConfig([sim.url], {
+      ...patch,
+      rateLimit: { enabled: true, windowMs: 60_000, ...patch.rateLimit },
+    });
     const built = await buildProxy(config, { logger: pino({ level: 'silent' }), clock: clock.now });
     const url = await built.app.listen({ port: 0, host: '127.0.0.1' });
     await built.pool.firstProbe;
@@ -76,7 +79,10 @@ describe('rate limit over HTTP', () => {
       // Requests only here (misses priced in test/ratelimit/credits.test.ts).
       credits: { hitCost: 1, missCost: 0 },
     });
-    const from = (ip: string, key?: string) => ({ 'x-forwarded-for': ip, ...(key !== undefined ? { 'x-api-key': key } : {}) });
+    const from = (ip: string, key?: string) => ({
+      'x-forwarded-for': ip,
+      ...(key !== undefined ? { 'x-api-key': key } : {}),
+    });
     const codes: number[] = [];
     for (let i = 0; i < 6; i++) codes.push((await get(url, '/token/list', from(`198.51.100.${i}`, PARTNER))).status);
     expect(codes).toEqual([200, 200, 200, 200, 200, 429]);
@@ -98,7 +104,8 @@ describe('rate limit over HTTP', () => {
   it('believes X-Forwarded-For only from trusted proxies', async () => {
     const strict = await proxy({ rateLimit: { max: 2 } });
     const codes: number[] = [];
-    for (let i = 0; i < 3; i++) codes.push((await get(strict.url, '/token/list', { 'x-forwarded-for': `198.51.100.${i}` })).status);
+    for (let i = 0; i < 3; i++)
+      codes.push((await get(strict.url, '/token/list', { 'x-forwarded-for': `198.51.100.${i}` })).status);
     expect(codes).toEqual([200, 200, 429]); // the header is ignored: one client
   });
 

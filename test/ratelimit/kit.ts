@@ -10,7 +10,11 @@ import { testConfig, type ConfigPatch } from '../helpers/proxy.js';
 
 export type LimitedReplica = Awaited<ReturnType<typeof buildProxy>> & { url: string };
 
-export async function startLimitedReplica(upstreams: string[], patch: ConfigPatch, clock?: () => number): Promise<LimitedReplica> {
+export async function startLimitedReplica(
+  upstreams: string[],
+  patch: ConfigPatch,
+  clock?: () => number,
+): Promise<LimitedReplica> {
   const config = testConfig(upstreams, { ...patch, rateLimit: { enabled: true, ...patch.rateLimit } });
   const built = await buildProxy(config, { logger: pino({ level: 'silent' }), ...(clock ? { clock } : {}) });
   const url = await built.app.listen({ port: 0, host: '127.0.0.1' });

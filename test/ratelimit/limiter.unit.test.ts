@@ -14,7 +14,9 @@ import { fakeClock } from '../helpers/clock.js';
 const PARTNER = 'partner-secret-0123456789';
 const HASHED = 'hashed-secret-abcdefghijk';
 
-function make(opts: { max?: number; windowMs?: number; allow?: string[]; keys?: ApiKeyConfig[]; maxBuckets?: number } = {}) {
+function make(
+  opts: { max?: number; windowMs?: number; allow?: string[]; keys?: ApiKeyConfig[]; maxBuckets?: number } = {},
+) {
   const clock = fakeClock();
   const limiter = new RateLimiter({
     config: { enabled: true, max: opts.max ?? 3, windowMs: opts.windowMs ?? 60_000 },
@@ -73,7 +75,12 @@ describe('RateLimiter', () => {
   });
 
   it('finds keys configured by their SHA-256; anything else is an unknown key', () => {
-    const { limiter } = make({ keys: [{ name: 'p1', key: PARTNER, max: 5 }, { name: 'p2', sha256: sha256Hex(HASHED), max: 5 }] });
+    const { limiter } = make({
+      keys: [
+        { name: 'p1', key: PARTNER, max: 5 },
+        { name: 'p2', sha256: sha256Hex(HASHED), max: 5 },
+      ],
+    });
     expect(limiter.clientKey('10.0.0.1', HASHED)).toBe('key:p2');
     expect(limiter.clientKey('10.0.0.1', 'nope-nope-nope-nope')).toBe(UNKNOWN_API_KEY);
     expect(limiter.clientKey('10.0.0.1', '')).toBe(UNKNOWN_API_KEY);

@@ -32,11 +32,16 @@ describe('per-client miss budget', () => {
   it('refuses misses past the budget with 429 4292 and Retry-After, serves hits, refills over the window', async () => {
     ({ r, clock } = await budgetReplica(up.url, { missBudget: 3 }));
     const a = client('203.0.113.1');
-    for (let n = 1; n <= 3; n++) expect(await get(r.url, cold(n), a), `miss ${n}`).toMatchObject({ status: 200, cache: 'MISS' });
+    for (let n = 1; n <= 3; n++)
+      expect(await get(r.url, cold(n), a), `miss ${n}`).toMatchObject({ status: 200, cache: 'MISS' });
     const before = up.count('/holders');
     const refused = await get(r.url, cold(4), a);
     expect(refused.status).toBe(429);
-    expect(JSON.parse(refused.text)).toEqual({ code: 4292, msg: 'miss budget spent: only cached answers are served until it refills', data: null });
+    expect(JSON.parse(refused.text)).toEqual({
+      code: 4292,
+      msg: 'miss budget spent: only cached answers are served until it refills',
+      data: null,
+    });
     expect(refused.headers['retry-after']).toBe('20'); // 3 per 60 s: one every 20 s
     expect(refused.headers['cache-control']).toBe('no-store');
     expect(up.count('/holders')).toBe(before);
@@ -75,7 +80,11 @@ describe('per-client miss budget', () => {
     await waitFor(() => up.count('/holders') === 2, 5000, 'the leader upstream request');
     const follower = get(r.url, cold(99), spent);
     // The follower is attached to the flight before the upstream answers.
-    await waitFor(async () => (await counter(r!.url, 'chainproxy_singleflight_joins_total')) === 1, 5000, 'the follower joined');
+    await waitFor(
+      async () => (await counter(r!.url, 'chainproxy_singleflight_joins_total')) === 1,
+      5000,
+      'the follower joined',
+    );
     held.release();
     const [l, f] = await Promise.all([leader, follower]);
     expect([l.status, f.status]).toEqual([200, 200]);

@@ -48,7 +48,11 @@ describe('no Redis command on the path of a fresh memory hit', () => {
 
   beforeAll(async () => {
     [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })]);
-    replica = await startLimitedReplica([sim.url], { redisUrl: redis.url, rateLimit: { max: 1_000_000 }, redis: { commandTimeoutMs: COMMAND_TIMEOUT_MS } });
+    replica = await startLimitedReplica([sim.url], {
+      redisUrl: redis.url,
+      rateLimit: { max: 1_000_000 },
+      redis: { commandTimeoutMs: COMMAND_TIMEOUT_MS },
+    });
   });
   afterAll(async () => {
     monitor?.disconnect();
@@ -80,7 +84,9 @@ describe('no Redis command on the path of a fresh memory hit', () => {
     const limiterKeys = commands.filter((a) => (a[1] ?? '').startsWith(`${prefix}{rl}:`));
     // The fleet's member heartbeat (every REDIS_HEARTBEAT_MS) is background work too, never a hit's.
     const heartbeat = commands.filter((a) => (a[1] ?? '') === `${prefix}fleet:members`);
-    const cacheTier = commands.filter((a) => (a[1] ?? '').startsWith(prefix) && !(a[1] ?? '').startsWith(`${prefix}{rl}:`) && !heartbeat.includes(a));
+    const cacheTier = commands.filter(
+      (a) => (a[1] ?? '').startsWith(prefix) && !(a[1] ?? '').startsWith(`${prefix}{rl}:`) && !heartbeat.includes(a),
+    );
     expect(heartbeat.length).toBeLessThanOrEqual(3 * (Math.ceil(elapsedMs / 5000) + 1));
     expect(cacheTier, JSON.stringify(cacheTier.slice(0, 5))).toEqual([]);
     const rounds = Math.ceil(elapsedMs / 100) + 2;

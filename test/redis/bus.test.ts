@@ -83,11 +83,15 @@ describe('FleetBus', () => {
     expect(headEventsA).toBe(2); // 500 locally, 501 from b; nothing echoed back
 
     await server.restart();
-    await waitFor(async () => {
-      ta.observeHead((ta.bestHead() ?? 0) + 1);
-      await sleep(50);
-      return tb.bestHead() === ta.bestHead();
-    }, 10_000, 'the bus back after the restart');
+    await waitFor(
+      async () => {
+        ta.observeHead((ta.bestHead() ?? 0) + 1);
+        await sleep(50);
+        return tb.bestHead() === ta.bestHead();
+      },
+      10_000,
+      'the bus back after the restart',
+    );
     tb.observeHead(900);
     await waitFor(() => ta.bestHead() === 900, 5000);
     offA();

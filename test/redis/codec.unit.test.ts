@@ -11,7 +11,9 @@ describe('redis codec', () => {
   });
 
   it('compresses bodies above the threshold and round-trips them exactly', async () => {
-    const body = Buffer.from(JSON.stringify({ data: Array.from({ length: 500 }, (_, i) => ({ i, hash: 'ab'.repeat(16) })) }));
+    const body = Buffer.from(
+      JSON.stringify({ data: Array.from({ length: 500 }, (_, i) => ({ i, hash: 'ab'.repeat(16) })) }),
+    );
     const e = makeEntry('big', { body });
     const packed = await encodeEntry(e, 1024);
     const plain = await encodeEntry(e, body.length + 1);
@@ -49,7 +51,9 @@ describe('redis codec', () => {
 
 describe('redis codec: the gzip bytes a body arrives with', () => {
   it('keeps the compressed payload as the gzip variant of the decoded body; none for a body stored plain', async () => {
-    const body = Buffer.from(JSON.stringify({ data: Array.from({ length: 200 }, (_, i) => ({ i, hash: 'cd'.repeat(16) })) }));
+    const body = Buffer.from(
+      JSON.stringify({ data: Array.from({ length: 200 }, (_, i) => ({ i, hash: 'cd'.repeat(16) })) }),
+    );
     const back = await decodeEntry(await encodeEntry(makeEntry('gz', { body }), 1024));
     const gz = back === undefined ? null : carriedGzip(back.body);
     expect(gz).not.toBeNull();

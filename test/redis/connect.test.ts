@@ -18,7 +18,16 @@ describe('connectFleet', () => {
 
   beforeAll(async () => {
     server = await startRedisServer();
-    fleets = trackers.map((tracker) => connectFleet({ url: server.url, config: cfg, tracker, metrics: noopMetrics, logger: pino({ level: 'silent' }), statsIntervalMs: 100 }));
+    fleets = trackers.map((tracker) =>
+      connectFleet({
+        url: server.url,
+        config: cfg,
+        tracker,
+        metrics: noopMetrics,
+        logger: pino({ level: 'silent' }),
+        statsIntervalMs: 100,
+      }),
+    );
     for (const f of fleets) {
       await waitReady(f.client, 5000);
       await f.bus.ready();

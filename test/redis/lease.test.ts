@@ -23,7 +23,11 @@ describe('FleetLease', () => {
       await waitReady(client, 5000);
       const bus = new FleetBus({ pub: client, sub, keyPrefix: cfg.keyPrefix, replicaId: id });
       await bus.ready();
-      replicas.push({ lease: new FleetLease({ client, config: cfg, bus }), store: new RedisStore({ client, config: cfg }), bus });
+      replicas.push({
+        lease: new FleetLease({ client, config: cfg, bus }),
+        store: new RedisStore({ client, config: cfg }),
+        bus,
+      });
     }
   });
   afterAll(async () => {

@@ -38,14 +38,21 @@ describe('rate limiter fleet reconciliation', () => {
         allow: [],
         apiKeys: [],
         clock: clock.now,
-        redis: { guard: { client, breaker: new Breaker({ failures: 3, cooldownMs: 60_000 }), timeoutMs: cfg.commandTimeoutMs, metrics: noopMetrics }, keyPrefix },
+        redis: {
+          guard: {
+            client,
+            breaker: new Breaker({ failures: 3, cooldownMs: 60_000 }),
+            timeoutMs: cfg.commandTimeoutMs,
+            metrics: noopMetrics,
+          },
+          keyPrefix,
+        },
       });
       limiters.push(limiter);
       out.push(limiter);
     }
     return { limiters: out, clock };
   }
-
 
   beforeAll(async () => {
     server = await startRedisServer();
@@ -57,7 +64,9 @@ describe('rate limiter fleet reconciliation', () => {
   });
 
   it('each replica learns what the other admitted and stops at the shared budget', async () => {
-    const { limiters: [a, b] } = await fleet(2, 10);
+    const {
+      limiters: [a, b],
+    } = await fleet(2, 10);
     let admitted = 0;
     for (let i = 0; i < 6; i++) admitted += a!.take('10.0.0.1') === 0 ? 1 : 0;
     await a!.sync();
@@ -94,7 +103,9 @@ describe('rate limiter fleet reconciliation', () => {
   });
 
   it('without reconciliation each replica alone admits at most max (the worst case of the bound)', async () => {
-    const { limiters: [a, b] } = await fleet(2, 5);
+    const {
+      limiters: [a, b],
+    } = await fleet(2, 5);
     let total = 0;
     for (const l of [a!, b!]) for (let i = 0; i < 20; i++) total += l.take('10.1.1.1') === 0 ? 1 : 0;
     expect(total).toBe(10); // max + (2 - 1) × max
@@ -106,7 +117,9 @@ describe('rate limiter fleet reconciliation', () => {
   });
 
   it('fails open to local counting, within the command deadline, when Redis is blackholed or down', async () => {
-    const { limiters: [a, b] } = await fleet(2, 4);
+    const {
+      limiters: [a, b],
+    } = await fleet(2, 4);
     expect(a!.take('10.2.2.2')).toBe(0);
     server.pause();
     try {

@@ -103,7 +103,9 @@ describe('RedisStore', () => {
   });
 
   it('stores bodies above the threshold compressed and returns them exactly', async () => {
-    const body = Buffer.from(JSON.stringify({ data: Array.from({ length: 400 }, (_, i) => ({ i, v: 'x'.repeat(20) })) }));
+    const body = Buffer.from(
+      JSON.stringify({ data: Array.from({ length: 400 }, (_, i) => ({ i, v: 'x'.repeat(20) })) }),
+    );
     const e = makeEntry('gz', { body });
     await store.set(e);
     const stored = await raw.getBuffer(store.redisKey('gz'));

@@ -30,7 +30,11 @@ describe('hot keys', () => {
     hot.seen(req('block/detail', 'h=5'));
     expect(hot.take(2).map((r) => r.key)).toEqual(['tx/list?page=1&page_size=10', 'block/max']);
     // Halved per head: pending (1 → 0.5 → 0.25 → gone), tx/list (5 → … ) outlives it.
-    expect(hot.take(10).map((r) => r.key)).toEqual(['tx/list?page=1&page_size=10', 'block/max', 'tx/list/pending?page=1&page_size=20']);
+    expect(hot.take(10).map((r) => r.key)).toEqual([
+      'tx/list?page=1&page_size=10',
+      'block/max',
+      'tx/list/pending?page=1&page_size=20',
+    ]);
     hot.take(10);
     expect(hot.take(10).map((r) => r.key)).toEqual(['tx/list?page=1&page_size=10', 'block/max']);
     // A key asked again comes back.

@@ -13,14 +13,34 @@ import { tagOfAddress } from '../../src/invalidation/tags.js';
 import type { TouchedSet } from '../../src/chain/touched.js';
 
 const ADDRESS = 'n1d4wXxTVmK4rzyiN1vxhMuzxT441bxr8Fg';
-const entry = { key: `tx/listByAddress?address=${ADDRESS}`, deps: { tags: [tagOfAddress(ADDRESS)], watchFinal: null } } as unknown as CacheEntry;
-const block: TouchedSet = { height: 10, blockHash: 'h10', addresses: [ADDRESS], contracts: [], deployed: [], day: null, tokens: [], complete: true };
+const entry = {
+  key: `tx/listByAddress?address=${ADDRESS}`,
+  deps: { tags: [tagOfAddress(ADDRESS)], watchFinal: null },
+} as unknown as CacheEntry;
+const block: TouchedSet = {
+  height: 10,
+  blockHash: 'h10',
+  addresses: [ADDRESS],
+  contracts: [],
+  deployed: [],
+  day: null,
+  tokens: [],
+  complete: true,
+};
 
 function hotRefresh(acting: () => boolean) {
   const config = defaultConfig();
   const revalidate = vi.fn(() => Promise.resolve());
   const hot = new HotRefresh();
-  hot.attach({ acting, revalidate, catalogue: buildCatalogue(config.policies), limits: config.limits, maxKeys: 8, refreshed: () => {}, logger: pino({ level: 'silent' }) });
+  hot.attach({
+    acting,
+    revalidate,
+    catalogue: buildCatalogue(config.policies),
+    limits: config.limits,
+    maxKeys: 8,
+    refreshed: () => {},
+    logger: pino({ level: 'silent' }),
+  });
   hot.invalidated(entry);
   return { hot, revalidate };
 }

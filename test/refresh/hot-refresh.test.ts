@@ -38,7 +38,11 @@ describe('refresh-ahead of invalidated entries', () => {
 
     sim.chain.advance(h2 - h1);
     await covered(proxy.url, h2);
-    await waitFor(async () => Number((await invalidationStatus(proxy.url))['refreshedAhead']) >= 1, 5000, 'refresh-ahead');
+    await waitFor(
+      async () => Number((await invalidationStatus(proxy.url))['refreshedAhead']) >= 1,
+      5000,
+      'refresh-ahead',
+    );
     const r = await get(proxy.url, p);
     expect(r.cache).toBe('HIT');
     expect(content(r.text)).toBe(await truth(sim.url, p));
@@ -58,7 +62,11 @@ describe('refresh-ahead of invalidated entries', () => {
     expect((await get(proxy.url, p)).cache).toBe('MISS'); // the page and its parts invalidated, and asked for
     sim.chain.advance(h2 - h1);
     await covered(proxy.url, h2);
-    await waitFor(async () => Number((await invalidationStatus(proxy.url))['refreshedAhead']) >= 1, 5000, 'refresh-ahead of the parts');
+    await waitFor(
+      async () => Number((await invalidationStatus(proxy.url))['refreshedAhead']) >= 1,
+      5000,
+      'refresh-ahead of the parts',
+    );
     expect(await counter(proxy.url, 'chainproxy_invalidation_refresh_ahead_total', { outcome: 'error' })).toBe(0);
   });
 });

@@ -19,14 +19,24 @@ describe('refresh-ahead of the statistics that move with the head', () => {
     const from = rig.rec.log.length;
     const height = rig.sim.chain.advance(1);
     await waitFor(async () => (await bestHead(rig.proxy.url)) === height, 5000, `head ${height}`);
-    await waitFor(() => STATS.every((p) => rig.rec.log.slice(from).some((e) => pathOf(e.url) === p)), 5000, 'the statistics fetched again');
+    await waitFor(
+      () => STATS.every((p) => rig.rec.log.slice(from).some((e) => pathOf(e.url) === p)),
+      5000,
+      'the statistics fetched again',
+    );
     await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
     for (const p of STATS) {
       const r = await fetch(`${rig.proxy.url}${p}`);
       expect(r.headers.get('x-cache'), p).toBe('HIT');
       const truth = (await (await fetch(`${rig.sim.url}${p}`)).json()) as { data: unknown };
       expect(((await r.json()) as { data: unknown }).data, p).toEqual(truth.data);
-      expect(rig.rec.log.slice(from).filter((e) => pathOf(e.url) === p).map((e) => e.purpose), p).toEqual(['refresh']);
+      expect(
+        rig.rec.log
+          .slice(from)
+          .filter((e) => pathOf(e.url) === p)
+          .map((e) => e.purpose),
+        p,
+      ).toEqual(['refresh']);
     }
   });
 });

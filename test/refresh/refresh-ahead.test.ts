@@ -5,13 +5,17 @@ import { fakeClock } from '../helpers/clock.js';
 
 const r = rig();
 
-interface Tx { block_height: number }
+interface Tx {
+  block_height: number;
+}
 const newestTx = (text: string): Tx => (JSON.parse(text) as { data: { list: Tx[] } }).data.list[0]!;
 const heightOf = (text: string): number => Number(/"height":(\d+)/.exec(text)![1]);
-const pageMeta = (text: string): { head: number | null; composed_at: number } => (JSON.parse(text) as { meta: { head: number | null; composed_at: number } }).meta;
+const pageMeta = (text: string): { head: number | null; composed_at: number } =>
+  (JSON.parse(text) as { meta: { head: number | null; composed_at: number } }).meta;
 /** Parts of /pages/home no refresh-ahead key stands for (not head-relative: never hot keys). */
 const HOME_COLD_PARTS = ['tx/count/today', 'tx/count/history', 'chain/summary', 'nax/summary'];
-const compositions = (base: string): Promise<number> => counter(base, 'chainproxy_page_composition_seconds_count', { page: 'home' });
+const compositions = (base: string): Promise<number> =>
+  counter(base, 'chainproxy_page_composition_seconds_count', { page: 'home' });
 
 describe('refresh-ahead on a new head', () => {
   it('the next client request for a hot list is a HIT with the new block, after one upstream request for it', async () => {

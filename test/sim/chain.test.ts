@@ -26,7 +26,10 @@ describe('a living chain', () => {
     expect([0, 1]).toContain(after.data.status);
     expect(after.data.block_height).toBeGreaterThan(4_842_000);
     expect(after.data.block_height).toBeLessThanOrEqual(s.chain.head());
-    const blk = await getJson<Paged<{ tx_hash: string }>>(s.url, `/tx/list?block_height=${after.data.block_height}&page_size=100`);
+    const blk = await getJson<Paged<{ tx_hash: string }>>(
+      s.url,
+      `/tx/list?block_height=${after.data.block_height}&page_size=100`,
+    );
     expect(blk.data.list.map((t) => t.tx_hash)).toContain(hash);
     const pool = await getJson<Paged<{ tx_hash: string }>>(s.url, '/tx/list/pending?page_size=100');
     expect(pool.data.list.map((t) => t.tx_hash)).not.toContain(hash);
@@ -78,7 +81,11 @@ describe('a living chain', () => {
     const frozenAt = lag.chain.head();
     await waitFor(() => live.chain.head() >= frozenAt + 5);
     expect(lag.chain.head()).toBe(frozenAt);
-    expect((await post(lag.url, '/_sim/advance', { n: 3 })).json).toMatchObject({ head: frozenAt, advanced: 0, frozen: true });
+    expect((await post(lag.url, '/_sim/advance', { n: 3 })).json).toMatchObject({
+      head: frozenAt,
+      advanced: 0,
+      frozen: true,
+    });
     expect((await getJson<{ height: number }>(lag.url, '/block/max')).data.height).toBe(frozenAt);
     await post(lag.url, '/_sim/faults/reset', {});
     await waitFor(() => lag.chain.head() > frozenAt);

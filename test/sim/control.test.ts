@@ -15,7 +15,10 @@ describe('control plane', () => {
     await get(s.url, '/tx/list?page=2');
     await get(s.url, '/block/max');
     await get(s.url, '/_sim/stats');
-    const st = (await (await fetch(s.url + '/_sim/stats')).json()) as { requests: Record<string, number>; head: number };
+    const st = (await (await fetch(s.url + '/_sim/stats')).json()) as {
+      requests: Record<string, number>;
+      head: number;
+    };
     expect(st.requests).toEqual({ 'tx/list': 2, 'block/max': 1, _total: 3 });
     expect(st.head).toBe(s.chain.head());
     expect(s.stats()).toEqual(st.requests);

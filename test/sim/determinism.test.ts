@@ -14,14 +14,25 @@ afterAll(async () => {
   await Promise.all([a.close(), b.close(), c.close()]);
 });
 
-const stripTime = (t: string): string =>
-  t.replace(/"(server_timestamp|currentTimestamp|timeDiff)":\d+/g, '"$1":0');
+const stripTime = (t: string): string => t.replace(/"(server_timestamp|currentTimestamp|timeDiff)":\d+/g, '"$1":0');
 
 const paths = (seed: number): string[] => [
-  '/tx/list?page=3&page_size=30', '/tx/list/pending', '/block/list', '/block/detail?h=4000000', '/block/max', '/contracts',
-  '/holders', '/nax/summary', '/chain/summary', '/tx/count/history', '/address/count/history', '/token/tx/list?token=ATP',
-  '/tx/listByAddress?address=' + normalAddress(seed, 2), '/tx/nrc20?address=' + normalAddress(seed, 20),
-  '/nax/profits?address=' + normalAddress(seed, 20), '/address/info?address=' + normalAddress(seed, 20),
+  '/tx/list?page=3&page_size=30',
+  '/tx/list/pending',
+  '/block/list',
+  '/block/detail?h=4000000',
+  '/block/max',
+  '/contracts',
+  '/holders',
+  '/nax/summary',
+  '/chain/summary',
+  '/tx/count/history',
+  '/address/count/history',
+  '/token/tx/list?token=ATP',
+  '/tx/listByAddress?address=' + normalAddress(seed, 2),
+  '/tx/nrc20?address=' + normalAddress(seed, 20),
+  '/nax/profits?address=' + normalAddress(seed, 20),
+  '/address/info?address=' + normalAddress(seed, 20),
 ];
 
 describe('determinism', () => {

@@ -71,7 +71,9 @@ describe('every endpoint validates against the record schemas', () => {
     for (const tx of list.data.list.slice(0, 10)) await validated('/tx/detail?hash=' + tx.tx_hash);
     const pending = await getJson<Paged<{ tx_hash: string }>>(s.url, '/tx/list/pending');
     expect(pending.data.count).toBeGreaterThan(0);
-    const d = JSON.parse(await validated('/tx/detail?hash=' + pending.data.list[0]!.tx_hash)) as { data: Record<string, unknown> };
+    const d = JSON.parse(await validated('/tx/detail?hash=' + pending.data.list[0]!.tx_hash)) as {
+      data: Record<string, unknown>;
+    };
     expect(d.data.status).toBe(2);
     expect(d.data.block_height).toBeNull();
   });
@@ -79,7 +81,14 @@ describe('every endpoint validates against the record schemas', () => {
   it('pending transactions have null block fields and status 2', async () => {
     const p = await getJson<Paged>(s.url, '/tx/list/pending?page_size=100');
     for (const t of p.data.list) {
-      expect(t).toMatchObject({ status: 2, block_timestamp: null, block_date: null, gas_used: null, block_height: null, contract_address: null });
+      expect(t).toMatchObject({
+        status: 2,
+        block_timestamp: null,
+        block_date: null,
+        gas_used: null,
+        block_height: null,
+        contract_address: null,
+      });
     }
   });
 });
@@ -116,8 +125,12 @@ describe('recorded quirks', () => {
   });
 
   it('tx/nrc20 has its own result object, ms timestamps and caps txnCnt at maxDisplayCnt', async () => {
-    const r = await getJson<{ txnList: Record<string, number>[]; txnCnt: number; totalPage: number; maxDisplayCnt: number }>(
-      s.url, `/tx/nrc20?address=${mid}&page=1&page_size=2`);
+    const r = await getJson<{
+      txnList: Record<string, number>[];
+      txnCnt: number;
+      totalPage: number;
+      maxDisplayCnt: number;
+    }>(s.url, `/tx/nrc20?address=${mid}&page=1&page_size=2`);
     expect(r.data.maxDisplayCnt).toBe(500);
     expect(r.data.txnCnt).toBeLessThanOrEqual(500);
     expect(r.data.totalPage).toBe(Math.ceil(r.data.txnCnt / 2));
@@ -131,7 +144,10 @@ describe('recorded quirks', () => {
     const n = await getJson<{ contract: object; type: number }>(s.url, '/address/info?address=' + hot);
     expect(n.data.contract).toEqual({});
     expect(n.data.type).toBe(87);
-    const c = await getJson<{ contract: { address: string }; type: number }>(s.url, '/address/info?address=' + contractAddress(1, 5));
+    const c = await getJson<{ contract: { address: string }; type: number }>(
+      s.url,
+      '/address/info?address=' + contractAddress(1, 5),
+    );
     expect(c.data.type).toBe(88);
     expect(c.data.contract.address).toBe(contractAddress(1, 5));
   });
@@ -146,8 +162,10 @@ describe('recorded quirks', () => {
   });
 
   it('NAX amounts carry a decimal fraction; stages of 6000 blocks; summary lists 15 stages', async () => {
-    const sum = await getJson<{ end_height: number; list: { stage: number; start: number; end: number; total_vote_nax: string }[] }>(
-      s.url, '/nax/summary');
+    const sum = await getJson<{
+      end_height: number;
+      list: { stage: number; start: number; end: number; total_vote_nax: string }[];
+    }>(s.url, '/nax/summary');
     expect(sum.data.end_height).toBe(4848000);
     expect(sum.data.list).toHaveLength(15);
     expect(sum.data.list[0]).toMatchObject({ stage: 298, start: 4836000, end: 4842000 });
@@ -157,14 +175,20 @@ describe('recorded quirks', () => {
   });
 
   it('block/detail node.info is free text with nulls; block by hash equals block by height', async () => {
-    const d = await getJson<{ block_hash: string; node: { info: Record<string, string | null> } }>(s.url, '/block/detail?h=4820298');
+    const d = await getJson<{ block_hash: string; node: { info: Record<string, string | null> } }>(
+      s.url,
+      '/block/detail?h=4820298',
+    );
     expect(Object.values(d.data.node.info)).toContain(null);
     const byHash = await get(s.url, '/block/detail?h=' + d.data.block_hash);
     expect(JSON.parse(byHash.text)).toEqual(d);
   });
 
   it('chain/summary is consistent with the lists', async () => {
-    const cs = await getJson<{ block_count: number; tx_count: number; contract_count: number }>(s.url, '/chain/summary');
+    const cs = await getJson<{ block_count: number; tx_count: number; contract_count: number }>(
+      s.url,
+      '/chain/summary',
+    );
     const tl = await getJson<Paged>(s.url, '/tx/list');
     const bl = await getJson<Paged>(s.url, '/block/list');
     const cl = await getJson<Paged>(s.url, '/contracts');

@@ -50,9 +50,11 @@ describe('internal transfers, on', () => {
     await Promise.all([on.close(), off.close()]);
   });
 
-  it('raise the beneficiary\'s balance by 10^16 wei exactly on the block with the call, nonce unchanged, no list naming it', async () => {
-    const info = async (s: SimulatorHandle): Promise<Info> => (await getJson<Info>(s.url, '/address/info?address=' + address)).data;
-    const list = async (s: SimulatorHandle): Promise<string> => stripStamp((await get(s.url, '/tx/listByAddress?address=' + address + '&page_size=100')).text);
+  it("raise the beneficiary's balance by 10^16 wei exactly on the block with the call, nonce unchanged, no list naming it", async () => {
+    const info = async (s: SimulatorHandle): Promise<Info> =>
+      (await getJson<Info>(s.url, '/address/info?address=' + address)).data;
+    const list = async (s: SimulatorHandle): Promise<string> =>
+      stripStamp((await get(s.url, '/tx/listByAddress?address=' + address + '&page_size=100')).text);
     const [before, offBefore, listBefore] = await Promise.all([info(on), info(off), list(on)]);
     on.chain.advance(1);
     off.chain.advance(1);
@@ -71,7 +73,10 @@ describe('internal transfers, on', () => {
   });
 
   it('count every credit up to the head in the balance: on − off = 10^16 wei × credits', async () => {
-    const [a, b] = await Promise.all([getJson<Info>(on.url, '/address/info?address=' + address), getJson<Info>(off.url, '/address/info?address=' + address)]);
+    const [a, b] = await Promise.all([
+      getJson<Info>(on.url, '/address/info?address=' + address),
+      getJson<Info>(off.url, '/address/info?address=' + address),
+    ]);
     const index = internalCreditIndexes(SEED, h).find((i) => normalAddress(SEED, i) === address)!;
     const credits = internalCreditsUpTo(index, extrasBefore(SEED, on.chain.head() + 1) - 1);
     expect(credits).toBeGreaterThan(1);
@@ -82,7 +87,19 @@ describe('internal transfers, on', () => {
 describe('internal transfers, CLI', () => {
   it('--internal-transfers turns them on in the standalone simulator', async () => {
     const { h, address } = creditedBlock(4_842_000);
-    const args = ['--import', 'tsx', 'src/sim/cli.ts', '--port', '0', '--block-interval', '0', '--start-time', 'fixture', '--start-height', String(h)];
+    const args = [
+      '--import',
+      'tsx',
+      'src/sim/cli.ts',
+      '--port',
+      '0',
+      '--block-interval',
+      '0',
+      '--start-time',
+      'fixture',
+      '--start-height',
+      String(h),
+    ];
     const urlOf = async (extra: string[]): Promise<{ url: string; stop: () => Promise<void> }> => {
       const child = spawn(process.execPath, [...args, ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
@@ -100,7 +117,9 @@ describe('internal transfers, CLI', () => {
     };
     const [on, off] = await Promise.all([urlOf(['--internal-transfers']), urlOf([])]);
     try {
-      const [a, b] = await Promise.all([on.url, off.url].map((u) => getJson<Info>(u, '/address/info?address=' + address)));
+      const [a, b] = await Promise.all(
+        [on.url, off.url].map((u) => getJson<Info>(u, '/address/info?address=' + address)),
+      );
       expect(BigInt(a!.data.balance) - BigInt(b!.data.balance)).toBeGreaterThanOrEqual(WEI);
       const l = new Ledger(SEED, h, true);
       expect(a!.data).toEqual(l.get<Info>('address/info', { address }));
@@ -125,7 +144,10 @@ describe('internal transfers, closed form', () => {
       off.chain.advance(h - off.chain.head());
       for (const a of sample) {
         const x = normalAddress(SEED, a);
-        const [bOn, bOff] = [on.get<Info>('address/info', { address: x }), off.get<Info>('address/info', { address: x })];
+        const [bOn, bOff] = [
+          on.get<Info>('address/info', { address: x }),
+          off.get<Info>('address/info', { address: x }),
+        ];
         expect(internalCreditsUpTo(a, extrasBefore(SEED, h + 1) - 1), `${a} at ${h}`).toBe(count.get(a));
         expect(BigInt(bOn.balance) - BigInt(bOff.balance), `${a} at ${h}`).toBe(WEI * BigInt(count.get(a)!));
         checked += count.get(a)!;

@@ -12,7 +12,13 @@ export class Ledger {
   readonly chain: SimChain;
 
   constructor(seed: number, startHeight: number, internalTransfers?: boolean) {
-    this.chain = new SimChain({ seed, startHeight, finalityDepth: 15, blockIntervalMs: 0, ...(internalTransfers === undefined ? {} : { internalTransfers }) });
+    this.chain = new SimChain({
+      seed,
+      startHeight,
+      finalityDepth: 15,
+      blockIntervalMs: 0,
+      ...(internalTransfers === undefined ? {} : { internalTransfers }),
+    });
   }
 
   get<T = Record<string, unknown>>(path: string, q: Query = {}): T {
@@ -55,7 +61,11 @@ export interface TxDetail {
 export function blockTxHashes(l: Ledger, h: number): string[] {
   const out: string[] = [];
   for (let page = 1; ; page++) {
-    const d = l.get<{ list: { tx_hash: string }[]; total_page: number }>('tx/list', { block_height: String(h), page_size: '100', page: String(page) });
+    const d = l.get<{ list: { tx_hash: string }[]; total_page: number }>('tx/list', {
+      block_height: String(h),
+      page_size: '100',
+      page: String(page),
+    });
     out.push(...d.list.map((t) => t.tx_hash));
     if (page >= d.total_page) return out;
   }
@@ -64,7 +74,10 @@ export function blockTxHashes(l: Ledger, h: number): string[] {
 export function pendingHashes(l: Ledger): Set<string> {
   const out = new Set<string>();
   for (let page = 1; ; page++) {
-    const d = l.get<{ list: { tx_hash: string }[]; total_page: number }>('tx/list/pending', { page_size: '100', page: String(page) });
+    const d = l.get<{ list: { tx_hash: string }[]; total_page: number }>('tx/list/pending', {
+      page_size: '100',
+      page: String(page),
+    });
     for (const t of d.list) out.add(t.tx_hash);
     if (page >= d.total_page) return out;
   }

@@ -9,16 +9,36 @@ import { blockTime } from '../../src/sim/records/tx.js';
 import { contractAddress, internalCreditsAt, normalAddress, TOKENS, touchedAt } from '../../src/sim/index.js';
 import { blockTxHashes, Ledger, namesOf, pendingHashes, type TxDetail } from './ledger-kit.js';
 
-
 /** Addresses of every kind, named or not: hot, mid, cold senders, receivers, producers, token holders, contracts, unseen. */
 function fixedSample(seed: number): string[] {
   const normal = [
-    ...Array.from({ length: 16 }, (_, a) => a), 16, 17, 100, 2000, 4111, 4112, 5000, 100_000, 135_183, 135_184, 140_000, 200_000,
-    200_037, 300_000, 397_327, 397_328, 10_000_000, (1 << 24) + 403_000, (1 << 24) + 5, 6 * (1 << 24) + 403_400,
+    ...Array.from({ length: 16 }, (_, a) => a),
+    16,
+    17,
+    100,
+    2000,
+    4111,
+    4112,
+    5000,
+    100_000,
+    135_183,
+    135_184,
+    140_000,
+    200_000,
+    200_037,
+    300_000,
+    397_327,
+    397_328,
+    10_000_000,
+    (1 << 24) + 403_000,
+    (1 << 24) + 5,
+    6 * (1 << 24) + 403_400,
   ];
   const contracts = [0, 1, 7, 500, 1023, 1024, 4687, 18_000, 30_000];
   return [
-    ...normal.map((a) => normalAddress(seed, a)), ...contracts.map((c) => contractAddress(seed, c)), ...TOKENS.map((t) => t.contract),
+    ...normal.map((a) => normalAddress(seed, a)),
+    ...contracts.map((c) => contractAddress(seed, c)),
+    ...TOKENS.map((t) => t.contract),
   ];
 }
 
@@ -27,17 +47,24 @@ function firstMidnightAfter(h: number): number {
   return h;
 }
 
-const changed = (a: Record<string, string>, b: Record<string, string>, keys: string[]): boolean => keys.some((k) => a[k] !== b[k]);
+const changed = (a: Record<string, string>, b: Record<string, string>, keys: string[]): boolean =>
+  keys.some((k) => a[k] !== b[k]);
 
 /**
  * Walks blocks start+1 .. start+n and checks every block against touchedAt (with internal
  * transfers, the answers that change are those of touchedAt and internalCreditsAt).
  */
-function walk(start: number, n: number, seed = 1, internal = false): { named: Set<string>; stageEnds: number; credited: Set<string> } {
+function walk(
+  start: number,
+  n: number,
+  seed = 1,
+  internal = false,
+): { named: Set<string>; stageEnds: number; credited: Set<string> } {
   const l = new Ledger(seed, start, internal);
   const sample = new Set(fixedSample(seed));
   const credited = new Set<string>();
-  for (let h = start + 1; h <= start + n; h++) for (const a of [...touchedAt(seed, h).addresses, ...internalCreditsAt(seed, h)]) sample.add(a);
+  for (let h = start + 1; h <= start + n; h++)
+    for (const a of [...touchedAt(seed, h).addresses, ...internalCreditsAt(seed, h)]) sample.add(a);
   let before = new Map([...sample].map((x) => [x, l.answers(x)] as const));
   let pool = pendingHashes(l);
   const named = new Set<string>();
@@ -57,7 +84,9 @@ function walk(start: number, n: number, seed = 1, internal = false): { named: Se
       // 2. every named sender and recipient lists it, pending (2) or mined (0/1)
       for (const a of namesOf(d)) {
         const q = { address: a, is_nrc20: String(d.is_nrc20), page_size: '100' };
-        const item = l.get<{ list: { tx_hash: string; status: number }[] }>('tx/listByAddress', q).list.find((t) => t.tx_hash === hash);
+        const item = l
+          .get<{ list: { tx_hash: string; status: number }[] }>('tx/listByAddress', q)
+          .list.find((t) => t.tx_hash === hash);
         expect(item, `${hash} in the list of ${a} at ${h}`).toBeDefined();
         expect(item!.status === 2, `${hash} status at ${h}`).toBe(mined.includes(hash) ? false : true);
       }

@@ -57,7 +57,7 @@ function history(l: Ledger, address: string, nrc: boolean): Tx[] {
 }
 
 describe('the ledger', () => {
-  it('nonces count an address\'s sent txs, slot and other, NRC20 or not; address/info nonce = confirmed sent txs', () => {
+  it("nonces count an address's sent txs, slot and other, NRC20 or not; address/info nonce = confirmed sent txs", () => {
     const l = new Ledger(SEED, HEAD);
     for (const a of [5000, 20, 16]) {
       const addr = normalAddress(SEED, a);
@@ -85,9 +85,16 @@ describe('the ledger', () => {
 
   it('a contract is deployed by a tx naming it (contract_address); its account does not depend on the head', () => {
     const l = new Ledger(SEED, HEAD);
-    const newest = l.get<Page<{ address: string; deploy_tx_hash: string; creator_address: string; block_height: number }>>('contracts').list[0]!;
+    const newest =
+      l.get<Page<{ address: string; deploy_tx_hash: string; creator_address: string; block_height: number }>>(
+        'contracts',
+      ).list[0]!;
     const d = l.get<TxDetail & { tx_type: string; block_height: number }>('tx/detail', { hash: newest.deploy_tx_hash });
-    expect(d).toMatchObject({ tx_type: 'deploy', contract_address: newest.address, address_main: newest.creator_address });
+    expect(d).toMatchObject({
+      tx_type: 'deploy',
+      contract_address: newest.address,
+      address_main: newest.creator_address,
+    });
     expect(d.block_height).toBe(newest.block_height);
     const c = contractAddress(SEED, 7);
     const later = new Ledger(SEED, HEAD + 5000);
@@ -105,7 +112,11 @@ describe('the ledger', () => {
       const txs = l.get<Page<{ address_supporting: string; status: number }>>('token/tx/list', { token: t.name });
       const holders = l.get<Page<{ address: string }>>('token/holders', { token: t.name, page_size: '1', page: '1' });
       expect(holders.count - txs.count, t.name).toBe(4096);
-      const last = l.get<Page<{ address: string }>>('token/holders', { token: t.name, page_size: '1', page: String(holders.count) });
+      const last = l.get<Page<{ address: string }>>('token/holders', {
+        token: t.name,
+        page_size: '1',
+        page: String(holders.count),
+      });
       expect(last.list[0]!.address).toBe(txs.list[0]!.address_supporting);
       expect(txs.list.every((x) => x.status === 1)).toBe(true);
     }
@@ -113,12 +124,29 @@ describe('the ledger', () => {
 
   it('pages tile the merged list at any depth (pending on top, then mined, newest first)', () => {
     const l = new Ledger(SEED, HEAD);
-    for (const addr of [normalAddress(SEED, 3), contractAddress(SEED, 7), normalAddress(SEED, 20), TOKENS[2]!.contract]) {
+    for (const addr of [
+      normalAddress(SEED, 3),
+      contractAddress(SEED, 7),
+      normalAddress(SEED, 20),
+      TOKENS[2]!.contract,
+    ]) {
       const nrc = String(addr === TOKENS[2]!.contract);
       const count = l.get<Page<Tx>>('tx/listByAddress', { address: addr, is_nrc20: nrc }).count;
-      for (const at of [0, 1, 13, 65, 66, 200, 5_000, 77_777, count - 101, count - 1].filter((x) => x >= 0 && x < count)) {
-        const big = l.get<Page<Tx>>('tx/listByAddress', { address: addr, is_nrc20: nrc, page_size: '100', page: String(Math.floor(at / 100) + 1) });
-        const one = l.get<Page<Tx>>('tx/listByAddress', { address: addr, is_nrc20: nrc, page_size: '1', page: String(at + 1) });
+      for (const at of [0, 1, 13, 65, 66, 200, 5_000, 77_777, count - 101, count - 1].filter(
+        (x) => x >= 0 && x < count,
+      )) {
+        const big = l.get<Page<Tx>>('tx/listByAddress', {
+          address: addr,
+          is_nrc20: nrc,
+          page_size: '100',
+          page: String(Math.floor(at / 100) + 1),
+        });
+        const one = l.get<Page<Tx>>('tx/listByAddress', {
+          address: addr,
+          is_nrc20: nrc,
+          page_size: '1',
+          page: String(at + 1),
+        });
         expect(one.list[0]!.tx_hash, `${addr} item ${at}`).toBe(big.list[at % 100]!.tx_hash);
         const h = big.list.map((t) => (t.block_height === null ? Infinity : t.block_height));
         expect(h, `${addr} newest first`).toEqual([...h].sort((x, y) => y - x));
@@ -126,7 +154,7 @@ describe('the ledger', () => {
     }
   });
 
-  it('over HTTP: a pending tx is in its recipient\'s list with status 2, then the same tx mined', async () => {
+  it("over HTTP: a pending tx is in its recipient's list with status 2, then the same tx mined", async () => {
     const s = await sim();
     try {
       const pool = await getJson<Paged<{ tx_hash: string }>>(s.url, '/tx/list/pending?page_size=100');
@@ -134,7 +162,9 @@ describe('the ledger', () => {
       const d = (await getJson<TxDetail>(s.url, '/tx/detail?hash=' + hash)).data;
       const find = async (): Promise<{ tx_hash: string; status: number } | undefined> => {
         const q = `/tx/listByAddress?address=${d.address_supporting}&is_nrc20=${String(d.is_nrc20)}&page_size=100`;
-        return (await getJson<Paged<{ tx_hash: string; status: number }>>(s.url, q)).data.list.find((t) => t.tx_hash === hash);
+        return (await getJson<Paged<{ tx_hash: string; status: number }>>(s.url, q)).data.list.find(
+          (t) => t.tx_hash === hash,
+        );
       };
       expect((await find())?.status).toBe(2);
       s.chain.advance(40);
@@ -160,10 +190,14 @@ describe('the ledger', () => {
     for (const addr of [normalAddress(SEED, 3), producer]) {
       let rewards = 0n;
       for (let h = HEAD + 1; h <= HEAD + 3000; h++) {
-        if (later.get<{ coinbase: string }>('block/detail', { h: String(h) }).coinbase === addr) rewards += BigInt(BLOCK_REWARD) * WEI_PER_UNIT;
+        if (later.get<{ coinbase: string }>('block/detail', { h: String(h) }).coinbase === addr)
+          rewards += BigInt(BLOCK_REWARD) * WEI_PER_UNIT;
       }
       const q = { address: addr, page_size: '100' };
-      const recent = [...later.get<Page<Tx>>('tx/listByAddress', q).list, ...later.get<Page<Tx>>('tx/listByAddress', { ...q, page: '2' }).list];
+      const recent = [
+        ...later.get<Page<Tx>>('tx/listByAddress', q).list,
+        ...later.get<Page<Tx>>('tx/listByAddress', { ...q, page: '2' }).list,
+      ];
       expect(recent.some((t) => t.block_height !== null && t.block_height <= HEAD)).toBe(true); // the window is covered
       expect(balance(later, addr) - balance(l, addr), addr).toBe(rewards + effect(recent, addr, HEAD, HEAD + 3000));
     }

@@ -36,7 +36,7 @@ describe('paging math and links', () => {
     expect(heights[0]).toBe(s.chain.head());
   });
 
-  it('tx/list?block_height lists exactly the block\'s txs; links keep block_height first', async () => {
+  it("tx/list?block_height lists exactly the block's txs; links keep block_height first", async () => {
     const h = s.chain.head() - 100;
     const blk = await getJson<{ tx_count: number }>(s.url, '/block/detail?h=' + h);
     const l = await getJson<Paged<{ block_height: number }>>(s.url, `/tx/list?block_height=${h}&page_size=1`);

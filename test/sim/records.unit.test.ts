@@ -28,7 +28,11 @@ describe('closed-form chain arithmetic', () => {
   });
 
   it('hashes and addresses round-trip and reject foreign values', () => {
-    for (const [h, i] of [[1, 0], [4_842_000, 17], [150_000_000, 4095]] as const) {
+    for (const [h, i] of [
+      [1, 0],
+      [4_842_000, 17],
+      [150_000_000, 4095],
+    ] as const) {
       expect(decodeTxHash(7, txHash(7, h, i))).toEqual([h, i]);
       expect(decodeTxHash(8, txHash(7, h, i))).toBeUndefined();
       expect(decodeBlockHash(7, blockHash(7, h))).toBe(h);

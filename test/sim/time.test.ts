@@ -12,7 +12,10 @@ async function open(o: SimulatorOptions): Promise<SimulatorHandle> {
   return s;
 }
 
-interface Block { height: number; timestamp: number }
+interface Block {
+  height: number;
+  timestamp: number;
+}
 const headBlock = async (s: SimulatorHandle): Promise<Block> =>
   (await getJson<{ list: Block[] }>(s.url, '/block/list?page=1&page_size=1')).data.list[0]!;
 const utcDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10).replace(/-/g, '');
@@ -48,11 +51,20 @@ describe('simulator chain time', () => {
       open({ seed: 3, startTime: 1_790_000_123_456, advertisedUrl: 'http://x' }),
       open({ seed: 3, startTime: 1_790_000_123_456, advertisedUrl: 'http://x', now: () => 1 }),
     ]);
-    for (const p of ['/block/list', '/tx/list', '/tx/count/history', '/address/count/history', '/nax/history', '/block/detail?h=4841990']) {
+    for (const p of [
+      '/block/list',
+      '/tx/list',
+      '/tx/count/history',
+      '/address/count/history',
+      '/nax/history',
+      '/block/detail?h=4841990',
+    ]) {
       expect(stripTime((await get(a.url, p)).text), p).toBe(stripTime((await get(b.url, p)).text));
     }
     const c = await open({ seed: 3, startTime: 1_790_086_523_456, advertisedUrl: 'http://x' });
-    expect(stripTime((await get(c.url, '/block/list')).text)).not.toBe(stripTime((await get(a.url, '/block/list')).text));
+    expect(stripTime((await get(c.url, '/block/list')).text)).not.toBe(
+      stripTime((await get(a.url, '/block/list')).text),
+    );
   });
 
   it("startTime 'fixture' keeps the recorded alignment (block 4842132 at 1595158875)", async () => {

@@ -37,7 +37,11 @@ export async function getJson<T = Record<string, unknown>>(base: string, pathAnd
 }
 
 export async function post(base: string, path: string, body: unknown): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as unknown };
 }
 

@@ -34,7 +34,11 @@ afterEach(async () => {
 
 describe('the bound port before the server is ready', () => {
   it('answers every request 503 with Retry-After and closes; after the hand-over the server answers', async () => {
-    const bound = await bindPort(0, '127.0.0.1', notReadyAnswer({ upstreamIsSimulator: true, headersTimeoutMs: 10_000 }));
+    const bound = await bindPort(
+      0,
+      '127.0.0.1',
+      notReadyAnswer({ upstreamIsSimulator: true, headersTimeoutMs: 10_000 }),
+    );
     if (!bound.ok) throw new Error(bound.message);
     const name: { port?: number } = {};
     (bound.bound.handle as { getsockname(o: object): void }).getsockname(name);

@@ -18,12 +18,17 @@ describe('start-up with REDIS_URL and the default PUBLIC_BASE_URL', { timeout: 1
     });
     const p = startProc({ REDIS_URL: redis.url, UPSTREAM_URLS: sim.url, PORT: '0' });
     await listening(p);
-    const line = p.stderr().split('\n').find((l) => l.startsWith('chainproxy: warning: '));
+    const line = p
+      .stderr()
+      .split('\n')
+      .find((l) => l.startsWith('chainproxy: warning: '));
     expect(line).toBe(
       'chainproxy: warning: REDIS_URL is set but PUBLIC_BASE_URL is the default (http://localhost:0): replicas on other ports get other base URLs, ' +
         'so they share no cached entries; set PUBLIC_BASE_URL to the address clients use, the same on every replica',
     );
-    const warn = p.lines.find((l) => l['level'] === 40 && String(l['msg']).startsWith('REDIS_URL is set but PUBLIC_BASE_URL is the default'));
+    const warn = p.lines.find(
+      (l) => l['level'] === 40 && String(l['msg']).startsWith('REDIS_URL is set but PUBLIC_BASE_URL is the default'),
+    );
     expect(warn?.['publicBaseUrl']).toBe('http://localhost:0');
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);

@@ -47,10 +47,16 @@ describe('EventSource on /stream/activity in headless chromium', { timeout: 120_
 
   beforeAll(async () => {
     sim = await startSimulator({ blockIntervalMs: 0, seed: SEED });
-    proxy = await startTestProxy([sim.url], { upstream: { probeIntervalMs: 100 }, stream: { ...testConfig([]).stream, retryMs: 200 } });
+    proxy = await startTestProxy([sim.url], {
+      upstream: { probeIntervalMs: 100 },
+      stream: { ...testConfig([]).stream, retryMs: 200 },
+    });
     h0 = sim.chain.head();
     const range = [1, 2, 3, 4].map((i) => h0 + i);
-    a = onlyAt(h0 + 1, range.filter((h) => h !== h0 + 3 && h !== h0 + 4));
+    a = onlyAt(
+      h0 + 1,
+      range.filter((h) => h !== h0 + 3 && h !== h0 + 4),
+    );
     b = untouched(range, h0 + 700);
     site = await servePage(() => PAGE(`${proxy.url}/stream/activity?address=${a}&address=${b}`));
     browser = await launchChromium();
@@ -68,7 +74,9 @@ describe('EventSource on /stream/activity in headless chromium', { timeout: 120_
     type Seen = { id: string; height: number; txs: string[]; opens: number };
     const seen = (): Promise<Seen[]> => page.evaluate(() => (globalThis as unknown as { seen: Seen[] }).seen);
     const opens = (): Promise<number> => page.evaluate(() => (globalThis as unknown as { opens: number }).opens);
-    await page.waitForFunction(() => (globalThis as unknown as { opens: number }).opens === 1, undefined, { timeout: LEAST_WAIT_MS });
+    await page.waitForFunction(() => (globalThis as unknown as { opens: number }).opens === 1, undefined, {
+      timeout: LEAST_WAIT_MS,
+    });
     await waitFor(() => proxy.stream.activity.status().watched === 2, 'the watch');
 
     // h0+1 names a; h0+2 names neither (a is only at h0+1 among h0+1..h0+2, b nowhere).
@@ -76,20 +84,44 @@ describe('EventSource on /stream/activity in headless chromium', { timeout: 120_
     await readAndPublish(proxy, h0 + 1);
     sim.chain.advance();
     await readAndPublish(proxy, h0 + 2);
-    await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length === 1, undefined, { timeout: LEAST_WAIT_MS });
+    await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length === 1, undefined, {
+      timeout: LEAST_WAIT_MS,
+    });
 
     // The proxy drops every connection; a block naming a is published before the page is back
     // (its tx/list read first: dropping connections would cut this test's own keep-alive fetch).
     sim.chain.advance();
     await (await fetch(`${proxy.url}/tx/list?block_height=${h0 + 3}&page=1&page_size=100`)).arrayBuffer();
     proxy.app.server.closeAllConnections();
-    proxy.stream.activity.touched.publishBlock({ height: h0 + 3, blockHash: 'c'.repeat(64), addresses: [a], contracts: [], deployed: [], day: null, tokens: [], complete: true });
+    proxy.stream.activity.touched.publishBlock({
+      height: h0 + 3,
+      blockHash: 'c'.repeat(64),
+      addresses: [a],
+      contracts: [],
+      deployed: [],
+      day: null,
+      tokens: [],
+      complete: true,
+    });
     await proxy.stream.activity.feed.settled();
-    await page.waitForFunction(() => (globalThis as unknown as { opens: number }).opens >= 2, undefined, { timeout: LEAST_WAIT_MS });
+    await page.waitForFunction(() => (globalThis as unknown as { opens: number }).opens >= 2, undefined, {
+      timeout: LEAST_WAIT_MS,
+    });
     await waitFor(() => proxy.stream.activity.status().streams === 1, 'the resumed connection');
     sim.chain.advance();
-    await readAndPublish(proxy, h0 + 4, { height: h0 + 4, blockHash: 'd'.repeat(64), addresses: [b], contracts: [], deployed: [], day: null, tokens: [], complete: true });
-    await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length >= 3, undefined, { timeout: LEAST_WAIT_MS });
+    await readAndPublish(proxy, h0 + 4, {
+      height: h0 + 4,
+      blockHash: 'd'.repeat(64),
+      addresses: [b],
+      contracts: [],
+      deployed: [],
+      day: null,
+      tokens: [],
+      complete: true,
+    });
+    await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length >= 3, undefined, {
+      timeout: LEAST_WAIT_MS,
+    });
     await page.screenshot({ path: artifactPath('activity-stream.png') });
 
     const s = await seen();

@@ -32,7 +32,11 @@ describe('/stream/activity conforms to /openapi.json', () => {
     await waitFor(() => proxy.stream.activity.status().watched === 1, 'the watch');
     sim.chain.advance();
     await readAndPublish(proxy, h0 + 1);
-    proxy.stream.activity.touched.publishPending({ hashes: ['ab'.repeat(32)], addresses: [a, [...touchedAt(SEED, h0 + 5).addresses][0]!], contracts: [] });
+    proxy.stream.activity.touched.publishPending({
+      hashes: ['ab'.repeat(32)],
+      addresses: [a, [...touchedAt(SEED, h0 + 5).addresses][0]!],
+      contracts: [],
+    });
     await readAndPublish(proxy, h0 + 1, truthSet(h0 + 1, 'e'.repeat(64)));
     await c.until(() => c.events.length === 4, 5000, 'block, pending, rebase, block');
     expect(c.events.map((e) => e.type)).toEqual(['message', 'pending', 'rebase', 'message']);
@@ -40,7 +44,16 @@ describe('/stream/activity conforms to /openapi.json', () => {
     expect(JSON.parse(c.events[1]!.data)).toEqual({ hashes: ['ab'.repeat(32)], addresses: [a], contracts: [] });
     const g = await r.stream(proxy.url, { path: ACTIVITY, query: `?contract=${a}`, lastEventId: String(h0 - 5) });
     await g.until(() => g.events.length >= 1, 5000, 'the gap');
-    const check: [string, string][] = [...c.events.map((e) => [e.type === 'message' ? 'ActivityEvent' : e.type === 'pending' ? 'ActivityPendingEvent' : 'RebaseEvent', e.data] as [string, string]), ['GapEvent', g.events[0]!.data]];
+    const check: [string, string][] = [
+      ...c.events.map(
+        (e) =>
+          [
+            e.type === 'message' ? 'ActivityEvent' : e.type === 'pending' ? 'ActivityPendingEvent' : 'RebaseEvent',
+            e.data,
+          ] as [string, string],
+      ),
+      ['GapEvent', g.events[0]!.data],
+    ];
     for (const [name, d] of check) {
       const v = schema(name);
       expect(v(JSON.parse(d)), `${name} ${d} ${JSON.stringify(v.errors)}`).toBe(true);
@@ -58,7 +71,14 @@ describe('/stream/activity conforms to /openapi.json', () => {
     const head = await fetch(`${proxy.url}${ACTIVITY}?address=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef`, { method: 'HEAD' });
     expect(head.status).toBe(405);
     expect(head.headers.get('allow')).toBe('GET, OPTIONS');
-    const pre = await fetch(`${proxy.url}${ACTIVITY}`, { method: 'OPTIONS', headers: { origin: 'https://x.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'last-event-id' } });
+    const pre = await fetch(`${proxy.url}${ACTIVITY}`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://x.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'last-event-id',
+      },
+    });
     expect(pre.status).toBeLessThan(300);
     expect(pre.headers.get('access-control-allow-headers')).toMatch(/Last-Event-ID/i);
   });

@@ -56,7 +56,9 @@ describe('/stream/activity with the block reader, alone and in a fleet', () => {
     }
     const before = txListRequests(sim);
     sim.chain.advance(1);
-    await Promise.all(clients.map((c) => c.until(() => c.events.some((e) => e.id === String(h0 + 1)), 10_000, 'the block event')));
+    await Promise.all(
+      clients.map((c) => c.until(() => c.events.some((e) => e.id === String(h0 + 1)), 10_000, 'the block event')),
+    );
     // The pool news went out before the block's event: none of it concerned the address (its transaction left the pool, mined).
     for (const c of clients) expect(c.typed('pending')).toEqual([]);
     const [onA, onB] = clients.map((c) => c.events[0]!);

@@ -11,7 +11,16 @@ export const SEED = 5;
 export const ACTIVITY = '/stream/activity';
 
 export function truthSet(h: number, hash = blockHash(SEED, h)): TouchedSet {
-  return { height: h, blockHash: hash, addresses: [...touchedAt(SEED, h).addresses], contracts: [], deployed: [], day: null, tokens: [], complete: true };
+  return {
+    height: h,
+    blockHash: hash,
+    addresses: [...touchedAt(SEED, h).addresses],
+    contracts: [],
+    deployed: [],
+    day: null,
+    tokens: [],
+    complete: true,
+  };
 }
 
 /** Reads block h's tx/list pages through the proxy as the block reader does (so they are cached), then publishes its set. */

@@ -15,7 +15,9 @@ const r = rig();
 
 describe('/stream/activity slow consumers', () => {
   it('drops a subscriber that does not read; a reading one gets every event; the dropped one resumes', async () => {
-    const { sim, proxy } = await r.start({ stream: streamConfig({ maxBufferBytes: 64 * 1024, activityHistoryBytes: 64 * 1024 * 1024 }) });
+    const { sim, proxy } = await r.start({
+      stream: streamConfig({ maxBufferBytes: 64 * 1024, activityHistoryBytes: 64 * 1024 * 1024 }),
+    });
     const h0 = sim.chain.head();
     const a = onlyAt(h0 + 1, [h0 + 1]);
     const url = new URL(proxy.url);

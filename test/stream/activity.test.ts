@@ -1,7 +1,15 @@
 /** GET /stream/activity on real sockets: validation, one event per block naming a watched entity, resume, rebase, cost, metrics. */
 import { describe, expect, it } from 'vitest';
 import { rig, streamConfig, waitFor } from './kit.js';
-import { ACTIVITY, onlyAt, readAndPublish, truthSet, txListRequests, untouched, type ActivityData } from './activity-kit.js';
+import {
+  ACTIVITY,
+  onlyAt,
+  readAndPublish,
+  truthSet,
+  txListRequests,
+  untouched,
+  type ActivityData,
+} from './activity-kit.js';
 
 const r = rig();
 const data = (d: string): ActivityData => JSON.parse(d) as ActivityData;
@@ -13,7 +21,11 @@ describe('/stream/activity', () => {
       ['', 4002, /^missing parameter address/],
       ['?address=nope', 4001, /^invalid parameter address: expected a Nebulas address/],
       ['?address=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef&contract=n1bad', 4001, /^invalid parameter contract: /],
-      ['?address=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef&address=n1JJr19pMT2csrKK8haEVxuGjHkrAuKD9S2&contract=n1iV6vqHHaMaiqEoEy1v2GxoDsvAy4C2z4w', 4001, /^invalid parameter contract: at most 2/],
+      [
+        '?address=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef&address=n1JJr19pMT2csrKK8haEVxuGjHkrAuKD9S2&contract=n1iV6vqHHaMaiqEoEy1v2GxoDsvAy4C2z4w',
+        4001,
+        /^invalid parameter contract: at most 2/,
+      ],
       ['?address=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef&lastEventId=x', 4001, /^invalid parameter lastEventId/],
     ];
     for (const [q, code, msg] of cases) {
@@ -26,7 +38,11 @@ describe('/stream/activity', () => {
       expect(body.msg, q).toMatch(msg);
     }
     // Duplicates count once: two spellings of one address are within a bound of 1 entity.
-    const dup = await r.stream(proxy.url, { path: ACTIVITY, query: '?address=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef&contract=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef&address=n1JJr19pMT2csrKK8haEVxuGjHkrAuKD9S2' });
+    const dup = await r.stream(proxy.url, {
+      path: ACTIVITY,
+      query:
+        '?address=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef&contract=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef&address=n1JJr19pMT2csrKK8haEVxuGjHkrAuKD9S2',
+    });
     expect(dup.status).toBe(200);
     expect(proxy.stream.activity.status().watched).toBe(2);
   });
@@ -60,7 +76,9 @@ describe('/stream/activity', () => {
     expect(d.txs.length).toBeGreaterThan(0);
     for (const tx of d.txs) expect(JSON.stringify(tx)).toContain(a);
     // The upstream's record bytes: every field of tx/list is there.
-    const listed = (await (await fetch(`${proxy.url}/tx/list?block_height=${h0 + 2}&page=1&page_size=100`)).json()) as { data: { list: Record<string, unknown>[] } };
+    const listed = (await (await fetch(`${proxy.url}/tx/list?block_height=${h0 + 2}&page=1&page_size=100`)).json()) as {
+      data: { list: Record<string, unknown>[] };
+    };
     expect(d.txs).toEqual(listed.data.list.filter((t) => JSON.stringify(t).includes(a)));
   });
 
@@ -118,7 +136,9 @@ describe('/stream/activity', () => {
     expect(from).toBe(h0 + 1);
     expect(to).toBeGreaterThan(h0 + 1);
     await r2.until(() => r2.events.length === 1 + (h0 + 12 - to), 5000, 'the kept events');
-    expect(r2.events.slice(1).map((e) => Number(e.id))).toEqual(Array.from({ length: h0 + 12 - to }, (_, i) => to + 1 + i));
+    expect(r2.events.slice(1).map((e) => Number(e.id))).toEqual(
+      Array.from({ length: h0 + 12 - to }, (_, i) => to + 1 + i),
+    );
   });
 
   it('sends heartbeats, and a bare id of the newest block on open so a quiet connection has a resume point', async () => {
@@ -185,7 +205,11 @@ describe('/stream/activity', () => {
     // The same height again under another hash: the first one is void.
     await readAndPublish(proxy, h0 + 1, truthSet(h0 + 1, 'f'.repeat(64)));
     await c.until(() => c.events.length === 3, 5000, 'the rebase and the new event');
-    expect(c.events.map((e) => [e.type, e.id])).toEqual([['message', String(h0 + 1)], ['rebase', String(h0)], ['message', String(h0 + 1)]]);
+    expect(c.events.map((e) => [e.type, e.id])).toEqual([
+      ['message', String(h0 + 1)],
+      ['rebase', String(h0)],
+      ['message', String(h0 + 1)],
+    ]);
     expect(JSON.parse(c.events[1]!.data)).toMatchObject({ height: h0, from: h0 + 1 });
     expect(data(c.events[2]!.data).block_hash).toBe('f'.repeat(64));
     // A rebase published by the reader: heights above it are dropped from the history.
@@ -209,7 +233,9 @@ describe('/stream/activity', () => {
     expect(m).toMatch(/^chainproxy_activity_watched_entities\{state="open"\} 1$/m);
     expect(m).toMatch(/^chainproxy_activity_events_delivered_total 1$/m);
     expect(m).toMatch(/^chainproxy_activity_dropped_total 0$/m);
-    const status = (await (await fetch(`${proxy.url}/status`)).json()) as { data: { activity: Record<string, number> } };
+    const status = (await (await fetch(`${proxy.url}/status`)).json()) as {
+      data: { activity: Record<string, number> };
+    };
     expect(status.data.activity).toMatchObject({ streams: 1, watched: 1, lingering: 0, latestHeight: h0 + 1 });
     expect(status.data.activity['historyBytes']).toBeGreaterThan(0);
   });

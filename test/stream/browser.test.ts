@@ -65,7 +65,9 @@ describe('EventSource in headless chromium', { timeout: 120_000 }, () => {
     type Seen = { id: string; height: number; block: number | null; opens: number };
     const seen = (): Promise<Seen[]> => page.evaluate(() => (globalThis as unknown as { seen: Seen[] }).seen);
 
-    await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length >= 4, undefined, { timeout: LEAST_WAIT_MS });
+    await page.waitForFunction(() => (globalThis as unknown as { seen: unknown[] }).seen.length >= 4, undefined, {
+      timeout: LEAST_WAIT_MS,
+    });
     // The proxy drops every connection (as a restart or a load balancer would).
     proxy.app.server.closeAllConnections();
     await page.waitForFunction(
@@ -121,7 +123,11 @@ describe('EventSource in headless chromium: rebases and long resumes', { timeout
     relays = await Promise.all([startRelay(sim.url), startRelay(sim.url)]);
     proxy = await startTestProxy(
       relays.map((r) => r.url),
-      { upstream: { probeIntervalMs: 100 }, limits: { maxPageSize: 100 }, stream: { ...testConfig([]).stream, retryMs: 200, history: 300, maxBufferBytes: 16 * 1024 } },
+      {
+        upstream: { probeIntervalMs: 100 },
+        limits: { maxPageSize: 100 },
+        stream: { ...testConfig([]).stream, retryMs: 200, history: 300, maxBufferBytes: 16 * 1024 },
+      },
     );
     site = await servePage((url) => RECORDING_PAGE(proxy.url, url.searchParams.get('q') ?? ''));
     browser = await launchChromium();
@@ -135,13 +141,17 @@ describe('EventSource in headless chromium: rebases and long resumes', { timeout
     await sim?.close();
   });
 
-  const open = async (query: string): Promise<{ log: () => Promise<Logged[]>; until: (n: number, what: string) => Promise<void> }> => {
+  const open = async (
+    query: string,
+  ): Promise<{ log: () => Promise<Logged[]>; until: (n: number, what: string) => Promise<void> }> => {
     const page = await browser.newPage();
     await page.goto(`${site.url}/?q=${encodeURIComponent(query)}`);
     const log = (): Promise<Logged[]> => page.evaluate(() => (globalThis as unknown as { log: Logged[] }).log);
     const until = async (n: number, what: string): Promise<void> => {
       try {
-        await page.waitForFunction((k) => (globalThis as unknown as { log: unknown[] }).log.length >= k, n, { timeout: LEAST_WAIT_MS });
+        await page.waitForFunction((k) => (globalThis as unknown as { log: unknown[] }).log.length >= k, n, {
+          timeout: LEAST_WAIT_MS,
+        });
       } catch (err) {
         throw new Error(`waiting for ${what}: ${String(err)}`);
       }
@@ -186,6 +196,8 @@ describe('EventSource in headless chromium: rebases and long resumes', { timeout
     const kept = got.slice(1).map((e) => Number(e.id));
     expect(got[0]).toMatchObject({ type: 'gap', data: { from: start + 1, to: kept[0]! - 1 } });
     expect(kept).toEqual(Array.from({ length: 300 }, (_, i) => real + 1 - 299 + i));
-    expect(got.slice(1).every((e) => e.type === 'message' && (e.data.block as { height: number }).height === e.data.height)).toBe(true);
+    expect(
+      got.slice(1).every((e) => e.type === 'message' && (e.data.block as { height: number }).height === e.data.height),
+    ).toBe(true);
   });
 });

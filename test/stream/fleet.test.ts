@@ -33,7 +33,10 @@ describe('head stream across a fleet', () => {
 
   it('every replica sends the same events, B learning the heads over the bus', async () => {
     const head = sim.chain.head();
-    const [ca, cb] = await Promise.all([openStream(a.url, { lastEventId: String(head) }), openStream(b.url, { lastEventId: String(head) })]);
+    const [ca, cb] = await Promise.all([
+      openStream(a.url, { lastEventId: String(head) }),
+      openStream(b.url, { lastEventId: String(head) }),
+    ]);
     clients.push(ca, cb);
     const probesB = sim.stats()['block/max'] ?? 0;
     sim.chain.advance(3);

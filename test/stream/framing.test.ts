@@ -52,7 +52,11 @@ describe('GET /stream/heads', () => {
     let text = '';
     while (!text.includes(`id: ${h0 + 3}\n`) || !text.endsWith('\n\n')) text += String((await reader.next()).value);
     raw.body.destroy();
-    expect(text).toMatch(new RegExp(`^retry: 3000\\n\\n: [^\\n]*\\n\\nid: ${h0 + 3}\\ndata: \\{"height":${h0 + 3},"final_height":${h0 + 3 - 15},"time":\\d+,"block":\\{"block_hash":"[0-9a-f]+"[^\\n]*\\}\\}\\n\\n$`));
+    expect(text).toMatch(
+      new RegExp(
+        `^retry: 3000\\n\\n: [^\\n]*\\n\\nid: ${h0 + 3}\\ndata: \\{"height":${h0 + 3},"final_height":${h0 + 3 - 15},"time":\\d+,"block":\\{"block_hash":"[0-9a-f]+"[^\\n]*\\}\\}\\n\\n$`,
+      ),
+    );
   });
 
   it('names the heights a jump of more than 100 skips with a gap event, live and on resume', async () => {
@@ -62,7 +66,11 @@ describe('GET /stream/heads', () => {
     const h0 = sim.chain.head();
     sim.chain.advance(250);
     await c.until(() => c.events.length === 102, 10_000, 'the gap and the newest 100 heads');
-    expect(c.events[1]).toEqual({ type: 'gap', id: String(h0 + 150), data: JSON.stringify({ from: h0 + 1, to: h0 + 150 }) });
+    expect(c.events[1]).toEqual({
+      type: 'gap',
+      id: String(h0 + 150),
+      data: JSON.stringify({ from: h0 + 1, to: h0 + 150 }),
+    });
     expect(c.heights()).toEqual([h0, ...Array.from({ length: 100 }, (_, i) => h0 + 151 + i)]);
     const resumed = await r.stream(proxy.url, { lastEventId: String(h0) });
     await resumed.until(() => resumed.events.length === 101, 10_000, 'the replay');
@@ -84,7 +92,11 @@ describe('GET /stream/heads', () => {
     }
     const pre = await request(`${proxy.url}/stream/heads`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://explorer.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'last-event-id' },
+      headers: {
+        origin: 'https://explorer.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'last-event-id',
+      },
     });
     await pre.body.text();
     expect(pre.statusCode).toBe(204);

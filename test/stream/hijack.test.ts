@@ -33,10 +33,16 @@ function bodyOf(raw: string): unknown {
 describe('a resume point that cannot be read', () => {
   it('gets a 400 envelope naming lastEventId, and the connection ends: as many as the connection cap do not lock anyone out', async () => {
     const { proxy } = await r.start({ http: { ...defaultConfig().http, maxConnections: 4 } });
-    const answers = await Promise.all([1, 2, 3, 4].map(() => rawExchange(proxy.url, 'GET /stream/heads?lastEventId=%ZZ HTTP/1.1')));
+    const answers = await Promise.all(
+      [1, 2, 3, 4].map(() => rawExchange(proxy.url, 'GET /stream/heads?lastEventId=%ZZ HTTP/1.1')),
+    );
     for (const a of answers) {
       expect(a.startsWith('HTTP/1.1 400 ')).toBe(true);
-      expect(bodyOf(a)).toEqual({ code: 4001, msg: 'invalid parameter lastEventId: malformed percent-encoding', data: null });
+      expect(bodyOf(a)).toEqual({
+        code: 4001,
+        msg: 'invalid parameter lastEventId: malformed percent-encoding',
+        data: null,
+      });
     }
     expect(proxy.stream.hub.size).toBe(0);
     expect((await get(proxy.url, '/healthz')).status).toBe(200);
@@ -49,7 +55,11 @@ describe('a resume point that cannot be read', () => {
       ['GET /stream/heads?lastEventId=abc HTTP/1.1', 'invalid parameter lastEventId: expected a block height', 4001],
       ['GET /stream/heads?lastEventId=-1 HTTP/1.1', 'invalid parameter lastEventId: expected a block height', 4001],
       ['GET /stream/heads?lastEventId=1&lastEventId=2 HTTP/1.1', 'duplicated parameter lastEventId', 4003],
-      ['GET /stream/heads HTTP/1.1\r\nLast-Event-ID: 12x', 'invalid header Last-Event-ID: expected a block height', 4001],
+      [
+        'GET /stream/heads HTTP/1.1\r\nLast-Event-ID: 12x',
+        'invalid header Last-Event-ID: expected a block height',
+        4001,
+      ],
     ];
     for (const [head, msg, code] of cases) {
       const a = await rawExchange(proxy.url, head);

@@ -15,7 +15,8 @@ describe('one client identity', () => {
     expect(clientIdentity('2001:db8:a:b:1::1')).toBe('2001:db8:a:b::/64');
     expect(clientIdentity('2001:DB8:A:B:ffff::2')).toBe('2001:db8:a:b::/64');
     expect(clientIdentity('2001:db8:a:c::1')).toBe('2001:db8:a:c::/64');
-    for (const mapped of ['::ffff:203.0.113.7', '::FFFF:203.0.113.7', '::ffff:cb00:7107', '0:0:0:0:0:ffff:203.0.113.7']) expect(clientIdentity(mapped), mapped).toBe('203.0.113.7');
+    for (const mapped of ['::ffff:203.0.113.7', '::FFFF:203.0.113.7', '::ffff:cb00:7107', '0:0:0:0:0:ffff:203.0.113.7'])
+      expect(clientIdentity(mapped), mapped).toBe('203.0.113.7');
     expect(clientIdentity('203.0.113.7')).toBe('203.0.113.7');
     expect(clientIdentity('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
   });

@@ -20,7 +20,10 @@ export function streamConfig(patch: Partial<StreamConfig> = {}): StreamConfig {
   return { ...testConfig([]).stream, ...patch };
 }
 
-export function rig(): { start(patch?: ConfigPatch, relays?: number, clock?: () => number): Promise<Rig>; stream(base: string, o?: Parameters<typeof openStream>[1]): Promise<SseClient> } {
+export function rig(): {
+  start(patch?: ConfigPatch, relays?: number, clock?: () => number): Promise<Rig>;
+  stream(base: string, o?: Parameters<typeof openStream>[1]): Promise<SseClient>;
+} {
   let sims: SimulatorHandle[] = [];
   let proxies: ProxyHandle[] = [];
   let clients: SseClient[] = [];
@@ -43,14 +46,18 @@ export function rig(): { start(patch?: ConfigPatch, relays?: number, clock?: () 
       sims.push(sim);
       const own = await Promise.all(Array.from({ length: relays }, () => startRelay(sim.url)));
       relayed.push(...own);
-      const proxy = await startTestProxy(relays === 0 ? [sim.url] : own.map((r) => r.url), {
-        // The production default (test/helpers/proxy.ts turns refresh-ahead off).
-        refreshAhead: defaultConfig().refreshAhead,
-        ...patch,
-        // The tests leap 100 heights at once, which no real chain does: head trust
-        // (test/head, test/quorum) must let such steps through here.
-        upstream: { probeIntervalMs: 100, headMarginBlocks: 150, ...patch.upstream },
-      }, clock);
+      const proxy = await startTestProxy(
+        relays === 0 ? [sim.url] : own.map((r) => r.url),
+        {
+          // The production default (test/helpers/proxy.ts turns refresh-ahead off).
+          refreshAhead: defaultConfig().refreshAhead,
+          ...patch,
+          // The tests leap 100 heights at once, which no real chain does: head trust
+          // (test/head, test/quorum) must let such steps through here.
+          upstream: { probeIntervalMs: 100, headMarginBlocks: 150, ...patch.upstream },
+        },
+        clock,
+      );
       proxies.push(proxy);
       // The first subscriber starts the events; the first probe gives the first head.
       const first = await openStream(proxy.url);

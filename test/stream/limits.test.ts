@@ -37,7 +37,10 @@ describe('stream limits and backpressure', () => {
   });
 
   it('drops a subscriber that does not read, which then resumes without a gap', async () => {
-    const { sim, proxy } = await r.start({ stream: streamConfig({ maxBufferBytes: 200 * 1024 }), limits: { maxPageSize: 100 } });
+    const { sim, proxy } = await r.start({
+      stream: streamConfig({ maxBufferBytes: 200 * 1024 }),
+      limits: { maxPageSize: 100 },
+    });
     // A raw socket that sends the request and never reads: the kernel buffers fill, then the proxy's.
     const url = new URL(proxy.url);
     const sock = connect(Number(url.port), url.hostname);

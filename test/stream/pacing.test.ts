@@ -25,7 +25,10 @@ const range = (from: number, n: number): number[] => Array.from({ length: n }, (
 
 describe('paced replays', () => {
   it('replays 1000 events to a resuming client whole, though they are many times STREAM_MAX_BUFFER_BYTES', async () => {
-    const t = await r.start({ stream: streamConfig({ history: 1024, maxBufferBytes: 16 * 1024 }), limits: { maxPageSize: 100 } });
+    const t = await r.start({
+      stream: streamConfig({ history: 1024, maxBufferBytes: 16 * 1024 }),
+      limits: { maxPageSize: 100 },
+    });
     const start = t.sim.chain.head();
     await heads(t, 1000);
     const c = await r.stream(t.proxy.url, { lastEventId: String(start) });
@@ -42,12 +45,19 @@ describe('paced replays', () => {
   });
 
   it('answers a resume point older than the history with a gap event and what is kept; resuming from the last id seen goes on', async () => {
-    const t = await r.start({ stream: streamConfig({ history: 200, maxBufferBytes: 16 * 1024 }), limits: { maxPageSize: 100 } });
+    const t = await r.start({
+      stream: streamConfig({ history: 200, maxBufferBytes: 16 * 1024 }),
+      limits: { maxPageSize: 100 },
+    });
     const start = t.sim.chain.head();
     await heads(t, 300);
     const c = await r.stream(t.proxy.url, { lastEventId: String(start) });
     await c.until(() => c.events.length === 201 || c.ended, 20_000, 'the gap and the kept events');
-    expect(c.events[0]).toEqual({ type: 'gap', id: String(start + 100), data: JSON.stringify({ from: start + 1, to: start + 100 }) });
+    expect(c.events[0]).toEqual({
+      type: 'gap',
+      id: String(start + 100),
+      data: JSON.stringify({ from: start + 1, to: start + 100 }),
+    });
     expect(c.heights()).toEqual(range(start + 101, 200));
     // As EventSource does after any disconnect: reconnect with the last id seen.
     c.close();

@@ -16,7 +16,10 @@ const TOTAL = 96 * 1024;
 
 describe('stream queues, all subscribers together', () => {
   it('disconnects the slow readers, largest first, once what they queue together would pass STREAM_MAX_BUFFER_TOTAL_BYTES, and gives it back', async () => {
-    const { sim, proxy } = await r.start({ stream: streamConfig({ maxBufferBytes: 4 * 1024 * 1024, maxBufferTotalBytes: TOTAL, maxPerClient: 10 }), limits: { maxPageSize: 100 } });
+    const { sim, proxy } = await r.start({
+      stream: streamConfig({ maxBufferBytes: 4 * 1024 * 1024, maxBufferTotalBytes: TOTAL, maxPerClient: 10 }),
+      limits: { maxPageSize: 100 },
+    });
     const url = new URL(proxy.url);
     // Raw sockets that send the request and never read: the kernel buffers fill, then the proxy's.
     const slow: Socket[] = [1, 2, 3].map(() => {
@@ -37,7 +40,10 @@ describe('stream queues, all subscribers together', () => {
     expect(await counter(proxy.url, 'chainproxy_stream_clients_dropped_total', { reason: 'total' })).toBe(3);
     expect(await counter(proxy.url, 'chainproxy_stream_clients_dropped_total', { reason: 'slow' })).toBe(0);
     // Every slow reader is gone and what it queued was given back.
-    await waitFor(() => proxy.stream.hub.size === 1 && proxy.stream.hub.queuedBytes === 0, 'the queues to be given back');
+    await waitFor(
+      () => proxy.stream.hub.size === 1 && proxy.stream.hub.queuedBytes === 0,
+      'the queues to be given back',
+    );
     expect(await counter(proxy.url, 'chainproxy_stream_queued_bytes')).toBe(0);
     for (const s of slow) s.destroy();
     // The subscriber that reads got every head, in order.

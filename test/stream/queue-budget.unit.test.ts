@@ -2,7 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { QueueBudget, type Queued } from '../../src/stream/queue-budget.js';
 
-function holders(budget: () => QueueBudget, sizes: number[]): (Queued & { dropped: boolean; hold(n: number): boolean })[] {
+function holders(
+  budget: () => QueueBudget,
+  sizes: number[],
+): (Queued & { dropped: boolean; hold(n: number): boolean })[] {
   return sizes.map((size) => {
     const q = {
       queuedBytes: 0,

@@ -64,7 +64,13 @@ describe('rebase', () => {
     await a.until(() => a.events.length === told + 5, 10_000, 'the new heights');
     // Heights above the rebase are sent again as the chain reaches them, now with their records.
     expect(a.events.slice(told).map((e) => Number(e.id))).toEqual([real + 1, real + 2, real + 3, real + 4, real + 5]);
-    expect(a.events.slice(told).map((e) => headOf(e).block?.["height"] ?? null)).toEqual([real + 1, real + 2, real + 3, real + 4, real + 5]);
+    expect(a.events.slice(told).map((e) => headOf(e).block?.['height'] ?? null)).toEqual([
+      real + 1,
+      real + 2,
+      real + 3,
+      real + 4,
+      real + 5,
+    ]);
 
     const d = await r.stream(proxy.url, { lastEventId: String(real + 3) });
     await d.until(() => d.events.length === 6, 10_000, 'the rebase and the replay');
@@ -80,7 +86,10 @@ describe('rebase', () => {
     const pages = relays.reduce((n, x) => n + x.count('/block/list'), 0);
     for (const x of relays) x.hold();
     for (const x of relays) x.lie(real + 5000);
-    await waitFor(() => proxy.tracker.bestHead() === real + 5000 && relays.reduce((n, x) => n + x.count('/block/list'), 0) > pages, 'the feed reading the page for the phantom head');
+    await waitFor(
+      () => proxy.tracker.bestHead() === real + 5000 && relays.reduce((n, x) => n + x.count('/block/list'), 0) > pages,
+      'the feed reading the page for the phantom head',
+    );
     for (const x of relays) x.lie(null);
     await waitFor(() => proxy.tracker.bestHead() === real, 'the follow-down');
     for (const x of relays) x.release();

@@ -22,7 +22,11 @@ export async function startRelay(simUrl: string): Promise<Relay> {
     const url = req.url ?? '/';
     const path = url.split('?')[0];
     if (path === '/block/max' && state.lie !== null) {
-      return sendJson(res, 200, `{"code":0,"msg":"success","data":{"height":${state.lie},"server_timestamp":${Date.now()}}}`);
+      return sendJson(
+        res,
+        200,
+        `{"code":0,"msg":"success","data":{"height":${state.lie},"server_timestamp":${Date.now()}}}`,
+      );
     }
     if (path === '/block/list' && held !== null) await held;
     const up = await request(`${simUrl}${url}`);

@@ -46,7 +46,11 @@ describe('resuming with Last-Event-ID', () => {
     }
     const c = await r.stream(proxy.url, { lastEventId: String(head) });
     await c.until(() => c.events.length === 4);
-    expect(c.events[0]).toEqual({ type: 'gap', id: String(head + 3), data: JSON.stringify({ from: head + 1, to: head + 3 }) });
+    expect(c.events[0]).toEqual({
+      type: 'gap',
+      id: String(head + 3),
+      data: JSON.stringify({ from: head + 1, to: head + 3 }),
+    });
     expect(c.heights()).toEqual([head + 4, head + 5, head + 6]);
   });
 
@@ -60,7 +64,11 @@ describe('resuming with Last-Event-ID', () => {
       const c = await openStream(proxy.url, { lastEventId: String(head - 10) });
       try {
         await c.until(() => c.events.length === 2, 10_000, 'the gap and the head');
-        expect(c.events[0]).toEqual({ type: 'gap', id: String(head - 1), data: JSON.stringify({ from: head - 9, to: head - 1 }) });
+        expect(c.events[0]).toEqual({
+          type: 'gap',
+          id: String(head - 1),
+          data: JSON.stringify({ from: head - 9, to: head - 1 }),
+        });
         expect(c.heights()).toEqual([head]);
       } finally {
         c.close();

@@ -38,7 +38,10 @@ export interface SseClient {
   close(): void;
 }
 
-export function openStream(base: string, opts: { lastEventId?: string; headers?: Record<string, string>; query?: string; path?: string } = {}): Promise<SseClient> {
+export function openStream(
+  base: string,
+  opts: { lastEventId?: string; headers?: Record<string, string>; query?: string; path?: string } = {},
+): Promise<SseClient> {
   const url = new URL(`${base}${opts.path ?? '/stream/heads'}${opts.query ?? ''}`);
   const headers: Record<string, string> = { accept: 'text/event-stream', ...opts.headers };
   if (opts.lastEventId !== undefined) headers['last-event-id'] = opts.lastEventId;
@@ -58,10 +61,13 @@ export function openStream(base: string, opts: { lastEventId?: string; headers?:
         until(pred, ms = LEAST_WAIT_MS, what = 'condition') {
           if (pred()) return Promise.resolve();
           return new Promise((ok, fail) => {
-            const timer = setTimeout(() => {
-              waiters.delete(check);
-              fail(new Error(`timed out waiting for ${what}; events ${JSON.stringify(c.heights())}`));
-            }, Math.max(ms, LEAST_WAIT_MS));
+            const timer = setTimeout(
+              () => {
+                waiters.delete(check);
+                fail(new Error(`timed out waiting for ${what}; events ${JSON.stringify(c.heights())}`));
+              },
+              Math.max(ms, LEAST_WAIT_MS),
+            );
             const check = (): void => {
               if (!pred()) return;
               clearTimeout(timer);

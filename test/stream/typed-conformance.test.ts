@@ -30,7 +30,10 @@ describe('gap and rebase events conform to /openapi.json', () => {
     await a.until(() => a.typed('rebase').length === 1, 10_000, 'the rebase');
     const gap = a.typed('gap')[0]!;
     const rebase = a.typed('rebase')[0]!;
-    for (const [e, name] of [[gap, 'GapEvent'], [rebase, 'RebaseEvent']] as const) {
+    for (const [e, name] of [
+      [gap, 'GapEvent'],
+      [rebase, 'RebaseEvent'],
+    ] as const) {
       const validate = schema(name);
       expect(validate(JSON.parse(e.data)), `${name} ${e.data} ${JSON.stringify(validate.errors)}`).toBe(true);
     }

@@ -18,7 +18,8 @@ const WATCH = 800;
 const MEMBER = 120;
 
 /** `n` addresses no other call of this file returns (`from` apart). */
-const addresses = (from: number, n: number): string[] => Array.from({ length: n }, (_, i) => normalAddress(9, from + i));
+const addresses = (from: number, n: number): string[] =>
+  Array.from({ length: n }, (_, i) => normalAddress(9, from + i));
 const query = (list: readonly string[]): string => `?${list.map((a) => `address=${a}`).join('&')}`;
 const as = (ip: string) => ({ 'x-forwarded-for': ip });
 
@@ -30,7 +31,10 @@ async function metric(base: string, name: string): Promise<number> {
 
 describe('activity watch bounds', () => {
   it('a client opening and closing streams leaves at most its share lingering, its oldest forgotten first', async () => {
-    const { proxy } = await r.start({ trustProxy: ['127.0.0.1'], stream: streamConfig({ maxPerClient: 2, activityMaxWatch: 100, activityLingerMs: 300_000 }) });
+    const { proxy } = await r.start({
+      trustProxy: ['127.0.0.1'],
+      stream: streamConfig({ maxPerClient: 2, activityMaxWatch: 100, activityLingerMs: 300_000 }),
+    });
     const activity = proxy.stream.activity;
     const clients = 6;
     const streams = 8;
@@ -43,7 +47,11 @@ describe('activity watch bounds', () => {
         next += 100;
         if (s === 0) first.push(list);
         if (s === streams - 1) last.push(list);
-        const sse = await r.stream(proxy.url, { path: ACTIVITY, query: query(list), headers: as(`203.0.113.${c + 1}`) });
+        const sse = await r.stream(proxy.url, {
+          path: ACTIVITY,
+          query: query(list),
+          headers: as(`203.0.113.${c + 1}`),
+        });
         expect(sse.status).toBe(200);
         sse.close();
         await waitFor(() => activity.status().streams === 0, 'the close');
@@ -54,7 +62,9 @@ describe('activity watch bounds', () => {
     expect([s.watched, s.lingering]).toEqual([0, clients * 200]);
     expect(activity.channel.counts().clients).toBe(clients);
     expect(s.watchBytes).toBe(clients * 200 * WATCH);
-    expect(await metric(proxy.url, 'chainproxy_activity_lingering_forgotten_total{reason="client"}')).toBe(clients * (streams - 2) * 100);
+    expect(await metric(proxy.url, 'chainproxy_activity_lingering_forgotten_total{reason="client"}')).toBe(
+      clients * (streams - 2) * 100,
+    );
     for (let c = 0; c < clients; c++) {
       expect(activity.channel.since(first[c]![0]!), `client ${c}'s oldest`).toBeNull();
       expect(activity.channel.since(last[c]![99]!), `client ${c}'s newest`).not.toBeNull();
@@ -63,7 +73,10 @@ describe('activity watch bounds', () => {
 
   it('every watch is charged to STREAM_ACTIVITY_WATCH_BYTES: the oldest lingering go for a new stream; one that cannot fit is refused 503', async () => {
     const budget = 256 * 1024;
-    const { proxy } = await r.start({ trustProxy: ['127.0.0.1'], stream: streamConfig({ activityWatchBytes: budget, activityLingerMs: 300_000 }) });
+    const { proxy } = await r.start({
+      trustProxy: ['127.0.0.1'],
+      stream: streamConfig({ activityWatchBytes: budget, activityLingerMs: 300_000 }),
+    });
     const activity = proxy.stream.activity;
     const a = addresses(10_000, 100);
     const b = addresses(10_100, 100);
@@ -85,7 +98,11 @@ describe('activity watch bounds', () => {
     expect((await fetch(`${proxy.url}/block/max`, { headers: as('198.51.100.4') })).status).toBe(200);
     const heads = await r.stream(proxy.url, { headers: as('198.51.100.5') });
     expect(heads.status).toBe(200);
-    const shared = await r.stream(proxy.url, { path: ACTIVITY, query: query(a.slice(0, 3)), headers: as('198.51.100.6') });
+    const shared = await r.stream(proxy.url, {
+      path: ACTIVITY,
+      query: query(a.slice(0, 3)),
+      headers: as('198.51.100.6'),
+    });
     expect(shared.status).toBe(200);
     shared.close();
     await waitFor(() => activity.status().streams === 2, 'the shared stream to close');

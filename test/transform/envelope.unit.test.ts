@@ -38,15 +38,27 @@ describe('normalizeError', () => {
 
   it('keeps a non-zero integer code and a string msg, fills the rest', () => {
     expect(norm(400, '{"code":17,"msg":"bad"}').json).toEqual({ code: 17, msg: 'bad', data: null });
-    expect(norm(400, '{"code":17,"message":"from message"}').json).toEqual({ code: 17, msg: 'from message', data: null });
+    expect(norm(400, '{"code":17,"message":"from message"}').json).toEqual({
+      code: 17,
+      msg: 'from message',
+      data: null,
+    });
   });
 
   it('derives code from the status (or 5023 for a 2xx) and msg from message/error or a generic text', () => {
-    expect(norm(500, '{"error":"boom"}')).toEqual({ status: 500, json: { code: 500, msg: 'boom', data: null }, same: false });
+    expect(norm(500, '{"error":"boom"}')).toEqual({
+      status: 500,
+      json: { code: 500, msg: 'boom', data: null },
+      same: false,
+    });
     expect(norm(503, '{"error":{"message":"nested"}}').json).toEqual({ code: 503, msg: 'nested', data: null });
     expect(norm(200, '{"code":0,"msg":7,"data":{}}').json).toEqual({ code: 5023, msg: 'upstream error', data: null });
     expect(norm(200, '{"code":"1","msg":"s"}').json).toEqual({ code: 5023, msg: 's', data: null });
-    expect(norm(502, '<html>bad gateway</html>')).toEqual({ status: 502, json: { code: 502, msg: 'upstream error (HTTP 502)', data: null }, same: false });
+    expect(norm(502, '<html>bad gateway</html>')).toEqual({
+      status: 502,
+      json: { code: 502, msg: 'upstream error (HTTP 502)', data: null },
+      same: false,
+    });
     expect(norm(404, '[1,2]').json).toEqual({ code: 404, msg: 'upstream error (HTTP 404)', data: null });
     expect(norm(400, '{"code":1.5,"msg":"x","data":null}').json).toEqual({ code: 400, msg: 'x', data: null });
   });

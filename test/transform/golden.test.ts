@@ -6,7 +6,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINT_NAMES } from '../../src/endpoints/index.js';
-import { envelope, expectedBody, FIXTURES, get, PUBLIC, settableClock, startEnv, withoutStamps, type Env } from '../helpers/proxy-kit.js';
+import {
+  envelope,
+  expectedBody,
+  FIXTURES,
+  get,
+  PUBLIC,
+  settableClock,
+  startEnv,
+  withoutStamps,
+  type Env,
+} from '../helpers/proxy-kit.js';
 
 describe('golden passthrough of the fixtures (one per endpoint) (frozen clock)', () => {
   const clock = settableClock();
@@ -22,26 +32,32 @@ describe('golden passthrough of the fixtures (one per endpoint) (frozen clock)',
     expect(FIXTURES.map((f) => f.path).sort()).toEqual([...ENDPOINT_NAMES].sort());
   });
 
-  it.each(FIXTURES.map((f) => [f.path + (f.query ? `?${f.query}` : ''), f] as const))('%s: MISS is byte-identical but for the links', async (url, f) => {
-    const before = env.count(f.path);
-    const g = await get(env.base, `/${url}`);
-    expect(g.status).toBe(200);
-    expect(g.header('x-cache')).toBe('MISS');
-    expect(g.header('content-type')).toMatch(/^application\/json/);
-    expect(g.header('content-encoding')).toBeUndefined();
-    expect(g.text).toBe(expectedBody(f.body));
-    // block/max is also requested by the prober; for the others exactly one more upstream request.
-    expect(env.count(f.path)).toBe(before + 1);
-  });
+  it.each(FIXTURES.map((f) => [f.path + (f.query ? `?${f.query}` : ''), f] as const))(
+    '%s: MISS is byte-identical but for the links',
+    async (url, f) => {
+      const before = env.count(f.path);
+      const g = await get(env.base, `/${url}`);
+      expect(g.status).toBe(200);
+      expect(g.header('x-cache')).toBe('MISS');
+      expect(g.header('content-type')).toMatch(/^application\/json/);
+      expect(g.header('content-encoding')).toBeUndefined();
+      expect(g.text).toBe(expectedBody(f.body));
+      // block/max is also requested by the prober; for the others exactly one more upstream request.
+      expect(env.count(f.path)).toBe(before + 1);
+    },
+  );
 
-  it.each(FIXTURES.map((f) => [f.path + (f.query ? `?${f.query}` : ''), f] as const))('%s: HIT equals the MISS but for time-relative fields', async (url, f) => {
-    const before = env.count(f.path);
-    const g = await get(env.base, `/${url}`);
-    expect(g.status).toBe(200);
-    expect(g.header('x-cache')).toBe('HIT');
-    expect(withoutStamps(g.text)).toBe(withoutStamps(expectedBody(f.body)));
-    expect(env.count(f.path)).toBe(before);
-  });
+  it.each(FIXTURES.map((f) => [f.path + (f.query ? `?${f.query}` : ''), f] as const))(
+    '%s: HIT equals the MISS but for time-relative fields',
+    async (url, f) => {
+      const before = env.count(f.path);
+      const g = await get(env.base, `/${url}`);
+      expect(g.status).toBe(200);
+      expect(g.header('x-cache')).toBe('HIT');
+      expect(withoutStamps(g.text)).toBe(withoutStamps(expectedBody(f.body)));
+      expect(env.count(f.path)).toBe(before);
+    },
+  );
 
   it('keeps number spellings: block/max 4842503.0 and holders rank', async () => {
     const max = await get(env.base, '/block/max');
@@ -74,7 +90,9 @@ describe('golden passthrough of the fixtures (one per endpoint) (frozen clock)',
     const f = FIXTURES.find((x) => x.path === 'tx/nrc20')!;
     const g = await get(env.base, `/${f.path}?${f.query}`);
     expect(g.header('x-cache')).toBe('HIT');
-    const list = (envelope(g).data as { txnList: Array<{ timestamp: number; currentTimestamp: number; timeDiff: number }> }).txnList;
+    const list = (
+      envelope(g).data as { txnList: Array<{ timestamp: number; currentTimestamp: number; timeDiff: number }> }
+    ).txnList;
     expect(list.length).toBeGreaterThan(0);
     for (const t of list) {
       expect(Math.abs(t.currentTimestamp - now)).toBeLessThanOrEqual(1000);
@@ -100,10 +118,13 @@ describe('golden passthrough of the fixtures (one per endpoint) (real clock)', (
     await env.close();
   });
 
-  it.each(FIXTURES.map((f) => [f.path + (f.query ? `?${f.query}` : ''), f] as const))('%s: MISS is byte-identical but for the links', async (url, f) => {
-    const g = await get(env.base, `/${url}`);
-    expect(g.status).toBe(200);
-    expect(g.header('x-cache')).toBe('MISS');
-    expect(g.text).toBe(expectedBody(f.body));
-  });
+  it.each(FIXTURES.map((f) => [f.path + (f.query ? `?${f.query}` : ''), f] as const))(
+    '%s: MISS is byte-identical but for the links',
+    async (url, f) => {
+      const g = await get(env.base, `/${url}`);
+      expect(g.status).toBe(200);
+      expect(g.header('x-cache')).toBe('MISS');
+      expect(g.text).toBe(expectedBody(f.body));
+    },
+  );
 });

@@ -1,9 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { forEachItem, forEachMember, kindAt, locate, numberAt, root, skipValue, splice, stringAt } from '../../src/transform/json-scan.js';
+import {
+  forEachItem,
+  forEachMember,
+  kindAt,
+  locate,
+  numberAt,
+  root,
+  skipValue,
+  splice,
+  stringAt,
+} from '../../src/transform/json-scan.js';
 import { fixtures } from './fixtures.js';
 
 const b = (s: string) => Buffer.from(s, 'utf8');
-const text = (buf: Buffer, r: { start: number; end: number } | null) => (r === null ? null : buf.toString('utf8', r.start, r.end));
+const text = (buf: Buffer, r: { start: number; end: number } | null) =>
+  r === null ? null : buf.toString('utf8', r.start, r.end);
 
 describe('json-scan', () => {
   it('locates data.next, null and numbers with their exact bytes', () => {
@@ -26,7 +37,9 @@ describe('json-scan', () => {
   });
 
   it('handles unicode, escaped keys, whitespace, BOM and nested arrays', () => {
-    const body = b('\ufeff {\n "data" : { "list" : [ [1,{"a":"]}"}], {"b":"\u00e9\u{1F600}\\u00e9"} ] , "ne\\u0078t" : "x" }\n}');
+    const body = b(
+      '\ufeff {\n "data" : { "list" : [ [1,{"a":"]}"}], {"b":"\u00e9\u{1F600}\\u00e9"} ] , "ne\\u0078t" : "x" }\n}',
+    );
     expect(text(body, locate(body, ['data', 'next']))).toBe('"x"');
     expect(text(body, locate(body, ['data', 'list', 1, 'b']))).toBe('"\u00e9\u{1F600}\\u00e9"');
     expect(text(body, locate(body, ['data', 'list', 0, 1, 'a']))).toBe('"]}"');
@@ -39,7 +52,17 @@ describe('json-scan', () => {
   });
 
   it('returns null / -1 on malformed or truncated input without throwing', () => {
-    for (const s of ['', '{', '{"data":', '{"data":{"next":"unterminated', '{"data" 1}', '{"a":1,,}', '[1,2', 'garbage', '"\\']) {
+    for (const s of [
+      '',
+      '{',
+      '{"data":',
+      '{"data":{"next":"unterminated',
+      '{"data" 1}',
+      '{"a":1,,}',
+      '[1,2',
+      'garbage',
+      '"\\',
+    ]) {
       const body = b(s);
       expect(() => locate(body, ['data', 'next'])).not.toThrow();
       expect(locate(body, ['data', 'next'])).toBeNull();
@@ -71,7 +94,12 @@ describe('json-scan', () => {
     const a = locate(body, ['a']);
     const bb = locate(body, ['b']);
     if (a === null || bb === null) throw new Error('missing');
-    expect(splice(body, [{ range: bb, bytes: b('"two"') }, { range: a, bytes: b('10') }]).toString()).toBe('{"a":10,"b":"two"}');
+    expect(
+      splice(body, [
+        { range: bb, bytes: b('"two"') },
+        { range: a, bytes: b('10') },
+      ]).toString(),
+    ).toBe('{"a":10,"b":"two"}');
     expect(splice(body, [])).toBe(body);
   });
 

@@ -18,7 +18,10 @@ describe('findStamps + renderBody', () => {
     const before = JSON.parse(body.toString());
     const after = JSON.parse(out.toString());
     expect(after.data.server_timestamp).toBe(NOW);
-    expect({ ...after, data: { ...after.data, server_timestamp: 0 } }).toEqual({ ...before, data: { ...before.data, server_timestamp: 0 } });
+    expect({ ...after, data: { ...after.data, server_timestamp: 0 } }).toEqual({
+      ...before,
+      data: { ...before.data, server_timestamp: 0 },
+    });
   });
 
   it('stamps every fixture that has data.server_timestamp, and nothing else', () => {
@@ -77,9 +80,18 @@ describe('findStamps + renderBody', () => {
   });
 
   it('tolerates absent fields and bad bodies', () => {
-    const noBase = Buffer.from('{"code":0,"msg":"success","data":{"txnList":[{"currentTimestamp":5,"timeDiff":4},{},1,null]}}');
+    const noBase = Buffer.from(
+      '{"code":0,"msg":"success","data":{"txnList":[{"currentTimestamp":5,"timeDiff":4},{},1,null]}}',
+    );
     expect(findStamps(noBase, 'tx/nrc20').map((s) => s.kind)).toEqual(['now']);
-    for (const s of ['', 'nope', '{"data":null}', '{"data":[1]}', '{"data":{"txnList":{}}}', '{"data":{"server_timestamp":1']) {
+    for (const s of [
+      '',
+      'nope',
+      '{"data":null}',
+      '{"data":[1]}',
+      '{"data":{"txnList":{}}}',
+      '{"data":{"server_timestamp":1',
+    ]) {
       expect(findStamps(Buffer.from(s), 'tx/nrc20')).toEqual([]);
     }
   });

@@ -153,6 +153,8 @@ describe('one attempt', () => {
     const err = await failure({ accept: () => 'behind' });
     expect(err.kind).toBe('UPSTREAM_LAGGING');
     expect(err.detail).toBe('behind');
-    expect((await failure({ accept: () => 'no height', acceptKind: 'UPSTREAM_BAD_RESPONSE' })).kind).toBe('UPSTREAM_BAD_RESPONSE');
+    expect((await failure({ accept: () => 'no height', acceptKind: 'UPSTREAM_BAD_RESPONSE' })).kind).toBe(
+      'UPSTREAM_BAD_RESPONSE',
+    );
   });
 });

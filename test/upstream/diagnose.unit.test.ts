@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ProxyError } from '../../src/errors/catalog.js';
 import { diagnose, diagnosisLine } from '../../src/upstream/diagnose.js';
 
-const answered = (status: number): ProxyError => new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { upstreamStatus: status, detail: `HTTP ${status}` });
+const answered = (status: number): ProxyError =>
+  new ProxyError('UPSTREAM_BAD_RESPONSE', undefined, { upstreamStatus: status, detail: `HTTP ${status}` });
 
 describe('diagnose, an answer arrived', () => {
   it('401 and 403: the upstream refuses this client, and the hint does not ask for credentials in the URL (UPSTREAM_URLS refuses them)', () => {
@@ -16,6 +17,8 @@ describe('diagnose, an answer arrived', () => {
   });
 
   it('404: the wrong path prefix, with the URL probed', () => {
-    expect(diagnosisLine(diagnose('http://backend:8080/v1', answered(404)))).toBe('GET http://backend:8080/v1/block/max failed: HTTP 404 for http://backend:8080/v1/block/max. Hint: wrong path prefix? UPSTREAM_URLS is the base the endpoints sit under: <base>/block/max must answer the height.');
+    expect(diagnosisLine(diagnose('http://backend:8080/v1', answered(404)))).toBe(
+      'GET http://backend:8080/v1/block/max failed: HTTP 404 for http://backend:8080/v1/block/max. Hint: wrong path prefix? UPSTREAM_URLS is the base the endpoints sit under: <base>/block/max must answer the height.',
+    );
   });
 });

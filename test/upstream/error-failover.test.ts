@@ -24,7 +24,9 @@ async function pair(status: number, body: string): Promise<[ChainFake, ChainFake
   t.fakes.push(bad, ok);
   bad.on('tx/detail', (_req, res) => sendJson(res, status, body));
   ok.delay(20);
-  t.proxy = await startReplica([bad.url, ok.url], { upstream: { hedgeAfterMs: 0, breakerFailures: 5, breakerCooldownMs: 60_000 } });
+  t.proxy = await startReplica([bad.url, ok.url], {
+    upstream: { hedgeAfterMs: 0, breakerFailures: 5, breakerCooldownMs: 60_000 },
+  });
   return [bad, ok];
 }
 
@@ -52,10 +54,19 @@ describe('fast errors from one upstream', () => {
     t.fakes.push(fake);
     fake.on('tx/detail', (_req, res) => sendJson(res, 404, '{"code":404,"msg":"not found","data":null}'));
     fake.on('tx/list', (_req, res) => sendJson(res, 401, '{"code":401,"msg":"unauthorized","data":null}'));
-    const u = new Upstream({ name: 'u0', url: fake.url, config: upstreamConfig({ breakerFailures: 100 }), metrics: noopMetrics });
+    const u = new Upstream({
+      name: 'u0',
+      url: fake.url,
+      config: upstreamConfig({ breakerFailures: 100 }),
+      metrics: noopMetrics,
+    });
     try {
-      for (let i = 0; i < 5; i++) await u.run({ path: `/tx/detail?hash=${HASH(i)}`, endpoint: 'tx/detail', attempt: 1, gated: true });
-      for (let i = 0; i < 5; i++) await expect(u.run({ path: '/tx/list', endpoint: 'tx/list', attempt: 1, gated: true })).rejects.toMatchObject({ kind: 'UPSTREAM_ERROR' });
+      for (let i = 0; i < 5; i++)
+        await u.run({ path: `/tx/detail?hash=${HASH(i)}`, endpoint: 'tx/detail', attempt: 1, gated: true });
+      for (let i = 0; i < 5; i++)
+        await expect(u.run({ path: '/tx/list', endpoint: 'tx/list', attempt: 1, gated: true })).rejects.toMatchObject({
+          kind: 'UPSTREAM_ERROR',
+        });
       expect(u.latency.samples).toBe(0);
       expect(u.latency.ewma).toBeNull();
       await u.run({ path: '/block/max', endpoint: 'block/max', attempt: 1, gated: true });

@@ -17,8 +17,21 @@ const BAD_RESPONSE: [number, number] = [5021, 5024];
 const TIMEOUT: [number, number] = [5040, 5041];
 
 const cases: Array<[label: string, handler: Handler, status: number, codes: [number, number]]> = [
-  ['500 with an error envelope', (_q, r) => sendJson(r, 500, '{"code":500,"msg":"internal error","data":null}'), 502, BAD_RESPONSE],
-  ['503 with an empty body', (_q, r) => { r.statusCode = 503; r.end(); }, 502, BAD_RESPONSE],
+  [
+    '500 with an error envelope',
+    (_q, r) => sendJson(r, 500, '{"code":500,"msg":"internal error","data":null}'),
+    502,
+    BAD_RESPONSE,
+  ],
+  [
+    '503 with an empty body',
+    (_q, r) => {
+      r.statusCode = 503;
+      r.end();
+    },
+    502,
+    BAD_RESPONSE,
+  ],
   [
     '502 with an HTML page',
     (_q, r) => {
@@ -39,7 +52,12 @@ const cases: Array<[label: string, handler: Handler, status: number, codes: [num
     502,
     BAD_RESPONSE,
   ],
-  ['200 with malformed JSON', (_q, r) => sendJson(r, 200, '{"code":0,"msg":"success","data":{"address":"n1'), 502, BAD_RESPONSE],
+  [
+    '200 with malformed JSON',
+    (_q, r) => sendJson(r, 200, '{"code":0,"msg":"success","data":{"address":"n1'),
+    502,
+    BAD_RESPONSE,
+  ],
   ['200 with a JSON array', (_q, r) => sendJson(r, 200, '[1,2,3]'), 502, BAD_RESPONSE],
   ['200 with JSON null', (_q, r) => sendJson(r, 200, 'null'), 502, BAD_RESPONSE],
   ['200 with an empty body', (_q, r) => sendJson(r, 200, ''), 502, BAD_RESPONSE],
@@ -74,7 +92,12 @@ const cases: Array<[label: string, handler: Handler, status: number, codes: [num
     504,
     TIMEOUT,
   ],
-  ['a body above maxBodyBytes', (_q, r) => sendJson(r, 200, `{"code":0,"msg":"success","data":{"x":"${'a'.repeat(20_000)}"}}`), 502, BAD_RESPONSE],
+  [
+    'a body above maxBodyBytes',
+    (_q, r) => sendJson(r, 200, `{"code":0,"msg":"success","data":{"x":"${'a'.repeat(20_000)}"}}`),
+    502,
+    BAD_RESPONSE,
+  ],
 ];
 
 describe('upstream failures are errors, never cached', () => {
@@ -88,7 +111,15 @@ describe('upstream failures are errors, never cached', () => {
     let fail = true;
     env = await startEnv({
       handler: routes({ [PATH]: (q, r) => (fail ? failing(q, r) : sendJson(r, 200, fixture(PATH).body)) }),
-      patch: { upstream: { maxAttempts: 1, hedgeAfterMs: 0, attemptTimeoutMs: 300, totalDeadlineMs: 600, maxBodyBytes: 10_000 } },
+      patch: {
+        upstream: {
+          maxAttempts: 1,
+          hedgeAfterMs: 0,
+          attemptTimeoutMs: 300,
+          totalDeadlineMs: 600,
+          maxBodyBytes: 10_000,
+        },
+      },
     });
     const a = await get(env.base, URL_);
     expect(a.status, a.text).toBe(status);
@@ -121,7 +152,9 @@ describe('upstream failures are errors, never cached', () => {
     const dead = await startFakeUpstream();
     const url = dead.url;
     await dead.close();
-    const proxy = await startTestProxy([url], { upstream: { maxAttempts: 1, hedgeAfterMs: 0, connectTimeoutMs: 300, attemptTimeoutMs: 300, totalDeadlineMs: 600 } });
+    const proxy = await startTestProxy([url], {
+      upstream: { maxAttempts: 1, hedgeAfterMs: 0, connectTimeoutMs: 300, attemptTimeoutMs: 300, totalDeadlineMs: 600 },
+    });
     try {
       const g = await get(proxy.url, URL_);
       expect(g.status).toBe(502);
@@ -138,7 +171,10 @@ describe('upstream failures are errors, never cached', () => {
   it('with retries enabled, a failing request is still never cached and retries stay bounded', async () => {
     let fail = true;
     env = await startEnv({
-      handler: routes({ [PATH]: (_q, r) => (fail ? sendJson(r, 500, '{"code":500,"msg":"x","data":null}') : sendJson(r, 200, fixture(PATH).body)) }),
+      handler: routes({
+        [PATH]: (_q, r) =>
+          fail ? sendJson(r, 500, '{"code":500,"msg":"x","data":null}') : sendJson(r, 200, fixture(PATH).body),
+      }),
       patch: { upstream: { maxAttempts: 3, hedgeAfterMs: 0, breakerFailures: 100 } },
     });
     const a = await get(env.base, URL_);

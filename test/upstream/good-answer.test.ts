@@ -27,8 +27,14 @@ const BAD: Array<[string, string | Buffer]> = [
   ['a field of the wrong type', good.replace(/"height":\d+/, '"height":"4820298"')],
   ['msg not a string', good.replace('"msg":"success"', '"msg":null')],
   ['no envelope at all', data],
-  ['invalid UTF-8', Buffer.concat([Buffer.from(good.slice(0, 40)), Buffer.from([0xff, 0xfe]), Buffer.from(good.slice(40))])],
-  ['duplicate code (first one an error)', `{"code":404,"msg":"not found","data":null,${good.slice(1)}`.replace(/,"data":null,/, ',')],
+  [
+    'invalid UTF-8',
+    Buffer.concat([Buffer.from(good.slice(0, 40)), Buffer.from([0xff, 0xfe]), Buffer.from(good.slice(40))]),
+  ],
+  [
+    'duplicate code (first one an error)',
+    `{"code":404,"msg":"not found","data":null,${good.slice(1)}`.replace(/,"data":null,/, ','),
+  ],
   ['duplicate data', good.replace('"data":{', '"data":null,"data":{')],
 ];
 
@@ -68,7 +74,9 @@ describe('a bad answer with a healthy second upstream', () => {
     const [bad, ok] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD)]);
     t.fakes.push(bad, ok);
     const list = fixture('tx/list');
-    bad.on('tx/list', (_req, res) => sendJson(res, 200, list.replace('"data":{', '"data":{"next":"http://evil.example/tx/list?page=9",')));
+    bad.on('tx/list', (_req, res) =>
+      sendJson(res, 200, list.replace('"data":{', '"data":{"next":"http://evil.example/tx/list?page=9",')),
+    );
     ok.delay(SLOWER_MS);
     t.proxy = await startReplica([bad.url, ok.url], { upstream: { hedgeAfterMs: 0 } });
     const r = await get(t.proxy.url, '/tx/list?page=1&page_size=2');

@@ -14,7 +14,12 @@ async function setup(patch: Partial<UpstreamConfig>) {
   fakes.push(await startFakeUpstream(slow.handler), await startFakeUpstream(chainHandler('u1', { value: 100 })));
   const metrics = recordingMetrics();
   // u0 comes first in configuration order, so it takes the first attempt.
-  const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(patch), tracker: new ChainTracker(), metrics }));
+  const pool = (scope.front = createUpstreamPool({
+    urls: fakes.map((f) => f.url),
+    config: upstreamConfig(patch),
+    tracker: new ChainTracker(),
+    metrics,
+  }));
   return { pool, metrics, slow };
 }
 

@@ -15,9 +15,9 @@ const TYPICAL_MS = 300;
 
 describe('three simulators, one slow', () => {
   it('keeps miss latency near the fast upstreams through hedging', async () => {
-    const { sims, proxy } = await trio.start(
-      { upstream: { probeIntervalMs: 100, hedgeAfterMs: 50, hedgeQuantile: 0, attemptTimeoutMs: 2 * SLOW_MS } },
-    );
+    const { sims, proxy } = await trio.start({
+      upstream: { probeIntervalMs: 100, hedgeAfterMs: 50, hedgeQuantile: 0, attemptTimeoutMs: 2 * SLOW_MS },
+    });
     // Warm-up while all are fast: keep-alive connections to every upstream and the JIT, so the
     // timings below measure hedging rather than cold starts.
     await Promise.all(Array.from({ length: 12 }, (_, i) => get(proxy!.url, `/block/detail?h=${4_840_500 + i}`)));
@@ -32,7 +32,9 @@ describe('three simulators, one slow', () => {
       answers.push(...(await Promise.all(paths.map((p) => get(proxy!.url, p)))));
     }
 
-    expect(answers.filter((a) => a.status !== 200 || a.cache !== 'MISS').map((a) => `${a.status} ${a.cache}`)).toEqual([]);
+    expect(answers.filter((a) => a.status !== 200 || a.cache !== 'MISS').map((a) => `${a.status} ${a.cache}`)).toEqual(
+      [],
+    );
     const worst = Math.max(...answers.map((a) => a.ms));
     const sorted = answers.map((a) => a.ms).sort((x, y) => x - y);
     const median = sorted[Math.floor(sorted.length / 2)]!;

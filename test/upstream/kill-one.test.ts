@@ -7,9 +7,9 @@ const trio = simulatorTrio();
 
 describe('three simulators, one killed mid-traffic', () => {
   it('answers every request of a few hundred cold keys', async () => {
-    const { sims, proxy } = await trio.start(
-      { upstream: { probeIntervalMs: 50, breakerFailures: 2, breakerCooldownMs: 60_000, hedgeAfterMs: 0 } },
-    );
+    const { sims, proxy } = await trio.start({
+      upstream: { probeIntervalMs: 50, breakerFailures: 2, breakerCooldownMs: 60_000, hedgeAfterMs: 0 },
+    });
     expect((await upstreamStatus(proxy.url)).map((u) => u.healthy)).toEqual([true, true, true]);
 
     const total = 300;
@@ -27,7 +27,9 @@ describe('three simulators, one killed mid-traffic', () => {
     });
     await killed;
 
-    const failures = answers.map((a, i) => ({ path: paths[i], status: a.status, body: a.status === 200 ? '' : a.text })).filter((a) => a.status !== 200);
+    const failures = answers
+      .map((a, i) => ({ path: paths[i], status: a.status, body: a.status === 200 ? '' : a.text }))
+      .filter((a) => a.status !== 200);
     expect(failures).toEqual([]);
     expect(answers.every((a) => a.cache === 'MISS')).toBe(true);
     // u0 took part before it died, the others served the rest.

@@ -13,7 +13,11 @@ async function setup() {
   const frozen = gate(chainHandler('u0', { value: 90 }));
   const live = gate(chainHandler('u1', { value: 100 }));
   fakes.push(await startFakeUpstream(frozen.handler), await startFakeUpstream(live.handler));
-  const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig({ maxLagBlocks: 2, breakerFailures: 1, maxAttempts: 2 }), tracker: new ChainTracker() }));
+  const pool = (scope.front = createUpstreamPool({
+    urls: fakes.map((f) => f.url),
+    config: upstreamConfig({ maxLagBlocks: 2, breakerFailures: 1, maxAttempts: 2 }),
+    tracker: new ChainTracker(),
+  }));
   frozen.open();
   live.open();
   await pool.probeNow();
@@ -33,7 +37,9 @@ describe('lag-aware routing', () => {
   it("uses the lagging upstream for 'any' (immutable) requests", async () => {
     const { pool } = await setup();
     // Ten concurrent requests: least-loaded selection spreads them over both.
-    const answers = await Promise.all(Array.from({ length: 10 }, () => pool.fetch(request('/block/detail?h=5', 'any'))));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => pool.fetch(request('/block/detail?h=5', 'any'))),
+    );
     expect(answers.some((a) => a.upstream === 'u0')).toBe(true);
     expect(answers.some((a) => a.upstream === 'u1')).toBe(true);
   });
@@ -41,7 +47,10 @@ describe('lag-aware routing', () => {
   it('falls back to the highest healthy upstream, marked, when no fresh one can take a head request', async () => {
     const { pool } = await setup();
     fakes[1]!.setHandler((_req, res) => sendJson(res, 500, '{}'));
-    await expect(pool.fetch(request('/tx/list/pending', 'head'))).resolves.toMatchObject({ upstream: 'u0', laggingFallback: true });
+    await expect(pool.fetch(request('/tx/list/pending', 'head'))).resolves.toMatchObject({
+      upstream: 'u0',
+      laggingFallback: true,
+    });
     expect(pool.status()[1]!.breaker).toBe('open'); // breakerFailures 1
     const res = await pool.fetch(request('/tx/list/pending', 'head'));
     expect(res).toMatchObject({ upstream: 'u0', laggingFallback: true });

@@ -23,7 +23,9 @@ describe('one upstream frozen 60 blocks behind, and faster', () => {
       s.chain.advance(60);
       s.setFaults({ latencyMs: 100 }); // the frozen one looks faster (probes, EWMA), by far
     }
-    const proxy = (scope.front = await startReplica([frozen.url, fresh.url, twin.url], { upstream: { probeIntervalMs: 50, hedgeAfterMs: 0 } }));
+    const proxy = (scope.front = await startReplica([frozen.url, fresh.url, twin.url], {
+      upstream: { probeIntervalMs: 50, hedgeAfterMs: 0 },
+    }));
     const head = fresh.chain.head();
     await waitFor(() => proxy!.tracker.bestHead() === head, 5000, 'best head known');
     // The proxy learns the final height from a final block (through the fresh upstream: head-sensitive until then).

@@ -28,13 +28,11 @@ function apiCounts(sim: SimulatorHandle): Record<string, number> {
 
 describe('three simulators, one frozen', () => {
   it('never routes head-sensitive requests to the lagging one; block/max monotonic over 1000 requests', async () => {
-    const { sims, proxy } = await trio.start(
-      {
-        upstream: { probeIntervalMs: 50, maxLagBlocks: 2 },
-        // block/max refetched as soon as a probe sees a new head, so the 1000 requests really cross heads.
-        policies: { 'block/max': { invalidateOnHead: true } },
-      },
-    );
+    const { sims, proxy } = await trio.start({
+      upstream: { probeIntervalMs: 50, maxLagBlocks: 2 },
+      // block/max refetched as soon as a probe sees a new head, so the 1000 requests really cross heads.
+      policies: { 'block/max': { invalidateOnHead: true } },
+    });
     const [fast0, fast1, frozen] = [sims[0]!, sims[1]!, sims[2]!];
     frozen.setFaults({ freeze: true });
     fast0.chain.advance(5);
@@ -45,7 +43,10 @@ describe('three simulators, one frozen', () => {
     expect(row.lag).toBeGreaterThan(2);
 
     const frozenBefore = apiCounts(frozen);
-    const u2MaxBefore = await counter(proxy.url, 'chainproxy_upstream_requests_total', { upstream: 'u2', endpoint: 'block/max' });
+    const u2MaxBefore = await counter(proxy.url, 'chainproxy_upstream_requests_total', {
+      upstream: 'u2',
+      endpoint: 'block/max',
+    });
 
     const start = Number(dataOf((await get(proxy.url, '/block/max')).text)['height']);
     let served = start;
@@ -76,7 +77,9 @@ describe('three simulators, one frozen', () => {
 
     // The lagging upstream served nothing head-sensitive after the lag was detected.
     expect(apiCounts(frozen)).toEqual(frozenBefore);
-    expect(await counter(proxy.url, 'chainproxy_upstream_requests_total', { upstream: 'u2', endpoint: 'block/max' })).toBe(u2MaxBefore);
+    expect(
+      await counter(proxy.url, 'chainproxy_upstream_requests_total', { upstream: 'u2', endpoint: 'block/max' }),
+    ).toBe(u2MaxBefore);
     // ...while the fresh ones did.
     expect((fast0.stats()['tx/list'] ?? 0) + (fast1.stats()['tx/list'] ?? 0)).toBeGreaterThan(0);
     // Every one of the 25 advances reached clients (a probe's answer becomes the cached block/max, no refetch needed).

@@ -34,7 +34,14 @@ describe('a slow upstream and a burst of distinct misses', () => {
     });
     fake.on('tx/list', g.handler);
     proxy = await startReplica([fake.url], {
-      upstream: { connections: 1, maxQueue: 3, attemptTimeoutMs: 2000, totalDeadlineMs: 8000, hedgeAfterMs: 0, breakerFailures: 3 },
+      upstream: {
+        connections: 1,
+        maxQueue: 3,
+        attemptTimeoutMs: 2000,
+        totalDeadlineMs: 8000,
+        hedgeAfterMs: 0,
+        breakerFailures: 3,
+      },
       limits: { requestTimeoutMs: 10_000 },
     });
     const results: Got[] = [];

@@ -13,7 +13,11 @@ async function setup(heads: number[], patch: Partial<UpstreamConfig> = {}) {
   const hs = heads.map((value) => ({ value }));
   for (const [i, h] of hs.entries()) fakes.push(await startFakeUpstream(chainHandler(`u${i}`, h)));
   const tracker = new ChainTracker();
-  const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(patch), tracker }));
+  const pool = (scope.front = createUpstreamPool({
+    urls: fakes.map((f) => f.url),
+    config: upstreamConfig(patch),
+    tracker,
+  }));
   return { pool, tracker, hs };
 }
 

@@ -14,7 +14,15 @@ describe('x-chainproxy-purpose on upstream requests', () => {
   const rig = headRig({
     upstream: { probeIntervalMs: 100 },
     refreshAhead: { maxKeys: 12 },
-    invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 10_000, pendingPollMs: 0 },
+    invalidation: {
+      mode: 'precise',
+      maxAgeMs: 60_000,
+      listMaxAgeMs: 60_000,
+      maxAgeGrowth: 1,
+      maxAgeByEndpoint: {},
+      readTimeoutMs: 10_000,
+      pendingPollMs: 0,
+    },
   });
 
   it('names probes, block reads, pending reads and refreshes; a client miss has none', async () => {
@@ -25,22 +33,34 @@ describe('x-chainproxy-purpose on upstream requests', () => {
     await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
     const height = rig.sim.chain.advance(1);
     await waitFor(async () => (await bestHead(rig.proxy.url)) === height, 5000, `head ${height}`);
-    const purposeOf = (url: string): Array<string | null> => rig.rec.log.filter((e) => e.url === url).map((e) => e.purpose);
-    await waitFor(() => purposeOf('/tx/list?page=1&page_size=20').includes('refresh'), 5000, 'the hot first page refreshed');
-    await waitFor(() => rig.rec.log.some((e) => e.url.startsWith(`/tx/list?block_height=${height}&`)), 5000, `block ${height} read`);
+    const purposeOf = (url: string): Array<string | null> =>
+      rig.rec.log.filter((e) => e.url === url).map((e) => e.purpose);
+    await waitFor(
+      () => purposeOf('/tx/list?page=1&page_size=20').includes('refresh'),
+      5000,
+      'the hot first page refreshed',
+    );
+    await waitFor(
+      () => rig.rec.log.some((e) => e.url.startsWith(`/tx/list?block_height=${height}&`)),
+      5000,
+      `block ${height} read`,
+    );
     await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
 
     expect(purposeOf('/tx/list?page=2&page_size=7')).toEqual([null]);
     const probes = rig.rec.log.filter((e) => pathOf(e.url) === '/block/max').map((e) => e.purpose);
     expect(probes.length).toBeGreaterThan(1);
     expect(new Set(probes)).toEqual(new Set(['probe']));
-    const blockReads = rig.rec.log.filter((e) => e.url.startsWith(`/tx/list?block_height=${height}&`)).map((e) => e.purpose);
+    const blockReads = rig.rec.log
+      .filter((e) => e.url.startsWith(`/tx/list?block_height=${height}&`))
+      .map((e) => e.purpose);
     expect(new Set(blockReads)).toEqual(new Set(['block']));
     const pending = rig.rec.log.filter((e) => pathOf(e.url) === '/tx/list/pending').map((e) => e.purpose);
     expect(pending.length).toBeGreaterThan(0);
     expect(new Set(pending)).toEqual(new Set(['pending']));
     // The same count on /metrics, by purpose.
-    const metric = (purpose: string): Promise<number> => counter(rig.proxy.url, 'chainproxy_upstream_background_requests_total', { purpose });
+    const metric = (purpose: string): Promise<number> =>
+      counter(rig.proxy.url, 'chainproxy_upstream_background_requests_total', { purpose });
     expect(await metric('probe')).toBeGreaterThanOrEqual(probes.length); // probes go on meanwhile
     expect(await metric('block')).toBe(rig.rec.log.filter((e) => e.purpose === 'block').length);
     expect(await metric('refresh')).toBe(rig.rec.log.filter((e) => e.purpose === 'refresh').length);
@@ -49,12 +69,24 @@ describe('x-chainproxy-purpose on upstream requests', () => {
   it('names the pending poll between blocks `pending` too', async () => {
     const polled = await startTestProxy([rig.rec.up.url], {
       upstream: { probeIntervalMs: 100 },
-      invalidation: { mode: 'precise', maxAgeMs: 60_000, listMaxAgeMs: 60_000, maxAgeGrowth: 1, maxAgeByEndpoint: {}, readTimeoutMs: 10_000, pendingPollMs: 50 },
+      invalidation: {
+        mode: 'precise',
+        maxAgeMs: 60_000,
+        listMaxAgeMs: 60_000,
+        maxAgeGrowth: 1,
+        maxAgeByEndpoint: {},
+        readTimeoutMs: 10_000,
+        pendingPollMs: 50,
+      },
     });
     try {
       await waitFor(async () => (await bestHead(polled.url)) === rig.sim.chain.head(), 5000, 'the first head');
       const from = rig.rec.log.length;
-      const pool = (): Array<string | null> => rig.rec.log.slice(from).filter((e) => pathOf(e.url) === '/tx/list/pending').map((e) => e.purpose);
+      const pool = (): Array<string | null> =>
+        rig.rec.log
+          .slice(from)
+          .filter((e) => pathOf(e.url) === '/tx/list/pending')
+          .map((e) => e.purpose);
       await waitFor(() => pool().length >= 3, 5000, 'three pending polls');
       expect(new Set(pool())).toEqual(new Set(['pending']));
     } finally {

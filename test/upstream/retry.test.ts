@@ -13,11 +13,17 @@ const fakes = scope.upstreams;
 async function setup(n: number, patch: Partial<UpstreamConfig> = {}) {
   for (let i = 0; i < n; i++) fakes.push(await startFakeUpstream(chainHandler(`u${i}`, { value: 100 })));
   const metrics = recordingMetrics();
-  const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(patch), tracker: new ChainTracker(), metrics }));
+  const pool = (scope.front = createUpstreamPool({
+    urls: fakes.map((f) => f.url),
+    config: upstreamConfig(patch),
+    tracker: new ChainTracker(),
+    metrics,
+  }));
   return { pool, metrics, fakes };
 }
 
-const fail500 = (_req: unknown, res: import('node:http').ServerResponse) => sendJson(res, 500, '{"code":500,"msg":"boom","data":null}');
+const fail500 = (_req: unknown, res: import('node:http').ServerResponse) =>
+  sendJson(res, 500, '{"code":500,"msg":"boom","data":null}');
 
 async function rejection(p: Promise<unknown>): Promise<ProxyError> {
   const err = await p.then(
@@ -60,7 +66,9 @@ describe('retry', () => {
 
   it('an accept-hook rejection (lagging answer) is retried elsewhere', async () => {
     const { pool, fakes } = await setup(2);
-    const res = await pool.fetch(request('/block/max', 'head', { accept: (r) => (r.upstream === 'u0' ? 'behind' : null) }));
+    const res = await pool.fetch(
+      request('/block/max', 'head', { accept: (r) => (r.upstream === 'u0' ? 'behind' : null) }),
+    );
     expect(res.upstream).toBe('u1');
     expect(fakes[0]!.count('/block/max')).toBe(1);
   });
@@ -79,7 +87,9 @@ describe('retry', () => {
   it('with a single upstream, retries go to the same one', async () => {
     const { pool, fakes } = await setup(1, { maxAttempts: 3, breakerFailures: 10 });
     let n = 0;
-    fakes[0]!.setHandler((_req, res) => (++n < 3 ? fail500(_req, res) : sendJson(res, 200, '{"code":0,"msg":"success","data":{}}')));
+    fakes[0]!.setHandler((_req, res) =>
+      ++n < 3 ? fail500(_req, res) : sendJson(res, 200, '{"code":0,"msg":"success","data":{}}'),
+    );
     const res = await pool.fetch(request());
     expect(res.attempts).toBe(3);
     expect(fakes[0]!.count()).toBe(3);

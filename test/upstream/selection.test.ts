@@ -13,7 +13,12 @@ describe('least-loaded selection in the pool', () => {
     const gates = [0, 1, 2].map((i) => gate(chainHandler(`u${i}`, { value: 1 })));
     for (const g of gates) fakes.push(await startFakeUpstream(g.handler));
     const metrics = recordingMetrics();
-    const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(), tracker: new ChainTracker(), metrics }));
+    const pool = (scope.front = createUpstreamPool({
+      urls: fakes.map((f) => f.url),
+      config: upstreamConfig(),
+      tracker: new ChainTracker(),
+      metrics,
+    }));
     const pending = Array.from({ length: 6 }, () => pool!.fetch(request()));
     await waitFor(() => gates.every((g) => g.held() === 2), 3000, 'two held requests per upstream');
     expect(pool.status().map((s) => s.inFlight)).toEqual([2, 2, 2]);
@@ -26,7 +31,11 @@ describe('least-loaded selection in the pool', () => {
   it('a slow upstream accumulates in-flight requests and new traffic goes elsewhere', async () => {
     const slow = gate(chainHandler('u0', { value: 1 }));
     fakes.push(await startFakeUpstream(slow.handler), await startFakeUpstream(chainHandler('u1', { value: 1 })));
-    const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig(), tracker: new ChainTracker() }));
+    const pool = (scope.front = createUpstreamPool({
+      urls: fakes.map((f) => f.url),
+      config: upstreamConfig(),
+      tracker: new ChainTracker(),
+    }));
     const stuck = pool.fetch(request());
     await waitFor(() => slow.held() === 1);
     const answers = [];

@@ -14,11 +14,26 @@ afterEach(async () => {
 
 const clock = fakeClock();
 function upstreams(n: number): Upstream[] {
-  const list = Array.from({ length: n }, (_, i) => new Upstream({ name: `u${i}`, url: `http://127.0.0.1:${40000 + i}`, config: upstreamConfig({ breakerFailures: 1 }), metrics: noopMetrics, clock: clock.now }));
+  const list = Array.from(
+    { length: n },
+    (_, i) =>
+      new Upstream({
+        name: `u${i}`,
+        url: `http://127.0.0.1:${40000 + i}`,
+        config: upstreamConfig({ breakerFailures: 1 }),
+        metrics: noopMetrics,
+        clock: clock.now,
+      }),
+  );
   made.push(...list);
   return list;
 }
-const any = (tried: string[] = []): SelectOptions => ({ freshness: 'any', bestHead: null, maxLagBlocks: 2, tried: new Set(tried) });
+const any = (tried: string[] = []): SelectOptions => ({
+  freshness: 'any',
+  bestHead: null,
+  maxLagBlocks: 2,
+  tried: new Set(tried),
+});
 const pick = (list: Upstream[], o: SelectOptions) => selectUpstream(list, o)?.upstream.name ?? null;
 
 describe('selectUpstream (unit)', () => {
@@ -58,12 +73,17 @@ describe('selectUpstream (unit)', () => {
     expect(pick([a, b], any())).toBe('u0'); // nobody healthy: still try rather than fail
   });
 
-  it("head requests: fresh only; else the highest head, marked; hedges never go to a lagging one", () => {
+  it('head requests: fresh only; else the highest head, marked; hedges never go to a lagging one', () => {
     const [a, b, c] = upstreams(3) as [Upstream, Upstream, Upstream];
     a.head = 90;
     b.head = 100;
     c.head = 95;
-    const head = (tried: string[] = []): SelectOptions => ({ freshness: 'head', bestHead: 100, maxLagBlocks: 2, tried: new Set(tried) });
+    const head = (tried: string[] = []): SelectOptions => ({
+      freshness: 'head',
+      bestHead: 100,
+      maxLagBlocks: 2,
+      tried: new Set(tried),
+    });
     expect(selectUpstream([a, b, c], head())).toMatchObject({ upstream: b, laggingFallback: false });
     b.breaker.failure('pass');
     expect(selectUpstream([a, b, c], head())).toMatchObject({ upstream: c, laggingFallback: true });
@@ -75,7 +95,12 @@ describe('selectUpstream (unit)', () => {
     const [a, b] = upstreams(2) as [Upstream, Upstream];
     a.head = 99;
     b.head = 100;
-    const head = (tried: string[] = []): SelectOptions => ({ freshness: 'head', bestHead: 100, maxLagBlocks: 2, tried: new Set(tried) });
+    const head = (tried: string[] = []): SelectOptions => ({
+      freshness: 'head',
+      bestHead: 100,
+      maxLagBlocks: 2,
+      tried: new Set(tried),
+    });
     expect(pick([a, b], head())).toBe('u1');
     b.inFlight = 3;
     expect(pick([a, b], head())).toBe('u1');
@@ -88,7 +113,14 @@ describe('selectUpstream (unit)', () => {
     const [a, b] = upstreams(2) as [Upstream, Upstream];
     a.head = 100;
     b.head = 99;
-    const block = (tried: string[], untriedOnly: boolean): SelectOptions => ({ freshness: 'head', bestHead: 100, maxLagBlocks: 2, tried: new Set(tried), untriedOnly, height: { value: 100, final: false } });
+    const block = (tried: string[], untriedOnly: boolean): SelectOptions => ({
+      freshness: 'head',
+      bestHead: 100,
+      maxLagBlocks: 2,
+      tried: new Set(tried),
+      untriedOnly,
+      height: { value: 100, final: false },
+    });
     expect(selectUpstream([a, b], block(['u0'], true))).toBeNull();
     // A retry may still fall back to it, marked.
     expect(selectUpstream([b], block([], false))).toMatchObject({ upstream: b, uncovered: true });

@@ -15,7 +15,12 @@ async function setup(patch: Partial<UpstreamConfig> = {}) {
   sims.push(...(await Promise.all([1, 2, 3].map(() => startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })))));
   const metrics = recordingMetrics();
   const tracker = new ChainTracker();
-  const pool = (scope.front = createUpstreamPool({ urls: sims.map((s) => s.url), config: upstreamConfig({ maxLagBlocks: 2, ...patch }), tracker, metrics }));
+  const pool = (scope.front = createUpstreamPool({
+    urls: sims.map((s) => s.url),
+    config: upstreamConfig({ maxLagBlocks: 2, ...patch }),
+    tracker,
+    metrics,
+  }));
   await pool.probeNow();
   return { pool, tracker, metrics };
 }
@@ -26,7 +31,11 @@ describe('pool in front of simulators', () => {
     const results = [];
     for (let batch = 0; batch < 10; batch++) {
       if (batch === 3) await sims[0]!.close();
-      results.push(...(await Promise.allSettled(Array.from({ length: 10 }, (_, i) => pool.fetch(request(`/block/detail?h=${4_841_900 + i}`))))));
+      results.push(
+        ...(await Promise.allSettled(
+          Array.from({ length: 10 }, (_, i) => pool.fetch(request(`/block/detail?h=${4_841_900 + i}`))),
+        )),
+      );
     }
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
     expect(pool.status()[0]!.breaker).toBe('open');
@@ -63,7 +72,9 @@ describe('pool in front of simulators', () => {
     const { pool, metrics } = await setup({ hedgeAfterMs: 40 });
     sims[0]!.setFaults({ latencyMs: 2000 });
     const started = performance.now();
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => pool.fetch(request(`/tx/list?page=${i + 1}&page_size=20`))));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => pool.fetch(request(`/tx/list?page=${i + 1}&page_size=20`))),
+    );
     expect(performance.now() - started).toBeLessThan(1500);
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(metrics.hedges.length).toBeGreaterThan(0);

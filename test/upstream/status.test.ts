@@ -13,7 +13,11 @@ describe('status()', () => {
     const held = gate(chainHandler('u1', { value: 97 }));
     held.open();
     fakes.push(await startFakeUpstream(chainHandler('u0', { value: 100 })), await startFakeUpstream(held.handler));
-    const pool = (scope.front = createUpstreamPool({ urls: fakes.map((f) => f.url), config: upstreamConfig({ maxLagBlocks: 2 }), tracker: new ChainTracker() }));
+    const pool = (scope.front = createUpstreamPool({
+      urls: fakes.map((f) => f.url),
+      config: upstreamConfig({ maxLagBlocks: 2 }),
+      tracker: new ChainTracker(),
+    }));
 
     const before = pool.status();
     expect(before.map((s) => s.name)).toEqual(['u0', 'u1']);
@@ -35,7 +39,15 @@ describe('status()', () => {
     await pool.probeNow();
     for (let i = 0; i < 5; i++) await pool.fetch(request());
     const s = pool.status();
-    expect(s[0]).toMatchObject({ healthy: true, lagging: false, head: 100, lag: 0, breaker: 'closed', inFlight: 0, lastError: null });
+    expect(s[0]).toMatchObject({
+      healthy: true,
+      lagging: false,
+      head: 100,
+      lag: 0,
+      breaker: 'closed',
+      inFlight: 0,
+      lastError: null,
+    });
     expect(s[1]).toMatchObject({ healthy: true, lagging: true, head: 97, lag: 3 });
     for (const u of s) {
       expect(u.latencyP50Ms).toBeGreaterThan(0);
@@ -85,7 +97,11 @@ describe('close()', () => {
   it('destroys in-flight requests and refuses new ones', async () => {
     const hang = gate(chainHandler('u0', { value: 1 }));
     fakes.push(await startFakeUpstream(hang.handler));
-    const pool = (scope.front = createUpstreamPool({ urls: [fakes[0]!.url], config: upstreamConfig({ probeIntervalMs: 10 }), tracker: new ChainTracker() }));
+    const pool = (scope.front = createUpstreamPool({
+      urls: [fakes[0]!.url],
+      config: upstreamConfig({ probeIntervalMs: 10 }),
+      tracker: new ChainTracker(),
+    }));
     pool.start();
     const p = pool.fetch(request()).catch((e: unknown) => e);
     await waitFor(() => hang.held() >= 1);

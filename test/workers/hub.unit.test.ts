@@ -28,7 +28,16 @@ function rig(workers = 3) {
   return { clock, hub, of, acquire };
 }
 
-const set = (height: number): TouchedSet => ({ height, blockHash: `h${height}`, addresses: [], contracts: [], deployed: [], day: null, tokens: [], complete: true });
+const set = (height: number): TouchedSet => ({
+  height,
+  blockHash: `h${height}`,
+  addresses: [],
+  contracts: [],
+  deployed: [],
+  day: null,
+  tokens: [],
+  complete: true,
+});
 
 describe('cluster hub', () => {
   it('relays a bus message to every other worker, and tells a joining worker the heads', () => {
@@ -104,7 +113,9 @@ describe('cluster hub', () => {
     hub.receive(2, { cp: 1, t: 'rendered', id, text: 'a_total 2\n' });
     expect(of(2).some((m) => m.t === 'scraped')).toBe(false);
     hub.leave(3);
-    expect(of(2).filter((m) => m.t === 'scraped')).toEqual([{ cp: 1, t: 'scraped', id: 41, text: 'a_total{worker="1"} 1\na_total{worker="2"} 2\n' }]);
+    expect(of(2).filter((m) => m.t === 'scraped')).toEqual([
+      { cp: 1, t: 'scraped', id: 41, text: 'a_total{worker="1"} 1\na_total{worker="2"} 2\n' },
+    ]);
     hub.close();
   });
 });

@@ -18,7 +18,12 @@ const doc = (n: number): string =>
 
 describe('merged /metrics', () => {
   it("keeps each family's HELP and TYPE once, with every worker's samples under it, labelled", () => {
-    expect(mergeMetrics([{ worker: '1', text: doc(1) }, { worker: '2', text: doc(2) }])).toBe(
+    expect(
+      mergeMetrics([
+        { worker: '1', text: doc(1) },
+        { worker: '2', text: doc(2) },
+      ]),
+    ).toBe(
       [
         '# HELP up_total Things.',
         '# TYPE up_total counter',
@@ -42,8 +47,13 @@ describe('merged /metrics', () => {
   it('adds a family only one worker has (a metric made on first use) after the others', () => {
     const merged = mergeMetrics([
       { worker: '1', text: '# HELP a_total A.\n# TYPE a_total counter\na_total 1\n' },
-      { worker: '2', text: '# HELP a_total A.\n# TYPE a_total counter\na_total 2\n# HELP b B.\n# TYPE b gauge\nb{} 3\n' },
+      {
+        worker: '2',
+        text: '# HELP a_total A.\n# TYPE a_total counter\na_total 2\n# HELP b B.\n# TYPE b gauge\nb{} 3\n',
+      },
     ]);
-    expect(merged).toBe('# HELP a_total A.\n# TYPE a_total counter\na_total{worker="1"} 1\na_total{worker="2"} 2\n# HELP b B.\n# TYPE b gauge\nb{worker="2"} 3\n');
+    expect(merged).toBe(
+      '# HELP a_total A.\n# TYPE a_total counter\na_total{worker="1"} 1\na_total{worker="2"} 2\n# HELP b B.\n# TYPE b gauge\nb{worker="2"} 3\n',
+    );
   });
 });

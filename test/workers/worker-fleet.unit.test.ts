@@ -19,11 +19,23 @@ function workers(n: number) {
   for (let w = 1; w <= n; w++) {
     const wire = new EventEmitter();
     // Messages arrive later and in order, as on an IPC channel.
-    const channel: Channel = { connected: true, send: (m) => queueMicrotask(() => hub.receive(w, m)), on: (e, fn) => wire.on(e, fn) };
+    const channel: Channel = {
+      connected: true,
+      send: (m) => queueMicrotask(() => hub.receive(w, m)),
+      on: (e, fn) => wire.on(e, fn),
+    };
     hub.join(w, (m) => queueMicrotask(() => wire.emit('message', m)));
     const memory = new Map<string, CacheEntry>();
     memories.push(memory);
-    fleets.push(connectWorkerFleet({ tracker: null, peek: (k) => memory.get(k), render: async () => `m_total ${w}\n`, leaseMs: 5000, channel }));
+    fleets.push(
+      connectWorkerFleet({
+        tracker: null,
+        peek: (k) => memory.get(k),
+        render: async () => `m_total ${w}\n`,
+        leaseMs: 5000,
+        channel,
+      }),
+    );
   }
   return { hub, memories, fleets };
 }
@@ -69,7 +81,16 @@ describe('workers of one machine, without Redis', () => {
     const { fleets } = workers(3);
     const heard: number[][] = [[], [], []];
     fleets.forEach((f, i) => f.link.bus.on('touched', (s) => heard[i]!.push(s.height)));
-    const set: TouchedSet = { height: 5, blockHash: 'h', addresses: ['a'], contracts: [], deployed: [], day: null, tokens: [], complete: true };
+    const set: TouchedSet = {
+      height: 5,
+      blockHash: 'h',
+      addresses: ['a'],
+      contracts: [],
+      deployed: [],
+      day: null,
+      tokens: [],
+      complete: true,
+    };
     await fleets[1]!.link.bus.publishTouched(set, { hashes: [], addresses: [], contracts: [] });
     await fleets[1]!.link.record.add(set);
     expect(await fleets[2]!.link.record.read()).toEqual([set]);

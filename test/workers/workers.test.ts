@@ -20,7 +20,8 @@ type Line = Record<string, unknown>;
 /** The listening line of each worker (the newest one per worker number). */
 function listeningLines(p: Proc): Map<number, Line> {
   const out = new Map<number, Line>();
-  for (const l of p.lines) if (l['msg'] === 'chainproxy listening' && typeof l['worker'] === 'number') out.set(l['worker'], l);
+  for (const l of p.lines)
+    if (l['msg'] === 'chainproxy listening' && typeof l['worker'] === 'number') out.set(l['worker'], l);
   return out;
 }
 
@@ -75,7 +76,8 @@ describe('WORKERS=2 without Redis', { timeout: 300_000 }, () => {
     expect(urls.size).toBe(1);
     for (let i = 0; i < 6; i++) expect((await getOnce(`${url}/block/max`)).status).toBe(200);
     const doc = (await getOnce(`${url}/metrics`)).text;
-    for (const w of ['1', '2']) expect(sampleSum(doc, 'chainproxy_requests_total', w, 'endpoint="block/max"')).toBeGreaterThan(0);
+    for (const w of ['1', '2'])
+      expect(sampleSum(doc, 'chainproxy_requests_total', w, 'endpoint="block/max"')).toBeGreaterThan(0);
     // One HELP and one TYPE per family, whatever the worker count.
     expect(doc.split('\n').filter((l) => l.startsWith('# HELP chainproxy_requests_total '))).toHaveLength(1);
     if (promtoolAvailable()) {
@@ -87,14 +89,26 @@ describe('WORKERS=2 without Redis', { timeout: 300_000 }, () => {
 
   /** A new block is read once for both workers; the other hears its touched set from the primary. */
   async function readsBlockOnce(url: string): Promise<void> {
-    const published = async (w: string): Promise<number> => sampleSum((await getOnce(`${url}/metrics`)).text, 'chainproxy_invalidation_blocks_total', w);
-    const reads = (h: number): number => upstream.requests.filter((r) => r.url.startsWith('/tx/list?') && r.url.includes(`block_height=${h}`) && /[?&]page=1(&|$)/.test(r.url)).length;
+    const published = async (w: string): Promise<number> =>
+      sampleSum((await getOnce(`${url}/metrics`)).text, 'chainproxy_invalidation_blocks_total', w);
+    const reads = (h: number): number =>
+      upstream.requests.filter(
+        (r) => r.url.startsWith('/tx/list?') && r.url.includes(`block_height=${h}`) && /[?&]page=1(&|$)/.test(r.url),
+      ).length;
     // Both past a first block (read by one of them, or heard), so the next block is an ordinary read.
-    await waitFor(async () => (await published('1')) > 0 && (await published('2')) > 0, 60_000, 'both workers past their first block');
+    await waitFor(
+      async () => (await published('1')) > 0 && (await published('2')) > 0,
+      60_000,
+      'both workers past their first block',
+    );
     const before = [await published('1'), await published('2')];
     const h = sim.chain.head() + 1;
     sim.chain.advance(1);
-    await waitFor(async () => (await published('1')) > before[0]! && (await published('2')) > before[1]!, 60_000, 'both workers publishing the new block');
+    await waitFor(
+      async () => (await published('1')) > before[0]! && (await published('2')) > before[1]!,
+      60_000,
+      'both workers publishing the new block',
+    );
     expect(reads(h)).toBe(1);
   }
 
@@ -104,8 +118,15 @@ describe('WORKERS=2 without Redis', { timeout: 300_000 }, () => {
     const answer = (await res.body.json()) as { data: { fleet: unknown } };
     expect(res.statusCode).toBe(200);
     expect(answer.data.fleet).toEqual({ stored: false, published: true });
-    const origin = async (w: string, o: string): Promise<number> => sampleSum((await getOnce(`${url}/metrics`)).text, 'chainproxy_purges_total', w, `origin="${o}"`);
-    await waitFor(async () => (await origin('1', 'here')) + (await origin('2', 'here')) === 1 && (await origin('1', 'fleet')) + (await origin('2', 'fleet')) === 1, 20_000, 'the purge on both workers');
+    const origin = async (w: string, o: string): Promise<number> =>
+      sampleSum((await getOnce(`${url}/metrics`)).text, 'chainproxy_purges_total', w, `origin="${o}"`);
+    await waitFor(
+      async () =>
+        (await origin('1', 'here')) + (await origin('2', 'here')) === 1 &&
+        (await origin('1', 'fleet')) + (await origin('2', 'fleet')) === 1,
+      20_000,
+      'the purge on both workers',
+    );
     // Heard by the worker that was not asked.
     expect((await origin('1', 'here')) + (await origin('1', 'fleet'))).toBe(1);
   }
@@ -115,12 +136,22 @@ describe('WORKERS=2 without Redis', { timeout: 300_000 }, () => {
     const first = listeningLines(p).get(1)!;
     process.kill(Number(first['pid']), 'SIGKILL');
     await waitFor(() => listeningLines(p).get(1)?.['pid'] !== first['pid'], 120_000, 'a replacement worker 1');
-    expect(p.lines.some((l) => l['msg'] === 'worker exited; starting a replacement' && l['worker'] === 1 && l['signal'] === 'SIGKILL')).toBe(true);
+    expect(
+      p.lines.some(
+        (l) => l['msg'] === 'worker exited; starting a replacement' && l['worker'] === 1 && l['signal'] === 'SIGKILL',
+      ),
+    ).toBe(true);
     for (let i = 0; i < 4; i++) expect((await getOnce(`${url}/block/max`)).status).toBe(200);
   }
 
   it('serves from both workers on one port, reads a block once, replaces a killed worker; SIGTERM drains both and exits 0', async () => {
-    const p = startProc({ WORKERS: '2', UPSTREAM_URLS: upstream.url, UPSTREAM_PROBE_INTERVAL_MS: '100', UPSTREAM_HEAD_MARGIN_BLOCKS: '100', INVALIDATION_READ_TIMEOUT_MS: '10000' });
+    const p = startProc({
+      WORKERS: '2',
+      UPSTREAM_URLS: upstream.url,
+      UPSTREAM_PROBE_INTERVAL_MS: '100',
+      UPSTREAM_HEAD_MARGIN_BLOCKS: '100',
+      INVALIDATION_READ_TIMEOUT_MS: '10000',
+    });
     const url = await bothListening(p);
     await servesFromBoth(p, url);
     await readsBlockOnce(url);
@@ -130,7 +161,12 @@ describe('WORKERS=2 without Redis', { timeout: 300_000 }, () => {
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
     const byes = p.lines.filter((l) => l['msg'] === 'bye');
-    expect(byes.filter((l) => typeof l['worker'] === 'number').map((l) => l['worker']).sort()).toEqual([1, 2]);
+    expect(
+      byes
+        .filter((l) => typeof l['worker'] === 'number')
+        .map((l) => l['worker'])
+        .sort(),
+    ).toEqual([1, 2]);
     expect(byes.some((l) => l['role'] === 'primary')).toBe(true);
   });
 });

@@ -30,7 +30,11 @@ function newest(body: string): number {
   return max;
 }
 
-export async function measurePropagation(replicas: readonly string[], lock: Lockstep, durationS: number): Promise<Propagation> {
+export async function measurePropagation(
+  replicas: readonly string[],
+  lock: Lockstep,
+  durationS: number,
+): Promise<Propagation> {
   const h0 = lock.head();
   const seen = new Map<number, number[]>(); // height → first time each replica served it
   const deadline = Date.now() + durationS * 1000;

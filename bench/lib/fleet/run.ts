@@ -51,8 +51,18 @@ export async function runFleet(o: FleetOptions): Promise<FleetRun> {
   const proxies: ProxyProc[] = [];
   const log = (m: string): void => o.log(`${o.replicas} replica${o.replicas === 1 ? '' : 's'}: ${m}`);
   try {
-    for (let i = 0; i < o.replicas; i++) proxies.push(await startProxyProc([recorder.url], { REDIS_URL: redis.url, PUBLIC_BASE_URL: base }, `fleet${o.replicas}-r${i}`));
-    const balancer = await startBalancer(port, proxies.map((p) => p.url));
+    for (let i = 0; i < o.replicas; i++)
+      proxies.push(
+        await startProxyProc(
+          [recorder.url],
+          { REDIS_URL: redis.url, PUBLIC_BASE_URL: base },
+          `fleet${o.replicas}-r${i}`,
+        ),
+      );
+    const balancer = await startBalancer(
+      port,
+      proxies.map((p) => p.url),
+    );
     try {
       lock.start();
       const u = buildUniverse(lock.seed, lock.head());
@@ -61,24 +71,42 @@ export async function runFleet(o: FleetOptions): Promise<FleetRun> {
       let crawled: Crawl | null = null;
       if (o.crawl) {
         log('crawling the universe');
-        crawled = await crawl(balancer.url, universePaths(u, () => lock.head()));
+        crawled = await crawl(
+          balancer.url,
+          universePaths(u, () => lock.head()),
+        );
       }
       log(`warm-up ${o.warmS} s`);
       await load(o.warmS);
-      const status = await getJson<{ data: { fleet: { members: unknown[]; namespaceMismatch: boolean } | null } }>(`${proxies[0]!.url}/status`).catch(() => null);
+      const status = await getJson<{ data: { fleet: { members: unknown[]; namespaceMismatch: boolean } | null } }>(
+        `${proxies[0]!.url}/status`,
+      ).catch(() => null);
       const fleet = status?.data.fleet ?? null;
-      const members = fleet === null ? null : { seen: fleet.members.length, namespaceMismatch: fleet.namespaceMismatch };
+      const members =
+        fleet === null ? null : { seen: fleet.members.length, namespaceMismatch: fleet.namespaceMismatch };
       log(`measuring ${o.windowS} s`);
       recorder.take();
       const h0 = lock.head();
       const tally = await load(o.windowS);
       const h1 = lock.head();
-      const window: Window = { tally, recorder: recorder.take(), blocks: h1 - h0, internalCredits: lock.internalTransfers ? lock.creditsIn(h0, h1) : null };
+      const window: Window = {
+        tally,
+        recorder: recorder.take(),
+        blocks: h1 - h0,
+        internalCredits: lock.internalTransfers ? lock.creditsIn(h0, h1) : null,
+      };
       log(`idle ${o.idleS} s`);
       await sleep(o.idleS * 1000);
       const idle = recorder.take();
       log(`propagation ${o.propagationS} s (the workload again, not counted)`);
-      const [propagation] = await Promise.all([measurePropagation(proxies.map((p) => p.url), lock, o.propagationS), load(o.propagationS)]);
+      const [propagation] = await Promise.all([
+        measurePropagation(
+          proxies.map((p) => p.url),
+          lock,
+          o.propagationS,
+        ),
+        load(o.propagationS),
+      ]);
       return { members, crawl: crawled, window, idle, propagation };
     } finally {
       await balancer.close();

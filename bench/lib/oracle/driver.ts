@@ -46,7 +46,20 @@ export interface DriveOptions {
 }
 
 function emptyTally(): Tally {
-  return { requests: 0, hits: 0, errors: 0, dropped: 0, stale: 0, unmatched: 0, maxBehind: 0, staleCredited: 0, byEndpoint: new Map(), headDelays: [], latencies: [], durationS: 0 };
+  return {
+    requests: 0,
+    hits: 0,
+    errors: 0,
+    dropped: 0,
+    stale: 0,
+    unmatched: 0,
+    maxBehind: 0,
+    staleCredited: 0,
+    byEndpoint: new Map(),
+    headDelays: [],
+    latencies: [],
+    durationS: 0,
+  };
 }
 
 export async function drive(o: DriveOptions): Promise<Tally> {

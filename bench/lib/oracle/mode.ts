@@ -78,7 +78,12 @@ async function measure(lock: Lockstep, recorder: Recorder, run: () => Promise<Ta
   const h0 = lock.head();
   const tally = await run();
   const h1 = lock.head();
-  return { tally, recorder: recorder.take(), blocks: h1 - h0, internalCredits: lock.internalTransfers ? lock.creditsIn(h0, h1) : null };
+  return {
+    tally,
+    recorder: recorder.take(),
+    blocks: h1 - h0,
+    internalCredits: lock.internalTransfers ? lock.creditsIn(h0, h1) : null,
+  };
 }
 
 export async function runMode(o: ModeOptions): Promise<ModeRun> {
@@ -91,14 +96,19 @@ export async function runMode(o: ModeOptions): Promise<ModeRun> {
   const recorder = await startRecorder(lock.upstream.url);
   const env = { INVALIDATION_MODE: o.mode };
   const cfg = loadConfig({ ...env, UPSTREAM_URLS: recorder.url }); // the setting is checked like the proxy will
-  const maxAgeMs = Math.max(cfg.invalidation.maxAgeMs, cfg.invalidation.listMaxAgeMs, ...Object.values(cfg.invalidation.maxAgeByEndpoint).map((v) => v ?? 0));
+  const maxAgeMs = Math.max(
+    cfg.invalidation.maxAgeMs,
+    cfg.invalidation.listMaxAgeMs,
+    ...Object.values(cfg.invalidation.maxAgeByEndpoint).map((v) => v ?? 0),
+  );
   const proxy = await startProxyProc([recorder.url], env, `proxy-${o.mode}`);
   const log = (m: string): void => o.log?.(`${o.mode} ${o.blockIntervalMs} ms: ${m}`);
   try {
     lock.start();
     const u = buildUniverse(lock.seed, lock.head());
     const sample = explorerSampler(u, () => lock.head());
-    const load = (durationS: number) => (): Promise<Tally> => drive({ proxyUrl: proxy.url, lock, sample, rate: o.rate, durationS });
+    const load = (durationS: number) => (): Promise<Tally> =>
+      drive({ proxyUrl: proxy.url, lock, sample, rate: o.rate, durationS });
     let cold: Window | null = null;
     if (o.coldS > 0) {
       log(`cold window ${o.coldS} s`);
@@ -109,9 +119,20 @@ export async function runMode(o: ModeOptions): Promise<ModeRun> {
     if (o.spread === true) {
       const crawlS = Math.min(o.crawlS ?? o.warmS, o.warmS);
       log(`warm-up ${o.warmS} s with the universe crawl spread over its first ${crawlS} s`);
-      [crawled] = await Promise.all([crawl(proxy.url, universePaths(u, () => lock.head()), 32, crawlS), load(o.warmS)()]);
+      [crawled] = await Promise.all([
+        crawl(
+          proxy.url,
+          universePaths(u, () => lock.head()),
+          32,
+          crawlS,
+        ),
+        load(o.warmS)(),
+      ]);
     } else {
-      crawled = await crawl(proxy.url, universePaths(u, () => lock.head()));
+      crawled = await crawl(
+        proxy.url,
+        universePaths(u, () => lock.head()),
+      );
       log(`crawled ${crawled.requests} paths in ${crawled.seconds.toFixed(1)} s; warm-up ${o.warmS} s`);
       await load(o.warmS)();
     }

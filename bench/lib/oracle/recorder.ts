@@ -61,7 +61,9 @@ export async function startRecorder(target: string): Promise<Recorder> {
   let c: RecorderCounts = { ...emptySplit(), byEndpoint: new Map() };
   const note = (url: string, purpose: string | null, status: number, body: Buffer): void => {
     const endpoint = url.split('?')[0]!.slice(1);
-    const digest = createHash('sha1').update(status + ' ' + normalizeBody(body, endpoint)).digest('base64');
+    const digest = createHash('sha1')
+      .update(status + ' ' + normalizeBody(body, endpoint))
+      .digest('base64');
     const prev = last.get(url);
     last.set(url, digest);
     const cls: Class = prev === undefined ? 'first' : prev === digest ? 'unchanged' : 'changed';
@@ -75,17 +77,20 @@ export async function startRecorder(target: string): Promise<Recorder> {
     const url = req.url ?? '/';
     const h = req.headers[PURPOSE_HEADER];
     const purpose = typeof h === 'string' && h !== '' ? h : null;
-    const up = request({ host: t.hostname, port: t.port, path: url, method: req.method, headers: req.headers, agent }, (ur) => {
-      const chunks: Buffer[] = [];
-      ur.on('data', (d: Buffer) => chunks.push(d));
-      ur.on('end', () => {
-        const body = Buffer.concat(chunks);
-        if (!url.startsWith('/_sim/')) note(url, purpose, ur.statusCode ?? 0, body);
-        res.writeHead(ur.statusCode ?? 502, ur.headers);
-        res.end(body);
-      });
-      ur.on('error', () => res.destroy());
-    });
+    const up = request(
+      { host: t.hostname, port: t.port, path: url, method: req.method, headers: req.headers, agent },
+      (ur) => {
+        const chunks: Buffer[] = [];
+        ur.on('data', (d: Buffer) => chunks.push(d));
+        ur.on('end', () => {
+          const body = Buffer.concat(chunks);
+          if (!url.startsWith('/_sim/')) note(url, purpose, ur.statusCode ?? 0, body);
+          res.writeHead(ur.statusCode ?? 502, ur.headers);
+          res.end(body);
+        });
+        ur.on('error', () => res.destroy());
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });

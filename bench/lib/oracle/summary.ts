@@ -49,7 +49,9 @@ export function summarize(w: Window): Summary {
     changedPer1000: per1000(r.changed),
     unchangedPer1000: per1000(r.unchanged),
     backgroundPer1000: per1000(backgroundTotal(r)),
-    backgroundByPurpose: [...r.background].sort((a, b) => b[1].requests - a[1].requests).map(([p, b]) => [p, per1000(b.requests), per1000(b.unchanged)]),
+    backgroundByPurpose: [...r.background]
+      .sort((a, b) => b[1].requests - a[1].requests)
+      .map(([p, b]) => [p, per1000(b.requests), per1000(b.unchanged)]),
     unchangedNoHeadPer1000: per1000(r.unchanged - headUnchanged),
     staleRatio: judged === 0 ? null : t.stale / judged,
     maxBehind: t.unmatched > 0 ? null : t.maxBehind,
@@ -74,9 +76,16 @@ export function upstreamSplit(s: Summary): string {
 
 /** "endpoint stale/requests (max behind)" for endpoints with stale answers, worst share first. */
 export function staleByEndpoint(w: Window): string {
-  const rows = [...w.tally.byEndpoint].filter(([, e]) => e.stale > 0).sort((a, b) => b[1].stale / b[1].requests - a[1].stale / a[1].requests);
+  const rows = [...w.tally.byEndpoint]
+    .filter(([, e]) => e.stale > 0)
+    .sort((a, b) => b[1].stale / b[1].requests - a[1].stale / a[1].requests);
   if (rows.length === 0) return 'none';
-  return rows.map(([k, e]) => `${k} ${e.stale}/${e.requests} (${e.maxBehind === null ? `> ${BEHIND_SEARCH}` : `≤ ${e.maxBehind}`} behind)`).join(', ');
+  return rows
+    .map(
+      ([k, e]) =>
+        `${k} ${e.stale}/${e.requests} (${e.maxBehind === null ? `> ${BEHIND_SEARCH}` : `≤ ${e.maxBehind}`} behind)`,
+    )
+    .join(', ');
 }
 
 const splitOf = (s: Split): string => {

@@ -72,7 +72,8 @@ export class Truth {
     if (!this.live.internalTransfers) return false;
     const a = new URLSearchParams(search).get('address');
     if (a === null) return false;
-    for (let h = to; h > to - (behind ?? BEHIND_SEARCH); h--) if (internalCreditsAt(this.live.seed, h).includes(a)) return true;
+    for (let h = to; h > to - (behind ?? BEHIND_SEARCH); h--)
+      if (internalCreditsAt(this.live.seed, h).includes(a)) return true;
     return false;
   }
 
@@ -80,7 +81,14 @@ export class Truth {
     let c = this.chains.get(h);
     if (c === undefined) {
       const l = this.live;
-      c = new SimChain({ seed: l.seed, startHeight: h, finalityDepth: l.finalityDepth, blockIntervalMs: 0, genesisTime: l.genesisTime, internalTransfers: l.internalTransfers });
+      c = new SimChain({
+        seed: l.seed,
+        startHeight: h,
+        finalityDepth: l.finalityDepth,
+        blockIntervalMs: 0,
+        genesisTime: l.genesisTime,
+        internalTransfers: l.internalTransfers,
+      });
       if (this.chains.size >= 2 * BEHIND_SEARCH) this.chains.delete(this.chains.keys().next().value!);
       this.chains.set(h, c);
     }

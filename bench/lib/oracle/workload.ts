@@ -19,7 +19,8 @@ export interface Universe {
 export function buildUniverse(seed: number, head: number, nAddresses = 2000): Universe {
   const set = new Set<string>();
   for (let a = 0; a < 16; a++) set.add(normalAddress(seed, a));
-  for (let h = head; h > head - 400 && set.size < nAddresses * 0.6; h--) for (const a of blockNames(seed, h)) set.add(a);
+  for (let h = head; h > head - 400 && set.size < nAddresses * 0.6; h--)
+    for (const a of blockNames(seed, h)) set.add(a);
   for (let a = 16; set.size < nAddresses; a++) set.add(normalAddress(seed, a));
   const recentTx: string[] = [];
   for (let h = head; h > head - 300; h--) recentTx.push(txHash(seed, h, 0));
@@ -50,7 +51,11 @@ function kinds(u: Universe, head: () => number, random: () => number): Kind[] {
   const token = (): string => TOKENS[Math.floor(random() * TOKENS.length)]!.name;
   const small = (n: number): number => 1 + Math.floor(random() * random() * n);
   const fixed = (w: number, p: string): Kind => [w, () => p, () => [p]];
-  const perAddress = (w: number, p: string): Kind => [w, () => p + u.addresses[addr()]!, () => u.addresses.map((a) => p + a)];
+  const perAddress = (w: number, p: string): Kind => [
+    w,
+    () => p + u.addresses[addr()]!,
+    () => u.addresses.map((a) => p + a),
+  ];
   const perToken = (w: number, p: string): Kind => [w, () => p + token(), () => TOKENS.map((t) => p + t.name)];
   return [
     // home page polling
@@ -70,20 +75,31 @@ function kinds(u: Universe, head: () => number, random: () => number): Kind[] {
     // transaction and block details
     [8, () => `/tx/detail?hash=${u.recentTx[recent()]}`, () => u.recentTx.map((h) => `/tx/detail?hash=${h}`)],
     [6, () => `/tx/detail?hash=${u.oldTx[old()]}`, () => u.oldTx.map((h) => `/tx/detail?hash=${h}`)],
-    [5, () => `/block/detail?h=${head() - 1 - Math.floor(random() * RECENT_BLOCKS)}`, () => range(head() - RECENT_BLOCKS, RECENT_BLOCKS).map((h) => `/block/detail?h=${h}`)],
+    [
+      5,
+      () => `/block/detail?h=${head() - 1 - Math.floor(random() * RECENT_BLOCKS)}`,
+      () => range(head() - RECENT_BLOCKS, RECENT_BLOCKS).map((h) => `/block/detail?h=${h}`),
+    ],
     [5, () => `/block/detail?h=${u.oldBlocks[old()]}`, () => u.oldBlocks.map((h) => `/block/detail?h=${h}`)],
     // token pages, holders, contracts
     perToken(3, '/token/holders?token='),
     perToken(3, '/token/tx/list?token='),
     [3, () => `/holders?page=${small(HOLDER_PAGES)}`, () => range(1, HOLDER_PAGES).map((p) => `/holders?page=${p}`)],
-    [2, () => `/contracts?page=${small(CONTRACT_PAGES)}`, () => range(1, CONTRACT_PAGES).map((p) => `/contracts?page=${p}`)],
+    [
+      2,
+      () => `/contracts?page=${small(CONTRACT_PAGES)}`,
+      () => range(1, CONTRACT_PAGES).map((p) => `/contracts?page=${p}`),
+    ],
   ];
 }
 
 /** A seeded sampler of request paths; `head()` gives the current height for recent blocks. */
 export function explorerSampler(u: Universe, head: () => number, seed = 7): () => string {
   const random = rng(seed);
-  const pick = weighted(kinds(u, head, random).map(([w, draw]) => [w, draw] as const), random);
+  const pick = weighted(
+    kinds(u, head, random).map(([w, draw]) => [w, draw] as const),
+    random,
+  );
   return () => pick()();
 }
 

@@ -1,7 +1,15 @@
 /** Addresses, native-coin holders and contracts (2.3.6, 2.3.9, 2.3.13), derived from the ledger. */
 import { contractAddress, normalAddress, txHash } from '../ids.js';
 import { ymd, dotZero } from '../render.js';
-import { contractAddressOf, contractCountAt, contractStreams, deployHeight, normalStreams, slotSender, TOKEN_DEPLOY_INDEX } from './layout.js';
+import {
+  contractAddressOf,
+  contractCountAt,
+  contractStreams,
+  deployHeight,
+  normalStreams,
+  slotSender,
+  TOKEN_DEPLOY_INDEX,
+} from './layout.js';
 import { account, balanceOf, firstEvent, limitsAt, tally, type Limits } from './ledger.js';
 import { coinbaseStream } from './coinbase.js';
 import { blockTime, genesisTime, normalAddressCount } from './tx.js';
@@ -18,8 +26,17 @@ export function contractCount(_seed: number, head: number): number {
 export function contractRecord(seed: number, c: number): string {
   const h = deployHeight(c);
   return (
-    '{"block_timestamp":' + blockTime(h) * 1000 + ',"type":"NORMAL","address":"' + contractAddressOf(seed, c) + '","creator_address":"' +
-    normalAddress(seed, slotSender(h)) + '","deploy_tx_hash":"' + txHash(seed, h, 0) + '","block_height":' + h + '}'
+    '{"block_timestamp":' +
+    blockTime(h) * 1000 +
+    ',"type":"NORMAL","address":"' +
+    contractAddressOf(seed, c) +
+    '","creator_address":"' +
+    normalAddress(seed, slotSender(h)) +
+    '","deploy_tx_hash":"' +
+    txHash(seed, h, 0) +
+    '","block_height":' +
+    h +
+    '}'
   );
 }
 
@@ -61,16 +78,36 @@ export function holderRecord(seed: number, r: number, head: number, lim: Limits 
   const bal = Math.floor(TOP_BALANCE / Math.pow(r, 1.25));
   const pct = Math.round((bal / TOTAL_SUPPLY) * 100 * 1e6) / 1e6;
   return (
-    '{"tx_count":' + txCount + ',"percentage":' + pct + ',"address":"' + address + '","nonce":' + nonce + ',"type":' + type +
-    ',"balance":"' + balanceOfRank(r) + '","date_of_found":"' + ymd(blockTime(found)) + '","rank":' + dotZero(r) + '}'
+    '{"tx_count":' +
+    txCount +
+    ',"percentage":' +
+    pct +
+    ',"address":"' +
+    address +
+    '","nonce":' +
+    nonce +
+    ',"type":' +
+    type +
+    ',"balance":"' +
+    balanceOfRank(r) +
+    '","date_of_found":"' +
+    ymd(blockTime(found)) +
+    '","rank":' +
+    dotZero(r) +
+    '}'
   );
 }
 
 /** Date written for an address the chain has not named (yet): the genesis date, whatever the head. */
 function unseen(address: string): string {
   return (
-    '{"contract":{},"address":"' + address + '","nonce":0,"type":' + (address.charCodeAt(1) === 50 ? 88 : 87) +
-    ',"balance":"0","date_of_found":"' + ymd(genesisTime()) + '"}'
+    '{"contract":{},"address":"' +
+    address +
+    '","nonce":0,"type":' +
+    (address.charCodeAt(1) === 50 ? 88 : 87) +
+    ',"balance":"0","date_of_found":"' +
+    ymd(genesisTime()) +
+    '"}'
   );
 }
 
@@ -85,8 +122,13 @@ export function addressInfo(seed: number, address: string, head: number, interna
     const h = deployHeight(c);
     if (acc.streams.length === 0 || h > head) return unseen(address);
     return (
-      '{"contract":' + contractRecord(seed, c) + ',"address":"' + address + '","nonce":0,"type":88,"balance":"0","date_of_found":"' +
-      ymd(blockTime(h)) + '"}'
+      '{"contract":' +
+      contractRecord(seed, c) +
+      ',"address":"' +
+      address +
+      '","nonce":0,"type":88,"balance":"0","date_of_found":"' +
+      ymd(blockTime(h)) +
+      '"}'
     );
   }
   const paid = internal && isBeneficiary(acc.index);
@@ -96,7 +138,14 @@ export function addressInfo(seed: number, address: string, head: number, interna
   const lim = paid ? limitsAt(seed, head) : limitsAt(seed, head, acc.streams);
   const credited = paid ? INTERNAL_UNITS * internalCreditsUpTo(acc.index, lim.m) : 0;
   return (
-    '{"contract":{},"address":"' + address + '","nonce":' + tally(acc, lim).sent + ',"type":87,"balance":"' + balanceOf(acc, lim, credited) +
-    '","date_of_found":"' + ymd(blockTime(found)) + '"}'
+    '{"contract":{},"address":"' +
+    address +
+    '","nonce":' +
+    tally(acc, lim).sent +
+    ',"type":87,"balance":"' +
+    balanceOf(acc, lim, credited) +
+    '","date_of_found":"' +
+    ymd(blockTime(found)) +
+    '"}'
   );
 }

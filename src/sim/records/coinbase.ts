@@ -50,5 +50,13 @@ export function coinbaseStream(seed: number, a: number): Stream | null {
   const p = build(seed).pos.get(a);
   if (p === undefined) return null;
   const base = (((p - offset(seed)) % DYNASTY_SIZE) + DYNASTY_SIZE) % DYNASTY_SIZE;
-  return { kind: 'binary', extra: false, base, period: DYNASTY_SIZE, kStart: base === 0 ? 1 : 0, nrc: false, sent: false };
+  return {
+    kind: 'binary',
+    extra: false,
+    base,
+    period: DYNASTY_SIZE,
+    kStart: base === 0 ? 1 : 0,
+    nrc: false,
+    sent: false,
+  };
 }

@@ -31,7 +31,9 @@ export const POD_CONTRACT = 7;
 const ONCE = 2 ** 42;
 
 /** Generated contract index whose deploy slot deploys token t instead (its n2 address stays unused). */
-export const TOKEN_DEPLOY_INDEX: readonly number[] = TOKENS.map((t) => Math.floor((1_200_000 + t.index * 97_531) / DEPLOY_EVERY));
+export const TOKEN_DEPLOY_INDEX: readonly number[] = TOKENS.map((t) =>
+  Math.floor((1_200_000 + t.index * 97_531) / DEPLOY_EVERY),
+);
 
 /** Address of the contract deployed by deploy slot c (a token contract or a generated n2 address). */
 export function contractAddressOf(seed: number, c: number): string {
@@ -138,7 +140,13 @@ export function sentUpTo(a: number, limH: number, limM: number): number {
 }
 
 const st = (kind: StreamKind, extra: boolean, base: number, period: number, sent = false, kStart = 0): Stream => ({
-  kind, extra, base, period, kStart, nrc: kind === 'transfer', sent,
+  kind,
+  extra,
+  base,
+  period,
+  kStart,
+  nrc: kind === 'transfer',
+  sent,
 });
 
 /** Addresses that send (and so hold an endowment from genesis). */
@@ -151,7 +159,10 @@ const EXTRA_KIND: readonly StreamKind[] = ['binary', 'binary', 'binary', 'binary
 /** Streams of normal address a (empty for addresses no tx ever names). */
 export function normalStreams(a: number): Stream[] {
   if (a < L1_START) {
-    return [st('binary', false, 8 * a, 128, true, a === 0 ? 1 : 0), st('binary', false, 8 * (a >> 1) + 2 + (a & 1), 64)];
+    return [
+      st('binary', false, 8 * a, 128, true, a === 0 ? 1 : 0),
+      st('binary', false, 8 * (a >> 1) + 2 + (a & 1), 64),
+    ];
   }
   if (a < L2_START) {
     const r = a - L1_START;
@@ -163,7 +174,10 @@ export function normalStreams(a: number): Stream[] {
   }
   if (a < XR_START) {
     const s = a - L2_START;
-    const out = [st('binary', false, 8 * Math.floor(s / 2) + 2 + (s % 2), 4 * L2, true), st(EXTRA_KIND[s % 8]!, true, s, L2, true)];
+    const out = [
+      st('binary', false, 8 * Math.floor(s / 2) + 2 + (s % 2), 4 * L2, true),
+      st(EXTRA_KIND[s % 8]!, true, s, L2, true),
+    ];
     if (s < L1 - L1 / 32) out.push(st('binary', false, 8 * (32 * Math.floor(s / 31) + (s % 31) + 1) + 1, 8 * L1));
     return out;
   }

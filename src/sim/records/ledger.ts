@@ -26,8 +26,14 @@ export function account(seed: number, address: string): Account {
   if (tok) return { kind: 'token', index: tok.index, streams: tokenStreams(tok.index), rewards: null };
   const dec = decodeAddress(seed, address);
   if (!dec) return { kind: 'unknown', index: -1, streams: [], rewards: null };
-  if (dec.kind === 'contract') return { kind: 'contract', index: dec.index, streams: contractStreams(dec.index), rewards: null };
-  return { kind: 'normal', index: dec.index, streams: normalStreams(dec.index), rewards: coinbaseStream(seed, dec.index) };
+  if (dec.kind === 'contract')
+    return { kind: 'contract', index: dec.index, streams: contractStreams(dec.index), rewards: null };
+  return {
+    kind: 'normal',
+    index: dec.index,
+    streams: normalStreams(dec.index),
+    rewards: coinbaseStream(seed, dec.index),
+  };
 }
 
 /** Position of a stream item: [height, index, extra number (-1 for slots)]. */
@@ -139,7 +145,14 @@ export interface Page {
  * Items [from, to) of the newest-first list of the streams (pending first when asked);
  * count is the list's full length.
  */
-export function listPage(seed: number, streams: Stream[], head: number, from: number, to: number, withPending: boolean): Page {
+export function listPage(
+  seed: number,
+  streams: Stream[],
+  head: number,
+  from: number,
+  to: number,
+  withPending: boolean,
+): Page {
   const lim = limitsAt(seed, head, streams);
   const pend = withPending ? pendingOf(seed, streams, lim, head) : [];
   const counts = streams.map((s) => countIn(s, lim));
@@ -151,7 +164,8 @@ export function listPage(seed: number, streams: Stream[], head: number, from: nu
   if (to <= pend.length || from >= count) return { count, items };
   // cursors: k of the newest not yet taken item per stream (-1 when exhausted)
   const skip = Math.max(0, from - pend.length);
-  const cur = skip > 64 ? cursorsAt(seed, streams, counts, confirmed - skip) : counts.map((c, j) => streams[j]!.kStart + c - 1);
+  const cur =
+    skip > 64 ? cursorsAt(seed, streams, counts, confirmed - skip) : counts.map((c, j) => streams[j]!.kStart + c - 1);
   const heads: (Pos | null)[] = streams.map((s, j) => (cur[j]! >= s.kStart ? posOf(seed, s, cur[j]!) : null));
   const need = Math.min(to, count) - pend.length;
   for (let x = skip > 64 ? skip : 0; x < need; x++) {
@@ -177,7 +191,10 @@ function cursorsAt(seed: number, streams: Stream[], counts: number[], keep: numb
   };
   const sum = (a: number[]): number => a.reduce((x, y) => x + y, 0);
   let lo = 0;
-  let hi = streams.reduce((m, s, j) => Math.max(m, counts[j]! > 0 ? posOf(seed, s, s.kStart + counts[j]! - 1)[0] : 0), 0);
+  let hi = streams.reduce(
+    (m, s, j) => Math.max(m, counts[j]! > 0 ? posOf(seed, s, s.kStart + counts[j]! - 1)[0] : 0),
+    0,
+  );
   while (lo < hi) {
     const mid = Math.floor((lo + hi) / 2);
     if (sum(upTo(mid)) >= keep) hi = mid;

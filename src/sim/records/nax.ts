@@ -48,7 +48,10 @@ export function totalDistributedText(seed: number, s: number): string {
   return totalDistributed(seed, s).toString();
 }
 export function pledged(seed: number, s: number): string {
-  return (27_000_000_000_000_000_000_000_000n + BigInt(hash4(seed, D_NAX, s, 7) % 1_000_000_000) * 1_000_000_000_000_000n).toString();
+  return (
+    27_000_000_000_000_000_000_000_000n +
+    BigInt(hash4(seed, D_NAX, s, 7) % 1_000_000_000) * 1_000_000_000_000_000n
+  ).toString();
 }
 export function totalNas(seed: number, s: number): string {
   return scaled(58_000_000 + s * 7000 + (hash4(seed, D_NAX, s, 8) % 3_000_000), 18);
@@ -62,19 +65,51 @@ export function naxRecord(seed: number, s: number): string {
   const start = stageStart(s);
   const end = start + NAX_STAGE_BLOCKS;
   const ts = blockTime(start);
-  const vote = 480_000_000_000_000_000n + BigInt(s) * 120_000_000_000_000n + BigInt(hash4(seed, D_NAX, s, 3)) * 1_000_000n;
+  const vote =
+    480_000_000_000_000_000n + BigInt(s) * 120_000_000_000_000n + BigInt(hash4(seed, D_NAX, s, 3)) * 1_000_000n;
   const frac = String(hash4(seed, D_NAX, s, 4) % 10000).padStart(4, '0');
   const dist = totalDistributed(seed, s);
   const destroyed = totalDestroyed(seed, s);
   return (
-    '{"nas_price":' + float(seed, s, 5, 0.3, 0.3) + ',"nax_price":' + float(seed, s, 6, 0.002, 0.001) + ',"start_timestamp":"' +
-    isoLocal(ts) + '","end_timestamp":"' + isoLocal(blockTime(end)) + '","total_distributed_nax":"' + dist +
-    '","total_destroyed_nax":"' + destroyed + '","total_vote_nax":"' + vote + '.' + frac + '","avg_reward_rate":' +
-    Math.round(float(seed, s, 10, 0.9, 0.1) * 1e6) / 1e6 + ',"created_at":"' + isoLocal(ts + 240 + (hash4(seed, D_NAX, s, 11) % 60)) +
-    '","stage":' + s + ',"start":' + start + ',"end":' + end + ',"estimate_nax":"' + estimate(seed, s) + '","distributed_nax":"' +
-    (dist - totalDistributed(seed, s - 1)) + '","destroyed_nax":"' + (destroyed - totalDestroyed(seed, s - 1)) +
-    '","total_supplied_nax":"' + (dist - 108_119n) + '","pledged_nas":"' + pledged(seed, s) + '","total_supplied_nas":"' +
-    totalNas(seed, s) + '","status":1}'
+    '{"nas_price":' +
+    float(seed, s, 5, 0.3, 0.3) +
+    ',"nax_price":' +
+    float(seed, s, 6, 0.002, 0.001) +
+    ',"start_timestamp":"' +
+    isoLocal(ts) +
+    '","end_timestamp":"' +
+    isoLocal(blockTime(end)) +
+    '","total_distributed_nax":"' +
+    dist +
+    '","total_destroyed_nax":"' +
+    destroyed +
+    '","total_vote_nax":"' +
+    vote +
+    '.' +
+    frac +
+    '","avg_reward_rate":' +
+    Math.round(float(seed, s, 10, 0.9, 0.1) * 1e6) / 1e6 +
+    ',"created_at":"' +
+    isoLocal(ts + 240 + (hash4(seed, D_NAX, s, 11) % 60)) +
+    '","stage":' +
+    s +
+    ',"start":' +
+    start +
+    ',"end":' +
+    end +
+    ',"estimate_nax":"' +
+    estimate(seed, s) +
+    '","distributed_nax":"' +
+    (dist - totalDistributed(seed, s - 1)) +
+    '","destroyed_nax":"' +
+    (destroyed - totalDestroyed(seed, s - 1)) +
+    '","total_supplied_nax":"' +
+    (dist - 108_119n) +
+    '","pledged_nas":"' +
+    pledged(seed, s) +
+    '","total_supplied_nas":"' +
+    totalNas(seed, s) +
+    '","status":1}'
   );
 }
 
@@ -110,8 +145,20 @@ export function profitRecord(seed: number, l: ProfitList, address: string, k: nu
   const h = stageStart(s) + NAX_STAGE_BLOCKS - 1 - (r % 50);
   const fee = r % 6 === 0;
   return (
-    '{"address":"' + address + '","tx_hash":"' + txHash(seed, h, 0) + '","block_timestamp":' + blockTime(h) + ',"profit":"' +
-    (fee ? '-1000000000' : scaled(1 + ((r >>> 8) % 99999), 6)) + '","stage":' + (fee ? -1 : s) + ',"source":' + (fee ? 1 : 0) +
-    ',"block_height":' + h + '}'
+    '{"address":"' +
+    address +
+    '","tx_hash":"' +
+    txHash(seed, h, 0) +
+    '","block_timestamp":' +
+    blockTime(h) +
+    ',"profit":"' +
+    (fee ? '-1000000000' : scaled(1 + ((r >>> 8) % 99999), 6)) +
+    '","stage":' +
+    (fee ? -1 : s) +
+    ',"source":' +
+    (fee ? 1 : 0) +
+    ',"block_height":' +
+    h +
+    '}'
   );
 }

@@ -23,7 +23,15 @@ export function txCountHistory(seed: number, head: number, days: number): string
     const count = Math.max(0, txPrefix(seed, h1) - txPrefix(seed, h0));
     const r = hash4(seed, D_STATS, day, 1);
     const price = r % 10 === 0 ? 0 : 0.3 + (hash4(seed, D_STATS, day, 2) / 4294967296) * 0.3;
-    out += (k > 1 ? ',' : '') + '{"price":' + price + ',"date":"' + ymd(day * 86400) + '","transaction_count":' + count + '}';
+    out +=
+      (k > 1 ? ',' : '') +
+      '{"price":' +
+      price +
+      ',"date":"' +
+      ymd(day * 86400) +
+      '","transaction_count":' +
+      count +
+      '}';
   }
   return '[' + out + ']';
 }
@@ -42,8 +50,18 @@ export function addressCountHistory(seed: number, head: number, days: number): s
     const stamp = isoLocal((day + 1) * 86400);
     const cc = contractCount(seed, hEnd);
     out +=
-      (k > 0 ? ',' : '') + '{"created_at":"' + stamp + '","updated_at":"' + stamp + '","date":"' + ymd(day * 86400) +
-      '","all_address_count":' + (normalAddressCount(hEnd) + cc) + ',"contract_count":' + cc + '}';
+      (k > 0 ? ',' : '') +
+      '{"created_at":"' +
+      stamp +
+      '","updated_at":"' +
+      stamp +
+      '","date":"' +
+      ymd(day * 86400) +
+      '","all_address_count":' +
+      (normalAddressCount(hEnd) + cc) +
+      ',"contract_count":' +
+      cc +
+      '}';
   }
   return '[' + out + ']';
 }

@@ -3,11 +3,26 @@
  * (sender, recipient, called or deployed contract) comes from layout.ts, so every party can
  * list it (ledger.ts). Index 0 is the block's "slot" tx, other indexes are "extras".
  */
-import { BLOCK_SECONDS, GENESIS_TIME, TOKENS, type TokenDef, ADDRESS_EVERY_BLOCKS, PENDING_WINDOW } from '../constants.js';
+import {
+  BLOCK_SECONDS,
+  GENESIS_TIME,
+  TOKENS,
+  type TokenDef,
+  ADDRESS_EVERY_BLOCKS,
+  PENDING_WINDOW,
+} from '../constants.js';
 import { contractAddress, normalAddress, txHash } from '../ids.js';
 import { hash4, scaled } from '../rng.js';
 import {
-  contractAddressOf, deployedAt, extraSender, extraTarget, POD_CONTRACT, sendsExtras, sentUpTo, slotRecipient, slotSender,
+  contractAddressOf,
+  deployedAt,
+  extraSender,
+  extraTarget,
+  POD_CONTRACT,
+  sendsExtras,
+  sentUpTo,
+  slotRecipient,
+  slotSender,
 } from './layout.js';
 import { entryOf } from './pending.js';
 import { callGas, DEPLOY_GAS, podGas, TRANSFER_GAS, transferFails, transferUnits, units } from './value.js';
@@ -106,7 +121,7 @@ const GAS_PRICE = '20000000000';
 
 /** Amount of the NRC20 transfer at slot h. */
 export function transferAmount(seed: number, h: number, decimals: number, r2 = hash4(seed, D_TX, h, 0, 2)): string {
-  return scaled(1 + (r2 >>> 8) % 4999, decimals);
+  return scaled(1 + ((r2 >>> 8) % 4999), decimals);
 }
 
 /** Last block's extrasBefore, so the txs of one block compute it once. */
@@ -214,8 +229,27 @@ export function deriveTx(seed: number, h: number, i: number, xb = -1): TxCore {
   if (i === 0 && sendsExtras(sender)) limM = (xb < 0 ? extrasBeforeMemo(seed, h) : xb) - 1;
   const nonce = 1 + sentUpTo(sender, i === 0 ? h - 1 : h, limM);
   return {
-    h, i, hash: txHash(seed, h, i), from: normalAddress(seed, sender), to, recipient, value, nonce, ts, entry, type, gasPrice,
-    gasLimit, gasUsed, token, realValue, failed, execError, execResultJson, payload, deployed,
+    h,
+    i,
+    hash: txHash(seed, h, i),
+    from: normalAddress(seed, sender),
+    to,
+    recipient,
+    value,
+    nonce,
+    ts,
+    entry,
+    type,
+    gasPrice,
+    gasLimit,
+    gasUsed,
+    token,
+    realValue,
+    failed,
+    execError,
+    execResultJson,
+    payload,
+    deployed,
   };
 }
 

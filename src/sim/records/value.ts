@@ -46,7 +46,7 @@ function floorSum(n: number, m: number, a: number, b: number): number {
   let ans = 0;
   for (;;) {
     if (a >= m) {
-      ans += ((n - 1) * n / 2) * Math.floor(a / m);
+      ans += (((n - 1) * n) / 2) * Math.floor(a / m);
       a %= m;
     }
     if (b >= m) {
@@ -66,7 +66,7 @@ export function sumMod(x0: number, d: number, n: number, p: number): number {
   if (n <= 0) return 0;
   const b = x0 % p;
   const a = d % p;
-  return n * b + a * ((n - 1) * n / 2) - p * floorSum(n, p, a, b);
+  return n * b + a * (((n - 1) * n) / 2) - p * floorSum(n, p, a, b);
 }
 
 /** Inverses modulo 37. */

@@ -62,7 +62,13 @@ export class ActivityChannel {
   /** (connection, entity) pairs. */
   #members = 0;
 
-  constructor(history: ActivityHistory, lingerMs: number, bounds: WatchBounds, clock: () => number, events: ActivityEvents) {
+  constructor(
+    history: ActivityHistory,
+    lingerMs: number,
+    bounds: WatchBounds,
+    clock: () => number,
+    events: ActivityEvents,
+  ) {
     this.#history = history;
     this.#lingerMs = lingerMs;
     this.#maxBytes = bounds.maxBytes;
@@ -192,7 +198,8 @@ export class ActivityChannel {
     for (const e of entities) {
       const w = this.#watch.get(e);
       if (w !== undefined && w.subs.size === 0) this.#lingering.delete(e);
-      if (w === undefined || (w.subs.size === 0 && w.lingerUntil <= now)) this.#watch.set(e, { subs: new Set([sub]), since: next, lingerUntil: 0 });
+      if (w === undefined || (w.subs.size === 0 && w.lingerUntil <= now))
+        this.#watch.set(e, { subs: new Set([sub]), since: next, lingerUntil: 0 });
       else w.subs.add(sub);
     }
     // Room for it (checked by fits() before the stream opened): the oldest lingering watches go.

@@ -40,7 +40,9 @@ export class ActivityFeed implements TouchedListener {
   }
 
   block(set: TouchedSet): void {
-    this.#queue = this.#queue.then(() => this.#step(set)).catch((err: unknown) => this.#d.logger.error({ err: toProxyError(err).message }, 'activity feed step failed'));
+    this.#queue = this.#queue
+      .then(() => this.#step(set))
+      .catch((err: unknown) => this.#d.logger.error({ err: toProxyError(err).message }, 'activity feed step failed'));
   }
 
   pending(set: PendingTouched): void {
@@ -88,7 +90,10 @@ export class ActivityFeed implements TouchedListener {
           if (names.length > 0) txs.push({ bytes: Buffer.from(bytes), names });
         }
       } catch (err) {
-        this.#d.logger.warn({ err: toProxyError(err).message, height: set.height }, 'activity: block transactions unavailable');
+        this.#d.logger.warn(
+          { err: toProxyError(err).message, height: set.height },
+          'activity: block transactions unavailable',
+        );
         this.#d.readFailed();
         txs = [];
         complete = false;
@@ -96,7 +101,14 @@ export class ActivityFeed implements TouchedListener {
       // Rebased while reading: this set may not be believed any more (the reader publishes the real one).
       if (epoch !== this.#epoch && set.height > this.#rebasedTo) return;
     }
-    const record = { height: set.height, hash: set.blockHash, complete, matched, txs, bytes: chargeOf(set.blockHash, matched, txs) };
+    const record = {
+      height: set.height,
+      hash: set.blockHash,
+      complete,
+      matched,
+      txs,
+      bytes: chargeOf(set.blockHash, matched, txs),
+    };
     for (const r of [record, ...above]) {
       history.push(r);
       channel.publish(r);

@@ -10,7 +10,10 @@ import type { BlockRecord } from './history.js';
 export function activityFrame(r: BlockRecord, mine: ReadonlySet<string>): Buffer {
   const txs: string[] = [];
   for (const t of r.txs) if (t.names.some((n) => mine.has(n))) txs.push(t.bytes.toString('utf8'));
-  return eventFrame(r.height, `{"height":${r.height},"block_hash":${JSON.stringify(r.hash)},"complete":${r.complete},"txs":[${txs.join(',')}]}`);
+  return eventFrame(
+    r.height,
+    `{"height":${r.height},"block_hash":${JSON.stringify(r.hash)},"complete":${r.complete},"txs":[${txs.join(',')}]}`,
+  );
 }
 
 /** A bare `id:` (no data, no event dispatched): sets the client's resume point to `height`. */
@@ -19,7 +22,11 @@ export function positionFrame(height: number): Buffer {
 }
 
 /** `event: pending`, no id (pending transactions are not replayed): new pool transactions that name the subscriber's entities. */
-export function pendingFrame(hashes: readonly string[], addresses: readonly string[], contracts: readonly string[]): Buffer {
+export function pendingFrame(
+  hashes: readonly string[],
+  addresses: readonly string[],
+  contracts: readonly string[],
+): Buffer {
   return Buffer.from(`event: pending\ndata: ${JSON.stringify({ hashes, addresses, contracts })}\n\n`);
 }
 

@@ -68,10 +68,21 @@ export function createActivityStream(d: ActivityDeps): ActivityStream {
     watchBytes: () => channelRef?.bytes ?? 0,
   });
   // A client may leave lingering as many watches as it may hold open.
-  const bounds = { maxBytes: d.config.activityWatchBytes, lingeringPerClient: d.config.maxPerClient * d.config.activityMaxWatch };
+  const bounds = {
+    maxBytes: d.config.activityWatchBytes,
+    lingeringPerClient: d.config.maxPerClient * d.config.activityMaxWatch,
+  };
   const channel = new ActivityChannel(history, d.config.activityLingerMs, bounds, d.clock, metrics);
   channelRef = channel;
-  const feed = new ActivityFeed({ channel, history, chain: d.chain, reader: d.reader, clock: d.clock, logger: d.logger, readFailed: metrics.readFailed });
+  const feed = new ActivityFeed({
+    channel,
+    history,
+    chain: d.chain,
+    reader: d.reader,
+    clock: d.clock,
+    logger: d.logger,
+    readFailed: metrics.readFailed,
+  });
   const unsubscribe = d.touched.subscribe(feed);
   const max = d.config.activityMaxWatch;
   // No HEAD route: a HEAD request must not hold a stream open (it gets the 405 envelope).
@@ -87,7 +98,13 @@ export function createActivityStream(d: ActivityDeps): ActivityStream {
         if (!Array.isArray(watch)) return watch;
         const entities = new Set(watch);
         if (!channel.fits(entities)) return NO_ROOM;
-        const plan = planActivity(after, entities, { history, channel, head: d.chain.bestHead(), final: d.chain.finalHeight(), time: d.clock() });
+        const plan = planActivity(after, entities, {
+          history,
+          channel,
+          head: d.chain.bestHead(),
+          final: d.chain.finalHeight(),
+          time: d.clock(),
+        });
         return { member: channel.member(entities, plan.replay.filter((e) => e.marker !== true).length), plan };
       },
     }),

@@ -60,8 +60,25 @@ export function createActivityMetrics(registry: Registry, g: ActivityGauges): Ac
     registers: [registry],
   });
   for (const reason of ['client', 'budget']) forgotten.inc({ reason }, 0);
-  const delivered = new Counter({ name: `${p}activity_events_delivered_total`, help: 'Block events handed to /stream/activity subscribers (one per subscriber per block, replays included).', registers: [registry] });
-  const dropped = new Counter({ name: `${p}activity_dropped_total`, help: '/stream/activity subscribers disconnected because they read too slowly.', registers: [registry] });
-  const failed = new Counter({ name: `${p}activity_tx_reads_failed_total`, help: 'Blocks naming a watched entity whose transactions could not be read (event sent with complete: false).', registers: [registry] });
-  return { delivered: (n) => delivered.inc(n), dropped: () => dropped.inc(), readFailed: () => failed.inc(), forgotten: (reason) => forgotten.inc({ reason }) };
+  const delivered = new Counter({
+    name: `${p}activity_events_delivered_total`,
+    help: 'Block events handed to /stream/activity subscribers (one per subscriber per block, replays included).',
+    registers: [registry],
+  });
+  const dropped = new Counter({
+    name: `${p}activity_dropped_total`,
+    help: '/stream/activity subscribers disconnected because they read too slowly.',
+    registers: [registry],
+  });
+  const failed = new Counter({
+    name: `${p}activity_tx_reads_failed_total`,
+    help: 'Blocks naming a watched entity whose transactions could not be read (event sent with complete: false).',
+    registers: [registry],
+  });
+  return {
+    delivered: (n) => delivered.inc(n),
+    dropped: () => dropped.inc(),
+    readFailed: () => failed.inc(),
+    forgotten: (reason) => forgotten.inc({ reason }),
+  };
 }

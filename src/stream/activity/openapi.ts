@@ -17,14 +17,19 @@ const ADDRESS = '^n[1-9A-HJ-NP-Za-km-z]{34}$';
 function activityEventSchema(registry: SchemaRegistry): SchemaObject {
   return {
     type: 'object',
-    description: 'The JSON of one activity event (its `data:` line; id: `height`): a block that names a watched address or contract.',
+    description:
+      'The JSON of one activity event (its `data:` line; id: `height`): a block that names a watched address or contract.',
     properties: {
       height: { type: 'integer', minimum: 0, description: 'The block height (also the event id).' },
       block_hash: { type: 'string', description: 'The block hash as the block reader read it.' },
-      complete: { type: 'boolean', description: 'false when the block (or its transaction list) could not be read whole: `txs` may miss records.' },
+      complete: {
+        type: 'boolean',
+        description: 'false when the block (or its transaction list) could not be read whole: `txs` may miss records.',
+      },
       txs: {
         type: 'array',
-        description: "The block's transaction records (exactly as tx/list returns them) that name one of this connection's watched entities; empty when the block names it otherwise (the miner's reward, a transaction entering the pool).",
+        description:
+          "The block's transaction records (exactly as tx/list returns them) that name one of this connection's watched entities; empty when the block names it otherwise (the miner's reward, a transaction entering the pool).",
         items: registry.named(Transaction),
       },
     },
@@ -34,14 +39,27 @@ function activityEventSchema(registry: SchemaRegistry): SchemaObject {
 }
 
 const PENDING_FIELDS: Record<string, SchemaObject> = {
-  hashes: { type: 'array', items: { type: 'string' }, description: 'Hashes of the transactions that entered the pool.' },
-  addresses: { type: 'array', items: { type: 'string', pattern: ADDRESS }, description: 'Watched addresses (of this connection) they name.' },
-  contracts: { type: 'array', items: { type: 'string', pattern: ADDRESS }, description: 'Watched contracts (of this connection) they name.' },
+  hashes: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Hashes of the transactions that entered the pool.',
+  },
+  addresses: {
+    type: 'array',
+    items: { type: 'string', pattern: ADDRESS },
+    description: 'Watched addresses (of this connection) they name.',
+  },
+  contracts: {
+    type: 'array',
+    items: { type: 'string', pattern: ADDRESS },
+    description: 'Watched contracts (of this connection) they name.',
+  },
 };
 
 const PENDING: SchemaObject = {
   type: 'object',
-  description: 'The JSON of an `event: pending` (no id: not replayed, best effort): transactions newly seen in the pending pool name watched entities.',
+  description:
+    'The JSON of an `event: pending` (no id: not replayed, best effort): transactions newly seen in the pending pool name watched entities.',
   properties: PENDING_FIELDS,
   required: Object.keys(PENDING_FIELDS),
   additionalProperties: false,
@@ -57,8 +75,21 @@ const watch = (name: string, what: string): ParameterObject => ({
 });
 
 const RESUME: ParameterObject[] = [
-  { name: 'Last-Event-ID', in: 'header', required: false, description: 'Height to resume after (EventSource sends it on reconnect): the kept blocks above it that name a watched entity are replayed. Anything but digits answers 400 (code 4001).', schema: { type: 'string', pattern: '^[0-9]{1,15}$' } },
-  { name: 'lastEventId', in: 'query', required: false, description: 'Same as the Last-Event-ID header, for clients that cannot set headers.', schema: { type: 'string', pattern: '^[0-9]{1,15}$' } },
+  {
+    name: 'Last-Event-ID',
+    in: 'header',
+    required: false,
+    description:
+      'Height to resume after (EventSource sends it on reconnect): the kept blocks above it that name a watched entity are replayed. Anything but digits answers 400 (code 4001).',
+    schema: { type: 'string', pattern: '^[0-9]{1,15}$' },
+  },
+  {
+    name: 'lastEventId',
+    in: 'query',
+    required: false,
+    description: 'Same as the Last-Event-ID header, for clients that cannot set headers.',
+    schema: { type: 'string', pattern: '^[0-9]{1,15}$' },
+  },
 ];
 
 const FORMAT = [
@@ -81,12 +112,31 @@ export function activityOpenapi(): OpenApiContribution {
           parameters: [watch('address', 'An address'), watch('contract', 'A contract'), ...RESUME],
           responses: {
             '200': {
-              description: 'The event stream, open until the client leaves, reads too slowly (STREAM_MAX_BUFFER_BYTES) or the server shuts down.',
-              content: { 'text/event-stream': { schema: { type: 'string', description: FORMAT, 'x-event-data': ref(ACTIVITY_EVENT), 'x-event-types': { pending: ref(PENDING_EVENT), rebase: ref('RebaseEvent'), gap: ref('GapEvent') } } } },
+              description:
+                'The event stream, open until the client leaves, reads too slowly (STREAM_MAX_BUFFER_BYTES) or the server shuts down.',
+              content: {
+                'text/event-stream': {
+                  schema: {
+                    type: 'string',
+                    description: FORMAT,
+                    'x-event-data': ref(ACTIVITY_EVENT),
+                    'x-event-types': { pending: ref(PENDING_EVENT), rebase: ref('RebaseEvent'), gap: ref('GapEvent') },
+                  },
+                },
+              },
             },
-            '400': errorResponse('Invalid, missing or too many watched entities, or an unreadable resume point (codes 4001, 4002, 4003); the message names the parameter.', registry),
-            '429': errorResponse('Too many open streams from this client (code 4291), or the rate limit (code 4290).', registry),
-            '503': errorResponse('Too many open streams on this replica (code 5032, MAX_STREAMS), or shutting down.', registry),
+            '400': errorResponse(
+              'Invalid, missing or too many watched entities, or an unreadable resume point (codes 4001, 4002, 4003); the message names the parameter.',
+              registry,
+            ),
+            '429': errorResponse(
+              'Too many open streams from this client (code 4291), or the rate limit (code 4290).',
+              registry,
+            ),
+            '503': errorResponse(
+              'Too many open streams on this replica (code 5032, MAX_STREAMS), or shutting down.',
+              registry,
+            ),
           },
         },
       },

@@ -21,12 +21,21 @@ export interface ActivityResumeContext {
   time: number;
 }
 
-export function planActivity(after: number | null, entities: ReadonlySet<string>, c: ActivityResumeContext): ResumePlan {
+export function planActivity(
+  after: number | null,
+  entities: ReadonlySet<string>,
+  c: ActivityResumeContext,
+): ResumePlan {
   const latest = c.history.height;
   const replay: StreamEvent[] = [];
   let base = after ?? latest;
   if (after !== null) {
-    const r = c.head !== null && after > c.head ? (latest >= 0 ? { height: latest } : null) : c.history.rebases.rebaseFor(after);
+    const r =
+      c.head !== null && after > c.head
+        ? latest >= 0
+          ? { height: latest }
+          : null
+        : c.history.rebases.rebaseFor(after);
     if (r !== null && r.height < after) {
       base = r.height;
       replay.push({ height: base, frame: rebaseFrame(base, after, c.final, c.time), marker: true });
@@ -38,7 +47,8 @@ export function planActivity(after: number | null, entities: ReadonlySet<string>
       replay.push({ height: whole - 1, frame: gapFrame(base + 1, whole - 1), marker: true });
       base = whole - 1;
     }
-    for (const r of c.history.matching(base, entities)) replay.push({ height: r.height, frame: activityFrame(r, intersect(r.matched, entities)) });
+    for (const r of c.history.matching(base, entities))
+      replay.push({ height: r.height, frame: activityFrame(r, intersect(r.matched, entities)) });
   }
   const last = Math.max(base, latest);
   const tail = replay[replay.length - 1]?.height ?? -1;

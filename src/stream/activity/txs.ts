@@ -31,15 +31,22 @@ function page(body: Buffer, out: Buffer[]): number {
 /** Every transaction record of block `height`; throws when a page cannot be read. */
 export async function blockTxs(r: TxReader, height: number): Promise<Buffer[]> {
   const size = Math.min(r.limits.maxPageSize, 100);
-  const get = async (p: number, out: Buffer[]): Promise<number> => page((await r.resolve(canonicalize(r.txList, `block_height=${height}&page=${p}&page_size=${size}`, r.limits))).entry.body, out);
+  const get = async (p: number, out: Buffer[]): Promise<number> =>
+    page(
+      (await r.resolve(canonicalize(r.txList, `block_height=${height}&page=${p}&page_size=${size}`, r.limits))).entry
+        .body,
+      out,
+    );
   const first: Buffer[] = [];
   const pages = Math.min(await get(1, first), MAX_PAGES);
   if (pages <= 1) return first;
-  const rest = await Promise.all(Array.from({ length: pages - 1 }, async (_, i) => {
-    const out: Buffer[] = [];
-    await get(i + 2, out);
-    return out;
-  }));
+  const rest = await Promise.all(
+    Array.from({ length: pages - 1 }, async (_, i) => {
+      const out: Buffer[] = [];
+      await get(i + 2, out);
+      return out;
+    }),
+  );
   return first.concat(...rest);
 }
 

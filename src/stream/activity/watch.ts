@@ -29,9 +29,17 @@ export function parseWatch(rawUrl: string, max: number): string[] | ProxyError {
       if (!r.ok) return new ProxyError('BAD_PARAMETER', invalidMessage(name, r.expected, raw));
       seen.add(r.value);
       last = name;
-      if (seen.size > max) return new ProxyError('BAD_PARAMETER', `invalid parameter ${name}: at most ${max} addresses and contracts per stream (STREAM_ACTIVITY_MAX_WATCH)`);
+      if (seen.size > max)
+        return new ProxyError(
+          'BAD_PARAMETER',
+          `invalid parameter ${name}: at most ${max} addresses and contracts per stream (STREAM_ACTIVITY_MAX_WATCH)`,
+        );
     }
   }
-  if (seen.size === 0) return new ProxyError('MISSING_PARAMETER', `missing parameter ${last}: name at least one address or contract to watch`);
+  if (seen.size === 0)
+    return new ProxyError(
+      'MISSING_PARAMETER',
+      `missing parameter ${last}: name at least one address or contract to watch`,
+    );
   return [...seen];
 }
