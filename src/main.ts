@@ -10,6 +10,7 @@
  * WORKERS > 1: this process is the cluster primary (src/cluster/primary.ts)
  * and each worker runs this file again, listening through node:cluster.
  */
+import { startBuiltInSimulator } from './startup/built-in-simulator.js';
 import { getHeapStatistics } from 'node:v8';
 import { pino } from 'pino';
 import type { FastifyListenOptions } from 'fastify';
@@ -84,18 +85,8 @@ async function main(): Promise<void> {
   const sharedSimulator = worker === null ? undefined : process.env[SIMULATOR_ENV];
   if (sharedSimulator !== undefined) config = { ...config, upstreamUrls: [sharedSimulator] };
   else if (config.upstreamUrls.length === 0) {
-    const { startSimulator } = await import('./sim/index.js');
-    simulator = await startSimulator({
-      port: 0,
-      blockIntervalMs: config.simulator.blockIntervalMs,
-      seed: config.simulator.seed,
-      advertisedUrl: 'http://data.nebulas.io',
-    });
+    simulator = await startBuiltInSimulator(config, logger);
     config = { ...config, upstreamUrls: [simulator.url] };
-    logger.warn(
-      { simulator: simulator.url },
-      'no UPSTREAM_URLS configured: serving the built-in chain simulator (simulated data, not a real chain)',
-    );
   }
 
   const simulated = simulator !== null || sharedSimulator !== undefined;

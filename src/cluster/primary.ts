@@ -17,6 +17,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { Config } from '../config/types.js';
 import { checkPort } from '../startup/bind.js';
+import { startBuiltInSimulator } from '../startup/built-in-simulator.js';
 import type { SimulatorHandle } from '../sim/index.js';
 import { Hub } from './hub.js';
 import { isOurs, SIMULATOR_ENV, WORKER_ENV, type ToPrimary } from './protocol.js';
@@ -35,17 +36,7 @@ export async function runPrimary(
   if (!port.ok) stop(1, port.message);
   let simulator: SimulatorHandle | null = null;
   if (config.upstreamUrls.length === 0) {
-    const { startSimulator } = await import('../sim/index.js');
-    simulator = await startSimulator({
-      port: 0,
-      blockIntervalMs: config.simulator.blockIntervalMs,
-      seed: config.simulator.seed,
-      advertisedUrl: 'http://data.nebulas.io',
-    });
-    logger.warn(
-      { simulator: simulator.url },
-      'no UPSTREAM_URLS configured: serving the built-in chain simulator (simulated data, not a real chain)',
-    );
+    simulator = await startBuiltInSimulator(config, logger);
   }
   const hub = new Hub();
   const workers = new Map<number, Worker>();
