@@ -22,7 +22,7 @@ import { buildProxy } from './app.js';
 import { bindPort } from './startup/bind.js';
 import { notReadyAnswer } from './startup/not-ready.js';
 import { startupLine } from './startup/banner.js';
-import { defaultBaseUrlWarning } from './startup/shared-namespace.js';
+import { warnDefaultBaseUrl } from './startup/shared-namespace.js';
 import { runCheck } from './startup/check.js';
 import { diagnose, diagnosisLine } from './upstream/diagnose.js';
 import { logDestination } from './common/log-destination.js';
@@ -54,12 +54,6 @@ async function main(): Promise<void> {
   const root = pino({ level: config.logLevel }, logDestination());
   // WORKERS > 1: this process forks and coordinates the workers (src/cluster/primary.ts), each of which runs this file.
   const worker = workerNumber();
-  // Said once per machine: by the single process, or by the primary of WORKERS.
-  const unshared = worker === null ? defaultBaseUrlWarning(config) : null;
-  if (unshared !== null) {
-    process.stderr.write(`chainproxy: warning: ${unshared}\n`);
-    root.warn({ publicBaseUrl: config.publicBaseUrl }, unshared);
-  }
   if (worker === null && config.workers > 1) {
     const { runPrimary } = await import('./cluster/primary.js');
     return runPrimary(config, root.child({ role: 'primary' }), stop);
@@ -80,6 +74,7 @@ async function main(): Promise<void> {
           }),
         );
   if (bind !== null && !bind.ok) stop(1, bind.message);
+  if (worker === null) warnDefaultBaseUrl(config, logger);
 
   let simulator: SimulatorHandle | null = null;
   const sharedSimulator = worker === null ? undefined : process.env[SIMULATOR_ENV];

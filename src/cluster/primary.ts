@@ -18,6 +18,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/types.js';
 import { checkPort } from '../startup/bind.js';
 import { startBuiltInSimulator } from '../startup/built-in-simulator.js';
+import { warnDefaultBaseUrl } from '../startup/shared-namespace.js';
 import type { SimulatorHandle } from '../sim/index.js';
 import { Hub } from './hub.js';
 import { isOurs, SIMULATOR_ENV, WORKER_ENV, type ToPrimary } from './protocol.js';
@@ -34,6 +35,7 @@ export async function runPrimary(
 ): Promise<void> {
   const port = await checkPort(config.port, config.host);
   if (!port.ok) stop(1, port.message);
+  warnDefaultBaseUrl(config, logger);
   let simulator: SimulatorHandle | null = null;
   if (config.upstreamUrls.length === 0) {
     simulator = await startBuiltInSimulator(config, logger);

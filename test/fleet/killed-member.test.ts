@@ -46,8 +46,8 @@ describe('a killed replica', { timeout: 120_000 }, () => {
       publicBaseUrl: BASE,
       sameNamespace: true,
       self: false,
-      role: 'replica',
     });
+    expect(['leader', 'follower', 'alone']).toContain(view().members.find((m) => m.pid === pid)?.role);
     expect(await counter(survivor.url, 'chainproxy_fleet_members')).toBe(2);
 
     p.child.kill('SIGKILL');
