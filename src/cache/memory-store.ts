@@ -195,9 +195,10 @@ export class MemoryEntry {
    * re-rendered, at most once per second per encoding.
    */
   payload(encoding: Encoding, nowMs: number): Payload {
-    const raw = this.#raw[encoding];
-    const enc: Encoding = raw == null ? 'identity' : encoding;
     if (!this.#stamped || nowMs === this.entry.createdAt) return this.raw(encoding);
+    const raw = this.#raw[encoding];
+    if (raw === undefined) this.#ask(encoding as 'gzip' | 'br');
+    const enc: Encoding = raw == null ? 'identity' : encoding;
     const s = second(nowMs);
     const cached = this.#rendered[enc];
     if (cached !== null && this.#seconds[enc] === s) return cached;

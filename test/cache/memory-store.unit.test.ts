@@ -282,6 +282,19 @@ describe('MemoryStore.promote (an entry read from Redis)', () => {
     expect(store.compressions).toBe(1);
   });
 
+  it('a stamped entry asks for its missing variant on a re-stamped hit too (not only at its creation instant)', async () => {
+    const c = fakeClock(T0);
+    const store = new MemoryStore({ maxBytes: 1 << 24, clock: c.now, purgeIntervalMs: 0 });
+    const body = jsonBody(4000, '"server_timestamp":1595157487445,');
+    const e = entry('st', body, c.now(), { stamps: findStamps(body, 'tx/list') });
+    store.promote(e, gzipSync(body, { level: 6 }));
+    c.set(T0 + 2000);
+    expect(store.peek('st')?.payload('br', c.now()).encoding).toBe('identity');
+    expect(store.compressions).toBe(1);
+    await vi.waitFor(() => expect(store.peek('st')?.unmade('br')).toBe(false));
+    expect(store.peek('st')?.payload('br', c.now() + 1000).encoding).toBe('br');
+  });
+
   it('makes gzip too when Redis had none; small bodies get no variants at all', async () => {
     const c = fakeClock(T0);
     const store = new MemoryStore({ maxBytes: 1 << 24, clock: c.now, purgeIntervalMs: 0 });
