@@ -5,6 +5,7 @@
  */
 import { blockHash, touchedAt, txNames, type SimulatorHandle } from '../../src/sim/index.js';
 import type { ProxyHandle } from '../../src/app.js';
+import { waitFor } from '../helpers/fake-upstream.js';
 import type { TouchedSet } from '../../src/chain/touched.js';
 
 export const SEED = 5;
@@ -23,8 +24,13 @@ export function truthSet(h: number, hash = blockHash(SEED, h)): TouchedSet {
   };
 }
 
-/** Reads block h's tx/list pages through the proxy as the block reader does (so they are cached), then publishes its set. */
+/**
+ * Reads block h's tx/list pages through the proxy as the block reader does (so they are cached), then publishes
+ * its set. As the reader, it reads only once the proxy's head has reached h: a page read before is about a future
+ * height, kept only until the head moves, and the stream's own read would then miss.
+ */
 export async function readAndPublish(proxy: ProxyHandle, h: number, set = truthSet(h)): Promise<void> {
+  await waitFor(() => (proxy.tracker.bestHead() ?? 0) >= h, undefined, `the proxy's head at ${h}`);
   const r = await fetch(`${proxy.url}/tx/list?block_height=${h}&page=1&page_size=100`);
   if (r.status !== 200) throw new Error(`tx/list ${h}: ${r.status}`);
   await r.arrayBuffer();
