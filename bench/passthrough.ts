@@ -79,7 +79,8 @@ async function main(): Promise<void> {
       '',
       `throughput ratio chainproxy passthrough / bare @fastify/http-proxy: ${(through.r.rps / lib.r.rps).toFixed(2)}`,
       `throughput ratio chainproxy passthrough / backend directly: ${(through.r.rps / direct.rps).toFixed(2)}`,
-      `CPU per proxied request: bare @fastify/http-proxy ${lib.cpuUs.toFixed(0)} µs, chainproxy passthrough ${through.cpuUs.toFixed(0)} µs`,
+      `CPU per proxied request: bare @fastify/http-proxy ${lib.cpuUs.toFixed(0)} µs, ` +
+        `chainproxy passthrough ${through.cpuUs.toFixed(0)} µs`,
       '',
     ].join('\n'),
   );

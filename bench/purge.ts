@@ -90,7 +90,8 @@ try {
   console.log('|---|---|---|---|');
   for (const [kind, rs] of Object.entries(results)) {
     console.log(
-      `| ${kind} | ${fmt(rs.map((r) => r.answerMs))} | ${fmt(rs.map((r) => r.lastHitMs))} | ${fmt(rs.map((r) => r.firstMissMs))} |`,
+      `| ${kind} | ${fmt(rs.map((r) => r.answerMs))} | ` +
+        `${fmt(rs.map((r) => r.lastHitMs))} | ${fmt(rs.map((r) => r.firstMissMs))} |`,
     );
   }
 } finally {

@@ -86,7 +86,11 @@ async function main(): Promise<void> {
   });
   if (values.help) {
     process.stdout.write(
-      `npm run bench -- [--quick | --long] [--only a,b,…] [--block-interval MS] [--no-nginx] [--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] [--oracle-spread] [--oracle-crawl S] [--oracle-no-internal] [--fleet-sizes 1,2,3] [--fleet-crawl | --fleet-no-crawl] [--fleet-warmup S] [--fleet-window S] [--fleet-idle S] [--fleet-propagation S]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`,
+      'npm run bench -- [--quick | --long] [--only a,b,…] [--block-interval MS] [--no-nginx] ' +
+        '[--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] ' +
+        '[--oracle-spread] [--oracle-crawl S] [--oracle-no-internal] [--fleet-sizes 1,2,3] ' +
+        '[--fleet-crawl | --fleet-no-crawl] [--fleet-warmup S] [--fleet-window S] [--fleet-idle S] ' +
+        `[--fleet-propagation S]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`,
     );
     return;
   }
@@ -123,7 +127,8 @@ async function main(): Promise<void> {
           return { sim, nginx };
         } catch (e) {
           notes.push(
-            `nginx failed to start, nginx rows skipped: ${e instanceof Error ? e.message.split('\n').slice(0, 2).join(' ') : String(e)}`,
+            'nginx failed to start, nginx rows skipped: ' +
+              `${e instanceof Error ? e.message.split('\n').slice(0, 2).join(' ') : String(e)}`,
           );
           await sim.close();
           return null;
@@ -165,7 +170,9 @@ async function main(): Promise<void> {
     {
       startedAt: new Date(t0).toISOString(),
       mode: quick ? 'quick' : 'full',
-      machine: `${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`,
+      machine:
+        `${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ` +
+        `${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}`,
       blockIntervalMs,
       notes,
       wallSeconds: (Date.now() - t0) / 1000,

@@ -84,11 +84,14 @@ async function main(): Promise<void> {
     if (t.starting > 0) total.startsThatHitTheWindow++;
     if (t.unanswered.length + t.wrong.length > 0)
       process.stderr.write(
-        `start ${i}: ${t.unanswered.length} unanswered, ${t.wrong.length} wrong, e.g. ${JSON.stringify([...t.unanswered, ...t.wrong].slice(0, 3))}\n`,
+        `start ${i}: ${t.unanswered.length} unanswered, ${t.wrong.length} wrong, ` +
+          `e.g. ${JSON.stringify([...t.unanswered, ...t.wrong].slice(0, 3))}\n`,
       );
   }
   process.stdout.write(
-    `${STARTS} starts of node dist/bin/chainproxy.js (node ${process.version}), GET /healthz every ${EVERY_MS} ms from spawn to listening + 200 ms, held = no answer in ${HOLD_MS} ms\n${JSON.stringify(total, null, 1)}\n`,
+    `${STARTS} starts of node dist/bin/chainproxy.js (node ${process.version}), GET ` +
+      `/healthz every ${EVERY_MS} ms from spawn to listening + 200 ms, held = no ` +
+      `answer in ${HOLD_MS} ms\n${JSON.stringify(total, null, 1)}\n`,
   );
   if (total.unanswered + total.wrong > 0) process.exit(1);
 }

@@ -110,7 +110,8 @@ async function main(): Promise<void> {
   });
   const [c, t] = rows as [(typeof rows)[0], (typeof rows)[0]];
   const lines = [
-    `start-up to /readyz 200 and idle RSS after ${IDLE_MS / 1000} s, median of ${RUNS} runs each (node ${process.version})`,
+    `start-up to /readyz 200 and idle RSS after ${IDLE_MS / 1000} s, ` +
+      `median of ${RUNS} runs each (node ${process.version})`,
     '',
     '| start | to /readyz 200 (median, min) | idle RSS (median) |',
     '|---|---|---|',

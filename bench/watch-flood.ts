@@ -44,7 +44,8 @@ function openAndClose(port: number, ip: string, watch: readonly string[]): Promi
     s.setTimeout(10_000, () => done(0));
     s.on('connect', () =>
       s.write(
-        `GET /stream/activity?${watch.map((a) => `address=${a}`).join('&')} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${ip}\r\n\r\n`,
+        `GET /stream/activity?${watch.map((a) => `address=${a}`).join('&')} ` +
+          `HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: ${ip}\r\n\r\n`,
       ),
     );
     s.on('data', (d: Buffer) => {
@@ -198,18 +199,29 @@ async function main(): Promise<void> {
     Math.max(...samples.map((s) => s[k]).filter((x) => Number.isFinite(x)));
   const opened = [...statuses.values()].reduce((a, b) => a + b, 0);
   const lines = [
-    `watch flood: ${CLIENTS} client addresses opening and closing /stream/activity (100 new addresses each) for ${SECONDS} s, node ${process.version}, CACHE_MAX_BYTES=${values.cache}, heap cap ${heapLimitMiB} MiB`,
-    `requests: ${opened} (${(opened / SECONDS).toFixed(0)}/s) by status ${JSON.stringify(Object.fromEntries(statuses))}`,
-    `server: alive ${alive}; RSS idle ${idleRss.toFixed(0)} MiB, peak ${peak('rss').toFixed(0)} MiB, last ${samples.at(-1)?.rss.toFixed(0)} MiB; heap peak ${peak('heap').toFixed(0)} MiB`,
-    `watches: charged peak ${peak('watchBytes').toFixed(1)} MiB of ${(Number(final.get('chainproxy_activity_watch_bytes') ?? NaN) / 2 ** 20).toFixed(1)} now; lingering peak ${peak('lingering')}; forgotten client ${final.get('chainproxy_activity_lingering_forgotten_total{reason="client"}')}, budget ${final.get('chainproxy_activity_lingering_forgotten_total{reason="budget"}')}; refused watch_budget ${final.get('chainproxy_stream_refused_total{reason="watch_budget"}')}`,
-    `bystander: /block/max ${polls.ok} ok, ${polls.failed} failed, p50 ${q(0.5).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms, max ${q(1).toFixed(1)} ms; its activity stream still open: ${heldOpen} (${heldBytes} bytes received)`,
+    `watch flood: ${CLIENTS} client addresses opening and closing /stream/activity (100 new addresses each) for ` +
+      `${SECONDS} s, node ${process.version}, CACHE_MAX_BYTES=${values.cache}, heap cap ${heapLimitMiB} MiB`,
+    `requests: ${opened} (${(opened / SECONDS).toFixed(0)}/s) by ` +
+      `status ${JSON.stringify(Object.fromEntries(statuses))}`,
+    `server: alive ${alive}; RSS idle ${idleRss.toFixed(0)} MiB, peak ${peak('rss').toFixed(0)} ` +
+      `MiB, last ${samples.at(-1)?.rss.toFixed(0)} MiB; heap peak ${peak('heap').toFixed(0)} MiB`,
+    `watches: charged peak ${peak('watchBytes').toFixed(1)} MiB of ` +
+      `${(Number(final.get('chainproxy_activity_watch_bytes') ?? NaN) / 2 ** 20).toFixed(1)} ` +
+      `now; lingering peak ${peak('lingering')}; forgotten client ` +
+      `${final.get('chainproxy_activity_lingering_forgotten_total{reason="client"}')}, budget ` +
+      `${final.get('chainproxy_activity_lingering_forgotten_total{reason="budget"}')}; refused ` +
+      `watch_budget ${final.get('chainproxy_stream_refused_total{reason="watch_budget"}')}`,
+    `bystander: /block/max ${polls.ok} ok, ${polls.failed} failed, p50 ` +
+      `${q(0.5).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms, max ${q(1).toFixed(1)} ms; its ` +
+      `activity stream still open: ${heldOpen} (${heldBytes} bytes received)`,
     '',
     't(s)  RSS MiB  heap MiB  watches MiB  lingering',
     ...samples
       .filter((_, i) => i % 5 === 0 || i === samples.length - 1)
       .map(
         (s) =>
-          `${String(s.t).padStart(4)}  ${s.rss.toFixed(0).padStart(7)}  ${s.heap.toFixed(0).padStart(8)}  ${s.watchBytes.toFixed(1).padStart(11)}  ${String(s.lingering).padStart(9)}`,
+          `${String(s.t).padStart(4)}  ${s.rss.toFixed(0).padStart(7)}  ${s.heap.toFixed(0).padStart(8)}  ` +
+          `${s.watchBytes.toFixed(1).padStart(11)}  ${String(s.lingering).padStart(9)}`,
       ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -60,7 +60,8 @@ export async function startNginx(upstreamUrl: string): Promise<NginxProc> {
   const locations = ttlTable
     .map(
       ({ endpoint, ttlS, negS }) =>
-        `    location = /${endpoint} {\n      proxy_cache_valid 200 ${ttlS}s;\n      proxy_cache_valid 404 ${negS}s;\n      proxy_pass http://origin;\n    }`,
+        `    location = /${endpoint} {\n      proxy_cache_valid 200 ${ttlS}s;\n      ` +
+        `proxy_cache_valid 404 ${negS}s;\n      proxy_pass http://origin;\n    }`,
     )
     .join('\n');
   const conf = readFileSync(join(ROOT, 'bench/peers/nginx.conf.template'), 'utf8')

@@ -45,7 +45,8 @@ export function markdownTable(rows: readonly Row[]): string {
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i >= 2 && i <= 7 ? '---:' : '---')).join('|')}|`];
   for (const r of rows)
     lines.push(
-      `| ${[r.scenario, r.target, f(r.rps), ms(r.p50), ms(r.p99), pct(r.hitRatio), f(r.upPer1000, 1), f(r.cpuUs ?? null, 1), r.note].join(' | ')} |`,
+      '| ' +
+        `${[r.scenario, r.target, f(r.rps), ms(r.p50), ms(r.p99), pct(r.hitRatio), f(r.upPer1000, 1), f(r.cpuUs ?? null, 1), r.note].join(' | ')} |`,
     );
   return lines.join('\n');
 }
@@ -54,7 +55,8 @@ export function ratioTable(ratios: readonly Ratio[]): string {
   const lines = ['| ratio | value | target | pass | detail |', '|---|---:|---|---|---|'];
   for (const r of ratios)
     lines.push(
-      `| ${r.name} | ${r.value === null ? '–' : r.value.toFixed(3)} | ${r.goal} | ${r.pass === null ? '–' : r.pass ? 'yes' : '**NO**'} | ${r.detail} |`,
+      `| ${r.name} | ${r.value === null ? '–' : r.value.toFixed(3)} | ${r.goal} | ` +
+        `${r.pass === null ? '–' : r.pass ? 'yes' : '**NO**'} | ${r.detail} |`,
     );
   return lines.join('\n');
 }
@@ -78,7 +80,8 @@ export function writeResults(
   const md = [
     `# chainproxy benchmark (${info.mode}, ${info.startedAt})`,
     '',
-    `Machine: ${info.machine}. Simulated block interval ${info.blockIntervalMs} ms. Wall time ${info.wallSeconds.toFixed(0)} s.`,
+    `Machine: ${info.machine}. Simulated block interval ` +
+      `${info.blockIntervalMs} ms. Wall time ${info.wallSeconds.toFixed(0)} s.`,
     'Absolute numbers depend on a shared, noisy machine; compare rows of the same run (ratios).',
     '',
     markdownTable(rows),

@@ -94,7 +94,8 @@ export const hitPath: Scenario = {
         hit = await getRaw(p.url + path);
         if (hit.status !== 200 || hit.headers['x-cache'] !== 'HIT')
           ctx.notes.push(
-            `(a) second answer of ${p.child.name} was ${hit.status} X-Cache ${hit.headers['x-cache']}, expected a 200 HIT`,
+            `(a) second answer of ${p.child.name} was ${hit.status} ` +
+              `X-Cache ${hit.headers['x-cache']}, expected a 200 HIT`,
           );
       }
       bare = await startBare(hit!.body, hit!.headers);
@@ -137,7 +138,8 @@ export const hitPath: Scenario = {
       ];
       const dur = ctx.d(2.5, 1);
       const rounds = ctx.quick ? 3 : 8;
-      for (const t of targets) await runLoad({ url: t.url, path, connections: CONNECTIONS, duration: ctx.d(2, 0.5) }); // warm-up (JIT, connections)
+      // warm-up (JIT, connections)
+      for (const t of targets) await runLoad({ url: t.url, path, connections: CONNECTIONS, duration: ctx.d(2, 0.5) });
 
       const res = new Map<string, Round[]>(targets.map((t) => [t.name, []]));
       const counts0 = await Promise.all(targets.map((t) => t.proxy?.cacheCounts() ?? null));
@@ -148,7 +150,8 @@ export const hitPath: Scenario = {
         const order = r % 2 === 0 ? targets : [...targets].reverse();
         for (const t of order) res.get(t.name)!.push(await measure(t, path, dur));
         ctx.log(
-          `(a) round ${r + 1}/${rounds}: ${targets.map((t) => `${t.name} ${res.get(t.name)![r]!.rps.toFixed(0)} req/s, ${res.get(t.name)![r]!.cpuUs.toFixed(1)} µs/req at ${CPU_RATE}/s (${res.get(t.name)![r]!.cpuUsMax.toFixed(1)} at max)`).join('; ')}`,
+          `(a) round ${r + 1}/${rounds}: ` +
+            `${targets.map((t) => `${t.name} ${res.get(t.name)![r]!.rps.toFixed(0)} req/s, ${res.get(t.name)![r]!.cpuUs.toFixed(1)} ` + `µs/req at ${CPU_RATE}/s (${res.get(t.name)![r]!.cpuUsMax.toFixed(1)} at max)`).join('; ')}`,
         );
       }
       const proxiesUp = (await sim.total()) - s0;
@@ -159,7 +162,9 @@ export const hitPath: Scenario = {
         .reduce((a, t) => a + combine(res.get(t.name)!).total, 0);
 
       const baseline = res.get('bare Fastify')!;
-      const note = `${hit!.body.length} B body, ${CONNECTIONS} conns, ${rounds}×${dur}s interleaved; CPU at ${CPU_RATE} req/s offered`;
+      const note =
+        `${hit!.body.length} B body, ${CONNECTIONS} conns, ` +
+        `${rounds}×${dur}s interleaved; CPU at ${CPU_RATE} req/s offered`;
       for (const [i, t] of targets.entries()) {
         const rs = res.get(t.name)!;
         const c = combine(rs);
@@ -202,7 +207,11 @@ export const hitPath: Scenario = {
           value: Number.isFinite(cpuMed) ? cpuMed : null,
           goal: gated ? '<= 1.2' : 'info',
           pass: gated && Number.isFinite(cpuMed) ? cpuMed <= 1.2 : null,
-          detail: `per round ${cpuRatios.map((x) => x.toFixed(2)).join(' ')}${t.name === 'nginx' ? ' (master + workers)' : ''}; at max load: median ${median(cpuMaxRatios).toFixed(2)}, per round ${cpuMaxRatios.map((x) => x.toFixed(2)).join(' ')}`,
+          detail:
+            'per round ' +
+            `${cpuRatios.map((x) => x.toFixed(2)).join(' ')}${t.name === 'nginx' ? ' (master + workers)' : ''}; at max ` +
+            `load: median ${median(cpuMaxRatios).toFixed(2)}, per ` +
+            `round ${cpuMaxRatios.map((x) => x.toFixed(2)).join(' ')}`,
         });
       }
     } finally {

@@ -164,7 +164,8 @@ export const mix: Scenario = {
     const warm = ctx.d(20_000, 3_000);
     const amount = ctx.d(60_000, 8_000);
     ctx.notes.push(
-      `(b) mix: ${u.hashes.length} tx hashes, ${u.addresses.length} addresses, 3000 final blocks, Zipf s=1; ${warm} warm-up then ${amount} measured requests per target; ${CONNECTIONS} connections.`,
+      `(b) mix: ${u.hashes.length} tx hashes, ${u.addresses.length} addresses, 3000 final blocks, Zipf ` +
+        `s=1; ${warm} warm-up then ${amount} measured requests per target; ${CONNECTIONS} connections.`,
     );
 
     const targets = [
@@ -205,7 +206,9 @@ export const mix: Scenario = {
         p99: c.p99,
         hitRatio: hr,
         upPer1000: (up / r.total) * 1000,
-        note: `block/max max staleness ${fresh.maxStaleMs} ms (${fresh.samples} polls, ${fresh.backwards} backwards)${bad ? `; ${r.non2xx} non-2xx, ${r.errors} errors` : ''}`,
+        note:
+          `block/max max staleness ${fresh.maxStaleMs} ms (${fresh.samples} polls, ` +
+          `${fresh.backwards} backwards)${bad ? `; ${r.non2xx} non-2xx, ${r.errors} errors` : ''}`,
       });
       if (t.name === 'proxy') {
         ctx.ratios.push({

@@ -107,7 +107,9 @@ export const redis: Scenario = {
         mem.push(await round(big, cycle));
         red.push(await round(tiny, cycle));
         ctx.log(
-          `(f) round ${k + 1}/${ROUNDS}: memory hit ${mem[k]!.rps.toFixed(0)} req/s ${mem[k]!.cpuUs.toFixed(1)} µs/req; Redis hit ${red[k]!.rps.toFixed(0)} req/s ${red[k]!.cpuUs.toFixed(1)} µs/req, ${red[k]!.upstream} upstream`,
+          `(f) round ${k + 1}/${ROUNDS}: memory hit ${mem[k]!.rps.toFixed(0)} req/s ` +
+            `${mem[k]!.cpuUs.toFixed(1)} µs/req; Redis hit ${red[k]!.rps.toFixed(0)} ` +
+            `req/s ${red[k]!.cpuUs.toFixed(1)} µs/req, ${red[k]!.upstream} upstream`,
         );
       }
       const row = (target: string, rs: Round[], note: string) => {
@@ -152,14 +154,18 @@ export const redis: Scenario = {
         value: Number.isFinite(cpuRatio) ? cpuRatio : null,
         goal: '<= 2',
         pass: Number.isFinite(cpuRatio) ? cpuRatio <= 2 : null,
-        detail: `${rh.cpuUs.toFixed(1)} vs ${m.cpuUs.toFixed(1)} µs/req (medians); per round ${red.map((r, k) => (r.cpuUs / mem[k]!.cpuUs).toFixed(2)).join(' ')}`,
+        detail:
+          `${rh.cpuUs.toFixed(1)} vs ${m.cpuUs.toFixed(1)} µs/req (medians); per ` +
+          `round ${red.map((r, k) => (r.cpuUs / mem[k]!.cpuUs).toFixed(2)).join(' ')}`,
       });
       ctx.ratios.push({
         name: 'f: client requests sent upstream during Redis hits',
         value: rh.misses,
         goal: '0',
         pass: rh.misses === 0,
-        detail: `MISS/BYPASS/ERROR answers over ${red.reduce((a, r) => a + r.total, 0)} requests; the simulator counted ${rh.up} block/detail requests meanwhile (the fleet's own reads of new blocks included)`,
+        detail:
+          `MISS/BYPASS/ERROR answers over ${red.reduce((a, r) => a + r.total, 0)} requests; the simulator ` +
+          `counted ${rh.up} block/detail requests meanwhile (the fleet's own reads of new blocks included)`,
       });
       const measure = async (
         scenario: string,

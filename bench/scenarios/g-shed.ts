@@ -117,8 +117,10 @@ export const shed: Scenario = {
           upPer1000: null,
           note:
             `200 in ${IN_TIME_MS / 1000} s: ${((ok.length / BURST) * 100).toFixed(1)}%; ` +
-            `503 shed: ${((shedFast.length / BURST) * 100).toFixed(1)}% (p99 ${quantile(shedMs, 0.99)?.toFixed(1) ?? '–'} ms); ` +
-            `other (late/5xx/errors): ${other}; breaker after: ${breaker}; CPU/request ${((cpu / BURST) * 1e6).toFixed(0)} µs`,
+            `503 shed: ${((shedFast.length / BURST) * 100).toFixed(1)}% ` +
+            `(p99 ${quantile(shedMs, 0.99)?.toFixed(1) ?? '–'} ms); ` +
+            `other (late/5xx/errors): ${other}; breaker after: ${breaker}; ` +
+            `CPU/request ${((cpu / BURST) * 1e6).toFixed(0)} µs`,
         });
       }
     } finally {
@@ -133,7 +135,9 @@ export const shed: Scenario = {
         value: b.ok + b.shed,
         goal: '= 1',
         pass: b.ok + b.shed >= 0.999,
-        detail: `bounded: ${(b.ok * 100).toFixed(1)}% answered, ${(b.shed * 100).toFixed(1)}% shed; unbounded: ${(u.ok * 100).toFixed(1)}% answered in time`,
+        detail:
+          `bounded: ${(b.ok * 100).toFixed(1)}% answered, ${(b.shed * 100).toFixed(1)}% ` +
+          `shed; unbounded: ${(u.ok * 100).toFixed(1)}% answered in time`,
       });
     }
   },

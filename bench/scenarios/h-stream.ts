@@ -246,7 +246,10 @@ async function mixRun(
       p99: c.p99,
       hitRatio: hr,
       upPer1000: (up / r.total) * 1000,
-      note: `blocks every ${blockIntervalMs} ms; hit ratio of block/max, block/list, tx/list, tx/list/pending ${(headHr * 100).toFixed(2)} %; block/max max staleness ${fresh.maxStaleMs} ms (${fresh.samples} polls, ${fresh.backwards} backwards)`,
+      note:
+        `blocks every ${blockIntervalMs} ms; hit ratio of block/max, block/list, tx/list, ` +
+        `tx/list/pending ${(headHr * 100).toFixed(2)} %; block/max max staleness ` +
+        `${fresh.maxStaleMs} ms (${fresh.samples} polls, ${fresh.backwards} backwards)`,
     });
     return { hr, headHr, up1000: (up / r.total) * 1000, staleMs: fresh.maxStaleMs, rps: c.rps };
   } finally {
@@ -274,7 +277,10 @@ export const stream: Scenario = {
         p99: f.lastP99,
         hitRatio: null,
         upPer1000: null,
-        note: `block → last subscriber's event (p50/p99 columns, ${blocks} blocks, probe every ${FANOUT_PROBE_MS} ms); first→last subscriber p50 ${f.spreadP50.toFixed(1)} ms; ${f.upPerBlock.toFixed(1)} upstream requests per block (probes included); ${f.cpuUsPerEvent.toFixed(1)} µs server CPU per delivered event`,
+        note:
+          `block → last subscriber's event (p50/p99 columns, ${blocks} blocks, probe every ${FANOUT_PROBE_MS} ` +
+          `ms); first→last subscriber p50 ${f.spreadP50.toFixed(1)} ms; ${f.upPerBlock.toFixed(1)} upstream ` +
+          `requests per block (probes included); ${f.cpuUsPerEvent.toFixed(1)} µs server CPU per delivered event`,
       });
     }
     ctx.ratios.push({
@@ -289,7 +295,9 @@ export const stream: Scenario = {
       value: big.lastP50 / small.lastP50,
       goal: 'report (the probe wait, up to one interval, is in both)',
       pass: null,
-      detail: `1000: p50 ${big.lastP50.toFixed(0)} ms, p99 ${big.lastP99.toFixed(0)} ms, first→last p50 ${big.spreadP50.toFixed(1)} ms; 10: p50 ${small.lastP50.toFixed(0)} ms, p99 ${small.lastP99.toFixed(0)} ms`,
+      detail:
+        `1000: p50 ${big.lastP50.toFixed(0)} ms, p99 ${big.lastP99.toFixed(0)} ms, first→last p50 ` +
+        `${big.spreadP50.toFixed(1)} ms; 10: p50 ${small.lastP50.toFixed(0)} ms, p99 ${small.lastP99.toFixed(0)} ms`,
     });
 
     const stormN = ctx.d(200, 50);
@@ -302,14 +310,18 @@ export const stream: Scenario = {
       p99: storm.p99,
       hitRatio: null,
       upPer1000: null,
-      note: `connect → whole paced replay (p50/p99 columns); ${storm.complete}/${stormN} got all 1000 events; ${storm.dropped} dropped as slow`,
+      note:
+        'connect → whole paced replay (p50/p99 columns); ' +
+        `${storm.complete}/${stormN} got all 1000 events; ${storm.dropped} dropped as slow`,
     });
     ctx.ratios.push({
       name: 'h: resume storm, subscribers with the whole replay',
       value: storm.complete / stormN,
       goal: '= 1, none dropped',
       pass: storm.complete === stormN && storm.dropped === 0,
-      detail: `${stormN} subscribers, 1000 events back each; p50 ${storm.p50.toFixed(0)} ms, p99 ${storm.p99.toFixed(0)} ms`,
+      detail:
+        `${stormN} subscribers, 1000 events back each; p50 ` +
+        `${storm.p50.toFixed(0)} ms, p99 ${storm.p99.toFixed(0)} ms`,
     });
 
     // Short windows need blocks to happen inside them.
@@ -328,14 +340,18 @@ export const stream: Scenario = {
       value: (1 - withRa.headHr) / Math.max(1e-9, 1 - without.headHr),
       goal: '< 1',
       pass: withRa.headHr > without.headHr,
-      detail: `hit ratio of block/max, block/list, tx/list, tx/list/pending: ${(withRa.headHr * 100).toFixed(2)} % vs ${(without.headHr * 100).toFixed(2)} %`,
+      detail:
+        'hit ratio of block/max, block/list, tx/list, tx/list/pending: ' +
+        `${(withRa.headHr * 100).toFixed(2)} % vs ${(without.headHr * 100).toFixed(2)} %`,
     });
     ctx.ratios.push({
       name: 'h: upstream req per 1000, refresh-ahead on / off',
       value: withRa.up1000 / without.up1000,
       goal: 'report',
       pass: null,
-      detail: `${withRa.up1000.toFixed(1)} vs ${without.up1000.toFixed(1)} per 1000; block/max staleness ${withRa.staleMs} vs ${without.staleMs} ms (probe ${PROBE_INTERVAL_MS} ms)`,
+      detail:
+        `${withRa.up1000.toFixed(1)} vs ${without.up1000.toFixed(1)} per 1000; block/max ` +
+        `staleness ${withRa.staleMs} vs ${without.staleMs} ms (probe ${PROBE_INTERVAL_MS} ms)`,
     });
   },
 };

@@ -185,13 +185,15 @@ export const budget: Scenario = {
       row(
         'hot alone',
         a,
-        `${HOT_IPS} IPs, ${HOT_RATE} req/s offered, ${rounds} × ${seconds} s interleaved${a.hotNon2xx ? `; ${a.hotNon2xx} non-2xx` : ''}`,
+        `${HOT_IPS} IPs, ${HOT_RATE} req/s offered, ${rounds} × ${seconds} s ` +
+          `interleaved${a.hotNon2xx ? `; ${a.hotNon2xx} non-2xx` : ''}`,
       );
       const spanMin = (scanEnd - scanStart) / 60_000;
       row(
         'hot + scanner',
         w,
-        `scanner 360/min: ${w.scanOk} misses (${(w.scanOk / spanMin).toFixed(0)}/min over its span), ${w.scan429} refused${w.hotNon2xx ? `; hot ${w.hotNon2xx} non-2xx` : ''}`,
+        `scanner 360/min: ${w.scanOk} misses (${(w.scanOk / spanMin).toFixed(0)}/min over its ` +
+          `span), ${w.scan429} refused${w.hotNon2xx ? `; hot ${w.hotNon2xx} non-2xx` : ''}`,
       );
       row(
         'hot + scanner, budget 0',
@@ -224,7 +226,9 @@ export const budget: Scenario = {
           value: scan,
           goal: '<= 1',
           pass: scan <= 1,
-          detail: `${w.scanOk} misses over ${((scanEnd - scanStart) / 1000).toFixed(1)} s, bound ${bound.toFixed(0)} (budget + refill); without a budget ${noBudget.scanOk} in ${noBudget.seconds.toFixed(1)} s`,
+          detail:
+            `${w.scanOk} misses over ${((scanEnd - scanStart) / 1000).toFixed(1)} s, bound ${bound.toFixed(0)} ` +
+            `(budget + refill); without a budget ${noBudget.scanOk} in ${noBudget.seconds.toFixed(1)} s`,
         },
       );
     } finally {

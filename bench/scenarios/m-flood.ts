@@ -201,14 +201,21 @@ export const flood: Scenario = {
           p99: b.p99,
           hitRatio: null,
           upPer1000: null,
-          note: `${b.total} distinct keys; RSS settled ${mib(b.after.rss)} MiB (1 MiB cache: ${mib(f.after.rss)}), peak ${mib(b.peak)} (${mib(f.peak)}), heap ${mib(b.after.heap)} MiB (${mib(f.after.heap)}), charged ${(b.after.cached / MIB).toFixed(1)} MiB; ${b.cpuPerReq.toFixed(3)} ms CPU/req`,
+          note:
+            `${b.total} distinct keys; RSS settled ${mib(b.after.rss)} MiB (1 MiB cache: ${mib(f.after.rss)}), ` +
+            `peak ${mib(b.peak)} (${mib(f.peak)}), heap ${mib(b.after.heap)} MiB (${mib(f.after.heap)}), ` +
+            `charged ${(b.after.cached / MIB).toFixed(1)} MiB; ${b.cpuPerReq.toFixed(3)} ms CPU/req`,
         });
         ctx.ratios.push({
           name: `m: RSS over the 1 MiB-cache run / bound (${b.name})`,
           value: grown / BOUND,
           goal: '<= 1.5',
           pass: grown <= 1.5 * BOUND,
-          detail: `npx chainproxy, heap limit ${boundedRun.heapLimitMiB} MiB (1 MiB cache: ${floorRun.heapLimitMiB}); settled RSS ${mib(f.after.rss)} → ${mib(b.after.rss)} MiB (peak ${mib(f.peak)} → ${mib(b.peak)}), heap ${mib(f.after.heap)} → ${mib(b.after.heap)} MiB, charged ${(b.after.cached / MIB).toFixed(1)} MiB of 32`,
+          detail:
+            `npx chainproxy, heap limit ${boundedRun.heapLimitMiB} MiB (1 MiB cache: ` +
+            `${floorRun.heapLimitMiB}); settled RSS ${mib(f.after.rss)} → ${mib(b.after.rss)} MiB ` +
+            `(peak ${mib(f.peak)} → ${mib(b.peak)}), heap ${mib(f.after.heap)} → ` +
+            `${mib(b.after.heap)} MiB, charged ${(b.after.cached / MIB).toFixed(1)} MiB of 32`,
         });
       });
     } finally {

@@ -29,7 +29,9 @@ const JITTER = 0.2;
 const pct = (v: number | null): string => (v === null ? '–' : `${(v * 100).toFixed(2)} %`);
 const ms = (v: number | null): string => (v === null ? '–' : `${v} ms`);
 
-/** Seconds of the cold window (5 s blocks only), the warm-up after the crawl, the measured window; block intervals run. */
+/**
+ * Seconds of the cold window (5 s blocks only), the warm-up after the crawl, the measured window; block intervals run.
+ */
 interface Durations {
   coldS: number;
   warmS: number;
@@ -37,7 +39,10 @@ interface Durations {
   intervals: readonly number[];
   /** `--oracle-spread`: the crawl spread over the warm-up (entry ages as in a long-running proxy). */
   spread: boolean;
-  /** `--oracle-crawl S`: the spread crawl over the warm-up's first S seconds only (implies `--oracle-spread`), so bounds grow after it. */
+  /**
+   * `--oracle-crawl S`: the spread crawl over the warm-up's first S
+   * seconds only (implies `--oracle-spread`), so bounds grow after it.
+   */
   crawlS: number | null;
   /** the simulators pay internal transfers no block names; `--oracle-no-internal` turns it off */
   internal: boolean;
@@ -88,7 +93,8 @@ function note(s: Summary): string {
   const noPurpose = s.backgroundByPurpose.length === 0;
   return [
     `stale ${pct(s.staleRatio)}, up to ${s.maxBehind ?? '>300'} blocks behind`,
-    `unchanged refetches ${s.unchangedPer1000.toFixed(1)}/1000${noPurpose ? ` (${s.unchangedNoHeadPer1000.toFixed(1)} without block/max, whose probes carry no purpose on this build)` : ''}`,
+    'unchanged refetches ' +
+      `${s.unchangedPer1000.toFixed(1)}/1000${noPurpose ? ` (${s.unchangedNoHeadPer1000.toFixed(1)} without block/max, whose probes carry no purpose on this build)` : ''}`,
     upstreamSplit(s),
     `head detection p50 ${ms(s.headDelayP50)}, max ${ms(s.headDelayMax)}`,
     `${s.requests} requests, ${s.blocks} blocks`,
@@ -100,26 +106,32 @@ function runNotes(ctx: Ctx, target: string, run: ModeRun, d: Durations): void {
   ctx.notes.push(`(o) ${target}: stale by endpoint: ${staleByEndpoint(w)}`);
   ctx.notes.push(`(o) ${target}: ${internalLine(w)}`);
   ctx.notes.push(
-    `(o) ${target}: upstream requests by endpoint (first f, changed c, unchanged u, background b): ${upstreamByEndpoint(w)}`,
+    `(o) ${target}: upstream requests by endpoint (first f, ` +
+      `changed c, unchanged u, background b): ${upstreamByEndpoint(w)}`,
   );
   const c = run.crawl;
   ctx.notes.push(
-    `(o) ${target}: crawl ${c.requests} paths in ${c.seconds.toFixed(1)} s${c.errors > 0 ? ` (${c.errors} errors)` : ''}; first upstream requests per s by 10 s from the crawl's end: ${run.firstRate.map((r) => r.toFixed(1)).join(', ')}`,
+    `(o) ${target}: crawl ${c.requests} paths in ` +
+      `${c.seconds.toFixed(1)} s${c.errors > 0 ? ` (${c.errors} errors)` : ''}; first upstream ` +
+      `requests per s by 10 s from the crawl's end: ${run.firstRate.map((r) => r.toFixed(1)).join(', ')}`,
   );
   if (d.warmS * 1000 < run.maxAgeMs)
     ctx.notes.push(
-      `(o) ${target}: warm-up ${d.warmS} s < the safety max-age ${run.maxAgeMs / 1000} s: crawled entries may still be fresh in the window (not a steady state)`,
+      `(o) ${target}: warm-up ${d.warmS} s < the safety max-age ${run.maxAgeMs / 1000} s: ` +
+        'crawled entries may still be fresh in the window (not a steady state)',
     );
   if (run.cold !== null) {
     const s = summarize(run.cold);
     ctx.notes.push(
-      `(o) ${target}: cold start (first ${d.coldS} s of a fresh proxy, before the crawl): hit ratio ${pct(s.hitRatio)}; ${note(s)}`,
+      `(o) ${target}: cold start (first ${d.coldS} s of a fresh proxy, ` +
+        `before the crawl): hit ratio ${pct(s.hitRatio)}; ${note(s)}`,
     );
   }
   const errs = w.tally.errors + w.tally.dropped;
   if (errs > 0)
     ctx.notes.push(
-      `(o) ${target}: ${w.tally.errors} answers not judged (5xx or transport error), ${w.tally.dropped} not sent (in-flight cap)`,
+      `(o) ${target}: ${w.tally.errors} answers not judged (5xx or ` +
+        `transport error), ${w.tally.dropped} not sent (in-flight cap)`,
     );
 }
 
@@ -130,8 +142,12 @@ export const oracle: Scenario = {
     const d = durations(process.argv, ctx.quick);
     const honoured = modeHonoured();
     ctx.notes.push(
-      `(o) oracle: ${RATE} req/s open loop, block intervals ± ${JITTER * 100} %; per mode and interval a fresh stack: ` +
-        `simulators ${d.internal ? 'with' : 'without'} internal transfers; ${d.coldS} s cold window (5 s blocks only), ${d.spread ? `${d.warmS} s warm-up with the universe crawl spread over ${d.crawlS === null ? 'it' : `its first ${Math.min(d.crawlS, d.warmS)} s`}` : `universe crawl, ${d.warmS} s warm-up`}, ${d.durationS} s measured; ` +
+      `(o) oracle: ${RATE} req/s open loop, block intervals ± ` +
+        `${JITTER * 100} %; per mode and interval a fresh stack: ` +
+        `simulators ${d.internal ? 'with' : 'without'} internal ` +
+        `transfers; ${d.coldS} s cold window (5 s blocks only), ` +
+        `${d.spread ? `${d.warmS} s warm-up with the universe crawl spread over ` + `${d.crawlS === null ? 'it' : `its first ${Math.min(d.crawlS, d.warmS)} s`}` : `universe crawl, ${d.warmS} s warm-up`}, ` +
+        `${d.durationS} s measured; ` +
         (honoured
           ? 'INVALIDATION_MODE known to this build.'
           : "INVALIDATION_MODE unknown to this build: both modes run today's rule (baseline)."),
@@ -191,7 +207,9 @@ export const oracle: Scenario = {
         value: p.unchangedPer1000,
         goal: '<= 5',
         pass: p.unchangedPer1000 <= 5,
-        detail: `head rule ${h.unchangedPer1000.toFixed(1)}; background requests ${p.backgroundPer1000.toFixed(1)}/1000 counted in upstream, not here`,
+        detail:
+          `head rule ${h.unchangedPer1000.toFixed(1)}; background requests ` +
+          `${p.backgroundPer1000.toFixed(1)}/1000 counted in upstream, not here`,
       });
       const ratio = p.upPer1000 / h.upPer1000;
       ctx.ratios.push({
@@ -199,7 +217,9 @@ export const oracle: Scenario = {
         value: ratio,
         goal: '<= 0.5',
         pass: ratio <= 0.5,
-        detail: `${p.upPer1000.toFixed(1)} vs ${h.upPer1000.toFixed(1)} (first ${p.firstPer1000.toFixed(1)} vs ${h.firstPer1000.toFixed(1)})`,
+        detail:
+          `${p.upPer1000.toFixed(1)} vs ${h.upPer1000.toFixed(1)} (first ` +
+          `${p.firstPer1000.toFixed(1)} vs ${h.firstPer1000.toFixed(1)})`,
       });
     }
   },

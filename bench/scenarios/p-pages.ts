@@ -199,7 +199,9 @@ export const pages: Scenario = {
         p99: r.p99,
         hitRatio: null,
         upPer1000: (r.upstream / r.views) * 1000,
-        note: `req/s = page views/s; ${(r.clientRequests / r.views).toFixed(2)} client requests per view; upstream per 1000 views; ${USERS} users`,
+        note:
+          `req/s = page views/s; ${(r.clientRequests / r.views).toFixed(2)} ` +
+          `client requests per view; upstream per 1000 views; ${USERS} users`,
       });
       if (mode === 'pages') hot = s;
       else await Promise.all([s.proxy.close(), s.sim.close()]);
@@ -267,7 +269,9 @@ export const pages: Scenario = {
           p99: c.p99,
           hitRatio: null,
           upPer1000: null,
-          note: `${sizes.get(t.name)} B body, ${usPerReq.toFixed(0)} µs server CPU/req, ${CONNECTIONS} conns, ${rounds}×${dur}s interleaved`,
+          note:
+            `${sizes.get(t.name)} B body, ${usPerReq.toFixed(0)} µs server ` +
+            `CPU/req, ${CONNECTIONS} conns, ${rounds}×${dur}s interleaved`,
         });
       }
       const ratioOf = (a: string, b: string) => {
@@ -286,7 +290,10 @@ export const pages: Scenario = {
           value: r.median,
           goal: '>= 0.9',
           pass: r.median >= 0.9,
-          detail: `per round ${r.per.map((x) => x.toFixed(2)).join(' ')}; server CPU ${cpuA.toFixed(0)} vs ${cpuB.toFixed(0)} µs/req; bodies ${sizes.get(targets[0]!.name)} vs ${sizes.get(other.name)} B; upstream during hot runs ${upstream}`,
+          detail:
+            `per round ${r.per.map((x) => x.toFixed(2)).join(' ')}; server CPU ${cpuA.toFixed(0)} vs ` +
+            `${cpuB.toFixed(0)} µs/req; bodies ${sizes.get(targets[0]!.name)} vs ` +
+            `${sizes.get(other.name)} B; upstream during hot runs ${upstream}`,
         });
       }
       const stats = await getJson<{ head: number }>(`${sim.url}/_sim/chain`);

@@ -114,7 +114,10 @@ export const quorum: Scenario = {
             p99: c.p99,
             hitRatio: null,
             upPer1000: (up / r.total) * 1000,
-            note: `${(up / r.total).toFixed(2)} upstream block/detail per final miss; ${r.total} misses, ${r.non2xx} non-2xx, ${r.errors} errors; ${voted}; hot key: ${Math.round(hit.rps)} req/s, ${hits}/${hit.total} HIT`,
+            note:
+              `${(up / r.total).toFixed(2)} upstream block/detail per final miss; ` +
+              `${r.total} misses, ${r.non2xx} non-2xx, ${r.errors} errors; ` +
+              `${voted}; hot key: ${Math.round(hit.rps)} req/s, ${hits}/${hit.total} HIT`,
           });
         } finally {
           await proxy.close();
@@ -128,7 +131,9 @@ export const quorum: Scenario = {
           value: two.perMiss / one.perMiss,
           goal: '≈ 2',
           pass: two.perMiss / one.perMiss < 2.5,
-          detail: `${two.perMiss.toFixed(2)} vs ${one.perMiss.toFixed(2)}; p50 ${two.p50} vs ${one.p50} ms; p99 ${two.p99} vs ${one.p99} ms; hits ${Math.round(two.hitRps)} vs ${Math.round(one.hitRps)} req/s`,
+          detail:
+            `${two.perMiss.toFixed(2)} vs ${one.perMiss.toFixed(2)}; p50 ${two.p50} vs ${one.p50} ms; p99 ` +
+            `${two.p99} vs ${one.p99} ms; hits ${Math.round(two.hitRps)} vs ${Math.round(one.hitRps)} req/s`,
         });
       }
     } finally {

@@ -74,7 +74,10 @@ function idleLine(c: RecorderCounts, idleS: number): { perMin: number; line: str
     .map(([endpoint, s]) => {
       const bg = [...s.background].map(([p, b]) => `${p} ${f1(perMin(b.requests))}`).join(', ');
       const client = s.requests - backgroundTotal(s);
-      return `${endpoint} ${f1(perMin(s.requests))}${bg === '' ? '' : ` (${bg}${client > 0 ? `, no purpose ${f1(perMin(client))}` : ''})`}`;
+      return (
+        `${endpoint} ` +
+        `${f1(perMin(s.requests))}${bg === '' ? '' : ` (${bg}${client > 0 ? `, no purpose ${f1(perMin(client))}` : ''})`}`
+      );
     });
   return { perMin: perMin(c.requests), line: rows.length === 0 ? 'none' : rows.join(', ') };
 }
@@ -113,30 +116,37 @@ function report(ctx: Ctx, n: number, run: FleetRun, d: Durations): Sized {
     upPer1000: s.upPer1000,
     note:
       `stale ${pct(s.staleRatio)}; ${upstreamSplit(s)}; idle ${f1(idle.perMin)} upstream req/min; ` +
-      `block → every replica p50 ${ms(sized.p50)}, p99 ${ms(sized.p99)} (first replica → last p50 ${ms(sized.firstP50)}, p99 ${ms(sized.firstP99)}; ${p.fromBlock.length} blocks)`,
+      `block → every replica p50 ${ms(sized.p50)}, p99 ${ms(sized.p99)} (first replica → ` +
+      `last p50 ${ms(sized.firstP50)}, p99 ${ms(sized.firstP99)}; ${p.fromBlock.length} blocks)`,
   });
   ctx.notes.push(
-    `(r) ${target}: upstream requests by endpoint (first f, changed c, unchanged u, background b): ${upstreamByEndpoint(run.window)}`,
+    `(r) ${target}: upstream requests by endpoint (first f, changed c, ` +
+      `unchanged u, background b): ${upstreamByEndpoint(run.window)}`,
   );
   ctx.notes.push(`(r) ${target}: stale by endpoint: ${staleByEndpoint(run.window)}`);
   ctx.notes.push(
-    `(r) ${target}: idle (${d.idleS} s, blocks going on) upstream requests per minute by endpoint (by purpose): ${idle.line}`,
+    `(r) ${target}: idle (${d.idleS} s, blocks going on) upstream ` +
+      `requests per minute by endpoint (by purpose): ${idle.line}`,
   );
   const m = run.members;
   ctx.notes.push(
-    `(r) ${target}: the first replica's /status after the warm-up: ${m === null ? 'no fleet section (a build without the member list)' : `${m.seen} members, ${m.namespaceMismatch ? 'NAMESPACES DIFFER (the replicas share no entries)' : 'one namespace'}`}`,
+    `(r) ${target}: the first replica's /status after the warm-up: ` +
+      `${m === null ? 'no fleet section (a build without the member list)' : `${m.seen} members, ` + `${m.namespaceMismatch ? 'NAMESPACES DIFFER (the replicas share no entries)' : 'one namespace'}`}`,
   );
   ctx.notes.push(
-    `(r) ${target}: propagation: ${p.blocks} blocks in ${d.propagationS} s, ${p.fromBlock.length} served by every replica within it, ${p.polls} polls`,
+    `(r) ${target}: propagation: ${p.blocks} blocks in ${d.propagationS} s, ` +
+      `${p.fromBlock.length} served by every replica within it, ${p.polls} polls`,
   );
   if (run.crawl !== null)
     ctx.notes.push(
-      `(r) ${target}: crawl ${run.crawl.requests} paths in ${run.crawl.seconds.toFixed(1)} s${run.crawl.errors > 0 ? ` (${run.crawl.errors} errors)` : ''}`,
+      `(r) ${target}: crawl ${run.crawl.requests} paths in ` +
+        `${run.crawl.seconds.toFixed(1)} s${run.crawl.errors > 0 ? ` (${run.crawl.errors} errors)` : ''}`,
     );
   const errs = run.window.tally.errors + run.window.tally.dropped;
   if (errs > 0)
     ctx.notes.push(
-      `(r) ${target}: ${run.window.tally.errors} answers not judged (5xx or transport error), ${run.window.tally.dropped} not sent (in-flight cap)`,
+      `(r) ${target}: ${run.window.tally.errors} answers not judged (5xx or ` +
+        `transport error), ${run.window.tally.dropped} not sent (in-flight cap)`,
     );
   return sized;
 }
@@ -144,7 +154,8 @@ function report(ctx: Ctx, n: number, run: FleetRun, d: Durations): Sized {
 export const fleet: Scenario = {
   id: 'r',
   title:
-    'a fleet of 1, 2 and 3 replicas behind nginx round-robin, one Redis: upstream cost, staleness, idle cost, block propagation',
+    'a fleet of 1, 2 and 3 replicas behind nginx round-robin, one ' +
+    'Redis: upstream cost, staleness, idle cost, block propagation',
   async run(ctx: Ctx) {
     if (NGINX_BIN === null || REDIS_BIN === null) {
       ctx.notes.push(`(r) skipped: ${NGINX_BIN === null ? 'nginx' : 'redis-server'} not installed`);
@@ -152,8 +163,13 @@ export const fleet: Scenario = {
     }
     const d = durations(process.argv, ctx.quick);
     ctx.notes.push(
-      `(r) fleet: ${RATE} req/s open loop through nginx round-robin, blocks every ${BLOCK_MS / 1000} s ± ${JITTER * 100} %; per size a fresh stack (lockstep simulators, recording wrapper, redis-server, replicas with default settings and one PUBLIC_BASE_URL): ` +
-        `${d.crawl ? 'universe crawl, ' : 'no crawl, '}${d.warmS} s warm-up, ${d.windowS} s measured, ${d.idleS} s idle, ${d.propagationS} s propagation (workload on, every replica polled directly every 25 ms for block/max and block/list)${ctx.quick ? '; --quick: a smoke run, figures not comparable' : ''}.`,
+      `(r) fleet: ${RATE} req/s open loop through nginx round-robin, blocks every ` +
+        `${BLOCK_MS / 1000} s ± ${JITTER * 100} %; per size a fresh stack (lockstep simulators, ` +
+        'recording wrapper, redis-server, replicas with default settings and one PUBLIC_BASE_URL): ' +
+        `${d.crawl ? 'universe crawl, ' : 'no crawl, '}${d.warmS} s warm-up, ` +
+        `${d.windowS} s measured, ${d.idleS} s idle, ${d.propagationS} s propagation ` +
+        '(workload on, every replica polled directly every 25 ms for block/max and ' +
+        `block/list)${ctx.quick ? '; --quick: a smoke run, figures not comparable' : ''}.`,
     );
     const sized: Sized[] = [];
     for (const n of d.sizes) {

@@ -85,7 +85,9 @@ export const scrape: Scenario = {
             value: hits.rps / alone.rps,
             goal: '(reported)',
             pass: null,
-            detail: `${alone.rps.toFixed(0)} → ${hits.rps.toFixed(0)} req/s; ${scrapes.rps.toFixed(0)} scrapes/s (the scrapers' own client CPU shares the machine)`,
+            detail:
+              `${alone.rps.toFixed(0)} → ${hits.rps.toFixed(0)} req/s; ${scrapes.rps.toFixed(0)} ` +
+              `scrapes/s (the scrapers' own client CPU shares the machine)`,
           });
           withScrapers.set(cacheMs, hits.rps);
         } finally {

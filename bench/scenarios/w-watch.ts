@@ -185,7 +185,10 @@ export const watch: Scenario = {
         hitRatio: null,
         upPer1000: null,
         cpuUs: f.cpuUsPerEvent,
-        note: `block → last concerned subscriber's event (p50/p99, ${blocks} blocks, probe every ${PROBE_MS} ms); ${f.upPerBlock.toFixed(2)} upstream requests per block (probes and the reader's tx/list reads included); ${f.events} events delivered; ${f.cpuUsPerEvent.toFixed(1)} µs server CPU per delivered event`,
+        note:
+          `block → last concerned subscriber's event (p50/p99, ${blocks} blocks, probe every ${PROBE_MS} ms); ` +
+          `${f.upPerBlock.toFixed(2)} upstream requests per block (probes and the reader's tx/list reads ` +
+          `included); ${f.events} events delivered; ${f.cpuUsPerEvent.toFixed(1)} µs server CPU per delivered event`,
       });
     }
     ctx.ratios.push({
@@ -195,13 +198,17 @@ export const watch: Scenario = {
       pass: big.upPerBlock <= small.upPerBlock * 1.1 + 0.2,
       detail: `${big.upPerBlock.toFixed(2)} vs ${small.upPerBlock.toFixed(2)} per block`,
     });
-    // The 10-subscriber round is mostly the fixed per-block work (probes, the reader): the difference is what the events cost.
+    // The 10-subscriber round is mostly the fixed per-block work (probes, the reader): the difference is what the
+    // events cost.
     ctx.ratios.push({
       name: 'w: marginal server CPU per delivered activity event (µs)',
       value: ((big.cpuS - small.cpuS) * 1e6) / Math.max(1, big.events - small.events),
       goal: 'report',
       pass: null,
-      detail: `(CPU 1100 − CPU 10) / (events 1100 − events 10): ${((big.cpuS - small.cpuS) * 1e3).toFixed(0)} ms over ${big.events - small.events} events; block → last concerned subscriber p50 ${big.lastP50.toFixed(0)} vs ${small.lastP50.toFixed(0)} ms, p99 ${big.lastP99.toFixed(0)} vs ${small.lastP99.toFixed(0)} ms`,
+      detail:
+        `(CPU 1100 − CPU 10) / (events 1100 − events 10): ${((big.cpuS - small.cpuS) * 1e3).toFixed(0)} ms over ` +
+        `${big.events - small.events} events; block → last concerned subscriber p50 ${big.lastP50.toFixed(0)} vs ` +
+        `${small.lastP50.toFixed(0)} ms, p99 ${big.lastP99.toFixed(0)} vs ${small.lastP99.toFixed(0)} ms`,
     });
   },
 };

@@ -97,7 +97,9 @@ export function metricsTable(metrics: readonly MetricDoc[]): string {
   for (const m of metrics)
     rows.push(`| \`${m.name}\` | ${m.type} | ${m.labels.length > 0 ? m.labels.join(', ') : '–'} | ${esc(m.help)} |`);
   rows.push(
-    '| `process_*`, `nodejs_*` | various | – | prom-client default process and runtime metrics (CPU, memory, event loop lag, GC, handles), without the three `nodejs_active_*_total` gauges (promtool rejects `_total` on gauges). |',
+    '| `process_*`, `nodejs_*` | various | – | prom-client default process and ' +
+      'runtime metrics (CPU, memory, event loop lag, GC, handles), without the ' +
+      'three `nodejs_active_*_total` gauges (promtool rejects `_total` on gauges). |',
   );
   return rows.join('\n');
 }

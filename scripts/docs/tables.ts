@@ -63,7 +63,9 @@ export function policyTable(): string {
   for (const name of ENDPOINT_NAMES) {
     const p = DEFAULT_POLICIES[name];
     rows.push(
-      `| ${name} | ${[p.ttlMs, p.finalTtlMs, p.volatileTtlMs, p.swrMs, p.sieMs, p.negativeTtlMs].map(duration).join(' | ')} | ${p.invalidateOnHead ? 'yes' : 'no'} |`,
+      `| ${name} | ` +
+        `${[p.ttlMs, p.finalTtlMs, p.volatileTtlMs, p.swrMs, p.sieMs, p.negativeTtlMs].map(duration).join(' | ')} | ` +
+        `${p.invalidateOnHead ? 'yes' : 'no'} |`,
     );
   }
   return rows.join('\n');

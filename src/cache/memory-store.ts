@@ -170,7 +170,9 @@ export class MemoryEntry {
     return p == null ? p : p.body;
   }
 
-  /** An entry promoted from Redis: `gz` its gzip bytes from there (null: none); the rest made by `maker` when asked for. */
+  /**
+   * An entry promoted from Redis: `gz` its gzip bytes from there (null: none); the rest made by `maker` when asked for.
+   */
   static lazy(entry: CacheEntry, gz: Buffer | null, compressMinBytes: number, maker: Maker): MemoryEntry {
     if (entry.body.length < compressMinBytes) return new MemoryEntry(entry, null, null);
     return new MemoryEntry(entry, gz ?? undefined, undefined, maker);
@@ -306,7 +308,10 @@ export class MemoryStore implements CacheStore {
     return this.peek(key)?.entry;
   }
 
-  /** Stores until entry.sieUntil; once resolved, `peek(entry.key)?.entry === entry` with its variants (unless too large or superseded). */
+  /**
+   * Stores until entry.sieUntil; once resolved, `peek(entry.key)?.entry
+   * === entry` with its variants (unless too large or superseded).
+   */
   async set(entry: CacheEntry): Promise<void> {
     if (this.put(entry) === undefined) return;
     await this.#building.get(entry.key);
@@ -389,7 +394,10 @@ export class MemoryStore implements CacheStore {
     this.#lru.delete(key);
   }
 
-  /** Every live entry (a copy: the caller may delete or replace while walking it). For an operator's purge, never the request path. */
+  /**
+   * Every live entry (a copy: the caller may delete or replace while
+   * walking it). For an operator's purge, never the request path.
+   */
   held(): CacheEntry[] {
     const now = this.#clock();
     const out: CacheEntry[] = [];

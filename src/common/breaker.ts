@@ -57,7 +57,10 @@ export class Breaker {
     return null;
   }
 
-  /** The call holding `token` succeeded: closes the breaker (a late success of a call let through while closed does not close an open breaker). */
+  /**
+   * The call holding `token` succeeded: closes the breaker (a late success
+   * of a call let through while closed does not close an open breaker).
+   */
   success(token: Permit): void {
     if (token === 'trial' || this.#openedAt === null) {
       this.#consecutive = 0;

@@ -13,7 +13,9 @@ export const OPTIONS: ReadonlyArray<{ flag: string; help: string }> = [
   { flag: '--config FILE', help: 'read settings from a YAML or JSON file (same as CONFIG_FILE)' },
   {
     flag: '--check',
-    help: 'validate the settings, probe every upstream and Redis once, print what was found; exit 0 when all is well, else 2',
+    help:
+      'validate the settings, probe every upstream and Redis ' +
+      'once, print what was found; exit 0 when all is well, else 2',
   },
   { flag: '--help, -h', help: 'print this help and exit' },
   { flag: '--version, -v', help: 'print the version and exit' },

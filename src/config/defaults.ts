@@ -5,7 +5,10 @@ const MIB = 1024 * 1024;
 /** Unset SHUTDOWN_TIMEOUT_MS = REQUEST_TIMEOUT_MS + this, so a request accepted before the signal ends on its own. */
 export const SHUTDOWN_MARGIN_MS = 1000;
 
-/** Unset RATE_LIMIT_MISS_BUDGET: this share of RATE_LIMIT_MAX (rounded up), so lowering the request limit lowers upstream work too. */
+/**
+ * Unset RATE_LIMIT_MISS_BUDGET: this share of RATE_LIMIT_MAX (rounded
+ * up), so lowering the request limit lowers upstream work too.
+ */
 export const missBudgetFor = (rateLimitMax: number): number => Math.ceil(rateLimitMax / 5);
 
 /** A fresh default Config (callers may mutate it). */

@@ -23,7 +23,11 @@ const EXTRA = [
     env: 'CONFIG_FILE',
     key: '',
     def: '(none)',
-    help: 'YAML (.yaml/.yml) or JSON (.json) file with the same settings under their keys (upstream:, redis:, rateLimit:, limits:, http:, passthrough:, simulator:, top-level port, host, ...), per-endpoint cache policies under policies:, pages under pages:, and API keys with their own rate-limit budgets under apiKeys:. Environment variables win over the file. Unknown keys are errors.',
+    help:
+      'YAML (.yaml/.yml) or JSON (.json) file with the same settings under their keys (upstream:, redis:, ' +
+      'rateLimit:, limits:, http:, passthrough:, simulator:, top-level port, host, ...), per-endpoint ' +
+      'cache policies under policies:, pages under pages:, and API keys with their own rate-limit budgets ' +
+      'under apiKeys:. Environment variables win over the file. Unknown keys are errors.',
   },
 ];
 
@@ -55,9 +59,11 @@ export function helpText(): string {
   }
   lines.push(
     '',
-    'CONFIG_FILE policies: <endpoint name>: { ttlMs, finalTtlMs, volatileTtlMs, swrMs, sieMs, negativeTtlMs, invalidateOnHead }',
+    'CONFIG_FILE policies: <endpoint name>: { ttlMs, finalTtlMs, ' +
+      'volatileTtlMs, swrMs, sieMs, negativeTtlMs, invalidateOnHead }',
     `e.g. policies: { "${blockDetail.path}": { finalTtlMs: 604800000 } }`,
-    'CONFIG_FILE pages: <page name>: { params, exactlyOne, parts: { <part>: { endpoint, query, required, when, internal } } } (docs/pages.md)',
+    'CONFIG_FILE pages: <page name>: { params, exactlyOne, parts: { <part>: { ' +
+      'endpoint, query, required, when, internal } } } (docs/pages.md)',
     'CONFIG_FILE apiKeys: - { name, key (or sha256: hex of the key), max, windowMs } (X-API-Key; budget per key)',
     'CONFIG_FILE creditCosts: <endpoint name or pages/<page>>: { hit, miss } (credit prices of X-API-Key requests)',
     '',

@@ -17,7 +17,8 @@ import { NAMESPACES } from './groups.js';
 const IGNORED: readonly RegExp[] = [
   /^NODE_/i,
   /^npm_/i,
-  // Kubernetes service links: <SVC>_SERVICE_HOST, <SVC>_SERVICE_PORT[_<NAME>], <SVC>_PORT[_<n>_<PROTO>[_PROTO|_PORT|_ADDR]].
+  // Kubernetes service links: <SVC>_SERVICE_HOST, <SVC>_SERVICE_PORT[_<NAME>],
+  // <SVC>_PORT[_<n>_<PROTO>[_PROTO|_PORT|_ADDR]].
   /_SERVICE_(HOST|PORT)(_\w+)?$/,
   /_PORT(_\d+_(TCP|UDP|SCTP)(_PROTO|_PORT|_ADDR)?)?$/,
   // Docker links: <ALIAS>_NAME, <ALIAS>_ENV_<VAR>.
@@ -72,8 +73,10 @@ export function lookalikeErrors(env: Record<string, string | undefined>, names: 
     if (r === null) continue;
     errors.push(
       r.kind === 'near'
-        ? `${name}: expected a known setting, got an unknown variable that resembles ${r.setting} (rename it to ${r.setting}, or unset it)`
-        : `${name}: expected one of the ${r.prefix}* settings (${r.settings.join(', ')}), got an unknown variable (rename it, or unset it)`,
+        ? `${name}: expected a known setting, got an unknown variable that ` +
+            `resembles ${r.setting} (rename it to ${r.setting}, or unset it)`
+        : `${name}: expected one of the ${r.prefix}* settings ` +
+            `(${r.settings.join(', ')}), got an unknown variable (rename it, or unset it)`,
     );
   }
   return errors;

@@ -33,7 +33,10 @@ export interface UpstreamConfig {
   maxBodyBytes: number;
   /** Requests waiting for a connection to one upstream; past it a fast 503 (default 256). */
   maxQueue?: number;
-  /** A head further ahead of the trusted one than this (plus the observed block rate) needs a second source (default 10). */
+  /**
+   * A head further ahead of the trusted one than this (plus the
+   * observed block rate) needs a second source (default 10).
+   */
   headMarginBlocks?: number;
   /** Distinct upstreams agreeing before an answer is kept final (default 1: no vote). */
   quorum?: number;

@@ -20,13 +20,17 @@ export function registerConsensusMetrics(registry: Registry, upstreamNames: read
   const known = new Set(upstreamNames.slice(0, MAX_UPSTREAM_LABELS));
   const votes = new Counter({
     name: 'chainproxy_quorum_votes_total',
-    help: 'Quorum votes before a final answer is stored, by outcome: agreed, majority (a dispute the majority settled), disputed (no majority: served short-lived), short (too few upstreams answered).',
+    help:
+      'Quorum votes before a final answer is stored, by outcome: agreed, majority (a dispute the ' +
+      'majority settled), disputed (no majority: served short-lived), short (too few upstreams answered).',
     labelNames: ['endpoint', 'outcome'] as const,
     registers: [registry],
   });
   const sitOuts = new Counter({
     name: 'chainproxy_upstream_sit_outs_total',
-    help: 'Times an upstream was benched: reason head (a head the other upstreams refuted) or disputes (the minority of too many disputes).',
+    help:
+      'Times an upstream was benched: reason head (a head the other ' +
+      'upstreams refuted) or disputes (the minority of too many disputes).',
     labelNames: ['upstream', 'reason'] as const,
     registers: [registry],
   });

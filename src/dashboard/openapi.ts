@@ -59,7 +59,8 @@ export function dashboardOpenapi(): OpenApiContribution {
                       consensus: {
                         type: 'object',
                         description:
-                          'Quorum votes by outcome (disputes: majority and disputed) and times each upstream was benched.',
+                          'Quorum votes by outcome (disputes: majority and ' +
+                          'disputed) and times each upstream was benched.',
                         required: ['votes', 'sitOuts'],
                         properties: {
                           votes: { type: 'object', additionalProperties: { type: 'number' } },
@@ -92,7 +93,9 @@ export function dashboardOpenapi(): OpenApiContribution {
           responses: {
             '200': {
               description:
-                'One point a second (cumulative counters, upstream p50/p99), per-endpoint and per-status totals, counters and grouped events over the window held (at most 15 minutes), the version and the start time.',
+                'One point a second (cumulative counters, upstream p50/p99), ' +
+                'per-endpoint and per-status totals, counters and grouped events over the ' +
+                'window held (at most 15 minutes), the version and the start time.',
               content: {
                 'application/json': {
                   schema: envelope({

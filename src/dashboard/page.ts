@@ -61,7 +61,8 @@ const STYLE = /* css */ `
 `;
 
 const chart = (id: string, title: string): string =>
-  `<section class="chart" id="${id}"><h2>${title}</h2><svg role="img" aria-label="${title}"></svg><div class="legend"></div></section>`;
+  `<section class="chart" id="${id}"><h2>${title}</h2><svg role="img" ` +
+  `aria-label="${title}"></svg><div class="legend"></div></section>`;
 
 export const DASHBOARD_HTML = /* html */ `<!doctype html>
 <html lang="en">

@@ -45,7 +45,9 @@ export function registerDashboard(app: FastifyInstance, deps: DashboardDeps): vo
     reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store');
     const after = new URL(request.url, 'http://localhost').searchParams.get('after');
     if (after !== null && !/^\d{1,16}$/.test(after)) {
-      const msg = `${ERRORS.BAD_PARAMETER.msg} after: expected a time in ms since the epoch, got ${JSON.stringify(after.slice(0, 40))}`;
+      const msg =
+        `${ERRORS.BAD_PARAMETER.msg} after: expected a time in ms ` +
+        `since the epoch, got ${JSON.stringify(after.slice(0, 40))}`;
       return reply.code(ERRORS.BAD_PARAMETER.status).send(envelopeBody(ERRORS.BAD_PARAMETER.code, msg));
     }
     return reply.send(envelopeBody(0, 'success', { ...meta, ...history.view(after === null ? 0 : Number(after)) }));

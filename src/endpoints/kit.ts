@@ -134,6 +134,9 @@ export function tokenOrContract(params: ReadonlyMap<string, string>): string | n
   const c = params.has('contract');
   if (t && c) return 'invalid parameter token/contract: expected exactly one of token or contract, got both';
   if (!t && !c)
-    return `${MISSING_PREFIX} token or contract: expected exactly one of token (a token name) or contract (a contract address)`;
+    return (
+      `${MISSING_PREFIX} token or contract: expected exactly one of ` +
+      'token (a token name) or contract (a contract address)'
+    );
   return null;
 }

@@ -9,7 +9,9 @@ import { METRIC_PREFIX } from './prometheus.js';
 export function registerAdmissionMetrics(registry: Registry): (promoted: boolean) => void {
   const admissions = new Counter({
     name: `${METRIC_PREFIX}cache_admissions_total`,
-    help: 'Redis-tier hits by admission verdict: promoted into the memory tier (read again within the window), or refused (answered from the Redis value alone).',
+    help:
+      'Redis-tier hits by admission verdict: promoted into the memory tier (read ' +
+      'again within the window), or refused (answered from the Redis value alone).',
     labelNames: ['verdict'] as const,
     registers: [registry],
   });

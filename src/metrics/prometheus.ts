@@ -17,7 +17,10 @@ import { droppedLogLines } from '../common/log-destination.js';
 import { STATUS_CLASSES, statusClassIndex } from './status-class.js';
 
 export const METRIC_PREFIX = 'chainproxy_';
-/** Endpoint label values: the catalogue names plus 'other' (error envelopes for any other path: unknown paths, streams, batch, passthrough). */
+/**
+ * Endpoint label values: the catalogue names plus 'other' (error envelopes
+ * for any other path: unknown paths, streams, batch, passthrough).
+ */
 export const ENDPOINT_LABELS: readonly string[] = [...ENDPOINT_NAMES, 'other'];
 const REQUEST_RESULTS: readonly RequestResult[] = ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'];
 const TIER_NAMES: readonly TierName[] = ['memory', 'redis'];
@@ -81,7 +84,8 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
   // --- pushed: client requests (hot path) -------------------------------
   const requests = new DenseCounter(
     `${p}requests_total`,
-    'Client answers, by endpoint (other: error envelopes for any other path), HTTP status class and cache result: the X-Cache word (HIT, MISS, STALE, BYPASS, ERROR).',
+    'Client answers, by endpoint (other: error envelopes for any other path), HTTP ' +
+      'status class and cache result: the X-Cache word (HIT, MISS, STALE, BYPASS, ERROR).',
     cross(endpointDim, { name: 'cache', values: REQUEST_RESULTS }, { name: 'status_class', values: STATUS_CLASSES }),
   ).register(registry);
   const requestDuration = new DenseHistogram(
@@ -150,7 +154,9 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
   });
   const upstreamBackground = new Counter({
     name: `${p}upstream_background_requests_total`,
-    help: "The proxy's own upstream requests (attempts, head probes included) by purpose (probe, block, pending, refresh): the x-chainproxy-purpose header; clients' misses are the rest.",
+    help:
+      "The proxy's own upstream requests (attempts, head probes included) by purpose (probe, " +
+      "block, pending, refresh): the x-chainproxy-purpose header; clients' misses are the rest.",
     labelNames: ['purpose'] as const,
     registers: [registry],
   });

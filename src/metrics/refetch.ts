@@ -32,7 +32,8 @@ export function registerRefetchMetrics(registry: Registry): RefetchMetrics {
   ).register(registry);
   const unchanged = new DenseCounter(
     `${METRIC_PREFIX}refetches_unchanged_total`,
-    'Refetches whose answer equalled the entry it replaced (same status, same content without volatile stamps), by endpoint.',
+    'Refetches whose answer equalled the entry it replaced (same ' +
+      'status, same content without volatile stamps), by endpoint.',
     series,
   ).register(registry);
   let total = 0;

@@ -33,7 +33,8 @@ export const ANSWER_HEADERS: NonNullable<ResponseObject['headers']> = {
   },
   'X-Chainproxy-Upstream': {
     description:
-      'Present (`simulator`) only when the proxy serves its built-in chain simulator: simulated data, not a real chain.',
+      'Present (`simulator`) only when the proxy serves its ' +
+      'built-in chain simulator: simulated data, not a real chain.',
     schema: { type: 'string', enum: ['simulator'] },
   },
 };
@@ -44,7 +45,8 @@ export const RETRY_AFTER: NonNullable<ResponseObject['headers']> = {
 
 /** The 429 of a request that may lead an upstream request. */
 const REFUSED_429 =
-  'Rate limit exceeded (code 4290), or the miss budget is spent and the answer is not cached (code 4292: only cached answers are served until it refills); see Retry-After.';
+  'Rate limit exceeded (code 4290), or the miss budget is spent and the answer is not ' +
+  'cached (code 4292: only cached answers are served until it refills); see Retry-After.';
 
 const CACHE_HEADERS: ResponseObject['headers'] = {
   'X-Cache': {
@@ -65,7 +67,11 @@ function seconds(ms: number): string {
 function describeCaching(def: EndpointDef): string {
   const p = def.policy;
   const head = p.invalidateOnHead ? ' Stale as soon as a new block arrives.' : '';
-  return `Cached ${seconds(p.ttlMs)} (immutable content ${seconds(p.finalTtlMs)}, content still moving ${seconds(p.volatileTtlMs)}); stale-while-revalidate ${seconds(p.swrMs)}, stale-if-error ${seconds(p.sieMs)}.${head} HEAD is served too.`;
+  return (
+    `Cached ${seconds(p.ttlMs)} (immutable content ${seconds(p.finalTtlMs)}, content ` +
+    `still moving ${seconds(p.volatileTtlMs)}); stale-while-revalidate ` +
+    `${seconds(p.swrMs)}, stale-if-error ${seconds(p.sieMs)}.${head} HEAD is served too.`
+  );
 }
 
 function operationOf(def: EndpointDef, limits: ParamLimits, registry: SchemaRegistry): OperationObject {
@@ -88,13 +94,15 @@ function operationOf(def: EndpointDef, limits: ParamLimits, registry: SchemaRegi
     responses: {
       '200': {
         description:
-          'Success envelope (`code` 0) with the records. Fields not listed may appear: the upstream adds them, the proxy passes them through.',
+          'Success envelope (`code` 0) with the records. Fields not listed may ' +
+          'appear: the upstream adds them, the proxy passes them through.',
         headers: CACHE_HEADERS,
         content: { [JSON_TYPE]: { schema: okSchema } },
       },
       '304': { description: 'Not modified (If-None-Match matched the ETag).' },
       '400': errorResponse(
-        'Invalid, missing or duplicated parameter (codes 4001, 4002, 4003); the message names the parameter. No upstream request is made.',
+        'Invalid, missing or duplicated parameter (codes 4001, 4002, ' +
+          '4003); the message names the parameter. No upstream request is made.',
         registry,
       ),
       '404': errorResponse("The upstream's not-found envelope, relayed (unknown hash, block, token).", registry),

@@ -77,7 +77,8 @@ export function buildOpenApiDocument(opts: DocumentOptions): OpenApiDocument {
       // The package's version: the document describes this release of the proxy.
       version: VERSION,
       description:
-        'Read-only blockchain data (transactions, blocks, tokens, holders, NAX, addresses, statistics) behind a caching proxy. Every answer is a `{code, msg, data}` envelope; `code` 0 is success.',
+        'Read-only blockchain data (transactions, blocks, tokens, holders, NAX, addresses, statistics) ' +
+        'behind a caching proxy. Every answer is a `{code, msg, data}` envelope; `code` 0 is success.',
     },
     servers: [{ url: opts.publicBaseUrl }],
     tags: TAGS.filter((t) => used.has(t.name)),

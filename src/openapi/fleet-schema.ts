@@ -29,7 +29,8 @@ const MEMBER_SCHEMA: SchemaObject = {
       type: 'string',
       enum: ['leader', 'follower', 'alone', 'replica'],
       description:
-        'Its turn in the fleet at its last heartbeat: leader (probes, polls and refreshes for the fleet), follower, alone (no leader heard: does its own background work); replica when it has none.',
+        'Its turn in the fleet at its last heartbeat: leader (probes, polls and refreshes for the fleet), ' +
+        'follower, alone (no leader heard: does its own background work); replica when it has none.',
     },
     host: { type: 'string', description: 'Host name of its machine.' },
     pid: { type: 'integer' },
@@ -62,7 +63,8 @@ export const FLEET_STATUS_SCHEMA: SchemaObject = {
     namespaceMismatch: {
       type: 'boolean',
       description:
-        'Some member has another PUBLIC_BASE_URL: it shares no cached entries with this replica (chainproxy_fleet_namespace_mismatch).',
+        'Some member has another PUBLIC_BASE_URL: it shares no cached ' +
+        'entries with this replica (chainproxy_fleet_namespace_mismatch).',
     },
     members: {
       type: 'array',

@@ -51,7 +51,8 @@ const UPSTREAM_STATUS_SCHEMA: SchemaObject = {
     lastErrorAgoMs: { ...nullableInt, description: 'Ms since lastError was recorded.' },
     sittingOut: {
       description:
-        'Present while the upstream is benched for misbehaviour (a head the others refuted, or the minority of too many quorum disputes).',
+        'Present while the upstream is benched for misbehaviour (a head the ' +
+        'others refuted, or the minority of too many quorum disputes).',
       type: ['object', 'null'],
       required: ['until', 'reason', 'detail'],
       properties: {
@@ -115,7 +116,9 @@ const INVALIDATION_SCHEMA: SchemaObject = {
     judgedFrom: {
       ...nullableInt,
       description:
-        "Lowest head a tag-kept entry may have been fetched at to be judged (this replica's first block, or as far back as the fleet's record reached); entries fetched below it are stale. Null: no set yet.",
+        'Lowest head a tag-kept entry may have been fetched at to be judged ' +
+        "(this replica's first block, or as far back as the fleet's record " +
+        'reached); entries fetched below it are stale. Null: no set yet.',
     },
     tags: { ...count, description: 'Tags remembered with the height of the last block naming them.' },
     tagBytes: { ...count, description: 'Estimated bytes of the tag map (charged to CACHE_MAX_BYTES).' },
@@ -256,17 +259,20 @@ const PURGE_SCHEMA: SchemaObject = obj({
   memory: {
     ...count,
     description:
-      "Entries of this replica's memory tier the purge reached (dropped, or expired for a soft purge). Other replicas count their own (chainproxy_purged_entries_total).",
+      "Entries of this replica's memory tier the purge reached (dropped, or expired for a " +
+      'soft purge). Other replicas count their own (chainproxy_purged_entries_total).',
   },
   redis: {
     ...count,
     description:
-      'Entries deleted from Redis: an exact key, hard. Other Redis entries the purge names are never served again, judged by the marks on every replica.',
+      'Entries deleted from Redis: an exact key, hard. Other Redis entries the ' +
+      'purge names are never served again, judged by the marks on every replica.',
   },
   fleet: {
     type: ['object', 'null'],
     description:
-      'Null without Redis. `stored`: kept for replicas that start or reconnect later; `published`: sent on the bus to the running ones. False: Redis did not take it (purge again).',
+      'Null without Redis. `stored`: kept for replicas that start or reconnect later; `published`: ' +
+      'sent on the bus to the running ones. False: Redis did not take it (purge again).',
     required: ['stored', 'published'],
     properties: { stored: { type: 'boolean' }, published: { type: 'boolean' } },
   },
@@ -277,7 +283,10 @@ const PURGE_PARAMETERS = [
     name: 'key',
     in: 'query' as const,
     required: false,
-    description: `Exactly one of key, tag, all. An API request as a client sends it, percent-encoded (\`${txDetail.path}?hash=…\`, with or without the leading \`/\` or a scheme and host); canonicalized like a client request, so any spelling names the one entry.`,
+    description:
+      'Exactly one of key, tag, all. An API request as a client sends it, percent-encoded ' +
+      `(\`${txDetail.path}?hash=…\`, with or without the leading \`/\` or a scheme and ` +
+      'host); canonicalized like a client request, so any spelling names the one entry.',
     schema: { type: 'string' },
   },
   {
@@ -285,7 +294,8 @@ const PURGE_PARAMETERS = [
     in: 'query' as const,
     required: false,
     description:
-      'Every entry depending on an address (`address:<id>`; `contract:<id>` is the same), a token (`token:<name>`) or a block (`height:<n>`: the block, its transaction list, transactions mined in it).',
+      'Every entry depending on an address (`address:<id>`; `contract:<id>` is the same), a token ' +
+      '(`token:<name>`) or a block (`height:<n>`: the block, its transaction list, transactions mined in it).',
     schema: { type: 'string', pattern: '^(address|contract|token|height):.+$' },
   },
   {
@@ -328,7 +338,8 @@ const STATUS_SCHEMA: SchemaObject = {
     readyReason: {
       type: 'string',
       description:
-        'upstream (an up-to-date upstream answered lately), cache (no up-to-date upstream: serving what the cache holds, within its stale-if-error windows), or why not ready.',
+        'upstream (an up-to-date upstream answered lately), cache (no up-to-date upstream: ' +
+        'serving what the cache holds, within its stale-if-error windows), or why not ready.',
     },
     lastGoodAnswerAgoMs: nullableInt,
     upstreamIsSimulator: { type: 'boolean' },
@@ -367,7 +378,8 @@ export function opsOpenapi(): OpenApiContribution {
         get: {
           operationId: 'readyz',
           summary:
-            'Readiness: an up-to-date upstream answered within three probe intervals, or the cache can serve within its stale-if-error policy',
+            'Readiness: an up-to-date upstream answered within three probe ' +
+            'intervals, or the cache can serve within its stale-if-error policy',
           tags: OPERATOR,
           responses: {
             '200': plain(
@@ -398,13 +410,16 @@ export function opsOpenapi(): OpenApiContribution {
           operationId: 'purge',
           summary: 'Purge cached answers by exact key, tag or all, on every replica (operator only)',
           description:
-            'Hard (default): what is purged is never served again; the next request fetches it. Soft: served stale while fetched again. Fleet-wide over the Redis bus; the marks are kept in Redis for replicas that start later.',
+            'Hard (default): what is purged is never served again; the next request ' +
+            'fetches it. Soft: served stale while fetched again. Fleet-wide over the ' +
+            'Redis bus; the marks are kept in Redis for replicas that start later.',
           tags: OPERATOR,
           parameters: PURGE_PARAMETERS,
           responses: {
             '200': plain('What was purged.', { $ref: '#/components/schemas/Purge' }),
             '400': errorResponse(
-              'A bad purge request: the 400 envelope naming the parameter (4001, 4002 none of key, tag, all; 4003 one given twice).',
+              'A bad purge request: the 400 envelope naming the parameter ' +
+                '(4001, 4002 none of key, tag, all; 4003 one given twice).',
               registry,
             ),
             '404': errorResponse('Not an operator address: the answer of an unknown path.', registry),

@@ -23,7 +23,9 @@ import { registerPurgeMetrics } from './metrics.js';
 import { Purger } from './purger.js';
 import { purgedSecondTier } from './second-tier.js';
 
-/** Targets held at most (each a cache key or a tag, ~100 bytes); the oldest beyond are folded into "everything before". */
+/**
+ * Targets held at most (each a cache key or a tag, ~100 bytes); the oldest beyond are folded into "everything before".
+ */
 export const PURGE_MAX_MARKS = 4096;
 
 export interface Purge {

@@ -69,7 +69,10 @@ export class FleetMarks {
     return n !== undefined;
   }
 
-  /** Every mark held (undefined: Redis did not answer). Waits for the command connection (it may be ready after the bus's). */
+  /**
+   * Every mark held (undefined: Redis did not answer). Waits for
+   * the command connection (it may be ready after the bus's).
+   */
   async load(): Promise<PurgeMark[] | undefined> {
     if (!(await waitReady(this.#o.guard.client, READY_WAIT_MS))) return undefined;
     const flat = await guarded(this.#o.guard, 'get', () => this.#o.guard.client.zrange(this.#key, 0, -1, 'WITHSCORES'));

@@ -24,13 +24,17 @@ const MODES: readonly PurgeMode[] = ['hard', 'soft'];
 export function registerPurgeMetrics(registry: Registry, marks: () => number): PurgeMetrics {
   const purges = new Counter({
     name: `${METRIC_PREFIX}purges_total`,
-    help: 'Purges applied by this replica, by kind (key, tag, all), mode (hard, soft) and origin (here: asked of this replica; fleet: heard on the bus).',
+    help:
+      'Purges applied by this replica, by kind (key, tag, all), mode (hard, ' +
+      'soft) and origin (here: asked of this replica; fleet: heard on the bus).',
     labelNames: ['kind', 'mode', 'origin'] as const,
     registers: [registry],
   });
   const entries = new Counter({
     name: `${METRIC_PREFIX}purged_entries_total`,
-    help: "Entries of this replica's memory tier reached by purges, by kind and mode (hard: dropped; soft: expired, served stale while fetched again).",
+    help:
+      "Entries of this replica's memory tier reached by purges, by kind and " +
+      'mode (hard: dropped; soft: expired, served stale while fetched again).',
     labelNames: ['kind', 'mode'] as const,
     registers: [registry],
   });

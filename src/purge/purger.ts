@@ -151,7 +151,8 @@ export class Purger {
     const list = await fleet.marks.load();
     if (list === undefined) {
       this.#o.logger.warn(
-        'purge marks not loaded from Redis (until the next reconnect): purges made while this replica was away may be served',
+        'purge marks not loaded from Redis (until the next reconnect): ' +
+          'purges made while this replica was away may be served',
       );
       return;
     }

@@ -8,7 +8,10 @@
 import type { CacheEntry, CacheStore } from '../cache/types.js';
 import type { PurgeMarks } from './marks.js';
 
-/** `entry` expired at `at`: no longer fresh, servable stale in its own windows, never promoted to its final TTL without a refetch. */
+/**
+ * `entry` expired at `at`: no longer fresh, servable stale in its
+ * own windows, never promoted to its final TTL without a refetch.
+ */
 export function softened(entry: CacheEntry, at: number): CacheEntry {
   return { ...entry, freshUntil: Math.min(entry.freshUntil, at), finalAt: null };
 }

@@ -71,12 +71,14 @@ export function createRateLimitMetrics(
   ).register(registry);
   const charged = new DenseCounter(
     `${p}miss_budget_charged_total`,
-    'Upstream requests led by a client and charged to it (miss budget, or credits for an API key), by client class (anonymous, or the API key name).',
+    'Upstream requests led by a client and charged to it (miss budget, or ' +
+      'credits for an API key), by client class (anonymous, or the API key name).',
     classes.map((c) => ({ client: c })),
   ).register(registry);
   const missRefused = new DenseCounter(
     `${p}miss_budget_refused_total`,
-    'Requests refused with 429 (code 4292) because they would lead an upstream request beyond the client budget, by client class.',
+    'Requests refused with 429 (code 4292) because they would lead an ' +
+      'upstream request beyond the client budget, by client class.',
     classes.map((c) => ({ client: c })),
   ).register(registry);
   new CallbackGauge(`${p}rate_limit_buckets`, 'Client rate-limit buckets held in memory (bounded).', () => [

@@ -1,4 +1,7 @@
-/** Standalone simulator (`chainproxy-sim`, or `npm run simulator --` in a clone): --port 9001 --block-interval 1000 [--seed N] [--advertised-url URL] */
+/**
+ * Standalone simulator (`chainproxy-sim`, or `npm run simulator --` in a
+ * clone): --port 9001 --block-interval 1000 [--seed N] [--advertised-url URL]
+ */
 import { parseArgs } from 'node:util';
 import { DEFAULT_START_HEIGHT, startSimulator } from './server.js';
 import { parseStartTime } from './time.js';
@@ -77,7 +80,8 @@ async function main(): Promise<void> {
     logger: values.log ?? false,
   });
   process.stdout.write(
-    `chain simulator listening on ${sim.url} (head ${sim.chain.head()}, seed ${sim.chain.seed}${sim.chain.internalTransfers ? ', internal transfers' : ''})\n`,
+    `chain simulator listening on ${sim.url} (head ${sim.chain.head()}, seed ` +
+      `${sim.chain.seed}${sim.chain.internalTransfers ? ', internal transfers' : ''})\n`,
   );
   const stop = (): void => {
     void sim.close().then(() => process.exit(0));

@@ -1,11 +1,15 @@
 /** Fixed parameters of the simulated chain (see README.md for the rationale). */
 
-/** Chain time of block h is GENESIS_TIME + h * BLOCK_SECONDS (Unix seconds). Height 4842132 ⇒ 1595158875, as recorded. */
+/**
+ * Chain time of block h is GENESIS_TIME + h * BLOCK_SECONDS (Unix seconds). Height 4842132 ⇒ 1595158875, as recorded.
+ */
 export const GENESIS_TIME = 1522526895;
 export const BLOCK_SECONDS = 15;
 export const BLOCKS_PER_DAY = 86400 / BLOCK_SECONDS; // 5760
 export const CHAIN_ID = 1;
-/** NAX stage s covers [(s + NAX_STAGE_OFFSET) * 6000, (s + NAX_STAGE_OFFSET + 1) * 6000). Stage 298 = 4836000..4842000. */
+/**
+ * NAX stage s covers [(s + NAX_STAGE_OFFSET) * 6000, (s + NAX_STAGE_OFFSET + 1) * 6000). Stage 298 = 4836000..4842000.
+ */
 export const NAX_STAGE_BLOCKS = 6000;
 export const NAX_STAGE_OFFSET = 508;
 /** Transactions of blocks head+1 .. head+PENDING_WINDOW may be pending (those that already entered the pool). */
@@ -81,11 +85,13 @@ export const NODE_INFOS: readonly Record<string, string | null>[] = [
     email: 'support@keysinteractive.com',
     id: 'keys01',
     'income-distribute':
-      'We will distribute 80% of the block rewards back to our voters.\n\nPayout frequency is weekly (every 168 polling cycle).',
+      'We will distribute 80% of the block rewards back to our ' +
+      'voters.\n\nPayout frequency is weekly (every 168 polling cycle).',
     name: 'Keys | Share 80%',
     server: 'Memory: 32GB of RAM\nStorage: 1TB SSD\nCPU: 64-bit\nProcessor: 8 cores (3.2 GHz each)\nNetwork: 1 Gbps',
     summary:
-      'We provide staking/validation services for Proof of Stake networks. \n\nOur primary goal is stable and secure block production.',
+      'We provide staking/validation services for Proof of Stake networks. ' +
+      '\n\nOur primary goal is stable and secure block production.',
     telegram: null,
     twitter: 'keys_tech',
     website: null,

@@ -47,7 +47,9 @@ async function checkRedis(url: string, config: Config): Promise<Verdict> {
       const why = last === null ? 'no answer' : (last as Error).message;
       return {
         ok: false,
-        line: `FAILED redis ${shown}: not ready within ${REDIS_WAIT_MS} ms (${why}). Hint: check REDIS_URL (host, port, password, TLS: rediss://).`,
+        line:
+          `FAILED redis ${shown}: not ready within ${REDIS_WAIT_MS} ms (${why}). ` +
+          'Hint: check REDIS_URL (host, port, password, TLS: rediss://).',
       };
     }
     await client.ping();

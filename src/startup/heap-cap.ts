@@ -26,7 +26,10 @@ export function operatorHeapCap(execArgv: readonly string[], nodeOptions: string
   return setBy(HEAP_FLAG, execArgv, nodeOptions);
 }
 
-/** The node flags for a cache bound of `cacheMaxBytes` and a watch budget of `watchBytes` (an operator's semi-space size stays). */
+/**
+ * The node flags for a cache bound of `cacheMaxBytes` and a watch
+ * budget of `watchBytes` (an operator's semi-space size stays).
+ */
 export function heapCapFlags(
   cacheMaxBytes: number,
   watchBytes: number,

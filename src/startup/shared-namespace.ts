@@ -10,7 +10,8 @@ import type { Config } from '../config/types.js';
 export function defaultBaseUrlWarning(config: Pick<Config, 'redisUrl' | 'publicBaseUrl' | 'port'>): string | null {
   if (config.redisUrl === null || config.publicBaseUrl !== `http://localhost:${config.port}`) return null;
   return (
-    `REDIS_URL is set but PUBLIC_BASE_URL is the default (${config.publicBaseUrl}): replicas on other ports get other base URLs, ` +
+    'REDIS_URL is set but PUBLIC_BASE_URL is the default ' +
+    `(${config.publicBaseUrl}): replicas on other ports get other base URLs, ` +
     'so they share no cached entries; set PUBLIC_BASE_URL to the address clients use, the same on every replica'
   );
 }

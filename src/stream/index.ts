@@ -1,8 +1,8 @@
 /**
  * The streams, composed: the hub (shared by every stream type), the head
  * channel (its history), the route and the head feed (which also drives
- * refresh-ahead); the activity stream (src/stream/activity/) on the same hub. `createHeadStream` is called once by the composition
- * root; `close()` ends every stream so the server's close does not wait on them.
+ * refresh-ahead); the activity stream (src/stream/activity/) on the same hub. `createHeadStream` is called once by the
+ * composition root; `close()` ends every stream so the server's close does not wait on them.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';

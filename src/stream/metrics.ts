@@ -33,19 +33,26 @@ export function createStreamMetrics(registry: Registry, hub: { open(): number; q
   });
   const events = new Counter({
     name: `${p}stream_events_sent_total`,
-    help: 'Events written to stream subscribers (one per subscriber per event, replays included; /stream/heads and /stream/activity).',
+    help:
+      'Events written to stream subscribers (one per subscriber per ' +
+      'event, replays included; /stream/heads and /stream/activity).',
     registers: [registry],
   });
   const dropped = new Counter({
     name: `${p}stream_clients_dropped_total`,
-    help: 'Stream subscribers disconnected by the proxy because they read too slowly (/stream/heads and /stream/activity): past their own STREAM_MAX_BUFFER_BYTES (slow), or when what all of them queue reached STREAM_MAX_BUFFER_TOTAL_BYTES (total).',
+    help:
+      'Stream subscribers disconnected by the proxy because they read too slowly ' +
+      '(/stream/heads and /stream/activity): past their own STREAM_MAX_BUFFER_BYTES ' +
+      '(slow), or when what all of them queue reached STREAM_MAX_BUFFER_TOTAL_BYTES (total).',
     labelNames: ['reason'],
     registers: [registry],
   });
   for (const reason of ['slow', 'total']) dropped.inc({ reason }, 0);
   const refused = new Counter({
     name: `${p}stream_refused_total`,
-    help: 'Stream requests refused by a cap: MAX_STREAMS (max_streams), STREAM_MAX_PER_CLIENT (per_client), STREAM_ACTIVITY_WATCH_BYTES (watch_budget).',
+    help:
+      'Stream requests refused by a cap: MAX_STREAMS (max_streams), ' +
+      'STREAM_MAX_PER_CLIENT (per_client), STREAM_ACTIVITY_WATCH_BYTES (watch_budget).',
     labelNames: ['reason'],
     registers: [registry],
   });

@@ -19,7 +19,8 @@ const TYPED_EVENTS: Record<string, SchemaObject> = {
   [REBASE_EVENT]: {
     type: 'object',
     description:
-      'The JSON of an `event: rebase` (id: `height`): the proxy followed its upstreams down; heights above `height` received earlier are no longer believed. Events go on from `height + 1`.',
+      'The JSON of an `event: rebase` (id: `height`): the proxy followed its upstreams down; heights ' +
+      'above `height` received earlier are no longer believed. Events go on from `height + 1`.',
     properties: {
       height: { type: 'integer', minimum: 0, description: 'The head the proxy now believes (also the event id).' },
       from: {
@@ -40,7 +41,8 @@ const TYPED_EVENTS: Record<string, SchemaObject> = {
   [GAP_EVENT]: {
     type: 'object',
     description:
-      'The JSON of an `event: gap` (id: `to`): the heights `from`..`to` are not streamed (a jump of the head, or older than the history; fetch them from block/list if needed). Events go on above `to`.',
+      'The JSON of an `event: gap` (id: `to`): the heights `from`..`to` are not streamed (a jump of the ' +
+      'head, or older than the history; fetch them from block/list if needed). Events go on above `to`.',
     properties: {
       from: { type: 'integer', minimum: 0, description: 'First height not replayed.' },
       to: { type: 'integer', minimum: 0, description: 'Last height not replayed (also the event id).' },
@@ -81,7 +83,8 @@ const PARAMETERS: ParameterObject[] = [
     in: 'header',
     required: false,
     description:
-      'Height to resume after (EventSource sends it on reconnect): the kept heads above it are replayed first, then live events follow. Wins over lastEventId. Anything but digits answers 400 (code 4001).',
+      'Height to resume after (EventSource sends it on reconnect): the kept heads above it are replayed ' +
+      'first, then live events follow. Wins over lastEventId. Anything but digits answers 400 (code 4001).',
     schema: { type: 'string', pattern: RESUME_PATTERN },
     example: '4842005',
   },
@@ -90,17 +93,23 @@ const PARAMETERS: ParameterObject[] = [
     in: 'query',
     required: false,
     description:
-      'Same as the Last-Event-ID header, for clients that cannot set headers. Anything but digits answers 400 (code 4001), given twice 400 (code 4003).',
+      'Same as the Last-Event-ID header, for clients that cannot set headers. ' +
+      'Anything but digits answers 400 (code 4001), given twice 400 (code 4003).',
     schema: { type: 'string', pattern: RESUME_PATTERN },
     example: '4842005',
   },
 ];
 
 const FORMAT = [
-  'One event per new block, in height order: `id: <height>` then one `data: <JSON>` line (a HeadEvent: height, final_height, time, block), then a blank line.',
-  'The stream opens with `retry: <ms>` (STREAM_RETRY_MS) and the comment `: chainproxy head stream`; `: heartbeat` comments follow every STREAM_HEARTBEAT_MS.',
-  'Without Last-Event-ID the newest event is sent at once; with it, the heads after that height still in the history (STREAM_HISTORY) are replayed (paced by the socket), no height twice.',
-  '`event: rebase` (a RebaseEvent) when the proxy follows its upstreams down below heights the client got; `event: gap` (a GapEvent) when the head jumps more than 100 blocks, and before a replay when heights after the resume point are no longer kept.',
+  'One event per new block, in height order: `id: <height>` then one `data: <JSON>` ' +
+    'line (a HeadEvent: height, final_height, time, block), then a blank line.',
+  'The stream opens with `retry: <ms>` (STREAM_RETRY_MS) and the comment `: ' +
+    'chainproxy head stream`; `: heartbeat` comments follow every STREAM_HEARTBEAT_MS.',
+  'Without Last-Event-ID the newest event is sent at once; with it, the heads after that height ' +
+    'still in the history (STREAM_HISTORY) are replayed (paced by the socket), no height twice.',
+  '`event: rebase` (a RebaseEvent) when the proxy follows its upstreams down below ' +
+    'heights the client got; `event: gap` (a GapEvent) when the head jumps more than 100 ' +
+    'blocks, and before a replay when heights after the resume point are no longer kept.',
 ].join(' ');
 
 export function streamOpenapi(): OpenApiContribution {
@@ -112,13 +121,17 @@ export function streamOpenapi(): OpenApiContribution {
         get: {
           operationId: 'streamHeads',
           summary: 'New blocks as server-sent events',
-          description: `${FORMAT} GET only: HEAD and other methods answer 405; OPTIONS answers the CORS preflight (Last-Event-ID allowed). An unreadable resume point answers 400 before any stream opens. Not compressed. Opening a stream counts once toward the rate limit.`,
+          description:
+            `${FORMAT} GET only: HEAD and other methods answer 405; OPTIONS answers the CORS ` +
+            'preflight (Last-Event-ID allowed). An unreadable resume point answers 400 before any ' +
+            'stream opens. Not compressed. Opening a stream counts once toward the rate limit.',
           tags: ['stream'],
           parameters: PARAMETERS,
           responses: {
             '200': {
               description:
-                'The event stream, open until the client leaves, reads too slowly (STREAM_MAX_BUFFER_BYTES) or the server shuts down.',
+                'The event stream, open until the client leaves, reads too ' +
+                'slowly (STREAM_MAX_BUFFER_BYTES) or the server shuts down.',
               headers: {
                 'Cache-Control': { description: '`no-store`.', schema: { type: 'string', const: 'no-store' } },
                 'X-Accel-Buffering': {
@@ -146,12 +159,14 @@ export function streamOpenapi(): OpenApiContribution {
               registry,
             ),
             '429': errorResponse(
-              'Too many open streams from this client (code 4291, STREAM_MAX_PER_CLIENT), or the rate limit (code 4290, Retry-After).',
+              'Too many open streams from this client (code 4291, ' +
+                'STREAM_MAX_PER_CLIENT), or the rate limit (code 4290, Retry-After).',
               registry,
             ),
             '503': {
               ...errorResponse(
-                'Too many open streams on this replica (code 5032, MAX_STREAMS; 0 turns the stream off), or shutting down.',
+                'Too many open streams on this replica (code 5032, ' +
+                  'MAX_STREAMS; 0 turns the stream off), or shutting down.',
                 registry,
               ),
               headers: {

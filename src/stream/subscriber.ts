@@ -115,12 +115,18 @@ export class Subscriber implements Queued {
     if (!this.#blocked) this.#write(frame);
   }
 
-  /** A frame outside the height order (no id), best effort: written when the socket is free, else skipped. Returns frames written. */
+  /**
+   * A frame outside the height order (no id), best effort: written
+   * when the socket is free, else skipped. Returns frames written.
+   */
   aside(frame: Buffer): number {
     return !this.#blocked && this.#write(frame) ? 1 : 0;
   }
 
-  /** Heights above `height` are no longer believed: pending ones are dropped, and a client that got some is told (`frame`). */
+  /**
+   * Heights above `height` are no longer believed: pending ones
+   * are dropped, and a client that got some is told (`frame`).
+   */
   rebase(height: number, frame: Buffer): void {
     if (this.last <= height || this.res.destroyed) return;
     this.last = height;

@@ -30,7 +30,9 @@ function byStatus(status: number, probed: string, detail: string): Omit<Diagnosi
   if (status === 401 || status === 403)
     return {
       cause: `HTTP ${status}: the upstream refuses this client`,
-      hint: 'UPSTREAM_URLS carries no credentials: allow this proxy at the upstream (by its address), or put an authenticating proxy in between',
+      hint:
+        'UPSTREAM_URLS carries no credentials: allow this proxy at the ' +
+        'upstream (by its address), or put an authenticating proxy in between',
     };
   if (status >= 300 && status < 400)
     return { cause: `redirected (HTTP ${status})`, hint: 'use the URL it redirects to (https:// instead of http://?)' };

@@ -24,7 +24,9 @@ export function registerHeadMetrics(registry: Registry): {
   let watched: HeadWatch | null = null;
   const delay = new Histogram({
     name: `${p}head_detection_delay_seconds`,
-    help: 'Per new head: time from the end of the last probe answer still in sync (reporting the best head, nothing newer) to the moment the proxy believed the new head; an upper bound of how long the upstreams had it first.',
+    help:
+      'Per new head: time from the end of the last probe answer still in sync (reporting the best head, nothing ' +
+      'newer) to the moment the proxy believed the new head; an upper bound of how long the upstreams had it first.',
     buckets: DETECTION_BUCKETS,
     registers: [registry],
   });

@@ -56,7 +56,9 @@ export interface UpstreamPoolOptions {
   sitOuts?: SitOuts | null;
   /** Probe cadence following the block interval (null: every probeIntervalMs). */
   watch?: HeadWatch | null;
-  /** A probe answer showing a new head, before the tracker believes it (the head entry is stored from it); null: none. */
+  /**
+   * A probe answer showing a new head, before the tracker believes it (the head entry is stored from it); null: none.
+   */
   adopt?: ((res: UpstreamResponse, height: number) => void) | null;
   /** A probe answer showing the believed head again (the head entry stays fresh); null: none. */
   confirm?: ((height: number) => void) | null;

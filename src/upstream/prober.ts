@@ -42,7 +42,9 @@ export function parseHeight(json: Record<string, unknown>): number | null {
   return Number.isSafeInteger(h) ? h : null;
 }
 
-/** Pure: the height to follow down to, or null (some upstream still reports the trusted head or more, or none answers). */
+/**
+ * Pure: the height to follow down to, or null (some upstream still reports the trusted head or more, or none answers).
+ */
 export function followDownTarget(best: number | null, heads: readonly (number | null)[]): number | null {
   if (best === null) return null;
   let top: number | null = null;
@@ -102,7 +104,10 @@ export interface ProberOptions {
   sittingOut?: ((name: string) => boolean) | null;
   /** Adapts the delay between probes to the block interval and sees every probe answer (null: every intervalMs). */
   watch?: HeadWatch | null;
-  /** Sees a probe answer showing a head above the believed one that will be believed, before the tracker hears it (null: none). */
+  /**
+   * Sees a probe answer showing a head above the believed one that
+   * will be believed, before the tracker hears it (null: none).
+   */
   adopt?: ((res: UpstreamResponse, height: number) => void) | null;
   /** Sees a probe answer showing the believed head again: it still stands (null: none). */
   confirm?: ((height: number) => void) | null;
@@ -119,7 +124,10 @@ export class Prober {
   /** Heads of the first round, held until it completes (null afterwards). */
   #firstHeads: Map<string, number> | null = new Map();
   #resolveFirst!: () => void;
-  /** Resolves when every upstream has answered (or failed) its first probe since `start()` / `probeOnce()`. Never rejects. */
+  /**
+   * Resolves when every upstream has answered (or failed) its
+   * first probe since `start()` / `probeOnce()`. Never rejects.
+   */
   readonly firstRound: Promise<void>;
   readonly #watch: HeadWatch | null;
   readonly #nextDelay: (elapsedMs: number) => number;

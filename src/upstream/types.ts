@@ -51,7 +51,10 @@ export interface UpstreamResponse {
    * fresh one could take it (the pool falls back rather than failing).
    */
   laggingFallback?: boolean;
-  /** Head the answering upstream had last reported when it was asked (null when unknown): the answer shows at least that block. */
+  /**
+   * Head the answering upstream had last reported when it was asked
+   * (null when unknown): the answer shows at least that block.
+   */
   head?: number | null;
   /** The answer is about a height no asked upstream had (short-lived at most). */
   uncovered?: boolean;

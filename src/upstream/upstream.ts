@@ -139,7 +139,10 @@ export class Upstream {
     });
   }
 
-  /** The fleet leader's probe of it answered well: counts as a good answer here (readiness of a follower that does not probe). */
+  /**
+   * The fleet leader's probe of it answered well: counts as a good
+   * answer here (readiness of a follower that does not probe).
+   */
   vouched(): void {
     this.#lastGoodAt = performance.now();
   }

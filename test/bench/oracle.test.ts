@@ -65,7 +65,8 @@ describe('truth oracle', () => {
   it('detects a planted stale answer: a proxy keeping address/info long while the chain moves', async () => {
     lock = await startLockstep({ blockIntervalMs: 250 });
     const addresses = minersNext(lock, 8);
-    // Long TTL, no head rule, no probe in the window (and miners are in no pending tx): nothing invalidates these entries.
+    // Long TTL, no head rule, no probe in the window (and miners are in no pending tx): nothing invalidates these
+    // entries.
     proxy = await startTestProxy([lock.upstream.url], {
       policies: { 'address/info': { ttlMs: 600_000, invalidateOnHead: false } },
     });
@@ -83,49 +84,52 @@ describe('truth oracle', () => {
     expect(t.maxBehind).toBeGreaterThanOrEqual(1);
   });
 
-  it('sees an internal transfer no block names: the cached address/info of its beneficiary is stale, and said so', async () => {
-    for (const internalTransfers of [true, false]) {
-      lock = await startLockstep({ blockIntervalMs: 0, internalTransfers });
-      // the next block crediting an address that no block up to it names
-      let h = lock.head() + 1;
-      let address: string | undefined;
-      for (; address === undefined; h++) {
-        const named = new Set<string>();
-        for (let k = lock.head() + 1; k <= h; k++) for (const a of touchedAt(lock.seed, k).addresses) named.add(a);
-        address = internalCreditsAt(lock.seed, h).find((a) => !named.has(a));
+  it(
+    'sees an internal transfer no block names: ' + 'the cached address/info of its beneficiary is stale, and said so',
+    async () => {
+      for (const internalTransfers of [true, false]) {
+        lock = await startLockstep({ blockIntervalMs: 0, internalTransfers });
+        // the next block crediting an address that no block up to it names
+        let h = lock.head() + 1;
+        let address: string | undefined;
+        for (; address === undefined; h++) {
+          const named = new Set<string>();
+          for (let k = lock.head() + 1; k <= h; k++) for (const a of touchedAt(lock.seed, k).addresses) named.add(a);
+          address = internalCreditsAt(lock.seed, h).find((a) => !named.has(a));
+        }
+        const credited = h - 1;
+        while (lock.head() < credited - 1) lock.advance();
+        proxy = await startTestProxy([lock.upstream.url], {
+          policies: { 'address/info': { ttlMs: 600_000, invalidateOnHead: false } },
+        });
+        const path = `/address/info?address=${address}`;
+        await get(proxy.url, path); // cached at the block before the credit
+        const h0 = lock.head();
+        lock.advance();
+        const t = await drive({ proxyUrl: proxy.url, lock, sample: () => path, rate: 40, durationS: 0.5 });
+        const w = {
+          tally: t,
+          recorder: { requests: 0, first: 0, changed: 0, unchanged: 0, background: new Map(), byEndpoint: new Map() },
+          blocks: 1,
+          internalCredits: internalTransfers ? lock.creditsIn(h0, lock.head()) : null,
+        };
+        expect(t.requests).toBeGreaterThan(5);
+        if (internalTransfers) {
+          expect([t.stale, t.staleCredited, t.maxBehind]).toEqual([t.requests, t.requests, 1]);
+          expect(w.internalCredits).toBeGreaterThanOrEqual(1);
+          expect(internalLine(w)).toContain(
+            `address/info stale ${t.requests}/${t.requests}, ${t.requests} of them of an address credited`,
+          );
+        } else {
+          expect([t.stale, t.staleCredited]).toEqual([0, 0]);
+          expect(internalLine(w)).toBe('internal transfers off (--oracle-no-internal)');
+        }
+        await proxy.close();
+        await lock.close();
+        [proxy, lock] = [null, null];
       }
-      const credited = h - 1;
-      while (lock.head() < credited - 1) lock.advance();
-      proxy = await startTestProxy([lock.upstream.url], {
-        policies: { 'address/info': { ttlMs: 600_000, invalidateOnHead: false } },
-      });
-      const path = `/address/info?address=${address}`;
-      await get(proxy.url, path); // cached at the block before the credit
-      const h0 = lock.head();
-      lock.advance();
-      const t = await drive({ proxyUrl: proxy.url, lock, sample: () => path, rate: 40, durationS: 0.5 });
-      const w = {
-        tally: t,
-        recorder: { requests: 0, first: 0, changed: 0, unchanged: 0, background: new Map(), byEndpoint: new Map() },
-        blocks: 1,
-        internalCredits: internalTransfers ? lock.creditsIn(h0, lock.head()) : null,
-      };
-      expect(t.requests).toBeGreaterThan(5);
-      if (internalTransfers) {
-        expect([t.stale, t.staleCredited, t.maxBehind]).toEqual([t.requests, t.requests, 1]);
-        expect(w.internalCredits).toBeGreaterThanOrEqual(1);
-        expect(internalLine(w)).toContain(
-          `address/info stale ${t.requests}/${t.requests}, ${t.requests} of them of an address credited`,
-        );
-      } else {
-        expect([t.stale, t.staleCredited]).toEqual([0, 0]);
-        expect(internalLine(w)).toBe('internal transfers off (--oracle-no-internal)');
-      }
-      await proxy.close();
-      await lock.close();
-      [proxy, lock] = [null, null];
-    }
-  });
+    },
+  );
 
   it('the recording wrapper classifies: first, unchanged (stamps aside), changed', async () => {
     lock = await startLockstep({ blockIntervalMs: 0 });
@@ -144,33 +148,37 @@ describe('truth oracle', () => {
     expect(recorder.firstTimes()).toHaveLength(2);
   });
 
-  it('a request with x-chainproxy-purpose is background, by purpose; first means never requested by anyone; a take keeps what was seen', async () => {
-    lock = await startLockstep({ blockIntervalMs: 0 });
-    recorder = await startRecorder(lock.upstream.url);
-    const probe = { [PURPOSE_HEADER]: 'probe' };
-    await get(recorder.url, '/block/max', probe); // the URL's first request, but the proxy's own
-    await get(recorder.url, '/block/max', probe); // unchanged, still background
-    await get(recorder.url, '/tx/list?block_height=5', { [PURPOSE_HEADER]: 'block' });
-    await get(recorder.url, '/block/max'); // a client's miss: not first (the probe asked), unchanged
-    const c0 = recorder.take();
-    expect([c0.requests, c0.first, c0.changed, c0.unchanged]).toEqual([4, 0, 0, 1]);
-    expect(c0.background).toEqual(
-      new Map([
-        ['probe', { requests: 2, unchanged: 1 }],
-        ['block', { requests: 1, unchanged: 0 }],
-      ]),
-    );
-    expect(backgroundTotal(c0.byEndpoint.get('block/max')!)).toBe(2);
-    await get(recorder.url, '/tx/list?block_height=5'); // seen before the take: unchanged, not first
-    const c = recorder.take();
-    expect(c0.requests).toBe(4); // a taken count no longer moves
-    expect([c.requests, c.first, c.unchanged, c.background.size]).toEqual([1, 0, 1, 0]);
-    // The summary splits upstream requests per 1000 client requests; the parts add up to the total.
-    const s = summarize({ tally: { ...tally(), requests: 1000 }, recorder: c, blocks: 0, internalCredits: null });
-    expect([s.upPer1000, s.firstPer1000, s.changedPer1000, s.unchangedPer1000, s.backgroundPer1000]).toEqual([
-      1, 0, 0, 1, 0,
-    ]);
-  });
+  it(
+    'a request with x-chainproxy-purpose is background, by purpose; ' +
+      'first means never requested by anyone; a take keeps what was seen',
+    async () => {
+      lock = await startLockstep({ blockIntervalMs: 0 });
+      recorder = await startRecorder(lock.upstream.url);
+      const probe = { [PURPOSE_HEADER]: 'probe' };
+      await get(recorder.url, '/block/max', probe); // the URL's first request, but the proxy's own
+      await get(recorder.url, '/block/max', probe); // unchanged, still background
+      await get(recorder.url, '/tx/list?block_height=5', { [PURPOSE_HEADER]: 'block' });
+      await get(recorder.url, '/block/max'); // a client's miss: not first (the probe asked), unchanged
+      const c0 = recorder.take();
+      expect([c0.requests, c0.first, c0.changed, c0.unchanged]).toEqual([4, 0, 0, 1]);
+      expect(c0.background).toEqual(
+        new Map([
+          ['probe', { requests: 2, unchanged: 1 }],
+          ['block', { requests: 1, unchanged: 0 }],
+        ]),
+      );
+      expect(backgroundTotal(c0.byEndpoint.get('block/max')!)).toBe(2);
+      await get(recorder.url, '/tx/list?block_height=5'); // seen before the take: unchanged, not first
+      const c = recorder.take();
+      expect(c0.requests).toBe(4); // a taken count no longer moves
+      expect([c.requests, c.first, c.unchanged, c.background.size]).toEqual([1, 0, 1, 0]);
+      // The summary splits upstream requests per 1000 client requests; the parts add up to the total.
+      const s = summarize({ tally: { ...tally(), requests: 1000 }, recorder: c, blocks: 0, internalCredits: null });
+      expect([s.upPer1000, s.firstPer1000, s.changedPer1000, s.unchangedPer1000, s.backgroundPer1000]).toEqual([
+        1, 0, 0, 1, 0,
+      ]);
+    },
+  );
 
   it('the crawl list holds every path the sampler draws, and a crawl makes each of them seen upstream', async () => {
     lock = await startLockstep({ blockIntervalMs: 0 });

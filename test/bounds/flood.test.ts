@@ -58,19 +58,23 @@ afterAll(async () => {
 });
 
 describe('a flood from many client addresses', () => {
-  it('activity watches: each client keeps its share, all of them the watch budget; the second half of the flood grows nothing', () => {
-    const a = report.activity;
-    expect(a.statuses).toEqual({ '200': 400 });
-    expect(a.watched).toBe(0);
-    expect(a.watchBytes).toBeLessThanOrEqual(2 * MIB);
-    expect(a.watchMaxBytes).toBe(2 * MIB);
-    // 100 clients x 4 streams x 100 addresses were left: only what the budget holds lingers
-    // (less what the last streams needed while open), in the shares of the last clients.
-    expect(a.lingering * 800).toBe(a.watchBytes);
-    expect(a.watchBytes).toBeGreaterThan(2 * MIB - 20 * 100 * 920);
-    expect(a.clients).toBeLessThan(100);
-    expect(a.grown[1]).toBeLessThan(PLATEAU);
-  });
+  it(
+    'activity watches: each client keeps its share, ' +
+      'all of them the watch budget; the second half of the flood grows nothing',
+    () => {
+      const a = report.activity;
+      expect(a.statuses).toEqual({ '200': 400 });
+      expect(a.watched).toBe(0);
+      expect(a.watchBytes).toBeLessThanOrEqual(2 * MIB);
+      expect(a.watchMaxBytes).toBe(2 * MIB);
+      // 100 clients x 4 streams x 100 addresses were left: only what the budget holds lingers
+      // (less what the last streams needed while open), in the shares of the last clients.
+      expect(a.lingering * 800).toBe(a.watchBytes);
+      expect(a.watchBytes).toBeGreaterThan(2 * MIB - 20 * 100 * 920);
+      expect(a.clients).toBeLessThan(100);
+      expect(a.grown[1]).toBeLessThan(PLATEAU);
+    },
+  );
 
   it('head streams: MAX_STREAMS open at most, the per-client map empties with them', () => {
     const h = report.heads;
@@ -96,10 +100,14 @@ describe('a flood from many client addresses', () => {
     expect(report.pages.grown[1]).toBeLessThan(PLATEAU);
   });
 
-  it('the heap holds: it grew by no more than the budgets (1.5 x the cache, the watch budget, the buckets) and the runtime allowance', () => {
-    const budgets = 1.5 * MIB + 2 * MIB + 2 * 300 * 230;
-    expect(report.heap.grown).toBeLessThanOrEqual(budgets + 3 * MIB);
-  });
+  it(
+    'the heap holds: it grew by no more than the budgets (1.5 x the cache, ' +
+      'the watch budget, the buckets) and the runtime allowance',
+    () => {
+      const budgets = 1.5 * MIB + 2 * MIB + 2 * 300 * 230;
+      expect(report.heap.grown).toBeLessThanOrEqual(budgets + 3 * MIB);
+    },
+  );
 });
 
 describe('fast-hit URLs', () => {

@@ -84,19 +84,23 @@ describe('endpoint registry', () => {
     expect(names((m) => m.stamps.items !== undefined)).toEqual(['tx/nrc20']);
   });
 
-  it('every parameter a module names (about, dependencies) is one of its own; every module declares what it depends on', () => {
-    for (const m of ENDPOINTS) {
-      const own = new Set(m.params.map((p) => p.name));
-      if (m.about !== null) expect(own.has(m.about), `${m.path} about ${m.about}`).toBe(true);
-      expect(m.dependsOn.length, m.path).toBeGreaterThan(0);
-      for (const d of m.dependsOn) {
-        const param = 'param' in d ? d.param : d.on === 'head' ? d.unless : undefined;
-        if (param !== undefined) expect(own.has(param), `${m.path} depends on ${d.on} of ${param}`).toBe(true);
+  it(
+    'every parameter a module names (about, dependencies) ' +
+      'is one of its own; every module declares what it depends on',
+    () => {
+      for (const m of ENDPOINTS) {
+        const own = new Set(m.params.map((p) => p.name));
+        if (m.about !== null) expect(own.has(m.about), `${m.path} about ${m.about}`).toBe(true);
+        expect(m.dependsOn.length, m.path).toBeGreaterThan(0);
+        for (const d of m.dependsOn) {
+          const param = 'param' in d ? d.param : d.on === 'head' ? d.unless : undefined;
+          if (param !== undefined) expect(own.has(param), `${m.path} depends on ${d.on} of ${param}`).toBe(true);
+        }
       }
-    }
-    expect(moduleOf('address/info')!.dependsOn).toEqual([{ on: 'address', param: 'address' }]);
-    expect(moduleOf('block/detail')!.dependsOn).toEqual([{ on: 'finality', param: 'h' }]);
-  });
+      expect(moduleOf('address/info')!.dependsOn).toEqual([{ on: 'address', param: 'address' }]);
+      expect(moduleOf('block/detail')!.dependsOn).toEqual([{ on: 'finality', param: 'h' }]);
+    },
+  );
 
   it('the compiler refuses a dependency or an `about` naming a parameter the endpoint lacks', () => {
     const ok = endpoint({

@@ -27,7 +27,8 @@ describe('command-line flags', () => {
     expect(r.kind).toBe('error');
     if (r.kind !== 'error') return;
     expect(r.message).toContain(
-      'unknown options --upstream-urls=http://a --bogus x (accepted: --config FILE, --check, --help, -h, --version, -v)',
+      'unknown options --upstream-urls=http://a --bogus x ' +
+        '(accepted: --config FILE, --check, --help, -h, --version, -v)',
     );
     expect(r.message).toContain('settings are environment variables: UPSTREAM_URLS=http://a chainproxy');
     expect(parseArgs(['--config'])).toEqual({

@@ -78,7 +78,8 @@ policies:
       `port ${at}: expected an integer from 0 to 65535, got "http"`,
       `bogus ${at}: expected a known setting (see --help), got an unknown key`,
       `limits.maxPageSize ${at}: expected an integer from 1 to 10000, got 0`,
-      `limits.pageSize ${at}: expected a known setting (see --help), got an unknown key that resembles limits.maxPageSize (rename it to limits.maxPageSize)`,
+      `limits.pageSize ${at}: expected a known setting (see --help), got an ` +
+        'unknown key that resembles limits.maxPageSize (rename it to limits.maxPageSize)',
       `upstream ${at}: expected a map of settings, got 7`,
       expect.stringMatching(/^policies \(in .*\)\.tx\/nope: expected an endpoint name \(one of tx\/nrc20, /),
       expect.stringMatching(/^policies \(in .*\)\.block\/max\.ttlMs: expected an integer from 0 to \d+, got -1$/),
@@ -104,10 +105,12 @@ upstream: { timeoutMs: 5 }
     const unknown = `expected a known setting (see --help), got an unknown key`;
     expect(errorsOf({ CONFIG_FILE: path })).toEqual([
       `upstreamUrl ${at}: ${unknown} that resembles upstreamUrls (rename it to upstreamUrls)`,
-      `UPSTREAM_CONNECTIONS ${at}: ${unknown}: a variable's name; in a file the key is upstream.connections (rename it to upstream.connections)`,
+      `UPSTREAM_CONNECTIONS ${at}: ${unknown}: a variable's name; in a ` +
+        'file the key is upstream.connections (rename it to upstream.connections)',
       `upstrem ${at}: ${unknown} that resembles upstream (rename it to upstream)`,
       `rateLimit.Max ${at}: ${unknown} that resembles rateLimit.max (rename it to rateLimit.max)`,
-      `connectTimeoutMs ${at}: ${unknown} that resembles upstream.connectTimeoutMs (rename it to upstream.connectTimeoutMs)`,
+      `connectTimeoutMs ${at}: ${unknown} that resembles ` +
+        'upstream.connectTimeoutMs (rename it to upstream.connectTimeoutMs)',
       // Two keys of upstream: contain it (attemptTimeoutMs, connectTimeoutMs): no guess.
       `upstream.timeoutMs ${at}: ${unknown}`,
     ]);

@@ -17,7 +17,8 @@ describe('variables that look like a setting but are not one', () => {
   ])('%s is refused, naming %s', (name, setting) => {
     const errors = errorsOf({ [name]: 'http://backend:8080' });
     expect(errors).toEqual([
-      `${name}: expected a known setting, got an unknown variable that resembles ${setting} (rename it to ${setting}, or unset it)`,
+      `${name}: expected a known setting, got an unknown variable that ` +
+        `resembles ${setting} (rename it to ${setting}, or unset it)`,
     ]);
   });
 
@@ -31,7 +32,8 @@ describe('variables that look like a setting but are not one', () => {
     expect(rest).toEqual([]);
     expect(error).toMatch(
       new RegExp(
-        `^${name}: expected one of the ${prefix}\\* settings \\(${prefix}\\w+(, ${prefix}\\w+)*\\), got an unknown variable \\(rename it, or unset it\\)$`,
+        `^${name}: expected one of the ${prefix}\\* settings \\(${prefix}\\w+(, ` +
+          `${prefix}\\w+)*\\), got an unknown variable \\(rename it, or unset it\\)$`,
       ),
     );
   });

@@ -10,7 +10,8 @@ describe('configuration errors name the variable and what is expected', () => {
     [
       'UPSTREAM_URLS',
       'ftp://x',
-      'UPSTREAM_URLS: expected comma-separated http:// or https:// base URLs without credentials, query or fragment, got "ftp://x"',
+      'UPSTREAM_URLS: expected comma-separated http:// or https:// ' +
+        'base URLs without credentials, query or fragment, got "ftp://x"',
     ],
     ['UPSTREAM_URLS', 'http://a,nope', 'UPSTREAM_URLS: expected comma-separated http:// or https:// base URLs'],
     ['UPSTREAM_URLS', 'http://u:p@a', 'UPSTREAM_URLS: expected'],
@@ -25,7 +26,8 @@ describe('configuration errors name the variable and what is expected', () => {
     [
       'TRUST_PROXY',
       '10.0.0.0/33',
-      'TRUST_PROXY: expected comma-separated IP addresses or CIDRs (or loopback, linklocal, uniquelocal), got "10.0.0.0/33"',
+      'TRUST_PROXY: expected comma-separated IP addresses or CIDRs ' +
+        '(or loopback, linklocal, uniquelocal), got "10.0.0.0/33"',
     ],
     ['TRUST_PROXY', 'example.com', 'TRUST_PROXY: expected'],
     ['RATE_LIMIT_ENABLED', 'maybe', 'RATE_LIMIT_ENABLED: expected true or false, got "maybe"'],

@@ -80,7 +80,9 @@ describeBoth('status page: the fleet', { timeout: 120_000 }, () => {
     );
     expect(await page.locator('#fleet-mismatch').getAttribute('class')).toBe('on');
     expect(await page.locator('#fleet-mismatch').textContent()).toBe(
-      'Namespace mismatch: 1 of the other replicas has another PUBLIC_BASE_URL than this one (https://api.example.test), so they share no cached entries with it. Give every replica of the fleet the same PUBLIC_BASE_URL.',
+      'Namespace mismatch: 1 of the other replicas has another PUBLIC_BASE_URL ' +
+        'than this one (https://api.example.test), so they share no cached entries ' +
+        'with it. Give every replica of the fleet the same PUBLIC_BASE_URL.',
     );
     await page.screenshot({ path: artifactPath('dashboard-fleet-mismatch.png'), fullPage: true });
   });

@@ -107,31 +107,34 @@ describe('history', () => {
     expect(history.view().events[0]!.kind).toBe('upstream upstream-b up again');
   });
 
-  it('counts miss-budget refusals and quorum disputes over the window, and a benched upstream is an event', async () => {
-    const { history, clock, prom } = setup();
-    const limits = createRateLimitMetrics(prom.registry, ['explorer'], { buckets: () => 0, missBuckets: () => 0 });
-    const consensus = registerConsensusMetrics(prom.registry, ['upstream-a', 'upstream-b']);
-    limits.missRefused('ip:203.0.113.9'); // before the window: not counted
-    consensus.vote('block/detail', 'majority');
-    await history.sample();
-    clock.advance(1000);
-    for (let i = 0; i < 3; i++) limits.missRefused('ip:203.0.113.9');
-    limits.missRefused('key:explorer');
-    consensus.vote('block/detail', 'agreed');
-    consensus.vote('block/detail', 'majority');
-    consensus.vote('tx/list', 'disputed');
-    consensus.vote('block/detail', 'short');
-    consensus.sitOut('upstream-b', 'disputes');
-    await history.sample();
-    const view = history.view();
-    expect(view.counters).toMatchObject({ missBudgetRefused: 4, quorumDisputes: 2 });
-    const kinds = Object.fromEntries(view.events.map((e) => [e.kind, e.count]));
-    expect(kinds).toMatchObject({
-      'miss budget spent (429, code 4292)': 4,
-      'upstreams disagreed on a final answer': 2,
-      'upstream upstream-b benched (sits out)': 1,
-    });
-  });
+  it(
+    'counts miss-budget refusals and quorum disputes over the window, ' + 'and a benched upstream is an event',
+    async () => {
+      const { history, clock, prom } = setup();
+      const limits = createRateLimitMetrics(prom.registry, ['explorer'], { buckets: () => 0, missBuckets: () => 0 });
+      const consensus = registerConsensusMetrics(prom.registry, ['upstream-a', 'upstream-b']);
+      limits.missRefused('ip:203.0.113.9'); // before the window: not counted
+      consensus.vote('block/detail', 'majority');
+      await history.sample();
+      clock.advance(1000);
+      for (let i = 0; i < 3; i++) limits.missRefused('ip:203.0.113.9');
+      limits.missRefused('key:explorer');
+      consensus.vote('block/detail', 'agreed');
+      consensus.vote('block/detail', 'majority');
+      consensus.vote('tx/list', 'disputed');
+      consensus.vote('block/detail', 'short');
+      consensus.sitOut('upstream-b', 'disputes');
+      await history.sample();
+      const view = history.view();
+      expect(view.counters).toMatchObject({ missBudgetRefused: 4, quorumDisputes: 2 });
+      const kinds = Object.fromEntries(view.events.map((e) => [e.kind, e.count]));
+      expect(kinds).toMatchObject({
+        'miss budget spent (429, code 4292)': 4,
+        'upstreams disagreed on a final answer': 2,
+        'upstream upstream-b benched (sits out)': 1,
+      });
+    },
+  );
 
   it('interpolates quantiles like Prometheus, and has none without observations', () => {
     const b = { le: [0.1, 1, Infinity], counts: [50, 100, 100] };

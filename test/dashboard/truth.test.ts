@@ -122,25 +122,29 @@ describeChromium()('the status page tells the truth', () => {
     await page.screenshot({ path: artifactPath('status-truth-gap.png'), fullPage: true });
   }, 60_000);
 
-  it('READY says it serves from the cache during an outage, and the last error carries its age, also once up again', async () => {
-    probeFails = true;
-    await page.waitForFunction(
-      () => document.querySelector('#ready')?.textContent === 'yes: from cache',
-      undefined,
-      WAIT,
-    );
-    expect(await text(page, '#ready-why')).toBe('no up-to-date upstream: serving what the cache holds');
-    probeFails = false;
-    await page.waitForFunction(
-      () => document.querySelector('#upstreams tr[data-upstream="u0"]')?.getAttribute('data-state') === 'up',
-      undefined,
-      WAIT,
-    );
-    await page.waitForFunction(() => document.querySelector('#ready')?.textContent === 'yes', undefined, WAIT);
-    const err = await text(page, '#upstreams tr[data-upstream="u0"] td.err');
-    expect(err).toMatch(/^UPSTREAM_ERROR: HTTP 500 \(\d+s ago\)$/);
-    await page.screenshot({ path: artifactPath('status-truth-ready.png'), fullPage: true });
-  }, 60_000);
+  it(
+    'READY says it serves from the cache during an outage, ' + 'and the last error carries its age, also once up again',
+    async () => {
+      probeFails = true;
+      await page.waitForFunction(
+        () => document.querySelector('#ready')?.textContent === 'yes: from cache',
+        undefined,
+        WAIT,
+      );
+      expect(await text(page, '#ready-why')).toBe('no up-to-date upstream: serving what the cache holds');
+      probeFails = false;
+      await page.waitForFunction(
+        () => document.querySelector('#upstreams tr[data-upstream="u0"]')?.getAttribute('data-state') === 'up',
+        undefined,
+        WAIT,
+      );
+      await page.waitForFunction(() => document.querySelector('#ready')?.textContent === 'yes', undefined, WAIT);
+      const err = await text(page, '#upstreams tr[data-upstream="u0"] td.err');
+      expect(err).toMatch(/^UPSTREAM_ERROR: HTTP 500 \(\d+s ago\)$/);
+      await page.screenshot({ path: artifactPath('status-truth-ready.png'), fullPage: true });
+    },
+    60_000,
+  );
 
   it('/status says the version, and its numbers are rounded', async () => {
     const body = await (await fetch(`${proxy.url}/status`)).text();

@@ -63,7 +63,8 @@ const PACKAGED = (JSON.parse(readDoc('package.json')) as { files: string[] }).fi
 const shipped = (rel: string): boolean => PACKAGED.some((f) => rel === f || rel.startsWith(`${f}/`));
 /** The sentence a doc naming repository files carries (they are not in the npm package). */
 const OUTSIDE_PACKAGE =
-  'File paths under src/, test/, scripts/ and bench/ name files of the source repository (a clone), not of the npm package.';
+  'File paths under src/, test/, scripts/ and bench/ name ' +
+  'files of the source repository (a clone), not of the npm package.';
 const DOCS = [
   'README.md',
   ...readdirSync(join(ROOT, 'docs'))
@@ -76,16 +77,20 @@ describe('README and docs/', () => {
     expect(readDoc('README.md').split('\n').length).toBeLessThanOrEqual(200);
   });
 
-  it('deploy recipes run the entry point itself (signals reach it, heap capped from CACHE_MAX_BYTES), never npm start or npx', () => {
-    const readme = readDoc('README.md');
-    const deploy = readme.slice(readme.indexOf('\n## Deploy it'), readme.indexOf('\n## Where to look next'));
-    const blocks = [...deploy.matchAll(/```(sh|ini)\n([\s\S]*?)```/g)].map((m) => m[2]!);
-    expect(blocks.length).toBeGreaterThanOrEqual(5);
-    for (const b of blocks) {
-      expect(b).not.toMatch(/npm start|npx /);
-      expect(b, b).toMatch(/(node dist\/bin\/chainproxy\.js|\.\/node_modules\/\.bin\/chainproxy)\s*(#.*)?$/m);
-    }
-  });
+  it(
+    'deploy recipes run the entry point itself (signals reach it, ' +
+      'heap capped from CACHE_MAX_BYTES), never npm start or npx',
+    () => {
+      const readme = readDoc('README.md');
+      const deploy = readme.slice(readme.indexOf('\n## Deploy it'), readme.indexOf('\n## Where to look next'));
+      const blocks = [...deploy.matchAll(/```(sh|ini)\n([\s\S]*?)```/g)].map((m) => m[2]!);
+      expect(blocks.length).toBeGreaterThanOrEqual(5);
+      for (const b of blocks) {
+        expect(b).not.toMatch(/npm start|npx /);
+        expect(b, b).toMatch(/(node dist\/bin\/chainproxy\.js|\.\/node_modules\/\.bin\/chainproxy)\s*(#.*)?$/m);
+      }
+    },
+  );
 
   it('send readers elsewhere with links (which the next test checks), never by a bare name of another doc', () => {
     const names =
@@ -98,7 +103,8 @@ describe('README and docs/', () => {
       for (const m of prose.matchAll(names)) {
         if (m[1]!.replace(/^docs\//, '').replace(/\.md$/, '') === own.replace(/\.md$/, '')) continue;
         expect.fail(
-          `${doc} names ${m[1]} without a link: "…${prose.slice(Math.max(0, m.index - 60), m.index + 40).replace(/\n/g, ' ')}…"`,
+          `${doc} names ${m[1]} without a ` +
+            `link: "…${prose.slice(Math.max(0, m.index - 60), m.index + 40).replace(/\n/g, ' ')}…"`,
         );
       }
     }

@@ -14,13 +14,17 @@ describe('cadence', () => {
     });
   });
 
-  it('expects the next block between the 5th and 95th percentiles, wider by 5 % of the median (at least one dense step)', () => {
-    const w = expectedWindow([4000, 5000, 6000, 5000, 4500, 5500, 5000, 5200, 4800, 5100], 100);
-    expect(w).toEqual({ from: 3750, to: 6250 });
-    expect(quantile([1, 2, 3, 4], 0.5)).toBe(2);
-    // A regular 15 s chain: the margin is capped at 250 ms.
-    expect(expectedWindow([15_000, 15_000, 15_000], 100)).toEqual({ from: 14_750, to: 15_250 });
-  });
+  it(
+    'expects the next block between the 5th and 95th percentiles, ' +
+      'wider by 5 % of the median (at least one dense step)',
+    () => {
+      const w = expectedWindow([4000, 5000, 6000, 5000, 4500, 5500, 5000, 5200, 4800, 5100], 100);
+      expect(w).toEqual({ from: 3750, to: 6250 });
+      expect(quantile([1, 2, 3, 4], 0.5)).toBe(2);
+      // A regular 15 s chain: the margin is capped at 250 ms.
+      expect(expectedWindow([15_000, 15_000, 15_000], 100)).toEqual({ from: 14_750, to: 15_250 });
+    },
+  );
 
   it('sleeps until the window opens (at most the sparse interval), probes densely inside, backs off past it', () => {
     const w = { from: 3900, to: 5600 };

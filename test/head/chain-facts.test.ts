@@ -51,17 +51,20 @@ async function setup(): Promise<{ fake: ChainFake; tracker: ChainTracker; guard:
 }
 
 describe('chain facts', () => {
-  it('a final height shown by a block list is returned, not applied, by the fetch; applying it moves the tracker', async () => {
-    const { fake, tracker, fetcher } = await setup();
-    fake.on('block/list', (_q, res) =>
-      sendJson(res, 200, fixture('block/list').replaceAll('"is_finality":false', '"is_finality":true')),
-    );
-    const f = await fetcher.fetch(req('block/list'));
-    expect(f.facts).toEqual({ head: 4_842_132, final: 4_842_132, source: 'u0', shown: true });
-    expect(tracker.finalHeight()).toBeNull();
-    tracker.apply(f.facts);
-    expect(tracker.finalHeight()).toBe(4_842_132);
-  });
+  it(
+    'a final height shown by a block list is returned, ' + 'not applied, by the fetch; applying it moves the tracker',
+    async () => {
+      const { fake, tracker, fetcher } = await setup();
+      fake.on('block/list', (_q, res) =>
+        sendJson(res, 200, fixture('block/list').replaceAll('"is_finality":false', '"is_finality":true')),
+      );
+      const f = await fetcher.fetch(req('block/list'));
+      expect(f.facts).toEqual({ head: 4_842_132, final: 4_842_132, source: 'u0', shown: true });
+      expect(tracker.finalHeight()).toBeNull();
+      tracker.apply(f.facts);
+      expect(tracker.finalHeight()).toBe(4_842_132);
+    },
+  );
 
   it('a block/max answer returns its head as a fact', async () => {
     const { fake, tracker, fetcher } = await setup();
@@ -85,17 +88,20 @@ describe('chain facts', () => {
     expect(tracker.bestHead()).toBe(HEAD);
   });
 
-  it('a head behind the highest served is refused; the guard serves the highest in place of a lower entry', async () => {
-    const { fake, fetcher, guard } = await setup();
-    const served = (await fetcher.fetch(req('block/max'))).entry;
-    expect(guard.check(served)).toBe(served);
-    fake.head.value = HEAD - 5;
-    await expect(fetcher.fetch(req('block/max'))).rejects.toMatchObject({
-      detail: expect.stringContaining(`behind ${HEAD}`) as unknown,
-    });
-    fake.head.value = HEAD + 2;
-    const higher = (await fetcher.fetch(req('block/max'))).entry;
-    expect(guard.check(higher)).toBe(higher);
-    expect(guard.check(served)).toBe(higher);
-  });
+  it(
+    'a head behind the highest served is refused; ' + 'the guard serves the highest in place of a lower entry',
+    async () => {
+      const { fake, fetcher, guard } = await setup();
+      const served = (await fetcher.fetch(req('block/max'))).entry;
+      expect(guard.check(served)).toBe(served);
+      fake.head.value = HEAD - 5;
+      await expect(fetcher.fetch(req('block/max'))).rejects.toMatchObject({
+        detail: expect.stringContaining(`behind ${HEAD}`) as unknown,
+      });
+      fake.head.value = HEAD + 2;
+      const higher = (await fetcher.fetch(req('block/max'))).entry;
+      expect(guard.check(higher)).toBe(higher);
+      expect(guard.check(served)).toBe(higher);
+    },
+  );
 });

@@ -64,8 +64,10 @@ describe('probe cadence adapted to the block interval', () => {
     const p90 = quantile(sorted, 0.9);
     const s = await status(proxy.url);
     console.log(
-      `head detection through the proxy: p50 ${quantile(sorted, 0.5).toFixed(0)} ms, p90 ${p90.toFixed(0)} ms, max ${sorted[sorted.length - 1]?.toFixed(0)} ms;` +
-        ` ${perBlock.toFixed(1)} probes per block (fixed ${DENSE_MS} ms probing: ${(1500 / DENSE_MS).toFixed(0)}); status ${JSON.stringify(s.heads)}`,
+      `head detection through the proxy: p50 ${quantile(sorted, 0.5).toFixed(0)} ms, p90 ` +
+        `${p90.toFixed(0)} ms, max ${sorted[sorted.length - 1]?.toFixed(0)} ms;` +
+        ` ${perBlock.toFixed(1)} probes per block (fixed ${DENSE_MS} ms probing: ` +
+        `${(1500 / DENSE_MS).toFixed(0)}); status ${JSON.stringify(s.heads)}`,
     );
     expect(p90).toBeLessThanOrEqual(600);
     // Dense only in the window (about 500 ms of a 1.5 s interval) plus the sparse probes.

@@ -66,17 +66,20 @@ describe('one block/max answer 100 000 blocks ahead', () => {
 });
 
 describe('a jump far ahead', () => {
-  it('from a single upstream, repeated on every probe, is never believed (its own probes confirm nothing)', async () => {
-    const fake = await one();
-    expect(Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height'])).toBe(HEAD);
-    fake.head.value = HEAD + 1000;
-    const probes = fake.count('/block/max');
-    await waitFor(() => fake.count('/block/max') >= probes + 10, 5000, 'ten more probes');
-    expect(t.proxy!.tracker.bestHead()).toBe(HEAD);
-    expect(Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height'])).toBe(HEAD);
-    fake.head.value = HEAD + 1; // the upstream comes back to a plausible head: believed at once
-    await waitFor(() => t.proxy!.tracker.bestHead() === HEAD + 1, 5000, 'plausible head believed');
-  });
+  it(
+    'from a single upstream, repeated on every probe, ' + 'is never believed (its own probes confirm nothing)',
+    async () => {
+      const fake = await one();
+      expect(Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height'])).toBe(HEAD);
+      fake.head.value = HEAD + 1000;
+      const probes = fake.count('/block/max');
+      await waitFor(() => fake.count('/block/max') >= probes + 10, 5000, 'ten more probes');
+      expect(t.proxy!.tracker.bestHead()).toBe(HEAD);
+      expect(Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height'])).toBe(HEAD);
+      fake.head.value = HEAD + 1; // the upstream comes back to a plausible head: believed at once
+      await waitFor(() => t.proxy!.tracker.bestHead() === HEAD + 1, 5000, 'plausible head believed');
+    },
+  );
 
   it('reported by two upstreams at once is believed', async () => {
     const [a, b] = await Promise.all([startChainFake(HEAD), startChainFake(HEAD)]);

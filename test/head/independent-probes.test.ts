@@ -25,7 +25,8 @@ describe('one upstream hangs', () => {
       await waitFor(() => proxy.tracker.bestHead() === head0 + round, 5000, `head ${head0 + round} seen`);
       const ms = performance.now() - at;
       // One probe interval, plus the probe itself and scheduling slack on a loaded machine.
-      expect(ms, `round ${round}: seen after ${Math.round(ms)} ms`).toBeLessThan(PROBE_MS + 900); // without independent timers: the 4 s attempt timeout
+      // without independent timers: the 4 s attempt timeout
+      expect(ms, `round ${round}: seen after ${Math.round(ms)} ms`).toBeLessThan(PROBE_MS + 900);
     }
     const r = await get(proxy.url, '/block/max');
     expect(r.status).toBe(200);

@@ -42,7 +42,8 @@ for (const mode of ['head', 'precise'] as const) {
         const body = (await r.json()) as { data: { height: number } };
         expect(body.data.height).toBe(height);
         expect(r.headers.get('x-cache')).toBe('HIT');
-        // Refresh-ahead (and the block reader) started their flights on the head event: once they are done, who asked block/max?
+        // Refresh-ahead (and the block reader) started their flights on the head event: once they are done, who asked
+        // block/max?
         await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
         const asked = rig.rec.log.slice(from).filter((e) => pathOf(e.url) === HEAD);
         expect(asked.filter((e) => e.purpose !== 'probe')).toEqual([]);

@@ -47,7 +47,10 @@ export interface StartPrometheusOptions {
   /** Job label (the dashboard's process panels filter on job="chainproxy"). */
   job?: string;
   scrapeIntervalSeconds?: number;
-  /** A config of the test's own instead of the generated one: files by path relative to the TSDB's temp dir, and which one is the config. */
+  /**
+   * A config of the test's own instead of the generated one: files by
+   * path relative to the TSDB's temp dir, and which one is the config.
+   */
   config?: { file: string; files: Record<string, string> };
 }
 

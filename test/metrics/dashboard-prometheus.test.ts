@@ -88,7 +88,8 @@ describePrometheus()('Grafana dashboard on a real Prometheus', () => {
       return value(expr);
     };
     const hitRatio = await positive(
-      '(sum(rate(chainproxy_requests_total{cache=~"HIT|STALE"}[1m])) or vector(0)) / clamp_min(sum(rate(chainproxy_requests_total[1m])), 1e-9)',
+      '(sum(rate(chainproxy_requests_total{cache=~"HIT|STALE"}[1m])) or ' +
+        'vector(0)) / clamp_min(sum(rate(chainproxy_requests_total[1m])), 1e-9)',
     );
     expect(hitRatio).toBeGreaterThan(0);
     expect(hitRatio).toBeLessThanOrEqual(1);

@@ -22,51 +22,55 @@ function undeclared(schema: SchemaObject, value: unknown, path: string): string[
 }
 
 describe('the OpenAPI document', () => {
-  it('declares every field a real /status returns (precise invalidation, adaptive probes, an activity stream), and it validates', async () => {
-    const sim = await startSimulator({ blockIntervalMs: 150 });
-    const proxy = await startTestProxy([sim.url], {
-      invalidation: { ...defaultConfig().invalidation, mode: 'precise' },
-      upstream: { probeIntervalMs: 150, probeDenseMs: 25 },
-    });
-    const watch = new AbortController();
-    try {
-      const served = (await (await fetch(`${proxy.url}/openapi.json`)).json()) as OpenApiDocument;
-      const ajv = new Ajv2020({ strict: false, allErrors: true }).addSchema({
-        ...served,
-        $id: 'urn:chainproxy:status',
-      } as object);
-      const validate = ajv.getSchema('urn:chainproxy:status#/components/schemas/Status')!;
-      const stream = await fetch(`${proxy.url}/stream/activity?address=n1d4wXxTVmK4rzyiN1vxhMuzxT441bxr8Fg`, {
-        signal: watch.signal,
+  it(
+    'declares every field a real /status returns (precise invalidation, ' +
+      'adaptive probes, an activity stream), and it validates',
+    async () => {
+      const sim = await startSimulator({ blockIntervalMs: 150 });
+      const proxy = await startTestProxy([sim.url], {
+        invalidation: { ...defaultConfig().invalidation, mode: 'precise' },
+        upstream: { probeIntervalMs: 150, probeDenseMs: 25 },
       });
-      expect(stream.status).toBe(200);
-      await fetch(`${proxy.url}/block/max`);
-      await fetch(`${proxy.url}/block/max`);
-      type Live = {
-        activity: { streams: number };
-        heads: { windowMs: unknown; detectionDelayMs: { samples: number } };
-        cache: { invalidation: { coveredHeight: unknown } };
-      };
-      const body = await vi.waitFor(
-        async () => {
-          const b = ((await (await fetch(`${proxy.url}/status`)).json()) as { data: Live }).data;
-          if (
-            b.activity.streams !== 1 ||
-            b.heads.windowMs === null ||
-            b.heads.detectionDelayMs.samples === 0 ||
-            b.cache.invalidation.coveredHeight === null
-          )
-            throw new Error('not yet');
-          return b;
-        },
-        { timeout: LEAST_WAIT_MS, interval: 50 },
-      );
-      expect(validate(body) ? [] : validate.errors).toEqual([]);
-      expect(undeclared(served.components.schemas['Status']!, body, 'status')).toEqual([]);
-    } finally {
-      watch.abort();
-      await proxy.close();
-      await sim.close();
-    }
-  });
+      const watch = new AbortController();
+      try {
+        const served = (await (await fetch(`${proxy.url}/openapi.json`)).json()) as OpenApiDocument;
+        const ajv = new Ajv2020({ strict: false, allErrors: true }).addSchema({
+          ...served,
+          $id: 'urn:chainproxy:status',
+        } as object);
+        const validate = ajv.getSchema('urn:chainproxy:status#/components/schemas/Status')!;
+        const stream = await fetch(`${proxy.url}/stream/activity?address=n1d4wXxTVmK4rzyiN1vxhMuzxT441bxr8Fg`, {
+          signal: watch.signal,
+        });
+        expect(stream.status).toBe(200);
+        await fetch(`${proxy.url}/block/max`);
+        await fetch(`${proxy.url}/block/max`);
+        type Live = {
+          activity: { streams: number };
+          heads: { windowMs: unknown; detectionDelayMs: { samples: number } };
+          cache: { invalidation: { coveredHeight: unknown } };
+        };
+        const body = await vi.waitFor(
+          async () => {
+            const b = ((await (await fetch(`${proxy.url}/status`)).json()) as { data: Live }).data;
+            if (
+              b.activity.streams !== 1 ||
+              b.heads.windowMs === null ||
+              b.heads.detectionDelayMs.samples === 0 ||
+              b.cache.invalidation.coveredHeight === null
+            )
+              throw new Error('not yet');
+            return b;
+          },
+          { timeout: LEAST_WAIT_MS, interval: 50 },
+        );
+        expect(validate(body) ? [] : validate.errors).toEqual([]);
+        expect(undeclared(served.components.schemas['Status']!, body, 'status')).toEqual([]);
+      } finally {
+        watch.abort();
+        await proxy.close();
+        await sim.close();
+      }
+    },
+  );
 });

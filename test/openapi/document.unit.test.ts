@@ -109,38 +109,41 @@ describe('the OpenAPI document', () => {
     );
   });
 
-  it('declares what /status and /dashboard/data.json return: consensus, and an upstream row benched (sittingOut)', () => {
-    const doc = documentFor();
-    const status = doc.components.schemas['Status']!;
-    const props = status.properties as Record<string, SchemaObject>;
-    expect(Object.keys(props).sort()).toEqual([
-      'activity',
-      'cache',
-      'chain',
-      'consensus',
-      'fleet',
-      'heads',
-      'lastGoodAnswerAgoMs',
-      'ready',
-      'readyReason',
-      'upstreamIsSimulator',
-      'upstreams',
-      'uptimeSeconds',
-      'version',
-    ]);
-    expect(status.required).toContain('consensus');
-    expect(props['consensus']!.type).toEqual(['object', 'null']);
-    expect(Object.keys(props['consensus']!.properties as object).sort()).toEqual(['disputes', 'quorum', 'recent']);
-    expect(props['fleet']!.type).toEqual(['object', 'null']);
-    expect(status.required).toContain('fleet');
-    const data = (
-      doc.paths['/dashboard/data.json']!.get!.responses['200']!.content!['application/json']!.schema
-        .properties as Record<string, SchemaObject>
-    )['data']!;
-    expect(data.required).toContain('consensus');
-    const row = doc.components.schemas['UpstreamStatus']!.properties as Record<string, SchemaObject>;
-    expect(Object.keys(row['sittingOut']!.properties as object).sort()).toEqual(['detail', 'reason', 'until']);
-  });
+  it(
+    'declares what /status and /dashboard/data.json return: ' + 'consensus, and an upstream row benched (sittingOut)',
+    () => {
+      const doc = documentFor();
+      const status = doc.components.schemas['Status']!;
+      const props = status.properties as Record<string, SchemaObject>;
+      expect(Object.keys(props).sort()).toEqual([
+        'activity',
+        'cache',
+        'chain',
+        'consensus',
+        'fleet',
+        'heads',
+        'lastGoodAnswerAgoMs',
+        'ready',
+        'readyReason',
+        'upstreamIsSimulator',
+        'upstreams',
+        'uptimeSeconds',
+        'version',
+      ]);
+      expect(status.required).toContain('consensus');
+      expect(props['consensus']!.type).toEqual(['object', 'null']);
+      expect(Object.keys(props['consensus']!.properties as object).sort()).toEqual(['disputes', 'quorum', 'recent']);
+      expect(props['fleet']!.type).toEqual(['object', 'null']);
+      expect(status.required).toContain('fleet');
+      const data = (
+        doc.paths['/dashboard/data.json']!.get!.responses['200']!.content!['application/json']!.schema
+          .properties as Record<string, SchemaObject>
+      )['data']!;
+      expect(data.required).toContain('consensus');
+      const row = doc.components.schemas['UpstreamStatus']!.properties as Record<string, SchemaObject>;
+      expect(Object.keys(row['sittingOut']!.properties as object).sort()).toEqual(['detail', 'reason', 'until']);
+    },
+  );
 
   it('has the operator endpoints and the status page', () => {
     const doc = documentFor();

@@ -47,7 +47,8 @@ describe('readiness', () => {
     const polls: number[] = [];
     const clients: number[] = [];
     let h = 1_000_000;
-    // Until the upstream has been probed 20 more times (about 40 % of probes fail): clients and a load balancer polling.
+    // Until the upstream has been probed 20 more times (about 40 % of probes fail): clients and a load balancer
+    // polling.
     while (up.count('/block/max') < probesBefore + 20) {
       const [client, ready] = await Promise.all([get(base, `/block/detail?h=${h++}`), get(base, '/readyz')]);
       clients.push(client.status);
@@ -94,23 +95,27 @@ describe('readiness', () => {
     expect((await status(base)).readyReason).toBe('no up-to-date upstream answered within 0.3 s');
   });
 
-  it('an upstream gone, but the cache holds answers within stale-if-error: still ready, and its cached answers are served', async () => {
-    up = await startFakeUpstream();
-    proxy = await startTestProxy([up.url], {
-      upstream: { probeIntervalMs: 100, connectTimeoutMs: 200, attemptTimeoutMs: 200 },
-    });
-    const base = proxy.url;
-    await waitFor(async () => (await status(base)).ready, 5000, 'first good probe');
-    expect((await get(base, '/chain/summary')).status).toBe(200);
-    await up.close();
-    up = undefined;
-    await waitFor(
-      async () => ((await status(base)).lastGoodAnswerAgoMs ?? 0) > 300,
-      5000,
-      'three probe intervals without a good answer',
-    );
-    expect((await get(base, '/readyz')).status).toBe(200);
-    expect(await status(base)).toMatchObject({ ready: true, readyReason: 'cache' });
-    expect((await get(base, '/chain/summary')).status).toBe(200);
-  });
+  it(
+    'an upstream gone, but the cache holds answers within stale-if-error: ' +
+      'still ready, and its cached answers are served',
+    async () => {
+      up = await startFakeUpstream();
+      proxy = await startTestProxy([up.url], {
+        upstream: { probeIntervalMs: 100, connectTimeoutMs: 200, attemptTimeoutMs: 200 },
+      });
+      const base = proxy.url;
+      await waitFor(async () => (await status(base)).ready, 5000, 'first good probe');
+      expect((await get(base, '/chain/summary')).status).toBe(200);
+      await up.close();
+      up = undefined;
+      await waitFor(
+        async () => ((await status(base)).lastGoodAnswerAgoMs ?? 0) > 300,
+        5000,
+        'three probe intervals without a good answer',
+      );
+      expect((await get(base, '/readyz')).status).toBe(200);
+      expect(await status(base)).toMatchObject({ ready: true, readyReason: 'cache' });
+      expect((await get(base, '/chain/summary')).status).toBe(200);
+    },
+  );
 });

@@ -105,52 +105,57 @@ describe('the packed tarball', () => {
     expect(run(NPX, ['--no-install', 'chainproxy', '--version'], app)).toMatch(/^chainproxy \d+\.\d+\.\d+\n$/);
   });
 
-  it('npx chainproxy without an upstream serves /block/max from the built-in simulator, and stops on SIGTERM', async () => {
-    const child = spawn(NPX, ['--no-install', 'chainproxy'], {
-      cwd: app,
-      env: {
-        ...ENV,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'info',
-        SIM_BLOCK_INTERVAL_MS: '1000',
-        CACHE_MAX_BYTES: '32MiB',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true, // its own process group: npx and the node process under it stop together
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    try {
-      await waitFor(
-        () => out.includes('"msg":"chainproxy listening"') || child.exitCode !== null,
-        30_000,
-        'the listening log line',
-      );
-      const line = out.split('\n').find((l) => l.includes('"msg":"chainproxy listening"'));
-      expect(line, `no listening line; stderr:\n${err}`).toBeDefined();
-      const listening = JSON.parse(line!) as { url: string; heapLimitMiB: number };
-      const url = String(listening.url);
-      // The heap cap derived without operator flags: --max-old-space-size=144 (96 + 32 of CACHE_MAX_BYTES + 16 of STREAM_ACTIVITY_WATCH_BYTES), 3 x 16 MiB young.
-      expect(listening.heapLimitMiB).toBe(144 + 48);
-      const res = await request(`${url}/block/max`);
-      expect(res.statusCode).toBe(200);
-      expect(await res.body.text()).toMatch(
-        /^\{"code":0,"msg":"success","data":\{"height":\d+\.0,"server_timestamp":\d+\}\}$/,
-      );
-      // The group: npm exec, its shell and the proxy (npm itself ends by the signal, the proxy drains).
-      process.kill(-child.pid!, 'SIGTERM');
-      await waitFor(() => out.includes('"msg":"bye"'), 20_000, 'the proxy to drain and say bye');
-    } finally {
+  it(
+    'npx chainproxy without an upstream serves /block/max ' + 'from the built-in simulator, and stops on SIGTERM',
+    async () => {
+      const child = spawn(NPX, ['--no-install', 'chainproxy'], {
+        cwd: app,
+        env: {
+          ...ENV,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'info',
+          SIM_BLOCK_INTERVAL_MS: '1000',
+          CACHE_MAX_BYTES: '32MiB',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true, // its own process group: npx and the node process under it stop together
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // the group is gone already
+        await waitFor(
+          () => out.includes('"msg":"chainproxy listening"') || child.exitCode !== null,
+          30_000,
+          'the listening log line',
+        );
+        const line = out.split('\n').find((l) => l.includes('"msg":"chainproxy listening"'));
+        expect(line, `no listening line; stderr:\n${err}`).toBeDefined();
+        const listening = JSON.parse(line!) as { url: string; heapLimitMiB: number };
+        const url = String(listening.url);
+        // The heap cap derived without operator flags: --max-old-space-size=144 (96 + 32 of CACHE_MAX_BYTES + 16 of
+        // STREAM_ACTIVITY_WATCH_BYTES), 3 x 16 MiB young.
+        expect(listening.heapLimitMiB).toBe(144 + 48);
+        const res = await request(`${url}/block/max`);
+        expect(res.statusCode).toBe(200);
+        expect(await res.body.text()).toMatch(
+          /^\{"code":0,"msg":"success","data":\{"height":\d+\.0,"server_timestamp":\d+\}\}$/,
+        );
+        // The group: npm exec, its shell and the proxy (npm itself ends by the signal, the proxy drains).
+        process.kill(-child.pid!, 'SIGTERM');
+        await waitFor(() => out.includes('"msg":"bye"'), 20_000, 'the proxy to drain and say bye');
+      } finally {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // the group is gone already
+        }
       }
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 });
 
 describe('npm start', () => {

@@ -60,27 +60,31 @@ describe('ETag and 304', () => {
     expect((await get(env.base, '/pages/home', { headers: { 'if-none-match': a.header('etag')! } })).status).toBe(200);
   });
 
-  it('a recomposition with unchanged parts keeps the ETag: its content, not the head (If-None-Match then answers 304)', async () => {
-    env = await startPagesEnv();
-    const h0 = env.sim.chain.head();
-    // An address the next block leaves alone: its parts are fetched again at the new head, unchanged.
-    const next = new Set(touchedAt(1, h0 + 1).addresses);
-    const address = [...touchedAt(1, h0).addresses].find((x) => !next.has(x))!;
-    const path = `/pages/address?address=${address}`;
-    const a = await get(env.base, path);
-    expect(a.status).toBe(200);
-    env.sim.chain.advance(1);
-    await env.probe();
-    env.mark();
-    const b = await get(env.base, path);
-    expect(b.header('x-cache')).toBe('MISS');
-    expect(metaOf(b).head).toBe(h0 + 1);
-    expect(env.count('address/info')).toBe(1);
-    expect(b.header('etag')).toBe(a.header('etag'));
-    const nm = await get(env.base, path, { headers: { 'if-none-match': a.header('etag')! } });
-    expect(nm.status).toBe(304);
-    expect(nm.header('x-cache')).toBe('HIT');
-  });
+  it(
+    'a recomposition with unchanged parts keeps the ETag: ' +
+      'its content, not the head (If-None-Match then answers 304)',
+    async () => {
+      env = await startPagesEnv();
+      const h0 = env.sim.chain.head();
+      // An address the next block leaves alone: its parts are fetched again at the new head, unchanged.
+      const next = new Set(touchedAt(1, h0 + 1).addresses);
+      const address = [...touchedAt(1, h0).addresses].find((x) => !next.has(x))!;
+      const path = `/pages/address?address=${address}`;
+      const a = await get(env.base, path);
+      expect(a.status).toBe(200);
+      env.sim.chain.advance(1);
+      await env.probe();
+      env.mark();
+      const b = await get(env.base, path);
+      expect(b.header('x-cache')).toBe('MISS');
+      expect(metaOf(b).head).toBe(h0 + 1);
+      expect(env.count('address/info')).toBe(1);
+      expect(b.header('etag')).toBe(a.header('etag'));
+      const nm = await get(env.base, path, { headers: { 'if-none-match': a.header('etag')! } });
+      expect(nm.status).toBe(304);
+      expect(nm.header('x-cache')).toBe('HIT');
+    },
+  );
 });
 
 describe('Cache-Control', () => {
@@ -154,33 +158,37 @@ describe('compression', () => {
     }
   });
 
-  it('never on the request path: the first request in a new second gets the re-stamped identity bytes, later ones the compressed', async () => {
-    const clock = settableClock();
-    env = await startPagesEnv({ pages: CONFIGURED }, clock.now);
-    await get(env.base, `/block/detail?h=${env.sim.chain.head() - 20}`); // teaches the proxy the final height
-    const h = String(env.sim.chain.head() - 100);
-    const key = pageKey(env, 'finalblock', `h=${h}`);
-    expect((await get(env.base, `/pages/finalblock?h=${h}`)).header('x-cache')).toBe('MISS');
-    await variantsStored(env, key);
-    expect(env.proxy.memory.peek(key)!.entry.stamps.length).toBeGreaterThan(0);
-    // At its composition instant: the variants the memory tier made.
-    expect(
-      (await get(env.base, `/pages/finalblock?h=${h}`, { headers: { 'accept-encoding': 'gzip' } })).header(
-        'content-encoding',
-      ),
-    ).toBe('gzip');
-    clock.advance(1000);
-    const first = await get(env.base, `/pages/finalblock?h=${h}`, { headers: { 'accept-encoding': 'br' } });
-    expect(first.header('x-cache')).toBe('HIT');
-    expect(first.header('content-encoding')).toBeUndefined();
-    expect((first.json as { data: { block: { server_timestamp: number } } }).data.block.server_timestamp).toBe(
-      clock.now(),
-    );
-    await waitFor(() => compressionsRunning() === 0, 5000, 'background compression');
-    const later = await get(env.base, `/pages/finalblock?h=${h}`, { headers: { 'accept-encoding': 'br' } });
-    expect(later.header('content-encoding')).toBe('br');
-    expect(brotliDecompressSync(later.raw).equals(first.raw)).toBe(true);
-  });
+  it(
+    'never on the request path: the first request in a new second ' +
+      'gets the re-stamped identity bytes, later ones the compressed',
+    async () => {
+      const clock = settableClock();
+      env = await startPagesEnv({ pages: CONFIGURED }, clock.now);
+      await get(env.base, `/block/detail?h=${env.sim.chain.head() - 20}`); // teaches the proxy the final height
+      const h = String(env.sim.chain.head() - 100);
+      const key = pageKey(env, 'finalblock', `h=${h}`);
+      expect((await get(env.base, `/pages/finalblock?h=${h}`)).header('x-cache')).toBe('MISS');
+      await variantsStored(env, key);
+      expect(env.proxy.memory.peek(key)!.entry.stamps.length).toBeGreaterThan(0);
+      // At its composition instant: the variants the memory tier made.
+      expect(
+        (await get(env.base, `/pages/finalblock?h=${h}`, { headers: { 'accept-encoding': 'gzip' } })).header(
+          'content-encoding',
+        ),
+      ).toBe('gzip');
+      clock.advance(1000);
+      const first = await get(env.base, `/pages/finalblock?h=${h}`, { headers: { 'accept-encoding': 'br' } });
+      expect(first.header('x-cache')).toBe('HIT');
+      expect(first.header('content-encoding')).toBeUndefined();
+      expect((first.json as { data: { block: { server_timestamp: number } } }).data.block.server_timestamp).toBe(
+        clock.now(),
+      );
+      await waitFor(() => compressionsRunning() === 0, 5000, 'background compression');
+      const later = await get(env.base, `/pages/finalblock?h=${h}`, { headers: { 'accept-encoding': 'br' } });
+      expect(later.header('content-encoding')).toBe('br');
+      expect(brotliDecompressSync(later.raw).equals(first.raw)).toBe(true);
+    },
+  );
 });
 
 describe('the memory tier', () => {

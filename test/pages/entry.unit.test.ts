@@ -67,14 +67,18 @@ function page(p: Partial<PageParts> = {}): CacheEntry {
 }
 
 describe('a composed page as an entry', () => {
-  it('fresh until the first part expires, and, when head-relative, until the head moves; kept (not served) a minute past', () => {
-    const e = page();
-    expect(entryState(e, 5999, chain(10))).toBe('fresh');
-    expect(entryState(e, 6000, chain(10))).toBe('error-only');
-    expect(entryState(e, 5001, chain(11))).toBe('error-only');
-    expect(entryState(page({ headDependent: false }), 5001, chain(11))).toBe('fresh');
-    expect(e.sieUntil).toBe(6000 + PAGE_KEPT_MS);
-  });
+  it(
+    'fresh until the first part expires, and, when head-relative, ' +
+      'until the head moves; kept (not served) a minute past',
+    () => {
+      const e = page();
+      expect(entryState(e, 5999, chain(10))).toBe('fresh');
+      expect(entryState(e, 6000, chain(10))).toBe('error-only');
+      expect(entryState(e, 5001, chain(11))).toBe('error-only');
+      expect(entryState(page({ headDependent: false }), 5001, chain(11))).toBe('fresh');
+      expect(e.sieUntil).toBe(6000 + PAGE_KEPT_MS);
+    },
+  );
 
   it('is stamped at composition time, its stamps where the rendered digits are', () => {
     const e = page({ now: 12_345 });
@@ -83,13 +87,17 @@ describe('a composed page as an entry', () => {
     expect(JSON.parse(renderBody(e, 99_999_999).toString()).data.a.server_timestamp).toBe(99_999_999);
   });
 
-  it('the ETag is the data without stamps: the same across recompositions, meta and stamps aside; new with new data', () => {
-    const a = page();
-    expect(a.etag).toMatch(/^W\/"p[\w-]+"$/);
-    expect(page({ now: 9000, meta: Buffer.from(',"meta":{"composed_at":9000}}'), head: 11 }).etag).toBe(a.etag);
-    const other = DATA.replace('"x":1', '"x":2');
-    expect(page({ data: Buffer.from(other) }).etag).not.toBe(a.etag);
-  });
+  it(
+    'the ETag is the data without stamps: the same across recompositions, ' +
+      'meta and stamps aside; new with new data',
+    () => {
+      const a = page();
+      expect(a.etag).toMatch(/^W\/"p[\w-]+"$/);
+      expect(page({ now: 9000, meta: Buffer.from(',"meta":{"composed_at":9000}}'), head: 11 }).etag).toBe(a.etag);
+      const other = DATA.replace('"x":1', '"x":2');
+      expect(page({ data: Buffer.from(other) }).etag).not.toBe(a.etag);
+    },
+  );
 
   it("carries the union of its parts' tags, the lowest finality watch and the oldest tag-kept head", () => {
     const e = page({

@@ -67,32 +67,36 @@ describe('optional parts', () => {
     expect(page.header('cache-control')).toBe('public, max-age=1');
   });
 
-  it('a stale part (stale-while-revalidate) is served at once and marked; the page is kept briefly as STALE with max-age=0', async () => {
-    const clock = settableClock();
-    env = await startPagesEnv({}, clock.now);
-    const first = await get(env.base, '/pages/home');
-    expect(first.status).toBe(200);
-    // Past nax/summary's 60 s but inside its swr window; the head has not moved.
-    clock.advance(61_000);
-    // The revalidation outlasts the two requests below, even on a loaded machine.
-    env.faults.set('nax/summary', { latencyMs: 3000 });
-    env.mark();
-    const page = await get(env.base, '/pages/home');
-    const m = metaOf(page);
-    expect(m.parts['nax']).toMatchObject({ cache: 'STALE', stale: 'revalidate', status: 'stale' });
-    expect(page.header('x-cache')).toBe('STALE');
-    expect(page.header('cache-control')).toBe('public, max-age=0');
-    // Kept briefly as it is: a hot page does not recompose on every request while the part revalidates.
-    const again = await get(env.base, '/pages/home');
-    expect(again.header('x-cache')).toBe('STALE');
-    expect(again.header('etag')).toBe(page.header('etag'));
-    await waitFor(() => env!.proxy.resolver.inFlight === 0, 5000, 'background refreshes done');
-    // The refreshed parts are fresh again: recomposed at once, without waiting out the 250 ms.
-    const fresh = await get(env.base, '/pages/home');
-    expect(fresh.header('x-cache')).toBe('MISS');
-    expect(metaOf(fresh).parts['nax']).toMatchObject({ cache: 'HIT', status: 'ok' });
-    expect(env.count('nax/summary')).toBe(1);
-  });
+  it(
+    'a stale part (stale-while-revalidate) is served at once and marked; ' +
+      'the page is kept briefly as STALE with max-age=0',
+    async () => {
+      const clock = settableClock();
+      env = await startPagesEnv({}, clock.now);
+      const first = await get(env.base, '/pages/home');
+      expect(first.status).toBe(200);
+      // Past nax/summary's 60 s but inside its swr window; the head has not moved.
+      clock.advance(61_000);
+      // The revalidation outlasts the two requests below, even on a loaded machine.
+      env.faults.set('nax/summary', { latencyMs: 3000 });
+      env.mark();
+      const page = await get(env.base, '/pages/home');
+      const m = metaOf(page);
+      expect(m.parts['nax']).toMatchObject({ cache: 'STALE', stale: 'revalidate', status: 'stale' });
+      expect(page.header('x-cache')).toBe('STALE');
+      expect(page.header('cache-control')).toBe('public, max-age=0');
+      // Kept briefly as it is: a hot page does not recompose on every request while the part revalidates.
+      const again = await get(env.base, '/pages/home');
+      expect(again.header('x-cache')).toBe('STALE');
+      expect(again.header('etag')).toBe(page.header('etag'));
+      await waitFor(() => env!.proxy.resolver.inFlight === 0, 5000, 'background refreshes done');
+      // The refreshed parts are fresh again: recomposed at once, without waiting out the 250 ms.
+      const fresh = await get(env.base, '/pages/home');
+      expect(fresh.header('x-cache')).toBe('MISS');
+      expect(metaOf(fresh).parts['nax']).toMatchObject({ cache: 'HIT', status: 'ok' });
+      expect(env.count('nax/summary')).toBe(1);
+    },
+  );
 
   it('stale-if-error: an expired part whose refresh fails is served stale and marked', async () => {
     const clock = settableClock();

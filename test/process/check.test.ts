@@ -44,17 +44,20 @@ describe('chainproxy --check', () => {
     [
       'unknown host',
       'http://no-such-host.invalid:8080',
-      'GET http://no-such-host.invalid:8080/block/max failed: DNS: unknown host no-such-host.invalid. Hint: check the host name in UPSTREAM_URLS.',
+      'GET http://no-such-host.invalid:8080/block/max failed: DNS: unknown ' +
+        'host no-such-host.invalid. Hint: check the host name in UPSTREAM_URLS.',
     ],
     [
       'closed port',
       'http://127.0.0.1:{PORT}',
-      'GET http://127.0.0.1:{PORT}/block/max failed: connection refused by 127.0.0.1:{PORT}. Hint: nothing is listening there: wrong port, or the service is not running.',
+      'GET http://127.0.0.1:{PORT}/block/max failed: connection refused by 127.0.0.1:{PORT}. ' +
+        'Hint: nothing is listening there: wrong port, or the service is not running.',
     ],
     [
       'https to a plain-HTTP server',
       'https://{UP}',
-      'GET https://{UP}/block/max failed: TLS handshake failed: the server did not answer in TLS. Hint: TLS to a plain-HTTP server? try http:// instead of https://.',
+      'GET https://{UP}/block/max failed: TLS handshake failed: the server did not ' +
+        'answer in TLS. Hint: TLS to a plain-HTTP server? try http:// instead of https://.',
     ],
     [
       'wrong path prefix',
@@ -76,7 +79,8 @@ describe('chainproxy --check', () => {
     const p = startProc({ UPSTREAM_URLS: `http://127.0.0.1:${closedPort}` }, { args: ['--check'], entry: LAUNCHER });
     expect(await p.exited).toBe(2);
     expect(p.stdout()).toContain(
-      `FAILED upstream http://127.0.0.1:${closedPort}: GET http://127.0.0.1:${closedPort}/block/max failed: connection refused`,
+      `FAILED upstream http://127.0.0.1:${closedPort}: GET ` +
+        `http://127.0.0.1:${closedPort}/block/max failed: connection refused`,
     );
   });
 
@@ -119,7 +123,8 @@ describeRedis()('chainproxy --check with Redis', () => {
     expect(r.failed).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^FAILED redis redis://127\\.0\\.0\\.1:${closedPort}: not ready within \\d+ ms \\(.*ECONNREFUSED.*\\)\\. Hint: check REDIS_URL`,
+          `^FAILED redis redis://127\\.0\\.0\\.1:${closedPort}: not ready ` +
+            'within \\d+ ms \\(.*ECONNREFUSED.*\\)\\. Hint: check REDIS_URL',
         ),
       ),
     ]);
@@ -127,26 +132,32 @@ describeRedis()('chainproxy --check with Redis', () => {
 });
 
 describe('a server started against a wrong upstream', () => {
-  it('writes the diagnosis to stderr after its first failed probe, once, and its start-up line says no upstream answered', async () => {
-    const p = startProc({
-      UPSTREAM_URLS: `http://127.0.0.1:${closedPort}`,
-      UPSTREAM_PROBE_INTERVAL_MS: '100',
-      UPSTREAM_PROBE_DENSE_MS: '0',
-    });
-    const stderr = await withStartupLine(p);
-    const diagnosis = `chainproxy: upstream probe GET http://127.0.0.1:${closedPort}/block/max failed: connection refused by 127.0.0.1:${closedPort}. Hint: nothing is listening there: wrong port, or the service is not running.\n`;
-    expect(stderr.startsWith(diagnosis)).toBe(true);
-    expect(stderr).toContain('(but no upstream answered its first probe: see the lines above)');
-    expect(stderr).not.toContain('(try ');
-    // Later failed probes are in the JSON log (at each change), not on stderr again.
-    const url = String((await listening(p))['url']);
-    const probes = async (): Promise<number> => {
-      const text = await (await request(`${url}/metrics`)).body.text();
-      return Number(/^chainproxy_upstream_background_requests_total\{purpose="probe"\} (\d+)/m.exec(text)?.[1] ?? 0);
-    };
-    await waitFor(async () => (await probes()) >= 5, 10_000, 'five probes');
-    expect(p.stderr().split(diagnosis)).toHaveLength(2);
-    p.child.kill('SIGTERM');
-    expect(await p.exited).toBe(0);
-  });
+  it(
+    'writes the diagnosis to stderr after its first failed probe, ' +
+      'once, and its start-up line says no upstream answered',
+    async () => {
+      const p = startProc({
+        UPSTREAM_URLS: `http://127.0.0.1:${closedPort}`,
+        UPSTREAM_PROBE_INTERVAL_MS: '100',
+        UPSTREAM_PROBE_DENSE_MS: '0',
+      });
+      const stderr = await withStartupLine(p);
+      const diagnosis =
+        `chainproxy: upstream probe GET http://127.0.0.1:${closedPort}/block/max failed: connection refused by ` +
+        `127.0.0.1:${closedPort}. Hint: nothing is listening there: wrong port, or the service is not running.\n`;
+      expect(stderr.startsWith(diagnosis)).toBe(true);
+      expect(stderr).toContain('(but no upstream answered its first probe: see the lines above)');
+      expect(stderr).not.toContain('(try ');
+      // Later failed probes are in the JSON log (at each change), not on stderr again.
+      const url = String((await listening(p))['url']);
+      const probes = async (): Promise<number> => {
+        const text = await (await request(`${url}/metrics`)).body.text();
+        return Number(/^chainproxy_upstream_background_requests_total\{purpose="probe"\} (\d+)/m.exec(text)?.[1] ?? 0);
+      };
+      await waitFor(async () => (await probes()) >= 5, 10_000, 'five probes');
+      expect(p.stderr().split(diagnosis)).toHaveLength(2);
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+    },
+  );
 });

@@ -41,19 +41,23 @@ describe('the chainproxy entry point', { timeout: 120_000 }, () => {
     expect(await p.exited).toBe(0);
   });
 
-  it('the default bounds (256 MiB cache, 16 MiB watches) give a 368 MiB old space; the server drains when its launcher is killed', async () => {
-    const p = startProc(SIM, { entry: LAUNCHER });
-    const line = await listening(p);
-    expect(line['heapLimitMiB']).toBe(368 + 48);
-    const url = String(line['url']);
-    p.child.kill('SIGKILL');
-    await waitFor(
-      () => p.lines.some((l) => l['msg'] === 'bye' && l['pid'] === line['pid']),
-      30_000,
-      'the orphaned server to drain',
-    );
-    await waitFor(async () => !(await accepts(url)), 30_000, 'the port to close');
-  });
+  it(
+    'the default bounds (256 MiB cache, 16 MiB watches) ' +
+      'give a 368 MiB old space; the server drains when its launcher is killed',
+    async () => {
+      const p = startProc(SIM, { entry: LAUNCHER });
+      const line = await listening(p);
+      expect(line['heapLimitMiB']).toBe(368 + 48);
+      const url = String(line['url']);
+      p.child.kill('SIGKILL');
+      await waitFor(
+        () => p.lines.some((l) => l['msg'] === 'bye' && l['pid'] === line['pid']),
+        30_000,
+        'the orphaned server to drain',
+      );
+      await waitFor(async () => !(await accepts(url)), 30_000, 'the port to close');
+    },
+  );
 
   it('--version and bad settings are answered by the entry point (exit 0, exit 2)', async () => {
     const v = startProc({}, { entry: LAUNCHER, args: ['--version'] });

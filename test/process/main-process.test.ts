@@ -77,43 +77,47 @@ describe('npm start (src/main.ts)', { timeout: 120_000 }, () => {
     expect(await p.exited).toBe(0);
   });
 
-  it('a request hanging at the upstream past SHUTDOWN_TIMEOUT_MS gets the 503 envelope; exit 0 after about that long', async () => {
-    const fixtures = serveFixtures();
-    const fake = await startFakeUpstream(async (req, res) => {
-      if ((req.url ?? '').startsWith('/tx/list?')) return; // never answers
-      return fixtures(req, res);
-    });
-    fakes.push(fake);
-    // A request timeout longer than the old fixed 10 s force-exit, and a drain deadline far shorter.
-    const p = startMain({
-      UPSTREAM_URLS: fake.url,
-      UPSTREAM_HEDGE_AFTER_MS: '0',
-      REQUEST_TIMEOUT_MS: '60000',
-      UPSTREAM_DEADLINE_MS: '60000',
-      UPSTREAM_TIMEOUT_MS: '60000',
-      SHUTDOWN_TIMEOUT_MS: '1500',
-    });
-    const url = await listeningUrl(p);
+  it(
+    'a request hanging at the upstream past SHUTDOWN_TIMEOUT_MS gets the 503 envelope; ' +
+      'exit 0 after about that long',
+    async () => {
+      const fixtures = serveFixtures();
+      const fake = await startFakeUpstream(async (req, res) => {
+        if ((req.url ?? '').startsWith('/tx/list?')) return; // never answers
+        return fixtures(req, res);
+      });
+      fakes.push(fake);
+      // A request timeout longer than the old fixed 10 s force-exit, and a drain deadline far shorter.
+      const p = startMain({
+        UPSTREAM_URLS: fake.url,
+        UPSTREAM_HEDGE_AFTER_MS: '0',
+        REQUEST_TIMEOUT_MS: '60000',
+        UPSTREAM_DEADLINE_MS: '60000',
+        UPSTREAM_TIMEOUT_MS: '60000',
+        SHUTDOWN_TIMEOUT_MS: '1500',
+      });
+      const url = await listeningUrl(p);
 
-    const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
-    // This exact request (the block reader of precise invalidation asks tx/list too).
-    await waitFor(
-      () => fake.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1,
-      5000,
-      'the upstream request',
-    );
-    const signalled = performance.now();
-    p.child.kill('SIGTERM');
-    const res = await inFlight;
-    const answeredMs = performance.now() - signalled;
-    expect(res.statusCode).toBe(503);
-    expect(res.headers['content-type']).toContain('application/json');
-    expect(await res.body.json()).toEqual({ code: 5030, msg: 'server is shutting down', data: null });
-    expect(await p.exited).toBe(0);
-    const exitedMs = performance.now() - signalled;
-    // The deadline, not earlier and not the old fixed 10 s (generous upper bound for a loaded machine).
-    expect(answeredMs).toBeGreaterThanOrEqual(1400);
-    expect(exitedMs).toBeLessThan(6000);
-    expect(p.lines.some((l) => String(l['msg']).startsWith('drain deadline reached'))).toBe(true);
-  });
+      const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
+      // This exact request (the block reader of precise invalidation asks tx/list too).
+      await waitFor(
+        () => fake.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1,
+        5000,
+        'the upstream request',
+      );
+      const signalled = performance.now();
+      p.child.kill('SIGTERM');
+      const res = await inFlight;
+      const answeredMs = performance.now() - signalled;
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['content-type']).toContain('application/json');
+      expect(await res.body.json()).toEqual({ code: 5030, msg: 'server is shutting down', data: null });
+      expect(await p.exited).toBe(0);
+      const exitedMs = performance.now() - signalled;
+      // The deadline, not earlier and not the old fixed 10 s (generous upper bound for a loaded machine).
+      expect(answeredMs).toBeGreaterThanOrEqual(1400);
+      expect(exitedMs).toBeLessThan(6000);
+      expect(p.lines.some((l) => String(l['msg']).startsWith('drain deadline reached'))).toBe(true);
+    },
+  );
 });

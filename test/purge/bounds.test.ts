@@ -24,25 +24,28 @@ afterAll(async () => {
   await sim?.close();
 });
 
-it('a flood of distinct purges holds at most PURGE_MAX_MARKS marks; what the folded ones purged stays purged', async () => {
-  const untouched = '/token/detail?token=ATP';
-  await get(r.url, untouched);
-  expect((await get(r.url, untouched)).cache).toBe('HIT');
-  clock.advance(1);
-  const flood = PURGE_MAX_MARKS + 500;
-  const statuses = await limited(flood, 16, async (i) => (await purge(r.url, `tag=height:${i}`)).status);
-  expect(statuses.every((s) => s === 200)).toBe(true);
-  const s = await purgeStatus(r.url);
-  expect(s.marks).toBe(PURGE_MAX_MARKS);
-  expect(await counter(r.url, 'chainproxy_purge_marks')).toBe(PURGE_MAX_MARKS);
-  expect(s.here).toBe(flood);
-  // No purge named it, but it was made before marks that were folded into "everything before".
-  clock.advance(1);
-  expect((await get(r.url, untouched)).cache).toBe('MISS');
-  // What is made after the flood is kept.
-  clock.advance(1);
-  expect((await get(r.url, untouched)).cache).toBe('HIT');
-});
+it(
+  'a flood of distinct purges holds at most PURGE_MAX_MARKS marks; ' + 'what the folded ones purged stays purged',
+  async () => {
+    const untouched = '/token/detail?token=ATP';
+    await get(r.url, untouched);
+    expect((await get(r.url, untouched)).cache).toBe('HIT');
+    clock.advance(1);
+    const flood = PURGE_MAX_MARKS + 500;
+    const statuses = await limited(flood, 16, async (i) => (await purge(r.url, `tag=height:${i}`)).status);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    const s = await purgeStatus(r.url);
+    expect(s.marks).toBe(PURGE_MAX_MARKS);
+    expect(await counter(r.url, 'chainproxy_purge_marks')).toBe(PURGE_MAX_MARKS);
+    expect(s.here).toBe(flood);
+    // No purge named it, but it was made before marks that were folded into "everything before".
+    clock.advance(1);
+    expect((await get(r.url, untouched)).cache).toBe('MISS');
+    // What is made after the flood is kept.
+    clock.advance(1);
+    expect((await get(r.url, untouched)).cache).toBe('HIT');
+  },
+);
 
 it('marks past the horizon (the longest life of an entry) are dropped at the next purge', async () => {
   expect((await purgeStatus(r.url)).marks).toBeGreaterThan(1);

@@ -134,23 +134,26 @@ describe('purge across two replicas sharing Redis', () => {
     }
   });
 
-  it('a replica started after the purge loads the marks: what Redis still holds from before is not served', async () => {
-    const purgedPath = '/token/detail?token=NAX';
-    const keptPath = '/token/detail?token=ATP';
-    await cacheOf(a, purgedPath);
-    await cacheOf(a, keptPath);
-    await purgeAcross(a, b, 'tag=token:NAX');
-    const c = await startReplica([sim.url], patch(), clock.now);
-    try {
-      await waitFor(async () => (await purgeStatus(c.url)).marks > 0, 5000, 'the marks loaded');
-      const before = upstream('token/detail');
-      expect(await cacheOf(c, keptPath)).toBe('HIT');
-      expect(await cacheOf(c, purgedPath)).toBe('MISS');
-      expect(upstream('token/detail')).toBe(before + 1);
-    } finally {
-      await c.close();
-    }
-  });
+  it(
+    'a replica started after the purge loads the marks: ' + 'what Redis still holds from before is not served',
+    async () => {
+      const purgedPath = '/token/detail?token=NAX';
+      const keptPath = '/token/detail?token=ATP';
+      await cacheOf(a, purgedPath);
+      await cacheOf(a, keptPath);
+      await purgeAcross(a, b, 'tag=token:NAX');
+      const c = await startReplica([sim.url], patch(), clock.now);
+      try {
+        await waitFor(async () => (await purgeStatus(c.url)).marks > 0, 5000, 'the marks loaded');
+        const before = upstream('token/detail');
+        expect(await cacheOf(c, keptPath)).toBe('HIT');
+        expect(await cacheOf(c, purgedPath)).toBe('MISS');
+        expect(upstream('token/detail')).toBe(before + 1);
+      } finally {
+        await c.close();
+      }
+    },
+  );
 
   it('loading the marks waits for the command connection, which may be ready after the bus', async () => {
     const shared = new FleetMarks({
@@ -177,30 +180,33 @@ describe('purge across two replicas sharing Redis', () => {
     }
   });
 
-  it('the marks in Redis are bounded: past the cap the oldest fold into everything before, and the key expires', async () => {
-    const horizonMs = 60_000;
-    let now = 1_000_000;
-    const client = a.fleet!.client;
-    const marks = new FleetMarks({
-      guard: guardOf(client),
-      keyPrefix: 'bounds:',
-      horizonMs,
-      cap: 10,
-      clock: () => now,
-    });
-    for (let i = 0; i < 50; i++)
-      expect(await marks.store({ target: `height:${i}`, soft: i % 2 === 1, at: now + i })).toBe(true);
-    expect(await client.zcard('bounds:purge')).toBeLessThanOrEqual(12);
-    const loaded = (await marks.load())!;
-    expect(loaded.find((m) => m.target === '*' && !m.soft)?.at).toBe(now + 38);
-    expect(loaded.find((m) => m.target === '*' && m.soft)?.at).toBe(now + 39);
-    expect(loaded.filter((m) => m.target !== '*').map((m) => m.target)).toEqual(
-      Array.from({ length: 10 }, (_, i) => `height:${40 + i}`),
-    );
-    expect(await client.pttl('bounds:purge')).toBeLessThanOrEqual(horizonMs);
-    // Past the horizon: only the new mark is left.
-    now += horizonMs + 100;
-    await marks.store({ target: 'token:NAX', soft: false, at: now });
-    expect(await marks.load()).toEqual([{ target: 'token:NAX', soft: false, at: now }]);
-  });
+  it(
+    'the marks in Redis are bounded: ' + 'past the cap the oldest fold into everything before, and the key expires',
+    async () => {
+      const horizonMs = 60_000;
+      let now = 1_000_000;
+      const client = a.fleet!.client;
+      const marks = new FleetMarks({
+        guard: guardOf(client),
+        keyPrefix: 'bounds:',
+        horizonMs,
+        cap: 10,
+        clock: () => now,
+      });
+      for (let i = 0; i < 50; i++)
+        expect(await marks.store({ target: `height:${i}`, soft: i % 2 === 1, at: now + i })).toBe(true);
+      expect(await client.zcard('bounds:purge')).toBeLessThanOrEqual(12);
+      const loaded = (await marks.load())!;
+      expect(loaded.find((m) => m.target === '*' && !m.soft)?.at).toBe(now + 38);
+      expect(loaded.find((m) => m.target === '*' && m.soft)?.at).toBe(now + 39);
+      expect(loaded.filter((m) => m.target !== '*').map((m) => m.target)).toEqual(
+        Array.from({ length: 10 }, (_, i) => `height:${40 + i}`),
+      );
+      expect(await client.pttl('bounds:purge')).toBeLessThanOrEqual(horizonMs);
+      // Past the horizon: only the new mark is left.
+      now += horizonMs + 100;
+      await marks.store({ target: 'token:NAX', soft: false, at: now });
+      expect(await marks.load()).toEqual([{ target: 'token:NAX', soft: false, at: now }]);
+    },
+  );
 });

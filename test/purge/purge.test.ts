@@ -211,49 +211,61 @@ describe('bad purge requests', () => {
 });
 
 describe('metrics and status', () => {
-  it('counts purges by kind, mode and origin, the entries reached and the marks held; /status tells the last one', async () => {
-    const path = `/address/info?address=${from}`;
-    await cacheOf(path);
-    const series = { kind: 'tag', mode: 'soft', origin: 'here' };
-    const purgesBefore = await counter(r.url, 'chainproxy_purges_total', series);
-    const entriesBefore = await counter(r.url, 'chainproxy_purged_entries_total', { kind: 'tag', mode: 'soft' });
-    await purgedAfter(`tag=address:${from}&soft=true`);
-    expect(await counter(r.url, 'chainproxy_purges_total', series)).toBe(purgesBefore + 1);
-    expect(await counter(r.url, 'chainproxy_purged_entries_total', { kind: 'tag', mode: 'soft' })).toBe(
-      entriesBefore + 1,
-    );
-    expect(await counter(r.url, 'chainproxy_purges_total', { origin: 'fleet' })).toBe(0);
-    const s = await purgeStatus(r.url);
-    expect(await counter(r.url, 'chainproxy_purge_marks')).toBe(s.marks);
-    expect(s.marks).toBeGreaterThan(0);
-    expect(s.last).toMatchObject({ kind: 'tag', target: `address:${from}`, mode: 'soft', origin: 'here', entries: 1 });
-    expect(s.here).toBeGreaterThan(0);
-    expect(s.fleet).toBe(0);
-  });
+  it(
+    'counts purges by kind, mode and origin, ' + 'the entries reached and the marks held; /status tells the last one',
+    async () => {
+      const path = `/address/info?address=${from}`;
+      await cacheOf(path);
+      const series = { kind: 'tag', mode: 'soft', origin: 'here' };
+      const purgesBefore = await counter(r.url, 'chainproxy_purges_total', series);
+      const entriesBefore = await counter(r.url, 'chainproxy_purged_entries_total', { kind: 'tag', mode: 'soft' });
+      await purgedAfter(`tag=address:${from}&soft=true`);
+      expect(await counter(r.url, 'chainproxy_purges_total', series)).toBe(purgesBefore + 1);
+      expect(await counter(r.url, 'chainproxy_purged_entries_total', { kind: 'tag', mode: 'soft' })).toBe(
+        entriesBefore + 1,
+      );
+      expect(await counter(r.url, 'chainproxy_purges_total', { origin: 'fleet' })).toBe(0);
+      const s = await purgeStatus(r.url);
+      expect(await counter(r.url, 'chainproxy_purge_marks')).toBe(s.marks);
+      expect(s.marks).toBeGreaterThan(0);
+      expect(s.last).toMatchObject({
+        kind: 'tag',
+        target: `address:${from}`,
+        mode: 'soft',
+        origin: 'here',
+        entries: 1,
+      });
+      expect(s.here).toBeGreaterThan(0);
+      expect(s.fleet).toBe(0);
+    },
+  );
 });
 
 describe('the operator gate', () => {
-  it("a browser's request from another origin is refused like a non-operator (no cross-site request forgery)", async () => {
-    const path = `/block/detail?h=${BLOCK - 6}`;
-    await cacheOf(path);
-    const before = await purgeStatus(r.url);
-    const refused: Array<Record<string, string>> = [
-      { origin: 'https://evil.example' },
-      { 'sec-fetch-site': 'cross-site' },
-      { origin: 'null' },
-    ];
-    for (const headers of refused) {
-      const res = await purge(r.url, 'all=true', headers);
-      expect(res.status, JSON.stringify(headers)).toBe(404);
-      expect(res.body).toMatchObject({ code: 4040, msg: 'no such endpoint: /purge' });
-    }
-    expect(await purgeStatus(r.url)).toEqual(before);
-    expect(await cacheOf(path)).toBe('HIT');
-    // The page's own origin may.
-    const own = await purge(r.url, keyQuery(path), { origin: r.url, 'sec-fetch-site': 'same-origin' });
-    expect(own.status).toBe(200);
-    expect(await cacheOf(path)).toBe('MISS');
-  });
+  it(
+    "a browser's request from another origin is refused " + 'like a non-operator (no cross-site request forgery)',
+    async () => {
+      const path = `/block/detail?h=${BLOCK - 6}`;
+      await cacheOf(path);
+      const before = await purgeStatus(r.url);
+      const refused: Array<Record<string, string>> = [
+        { origin: 'https://evil.example' },
+        { 'sec-fetch-site': 'cross-site' },
+        { origin: 'null' },
+      ];
+      for (const headers of refused) {
+        const res = await purge(r.url, 'all=true', headers);
+        expect(res.status, JSON.stringify(headers)).toBe(404);
+        expect(res.body).toMatchObject({ code: 4040, msg: 'no such endpoint: /purge' });
+      }
+      expect(await purgeStatus(r.url)).toEqual(before);
+      expect(await cacheOf(path)).toBe('HIT');
+      // The page's own origin may.
+      const own = await purge(r.url, keyQuery(path), { origin: r.url, 'sec-fetch-site': 'same-origin' });
+      expect(own.status).toBe(200);
+      expect(await cacheOf(path)).toBe('MISS');
+    },
+  );
 
   it('a client outside ADMIN_ALLOW gets the unknown-path answer and purges nothing', async () => {
     const gated = await startReplica([sim.url], { adminAllow: ['10.0.0.0/8'] });

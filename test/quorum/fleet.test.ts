@@ -45,20 +45,23 @@ describe('two replicas, one Redis, quorum 2, one liar', () => {
     await Promise.all([...fakes.map((f) => f.close()), redis?.stop()]);
   });
 
-  it('concurrent requests on both replicas: one vote in the fleet, the honest block everywhere, kept final', async () => {
-    const path = `/block/detail?h=${FINAL}`;
-    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => get(replicas[i % 2]!.url, path)));
-    const honest = JSON.parse(honestBlock(FINAL)).data.block_hash as string;
-    for (const r of results) {
-      expect(r.status).toBe(200);
-      expect(servedHash(r.text)).toBe(honest);
-      expect(maxAge(r.headers)).toBeGreaterThan(3600);
-    }
-    expect(fakes.map(blockAsks)).toEqual([1, 1, 1]);
-    const votes = await Promise.all(replicas.map((r) => counter(r.url, 'chainproxy_quorum_votes_total')));
-    expect(votes[0]! + votes[1]!).toBe(1);
-    // Later requests on either replica: hits, no vote, no upstream request.
-    for (const r of replicas) expect((await get(r.url, path)).cache).toBe('HIT');
-    expect(fakes.map(blockAsks)).toEqual([1, 1, 1]);
-  });
+  it(
+    'concurrent requests on both replicas: one vote in the fleet, ' + 'the honest block everywhere, kept final',
+    async () => {
+      const path = `/block/detail?h=${FINAL}`;
+      const results = await Promise.all(Array.from({ length: 16 }, (_, i) => get(replicas[i % 2]!.url, path)));
+      const honest = JSON.parse(honestBlock(FINAL)).data.block_hash as string;
+      for (const r of results) {
+        expect(r.status).toBe(200);
+        expect(servedHash(r.text)).toBe(honest);
+        expect(maxAge(r.headers)).toBeGreaterThan(3600);
+      }
+      expect(fakes.map(blockAsks)).toEqual([1, 1, 1]);
+      const votes = await Promise.all(replicas.map((r) => counter(r.url, 'chainproxy_quorum_votes_total')));
+      expect(votes[0]! + votes[1]!).toBe(1);
+      // Later requests on either replica: hits, no vote, no upstream request.
+      for (const r of replicas) expect((await get(r.url, path)).cache).toBe('HIT');
+      expect(fakes.map(blockAsks)).toEqual([1, 1, 1]);
+    },
+  );
 });

@@ -28,20 +28,23 @@ function slowBlocks(fake: ChainFake, ms: number): void {
 }
 
 describe('retries and hedges never vote twice for one upstream', () => {
-  it('retry: the first upstream fails, the second answers; it is not asked again, the answer is short-lived', async () => {
-    const [a, b] = await fakesAt(t, HEAD, HEAD);
-    failBlocks(a);
-    answerBlocks(b, honestBlock);
-    b.delay(SLOWER_MS); // a looks faster, by far: asked first
-    t.proxy = await startReplica([a.url, b.url], { upstream: { quorum: 2, hedgeAfterMs: 0, maxAttempts: 3 } });
-    const r = await get(t.proxy.url, `/block/detail?h=${FINAL}`);
-    expect(r.status).toBe(200);
-    expect(maxAge(r.headers)).toBeLessThanOrEqual(5);
-    expect(blockAsks(b)).toBe(1);
-    expect(blockAsks(a)).toBe(2); // the first attempt, then its own ballot (failed again)
-    expect(await counter(t.proxy.url, 'chainproxy_quorum_votes_total', { outcome: 'short' })).toBe(1);
-    expect(await counter(t.proxy.url, 'chainproxy_upstream_retries_total')).toBe(1);
-  });
+  it(
+    'retry: the first upstream fails, the second answers; ' + 'it is not asked again, the answer is short-lived',
+    async () => {
+      const [a, b] = await fakesAt(t, HEAD, HEAD);
+      failBlocks(a);
+      answerBlocks(b, honestBlock);
+      b.delay(SLOWER_MS); // a looks faster, by far: asked first
+      t.proxy = await startReplica([a.url, b.url], { upstream: { quorum: 2, hedgeAfterMs: 0, maxAttempts: 3 } });
+      const r = await get(t.proxy.url, `/block/detail?h=${FINAL}`);
+      expect(r.status).toBe(200);
+      expect(maxAge(r.headers)).toBeLessThanOrEqual(5);
+      expect(blockAsks(b)).toBe(1);
+      expect(blockAsks(a)).toBe(2); // the first attempt, then its own ballot (failed again)
+      expect(await counter(t.proxy.url, 'chainproxy_quorum_votes_total', { outcome: 'short' })).toBe(1);
+      expect(await counter(t.proxy.url, 'chainproxy_upstream_retries_total')).toBe(1);
+    },
+  );
 
   it('hedge lost by the other: the hedge failed, so the slow answer is one ballot, not two', async () => {
     const [a, b] = await fakesAt(t, HEAD, HEAD);

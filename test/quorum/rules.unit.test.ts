@@ -1,4 +1,6 @@
-/** The pure rules of a vote: one ballot per upstream, the outcomes, the content hash, the dispute log bound, strikes. */
+/**
+ * The pure rules of a vote: one ballot per upstream, the outcomes, the content hash, the dispute log bound, strikes.
+ */
 import { describe, expect, it } from 'vitest';
 import { contentHash, canonicalJson, without } from '../../src/consensus/content-hash.js';
 import { DisputeLog } from '../../src/consensus/dispute-log.js';

@@ -14,7 +14,8 @@ describe('rate-limit configuration', () => {
   it('reads RATE_LIMIT_ALLOW and apiKeys', () => {
     const file = tempFile(
       '.yaml',
-      `apiKeys:\n  - { name: explorer, key: "${SECRET}", max: 100000 }\n  - { name: p.2, sha256: "${DIGEST.toUpperCase()}", max: 50, windowMs: 1000 }\n`,
+      `apiKeys:\n  - { name: explorer, key: "${SECRET}", max: 100000 }\n  - { ` +
+        `name: p.2, sha256: "${DIGEST.toUpperCase()}", max: 50, windowMs: 1000 }\n`,
     );
     const c = loadConfig({ CONFIG_FILE: file, RATE_LIMIT_ALLOW: '10.0.0.0/8, ::1,loopback' });
     expect(c.rateLimitAllow).toEqual(['10.0.0.0/8', '::1', 'loopback']);

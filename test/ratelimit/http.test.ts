@@ -40,36 +40,39 @@ describe('rate limit over HTTP', () => {
     await sim.close();
   });
 
-  it('answers the 429 envelope with Retry-After and X-RateLimit-* once the budget is spent, routed or not', async () => {
-    const { url, clock, built } = await proxy({ rateLimit: { max: 4 } });
-    const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await get(url, '/token/list')).status);
-    expect(statuses).toEqual([200, 200, 200, 200]);
-    // Requests 3 and 4 were fresh hits of a remembered URL: answered before the router.
-    expect(built.fast?.size).toBe(1);
-    const r = await get(url, '/token/list');
-    expect(r.status).toBe(429);
-    expect(JSON.parse(r.text)).toEqual({ code: 4290, msg: 'rate limit exceeded', data: null });
-    expect(r.headers['content-type']).toMatch(/^application\/json/);
-    expect(r.headers['cache-control']).toBe('no-store');
-    expect(r.headers['retry-after']).toBe('15'); // one token per 15 s
-    expect(r.headers['x-ratelimit-limit']).toBe('4');
-    expect(r.headers['x-ratelimit-remaining']).toBe('0');
-    expect(r.headers['access-control-expose-headers']).toContain('Retry-After');
-    // An invalid request and an unknown path are charged too (through the router).
-    expect((await get(url, '/block/detail?h=abc')).status).toBe(429);
-    expect((await get(url, '/nope')).status).toBe(429);
-    // Ops routes never are.
-    for (const p of ['/healthz', '/metrics', '/status']) expect((await get(url, p)).status, p).toBe(200);
-    clock.advance(14_999);
-    expect((await get(url, '/token/list')).headers['retry-after']).toBe('1');
-    clock.advance(1);
-    expect((await get(url, '/token/list')).status).toBe(200);
-    expect((await get(url, '/token/list')).status).toBe(429);
-    const metrics = (await get(url, '/metrics')).text;
-    expect(metrics).toMatch(/^chainproxy_rate_limited_total 5$/m);
-    expect(metrics).toMatch(/^chainproxy_rate_limit_refused_total\{client="ip"\} 5$/m);
-  });
+  it(
+    'answers the 429 envelope with Retry-After and ' + 'X-RateLimit-* once the budget is spent, routed or not',
+    async () => {
+      const { url, clock, built } = await proxy({ rateLimit: { max: 4 } });
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await get(url, '/token/list')).status);
+      expect(statuses).toEqual([200, 200, 200, 200]);
+      // Requests 3 and 4 were fresh hits of a remembered URL: answered before the router.
+      expect(built.fast?.size).toBe(1);
+      const r = await get(url, '/token/list');
+      expect(r.status).toBe(429);
+      expect(JSON.parse(r.text)).toEqual({ code: 4290, msg: 'rate limit exceeded', data: null });
+      expect(r.headers['content-type']).toMatch(/^application\/json/);
+      expect(r.headers['cache-control']).toBe('no-store');
+      expect(r.headers['retry-after']).toBe('15'); // one token per 15 s
+      expect(r.headers['x-ratelimit-limit']).toBe('4');
+      expect(r.headers['x-ratelimit-remaining']).toBe('0');
+      expect(r.headers['access-control-expose-headers']).toContain('Retry-After');
+      // An invalid request and an unknown path are charged too (through the router).
+      expect((await get(url, '/block/detail?h=abc')).status).toBe(429);
+      expect((await get(url, '/nope')).status).toBe(429);
+      // Ops routes never are.
+      for (const p of ['/healthz', '/metrics', '/status']) expect((await get(url, p)).status, p).toBe(200);
+      clock.advance(14_999);
+      expect((await get(url, '/token/list')).headers['retry-after']).toBe('1');
+      clock.advance(1);
+      expect((await get(url, '/token/list')).status).toBe(200);
+      expect((await get(url, '/token/list')).status).toBe(429);
+      const metrics = (await get(url, '/metrics')).text;
+      expect(metrics).toMatch(/^chainproxy_rate_limited_total 5$/m);
+      expect(metrics).toMatch(/^chainproxy_rate_limit_refused_total\{client="ip"\} 5$/m);
+    },
+  );
 
   it('charges an API key per key, with its own budget, whatever the client IP; unknown keys get 401', async () => {
     const { url } = await proxy({

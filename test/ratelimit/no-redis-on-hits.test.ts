@@ -61,7 +61,8 @@ describe('no Redis command on the path of a fresh memory hit', () => {
   });
 
   it('sends only the batched reconciliation, whatever the number of hits', async () => {
-    for (let i = 0; i < 3; i++) await (await request(replica.url + PATH)).body.arrayBuffer(); // miss, routed hit, remembered
+    // miss, routed hit, remembered
+    for (let i = 0; i < 3; i++) await (await request(replica.url + PATH)).body.arrayBuffer();
     await replica.limiter!.sync();
     const client = new Redis(redis.url);
     const seen: string[][] = [];

@@ -48,27 +48,30 @@ for (const suite of suites)
       await server.stop();
     });
 
-    it('gives the sets back by height, a height read twice in the order it was recorded, the newest 256, expiring', async () => {
-      for (const h of [12, 10, 11]) await record.add(set(h));
-      now = 2000;
-      await record.add(set(11, 'h11-again'));
-      const got = await record.read();
-      expect(got?.map((s) => [s.height, s.blockHash])).toEqual([
-        [10, 'h10'],
-        [11, 'h11'],
-        [11, 'h11-again'],
-        [12, 'h12'],
-      ]);
-      expect(got?.[0]).toEqual(set(10));
-      for (let h = 13; h < 13 + 300; h++) await record.add(set(h));
-      const kept = (await record.read())!;
-      expect(kept).toHaveLength(256);
-      expect(kept[0]!.height).toBe(13 + 300 - 256);
-      expect(kept[255]!.height).toBe(13 + 299);
-      const ttl = await client.pttl(record.key);
-      expect(ttl).toBeGreaterThan(23 * 3600 * 1000);
-      expect(ttl).toBeLessThanOrEqual(24 * 3600 * 1000);
-    });
+    it(
+      'gives the sets back by height, ' + 'a height read twice in the order it was recorded, the newest 256, expiring',
+      async () => {
+        for (const h of [12, 10, 11]) await record.add(set(h));
+        now = 2000;
+        await record.add(set(11, 'h11-again'));
+        const got = await record.read();
+        expect(got?.map((s) => [s.height, s.blockHash])).toEqual([
+          [10, 'h10'],
+          [11, 'h11'],
+          [11, 'h11-again'],
+          [12, 'h12'],
+        ]);
+        expect(got?.[0]).toEqual(set(10));
+        for (let h = 13; h < 13 + 300; h++) await record.add(set(h));
+        const kept = (await record.read())!;
+        expect(kept).toHaveLength(256);
+        expect(kept[0]!.height).toBe(13 + 300 - 256);
+        expect(kept[255]!.height).toBe(13 + 299);
+        const ttl = await client.pttl(record.key);
+        expect(ttl).toBeGreaterThan(23 * 3600 * 1000);
+        expect(ttl).toBeLessThanOrEqual(24 * 3600 * 1000);
+      },
+    );
 
     it('skips members that are not sets of the current shape', async () => {
       await client.zadd(record.key, 5, 'not json', 6, JSON.stringify({ at: 1, set: { height: 6 } }));

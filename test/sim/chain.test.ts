@@ -43,17 +43,20 @@ describe('a living chain', () => {
     expect(r.status).toBe(404);
   });
 
-  it('finality: blocks within finalityDepth of the head are not final, and become final as the head moves', async () => {
-    const s = await start();
-    const head = s.chain.head();
-    const l = await getJson<Paged<{ height: number; is_finality: boolean }>>(s.url, '/block/list?page_size=20');
-    for (const b of l.data.list) expect(b.is_finality).toBe(b.height <= head - 15);
-    expect(s.chain.finalHeight()).toBe(head - 15);
-    const h = head - 3;
-    expect((await getJson<{ is_finality: boolean }>(s.url, '/block/detail?h=' + h)).data.is_finality).toBe(false);
-    s.chain.advance(12);
-    expect((await getJson<{ is_finality: boolean }>(s.url, '/block/detail?h=' + h)).data.is_finality).toBe(true);
-  });
+  it(
+    'finality: blocks within finalityDepth of the head are not final, ' + 'and become final as the head moves',
+    async () => {
+      const s = await start();
+      const head = s.chain.head();
+      const l = await getJson<Paged<{ height: number; is_finality: boolean }>>(s.url, '/block/list?page_size=20');
+      for (const b of l.data.list) expect(b.is_finality).toBe(b.height <= head - 15);
+      expect(s.chain.finalHeight()).toBe(head - 15);
+      const h = head - 3;
+      expect((await getJson<{ is_finality: boolean }>(s.url, '/block/detail?h=' + h)).data.is_finality).toBe(false);
+      s.chain.advance(12);
+      expect((await getJson<{ is_finality: boolean }>(s.url, '/block/detail?h=' + h)).data.is_finality).toBe(true);
+    },
+  );
 
   it('advance via the control plane moves the head, block/max and counts', async () => {
     const s = await start();

@@ -50,27 +50,31 @@ describe('internal transfers, on', () => {
     await Promise.all([on.close(), off.close()]);
   });
 
-  it("raise the beneficiary's balance by 10^16 wei exactly on the block with the call, nonce unchanged, no list naming it", async () => {
-    const info = async (s: SimulatorHandle): Promise<Info> =>
-      (await getJson<Info>(s.url, '/address/info?address=' + address)).data;
-    const list = async (s: SimulatorHandle): Promise<string> =>
-      stripStamp((await get(s.url, '/tx/listByAddress?address=' + address + '&page_size=100')).text);
-    const [before, offBefore, listBefore] = await Promise.all([info(on), info(off), list(on)]);
-    on.chain.advance(1);
-    off.chain.advance(1);
-    const [after, offAfter, listAfter] = await Promise.all([info(on), info(off), list(on)]);
+  it(
+    "raise the beneficiary's balance by 10^16 wei exactly on the block with the call, " +
+      'nonce unchanged, no list naming it',
+    async () => {
+      const info = async (s: SimulatorHandle): Promise<Info> =>
+        (await getJson<Info>(s.url, '/address/info?address=' + address)).data;
+      const list = async (s: SimulatorHandle): Promise<string> =>
+        stripStamp((await get(s.url, '/tx/listByAddress?address=' + address + '&page_size=100')).text);
+      const [before, offBefore, listBefore] = await Promise.all([info(on), info(off), list(on)]);
+      on.chain.advance(1);
+      off.chain.advance(1);
+      const [after, offAfter, listAfter] = await Promise.all([info(on), info(off), list(on)]);
 
-    expect(BigInt(after.balance) - BigInt(before.balance)).toBe(WEI);
-    expect(after.nonce).toBe(before.nonce);
-    expect(offAfter).toEqual(offBefore); // the block names it not: without the option nothing moves
-    expect(listAfter).toBe(listBefore);
-    for (let page = 1; ; page++) {
-      const d = (await getJson<Paged<Tx>>(on.url, `/tx/list?block_height=${h}&page_size=100&page=${page}`)).data;
-      for (const t of d.list) expect([t.address_from, t.address_to, t.contract_address]).not.toContain(address);
-      if (page >= d.total_page) break;
-    }
-    expect(touchedAt(SEED, h).addresses.has(address)).toBe(false);
-  });
+      expect(BigInt(after.balance) - BigInt(before.balance)).toBe(WEI);
+      expect(after.nonce).toBe(before.nonce);
+      expect(offAfter).toEqual(offBefore); // the block names it not: without the option nothing moves
+      expect(listAfter).toBe(listBefore);
+      for (let page = 1; ; page++) {
+        const d = (await getJson<Paged<Tx>>(on.url, `/tx/list?block_height=${h}&page_size=100&page=${page}`)).data;
+        for (const t of d.list) expect([t.address_from, t.address_to, t.contract_address]).not.toContain(address);
+        if (page >= d.total_page) break;
+      }
+      expect(touchedAt(SEED, h).addresses.has(address)).toBe(false);
+    },
+  );
 
   it('count every credit up to the head in the balance: on − off = 10^16 wei × credits', async () => {
     const [a, b] = await Promise.all([

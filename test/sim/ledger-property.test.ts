@@ -9,7 +9,10 @@ import { blockTime } from '../../src/sim/records/tx.js';
 import { contractAddress, internalCreditsAt, normalAddress, TOKENS, touchedAt } from '../../src/sim/index.js';
 import { blockTxHashes, Ledger, namesOf, pendingHashes, type TxDetail } from './ledger-kit.js';
 
-/** Addresses of every kind, named or not: hot, mid, cold senders, receivers, producers, token holders, contracts, unseen. */
+/**
+ * Addresses of every kind, named or not: hot, mid, cold senders,
+ * receivers, producers, token holders, contracts, unseen.
+ */
 function fixedSample(seed: number): string[] {
   const normal = [
     ...Array.from({ length: 16 }, (_, a) => a),

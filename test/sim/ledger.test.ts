@@ -57,31 +57,39 @@ function history(l: Ledger, address: string, nrc: boolean): Tx[] {
 }
 
 describe('the ledger', () => {
-  it("nonces count an address's sent txs, slot and other, NRC20 or not; address/info nonce = confirmed sent txs", () => {
-    const l = new Ledger(SEED, HEAD);
-    for (const a of [5000, 20, 16]) {
-      const addr = normalAddress(SEED, a);
-      const all = [...history(l, addr, false), ...history(l, addr, true)];
-      const sent = all.filter((t) => t.address_from === addr).sort((x, y) => x.nonce - y.nonce);
-      expect(sent.length, `address ${a}`).toBeGreaterThan(5);
-      expect(sent.map((t) => t.nonce)).toEqual(sent.map((_, k) => k + 1));
-      expect(l.get<Info>('address/info', { address: addr }).nonce).toBe(sent.filter((t) => t.status !== 2).length);
-    }
-  }, 20_000);
+  it(
+    "nonces count an address's sent txs, slot and other, " + 'NRC20 or not; address/info nonce = confirmed sent txs',
+    () => {
+      const l = new Ledger(SEED, HEAD);
+      for (const a of [5000, 20, 16]) {
+        const addr = normalAddress(SEED, a);
+        const all = [...history(l, addr, false), ...history(l, addr, true)];
+        const sent = all.filter((t) => t.address_from === addr).sort((x, y) => x.nonce - y.nonce);
+        expect(sent.length, `address ${a}`).toBeGreaterThan(5);
+        expect(sent.map((t) => t.nonce)).toEqual(sent.map((_, k) => k + 1));
+        expect(l.get<Info>('address/info', { address: addr }).nonce).toBe(sent.filter((t) => t.status !== 2).length);
+      }
+    },
+    20_000,
+  );
 
-  it('an address appears with the first tx that names it; before, an empty account that does not depend on the head', () => {
-    const addr = normalAddress(SEED, 140_000); // receives only
-    const first = history(new Ledger(SEED, HEAD), addr, false).find((t) => t.status !== 2)!;
-    const f = first.block_height!;
-    const unseen = new Ledger(SEED, f - 1).get<Info>('address/info', { address: addr });
-    expect(unseen).toMatchObject({ nonce: 0, balance: '0', date_of_found: '20180331', contract: {} });
-    expect(new Ledger(SEED, f - 500).get<Info>('address/info', { address: addr })).toEqual(unseen);
-    const seen = new Ledger(SEED, f);
-    const info = seen.get<Info>('address/info', { address: addr });
-    const block = seen.get<{ timestamp: number }>('block/detail', { h: String(f) });
-    expect(info.date_of_found).toBe(new Date(block.timestamp * 1000).toISOString().slice(0, 10).replace(/-/g, ''));
-    expect(info.balance).not.toBe('0');
-  });
+  it(
+    'an address appears with the first tx that names it; ' +
+      'before, an empty account that does not depend on the head',
+    () => {
+      const addr = normalAddress(SEED, 140_000); // receives only
+      const first = history(new Ledger(SEED, HEAD), addr, false).find((t) => t.status !== 2)!;
+      const f = first.block_height!;
+      const unseen = new Ledger(SEED, f - 1).get<Info>('address/info', { address: addr });
+      expect(unseen).toMatchObject({ nonce: 0, balance: '0', date_of_found: '20180331', contract: {} });
+      expect(new Ledger(SEED, f - 500).get<Info>('address/info', { address: addr })).toEqual(unseen);
+      const seen = new Ledger(SEED, f);
+      const info = seen.get<Info>('address/info', { address: addr });
+      const block = seen.get<{ timestamp: number }>('block/detail', { h: String(f) });
+      expect(info.date_of_found).toBe(new Date(block.timestamp * 1000).toISOString().slice(0, 10).replace(/-/g, ''));
+      expect(info.balance).not.toBe('0');
+    },
+  );
 
   it('a contract is deployed by a tx naming it (contract_address); its account does not depend on the head', () => {
     const l = new Ledger(SEED, HEAD);
@@ -174,32 +182,37 @@ describe('the ledger', () => {
     }
   });
 
-  it('balances are sums: endowment + rewards + received - sent - fees (failed transfers move nothing, pay their fee)', () => {
-    const l = new Ledger(SEED, HEAD);
-    const balance = (x: Ledger, a: string): bigint => BigInt(x.get<Info>('address/info', { address: a }).balance);
-    // whole histories: senders of every kind (binary, deploys, NRC20, calls, pods) and a receiver
-    for (const a of [20, 16, 4118, 4119, 5000, 140_000]) {
-      const addr = normalAddress(SEED, a);
-      const txs = [...history(l, addr, false), ...history(l, addr, true)];
-      const endowment = a < 135_184 ? BigInt(ENDOWMENT) * WEI_PER_UNIT : 0n;
-      expect(balance(l, addr), `address ${a}`).toBe(endowment + effect(txs, addr, 0, HEAD));
-    }
-    // over 3000 blocks: a hot address and a block producer (rewarded as coinbase)
-    const later = new Ledger(SEED, HEAD + 3000);
-    const producer = l.get<{ coinbase: string }>('block/detail', { h: String(HEAD) }).coinbase;
-    for (const addr of [normalAddress(SEED, 3), producer]) {
-      let rewards = 0n;
-      for (let h = HEAD + 1; h <= HEAD + 3000; h++) {
-        if (later.get<{ coinbase: string }>('block/detail', { h: String(h) }).coinbase === addr)
-          rewards += BigInt(BLOCK_REWARD) * WEI_PER_UNIT;
+  it(
+    'balances are sums: endowment + rewards + received - sent ' +
+      '- fees (failed transfers move nothing, pay their fee)',
+    () => {
+      const l = new Ledger(SEED, HEAD);
+      const balance = (x: Ledger, a: string): bigint => BigInt(x.get<Info>('address/info', { address: a }).balance);
+      // whole histories: senders of every kind (binary, deploys, NRC20, calls, pods) and a receiver
+      for (const a of [20, 16, 4118, 4119, 5000, 140_000]) {
+        const addr = normalAddress(SEED, a);
+        const txs = [...history(l, addr, false), ...history(l, addr, true)];
+        const endowment = a < 135_184 ? BigInt(ENDOWMENT) * WEI_PER_UNIT : 0n;
+        expect(balance(l, addr), `address ${a}`).toBe(endowment + effect(txs, addr, 0, HEAD));
       }
-      const q = { address: addr, page_size: '100' };
-      const recent = [
-        ...later.get<Page<Tx>>('tx/listByAddress', q).list,
-        ...later.get<Page<Tx>>('tx/listByAddress', { ...q, page: '2' }).list,
-      ];
-      expect(recent.some((t) => t.block_height !== null && t.block_height <= HEAD)).toBe(true); // the window is covered
-      expect(balance(later, addr) - balance(l, addr), addr).toBe(rewards + effect(recent, addr, HEAD, HEAD + 3000));
-    }
-  });
+      // over 3000 blocks: a hot address and a block producer (rewarded as coinbase)
+      const later = new Ledger(SEED, HEAD + 3000);
+      const producer = l.get<{ coinbase: string }>('block/detail', { h: String(HEAD) }).coinbase;
+      for (const addr of [normalAddress(SEED, 3), producer]) {
+        let rewards = 0n;
+        for (let h = HEAD + 1; h <= HEAD + 3000; h++) {
+          if (later.get<{ coinbase: string }>('block/detail', { h: String(h) }).coinbase === addr)
+            rewards += BigInt(BLOCK_REWARD) * WEI_PER_UNIT;
+        }
+        const q = { address: addr, page_size: '100' };
+        const recent = [
+          ...later.get<Page<Tx>>('tx/listByAddress', q).list,
+          ...later.get<Page<Tx>>('tx/listByAddress', { ...q, page: '2' }).list,
+        ];
+        // the window is covered
+        expect(recent.some((t) => t.block_height !== null && t.block_height <= HEAD)).toBe(true);
+        expect(balance(later, addr) - balance(l, addr), addr).toBe(rewards + effect(recent, addr, HEAD, HEAD + 3000));
+      }
+    },
+  );
 });

@@ -23,7 +23,8 @@ describe('start-up with REDIS_URL and the default PUBLIC_BASE_URL', { timeout: 1
       .split('\n')
       .find((l) => l.startsWith('chainproxy: warning: '));
     expect(line).toBe(
-      'chainproxy: warning: REDIS_URL is set but PUBLIC_BASE_URL is the default (http://localhost:0): replicas on other ports get other base URLs, ' +
+      'chainproxy: warning: REDIS_URL is set but PUBLIC_BASE_URL is the default ' +
+        '(http://localhost:0): replicas on other ports get other base URLs, ' +
         'so they share no cached entries; set PUBLIC_BASE_URL to the address clients use, the same on every replica',
     );
     const warn = p.lines.find(

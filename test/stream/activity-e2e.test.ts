@@ -59,7 +59,8 @@ describe('/stream/activity with the block reader, alone and in a fleet', () => {
     await Promise.all(
       clients.map((c) => c.until(() => c.events.some((e) => e.id === String(h0 + 1)), 10_000, 'the block event')),
     );
-    // The pool news went out before the block's event: none of it concerned the address (its transaction left the pool, mined).
+    // The pool news went out before the block's event: none of it concerned the address (its transaction left the pool,
+    // mined).
     for (const c of clients) expect(c.typed('pending')).toEqual([]);
     const [onA, onB] = clients.map((c) => c.events[0]!);
     expect(onA!.id).toBe(String(h0 + 1));

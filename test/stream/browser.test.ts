@@ -168,36 +168,42 @@ describe('EventSource in headless chromium: rebases and long resumes', { timeout
     }
   }
 
-  it('is told of a rebase, goes on from the real head, and a page resuming from before the history gets a gap then every kept event', async () => {
-    const a = await open('');
-    await a.until(1, 'the first head');
-    const start = sim.chain.head();
-    await heads(400);
-    await a.until(401, 'every head');
-    expect((await a.log()).map((e) => Number(e.id))).toEqual(Array.from({ length: 401 }, (_, i) => start + i));
+  it(
+    'is told of a rebase, goes on from the real head, ' +
+      'and a page resuming from before the history gets a gap then every kept event',
+    async () => {
+      const a = await open('');
+      await a.until(1, 'the first head');
+      const start = sim.chain.head();
+      await heads(400);
+      await a.until(401, 'every head');
+      expect((await a.log()).map((e) => Number(e.id))).toEqual(Array.from({ length: 401 }, (_, i) => start + i));
 
-    const real = sim.chain.head();
-    for (const r of relays) r.lie(real + 5000);
-    // The jump: a gap event for the heights skipped, then the newest 100.
-    await a.until(502, 'the phantom heads');
-    expect((await a.log())[401]).toMatchObject({ type: 'gap', data: { from: real + 1, to: real + 4900 } });
-    for (const r of relays) r.lie(null);
-    await a.until(503, 'the rebase');
-    const told = (await a.log())[502]!;
-    expect(told).toMatchObject({ type: 'rebase', id: String(real), data: { height: real, from: real + 5000 } });
-    sim.chain.advance(1);
-    await a.until(504, 'the next real head');
-    expect((await a.log())[503]).toMatchObject({ type: 'message', id: String(real + 1), data: { height: real + 1 } });
+      const real = sim.chain.head();
+      for (const r of relays) r.lie(real + 5000);
+      // The jump: a gap event for the heights skipped, then the newest 100.
+      await a.until(502, 'the phantom heads');
+      expect((await a.log())[401]).toMatchObject({ type: 'gap', data: { from: real + 1, to: real + 4900 } });
+      for (const r of relays) r.lie(null);
+      await a.until(503, 'the rebase');
+      const told = (await a.log())[502]!;
+      expect(told).toMatchObject({ type: 'rebase', id: String(real), data: { height: real, from: real + 5000 } });
+      sim.chain.advance(1);
+      await a.until(504, 'the next real head');
+      expect((await a.log())[503]).toMatchObject({ type: 'message', id: String(real + 1), data: { height: real + 1 } });
 
-    // A page away since `start`: older than the 300 kept events.
-    const b = await open(`?lastEventId=${start}`);
-    await b.until(301, 'the gap and the kept events');
-    const got = await b.log();
-    const kept = got.slice(1).map((e) => Number(e.id));
-    expect(got[0]).toMatchObject({ type: 'gap', data: { from: start + 1, to: kept[0]! - 1 } });
-    expect(kept).toEqual(Array.from({ length: 300 }, (_, i) => real + 1 - 299 + i));
-    expect(
-      got.slice(1).every((e) => e.type === 'message' && (e.data.block as { height: number }).height === e.data.height),
-    ).toBe(true);
-  });
+      // A page away since `start`: older than the 300 kept events.
+      const b = await open(`?lastEventId=${start}`);
+      await b.until(301, 'the gap and the kept events');
+      const got = await b.log();
+      const kept = got.slice(1).map((e) => Number(e.id));
+      expect(got[0]).toMatchObject({ type: 'gap', data: { from: start + 1, to: kept[0]! - 1 } });
+      expect(kept).toEqual(Array.from({ length: 300 }, (_, i) => real + 1 - 299 + i));
+      expect(
+        got
+          .slice(1)
+          .every((e) => e.type === 'message' && (e.data.block as { height: number }).height === e.data.height),
+      ).toBe(true);
+    },
+  );
 });

@@ -54,7 +54,8 @@ describe('GET /stream/heads', () => {
     raw.body.destroy();
     expect(text).toMatch(
       new RegExp(
-        `^retry: 3000\\n\\n: [^\\n]*\\n\\nid: ${h0 + 3}\\ndata: \\{"height":${h0 + 3},"final_height":${h0 + 3 - 15},"time":\\d+,"block":\\{"block_hash":"[0-9a-f]+"[^\\n]*\\}\\}\\n\\n$`,
+        `^retry: 3000\\n\\n: [^\\n]*\\n\\nid: ${h0 + 3}\\ndata: ` +
+          `\\{"height":${h0 + 3},"final_height":${h0 + 3 - 15},"time":\\d+,"block":\\{"block_hash":"[0-9a-f]+"[^\\n]*\\}\\}\\n\\n$`,
       ),
     );
   });

@@ -12,7 +12,10 @@ import { rig } from './kit.js';
 
 const r = rig();
 
-/** One request on its own connection (`Connection: close`); resolves with everything the server wrote once it ends the connection. */
+/**
+ * One request on its own connection (`Connection: close`); resolves
+ * with everything the server wrote once it ends the connection.
+ */
 function rawExchange(base: string, head: string): Promise<string> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
@@ -31,23 +34,27 @@ function bodyOf(raw: string): unknown {
 }
 
 describe('a resume point that cannot be read', () => {
-  it('gets a 400 envelope naming lastEventId, and the connection ends: as many as the connection cap do not lock anyone out', async () => {
-    const { proxy } = await r.start({ http: { ...defaultConfig().http, maxConnections: 4 } });
-    const answers = await Promise.all(
-      [1, 2, 3, 4].map(() => rawExchange(proxy.url, 'GET /stream/heads?lastEventId=%ZZ HTTP/1.1')),
-    );
-    for (const a of answers) {
-      expect(a.startsWith('HTTP/1.1 400 ')).toBe(true);
-      expect(bodyOf(a)).toEqual({
-        code: 4001,
-        msg: 'invalid parameter lastEventId: malformed percent-encoding',
-        data: null,
-      });
-    }
-    expect(proxy.stream.hub.size).toBe(0);
-    expect((await get(proxy.url, '/healthz')).status).toBe(200);
-    expect(await counter(proxy.url, 'chainproxy_stream_open')).toBe(0);
-  });
+  it(
+    'gets a 400 envelope naming lastEventId, and the connection ends: ' +
+      'as many as the connection cap do not lock anyone out',
+    async () => {
+      const { proxy } = await r.start({ http: { ...defaultConfig().http, maxConnections: 4 } });
+      const answers = await Promise.all(
+        [1, 2, 3, 4].map(() => rawExchange(proxy.url, 'GET /stream/heads?lastEventId=%ZZ HTTP/1.1')),
+      );
+      for (const a of answers) {
+        expect(a.startsWith('HTTP/1.1 400 ')).toBe(true);
+        expect(bodyOf(a)).toEqual({
+          code: 4001,
+          msg: 'invalid parameter lastEventId: malformed percent-encoding',
+          data: null,
+        });
+      }
+      expect(proxy.stream.hub.size).toBe(0);
+      expect((await get(proxy.url, '/healthz')).status).toBe(200);
+      expect(await counter(proxy.url, 'chainproxy_stream_open')).toBe(0);
+    },
+  );
 
   it('names the header or parameter at fault for every unreadable spelling', async () => {
     const { proxy } = await r.start();

@@ -44,27 +44,31 @@ describe('paced replays', () => {
     expect(c.heights().at(-1)).toBe(start + 1001);
   });
 
-  it('answers a resume point older than the history with a gap event and what is kept; resuming from the last id seen goes on', async () => {
-    const t = await r.start({
-      stream: streamConfig({ history: 200, maxBufferBytes: 16 * 1024 }),
-      limits: { maxPageSize: 100 },
-    });
-    const start = t.sim.chain.head();
-    await heads(t, 300);
-    const c = await r.stream(t.proxy.url, { lastEventId: String(start) });
-    await c.until(() => c.events.length === 201 || c.ended, 20_000, 'the gap and the kept events');
-    expect(c.events[0]).toEqual({
-      type: 'gap',
-      id: String(start + 100),
-      data: JSON.stringify({ from: start + 1, to: start + 100 }),
-    });
-    expect(c.heights()).toEqual(range(start + 101, 200));
-    // As EventSource does after any disconnect: reconnect with the last id seen.
-    c.close();
-    const again = await r.stream(t.proxy.url, { lastEventId: c.events.at(-1)!.id! });
-    t.sim.chain.advance(1);
-    await again.until(() => again.events.length === 1, 10_000, 'the live head');
-    expect(again.events[0]).toMatchObject({ type: 'message', id: String(start + 301) });
-    expect(await counter(t.proxy.url, 'chainproxy_stream_clients_dropped_total', { reason: 'slow' })).toBe(0);
-  });
+  it(
+    'answers a resume point older than the history with a gap event and what is kept; ' +
+      'resuming from the last id seen goes on',
+    async () => {
+      const t = await r.start({
+        stream: streamConfig({ history: 200, maxBufferBytes: 16 * 1024 }),
+        limits: { maxPageSize: 100 },
+      });
+      const start = t.sim.chain.head();
+      await heads(t, 300);
+      const c = await r.stream(t.proxy.url, { lastEventId: String(start) });
+      await c.until(() => c.events.length === 201 || c.ended, 20_000, 'the gap and the kept events');
+      expect(c.events[0]).toEqual({
+        type: 'gap',
+        id: String(start + 100),
+        data: JSON.stringify({ from: start + 1, to: start + 100 }),
+      });
+      expect(c.heights()).toEqual(range(start + 101, 200));
+      // As EventSource does after any disconnect: reconnect with the last id seen.
+      c.close();
+      const again = await r.stream(t.proxy.url, { lastEventId: c.events.at(-1)!.id! });
+      t.sim.chain.advance(1);
+      await again.until(() => again.events.length === 1, 10_000, 'the live head');
+      expect(again.events[0]).toMatchObject({ type: 'message', id: String(start + 301) });
+      expect(await counter(t.proxy.url, 'chainproxy_stream_clients_dropped_total', { reason: 'slow' })).toBe(0);
+    },
+  );
 });

@@ -1,4 +1,7 @@
-/** QueueBudget on its own: the largest holders go first, the asker only when it holds the most; the total never passes the bound. */
+/**
+ * QueueBudget on its own: the largest holders go first, the asker
+ * only when it holds the most; the total never passes the bound.
+ */
 import { describe, expect, it } from 'vitest';
 import { QueueBudget, type Queued } from '../../src/stream/queue-budget.js';
 

@@ -29,7 +29,8 @@ describe('json-scan', () => {
 
   it('is not fooled by "next": inside strings, escaped quotes and backslashes', () => {
     const body = b(
-      '{"msg":"a \\"next\\": \\\\","data":{"note":"{\\"next\\":\\"evil\\"}","x\\"next":1,"s":"\\\\","next":"ok","deep":{"next":"no"}}}',
+      '{"msg":"a \\"next\\": ' +
+        '\\\\","data":{"note":"{\\"next\\":\\"evil\\"}","x\\"next":1,"s":"\\\\","next":"ok","deep":{"next":"no"}}}',
     );
     expect(JSON.parse(body.toString()).data.next).toBe('ok');
     expect(text(body, locate(body, ['data', 'next']))).toBe('"ok"');

@@ -61,7 +61,8 @@ describe('rewriteLinks', () => {
 
   it('handles an upstream base with a path prefix and a public base with a prefix and trailing slash', () => {
     const body = Buffer.from(
-      '{"code":0,"msg":"success","data":{"next":"http://10.0.0.7:8080/api/v1/tx/list?page=3&page_size=2","previous":"http://10.0.0.7:8080/api/v1/tx/list?page=1&page_size=2"}}',
+      '{"code":0,"msg":"success","data":{"next":"http://10.0.0.7:8080/api/v1/tx/list?page=3&' +
+        'page_size=2","previous":"http://10.0.0.7:8080/api/v1/tx/list?page=1&page_size=2"}}',
     );
     const out = JSON.parse(rewriteLinks(body, 'tx/list', 'https://pub.example/chain/').toString());
     expect(out.data.next).toBe('https://pub.example/chain/tx/list?page=3&page_size=2');

@@ -71,7 +71,8 @@ describe('findStamps + renderBody', () => {
 
   it('only knows the named fields: nrc20 fields elsewhere, nested server_timestamp, non-numbers are ignored', () => {
     const body = Buffer.from(
-      '{"code":0,"msg":"success","data":{"list":[{"server_timestamp":1,"currentTimestamp":2,"timeDiff":3}],"server_timestamp":"x","txnList":[{"currentTimestamp":5,"timeDiff":4,"timestamp":1}]}}',
+      '{"code":0,"msg":"success","data":{"list":[{"server_timestamp":1,"currentTimestamp":2,"timeDiff":3}],' +
+        '"server_timestamp":"x","txnList":[{"currentTimestamp":5,"timeDiff":4,"timestamp":1}]}}',
     );
     expect(findStamps(body, 'tx/list')).toEqual([]);
     const nrc = findStamps(body, 'tx/nrc20');

@@ -91,23 +91,27 @@ describe('selectUpstream (unit)', () => {
     expect(pick([a, b, c], any())).toBe('u0');
   });
 
-  it('head requests prefer an upstream at the best head over a fresh one behind it; retries still go to the one behind', () => {
-    const [a, b] = upstreams(2) as [Upstream, Upstream];
-    a.head = 99;
-    b.head = 100;
-    const head = (tried: string[] = []): SelectOptions => ({
-      freshness: 'head',
-      bestHead: 100,
-      maxLagBlocks: 2,
-      tried: new Set(tried),
-    });
-    expect(pick([a, b], head())).toBe('u1');
-    b.inFlight = 3;
-    expect(pick([a, b], head())).toBe('u1');
-    expect(selectUpstream([a, b], head(['u1']))).toMatchObject({ upstream: a, laggingFallback: false });
-    // Requests that do not depend on the head keep least-outstanding-requests.
-    expect(pick([a, b], any())).toBe('u0');
-  });
+  it(
+    'head requests prefer an upstream at the best head over a fresh one behind it; ' +
+      'retries still go to the one behind',
+    () => {
+      const [a, b] = upstreams(2) as [Upstream, Upstream];
+      a.head = 99;
+      b.head = 100;
+      const head = (tried: string[] = []): SelectOptions => ({
+        freshness: 'head',
+        bestHead: 100,
+        maxLagBlocks: 2,
+        tried: new Set(tried),
+      });
+      expect(pick([a, b], head())).toBe('u1');
+      b.inFlight = 3;
+      expect(pick([a, b], head())).toBe('u1');
+      expect(selectUpstream([a, b], head(['u1']))).toMatchObject({ upstream: a, laggingFallback: false });
+      // Requests that do not depend on the head keep least-outstanding-requests.
+      expect(pick([a, b], any())).toBe('u0');
+    },
+  );
 
   it('never hedges a request about a block onto an upstream that has not the block', () => {
     const [a, b] = upstreams(2) as [Upstream, Upstream];

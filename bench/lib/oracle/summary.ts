@@ -69,7 +69,8 @@ const f1 = (v: number): string => v.toFixed(1);
 export function upstreamSplit(s: Summary): string {
   const bg = s.backgroundByPurpose.map(([p, n, u]) => `${p} ${f1(n)} (${f1(u)} unchanged)`).join(', ');
   return (
-    `upstream ${f1(s.upPer1000)}/1000 = first ${f1(s.firstPer1000)} + changed ${f1(s.changedPer1000)} + unchanged ${f1(s.unchangedPer1000)} + ` +
+    `upstream ${f1(s.upPer1000)}/1000 = first ${f1(s.firstPer1000)} + ` +
+    `changed ${f1(s.changedPer1000)} + unchanged ${f1(s.unchangedPer1000)} + ` +
     `background ${f1(s.backgroundPer1000)}${bg === '' ? ' (no request carried x-chainproxy-purpose)' : ` (${bg})`}`
   );
 }
@@ -105,7 +106,8 @@ export function internalLine(w: Window): string {
   if (w.internalCredits === null) return 'internal transfers off (--oracle-no-internal)';
   const e = w.tally.byEndpoint.get('address/info');
   return (
-    `internal transfers: ${w.internalCredits} credits in ${w.blocks} blocks; address/info stale ${e?.stale ?? 0}/${e?.requests ?? 0}, ` +
+    `internal transfers: ${w.internalCredits} credits in ${w.blocks} ` +
+    `blocks; address/info stale ${e?.stale ?? 0}/${e?.requests ?? 0}, ` +
     `${w.tally.staleCredited} of them of an address credited since the answer's height`
   );
 }

@@ -88,7 +88,10 @@ export class ActivityChannel {
     return this.#watch.size * WATCH_BYTES + this.#members * MEMBER_BYTES;
   }
 
-  /** Entities watched by an open connection, those only lingering (those whose time is up are forgotten first), and the clients these are charged to. */
+  /**
+   * Entities watched by an open connection, those only lingering (those whose
+   * time is up are forgotten first), and the clients these are charged to.
+   */
   counts(): { open: number; lingering: number; clients: number } {
     this.prune(this.#clock());
     const lingering = this.#lingering.size;
@@ -109,7 +112,10 @@ export class ActivityChannel {
     return this.watching(entity, this.#clock()) ? this.#watch.get(entity)!.since : null;
   }
 
-  /** One connection's membership: it joins with its entities when its stream opens (`replayed`: block events in its replay). */
+  /**
+   * One connection's membership: it joins with its entities when
+   * its stream opens (`replayed`: block events in its replay).
+   */
   member(entities: ReadonlySet<string>, replayed: number): ChannelMember {
     return {
       dense: false,
@@ -166,7 +172,9 @@ export class ActivityChannel {
     if (n > 0) this.#events.delivered(n);
   }
 
-  /** New pool transactions: each connection watching a named entity gets a `pending` event (best effort, not replayed). */
+  /**
+   * New pool transactions: each connection watching a named entity gets a `pending` event (best effort, not replayed).
+   */
   pending(hashes: readonly string[], addresses: readonly string[], contracts: readonly string[]): void {
     const mine = new Map<Subscriber, { a: string[]; c: string[] }>();
     const add = (list: readonly string[], kind: 'a' | 'c'): void => {

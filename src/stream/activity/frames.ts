@@ -6,7 +6,10 @@
 import { eventFrame } from '../frames.js';
 import type { BlockRecord } from './history.js';
 
-/** `id: <height>` and `data: {"height","block_hash","complete","txs"}` for the entities `mine` (those of one subscriber the block names). */
+/**
+ * `id: <height>` and `data: {"height","block_hash","complete","txs"}`
+ * for the entities `mine` (those of one subscriber the block names).
+ */
 export function activityFrame(r: BlockRecord, mine: ReadonlySet<string>): Buffer {
   const txs: string[] = [];
   for (const t of r.txs) if (t.names.some((n) => mine.has(n))) txs.push(t.bytes.toString('utf8'));
@@ -21,7 +24,10 @@ export function positionFrame(height: number): Buffer {
   return Buffer.from(`id: ${height}\n\n`);
 }
 
-/** `event: pending`, no id (pending transactions are not replayed): new pool transactions that name the subscriber's entities. */
+/**
+ * `event: pending`, no id (pending transactions are not replayed):
+ * new pool transactions that name the subscriber's entities.
+ */
 export function pendingFrame(
   hashes: readonly string[],
   addresses: readonly string[],

@@ -28,7 +28,9 @@ export function createActivityMetrics(registry: Registry, g: ActivityGauges): Ac
   });
   new Gauge({
     name: `${p}activity_watched_entities`,
-    help: 'Distinct addresses and contracts watched: by an open connection (open), or after their last one closed (lingering).',
+    help:
+      'Distinct addresses and contracts watched: by an open ' +
+      'connection (open), or after their last one closed (lingering).',
     labelNames: ['state'],
     registers: [registry],
     collect() {
@@ -55,7 +57,9 @@ export function createActivityMetrics(registry: Registry, g: ActivityGauges): Ac
   });
   const forgotten = new Counter({
     name: `${p}activity_lingering_forgotten_total`,
-    help: 'Lingering watches forgotten before STREAM_ACTIVITY_LINGER_MS: their client left more than its share (client), or a new stream needed the room in STREAM_ACTIVITY_WATCH_BYTES (budget).',
+    help:
+      'Lingering watches forgotten before STREAM_ACTIVITY_LINGER_MS: their client left more than its ' +
+      'share (client), or a new stream needed the room in STREAM_ACTIVITY_WATCH_BYTES (budget).',
     labelNames: ['reason'],
     registers: [registry],
   });
