@@ -45,8 +45,8 @@ export function markdownTable(rows: readonly Row[]): string {
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i >= 2 && i <= 7 ? '---:' : '---')).join('|')}|`];
   for (const r of rows)
     lines.push(
-      '| ' +
-        `${[r.scenario, r.target, f(r.rps), ms(r.p50), ms(r.p99), pct(r.hitRatio), f(r.upPer1000, 1), f(r.cpuUs ?? null, 1), r.note].join(' | ')} |`,
+      `| ${[r.scenario, r.target, f(r.rps), ms(r.p50), ms(r.p99), pct(r.hitRatio)].join(' | ')} | ` +
+        `${[f(r.upPer1000, 1), f(r.cpuUs ?? null, 1), r.note].join(' | ')} |`,
     );
   return lines.join('\n');
 }

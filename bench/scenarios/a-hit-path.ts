@@ -149,10 +149,14 @@ export const hitPath: Scenario = {
       for (let r = 0; r < rounds; r++) {
         const order = r % 2 === 0 ? targets : [...targets].reverse();
         for (const t of order) res.get(t.name)!.push(await measure(t, path, dur));
-        ctx.log(
-          `(a) round ${r + 1}/${rounds}: ` +
-            `${targets.map((t) => `${t.name} ${res.get(t.name)![r]!.rps.toFixed(0)} req/s, ${res.get(t.name)![r]!.cpuUs.toFixed(1)} ` + `µs/req at ${CPU_RATE}/s (${res.get(t.name)![r]!.cpuUsMax.toFixed(1)} at max)`).join('; ')}`,
-        );
+        const line = (t: (typeof targets)[number]): string => {
+          const m = res.get(t.name)![r]!;
+          return (
+            `${t.name} ${m.rps.toFixed(0)} req/s, ${m.cpuUs.toFixed(1)} µs/req at ${CPU_RATE}/s ` +
+            `(${m.cpuUsMax.toFixed(1)} at max)`
+          );
+        };
+        ctx.log(`(a) round ${r + 1}/${rounds}: ${targets.map(line).join('; ')}`);
       }
       const proxiesUp = (await sim.total()) - s0;
       const ngCounts = ng ? await ng.nginx.counts() : {};
@@ -208,10 +212,10 @@ export const hitPath: Scenario = {
           goal: gated ? '<= 1.2' : 'info',
           pass: gated && Number.isFinite(cpuMed) ? cpuMed <= 1.2 : null,
           detail:
-            'per round ' +
-            `${cpuRatios.map((x) => x.toFixed(2)).join(' ')}${t.name === 'nginx' ? ' (master + workers)' : ''}; at max ` +
-            `load: median ${median(cpuMaxRatios).toFixed(2)}, per ` +
-            `round ${cpuMaxRatios.map((x) => x.toFixed(2)).join(' ')}`,
+            `per round ${cpuRatios.map((x) => x.toFixed(2)).join(' ')}` +
+            `${t.name === 'nginx' ? ' (master + workers)' : ''}; ` +
+            `at max load: median ${median(cpuMaxRatios).toFixed(2)}, ` +
+            `per round ${cpuMaxRatios.map((x) => x.toFixed(2)).join(' ')}`,
         });
       }
     } finally {

@@ -93,8 +93,10 @@ function note(s: Summary): string {
   const noPurpose = s.backgroundByPurpose.length === 0;
   return [
     `stale ${pct(s.staleRatio)}, up to ${s.maxBehind ?? '>300'} blocks behind`,
-    'unchanged refetches ' +
-      `${s.unchangedPer1000.toFixed(1)}/1000${noPurpose ? ` (${s.unchangedNoHeadPer1000.toFixed(1)} without block/max, whose probes carry no purpose on this build)` : ''}`,
+    `unchanged refetches ${s.unchangedPer1000.toFixed(1)}/1000` +
+      (noPurpose
+        ? ` (${s.unchangedNoHeadPer1000.toFixed(1)} without block/max, whose probes carry no purpose on this build)`
+        : ''),
     upstreamSplit(s),
     `head detection p50 ${ms(s.headDelayP50)}, max ${ms(s.headDelayMax)}`,
     `${s.requests} requests, ${s.blocks} blocks`,
@@ -146,7 +148,11 @@ export const oracle: Scenario = {
         `${JITTER * 100} %; per mode and interval a fresh stack: ` +
         `simulators ${d.internal ? 'with' : 'without'} internal ` +
         `transfers; ${d.coldS} s cold window (5 s blocks only), ` +
-        `${d.spread ? `${d.warmS} s warm-up with the universe crawl spread over ` + `${d.crawlS === null ? 'it' : `its first ${Math.min(d.crawlS, d.warmS)} s`}` : `universe crawl, ${d.warmS} s warm-up`}, ` +
+        (d.spread
+          ? `${d.warmS} s warm-up with the universe crawl spread over ` +
+            (d.crawlS === null ? 'it' : `its first ${Math.min(d.crawlS, d.warmS)} s`)
+          : `universe crawl, ${d.warmS} s warm-up`) +
+        ', ' +
         `${d.durationS} s measured; ` +
         (honoured
           ? 'INVALIDATION_MODE known to this build.'

@@ -220,7 +220,9 @@ export const pages: Scenario = {
       value: pg.upstream / pg.views / (single.upstream / single.views),
       goal: 'info',
       pass: null,
-      detail: `${((pg.upstream / pg.views) * 1000).toFixed(1)} vs ${((single.upstream / single.views) * 1000).toFixed(1)}`,
+      detail:
+        `${((pg.upstream / pg.views) * 1000).toFixed(1)} vs ` +
+        `${((single.upstream / single.views) * 1000).toFixed(1)}`,
     });
 
     // Hot hits on the pages stack's proxy: /pages/home vs a single endpoint.

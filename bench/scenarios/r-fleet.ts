@@ -74,10 +74,8 @@ function idleLine(c: RecorderCounts, idleS: number): { perMin: number; line: str
     .map(([endpoint, s]) => {
       const bg = [...s.background].map(([p, b]) => `${p} ${f1(perMin(b.requests))}`).join(', ');
       const client = s.requests - backgroundTotal(s);
-      return (
-        `${endpoint} ` +
-        `${f1(perMin(s.requests))}${bg === '' ? '' : ` (${bg}${client > 0 ? `, no purpose ${f1(perMin(client))}` : ''})`}`
-      );
+      const noPurpose = client > 0 ? `, no purpose ${f1(perMin(client))}` : '';
+      return `${endpoint} ${f1(perMin(s.requests))}${bg === '' ? '' : ` (${bg}${noPurpose})`}`;
     });
   return { perMin: perMin(c.requests), line: rows.length === 0 ? 'none' : rows.join(', ') };
 }
@@ -131,7 +129,10 @@ function report(ctx: Ctx, n: number, run: FleetRun, d: Durations): Sized {
   const m = run.members;
   ctx.notes.push(
     `(r) ${target}: the first replica's /status after the warm-up: ` +
-      `${m === null ? 'no fleet section (a build without the member list)' : `${m.seen} members, ` + `${m.namespaceMismatch ? 'NAMESPACES DIFFER (the replicas share no entries)' : 'one namespace'}`}`,
+      (m === null
+        ? 'no fleet section (a build without the member list)'
+        : `${m.seen} members, ` +
+          (m.namespaceMismatch ? 'NAMESPACES DIFFER (the replicas share no entries)' : 'one namespace')),
   );
   ctx.notes.push(
     `(r) ${target}: propagation: ${p.blocks} blocks in ${d.propagationS} s, ` +

@@ -27,7 +27,8 @@ function ipBytes(ip: string): Uint8Array | null {
   const tail = text.slice(lastColon + 1);
   if (tail.includes('.')) {
     const v4 = tail.split('.').map(Number);
-    text = `${text.slice(0, lastColon + 1)}${((v4[0]! << 8) | v4[1]!).toString(16)}:${((v4[2]! << 8) | v4[3]!).toString(16)}`;
+    const hextet = (hi: number, lo: number): string => ((hi << 8) | lo).toString(16);
+    text = `${text.slice(0, lastColon + 1)}${hextet(v4[0]!, v4[1]!)}:${hextet(v4[2]!, v4[3]!)}`;
   }
   const [head = '', rest] = text.split('::');
   const left = head === '' ? [] : head.split(':');

@@ -117,7 +117,8 @@ function kindCheck(kind: FieldKind, raw: unknown, label: string): Parsed {
     }
     case 'bytes': {
       const n = bytesOf(raw);
-      const expected = `a size from ${kind.min} to ${kind.max} bytes (a byte count, or with a unit such as 64KiB, 256MiB, 1GB)`;
+      const expected =
+        `a size from ${kind.min} to ${kind.max} bytes ` + '(a byte count, or with a unit such as 64KiB, 256MiB, 1GB)';
       return n !== null && n >= kind.min && n <= kind.max ? ok(n) : fail(label, expected, raw);
     }
     case 'bool': {

@@ -91,7 +91,10 @@ export type Dependency<P extends string = string> =
   | { on: 'day' }
   /** The NAX distribution stage (answers that do not state when it ends). */
   | { on: 'nax-stage' }
-  /** The NAX stage ending at the height in `field` of the answer's data: it changes when the head reaches that height. */
+  /**
+   * The NAX stage ending at the height in `field` of the answer's data: it changes when the head reaches that
+   * height.
+   */
   | { on: 'stage-end'; field: string }
   /** Finality and hash of the block named by `param`, or by `field` of the answer's data. */
   | { on: 'finality'; param: P }

@@ -1,7 +1,8 @@
 /**
  * Purge metrics on the shared registry, every series from the start:
  *
- *   chainproxy_purges_total{kind,mode,origin}   purges applied here: asked of this replica (here) or heard on the bus (fleet)
+ *   chainproxy_purges_total{kind,mode,origin}   purges applied here: asked of this replica (here) or heard on
+ *                                               the bus (fleet)
  *   chainproxy_purged_entries_total{kind,mode}  memory-tier entries they reached (dropped, or expired for soft)
  *   chainproxy_purge_marks                      marks held (bounded: src/purge/marks.ts)
  *

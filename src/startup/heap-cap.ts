@@ -36,6 +36,7 @@ export function heapCapFlags(
   execArgv: readonly string[],
   nodeOptions: string | undefined,
 ): string[] {
-  const old = `--max-old-space-size=${HEAP_HEADROOM_MIB + Math.ceil(cacheMaxBytes / 2 ** 20) + Math.ceil(watchBytes / 2 ** 20)}`;
+  const mib = (bytes: number): number => Math.ceil(bytes / 2 ** 20);
+  const old = `--max-old-space-size=${HEAP_HEADROOM_MIB + mib(cacheMaxBytes) + mib(watchBytes)}`;
   return setBy(SEMI_FLAG, execArgv, nodeOptions) ? [old] : [old, `--max-semi-space-size=${SEMI_SPACE_MIB}`];
 }

@@ -156,7 +156,8 @@ export class HeadFeed {
       this.#d.publish({ height: from - 1, frame: gapFrame(this.#emitted + 1, from - 1), marker: true });
     for (let h = from; h <= head; h++) {
       const block = page.records.get(h);
-      const json = `{"height":${h},"final_height":${final < 0 ? 'null' : final},"time":${time},"block":${block === undefined ? 'null' : block.toString('utf8')}}`;
+      const blockJson = block === undefined ? 'null' : block.toString('utf8');
+      const json = `{"height":${h},"final_height":${final < 0 ? 'null' : final},"time":${time},"block":${blockJson}}`;
       this.#d.publish({ height: h, frame: eventFrame(h, json) });
       const hash = page.hashes.get(h);
       if (hash === undefined) this.#hashes.delete(h);

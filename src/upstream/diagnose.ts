@@ -22,7 +22,9 @@ function codeOf(err: unknown, depth = 0): string | undefined {
   return codeOf((err as { cause?: unknown }).cause, depth + 1);
 }
 
-const PREFIX_HINT = `wrong path prefix? UPSTREAM_URLS is the base the endpoints sit under: <base>${PROBE_PATH} must answer the height`;
+const PREFIX_HINT =
+  'wrong path prefix? UPSTREAM_URLS is the base the endpoints sit ' +
+  `under: <base>${PROBE_PATH} must answer the height`;
 const NOT_SERVICE_HINT = 'is this the Chain Data Query Service? wrong path prefix or port?';
 
 function byStatus(status: number, probed: string, detail: string): Omit<Diagnosis, 'probed'> {

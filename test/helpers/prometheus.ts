@@ -210,7 +210,8 @@ export async function startPrometheus(opts: StartPrometheusOptions): Promise<Pro
     query,
     async waitForScrapes(count, timeoutMs = 20_000) {
       const until = Date.now() + timeoutMs;
-      const expr = `count_over_time(up{job=${JSON.stringify(job)}}[10m]) >= ${count} and up{job=${JSON.stringify(job)}} == 1`;
+      const selector = `up{job=${JSON.stringify(job)}}`;
+      const expr = `count_over_time(${selector}[10m]) >= ${count} and ${selector} == 1`;
       for (;;) {
         const r = await query(expr);
         if (r.series.length > 0) return;

@@ -37,7 +37,8 @@ const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0')
 
 /** Problems validating a body against the document's schema for path/status/content type. */
 function problems(path: string, status: string, body: unknown, type = 'application/json'): string[] {
-  const ref = `urn:chainproxy:openapi#/${pointer('paths', path, 'get', 'responses', status, 'content', type, 'schema')}`;
+  const at = pointer('paths', path, 'get', 'responses', status, 'content', type, 'schema');
+  const ref = `urn:chainproxy:openapi#/${at}`;
   const validate = ajv.getSchema(ref);
   if (validate === undefined) throw new Error(`no schema at ${ref}`);
   return validate(body)

@@ -40,7 +40,8 @@ afterAll(async () => {
 const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 
 function problems(path: string, status: string, body: unknown, method = 'get'): string[] {
-  const ref = `urn:chainproxy:openapi#/${pointer('paths', path, method, 'responses', status, 'content', 'application/json', 'schema')}`;
+  const at = pointer('paths', path, method, 'responses', status, 'content', 'application/json', 'schema');
+  const ref = `urn:chainproxy:openapi#/${at}`;
   const validate = ajv.getSchema(ref);
   if (validate === undefined) throw new Error(`no schema at ${ref}`);
   return validate(body)

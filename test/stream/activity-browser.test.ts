@@ -29,7 +29,8 @@ const PAGE = (url: string): string => `<!doctype html>
   es.onerror = () => { document.getElementById('state').textContent = 'reconnecting'; };
   es.onmessage = (e) => {
     const d = JSON.parse(e.data);
-    window.seen.push({ id: e.lastEventId, height: d.height, txs: d.txs.map((t) => t.address_from + ' ' + t.address_to), opens: window.opens });
+    const txs = d.txs.map((t) => t.address_from + ' ' + t.address_to);
+    window.seen.push({ id: e.lastEventId, height: d.height, txs, opens: window.opens });
     const li = document.createElement('li');
     li.textContent = '#' + d.height + '  ' + d.block_hash.slice(0, 12) + '…  txs ' + d.txs.length;
     document.getElementById('events').prepend(li);

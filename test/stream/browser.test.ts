@@ -32,7 +32,8 @@ const PAGE = (proxyUrl: string): string => `<!doctype html>
     const d = JSON.parse(e.data);
     window.seen.push({ id: e.lastEventId, height: d.height, block: d.block && d.block.height, opens: window.opens });
     const li = document.createElement('li');
-    li.textContent = '#' + d.height + '  ' + new Date(d.block.timestamp * 1000).toISOString() + '  txs ' + d.block.tx_count + '  final ' + d.final_height;
+    const at = new Date(d.block.timestamp * 1000).toISOString();
+    li.textContent = '#' + d.height + '  ' + at + '  txs ' + d.block.tx_count + '  final ' + d.final_height;
     document.getElementById('heads').prepend(li);
   };
 </script></body></html>`;

@@ -55,7 +55,8 @@ describe('GET /stream/heads', () => {
     expect(text).toMatch(
       new RegExp(
         `^retry: 3000\\n\\n: [^\\n]*\\n\\nid: ${h0 + 3}\\ndata: ` +
-          `\\{"height":${h0 + 3},"final_height":${h0 + 3 - 15},"time":\\d+,"block":\\{"block_hash":"[0-9a-f]+"[^\\n]*\\}\\}\\n\\n$`,
+          `\\{"height":${h0 + 3},"final_height":${h0 + 3 - 15},"time":\\d+,` +
+          `"block":\\{"block_hash":"[0-9a-f]+"[^\\n]*\\}\\}\\n\\n$`,
       ),
     );
   });
