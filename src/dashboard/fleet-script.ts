@@ -9,13 +9,18 @@ export const FLEET_SCRIPT = /* js */ `
     $('fleet').className = f ? '' : 'off';
     if (!f) return;
     var others = f.members.filter(function (m) { return !m.sameNamespace; });
-    text('fleet-summary', f.members.length + (f.members.length === 1 ? ' replica' : ' replicas') + ' on this Redis' +
-      (f.checkedAgoMs === null ? ' (no heartbeat reached Redis yet)' : f.checkedAgoMs > 3 * f.heartbeatMs ? ' (as of ' + fmtDuration(Math.round(f.checkedAgoMs / 1000)) + ' ago: Redis unreachable)' : ''));
+    var ago = fmtDuration(Math.round((f.checkedAgoMs || 0) / 1000));
+    var asOf = f.checkedAgoMs === null ? ' (no heartbeat reached Redis yet)'
+      : f.checkedAgoMs > 3 * f.heartbeatMs ? ' (as of ' + ago + ' ago: Redis unreachable)' : '';
+    var replicas = f.members.length + (f.members.length === 1 ? ' replica' : ' replicas');
+    text('fleet-summary', replicas + ' on this Redis' + asOf);
     var warn = $('fleet-mismatch');
     warn.className = f.namespaceMismatch ? 'on' : '';
     var self = f.members.filter(function (m) { return m.self; })[0];
-    text('fleet-mismatch', f.namespaceMismatch ? 'Namespace mismatch: ' + others.length + ' of the other replicas ' + (others.length === 1 ? 'has' : 'have') +
-      ' another PUBLIC_BASE_URL than this one' + (self ? ' (' + self.publicBaseUrl + ')' : '') + ', so they share no cached entries with it. Give every replica of the fleet the same PUBLIC_BASE_URL.' : '');
+    text('fleet-mismatch', f.namespaceMismatch ? 'Namespace mismatch: ' + others.length + ' of the other replicas ' +
+      (others.length === 1 ? 'has' : 'have') + ' another PUBLIC_BASE_URL than this one' +
+      (self ? ' (' + self.publicBaseUrl + ')' : '') + ', so they share no cached entries with it. ' +
+      'Give every replica of the fleet the same PUBLIC_BASE_URL.' : '');
     fill($('fleet-members').tBodies[0], f.members.map(function (m) {
       var tr = el('tr');
       tr.setAttribute('data-replica', m.id);
@@ -24,7 +29,8 @@ export const FLEET_SCRIPT = /* js */ `
       if (m.self) id.appendChild(el('span', 'dim', ' (this one)'));
       cell(tr, m.role); cell(tr, m.version);
       var ns = el('td'); ns.appendChild(document.createTextNode(m.publicBaseUrl + ' '));
-      ns.appendChild(el('span', 'pill ' + (m.sameNamespace ? 'ok' : 'bad'), m.sameNamespace ? 'shared' : 'other namespace'));
+      var pillText = m.sameNamespace ? 'shared' : 'other namespace';
+      ns.appendChild(el('span', 'pill ' + (m.sameNamespace ? 'ok' : 'bad'), pillText));
       tr.appendChild(ns);
       cell(tr, m.host); cell(tr, m.pid, 'num'); cell(tr, clock(m.startedAt));
       cell(tr, m.self ? '-' : fmtDuration(Math.round(m.lastSeenAgoMs / 1000)) + ' ago', 'num');

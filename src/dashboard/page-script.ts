@@ -16,21 +16,46 @@ export const DASHBOARD_SCRIPT = /* js */ `
 
   function $(id) { return document.getElementById(id); }
   function text(id, v) { $(id).textContent = v; }
-  function el(tag, cls, content) { var e = document.createElement(tag); if (cls) e.className = cls; if (content !== undefined) e.textContent = content; return e; }
-  function svg(tag, attrs) { var e = document.createElementNS(SVG_NS, tag); Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); }); return e; }
-  function cell(tr, v, cls) { var td = el('td', cls, v === null || v === undefined ? '-' : String(v)); tr.appendChild(td); return td; }
+  function el(tag, cls, content) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (content !== undefined) e.textContent = content;
+    return e;
+  }
+  function svg(tag, attrs) {
+    var e = document.createElementNS(SVG_NS, tag);
+    Object.keys(attrs).forEach(function (k) { e.setAttribute(k, attrs[k]); });
+    return e;
+  }
+  function cell(tr, v, cls) {
+    var td = el('td', cls, v === null || v === undefined ? '-' : String(v));
+    tr.appendChild(td);
+    return td;
+  }
   function pill(tr, v) { var td = el('td'); td.appendChild(el('span', 'pill ' + v, v)); tr.appendChild(td); }
-  function fmtBytes(n) { if (n === null || n === undefined) return '-'; var u = ['B', 'KiB', 'MiB', 'GiB']; var i = 0; while (n >= 1024 && i < 3) { n /= 1024; i++; } return (i ? n.toFixed(1) : n) + ' ' + u[i]; }
+  function fmtBytes(n) {
+    if (n === null || n === undefined) return '-';
+    var u = ['B', 'KiB', 'MiB', 'GiB'];
+    var i = 0;
+    while (n >= 1024 && i < 3) { n /= 1024; i++; }
+    return (i ? n.toFixed(1) : n) + ' ' + u[i];
+  }
   function fmtNum(n) { return n === null || n === undefined ? '-' : Number(n).toLocaleString('en-US'); }
   function fmtRate(v) { return v === null ? '-' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2); }
   function fmtPct(v) { return v === null ? '-' : (100 * v).toFixed(1) + ' %'; }
   function fmtMs(v) { return v === null || v === undefined ? '-' : v >= 100 ? v.toFixed(0) : v.toFixed(1); }
   function clock(t) { return new Date(t).toTimeString().slice(0, 8); }
-  function fmtDuration(s) { var d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600), m = Math.floor(s % 3600 / 60); return d ? d + 'd ' + h + 'h' : h ? h + 'h ' + m + 'm' : m ? m + 'm ' + (s % 60) + 's' : s + 's'; }
+  function fmtDuration(s) {
+    var d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600), m = Math.floor(s % 3600 / 60);
+    return d ? d + 'd ' + h + 'h' : h ? h + 'h ' + m + 'm' : m ? m + 'm ' + (s % 60) + 's' : s + 's';
+  }
   function fill(tbody, rows) { tbody.textContent = ''; rows.forEach(function (r) { tbody.appendChild(r); }); }
 
   /** Until the proxy says so itself: every upstream on this machine is taken for the simulator. */
-  /** Values of fn(first, last) over a trailing window of w seconds ending at each point; null where fn has none (a gap). */
+  /**
+   * Values of fn(first, last) over a trailing window of w seconds ending at each point; null where fn has none
+   * (a gap).
+   */
   function series(fn, w) {
     var out = [];
     var j = 0;
@@ -41,11 +66,22 @@ export const DASHBOARD_SCRIPT = /* js */ `
     }
     return out;
   }
-  function rateOf(field) { return function (a, b) { var dt = (b.t - a.t) / 1000; return dt > 0 ? Math.max(0, b[field] - a[field]) / dt : null; }; }
+  function rateOf(field) {
+    return function (a, b) {
+      var dt = (b.t - a.t) / 1000;
+      return dt > 0 ? Math.max(0, b[field] - a[field]) / dt : null;
+    };
+  }
   function hitRatio(a, b) { var n = b.requests - a.requests; return n > 0 ? (b.hits - a.hits) / n : null; }
-  function field(name) { return points.filter(function (p) { return p[name] !== null; }).map(function (p) { return { t: p.t, v: p[name] }; }); }
+  function field(name) {
+    return points
+      .filter(function (p) { return p[name] !== null; })
+      .map(function (p) { return { t: p.t, v: p[name] }; });
+  }
   function last(list) { return list.length ? list[list.length - 1].v : null; }
-  function fmtAgo(ms) { return ms === null || ms === undefined ? '' : ' (' + fmtDuration(Math.round(ms / 1000)) + ' ago)'; }
+  function fmtAgo(ms) {
+    return ms === null || ms === undefined ? '' : ' (' + fmtDuration(Math.round(ms / 1000)) + ' ago)';
+  }
   /** Runs of consecutive non-null values: a line is drawn per run, so idle time is a gap, not a straight line. */
   function runs(data) {
     var out = [], cur = [];
@@ -54,7 +90,16 @@ export const DASHBOARD_SCRIPT = /* js */ `
     return out;
   }
 
-  function niceMax(v) { if (!(v > 0)) return 1; var e = Math.pow(10, Math.floor(Math.log10(v))); var m = v / e; return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * e; }
+  function niceMax(v) {
+    if (!(v > 0)) return 1;
+    var e = Math.pow(10, Math.floor(Math.log10(v)));
+    var m = v / e;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * e;
+  }
+  function maxOf(data) {
+    var values = data.filter(function (d) { return d.v !== null; }).map(function (d) { return d.v; });
+    return Math.max.apply(null, [0].concat(values));
+  }
 
   function chart(id, lines, opts) {
     var box = $(id), s = box.querySelector('svg'), legend = box.querySelector('.legend');
@@ -62,18 +107,22 @@ export const DASHBOARD_SCRIPT = /* js */ `
     s.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
     s.textContent = '';
     var now = points.length ? points[points.length - 1].t : Date.now();
-    var max = opts.max || niceMax(Math.max.apply(null, [0].concat(lines.map(function (l) { return Math.max.apply(null, [0].concat(l.data.filter(function (d) { return d.v !== null; }).map(function (d) { return d.v; }))); }))));
+    var max = opts.max || niceMax(Math.max.apply(null, [0].concat(lines.map(function (l) { return maxOf(l.data); }))));
     // The time axis covers what is held: from one minute up to the whole 15.
     var span = Math.min(SPAN_MS, Math.max(60000, points.length ? now - points[0].t : 0));
     function x(t) { return L + (W - L - R) * (1 - (now - t) / span); }
     function y(v) { return T + (H - T - B) * (1 - Math.min(v, max) / max); }
     [0, 0.5, 1].forEach(function (f) {
       s.appendChild(svg('line', { x1: L, x2: W - R, y1: y(max * f), y2: y(max * f), 'class': 'grid' }));
-      var label = svg('text', { x: L - 6, y: y(max * f) + 3, 'text-anchor': 'end' }); label.textContent = opts.fmt(max * f); s.appendChild(label);
+      var label = svg('text', { x: L - 6, y: y(max * f) + 3, 'text-anchor': 'end' });
+      label.textContent = opts.fmt(max * f);
+      s.appendChild(label);
     });
     [1, 2 / 3, 1 / 3, 0].forEach(function (f) {
-      var ago = span * f, t = svg('text', { x: x(now - ago), y: H - 4, 'text-anchor': f === 1 ? 'start' : f === 0 ? 'end' : 'middle' });
-      t.textContent = !ago ? 'now' : ago >= 120000 ? '-' + Math.round(ago / 60000) + ' min' : '-' + Math.round(ago / 1000) + ' s';
+      var anchor = f === 1 ? 'start' : f === 0 ? 'end' : 'middle';
+      var ago = span * f, t = svg('text', { x: x(now - ago), y: H - 4, 'text-anchor': anchor });
+      t.textContent =
+        !ago ? 'now' : ago >= 120000 ? '-' + Math.round(ago / 60000) + ' min' : '-' + Math.round(ago / 1000) + ' s';
       s.appendChild(t);
     });
     legend.textContent = '';
@@ -81,8 +130,13 @@ export const DASHBOARD_SCRIPT = /* js */ `
     lines.forEach(function (l) {
       var parts = runs(l.data.filter(function (d) { return now - d.t <= span; }));
       parts.forEach(function (run) {
-        if (run.length > 1) s.appendChild(svg('polyline', { points: run.map(function (d) { return x(d.t).toFixed(1) + ',' + y(d.v).toFixed(1); }).join(' '), stroke: l.color }));
-        else s.appendChild(svg('circle', { cx: x(run[0].t).toFixed(1), cy: y(run[0].v).toFixed(1), r: 1.5, fill: l.color }));
+        if (run.length > 1) {
+          var at = run.map(function (d) { return x(d.t).toFixed(1) + ',' + y(d.v).toFixed(1); });
+          s.appendChild(svg('polyline', { points: at.join(' '), stroke: l.color }));
+        } else {
+          var dot = { cx: x(run[0].t).toFixed(1), cy: y(run[0].v).toFixed(1), r: 1.5, fill: l.color };
+          s.appendChild(svg('circle', dot));
+        }
       });
       segments += parts.length;
       if (parts.some(function (run) { return run.length > 1; })) drawn++;
@@ -90,7 +144,11 @@ export const DASHBOARD_SCRIPT = /* js */ `
       item.appendChild(document.createTextNode(l.name + ' ')); item.appendChild(el('b', null, opts.fmt(last(l.data))));
       legend.appendChild(item);
     });
-    if (!drawn) { var t = svg('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle' }); t.textContent = 'collecting...'; s.appendChild(t); }
+    if (!drawn) {
+      var t = svg('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle' });
+      t.textContent = 'collecting...';
+      s.appendChild(t);
+    }
     box.setAttribute('data-lines', String(drawn));
     box.setAttribute('data-segments', String(segments));
     // The first line has no value now (idle past its window): its run has ended.
@@ -112,7 +170,8 @@ export const DASHBOARD_SCRIPT = /* js */ `
     c.recent.slice(-8).reverse().forEach(function (d) {
       var li = el('li'); li.setAttribute('data-outcome', d.outcome);
       li.appendChild(el('span', 'pill ' + (d.outcome === 'majority' ? 'warn' : 'bad'), d.outcome));
-      li.appendChild(el('span', 'what', d.key + ': ' + d.versions.map(function (v) { return v.upstreams.join(', ') + ' \u2192 ' + short(v.hash); }).join(' | ')));
+      var versions = d.versions.map(function (v) { return v.upstreams.join(', ') + ' \u2192 ' + short(v.hash); });
+      li.appendChild(el('span', 'what', d.key + ': ' + versions.join(' | ')));
       li.appendChild(el('time', null, clock(d.at)));
       ul.appendChild(li);
     });
@@ -123,7 +182,8 @@ ${FLEET_SCRIPT}
     var fromCache = s.ready && s.readyReason === 'cache';
     text('ready', !s.ready ? 'NO' : fromCache ? 'yes: from cache' : 'yes');
     $('ready').className = 'value' + (!s.ready ? ' bad' : fromCache ? ' warn' : '');
-    text('ready-why', !s.ready ? s.readyReason : fromCache ? 'no up-to-date upstream: serving what the cache holds' : 'an up-to-date upstream answers');
+    text('ready-why', !s.ready ? s.readyReason
+      : fromCache ? 'no up-to-date upstream: serving what the cache holds' : 'an up-to-date upstream answers');
     text('best-head', fmtNum(s.chain.bestHead));
     text('final-height', fmtNum(s.chain.finalHeight));
     text('uptime', fmtDuration(s.uptimeSeconds));
@@ -137,16 +197,21 @@ ${FLEET_SCRIPT}
       cell(tr, u.latencyP50Ms === null ? null : Math.round(u.latencyP50Ms), 'num');
       cell(tr, u.latencyP99Ms === null ? null : Math.round(u.latencyP99Ms), 'num');
       var b = u.sittingOut;
-      cell(tr, b ? 'benched until ' + clock(b.until) + ' (' + b.reason + '): ' + b.detail : u.lastError === null ? null : u.lastError + fmtAgo(u.lastErrorAgoMs), 'err');
+      cell(tr, b ? 'benched until ' + clock(b.until) + ' (' + b.reason + '): ' + b.detail
+        : u.lastError === null ? null : u.lastError + fmtAgo(u.lastErrorAgoMs), 'err');
       return tr;
     }));
     renderConsensus(s.consensus || null);
     renderFleet(s.fleet || null);
     var cache = s.cache || {};
-    fill($('tiers').tBodies[0], Object.keys(cache).filter(function (n) { return n !== 'redis' && cache[n] && typeof cache[n].entries === 'number'; }).map(function (name) {
+    var tiers = Object.keys(cache).filter(function (n) {
+      return n !== 'redis' && cache[n] && typeof cache[n].entries === 'number';
+    });
+    fill($('tiers').tBodies[0], tiers.map(function (name) {
       var t = cache[name], tr = el('tr');
       tr.setAttribute('data-tier', name);
-      cell(tr, name); cell(tr, fmtNum(t.entries), 'num'); cell(tr, fmtBytes(t.bytes), 'num'); cell(tr, fmtBytes(t.maxBytes), 'num');
+      cell(tr, name); cell(tr, fmtNum(t.entries), 'num');
+      cell(tr, fmtBytes(t.bytes), 'num'); cell(tr, fmtBytes(t.maxBytes), 'num');
       cell(tr, t.maxBytes ? (100 * t.bytes / t.maxBytes).toFixed(1) + ' %' : '-', 'num');
       return tr;
     }));
@@ -155,18 +220,30 @@ ${FLEET_SCRIPT}
     $('redis').textContent = rs; $('redis').className = 'pill ' + (rs === 'not configured' ? 'closed' : rs);
     var a = s.activity;
     var pg = cache.purge;
-    text('purges', !pg ? '-' : fmtNum(pg.here) + ' here, ' + fmtNum(pg.fleet) + ' from the fleet, ' + fmtNum(pg.marks) + ' marks held' +
-      (pg.last ? '; last ' + clock(pg.last.at) + ': ' + pg.last.kind + ' ' + pg.last.target + ' (' + pg.last.mode + (pg.last.origin === 'fleet' ? ', from the fleet' : '') + '), ' + fmtNum(pg.last.entries) + ' entries here' : ''));
-    text('activity', a ? fmtNum(a.streams) + ' open, ' + fmtNum(a.watched) + ' watched (' + fmtNum(a.lingering) + ' lingering), history ' + fmtBytes(a.historyBytes) + ' of ' + fmtBytes(a.historyMaxBytes) : 'off');
+    var lastPurge = pg && pg.last;
+    text('purges', !pg ? '-' : fmtNum(pg.here) + ' here, ' + fmtNum(pg.fleet) + ' from the fleet, ' + fmtNum(pg.marks) +
+      ' marks held' + (lastPurge ? '; last ' + clock(lastPurge.at) + ': ' + lastPurge.kind + ' ' + lastPurge.target +
+      ' (' + lastPurge.mode + (lastPurge.origin === 'fleet' ? ', from the fleet' : '') + '), ' +
+      fmtNum(lastPurge.entries) + ' entries here' : ''));
+    text('activity', a ? fmtNum(a.streams) + ' open, ' + fmtNum(a.watched) + ' watched (' + fmtNum(a.lingering) +
+      ' lingering), history ' + fmtBytes(a.historyBytes) + ' of ' + fmtBytes(a.historyMaxBytes) : 'off');
     renderInvalidation(cache.invalidation || null);
   }
 
-  var GUARDS = { 'cross-check': 'a block\u2019s pages disagreed', 'behind-upstream': 'an answer from an upstream behind', 'future-height': 'an answer about a block above the head',
-    'reorg': 'a block replaced (reorg)', 'joined-late': 'an entry older than this replica\u2019s record', 'pool-unknown': 'the pending pool unreadable' };
+  var GUARDS = {
+    'cross-check': 'a block\u2019s pages disagreed',
+    'behind-upstream': 'an answer from an upstream behind',
+    'future-height': 'an answer about a block above the head',
+    'reorg': 'a block replaced (reorg)',
+    'joined-late': 'an entry older than this replica\u2019s record',
+    'pool-unknown': 'the pending pool unreadable'
+  };
 
   function renderInvalidation(inv) {
     var precise = inv !== null && inv.mode === 'precise';
-    text('invalidation', precise ? 'blocks read up to ' + fmtNum(inv.coveredHeight) + ', ' + fmtNum(inv.fallbacks) + ' fell back to the head rule' : 'off (the head rule)');
+    text('invalidation', precise
+      ? 'blocks read up to ' + fmtNum(inv.coveredHeight) + ', ' + fmtNum(inv.fallbacks) + ' fell back to the head rule'
+      : 'off (the head rule)');
     var guarded = precise && inv.guarded ? inv.guarded : {};
     fill($('guarded').tBodies[0], Object.keys(guarded).map(function (k) {
       var tr = el('tr'); tr.setAttribute('data-guard', k);
@@ -175,7 +252,12 @@ ${FLEET_SCRIPT}
     }));
   }
 
-  function row(label, value, attr) { var tr = el('tr'); if (attr) tr.setAttribute('data-counter', attr); cell(tr, label); cell(tr, value, 'num'); return tr; }
+  function row(label, value, attr) {
+    var tr = el('tr');
+    if (attr) tr.setAttribute('data-counter', attr);
+    cell(tr, label); cell(tr, value, 'num');
+    return tr;
+  }
 
   function renderHistory(h) {
     text('version', h.version);
@@ -184,24 +266,34 @@ ${FLEET_SCRIPT}
     startedAt = h.startedAt;
     points = points.concat(h.points).filter(function (p) { return h.now - p.t <= SPAN_MS; });
     var minutes = Math.max(1, Math.round((h.now - h.since) / 60000));
-    Array.prototype.forEach.call(document.querySelectorAll('.window'), function (w) { w.textContent = '(last ' + minutes + ' min)'; });
+    Array.prototype.forEach.call(document.querySelectorAll('.window'), function (w) {
+      w.textContent = '(last ' + minutes + ' min)';
+    });
     var hit = series(hitRatio, 10), reqs = series(rateOf('requests'), 5);
-    var e5 = series(rateOf('s5xx'), 5), e4 = series(rateOf('s4xx'), 5), shed = series(rateOf('shed'), 5), rl = series(rateOf('rateLimited'), 5);
+    var e5 = series(rateOf('s5xx'), 5), e4 = series(rateOf('s4xx'), 5);
+    var shed = series(rateOf('shed'), 5), rl = series(rateOf('rateLimited'), 5);
     var p50 = field('upstreamP50Ms'), p99 = field('upstreamP99Ms');
     text('hit-ratio', fmtPct(last(series(hitRatio, 60))));
     text('req-rate', fmtRate(last(reqs)));
     text('err-rate', fmtRate(last(e5)));
     $('err-rate').className = 'value' + (last(e5) > 0 ? ' bad' : '');
     text('up-p99', p99.length ? fmtMs(last(p99)) + ' ms' : '-');
-    chart('chart-hit', [{ name: 'hit ratio', color: COLORS.green, data: hit }], { max: 1, fmt: function (v) { return v === null ? '-' : Math.round(100 * v) + ' %'; } });
+    chart('chart-hit', [{ name: 'hit ratio', color: COLORS.green, data: hit }], {
+      max: 1,
+      fmt: function (v) { return v === null ? '-' : Math.round(100 * v) + ' %'; }
+    });
     chart('chart-rate', [{ name: 'requests/s', color: COLORS.blue, data: reqs }], { fmt: fmtRate });
     chart('chart-errors', [
       { name: '5xx', color: COLORS.red, data: e5 }, { name: '4xx', color: COLORS.yellow, data: e4 },
-      { name: 'shed', color: COLORS.violet, data: shed }, { name: '429', color: COLORS.blue, data: rl }], { fmt: fmtRate });
-    chart('chart-latency', [{ name: 'p50', color: COLORS.blue, data: p50 }, { name: 'p99', color: COLORS.yellow, data: p99 }], { fmt: fmtMs });
+      { name: 'shed', color: COLORS.violet, data: shed }, { name: '429', color: COLORS.blue, data: rl }
+    ], { fmt: fmtRate });
+    chart('chart-latency', [
+      { name: 'p50', color: COLORS.blue, data: p50 }, { name: 'p99', color: COLORS.yellow, data: p99 }
+    ], { fmt: fmtMs });
     fill($('endpoints').tBodies[0], h.endpoints.map(function (e) {
       var tr = el('tr'); tr.setAttribute('data-endpoint', e.endpoint);
-      cell(tr, e.endpoint); cell(tr, fmtNum(e.requests), 'num'); cell(tr, fmtPct(e.hitRatio), 'num'); cell(tr, fmtMs(e.p99Ms), 'num');
+      cell(tr, e.endpoint); cell(tr, fmtNum(e.requests), 'num');
+      cell(tr, fmtPct(e.hitRatio), 'num'); cell(tr, fmtMs(e.p99Ms), 'num');
       return tr;
     }));
     var total = 0; Object.keys(h.byStatus).forEach(function (k) { total += h.byStatus[k]; });
@@ -213,10 +305,14 @@ ${FLEET_SCRIPT}
     fill($('counters').tBodies[0], [
       row('shed (503)', fmtNum(c.shed), 'shed'), row('rate limited (429)', fmtNum(c.rateLimited), 'rate-limited'),
       row('miss budget spent (429, 4292)', fmtNum(c.missBudgetRefused), 'miss-budget-refused'),
-      row('unknown API key (401)', fmtNum(c.unknownKeys), 'unknown-keys'), row('streams open now', fmtNum(c.streamsOpen), 'streams-open'),
-      row('stream events sent', fmtNum(c.streamEvents), 'stream-events'), row('streams refused', fmtNum(c.streamsRefused), 'streams-refused'),
-      row('passthrough requests', fmtNum(c.passthrough), 'passthrough'), row('passthrough failures', fmtNum(c.passthroughFailures), 'passthrough-failures'),
-      row('head rebases', fmtNum(c.rebases), 'rebases'), row('quorum disputes', fmtNum(c.quorumDisputes), 'quorum-disputes')]);
+      row('unknown API key (401)', fmtNum(c.unknownKeys), 'unknown-keys'),
+      row('streams open now', fmtNum(c.streamsOpen), 'streams-open'),
+      row('stream events sent', fmtNum(c.streamEvents), 'stream-events'),
+      row('streams refused', fmtNum(c.streamsRefused), 'streams-refused'),
+      row('passthrough requests', fmtNum(c.passthrough), 'passthrough'),
+      row('passthrough failures', fmtNum(c.passthroughFailures), 'passthrough-failures'),
+      row('head rebases', fmtNum(c.rebases), 'rebases'),
+      row('quorum disputes', fmtNum(c.quorumDisputes), 'quorum-disputes')]);
     var ul = $('events');
     ul.textContent = '';
     if (!h.events.length) ul.appendChild(el('li', 'dim', 'nothing happened'));
@@ -224,7 +320,8 @@ ${FLEET_SCRIPT}
       var li = el('li'); li.setAttribute('data-kind', e.kind);
       li.appendChild(el('span', 'pill ' + e.severity, e.count > 1 ? '\\u00d7 ' + fmtNum(e.count) : '\\u00d7 1'));
       li.appendChild(el('span', 'what', e.kind));
-      li.appendChild(el('time', null, e.first === e.last ? clock(e.last) : clock(e.first) + ' \\u2013 ' + clock(e.last)));
+      var when = e.first === e.last ? clock(e.last) : clock(e.first) + ' \\u2013 ' + clock(e.last);
+      li.appendChild(el('time', null, when));
       ul.appendChild(li);
     });
   }

@@ -8,17 +8,22 @@
 import { DASHBOARD_SCRIPT } from './page-script.js';
 
 const STYLE = /* css */ `
-  :root { --bg:#0f1419; --panel:#171d24; --line:#2a333d; --text:#d8dee6; --dim:#8a96a3; --ok:#3fb950; --warn:#d29922; --bad:#f85149; --blue:#58a6ff; --violet:#bc8cff; }
+  :root { --bg:#0f1419; --panel:#171d24; --line:#2a333d; --text:#d8dee6; --dim:#8a96a3; --ok:#3fb950; --warn:#d29922;
+    --bad:#f85149; --blue:#58a6ff; --violet:#bc8cff; }
   * { box-sizing: border-box; }
-  body { margin:0; font:14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; background:var(--bg); color:var(--text); }
-  header { display:flex; gap:18px; align-items:baseline; padding:12px 20px; border-bottom:1px solid var(--line); flex-wrap:wrap; }
+  body { margin:0; font:14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; background:var(--bg);
+    color:var(--text); }
+  header { display:flex; gap:18px; align-items:baseline; padding:12px 20px; border-bottom:1px solid var(--line);
+    flex-wrap:wrap; }
   header h1 { font-size:18px; margin:0; }
   .dim { color:var(--dim); }
-  #banner { display:none; margin:12px 20px 0; padding:8px 14px; border-radius:6px; background:rgba(88,166,255,.12); border:1px solid rgba(88,166,255,.4); color:var(--blue); }
+  #banner { display:none; margin:12px 20px 0; padding:8px 14px; border-radius:6px; background:rgba(88,166,255,.12);
+    border:1px solid rgba(88,166,255,.4); color:var(--blue); }
   #banner.on { display:block; }
   main { padding:16px 20px; display:grid; gap:16px; }
   .cards { display:grid; grid-template-columns:repeat(auto-fit, minmax(140px, 1fr)); gap:12px; }
-  .card, section { background:var(--panel); border:1px solid var(--line); border-radius:6px; padding:10px 14px; min-width:0; }
+  .card, section { background:var(--panel); border:1px solid var(--line); border-radius:6px; padding:10px 14px;
+    min-width:0; }
   .card .label { color:var(--dim); font-size:12px; text-transform:uppercase; letter-spacing:.04em; }
   .card .value { font-size:22px; font-variant-numeric:tabular-nums; }
   .card .value.bad { color:var(--bad); }
@@ -45,10 +50,12 @@ const STYLE = /* css */ `
   .closed { color:var(--dim); }
   #conn.live { color:var(--ok); } #conn.lost { color:var(--bad); }
   #consensus.off, #fleet.off { display:none; }
-  #fleet-mismatch { display:none; margin:0 0 8px; padding:6px 10px; border-radius:6px; background:rgba(248,81,73,.12); border:1px solid rgba(248,81,73,.4); color:var(--bad); }
+  #fleet-mismatch { display:none; margin:0 0 8px; padding:6px 10px; border-radius:6px; background:rgba(248,81,73,.12);
+    border:1px solid rgba(248,81,73,.4); color:var(--bad); }
   #fleet-mismatch.on { display:block; }
   ul#disputes-list { list-style:none; margin:0; padding:0; max-height:200px; overflow:auto; font-size:13px; }
-  ul#disputes-list li { display:flex; gap:10px; align-items:baseline; padding:3px 0; border-bottom:1px solid var(--line); }
+  ul#disputes-list li { display:flex; gap:10px; align-items:baseline; padding:3px 0;
+    border-bottom:1px solid var(--line); }
   ul#disputes-list li .what { flex:1; overflow-wrap:anywhere; font-family:ui-monospace, monospace; font-size:12px; }
   ul#disputes-list li time { color:var(--dim); font-size:12px; }
   ul#events { list-style:none; margin:0; padding:0; max-height:300px; overflow:auto; font-size:13px; }
@@ -81,10 +88,12 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
   <span id="conn" class="lost">connecting</span>
   <span class="dim">updated <span id="updated">never</span></span>
 </header>
-<div id="banner" role="status">The upstream is the chain simulator on this machine: answers are simulated, not a real chain. Set UPSTREAM_URLS to serve one.</div>
+<div id="banner" role="status">The upstream is the chain simulator on this machine: answers are simulated, not a real
+  chain. Set UPSTREAM_URLS to serve one.</div>
 <main>
   <div class="cards">
-    <div class="card"><div class="label">Ready</div><div class="value" id="ready">-</div><div class="why" id="ready-why"></div></div>
+    <div class="card"><div class="label">Ready</div><div class="value" id="ready">-</div>
+      <div class="why" id="ready-why"></div></div>
     <div class="card"><div class="label">Best head</div><div class="value" id="best-head">-</div></div>
     <div class="card"><div class="label">Final height</div><div class="value" id="final-height">-</div></div>
     <div class="card"><div class="label">Hit ratio (1 min)</div><div class="value" id="hit-ratio">-</div></div>
@@ -101,26 +110,31 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
   <section>
     <h2>Upstreams</h2>
     <table id="upstreams">
-      <thead><tr><th>name</th><th>url</th><th>state</th><th class="num">head</th><th class="num">lag</th><th>breaker</th><th class="num">in flight</th><th class="num">p50 ms</th><th class="num">p99 ms</th><th>last error</th></tr></thead>
+      <thead><tr><th>name</th><th>url</th><th>state</th><th class="num">head</th><th class="num">lag</th>
+        <th>breaker</th><th class="num">in flight</th><th class="num">p50 ms</th><th class="num">p99 ms</th>
+        <th>last error</th></tr></thead>
       <tbody></tbody>
     </table>
   </section>
   <section id="consensus" class="off">
-    <h2>Quorum: <span id="quorum">-</span> upstreams must agree before a final answer is kept &middot; disputes since start: <span id="disputes">-</span></h2>
+    <h2>Quorum: <span id="quorum">-</span> upstreams must agree before a final answer is kept &middot; disputes since
+      start: <span id="disputes">-</span></h2>
     <ul id="disputes-list"></ul>
   </section>
   <section id="fleet" class="off">
     <h2>Fleet: <span id="fleet-summary">-</span></h2>
     <p id="fleet-mismatch" role="alert"></p>
     <table id="fleet-members">
-      <thead><tr><th>replica</th><th>role</th><th>version</th><th>PUBLIC_BASE_URL</th><th>host</th><th class="num">pid</th><th>started</th><th class="num">last seen</th></tr></thead>
+      <thead><tr><th>replica</th><th>role</th><th>version</th><th>PUBLIC_BASE_URL</th><th>host</th>
+        <th class="num">pid</th><th>started</th><th class="num">last seen</th></tr></thead>
       <tbody></tbody>
     </table>
   </section>
   <div class="grid3">
     <section>
       <h2>Endpoints <span class="window"></span></h2>
-      <table id="endpoints"><thead><tr><th>endpoint</th><th class="num">requests</th><th class="num">hit ratio</th><th class="num">p99 ms</th></tr></thead><tbody></tbody></table>
+      <table id="endpoints"><thead><tr><th>endpoint</th><th class="num">requests</th><th class="num">hit ratio</th>
+        <th class="num">p99 ms</th></tr></thead><tbody></tbody></table>
     </section>
     <section>
       <h2>Answers by status <span class="window"></span></h2>
@@ -138,12 +152,14 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
     </section>
     <section>
       <h2>Cache tiers</h2>
-      <table id="tiers"><thead><tr><th>tier</th><th class="num">entries</th><th class="num">bytes</th><th class="num">capacity</th><th class="num">fill</th></tr></thead><tbody></tbody></table>
+      <table id="tiers"><thead><tr><th>tier</th><th class="num">entries</th><th class="num">bytes</th>
+        <th class="num">capacity</th><th class="num">fill</th></tr></thead><tbody></tbody></table>
       <p>Redis: <span id="redis" class="pill">-</span></p>
       <p>Activity streams: <span id="activity">-</span></p>
       <p>Purges: <span id="purges">-</span></p>
       <p>Precise invalidation: <span id="invalidation">-</span></p>
-      <table id="guarded"><thead><tr><th>facts not trusted (head rule instead)</th><th class="num">since start</th></tr></thead><tbody></tbody></table>
+      <table id="guarded"><thead><tr><th>facts not trusted (head rule instead)</th><th class="num">since start</th>
+        </tr></thead><tbody></tbody></table>
     </section>
   </div>
 </main>
