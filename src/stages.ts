@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { buildCatalogue, type Catalogue } from './catalogue/index.js';
-import { PAGES } from './pages/defaults.js';
+import { PAGES } from './page-table/defaults.js';
 import { ChainTracker } from './chain/tracker.js';
 import { HeadGuard } from './pipeline/head-guard.js';
 import { MemoryStore } from './cache/memory-store.js';
@@ -23,7 +23,7 @@ import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prome
 import type { Metrics } from './metrics/types.js';
 import { Pages } from './pages/engine.js';
 import { registerPageMetrics, type PageMetrics } from './pages/metrics.js';
-import { compilePages, type CompiledPage } from './pages/plan.js';
+import { compilePages, type CompiledPage } from './page-table/plan.js';
 import { TouchedSets } from './chain/touched.js';
 import { buildInvalidation, tagBudget, type Invalidation } from './invalidation/build.js';
 import { storeFor } from './invalidation/own-reads.js';

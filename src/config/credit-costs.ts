@@ -5,7 +5,7 @@
  * exist (built in, or declared under `pages:`); checked once the whole file
  * is read (`unknownCostPages`).
  */
-import { PAGES } from '../pages/defaults.js';
+import { PAGES } from '../page-table/defaults.js';
 import { ENDPOINT_NAMES } from '../catalogue/types.js';
 import type { Config, CreditCosts } from './types.js';
 import { shown } from './validate.js';

@@ -13,7 +13,7 @@ import { checkApiKeys } from './api-keys.js';
 import { checkField, checkPolicies, crossCheck, shown } from './validate.js';
 import { fileKeyLookalike, lookalikeErrors } from './lookalike.js';
 import { checkMaxAgeByEndpoint } from './max-age.js';
-import { checkPages } from '../pages/config.js';
+import { checkPages } from '../page-table/config.js';
 import { checkCreditCosts, unknownCostPages } from './credit-costs.js';
 
 export class ConfigError extends Error {

@@ -1,6 +1,6 @@
 import type { EndpointName } from '../catalogue/types.js';
 import type { EndpointPolicy } from '../endpoints/types.js';
-import type { PageTable } from '../pages/types.js';
+import type { PageTable } from '../page-table/types.js';
 
 type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type AccessLog = 'all' | 'misses' | 'off';
@@ -198,7 +198,7 @@ export interface Config {
   cacheTagHeaders: boolean;
   /** Per-endpoint policy overrides merged over the catalogue defaults. */
   policies: Partial<Record<EndpointName, Partial<EndpointPolicy>>>;
-  /** Pages added to (or replacing) the built-in page table (src/pages/defaults.ts). */
+  /** Pages added to (or replacing) the built-in page table (src/page-table/defaults.ts). */
   pages: PageTable;
 }
 

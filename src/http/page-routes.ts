@@ -12,7 +12,7 @@ import { toProxyError } from '../errors/catalog.js';
 import type { PartSummary } from '../cache/types.js';
 import type { Pages } from '../pages/engine.js';
 import type { PageMetrics } from '../pages/metrics.js';
-import type { CompiledPage } from '../pages/plan.js';
+import type { CompiledPage } from '../page-table/plan.js';
 import type { FastHits, PageHits } from './fast-hit.js';
 import type { PayerOf } from './miss-payer.js';
 import { deliver } from './deliver.js';

@@ -23,7 +23,7 @@ import {
   type PartError,
   type PartOutcome,
 } from './parts.js';
-import type { CompiledPage } from './plan.js';
+import type { CompiledPage } from '../page-table/plan.js';
 
 /** Freshness of a page with a failed optional part. */
 export const FAILED_PART_TTL_MS = 1000;

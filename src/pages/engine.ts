@@ -21,7 +21,7 @@ import { SingleFlight } from '../pipeline/single-flight.js';
 import { unpaid, type MissPayer } from '../ratelimit/payer.js';
 import { compose, type ComposeDeps, type Composition } from './compose.js';
 import type { PageMetrics } from './metrics.js';
-import type { CompiledPage } from './plan.js';
+import type { CompiledPage } from '../page-table/plan.js';
 
 export interface PagesDeps extends ComposeDeps {
   pages: ReadonlyMap<string, CompiledPage>;

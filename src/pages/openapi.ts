@@ -12,7 +12,7 @@ import { componentName, ref, SchemaRegistry } from '../openapi/json-schema.js';
 import { parameterOf } from '../openapi/params.js';
 import type { OpenApiContribution, OperationObject, ResponseObject, SchemaObject } from '../openapi/types.js';
 import { FAILED_PART_TTL_MS } from './compose.js';
-import type { CompiledPage, CompiledPart } from './plan.js';
+import type { CompiledPage, CompiledPart } from '../page-table/plan.js';
 
 const JSON_TYPE = 'application/json';
 const PART_META = 'PagePartMeta';

@@ -11,8 +11,8 @@ import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Resolution, Resolver } from '../pipeline/resolver.js';
 import type { MissPayer } from '../ratelimit/payer.js';
 import { locate, type Range } from '../transform/json-scan.js';
-import type { CompiledPage, CompiledPart } from './plan.js';
-import { resolveTemplate, resolveWhen, type PartsSoFar } from './template.js';
+import type { CompiledPage, CompiledPart } from '../page-table/plan.js';
+import { resolveTemplate, resolveWhen, type PartsSoFar } from '../page-table/template.js';
 
 export interface PartOutcome {
   part: CompiledPart;

@@ -9,7 +9,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/catalogue/index.js';
-import { PAGES } from '../../src/pages/defaults.js';
+import { PAGES } from '../../src/page-table/defaults.js';
 import type { ParamLimits } from '../../src/endpoints/types.js';
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -18,7 +18,7 @@ import { apiOpenapi } from '../../src/openapi/api-paths.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import type { OpenApiDocument, SchemaObject } from '../../src/openapi/types.js';
 import { pagesOpenapi } from '../../src/pages/openapi.js';
-import { compilePages, type CompiledPage } from '../../src/pages/plan.js';
+import { compilePages, type CompiledPage } from '../../src/page-table/plan.js';
 import { tempFile } from '../config/helpers.js';
 
 const limits: ParamLimits = { maxPageSize: 100, maxDays: 365 };

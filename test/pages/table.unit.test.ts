@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../src/catalogue/index.js';
-import { PAGES } from '../../src/pages/defaults.js';
+import { PAGES } from '../../src/page-table/defaults.js';
 import { loadConfig } from '../../src/config/load.js';
-import { compilePages, PageTableError } from '../../src/pages/plan.js';
-import { compileTemplate, resolveTemplate, type PartsSoFar } from '../../src/pages/template.js';
+import { compilePages, PageTableError } from '../../src/page-table/plan.js';
+import { compileTemplate, resolveTemplate, type PartsSoFar } from '../../src/page-table/template.js';
 import { errorsOf, tempFile } from '../config/helpers.js';
 
 const isParam = (n: string) => n === 'h' || n === 'page_size';

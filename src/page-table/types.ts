@@ -1,6 +1,6 @@
 /**
  * Page declarations: plain data, the same shape in the built-in table
- * (src/pages/defaults.ts) and in CONFIG_FILE (`pages:`).
+ * (src/page-table/defaults.ts) and in CONFIG_FILE (`pages:`).
  *
  * A query value is a literal (`"1"`) or a template: alternatives separated by
  * `|`, each a literal or one reference in braces, the first that resolves wins:

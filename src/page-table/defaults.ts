@@ -1,7 +1,7 @@
 /**
  * The page table: each page of `/pages/<name>` is a set of parts, each part one
  * catalogue endpoint whose query comes from the page's parameters or from
- * another part's data (see src/pages/types.ts for the template syntax).
+ * another part's data (see src/page-table/types.ts for the template syntax).
  * CONFIG_FILE may add pages or replace these under `pages:`.
  */
 import type { PageTable } from './types.js';
