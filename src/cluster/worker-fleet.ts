@@ -6,7 +6,9 @@
  * Fleet single flight: a worker refused a flight's lease waits for the
  * leader's release, which carries the leader's entry (the workers share no
  * cache tier), at most the lease time; then it fetches itself. The bus is
- * ready at once; the chain tracker is joined to it as with Redis.
+ * ready at once; the chain tracker is joined to it as with Redis. The fleet
+ * leader role (src/fleet/duty.ts) takes its lease from the primary and its
+ * heads and pool polls travel on this bus.
  */
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
