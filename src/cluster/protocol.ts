@@ -24,7 +24,7 @@ import type { FleetBusEvents } from '../fleet/messages.js';
 /** The bus events only a transport raises itself (IPC fills go by `filled` below). */
 type Local = 'subscribed' | 'filled';
 /** Kinds a worker publishes to the others: every fleet bus event but the transport's own. */
-export type Relayed = Exclude<keyof FleetBusEvents, Local>;
+type Relayed = Exclude<keyof FleetBusEvents, Local>;
 /** One bus event as it travels: its kind and the listener's arguments (JSON over the IPC channel). */
 export type BusMessage = { [K in Relayed]: { t: K; a: FleetBusEvents[K] } }[Relayed];
 
