@@ -75,8 +75,9 @@ export class EnvelopeWriter {
   count(path: string | undefined, status: number, seconds = 0): void {
     if (status < 400) return;
     const name = nameOfPath(path);
-    if (name.startsWith(PAGES)) this.#pages?.request(name.slice(PAGES.length), 'ERROR', status);
-    else this.#metrics?.request(name, status, 'ERROR', seconds);
+    const cache = envelopeVerdict(status);
+    if (name.startsWith(PAGES)) this.#pages?.request(name.slice(PAGES.length), cache, status);
+    else this.#metrics?.request(name, status, cache, seconds);
   }
 
   /** The header pairs of an envelope of `length` bytes. */
