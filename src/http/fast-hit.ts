@@ -119,7 +119,7 @@ export class FastHits {
       clock: d.clock,
       miss: NEVER,
     });
-    if (answer?.res == null) return false;
+    if (answer === null || answer.res === null) return false;
     const gate = d.gate;
     const name = known.endpoint.name;
     let credits: Record<string, string> | null = null;
