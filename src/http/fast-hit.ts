@@ -23,7 +23,8 @@ import { writeResolution } from './deliver.js';
 import type { EnvelopeWriter } from './envelope-writer.js';
 import type { RateLimitGate } from '../ratelimit/index.js';
 import { charge, creditHeaders, hitCost, refuse } from './rate-limit.js';
-import { serve, type Entrance } from './serve.js';
+import type { Wire } from './answer.js';
+import { serve, type Entrance, type ServeRequest } from './serve.js';
 
 export interface FastHitDeps {
   resolver: Resolver;
@@ -54,6 +55,8 @@ interface Known {
   /** Null: an endpoint, looked up by the resolver. */
   page: PageHits | null;
   entrance: Entrance<CanonicalRequest>;
+  /** What serve() is asked for this URL (made once: nothing per request). */
+  request: ServeRequest<CanonicalRequest> & { hitOnly: true };
 }
 
 const NEVER = (): never => {
@@ -73,12 +76,15 @@ export class FastHits {
   readonly #max: number;
   readonly #urls = new Map<string, Known>();
   readonly #endpoints: Entrance<CanonicalRequest>;
+  /** How a hit goes out, refilled per request (written synchronously: never shared across requests). */
+  readonly #wire: Wire;
   #closing = false;
 
   constructor(deps: FastHitDeps) {
     this.#d = deps;
     this.#max = deps.maxUrls ?? 10_000;
     this.#endpoints = hitsOnly((req, now) => deps.resolver.hit(req, now));
+    this.#wire = { reqHeaders: {}, earlier: null, answer: deps.writer.answerHeaders, head: null };
   }
 
   get size(): number {
@@ -93,7 +99,8 @@ export class FastHits {
       if (oldest.done !== true) this.#urls.delete(oldest.value);
     }
     const entrance = page === null ? this.#endpoints : hitsOnly((r, now) => page.hit(r.key, now));
-    this.#urls.set(url, { endpoint, req, page, entrance });
+    const request = { url, parsed: req, hitOnly: true as const, timeoutMs: 0, clock: this.#d.clock, miss: NEVER };
+    this.#urls.set(url, { endpoint, req, page, entrance, request });
   }
 
   /** From now on everything goes to Fastify (the drain decides what is still served). */
@@ -111,14 +118,7 @@ export class FastHits {
     const d = this.#d;
     if (d.trustProxy && req.headers['x-forwarded-for'] !== undefined) return false;
     const started = performance.now();
-    const answer = serve(known.entrance, {
-      url,
-      parsed: known.req,
-      hitOnly: true,
-      timeoutMs: 0,
-      clock: d.clock,
-      miss: NEVER,
-    });
+    const answer = serve(known.entrance, known.request);
     if (answer === null || answer.res === null) return false;
     const gate = d.gate;
     const name = known.endpoint.name;
@@ -132,12 +132,11 @@ export class FastHits {
       }
       credits = creditHeaders(gate, key);
     }
-    const status = writeResolution(res, answer.res, answer.now, {
-      reqHeaders: req.headers,
-      earlier: credits,
-      answer: d.writer.answerHeaders,
-      head: d.chain.bestHead(),
-    });
+    const wire = this.#wire;
+    wire.reqHeaders = req.headers;
+    wire.earlier = credits;
+    wire.head = d.chain.bestHead();
+    const status = writeResolution(res, answer.res, answer.now, wire);
     const page = known.page;
     if (page === null) d.metrics.request(name, status, answer.cache, (performance.now() - started) / 1000);
     else page.counted(status);
