@@ -1,25 +1,26 @@
 /**
- * recv → hash → lookup → fetch → deliver for the 22 catalogue endpoints.
- * Validation runs before any lookup: an invalid request gets a 400 envelope
- * naming the parameter, and never reaches the cache or the upstream.
- * A fresh memory hit is answered synchronously (no promise, no JSON work).
+ * The 22 catalogue endpoints: an adapter around serve() (parse → hit →
+ * resolve, serve.ts) that writes the answer and counts it. Validation runs
+ * before any lookup: an invalid request gets a 400 envelope naming the
+ * parameter, and never reaches the cache or the upstream. A fresh memory hit
+ * is answered synchronously (no promise, no JSON work) and its URL remembered
+ * by the pre-router fast path.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Catalogue } from '../catalogue/index.js';
-import { canonicalize } from '../catalogue/canonicalize.js';
-import type { EndpointDef } from '../catalogue/types.js';
+import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
 import type { ParamLimits } from '../endpoints/types.js';
 import type { ChainView } from '../chain/types.js';
 import type { AccessLog } from '../config/types.js';
-import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
-import type { Resolution, Resolver } from '../pipeline/resolver.js';
-import { deliver, deliverError } from './deliver.js';
+import type { Resolver } from '../pipeline/resolver.js';
+import { writeAnswer } from './deliver.js';
+import { endpointEntrance } from './entrances.js';
 import type { FastHits } from './fast-hit.js';
 import type { PayerOf } from './miss-payer.js';
 import { clientGone } from './client-gone.js';
-import { rawQuery, withTimeout } from './request-util.js';
+import { serve, type Answer } from './serve.js';
 
 export interface ApiRouteDeps {
   catalogue: Catalogue;
@@ -48,66 +49,49 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
     endpoint: EndpointDef,
     started: number,
     status: number,
-    res: Resolution | null,
-    err: ProxyError | null,
+    a: Answer<CanonicalRequest>,
   ): void => {
     const seconds = (performance.now() - started) / 1000;
-    const result = res !== null ? res.result : 'ERROR';
-    metrics.request(endpoint.name, status, result, seconds);
-    if (accessLog === 'off' || (accessLog === 'misses' && result === 'HIT')) return;
+    const res = a.res;
+    metrics.request(endpoint.name, status, a.cache, seconds);
+    if (accessLog === 'off' || (accessLog === 'misses' && a.cache === 'HIT')) return;
+    const err = a.error ?? res?.error ?? null;
     request.log.info(
       {
         reqId: request.id,
         endpoint: endpoint.name,
-        cache: result,
+        cache: a.cache,
         status,
         upstream: res?.upstream ?? undefined,
         upstreamMs: res?.upstreamMs ?? undefined,
         ms: Math.round(seconds * 10_000) / 10,
         stale: res?.staleReason ?? undefined,
-        err: err?.message ?? res?.error?.message ?? undefined,
-        detail: err?.detail ?? res?.error?.detail ?? undefined,
+        err: err?.message ?? undefined,
+        detail: err?.detail ?? undefined,
       },
       'request',
     );
   };
 
-  const handlerFor = (endpoint: EndpointDef) =>
-    function handler(request: FastifyRequest, reply: FastifyReply): void {
+  const handlerFor = (endpoint: EndpointDef) => {
+    const entrance = endpointEntrance(endpoint, resolver, limits);
+    return function handler(request: FastifyRequest, reply: FastifyReply): void {
       const started = performance.now();
-      let req;
       const url = request.raw.url ?? '';
-      try {
-        req = canonicalize(endpoint, rawQuery(url), limits);
-      } catch (e) {
-        const err = toProxyError(e);
-        deliverError(reply, err, chain.bestHead());
-        finish(request, endpoint, started, err.status, null, err);
-        return;
-      }
-      const now = clock();
-      const hit = resolver.hit(req, now);
-      if (hit !== undefined) {
-        const status = deliver(request, reply, hit, now, chain.bestHead(), answer);
-        finish(request, endpoint, started, status, hit, null);
-        if (fast !== null) fast.remember(url, endpoint, req);
-        return;
-      }
-      withTimeout(
-        resolver.resolve(req, clientGone(reply), payer === null ? null : payer(request, reply)),
-        limits.requestTimeoutMs,
-      ).then(
-        (res) => {
-          const status = deliver(request, reply, res, clock(), chain.bestHead(), answer);
-          finish(request, endpoint, started, status, res, null);
-        },
-        (e: unknown) => {
-          const err = toProxyError(e);
-          deliverError(reply, err, chain.bestHead());
-          finish(request, endpoint, started, err.status, null, err);
-        },
-      );
+      const write = (a: Answer<CanonicalRequest>): void => {
+        finish(request, endpoint, started, writeAnswer(request, reply, a, chain.bestHead(), answer), a);
+        if (fast !== null && a.synchronous && a.req !== null) fast.remember(url, endpoint, a.req);
+      };
+      const a = serve(entrance, {
+        url,
+        timeoutMs: limits.requestTimeoutMs,
+        clock,
+        miss: () => ({ gone: clientGone(reply), payer: payer === null ? null : payer(request, reply) }),
+      });
+      if (a instanceof Promise) void a.then(write);
+      else write(a);
     };
+  };
 
   for (const endpoint of deps.catalogue.all()) {
     app.get(`/${endpoint.name}`, handlerFor(endpoint));

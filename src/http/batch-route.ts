@@ -1,25 +1,26 @@
 /**
  * POST /batch `{"requests": ["<endpoint>?<query>", …]}`: each item
- * validated and resolved like a direct request (canonicalize → hit / resolve),
- * all in parallel. The answer lists, per item, the request, its HTTP status,
+ * served like a direct request (serve() with its endpoint's entrance), all in
+ * parallel. The answer lists, per item, the request, its HTTP status,
  * cache result and its own envelope (bytes as a direct request gets them).
  * One bad item does not fail the others; a malformed batch is a 400.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalogue } from '../catalogue/index.js';
-import { canonicalize } from '../catalogue/canonicalize.js';
+import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
 import type { ParamLimits } from '../endpoints/types.js';
 import type { ChainView } from '../chain/types.js';
 import type { AccessLog } from '../config/types.js';
-import { renderBody } from '../cache/render.js';
 import { blockMax } from '../endpoints/block-max.js';
 import { txDetail } from '../endpoints/tx-detail.js';
 import { ProxyError, toProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { Resolver } from '../pipeline/resolver.js';
+import { bodyOf } from './answer.js';
 import { sendEnvelope } from './envelope-writer.js';
+import { endpointEntrance } from './entrances.js';
 import { BATCH_PATH } from '../catalogue/paths.js';
-import { withTimeout } from './request-util.js';
+import { refused, serve, type Entrance } from './serve.js';
 import type { MissPayer } from '../ratelimit/payer.js';
 import type { PayerOf } from './miss-payer.js';
 
@@ -90,6 +91,12 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
   const { catalogue, resolver, chain, metrics, limits, clock } = deps;
 
   const payerOf = deps.payer ?? null;
+  const byEndpoint = new Map<EndpointDef, Entrance<CanonicalRequest>>();
+  const entrances = (endpoint: EndpointDef): Entrance<CanonicalRequest> => {
+    let e = byEndpoint.get(endpoint);
+    if (e === undefined) byEndpoint.set(endpoint, (e = endpointEntrance(endpoint, resolver, limits)));
+    return e;
+  };
 
   const item = async (raw: unknown, index: number, payer: MissPayer | null): Promise<ItemAnswer> => {
     const started = performance.now();
@@ -98,8 +105,9 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
         'BAD_PARAMETER',
         `invalid batch item ${index}: expected a request string such as ${ITEM_EXAMPLES}`,
       );
-      metrics.request('other', err.status, 'ERROR', (performance.now() - started) / 1000);
-      return { request: shownOf(raw), status: err.status, cache: 'ERROR', body: err.toBody() };
+      const a = refused(err);
+      metrics.request('other', a.status, a.cache, (performance.now() - started) / 1000);
+      return { request: shownOf(raw), status: a.status, cache: a.cache, body: a.failure.body };
     }
     const shown = raw.length > 200 ? `${raw.slice(0, 200)}...` : raw;
     const q = raw.indexOf('?');
@@ -108,27 +116,22 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     const endpoint = catalogue.match(path);
     if (endpoint === undefined) {
       const err = new ProxyError('ROUTE_NOT_FOUND', `no such endpoint: ${path.slice(0, 80)}`);
-      metrics.request('other', err.status, 'ERROR', (performance.now() - started) / 1000);
-      return { request: shown, status: err.status, cache: 'ERROR', body: err.toBody() };
+      const a = refused(err);
+      metrics.request('other', a.status, a.cache, (performance.now() - started) / 1000);
+      return { request: shown, status: a.status, cache: a.cache, body: a.failure.body };
     }
-    let res;
-    try {
-      const req = canonicalize(endpoint, q < 0 ? '' : raw.slice(q + 1), limits);
-      const now = clock();
-      res =
-        resolver.hit(req, now) ?? (await withTimeout(resolver.resolve(req, undefined, payer), limits.requestTimeoutMs));
-    } catch (e) {
-      const err = toProxyError(e);
-      metrics.request(endpoint.name, err.status, 'ERROR', (performance.now() - started) / 1000);
-      return { request: shown, status: err.status, cache: 'ERROR', body: err.toBody() };
-    }
-    metrics.request(endpoint.name, res.entry.status, res.result, (performance.now() - started) / 1000);
-    const fetchedNow = res.result === 'MISS' || res.result === 'BYPASS';
+    const a = await serve(entrances(endpoint), {
+      url: q < 0 ? '' : raw.slice(q),
+      timeoutMs: limits.requestTimeoutMs,
+      clock,
+      miss: () => ({ gone: undefined, payer }),
+    });
+    metrics.request(endpoint.name, a.status, a.cache, (performance.now() - started) / 1000);
     return {
       request: shown,
-      status: res.entry.status,
-      cache: res.result,
-      body: fetchedNow ? res.entry.body : renderBody(res.entry, clock()),
+      status: a.status,
+      cache: a.cache,
+      body: a.res === null ? a.failure.body : bodyOf(a.res, clock()),
     };
   };
 

@@ -7,8 +7,8 @@
  * the built-in simulator). Three sinks: a Fastify reply (its hooks still run),
  * a raw ServerResponse, and a whole HTTP/1.1 response text for a bare socket.
  *
- * The X-Cache rule, in this one place: an error envelope (status 400 and up)
- * says `ERROR`, any other envelope `BYPASS` (made now, never stored). Every
+ * X-Cache by serve.ts's rule for envelopes: an error envelope (status 400 and
+ * up) says `ERROR`, any other envelope `BYPASS` (made now, never stored). Every
  * error envelope is counted as a client answer with cache `ERROR` unless the
  * caller counts it itself (`counted`): under /pages/ in `page_requests_total`
  * (page name from the path), elsewhere in `requests_total` (endpoint from the
@@ -19,7 +19,8 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { RETRY_AFTER_503_SECONDS, type ProxyError } from '../errors/catalog.js';
 import type { Metrics } from '../metrics/types.js';
 import type { PageMetrics } from '../pages/metrics.js';
-import { CORS_HEADERS, JSON_TYPE } from './header-block.js';
+import { CORS_HEADERS, JSON_TYPE, NO_STORE } from './header-block.js';
+import { envelopeVerdict } from './serve.js';
 
 export interface EnvelopeOptions {
   /** X-Chain-Head (omitted when null). */
@@ -28,11 +29,6 @@ export interface EnvelopeOptions {
   extra?: readonly string[];
   /** The caller counts this answer in its own metric (or it is no client answer, like /readyz): not counted here. */
   counted?: boolean;
-}
-
-/** X-Cache of an envelope the proxy writes. */
-function envelopeCache(status: number): 'ERROR' | 'BYPASS' {
-  return status >= 400 ? 'ERROR' : 'BYPASS';
 }
 
 /** `tx/list` of `/tx/list?page=2`: the name a path is counted under (the metrics map unknown names to `other`). */
@@ -60,7 +56,7 @@ export class EnvelopeWriter {
       'content-type',
       JSON_TYPE,
       'cache-control',
-      'no-store',
+      NO_STORE,
       'access-control-allow-origin',
       CORS_HEADERS['access-control-allow-origin'],
       'access-control-expose-headers',
@@ -79,8 +75,9 @@ export class EnvelopeWriter {
   count(path: string | undefined, status: number, seconds = 0): void {
     if (status < 400) return;
     const name = nameOfPath(path);
-    if (name.startsWith(PAGES)) this.#pages?.request(name.slice(PAGES.length), 'ERROR', status);
-    else this.#metrics?.request(name, status, 'ERROR', seconds);
+    const cache = envelopeVerdict(status);
+    if (name.startsWith(PAGES)) this.#pages?.request(name.slice(PAGES.length), cache, status);
+    else this.#metrics?.request(name, status, cache, seconds);
   }
 
   /** The header pairs of an envelope of `length` bytes. */
@@ -93,7 +90,7 @@ export class EnvelopeWriter {
     const out: string[] = [];
     const d = this.#defaults;
     for (let i = 0; i < d.length; i += 2) if (extra.length === 0 || !named(d[i]!)) out.push(d[i]!, d[i + 1]!);
-    out.push('x-cache', envelopeCache(status));
+    out.push('x-cache', envelopeVerdict(status));
     if (o.head !== undefined && o.head !== null) out.push('x-chain-head', String(o.head));
     if (status === 503 && !named('retry-after')) out.push('retry-after', RETRY_AFTER_503_SECONDS);
     out.push(...extra, 'content-length', String(length));

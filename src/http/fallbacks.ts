@@ -7,7 +7,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProxyError } from '../errors/catalog.js';
 import type { AdminGate } from './admin-gate.js';
-import { CORS_HEADERS } from './deliver.js';
+import { CORS_HEADERS } from './header-block.js';
 import { sendError } from './envelope-writer.js';
 import { ALLOWED_REQUEST_HEADERS, allowOf, methodRefusalOf, type PathRegistry } from '../catalogue/paths.js';
 

@@ -3,8 +3,9 @@
  * raw URL (path + query, byte for byte) that they validated and answered with
  * a fresh hit, with its canonical request; a later GET/HEAD with exactly that
  * URL is the same request after validation (canonicalization depends on the
- * URL and the fixed limits alone), so it is answered here: rate limit, memory
- * lookup, the entry's prebuilt headers, bytes. Anything else (unknown URL,
+ * URL and the fixed limits alone), so it is answered here through serve()
+ * with the request parsed before (hits only): memory lookup, rate limit, the
+ * entry's prebuilt header block (the one builder's, cached per payload), bytes. Anything else (unknown URL,
  * entry not fresh, X-Forwarded-For to interpret, shutting down) goes on to
  * Fastify unchanged and uncharged.
  *
@@ -18,10 +19,12 @@ import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
 import type { ChainView } from '../chain/types.js';
 import type { Metrics } from '../metrics/types.js';
 import type { Resolution, Resolver } from '../pipeline/resolver.js';
-import { deliverRaw } from './deliver.js';
+import { writeResolution } from './deliver.js';
 import type { EnvelopeWriter } from './envelope-writer.js';
 import type { RateLimitGate } from '../ratelimit/index.js';
 import { charge, creditHeaders, hitCost, refuse } from './rate-limit.js';
+import type { Wire } from './answer.js';
+import { serve, type Entrance, type ServeRequest } from './serve.js';
 
 export interface FastHitDeps {
   resolver: Resolver;
@@ -51,6 +54,18 @@ interface Known {
   req: CanonicalRequest;
   /** Null: an endpoint, looked up by the resolver. */
   page: PageHits | null;
+  entrance: Entrance<CanonicalRequest>;
+  /** What serve() is asked for this URL (made once: nothing per request). */
+  request: ServeRequest<CanonicalRequest> & { hitOnly: true };
+}
+
+const NEVER = (): never => {
+  throw new Error('the fast path answers hits only');
+};
+
+/** An entrance of requests parsed before, answering hits only. */
+function hitsOnly(hit: (req: CanonicalRequest, now: number) => Resolution | undefined): Entrance<CanonicalRequest> {
+  return { parse: NEVER, hit, resolve: NEVER, partsOf: () => null };
 }
 
 /** Longer URLs are not remembered (they are rare and would cost memory). */
@@ -60,11 +75,16 @@ export class FastHits {
   readonly #d: FastHitDeps;
   readonly #max: number;
   readonly #urls = new Map<string, Known>();
+  readonly #endpoints: Entrance<CanonicalRequest>;
+  /** How a hit goes out, refilled per request (written synchronously: never shared across requests). */
+  readonly #wire: Wire;
   #closing = false;
 
   constructor(deps: FastHitDeps) {
     this.#d = deps;
     this.#max = deps.maxUrls ?? 10_000;
+    this.#endpoints = hitsOnly((req, now) => deps.resolver.hit(req, now));
+    this.#wire = { reqHeaders: {}, earlier: null, answer: deps.writer.answerHeaders, head: null };
   }
 
   get size(): number {
@@ -78,7 +98,9 @@ export class FastHits {
       const oldest = this.#urls.keys().next();
       if (oldest.done !== true) this.#urls.delete(oldest.value);
     }
-    this.#urls.set(url, { endpoint, req, page });
+    const entrance = page === null ? this.#endpoints : hitsOnly((r, now) => page.hit(r.key, now));
+    const request = { url, parsed: req, hitOnly: true as const, timeoutMs: 0, clock: this.#d.clock, miss: NEVER };
+    this.#urls.set(url, { endpoint, req, page, entrance, request });
   }
 
   /** From now on everything goes to Fastify (the drain decides what is still served). */
@@ -96,10 +118,8 @@ export class FastHits {
     const d = this.#d;
     if (d.trustProxy && req.headers['x-forwarded-for'] !== undefined) return false;
     const started = performance.now();
-    const now = d.clock();
-    const page = known.page;
-    const hit = page === null ? d.resolver.hit(known.req, now) : page.hit(known.req.key, now);
-    if (hit === undefined) return false;
+    const answer = serve(known.entrance, known.request);
+    if (answer === null || answer.res === null) return false;
     const gate = d.gate;
     const name = known.endpoint.name;
     let credits: Record<string, string> | null = null;
@@ -112,8 +132,13 @@ export class FastHits {
       }
       credits = creditHeaders(gate, key);
     }
-    const status = deliverRaw(req.headers, res, hit, now, d.chain.bestHead(), credits, d.writer.answerHeaders);
-    if (page === null) d.metrics.request(name, status, 'HIT', (performance.now() - started) / 1000);
+    const wire = this.#wire;
+    wire.reqHeaders = req.headers;
+    wire.earlier = credits;
+    wire.head = d.chain.bestHead();
+    const status = writeResolution(res, answer.res, answer.now, wire);
+    const page = known.page;
+    if (page === null) d.metrics.request(name, status, answer.cache, (performance.now() - started) / 1000);
     else page.counted(status);
     return true;
   }

@@ -1,14 +1,16 @@
 /**
- * The header list of a fresh 200 hit, built once per stored payload and
- * re-stamped only when a value in it changes: Age and max-age move once a
- * second, X-Chain-Head once a block. Everything else in it depends on the
- * entry and the payload alone (see deliver.ts for the meaning of each header).
- * Keyed weakly by the payload object, so it lives exactly as long as the
- * memory tier holds that payload (a stamped entry gets a new payload per
- * second and so a new block).
+ * The one header builder of answers: Cache-Control (formatted by
+ * `cacheControl` alone), Age, ETag, X-Cache, X-Chain-Head, CORS, Vary,
+ * Content-Type, the tag headers. Two lists: the header block of a fresh 200
+ * hit, built once per stored payload and re-stamped only when a value in it
+ * changes (Age and max-age move once a second, X-Chain-Head once a block;
+ * everything else depends on the entry and the payload alone; keyed weakly by
+ * the payload object, so it lives exactly as long as the memory tier holds
+ * that payload, and a stamped entry gets a new payload per second and so a new
+ * block), and the list of any other resolution, built per answer.
  */
 import type { Payload } from '../cache/memory-store.js';
-import type { CacheEntry } from '../cache/types.js';
+import type { CacheEntry, CacheResult } from '../cache/types.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 export const CORS_HEADERS = {
@@ -31,7 +33,7 @@ const HEAD = 17;
 const blocks = new WeakMap<Payload, Block>();
 
 /** Cache-Tag (comma-separated) and Surrogate-Key (space-separated) of an entry's tags. */
-export function tagHeaders(tagHeader: string): string[] {
+function tagHeaders(tagHeader: string): string[] {
   return ['cache-tag', tagHeader, 'surrogate-key', tagHeader.replaceAll(',', ' ')];
 }
 
@@ -40,16 +42,25 @@ export function tagHeaders(tagHeader: string): string[] {
  * freshness, at most its endpoint's own TTL when tags keep it longer here
  * (a browser or CDN cannot see the blocks that invalidate it).
  */
-export function downstreamMaxAge(entry: CacheEntry, now: number): number {
+function downstreamMaxAge(entry: CacheEntry, now: number): number {
   if (entry.freshUntil <= now) return 0;
   const cap = entry.deps?.clientMaxMs;
   return Math.ceil((cap !== undefined && entry.freshUntil - now > cap ? cap : entry.freshUntil - now) / 1000);
 }
 
-/** Cache-Control of a fresh answer (immutable: final content, e.g. a page of final parts). */
-function cacheControl(entry: CacheEntry, maxAge: number): string {
-  return entry.immutable === true ? `public, max-age=${maxAge}, immutable` : `public, max-age=${maxAge}`;
+/**
+ * The one Cache-Control formatter. `maxAge` null: not to be stored
+ * (`no-store`, `private, no-store` for answers only operators get); else
+ * `public` (or `private`) with that max-age, `immutable` for final content
+ * (e.g. a page of final parts).
+ */
+export function cacheControl(maxAge: number | null, immutable = false, scope: 'public' | 'private' = 'public'): string {
+  if (maxAge === null) return scope === 'private' ? 'private, no-store' : 'no-store';
+  return immutable ? `${scope}, max-age=${maxAge}, immutable` : `${scope}, max-age=${maxAge}`;
 }
+
+/** Cache-Control of anything the proxy makes now and never stores (envelopes, operator pages). */
+export const NO_STORE = cacheControl(null);
 
 function build(
   entry: CacheEntry,
@@ -67,7 +78,7 @@ function build(
     'age',
     String(age),
     'cache-control',
-    cacheControl(entry, maxAge),
+    cacheControl(maxAge, entry.immutable === true),
     'etag',
     entry.etag,
     'vary',
@@ -113,11 +124,52 @@ export function hitHeaders(
   }
   if (b.maxAge !== maxAge) {
     b.maxAge = maxAge;
-    b.headers[CACHE_CONTROL] = cacheControl(entry, maxAge);
+    b.headers[CACHE_CONTROL] = cacheControl(maxAge, entry.immutable === true);
   }
   if (b.head !== head) {
     b.head = head;
     b.headers[HEAD] = String(head);
   }
   return b.headers;
+}
+
+/**
+ * Headers of any other resolution (a miss, a stale answer, a bypass, a hit
+ * with headers set before, an error status, a 304) without Content-Encoding
+ * and Content-Length, which depend on the body chosen: a fresh list the
+ * caller completes. Fresh (HIT, MISS): the remaining freshness as max-age;
+ * STALE: max-age=0; BYPASS: no-store.
+ */
+export function resolutionHeaders(
+  result: CacheResult,
+  entry: CacheEntry,
+  now: number,
+  head: number | null,
+  answer: readonly string[],
+): string[] {
+  const fresh = result === 'HIT' || result === 'MISS';
+  const headers: string[] = [
+    'content-type',
+    JSON_TYPE,
+    'x-cache',
+    result,
+    'age',
+    String(Math.max(0, Math.floor((now - entry.createdAt) / 1000))),
+    'cache-control',
+    result === 'BYPASS'
+      ? NO_STORE
+      : cacheControl(fresh ? downstreamMaxAge(entry, now) : 0, fresh && entry.immutable === true),
+    'etag',
+    entry.etag,
+    'vary',
+    'Accept-Encoding',
+    'access-control-allow-origin',
+    CORS_HEADERS['access-control-allow-origin'],
+    'access-control-expose-headers',
+    CORS_HEADERS['access-control-expose-headers'],
+    ...answer,
+  ];
+  if (head !== null) headers.push('x-chain-head', String(head));
+  if (entry.tagHeader !== undefined) headers.push(...tagHeaders(entry.tagHeader));
+  return headers;
 }

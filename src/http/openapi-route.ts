@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AdminGate } from './admin-gate.js';
+import { cacheControl } from './header-block.js';
 import { OPENAPI_PATH } from '../catalogue/paths.js';
 import type { OpenApiDocument } from '../openapi/types.js';
 
@@ -20,7 +21,7 @@ export function registerOpenApiRoute(app: FastifyInstance, docs: OpenApiDocument
     const operator = adminGate(request);
     reply
       .header('content-type', 'application/json; charset=utf-8')
-      .header('cache-control', operator ? 'private, no-store' : 'public, max-age=300')
+      .header('cache-control', operator ? cacheControl(null, false, 'private') : cacheControl(300))
       .header('access-control-allow-origin', '*')
       .send(operator ? full : open);
   });

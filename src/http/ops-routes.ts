@@ -15,6 +15,7 @@ import { sendEnvelope } from './envelope-writer.js';
 import { throttledRender } from './metrics-render.js';
 import { HEALTHZ_PATH, METRICS_PATH, READYZ_PATH, STATUS_PATH } from '../catalogue/paths.js';
 import type { ReadinessVerdict } from './readiness.js';
+import { NO_STORE } from './header-block.js';
 
 export interface OpsDeps {
   /** The one readiness verdict (readiness.ts). */
@@ -81,7 +82,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
     const verdict = deps.readiness();
     reply
       .header('content-type', json)
-      .header('cache-control', 'no-store')
+      .header('cache-control', NO_STORE)
       .send(
         roundedEnvelope({
           version: VERSION,
@@ -105,7 +106,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
     const render = throttledRender(() => metrics.render(), deps.metricsCacheMs);
     app.get(METRICS_PATH, operatorOnly, async (_req, reply) => {
       const text = await render();
-      reply.header('content-type', metrics.contentType).header('cache-control', 'no-store').send(text);
+      reply.header('content-type', metrics.contentType).header('cache-control', NO_STORE).send(text);
     });
   }
 }

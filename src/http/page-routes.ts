@@ -1,24 +1,25 @@
 /**
- * GET/HEAD /pages/<name>: validate the page's parameters (400 naming the
- * parameter, nothing resolved), answer a fresh composed page synchronously,
- * else compose it from its parts through the pipeline. A page is delivered
- * like any entry (deliver.ts); errors are envelopes (envelope-writer.ts).
+ * GET/HEAD /pages/<name>: an adapter around serve() (serve.ts) with the page
+ * entrance: the page's parameters validated (400 naming the parameter,
+ * nothing resolved), a fresh composed page answered synchronously, else
+ * composed from its parts through the pipeline. A page is written like any
+ * entry (deliver.ts); errors are envelopes (envelope-writer.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import type { CanonicalRequest } from '../catalogue/types.js';
 import type { ChainView } from '../chain/types.js';
 import type { AccessLog } from '../config/types.js';
-import { toProxyError } from '../errors/catalog.js';
 import type { PartSummary } from '../cache/types.js';
 import type { Pages } from '../pages/engine.js';
 import type { PageMetrics } from '../pages/metrics.js';
 import type { CompiledPage } from '../page-table/plan.js';
 import type { FastHits, PageHits } from './fast-hit.js';
 import type { PayerOf } from './miss-payer.js';
-import { deliver } from './deliver.js';
-import { sendEnvelope } from './envelope-writer.js';
+import { writeAnswer } from './deliver.js';
+import { pageEntrance } from './entrances.js';
 import { PAGES_PREFIX } from '../catalogue/paths.js';
-import { rawQuery, withTimeout } from './request-util.js';
+import { serve, type Answer } from './serve.js';
 
 export interface PageRouteDeps {
   pages: Pages;
@@ -46,38 +47,25 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
   const payer = deps.payer ?? null;
   const fastHits = deps.fast ?? null;
 
-  /** A page the proxy could not answer: its error envelope (`X-Cache: ERROR`, counted by finish). */
-  const fail = (reply: FastifyReply, status: number, body: Buffer): number => {
-    sendEnvelope(reply, status, body, { head: chain.bestHead(), counted: true });
-    return status;
-  };
-
-  const finish = (
-    request: FastifyRequest,
-    page: string,
-    started: number,
-    status: number,
-    cache: string,
-    parts: readonly PartSummary[] | null,
-    err: string | null,
-  ): void => {
-    metrics.request(page, cache, status);
-    if (accessLog === 'off' || (accessLog === 'misses' && cache === 'HIT')) return;
+  const finish = (request: FastifyRequest, page: string, started: number, status: number, a: Answer<unknown>): void => {
+    metrics.request(page, a.cache, status);
+    if (accessLog === 'off' || (accessLog === 'misses' && a.cache === 'HIT')) return;
     request.log.info(
       {
         reqId: request.id,
         page,
-        cache,
+        cache: a.cache,
         status,
-        parts: parts === null ? undefined : partsText(parts),
+        parts: a.parts === null ? undefined : partsText(a.parts),
         ms: Math.round(performance.now() - started),
-        err: err ?? undefined,
+        err: a.failure?.message ?? undefined,
       },
       'page',
     );
   };
 
   const handlerFor = (page: CompiledPage) => {
+    const entrance = pageEntrance(page, pages);
     const hits: PageHits = {
       hit: (key, now) => pages.freshHit(key, now),
       counted: (status) => metrics.request(page.name, 'HIT', status),
@@ -85,47 +73,22 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
     return function handler(request: FastifyRequest, reply: FastifyReply): void {
       const started = performance.now();
       const url = request.raw.url ?? '';
-      let req;
-      try {
-        req = pages.request(page, rawQuery(url));
-      } catch (e) {
-        const err = toProxyError(e);
-        finish(request, page.name, started, fail(reply, err.status, err.toBody()), 'ERROR', null, err.message);
-        return;
-      }
-      const now = clock();
-      const hit = pages.hit(req.key, now);
-      if (hit !== undefined) {
-        finish(
-          request,
-          page.name,
-          started,
-          deliver(request, reply, hit, now, chain.bestHead(), answer),
-          hit.result,
-          hit.entry.composed?.parts ?? null,
-          null,
-        );
-        if (fastHits !== null && hit.result === 'HIT') fastHits.remember(url, page.def, req, hits);
-        return;
-      }
-      withTimeout(
-        pages.get(page, req, payer === null ? null : payer(request, reply, `pages/${page.name}`)),
-        deps.requestTimeoutMs,
-      ).then(
-        (r) => {
-          if (r.ok) {
-            const status = deliver(request, reply, pages.answer(r.entry, r.cache), clock(), chain.bestHead(), answer);
-            finish(request, page.name, started, status, r.cache, r.composed.parts, null);
-          } else {
-            const status = fail(reply, r.error.status, r.error.body);
-            finish(request, page.name, started, status, 'ERROR', null, `required part ${r.failedPart}: ${r.error.msg}`);
-          }
-        },
-        (e: unknown) => {
-          const err = toProxyError(e);
-          finish(request, page.name, started, fail(reply, err.status, err.toBody()), 'ERROR', null, err.message);
-        },
-      );
+      const write = (a: Answer<CanonicalRequest>): void => {
+        finish(request, page.name, started, writeAnswer(request, reply, a, chain.bestHead(), answer), a);
+        if (fastHits !== null && a.synchronous && a.cache === 'HIT' && a.req !== null)
+          fastHits.remember(url, page.def, a.req, hits);
+      };
+      const a = serve(entrance, {
+        url,
+        timeoutMs: deps.requestTimeoutMs,
+        clock,
+        miss: () => ({
+          gone: undefined,
+          payer: payer === null ? null : payer(request, reply, `pages/${page.name}`),
+        }),
+      });
+      if (a instanceof Promise) void a.then(write);
+      else write(a);
     };
   };
 

@@ -23,7 +23,7 @@ import type { ServerResponse } from 'node:http';
 import { EDGE_ERRORS, ProxyError, envelopeBody } from '../errors/catalog.js';
 import type { RateLimitGate } from '../ratelimit/index.js';
 import { UNKNOWN_API_KEY, type RateLimiter } from '../ratelimit/limiter.js';
-import { CORS_HEADERS } from './deliver.js';
+import { CORS_HEADERS } from './header-block.js';
 import { writerOf, type EnvelopeWriter } from './envelope-writer.js';
 
 /** Requests the limiter leaves alone (the path registry's: rateLimitExempt in catalogue/paths.ts). */
