@@ -21,6 +21,7 @@ import type { HeadGuard } from './head-guard.js';
 import type { ChainFacts, ChainView } from '../chain/types.js';
 import type { CacheEntry } from '../cache/types.js';
 import { createEntry } from '../cache/entry.js';
+import { keptBy, OWN_RULE } from '../cache/lifetime.js';
 import { ProxyError } from '../errors/catalog.js';
 import { height, obj } from '../endpoints/kit.js';
 import { rewriteLinks } from '../transform/links.js';
@@ -216,10 +217,10 @@ export class FetchStage {
   ): Fetched {
     const { chain, publicBaseUrl, clock } = this.#deps;
     const precise = this.#deps.precise ?? null;
-    const { cls, deps } =
-      precise === null
-        ? { cls: settledCls, deps: undefined }
-        : precise.apply(req, settledCls, obj(res.json)?.['data'], chain.finalHeight());
+    // What keeps the answer (the precise rule's one decision), turned into its timing by the lifetime module.
+    const keeping =
+      precise === null ? OWN_RULE : precise.decide(req, settledCls, obj(res.json)?.['data'], chain.finalHeight());
+    const { cls, deps } = keptBy(settledCls, keeping);
     // Kept by the head or by tags, an answer from an upstream behind the best head is kept only until the block it lacks.
     if (
       cls.cacheable &&
