@@ -102,14 +102,16 @@ export function expiredAt(entry: CacheEntry, at: number): CacheEntry {
 export interface FinalTerms {
   ttlMs: number;
   headDependent: boolean;
+  /** The height whose finality it still awaits (null: none). */
   finalAt: number | null;
   negative: boolean;
 }
 
+/** An entry's terms: its bound, and the finality it awaits by promotion or by its tags' watch. */
 export const termsOfEntry = (e: CacheEntry): FinalTerms => ({
   ttlMs: boundOf(e),
   headDependent: e.headDependent,
-  finalAt: e.finalAt,
+  finalAt: e.finalAt ?? e.deps?.watchFinal ?? null,
   negative: e.negative,
 });
 

@@ -146,6 +146,10 @@ describe('the one "is final" test', () => {
     expect(isFinal(cls({ ttlMs: DAY, finalAt: 95 }), POLICY, true)).toBe(false);
     expect(isFinal(cls({ ttlMs: DAY }), POLICY, false)).toBe(false);
     expect(isFinal(termsOfEntry(entry(t, { ttlMs: DAY, headDependent: true })), POLICY, true)).toBe(false);
+    // Tag-kept while its block awaits finality, however long its bound.
+    const watched = entry(t, { ttlMs: 2 * DAY, deps: { tags: [], watchFinal: 95 } });
+    expect(isFinal(termsOfEntry(watched), POLICY, true)).toBe(false);
+    expect(isFinal(termsOfEntry({ ...watched, deps: { tags: [], watchFinal: null } }), POLICY, true)).toBe(true);
   });
 
   it('fails when the final TTL is not longer than the ordinary one (every ordinary answer would look final)', () => {
