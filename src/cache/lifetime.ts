@@ -64,7 +64,7 @@ export function renewed<E extends Windows>(e: E, now: number): E | null {
   return shift > 0 ? shifted(e, shift, now) : null;
 }
 
-/** Stretching: fresh for `boundMs` from its creation, stale windows keeping their lengths; `e` itself when not longer. */
+/** Stretching: fresh for `boundMs` from its creation, stale windows keeping their lengths; `e` when not longer. */
 export function stretched<E extends Windows>(e: E, boundMs: number): E {
   const shift = e.createdAt + boundMs - e.freshUntil;
   return shift > 0 ? shifted(e, shift, e.createdAt) : e;

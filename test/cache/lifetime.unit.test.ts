@@ -107,7 +107,7 @@ describe('stretching (the earned bound)', () => {
     expect(stretched(e, 2000)).toBe(e);
   });
 
-  it('earned: a same-content refetch doubles the bound up to growth times the base; an unnamed change resets it', () => {
+  it('earned: the same content doubles the bound, up to growth times the base; an unnamed change resets it', () => {
     const deps: EntryDeps = { tags: ['address:a'], watchFinal: null };
     const before = entry(0, { ttlMs: 60_000, deps });
     const after = entry(61_000, { ttlMs: 60_000, deps });

@@ -30,7 +30,7 @@ describe('PreciseRule.decide', () => {
     expect(kept.deps?.clientMaxMs).toBe(cls.ttlMs);
   });
 
-  it('a block awaiting finality: watched, the lists’ bound while the final height is known, its own timing else', () => {
+  it('a block awaiting finality: the lists’ bound while the final height is known, its own timing else', () => {
     const data = { height: 995, is_finality: false };
     expect(decide('block/detail', 'h=995', data, chain, 990).keeping).toEqual({
       kind: 'tags',

@@ -129,7 +129,7 @@ const PRECISE = {
 };
 
 describe('final parts', () => {
-  it('a block awaiting finality is never final, even kept longer than a short final TTL set by the operator', async () => {
+  it('a block awaiting finality is never final, even kept longer than a short final TTL', async () => {
     // Final TTL 5 min, below the 10 min safety bound that keeps a block's answer until its finality.
     const short = { finalTtlMs: 300_000 };
     env = await startPagesEnv(
