@@ -49,7 +49,7 @@ export interface FetchStageDeps {
   tagHeaders?: boolean;
   /** Counts a fact not trusted (an answer stamped below the best head: `behind-upstream`); null: not counted. */
   guarded?: ((reason: GuardReason) => void) | null;
-  /** The entry stored in place of the one it replaces (the earned bound, src/invalidation/earned.ts); null: as decided. */
+  /** The entry stored in place of the one it replaces (earned bound: src/invalidation/earned.ts); null: as made. */
   settle?: ((req: CanonicalRequest, before: CacheEntry | undefined, after: CacheEntry) => CacheEntry) | null;
 }
 
