@@ -219,6 +219,15 @@ export function buildStages(
 
   const hotKeys = new HotKeys();
   const headGuard = new HeadGuard(tracker, clock);
+  const earned =
+    invalidation === null
+      ? null
+      : new EarnedBounds({
+          growth: config.invalidation.maxAgeGrowth,
+          named: (e) => invalidation.clock.named(e, tracker),
+          clock,
+          onUnnamed: invalidation.metrics.unnamed,
+        });
   const fetcher = new FetchStage({
     pool,
     chain: tracker,
@@ -229,6 +238,7 @@ export function buildStages(
     precise: invalidation?.rule ?? null,
     tagHeaders: config.cacheTagHeaders,
     guarded: invalidation?.metrics.guarded ?? null,
+    settle: earned?.settle ?? null,
   });
   // Purges judge every lookup in front of precise invalidation, and filter what the shared tier returns.
   const purge = buildPurge({
@@ -245,15 +255,6 @@ export function buildStages(
     clock,
     logger,
   });
-  const earned =
-    invalidation === null
-      ? null
-      : new EarnedBounds({
-          growth: config.invalidation.maxAgeGrowth,
-          named: (e) => invalidation.clock.named(e, tracker),
-          clock,
-          onUnnamed: invalidation.metrics.unnamed,
-        });
   const resolver = new Resolver({
     memory,
     second: purge.second,
@@ -267,7 +268,6 @@ export function buildStages(
     observe: config.refreshAhead.maxKeys > 0 ? hotKeys.seen : null,
     tags: purge.judge,
     refetched: refetches.refetched,
-    settle: earned?.settle ?? null,
     admission: new Doorkeeper({ onVerdict: registerAdmissionMetrics(prom.registry) }),
   });
   const headEndpoint = catalogue.all().find((e) => e.module?.reportsHead === true);

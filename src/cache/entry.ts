@@ -23,8 +23,10 @@
  * Finality promotion: content tied to a block that was not final yet
  * (`finalAt`) becomes immutable once the chain's final height reaches that
  * block; `promoteIfFinal` then extends the entry to the endpoint's final TTL.
+ * Every window is laid out and moved by the lifetime module (lifetime.ts).
  */
 import { createHash } from 'node:crypto';
+import { windowsOf } from './lifetime.js';
 import { ownedBytes } from './owned.js';
 import type { Stamp } from '../transform/stamps.js';
 import type { CacheEntry, EntryDeps } from './types.js';
@@ -83,28 +85,19 @@ export function sameContent(a: CacheEntry, b: CacheEntry): boolean {
   return a.status === b.status && a.etag === b.etag;
 }
 
-const nonNeg = (ms: number): number => (Number.isFinite(ms) && ms > 0 ? ms : 0);
-
 /**
- * Builds an entry: freshUntil = createdAt + ttl; swrUntil = freshUntil + swr;
- * sieUntil = max(swrUntil, freshUntil + sie). A negative entry gets no stale
- * windows (swrUntil = sieUntil = freshUntil). The body is kept in bytes of its
- * own (owned.ts), never as a slice pinning a larger buffer.
+ * Builds an entry, its windows laid out from the durations (lifetime.ts
+ * `windowsOf`). The body is kept in bytes of its own (owned.ts), never as a
+ * slice pinning a larger buffer.
  */
 export function createEntry(p: EntryParams): CacheEntry {
-  const freshUntil = p.createdAt + nonNeg(p.ttlMs);
-  const swrUntil = p.negative ? freshUntil : freshUntil + nonNeg(p.swrMs);
-  const sieUntil = p.negative ? freshUntil : Math.max(swrUntil, freshUntil + nonNeg(p.sieMs));
   const body = ownedBytes(p.body);
   return {
     key: p.key,
     status: p.status,
     body,
     etag: computeEtag(body, p.stamps),
-    createdAt: p.createdAt,
-    freshUntil,
-    swrUntil,
-    sieUntil,
+    ...windowsOf(p.createdAt, p),
     head: p.head,
     headDependent: p.headDependent,
     finalAt: p.finalAt,
@@ -140,29 +133,4 @@ export function entryState(
   if (now < entry.swrUntil && !invalidated) return 'stale';
   if (now < entry.sieUntil) return 'error-only';
   return 'dead';
-}
-
-/**
- * Finality promotion. When `entry.finalAt` is set and the chain's final height
- * has reached it, the content can no longer change: returns a copy that is
- * fresh for `finalTtlMs` from `now` (its stale windows keep their lengths, and
- * never shrink), no longer head-dependent (final content does not move with the
- * head) and with `finalAt` null (promoted once). Body, ETag, stamps and
- * createdAt are unchanged. Returns null when nothing changes: not awaiting
- * finality, not final yet, a negative entry, or already fresh at least that long.
- */
-export function promoteIfFinal(
-  entry: CacheEntry,
-  finalTtlMs: number,
-  now: number,
-  finalHeight: number | null,
-): CacheEntry | null {
-  if (entry.finalAt === null || entry.negative || finalHeight === null || finalHeight < entry.finalAt) return null;
-  const freshUntil = now + nonNeg(finalTtlMs);
-  if (entry.freshUntil >= freshUntil) return null;
-  const swrUntil = Math.max(entry.swrUntil, freshUntil + (entry.swrUntil - entry.freshUntil));
-  const sieUntil = Math.max(entry.sieUntil, swrUntil, freshUntil + (entry.sieUntil - entry.freshUntil));
-  // Final content no longer waits for its tags.
-  const { deps: _, ...rest } = entry;
-  return { ...rest, freshUntil, swrUntil, sieUntil, headDependent: false, finalAt: null };
 }

@@ -23,6 +23,7 @@
 import type { Logger } from 'pino';
 import type { CanonicalRequest } from '../catalogue/types.js';
 import type { Classification } from '../endpoints/types.js';
+import { isFinal } from '../cache/lifetime.js';
 import { distrusted } from '../catalogue/classify.js';
 import type { UpstreamPool, UpstreamRequest, UpstreamResponse } from '../upstream/types.js';
 import { VOTED } from './compared.js';
@@ -48,10 +49,9 @@ export interface Settled {
   cls: Classification;
 }
 
-/** Whether the classification keeps the answer with the endpoint's final TTL. */
+/** Whether the classification keeps the answer as final content (the lifetime module's one test). */
 function keptFinal(req: CanonicalRequest, cls: Classification): boolean {
-  const p = req.endpoint.policy;
-  return cls.cacheable && !cls.negative && p.finalTtlMs > p.ttlMs && cls.ttlMs === p.finalTtlMs;
+  return cls.cacheable && isFinal(cls, req.endpoint.policy, req.endpoint.module?.finalCapable === true);
 }
 
 export class Quorum {

@@ -14,40 +14,18 @@
  * A refetch for any other reason (a block named a tag, the fail-safe, a
  * refresh ahead of expiry) says nothing unseen and keeps the key's bound.
  * The bound lives in the entry itself (freshUntil − createdAt), so the shared
- * tier carries it and nothing else grows with the keys.
+ * tier carries it and nothing else grows with the keys; its arithmetic is the
+ * lifetime module's (`nextBound`, `earned`); here: what the evidence is.
  */
 import { sameContent } from '../cache/entry.js';
+import { earned, type Evidence } from '../cache/lifetime.js';
 import type { CacheEntry } from '../cache/types.js';
 import type { CanonicalRequest } from '../catalogue/types.js';
-
-type Evidence = 'same' | 'unnamed-change' | 'none';
-
-const boundOf = (e: CacheEntry): number => e.freshUntil - e.createdAt;
 
 /** Pure: what replacing `before` with `after` at `now` says; `named`: a tag of `before` was named (or the fail-safe judged it). */
 export function evidenceOf(before: CacheEntry, after: CacheEntry, now: number, named: boolean): Evidence {
   if (before.deps === undefined || after.deps === undefined || named || now < before.freshUntil) return 'none';
   return sameContent(before, after) ? 'same' : 'unnamed-change';
-}
-
-/** Pure: the key's next bound; `base`: the endpoint's, `growth`: the largest multiple of it. */
-export function nextBound(prev: number, base: number, growth: number, evidence: Evidence): number {
-  const cap = base * growth;
-  if (evidence === 'unnamed-change') return base;
-  const wanted = evidence === 'same' ? prev * 2 : prev;
-  return Math.max(base, Math.min(cap, wanted));
-}
-
-/** `entry` fresh for `boundMs` from its creation, its stale windows keeping their lengths. */
-function withBound(entry: CacheEntry, boundMs: number): CacheEntry {
-  const shift = entry.createdAt + boundMs - entry.freshUntil;
-  if (shift <= 0) return entry;
-  return {
-    ...entry,
-    freshUntil: entry.freshUntil + shift,
-    swrUntil: entry.swrUntil + shift,
-    sieUntil: entry.sieUntil + shift,
-  };
 }
 
 export interface EarnedBoundsOptions {
@@ -74,6 +52,6 @@ export class EarnedBounds {
     const evidence = evidenceOf(before, after, o.clock(), o.named(before));
     if (evidence === 'unnamed-change') o.onUnnamed(req.endpoint.name);
     const grows = req.endpoint.module?.everyChangeNamed === true;
-    return withBound(after, nextBound(boundOf(before), boundOf(after), grows ? o.growth : 1, evidence));
+    return earned(before, after, grows ? o.growth : 1, evidence);
   };
 }

@@ -9,9 +9,11 @@
  * one block, which only its finality or a new hash changes;
  * invalidation.maxAgeByEndpoint). An answer about a block above the trusted
  * head is never kept by tags (the head rule and its volatile TTL).
+ * The rule states what keeps the answer (a `Keeping`); the lifetime module
+ * (src/cache/lifetime.ts, `keptBy`) turns it into the entry's timing.
  */
 import { aboveHead } from '../catalogue/classify.js';
-import type { EntryDeps } from '../cache/types.js';
+import { OWN_RULE, type Keeping } from '../cache/lifetime.js';
 import type { CanonicalRequest } from '../catalogue/types.js';
 import type { Classification } from '../endpoints/types.js';
 import type { ChainView } from '../chain/types.js';
@@ -19,10 +21,7 @@ import type { InvalidationConfig } from '../config/types.js';
 import type { GuardReason } from './metrics.js';
 import { dependsOnHead, entryDeps } from './tags.js';
 
-export interface PreciseResult {
-  cls: Classification;
-  deps: EntryDeps | undefined;
-}
+const HEAD_RULE: Keeping = { kind: 'head' };
 
 export class PreciseRule {
   readonly #cfg: InvalidationConfig;
@@ -40,37 +39,24 @@ export class PreciseRule {
     return this.#cfg.maxAgeByEndpoint[endpoint] ?? (named ? this.#cfg.listMaxAgeMs : this.#cfg.maxAgeMs);
   }
 
-  /** `data`: the envelope's data; `final`: the chain's final height. */
-  apply(req: CanonicalRequest, cls: Classification, data: unknown, final: number | null): PreciseResult {
+  /** What keeps the answer classified `cls`; `data`: the envelope's data; `final`: the chain's final height. */
+  decide(req: CanonicalRequest, cls: Classification, data: unknown, final: number | null): Keeping {
     const m = req.endpoint.module;
-    if (m === undefined || !cls.cacheable || cls.negative) return { cls, deps: undefined };
+    if (m === undefined || !cls.cacheable || cls.negative) return OWN_RULE;
     // About a block the proxy does not believe yet: classify made it head-dependent and short.
     if (aboveHead(req, data, this.#chain)) {
       this.#guarded('future-height');
-      return { cls, deps: undefined };
+      return OWN_RULE;
     }
     const deps = entryDeps(m.dependsOn, req.params, data, final, this.#cfg.pendingPollMs > 0);
     // Global lists and statistics move with every block (holders, contracts, summaries), whatever their TTL;
     // the head itself (block/max) keeps its own rule.
     if (deps === null)
-      return {
-        cls:
-          !cls.headDependent && !m.reportsHead && dependsOnHead(m.dependsOn, req.params)
-            ? { ...cls, headDependent: true }
-            : cls,
-        deps: undefined,
-      };
+      return !cls.headDependent && !m.reportsHead && dependsOnHead(m.dependsOn, req.params) ? HEAD_RULE : OWN_RULE;
     // A finality watch alone keeps it longer only while the final height is tracked (the reader's block list teaches it each block).
-    if (deps.tags.length === 0 && deps.watchFinal !== null && final === null) return { cls, deps };
+    if (deps.tags.length === 0 && deps.watchFinal !== null && final === null) return { kind: 'watch', deps };
     // Only its block's finality or hash changes an answer about one block (a mined transaction, a block's record or list).
     const oneBlock = deps.tags.length === 0 && deps.watchHead === undefined;
-    return {
-      cls: {
-        ...cls,
-        headDependent: false,
-        ttlMs: Math.max(cls.ttlMs, this.maxAgeMs(req.endpoint.name, m.everyChangeNamed || oneBlock)),
-      },
-      deps: { ...deps, clientMaxMs: cls.ttlMs },
-    };
+    return { kind: 'tags', deps, boundMs: this.maxAgeMs(req.endpoint.name, m.everyChangeNamed || oneBlock) };
   }
 }

@@ -8,6 +8,7 @@
  * if it is still older, or a head part (`reportsHead`) shows a lower height, the part
  * is marked `behind_head` in meta.
  */
+import { isFinal, termsOfEntry, type PageLimit } from '../cache/lifetime.js';
 import type { CacheEntry, Composed, PartSummary } from '../cache/types.js';
 import type { Stamp } from '../transform/stamps.js';
 import type { ChainView } from '../chain/types.js';
@@ -25,11 +26,6 @@ import {
 } from './parts.js';
 import type { CompiledPage } from '../page-table/plan.js';
 
-/** Freshness of a page with a failed optional part. */
-export const FAILED_PART_TTL_MS = 1000;
-/** A page with a part being revalidated is kept (served STALE) until that part is fresh again, at most this long. */
-const STALE_PAGE_MS = 250;
-
 export interface ComposeDeps extends PartDeps {
   chain: ChainView;
 }
@@ -38,13 +34,11 @@ export type Composition =
   | { ok: true; entry: CacheEntry; composed: Composed; outcomes: PartOutcome[] }
   | { ok: false; error: PartError; failedPart: string; outcomes: PartOutcome[] };
 
-/** Final content: a final-capable endpoint's entry kept for its final TTL, not head-invalidated. */
+/** Final content (the lifetime module's one test): a final block, its transactions, a tx in it. */
 function isFinalPart(o: PartOutcome): boolean {
   const e = o.res?.entry;
-  // Final-capable endpoints (src/endpoints): a final block, its transactions, a tx in it.
-  if (e === undefined || o.part.endpoint.module?.finalCapable !== true) return false;
-  const finalTtl = o.part.endpoint.policy.finalTtlMs;
-  return !e.headDependent && e.finalAt === null && finalTtl > 0 && e.freshUntil - e.createdAt >= finalTtl;
+  const ep = o.part.endpoint;
+  return e !== undefined && isFinal(termsOfEntry(e), ep.policy, ep.module?.finalCapable === true);
 }
 
 /** The part is the chain head itself (its module `reportsHead`). */
@@ -136,7 +130,7 @@ export async function compose(
   let size = OPEN.length;
   const stamps: Stamp[] = [];
   const entries: CacheEntry[] = [];
-  let freshUntil = Number.POSITIVE_INFINITY;
+  const limits: PageLimit[] = [];
   let headDependent = false;
   let immutable = true;
   let first = true;
@@ -144,11 +138,11 @@ export async function compose(
     if (succeeded(o)) {
       const e = o.res!.entry;
       entries.push(e);
-      if (o.res!.result !== 'STALE') freshUntil = Math.min(freshUntil, e.freshUntil);
+      if (o.res!.result !== 'STALE') limits.push({ kind: 'part', until: e.freshUntil });
       headDependent ||= headRelative(o);
       immutable &&= isFinalPart(o);
     } else if (!o.skipped) {
-      freshUntil = Math.min(freshUntil, now + FAILED_PART_TTL_MS);
+      limits.push({ kind: 'failed' });
       immutable = false;
     }
     if (o.part.internal) continue;
@@ -177,8 +171,7 @@ export async function compose(
     parts: Object.fromEntries(outcomes.map((o) => [o.part.name, partMeta(o, now)])),
   };
   const staleParts = outcomes.filter((o) => o.res?.result === 'STALE' && o.req !== null).map((o) => o.req!);
-  if (staleParts.length > 0) freshUntil = Math.min(freshUntil, now + STALE_PAGE_MS);
-  if (!Number.isFinite(freshUntil)) freshUntil = now;
+  if (staleParts.length > 0) limits.push({ kind: 'stale' });
   const composed: Composed = { parts: summarize(outcomes), staleParts };
   const entry = pageEntry({
     key,
@@ -186,7 +179,7 @@ export async function compose(
     stamps,
     meta: Buffer.from(`,"meta":${JSON.stringify(meta)}}`),
     now,
-    freshUntil,
+    limits,
     head,
     headDependent,
     immutable: immutable && staleParts.length === 0,

@@ -6,17 +6,12 @@
  * without stamps, like an entry's: an unchanged recomposition keeps it.
  */
 import { computeEtag } from '../cache/entry.js';
+import { pageWindows, type PageLimit } from '../cache/lifetime.js';
 import { ownedBytes } from '../cache/owned.js';
 import { digits, renderBody } from '../cache/render.js';
 import type { CacheEntry, Composed } from '../cache/types.js';
 import type { Stamp } from '../transform/stamps.js';
 import type { EntryDeps } from '../cache/types.js';
-
-/**
- * A composed page is not served past its freshness, but kept this long after
- * it (until evicted), so background recomposition finds the pages clients read.
- */
-export const PAGE_KEPT_MS = 60_000;
 
 export interface PageParts {
   key: string;
@@ -27,7 +22,8 @@ export interface PageParts {
   /** `,"meta":…}` */
   meta: Buffer;
   now: number;
-  freshUntil: number;
+  /** What limits its freshness (lifetime.ts `pageWindows`). */
+  limits: readonly PageLimit[];
   /** Best head at composition. */
   head: number | null;
   headDependent: boolean;
@@ -111,11 +107,7 @@ export function pageEntry(p: PageParts): CacheEntry {
     status: 200,
     body: ownedBytes(Buffer.concat([data, p.meta])),
     etag: pageEtag(data, stamps),
-    createdAt: p.now,
-    freshUntil: p.freshUntil,
-    // Never served stale: a page past its freshness is composed again (its parts have their own windows).
-    swrUntil: p.freshUntil,
-    sieUntil: p.freshUntil + PAGE_KEPT_MS,
+    ...pageWindows(p.now, p.limits),
     head,
     headDependent: p.headDependent,
     finalAt: null,

@@ -11,7 +11,7 @@ import { ANSWER_HEADERS, errorResponse, RETRY_AFTER } from '../openapi/api-paths
 import { componentName, ref, SchemaRegistry } from '../openapi/json-schema.js';
 import { parameterOf } from '../openapi/params.js';
 import type { OpenApiContribution, OperationObject, ResponseObject, SchemaObject } from '../openapi/types.js';
-import { FAILED_PART_TTL_MS } from './compose.js';
+import { FAILED_PART_TTL_MS } from '../cache/lifetime.js';
 import type { CompiledPage, CompiledPart } from '../page-table/plan.js';
 
 const JSON_TYPE = 'application/json';

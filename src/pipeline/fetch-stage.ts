@@ -21,6 +21,7 @@ import type { HeadGuard } from './head-guard.js';
 import type { ChainFacts, ChainView } from '../chain/types.js';
 import type { CacheEntry } from '../cache/types.js';
 import { createEntry } from '../cache/entry.js';
+import { keptBy, OWN_RULE } from '../cache/lifetime.js';
 import { ProxyError } from '../errors/catalog.js';
 import { height, obj } from '../endpoints/kit.js';
 import { rewriteLinks } from '../transform/links.js';
@@ -48,7 +49,12 @@ export interface FetchStageDeps {
   tagHeaders?: boolean;
   /** Counts a fact not trusted (an answer stamped below the best head: `behind-upstream`); null: not counted. */
   guarded?: ((reason: GuardReason) => void) | null;
+  /** The entry stored in place of the one it replaces (earned bound: src/invalidation/earned.ts); null: as made. */
+  settle?: ((req: CanonicalRequest, before: CacheEntry | undefined, after: CacheEntry) => CacheEntry) | null;
 }
+
+/** The entry a fetched answer will replace (the memory tier's), read when its lifetime is decided. */
+export type Replaced = () => CacheEntry | undefined;
 
 /** Applies the facts an answer showed (the tracker), before its entry is made. */
 export type Learn = (facts: ChainFacts) => void;
@@ -132,12 +138,14 @@ export class FetchStage {
   /**
    * `purpose`: the proxy's own background request (sent upstream as a header); null: a client's miss.
    * `learn`: given the facts the answer showed before the entry's lifetime is decided; null: only returned.
+   * `replaced`: the entry the answer will replace, whose evidence earns its bound; null: none (the bound as decided).
    */
   async fetch(
     req: CanonicalRequest,
     signal?: AbortSignal,
     purpose: Purpose | null = null,
     learn: Learn | null = null,
+    replaced: Replaced | null = null,
   ): Promise<Fetched> {
     const { pool, chain } = this.#deps;
     const headAtStart = chain.bestHead();
@@ -166,6 +174,7 @@ export class FetchStage {
       settled.cls,
       stampOf(settled.res, settled.cls.observedHead, headAtStart),
       headAtStart,
+      replaced,
     );
   }
 
@@ -203,23 +212,28 @@ export class FetchStage {
    */
   adopt(req: CanonicalRequest, res: UpstreamResponse, head: number): Fetched | null {
     if (this.#acceptFor(req)(res) !== null) return null;
-    return this.#build(req, res, this.#classify(req, res), head, head);
+    return this.#build(req, res, this.#classify(req, res), head, head, null);
   }
 
-  /** `stamp`: the head the answer is known to show; `best`: the best head when the fetch began. */
+  /**
+   * The stored answer's one lifetime decision: what keeps it (the precise
+   * rule), then the bound the entry it replaces earned it.
+   * `stamp`: the head the answer is known to show; `best`: the best head when the fetch began.
+   */
   #build(
     req: CanonicalRequest,
     res: UpstreamResponse,
     settledCls: Classification,
     stamp: number | null,
     best: number | null,
+    replaced: Replaced | null,
   ): Fetched {
     const { chain, publicBaseUrl, clock } = this.#deps;
     const precise = this.#deps.precise ?? null;
-    const { cls, deps } =
-      precise === null
-        ? { cls: settledCls, deps: undefined }
-        : precise.apply(req, settledCls, obj(res.json)?.['data'], chain.finalHeight());
+    // What keeps the answer (the precise rule's one decision), turned into its timing by the lifetime module.
+    const keeping =
+      precise === null ? OWN_RULE : precise.decide(req, settledCls, obj(res.json)?.['data'], chain.finalHeight());
+    const { cls, deps } = keptBy(settledCls, keeping);
     // Kept by the head or by tags, an answer from an upstream behind the best head is kept only until the block it lacks.
     if (
       cls.cacheable &&
@@ -232,7 +246,7 @@ export class FetchStage {
 
     const { ok, status, body } = transform(req, res, publicBaseUrl);
 
-    const entry = createEntry({
+    const made = createEntry({
       key: req.key,
       status,
       body,
@@ -248,6 +262,8 @@ export class FetchStage {
       ...(deps !== undefined ? { deps } : {}),
       ...(this.#deps.tagHeaders === true && cls.cacheable ? tagHeaderOf(req, obj(res.json)?.['data']) : {}),
     });
+    const settle = this.#deps.settle ?? null;
+    const entry = settle === null || replaced === null || !cls.cacheable ? made : settle(req, replaced(), made);
     return {
       entry,
       cacheable: cls.cacheable,

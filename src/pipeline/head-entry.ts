@@ -11,6 +11,7 @@
  */
 import type { CanonicalRequest } from '../catalogue/types.js';
 import type { ChainView } from '../chain/types.js';
+import { renewed } from '../cache/lifetime.js';
 import type { CacheEntry } from '../cache/types.js';
 import type { MemoryStore } from '../cache/memory-store.js';
 import type { UpstreamResponse } from '../upstream/types.js';
@@ -47,15 +48,7 @@ export class HeadEntry {
     const { memory, chain, clock, req } = this.#d;
     const e = memory.peek(req.key)?.entry;
     if (e === undefined || e.negative || e.head !== head || chain.bestHead() !== head) return;
-    const now = clock();
-    const shift = now - e.createdAt;
-    if (shift > 0)
-      memory.put({
-        ...e,
-        createdAt: now,
-        freshUntil: e.freshUntil + shift,
-        swrUntil: e.swrUntil + shift,
-        sieUntil: e.sieUntil + shift,
-      });
+    const again = renewed(e, clock());
+    if (again !== null) memory.put(again);
   };
 }

@@ -17,7 +17,8 @@ import type { Logger } from 'pino';
 import type { CanonicalRequest } from '../catalogue/types.js';
 import type { ChainFacts, ChainFeedback, ChainView } from '../chain/types.js';
 import type { CacheEntry, CacheResult, CacheStore } from '../cache/types.js';
-import { entryState, promoteIfFinal, type TagJudge } from '../cache/entry.js';
+import { entryState, type TagJudge } from '../cache/entry.js';
+import { promoteIfFinal } from '../cache/lifetime.js';
 import { MemoryEntry, type MemoryStore } from '../cache/memory-store.js';
 import { Doorkeeper } from '../cache/admission.js';
 import { carriedGzip } from '../cache/carried-gzip.js';
@@ -68,8 +69,6 @@ export interface ResolverDeps {
   tags?: TagJudge | null;
   /** Sees each fetched entry with the memory entry it replaces (unchanged-refetch metric); null: none. */
   refetched?: ((endpoint: string, before: CacheEntry | undefined, after: CacheEntry) => void) | null;
-  /** The entry to store in place of the memory entry it replaces (the earned safety bound); null: as fetched. */
-  settle?: ((req: CanonicalRequest, before: CacheEntry | undefined, after: CacheEntry) => CacheEntry) | null;
   /** Which second-tier hits enter the memory tier (absent: a doorkeeper of its own, no metrics). */
   admission?: Doorkeeper;
 }
@@ -342,8 +341,9 @@ export class Resolver {
   }
 
   async #fetchAndStore(req: CanonicalRequest, ctx: FlightContext, purpose: Purpose | null): Promise<Filled> {
-    // The facts the answer showed are applied before its entry's lifetime is decided.
-    const f = await this.#d.fetcher.fetch(req, ctx.signal, purpose, this.#learn);
+    // The facts the answer showed are applied before its entry's lifetime is decided (once, in the fetch stage).
+    const replaced = (): CacheEntry | undefined => this.#d.memory.peek(req.key)?.entry;
+    const f = await this.#d.fetcher.fetch(req, ctx.signal, purpose, this.#learn, replaced);
     ctx.answered();
     // With a fleet lease, followers on other replicas read the fill from Redis: write it before release.
     if (f.cacheable) {
@@ -353,10 +353,8 @@ export class Resolver {
         return { entry: before, stored: true, upstream: f.upstream, upstreamMs: f.upstreamMs };
       }
       this.#d.refetched?.(req.endpoint.name, before, f.entry);
-      const settle = this.#d.settle ?? null;
-      const entry = settle === null ? f.entry : settle(req, before, f.entry);
-      await this.#store(entry, this.#d.fleet !== null);
-      return { entry, stored: true, upstream: f.upstream, upstreamMs: f.upstreamMs };
+      await this.#store(f.entry, this.#d.fleet !== null);
+      return { entry: f.entry, stored: true, upstream: f.upstream, upstreamMs: f.upstreamMs };
     }
     return { entry: f.entry, stored: false, upstream: f.upstream, upstreamMs: f.upstreamMs };
   }

@@ -14,7 +14,7 @@ import type { InvalidationConfig, RedisConfig } from '../config/types.js';
 import type { Fleet } from '../fleet/connect.js';
 import type { Bus } from '../fleet/link.js';
 import type { Metrics } from '../metrics/types.js';
-import { PAGE_KEPT_MS } from '../pages/entry.js';
+import { PAGE_KEPT_MS } from '../cache/lifetime.js';
 import { EntryTags } from './entry-tags.js';
 import { FleetMarks } from './fleet-marks.js';
 import { withPurges } from './judge.js';

@@ -5,6 +5,7 @@
  * it is fetched again). Nothing is rewritten in Redis: the marks decide on
  * every read, on every replica.
  */
+import { expiredAt } from '../cache/lifetime.js';
 import type { CacheEntry, CacheStore } from '../cache/types.js';
 import type { PurgeMarks } from './marks.js';
 
@@ -13,7 +14,7 @@ import type { PurgeMarks } from './marks.js';
  * own windows, never promoted to its final TTL without a refetch.
  */
 export function softened(entry: CacheEntry, at: number): CacheEntry {
-  return { ...entry, freshUntil: Math.min(entry.freshUntil, at), finalAt: null };
+  return expiredAt(entry, at);
 }
 
 export function purgedSecondTier(store: CacheStore, marks: PurgeMarks): CacheStore {

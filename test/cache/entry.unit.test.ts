@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { computeEtag, createEntry, entryState, promoteIfFinal, type EntryParams } from '../../src/cache/entry.js';
+import { computeEtag, createEntry, entryState, type EntryParams } from '../../src/cache/entry.js';
+import { promoteIfFinal } from '../../src/cache/lifetime.js';
 
 const T0 = 1_700_000_000_000;
 

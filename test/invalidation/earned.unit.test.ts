@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { createEntry } from '../../src/cache/entry.js';
 import type { CacheEntry } from '../../src/cache/types.js';
-import { evidenceOf, nextBound } from '../../src/invalidation/earned.js';
+import { nextBound } from '../../src/cache/lifetime.js';
+import { evidenceOf } from '../../src/invalidation/earned.js';
 
 const entry = (body: string, createdAt: number, ttlMs: number, tagged = true): CacheEntry =>
   createEntry({

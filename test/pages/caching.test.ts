@@ -121,6 +121,35 @@ describe('Cache-Control', () => {
   });
 });
 
+/** Precise invalidation: an answer about a block awaiting finality is kept until it (the 10 min bound at most). */
+const PRECISE = {
+  mode: 'precise' as const,
+  maxAgeMs: 60_000,
+  listMaxAgeMs: 600_000,
+  maxAgeGrowth: 1,
+  maxAgeByEndpoint: {},
+  readTimeoutMs: 10_000,
+  pendingPollMs: 0,
+};
+
+describe('final parts', () => {
+  it('a block awaiting finality is never final, even kept longer than a short final TTL', async () => {
+    // Final TTL 5 min, below the 10 min safety bound that keeps a block's answer until its finality.
+    const short = { finalTtlMs: 300_000 };
+    env = await startPagesEnv(
+      { pages: CONFIGURED, policies: { 'block/detail': short, 'tx/list': short }, invalidation: PRECISE },
+      settableClock().now,
+    );
+    await get(env.base, `/block/detail?h=${env.sim.chain.head() - 20}`); // teaches the proxy the final height
+    const recent = await get(env.base, `/pages/finalblock?h=${env.sim.chain.head() - 2}`);
+    expect(recent.status).toBe(200);
+    expect(metaOf(recent).parts['block']!.final).toBeUndefined();
+    expect(recent.header('cache-control')).not.toContain('immutable');
+    const final = await get(env.base, `/pages/finalblock?h=${env.sim.chain.head() - 100}`);
+    expect(metaOf(final).parts['block']!.final).toBe(true);
+  });
+});
+
 describe('background recomposition', () => {
   it('pages.refresh recomposes a page so the next request is a hit', async () => {
     env = await startPagesEnv({}, settableClock().now);

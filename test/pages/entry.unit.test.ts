@@ -12,7 +12,8 @@ import { TagClock } from '../../src/invalidation/clock.js';
 import type { EntryDeps } from '../../src/cache/types.js';
 import { tagOfAddress } from '../../src/invalidation/tags.js';
 import type { TouchedSet } from '../../src/chain/touched.js';
-import { PAGE_KEPT_MS, pageEntry, type PageParts } from '../../src/pages/entry.js';
+import { PAGE_KEPT_MS } from '../../src/cache/lifetime.js';
+import { pageEntry, type PageParts } from '../../src/pages/entry.js';
 
 const chain = (head: number, final: number | null = null): ChainHeights => ({
   bestHead: () => head,
@@ -56,7 +57,7 @@ function page(p: Partial<PageParts> = {}): CacheEntry {
     stamps: [STAMP],
     meta: Buffer.from(',"meta":{"composed_at":5000}}'),
     now: 5000,
-    freshUntil: 6000,
+    limits: [{ kind: 'part', until: 6000 }],
     head: 10,
     headDependent: true,
     immutable: false,
@@ -122,7 +123,7 @@ describe('a composed page as an entry', () => {
     tags.block(set(10, []));
     const e = page({
       headDependent: false,
-      freshUntil: 60_000,
+      limits: [{ kind: 'part', until: 60_000 }],
       entries: [part(10, { tags: [tagOfAddress('a')], watchFinal: null })],
     });
     tags.block(set(11, ['b']));
@@ -131,17 +132,21 @@ describe('a composed page as an entry', () => {
     expect(entryState(e, 5001, chain(12), tags)).toBe('error-only');
     const watching = page({
       headDependent: false,
-      freshUntil: 60_000,
+      limits: [{ kind: 'part', until: 60_000 }],
       entries: [part(11, { tags: [], watchFinal: 11 })],
     });
     expect(entryState(watching, 5001, chain(12, 10), tags)).toBe('fresh');
     expect(entryState(watching, 5001, chain(12, 11), tags)).toBe('error-only');
     // A part fetched below the block it watches (before the proxy believed that block) is not trusted.
-    const early = page({ headDependent: false, freshUntil: 60_000, entries: [part(10, { tags: [], watchFinal: 11 })] });
+    const early = page({
+      headDependent: false,
+      limits: [{ kind: 'part', until: 60_000 }],
+      entries: [part(10, { tags: [], watchFinal: 11 })],
+    });
     expect(entryState(early, 5001, chain(12, 10), tags)).toBe('error-only');
     const stage = page({
       headDependent: false,
-      freshUntil: 60_000,
+      limits: [{ kind: 'part', until: 60_000 }],
       entries: [
         part(10, { tags: [], watchFinal: null, watchHead: 14 }),
         part(10, { tags: [], watchFinal: null, watchHead: 13 }),

@@ -1,0 +1,55 @@
+/** The precise rule states what keeps an answer (a decision); the lifetime module turns it into timing. */
+import { describe, expect, it } from 'vitest';
+import { keptBy } from '../../src/cache/lifetime.js';
+import { classify } from '../../src/catalogue/classify.js';
+import type { EndpointName } from '../../src/catalogue/types.js';
+import type { ChainView } from '../../src/chain/types.js';
+import { defaultConfig } from '../../src/config/defaults.js';
+import type { GuardReason } from '../../src/invalidation/metrics.js';
+import { PreciseRule } from '../../src/invalidation/rule.js';
+import { ADDR, canon, chainAt } from '../catalogue/helpers.js';
+
+const ok = (data: unknown) => ({ code: 0, msg: 'success', data });
+
+function decide(name: EndpointName, query: string, data: unknown, chain: ChainView, final: number | null) {
+  const guarded: GuardReason[] = [];
+  const rule = new PreciseRule(defaultConfig().invalidation, chain, (r) => guarded.push(r));
+  const req = canon(name, query);
+  const cls = classify({ req, status: 200, json: ok(data), chain });
+  return { keeping: rule.decide(req, cls, data, final), cls, guarded };
+}
+
+describe('PreciseRule.decide', () => {
+  const chain = chainAt(1000, 990);
+
+  it('an address answer: kept by its tag, at most the safety max-age; clients told its own TTL', () => {
+    const { keeping, cls } = decide('address/info', `address=${ADDR}`, { address: ADDR, balance: '1' }, chain, 990);
+    expect(keeping).toEqual({ kind: 'tags', deps: { tags: [`address:${ADDR}`], watchFinal: null }, boundMs: 60_000 });
+    const kept = keptBy(cls, keeping);
+    expect(kept.cls).toMatchObject({ ttlMs: 60_000, headDependent: false });
+    expect(kept.deps?.clientMaxMs).toBe(cls.ttlMs);
+  });
+
+  it('a block awaiting finality: the lists’ bound while the final height is known, its own timing else', () => {
+    const data = { height: 995, is_finality: false };
+    expect(decide('block/detail', 'h=995', data, chain, 990).keeping).toEqual({
+      kind: 'tags',
+      deps: { tags: [], watchFinal: 995 },
+      boundMs: 600_000,
+    });
+    expect(decide('block/detail', 'h=995', data, chain, null).keeping).toEqual({
+      kind: 'watch',
+      deps: { tags: [], watchFinal: 995 },
+    });
+  });
+
+  it('a global list moves with every block: the head rule', () => {
+    expect(decide('holders', 'page=1&page_size=20', { list: [] }, chain, 990).keeping).toEqual({ kind: 'head' });
+  });
+
+  it('a block above the trusted head: its own (short) rule, counted as a guarded fact', () => {
+    const { keeping, guarded } = decide('block/detail', 'h=1005', { height: 1005, is_finality: false }, chain, 990);
+    expect(keeping).toEqual({ kind: 'own' });
+    expect(guarded).toEqual(['future-height']);
+  });
+});
