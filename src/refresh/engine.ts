@@ -71,10 +71,13 @@ export class RefreshEngine {
     if (this.#asked !== null && head <= this.#asked) return this.#tail;
     this.#asked = head;
     if (this.#queued !== null) return this.#queued;
-    const round = this.#tail.then(() => {
-      this.#queued = null;
-      return this.#headRound(this.#asked ?? head);
-    });
+    const round = this.#tail
+      .then(() => {
+        this.#queued = null;
+        return this.#headRound(this.#asked ?? head);
+      })
+      // A round that threw must not stop the rounds after it.
+      .catch((err: unknown) => this.#d.logger.error({ err: toProxyError(err).message }, 'refresh round failed'));
     this.#queued = round;
     this.#tail = round;
     return round;

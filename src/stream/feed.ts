@@ -32,7 +32,7 @@ const HASHES = 256;
 export interface FeedDeps {
   tracker: ChainTracker;
   /** The round of each head is awaited before its event; a rebase asks for the real head's round again. */
-  refresh: Pick<RefreshEngine, 'head' | 'rebase'> | null;
+  refresh: Pick<RefreshEngine, 'head' | 'rebase'>;
   blockList: EndpointDef;
   limits: ParamLimits;
   resolve(req: CanonicalRequest): Promise<{ entry: CacheEntry }>;
@@ -107,7 +107,7 @@ export class HeadFeed {
   #rebase(height: number, from: number): void {
     this.#epoch++;
     // Refresh-ahead runs again for the real head (and every head after it).
-    this.#d.refresh?.rebase(height);
+    this.#d.refresh.rebase(height);
     if (this.#emitted !== null && this.#emitted > height) {
       const kept = this.#d.rebase(
         height,
@@ -135,7 +135,7 @@ export class HeadFeed {
     const head = this.#d.tracker.bestHead();
     if (head === null) return;
     const epoch = this.#epoch;
-    await this.#d.refresh?.head(head);
+    await this.#d.refresh.head(head);
     if (!this.#streaming || this.#closed || (this.#emitted !== null && head <= this.#emitted)) return;
     const maxPage = Math.min(this.#d.limits.maxPageSize, 100);
     const from = this.#emitted === null ? head : Math.max(this.#emitted + 1, head - maxPage + 1);

@@ -156,6 +156,22 @@ describe('the head trigger', () => {
     expect(r.rounds.map((es) => es.map((e) => e.key))).toEqual([[LIST.key]]);
   });
 
+  it('a round that throws does not stop the rounds after it', async () => {
+    let broken = true;
+    const r = rig({
+      current: () => {
+        if (broken) throw new Error('broken');
+        return false;
+      },
+    });
+    r.board.seen(LIST);
+    await r.engine.head(100);
+    broken = false;
+    r.board.seen(LIST);
+    await r.engine.head(101);
+    expect(renewed(r)).toEqual([LIST.key]);
+  });
+
   it('a follower ages its scores with every head: when it takes over, it refreshes what clients ask for now', async () => {
     const r = rig({ maxKeys: 1 });
     r.acting.now = false;
