@@ -192,8 +192,10 @@ export function buildStages(
   // A probe's new head becomes the head entry (bound once the resolver exists; probes start later).
   let adoptHead: ((res: UpstreamResponse, height: number) => void) | null = null;
   let confirmHead: ((height: number) => void) | null = null;
+  let installHead: ((res: UpstreamResponse, height: number) => void) | null = null;
   const adopt = (res: UpstreamResponse, height: number): void => adoptHead?.(res, height);
   const confirm = (height: number): void => confirmHead?.(height);
+  const install = (res: UpstreamResponse, height: number): void => installHead?.(res, height);
   const pool = createUpstreamPool({
     urls: config.upstreamUrls,
     config: config.upstream,
@@ -206,6 +208,7 @@ export function buildStages(
     watch: headWatch,
     adopt,
     confirm,
+    install,
     duty,
   });
   poolRef = pool;
@@ -276,6 +279,7 @@ export function buildStages(
     });
     adoptHead = head.adopt;
     confirmHead = head.renew;
+    installHead = head.install;
   }
   invalidation?.start({
     lookup: { revalidate: (req) => resolver.revalidate(req, 'refresh') },

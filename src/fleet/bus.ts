@@ -11,7 +11,7 @@
  *   { "v": 1, "from": "<replica id>", "t": "filled",     "key": "k" }
  *   { "v": 1, "from": "<replica id>", "t": "touched",    "set": TouchedSet, "pending": PendingTouched }
  *   { "v": 1, "from": "<replica id>", "t": "purge",      "mark": PurgeMark }
- *   { "v": 1, "from": "<replica id>", "t": "heads",      "lease": "<leader lease>", "heads": [{ "id": "<upstream id>", "head": 123 | null, "ok": true, "ageMs": 40 }] }
+ *   { "v": 1, "from": "<replica id>", "t": "heads",      "lease": "<leader lease>", "heads": [{ "id": "<upstream id>", "head": 123 | null, "ok": true, "ageMs": 40, "answer"?: "<body>" }] }
  *   { "v": 1, "from": "<replica id>", "t": "pool",       "lease": "<leader lease>", "known": true, "stale": false, "pending": PendingTouched }
  * 'heads' (the fleet leader's per-upstream probe results, also its heartbeat) and
  * 'pool' (its pending-pool poll) come from the leader (src/fleet/duty.ts).
@@ -47,6 +47,11 @@ type Message =
   | { v: 1; from: string; t: 'heads'; lease: string; heads: UpstreamHead[] }
   | ({ v: 1; from: string; t: 'pool'; lease: string } & PoolState);
 
+/** Longest probe answer a 'heads' message may carry (a head answer is about 100 bytes). */
+const MAX_ANSWER = 16 * 1024;
+
+const isAnswer = (a: unknown): boolean => a === undefined || (typeof a === 'string' && a.length <= MAX_ANSWER);
+
 function isHeads(v: unknown): v is UpstreamHead[] {
   return (
     Array.isArray(v) &&
@@ -57,6 +62,7 @@ function isHeads(v: unknown): v is UpstreamHead[] {
         typeof (h as UpstreamHead).id === 'string' &&
         typeof (h as UpstreamHead).ok === 'boolean' &&
         Number.isFinite((h as UpstreamHead).ageMs) &&
+        isAnswer((h as UpstreamHead).answer) &&
         ((h as UpstreamHead).head === null || Number.isSafeInteger((h as UpstreamHead).head)),
     )
   );

@@ -335,10 +335,29 @@ export class Resolver {
       }
     }
     try {
+      const shared = purpose === 'refresh' ? await this.#refreshedElsewhere(req) : undefined;
+      if (shared !== undefined) return { entry: shared, stored: true, upstream: null, upstreamMs: null };
       return await this.#fetchAndStore(req, ctx, purpose);
     } finally {
       if (leader) await fleet.release(req.key);
     }
+  }
+
+  /**
+   * A background refresh first reads the shared tier: another replica may have
+   * refreshed the key since this one stored it (replicas' copies expire at
+   * about the same time). Taken when fresh and newer than this replica's copy.
+   */
+  async #refreshedElsewhere(req: CanonicalRequest): Promise<CacheEntry | undefined> {
+    const { second, memory, clock, chain } = this.#d;
+    if (second === null) return undefined;
+    const found = await second.get(req.key).catch(() => undefined);
+    if (found === undefined || entryState(found, clock(), chain, this.#tags) !== 'fresh') return undefined;
+    const own = memory.peek(req.key)?.entry;
+    if (own !== undefined && own.createdAt >= found.createdAt) return undefined;
+    memory.put(found);
+    this.#d.metrics.upstreamSaved(req.endpoint.name);
+    return found;
   }
 
   async #fetchAndStore(req: CanonicalRequest, ctx: FlightContext, purpose: Purpose | null): Promise<Filled> {
