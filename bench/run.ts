@@ -8,7 +8,8 @@
  * (load shedding), h head stream and refresh-ahead, p pages (explorer session
  * through pages vs single endpoints, hot /pages/home hit), m distinct-key flood
  * against a 32 MiB bound, s /metrics scraped during hits, r a fleet of 1, 2 and 3
- * replicas behind nginx round-robin on one Redis. Every server is a
+ * replicas behind nginx round-robin on one Redis, n WORKERS=2 against one
+ * process (CPU per memory hit, the oracle workload). Every server is a
  * child process; autocannon runs
  * here. Prints a table and writes bench/results/latest.{md,json}.
  */
@@ -36,6 +37,7 @@ import { quorum } from './scenarios/q-quorum.js';
 import { oracle } from './scenarios/o-oracle.js';
 import { watch } from './scenarios/w-watch.js';
 import { fleet } from './scenarios/r-fleet.js';
+import { workers } from './scenarios/n-workers.js';
 
 const SCENARIOS: Scenario[] = [
   hitPath,
@@ -54,6 +56,7 @@ const SCENARIOS: Scenario[] = [
   oracle,
   watch,
   fleet,
+  workers,
 ];
 
 async function main(): Promise<void> {

@@ -13,6 +13,7 @@ import { MemoryStore } from './cache/memory-store.js';
 import type { Config } from './config/types.js';
 import { connectFleet, type Fleet } from './fleet/connect.js';
 import { registerFleetMetrics, startFleetDuty, type FleetDuty } from './fleet/duty.js';
+import { redisNamedLease } from './fleet/named-lease.js';
 import { registerMemberMetrics } from './fleet/member-metrics.js';
 import { connectWorkerFleet } from './cluster/worker-fleet.js';
 import { createAdminGate, type AdminGate } from './http/admin-gate.js';
@@ -152,14 +153,6 @@ export function buildStages(
           role: () => dutyRef?.turn() ?? 'replica',
         });
   fleetRef = fleet;
-  const fleetMetrics = registerFleetMetrics(prom.registry);
-  const duty =
-    fleet === null
-      ? null
-      : startFleetDuty(fleet, config.redis, config.upstream.probeIntervalMs, fleetMetrics.selfProbe);
-  dutyRef = duty;
-  if (duty !== null) fleetMetrics.watch(duty);
-  registerMemberMetrics(prom.registry, () => fleet?.members.view() ?? null);
   // A cluster worker: /metrics is the machine's (the primary merges every worker's); without Redis the primary is also the bus and lease.
   const render = prom.render;
   const workerFleet =
@@ -171,6 +164,19 @@ export function buildStages(
           render,
           leaseMs: config.redis.leaseMs,
         });
+  const fleetMetrics = registerFleetMetrics(prom.registry);
+  // The leader lease: in Redis for a fleet; in the cluster primary for the workers of one machine without it.
+  const dutyOver =
+    fleet !== null
+      ? { lease: redisNamedLease(fleet.client, config.redis), name: `leader:${fleet.namespace}`, bus: fleet.bus }
+      : (workerFleet?.duty ?? null);
+  const duty =
+    dutyOver === null
+      ? null
+      : startFleetDuty(dutyOver, config.upstream.probeIntervalMs, fleetMetrics.selfProbe, logger);
+  dutyRef = duty;
+  if (duty !== null) fleetMetrics.watch(duty);
+  registerMemberMetrics(prom.registry, () => fleet?.members.view() ?? null);
   const link = fleet ?? workerFleet?.link ?? null;
   const upstreamNames = config.upstreamUrls.map((_, i) => `u${i}`);
   const trust = registerTrustMetrics(prom.registry, upstreamNames);

@@ -1,6 +1,6 @@
 /**
- * The cluster primary as its workers' fleet without Redis: it relays bus
- * messages (head, touched, purge) to every other worker, grants named leases
+ * The cluster primary as its workers' fleet without Redis: it relays every bus
+ * message (whatever its kind) to every other worker, grants named leases
  * (the fleet single flight, the block reader's `block:N` jobs, a leader
  * role), hands a released lease's entry to the workers that were refused it,
  * keeps the last touched sets for workers that join later, and answers a
@@ -50,8 +50,8 @@ export class Hub {
   /** A worker is up: it learns the heads the others know. */
   join(worker: number, send: (m: ToWorker) => void): void {
     this.#peers.set(worker, send);
-    if (this.#head !== null) send({ cp: 1, t: 'bus', m: { t: 'head', height: this.#head, final: false } });
-    if (this.#final !== null) send({ cp: 1, t: 'bus', m: { t: 'head', height: this.#final, final: true } });
+    if (this.#head !== null) send({ cp: 1, t: 'bus', m: { t: 'head', a: [this.#head, false] } });
+    if (this.#final !== null) send({ cp: 1, t: 'bus', m: { t: 'head', a: [this.#final, true] } });
   }
 
   /** A worker is gone: its leases are dropped and their waiters told to fetch themselves. */
@@ -72,7 +72,7 @@ export class Hub {
   receive(from: number, m: ToPrimary): void {
     switch (m.t) {
       case 'bus':
-        if (m.m.t === 'head') this.#learnHead(m.m.height, m.m.final);
+        if (m.m.t === 'head') this.#learnHead(...m.m.a);
         for (const [id, send] of this.#peers) if (id !== from) send({ cp: 1, t: 'bus', m: m.m });
         return;
       case 'acquire':

@@ -4,7 +4,8 @@
  * node itself or of libraries on the same channel are told apart.
  *
  * worker → primary
- *   bus        a fleet message (head, touched, purge): relayed to every other worker
+ *   bus        a fleet message (a FleetBusEvents kind and its arguments: head, touched, purge,
+ *              and the leader's heads and pool): relayed to every other worker
  *   acquire    a named lease (name, token, ttlMs); answered by `granted`; `wait`: a refused
  *              worker wants the holder's fill
  *   renew      extends a lease still held by the token; answered by `granted`
@@ -17,13 +18,15 @@
  *   bus, granted, filled (a lease released: its entry or null), record (the sets),
  *   render (asks for this worker's text), scraped (the merged document)
  */
-import type { PendingTouched, TouchedSet } from '../chain/touched.js';
-import type { PurgeMark } from '../fleet/messages.js';
+import type { TouchedSet } from '../chain/touched.js';
+import type { FleetBusEvents } from '../fleet/messages.js';
 
-export type BusMessage =
-  | { t: 'head'; height: number; final: boolean }
-  | { t: 'touched'; set: TouchedSet; pending: PendingTouched }
-  | { t: 'purge'; mark: PurgeMark };
+/** The bus events only a transport raises itself (IPC fills go by `filled` below). */
+type Local = 'subscribed' | 'filled';
+/** Kinds a worker publishes to the others: every fleet bus event but the transport's own. */
+type Relayed = Exclude<keyof FleetBusEvents, Local>;
+/** One bus event as it travels: its kind and the listener's arguments (JSON over the IPC channel). */
+export type BusMessage = { [K in Relayed]: { t: K; a: FleetBusEvents[K] } }[Relayed];
 
 export type ToPrimary =
   | { cp: 1; t: 'bus'; m: BusMessage }

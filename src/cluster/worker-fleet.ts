@@ -6,17 +6,20 @@
  * Fleet single flight: a worker refused a flight's lease waits for the
  * leader's release, which carries the leader's entry (the workers share no
  * cache tier), at most the lease time; then it fetches itself. The bus is
- * ready at once; the chain tracker is joined to it as with Redis.
+ * ready at once; the chain tracker is joined to it as with Redis. The fleet
+ * leader role (src/fleet/duty.ts) takes its lease from the primary and its
+ * heads and pool polls travel on this bus.
  */
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { CacheEntry } from '../cache/types.js';
 import type { ChainTracker } from '../chain/tracker.js';
 import type { PendingTouched, TouchedSet } from '../chain/touched.js';
-import type { PurgeMark } from '../fleet/messages.js';
 import type { FleetCoordinator } from '../fleet/connect.js';
 import { connectTrackerToBus } from '../fleet/bus.js';
-import type { FleetBusEvents } from '../fleet/messages.js';
+import type { FleetBusEvents, PoolState, PurgeMark, UpstreamHead } from '../fleet/messages.js';
+import type { NamedLease } from '../fleet/named-lease.js';
+import type { DutyTransport } from '../fleet/duty.js';
 import type { FleetLink } from '../fleet/link.js';
 import { decodeEntry, encodeEntry } from '../redis/codec.js';
 import { isOurs, type BusMessage, type ToPrimary, type ToWorker } from './protocol.js';
@@ -40,20 +43,13 @@ export interface WorkerFleetOptions {
   channel?: Channel;
 }
 
-/** A named, token-checked, expiring lease held in the primary (the shape a fleet leader role takes). */
-export interface IpcNamedLease {
-  /** true: taken for ttlMs; false: held by another token; null: the primary did not answer. */
-  acquire(name: string, token: string, ttlMs: number): Promise<boolean | null>;
-  /** true: still this token's, extended to ttlMs from now; false: lost; null: unknown. */
-  renew(name: string, token: string, ttlMs: number): Promise<boolean | null>;
-  /** Drops the lease if it is still this token's. */
-  release(name: string, token: string): Promise<void>;
-}
-
 export interface WorkerFleet {
   link: FleetLink;
   coordinator: FleetCoordinator;
-  named: IpcNamedLease;
+  /** Named leases held in the primary. */
+  named: NamedLease;
+  /** The fleet leader role of the workers without Redis: its lease in the primary, heads and pool polls over IPC. */
+  duty: DutyTransport;
   /** The machine's /metrics document, every worker's samples labelled `worker`. */
   scrape(): Promise<string>;
 }
@@ -67,21 +63,29 @@ class IpcBus extends EventEmitter<FleetBusEvents> {
   }
 
   async publishHead(height: number, final: boolean): Promise<void> {
-    this.#send({ t: 'head', height, final });
+    this.#send({ t: 'head', a: [height, final] });
   }
 
   async publishTouched(set: TouchedSet, pending: PendingTouched): Promise<void> {
-    this.#send({ t: 'touched', set, pending });
+    this.#send({ t: 'touched', a: [set, pending] });
   }
 
   async publishPurge(mark: PurgeMark): Promise<boolean> {
-    return this.#send({ t: 'purge', mark });
+    return this.#send({ t: 'purge', a: [mark] });
   }
 
+  async publishHeads(lease: string, heads: UpstreamHead[]): Promise<void> {
+    this.#send({ t: 'heads', a: [lease, heads] });
+  }
+
+  async publishPool(lease: string, state: PoolState): Promise<void> {
+    this.#send({ t: 'pool', a: [lease, state] });
+  }
+
+  /** Any kind: raised with the arguments it was published with. */
   deliver(m: BusMessage): void {
-    if (m.t === 'head') this.emit('head', m.height, m.final);
-    else if (m.t === 'touched') this.emit('touched', m.set, m.pending);
-    else this.emit('purge', m.mark);
+    // The union of kinds is not one call signature: each message's arguments are its kind's.
+    (this.emit as (t: string, ...a: unknown[]) => boolean).call(this, m.t, ...m.a);
   }
 }
 
@@ -198,7 +202,7 @@ export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
     },
   };
   const granted = (a: ToWorker | null): boolean | null => (a !== null && a.t === 'granted' ? a.ok : null);
-  const named: IpcNamedLease = {
+  const named: NamedLease = {
     acquire: async (name, t, ttlMs) =>
       granted(await ask((id) => ({ cp: 1, t: 'acquire', id, name, token: t, ttlMs, wait: false }), ttlMs)),
     renew: async (name, t, ttlMs) =>
@@ -209,6 +213,7 @@ export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
     link,
     coordinator,
     named,
+    duty: { lease: named, name: 'leader:workers', bus },
     async scrape() {
       const a = await ask((id) => ({ cp: 1, t: 'scrape', id }), 5000);
       return a !== null && a.t === 'scraped' ? a.text : o.render();

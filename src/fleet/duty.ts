@@ -17,21 +17,29 @@
  * Only heartbeats of this replica's own leader lease count (replicas with
  * another namespace have their own leader). Breakers and latency stay per
  * replica: each learns them from its own requests.
+ *
+ * The lease and the bus are Redis's for a fleet of replicas, or the cluster
+ * primary's (src/cluster/) for the workers of one machine without Redis.
  */
+import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { RedisConfig } from '../config/types.js';
 import { METRIC_PREFIX } from '../metrics/prometheus.js';
-import type { FleetBus } from './bus.js';
+import type { Bus } from './link.js';
 import type { PoolState, UpstreamHead } from './messages.js';
-import type { Fleet } from './connect.js';
 import { FleetLeader } from './leader.js';
-import { redisNamedLease } from './named-lease.js';
+import type { NamedLease } from './named-lease.js';
 
 export type Turn = 'leader' | 'follower' | 'alone';
 
+/** What the duty needs of a bus: the leader's heads and pool polls, out and in. */
+export interface DutyBus extends Pick<Bus, 'on' | 'off'> {
+  publishHeads(lease: string, heads: UpstreamHead[]): Promise<void>;
+  publishPool(lease: string, state: PoolState): Promise<void>;
+}
+
 export interface FleetDutyOptions {
   leader: FleetLeader;
-  bus: FleetBus;
+  bus: DutyBus;
   /** The leader lease's name: heartbeats of other leases are ignored. */
   lease: string;
   /** The probe interval: longest silence a follower waits, and twice the heartbeat period. */
@@ -138,33 +146,42 @@ export class FleetDuty {
   }
 }
 
+export interface DutyTransport {
+  /** Where the leader lease is held (Redis, or the cluster primary). */
+  lease: NamedLease;
+  /** The lease's name: one leader per name (per namespace with Redis). */
+  name: string;
+  bus: DutyBus;
+}
+
 /**
- * The duty of a replica of `fleet`, its leader lease in Redis: taken for 1.5
- * probe intervals, renewed every half interval, tried by followers every
- * quarter interval, so a dead leader is replaced within 1.75 intervals.
+ * The duty of a replica, its leader lease taken for 1.5 probe intervals,
+ * renewed every half interval, tried by followers every quarter interval, so
+ * a dead leader is replaced within 1.75 intervals.
  */
 export function startFleetDuty(
-  fleet: Fleet,
-  redis: RedisConfig,
+  t: DutyTransport,
   intervalMs: number,
   onSelfProbe: () => void,
+  logger: Pick<Logger, 'info'>,
 ): FleetDuty {
-  const lease = `leader:${fleet.namespace}`;
   const leader = new FleetLeader({
-    lease: redisNamedLease(fleet.client, redis),
-    name: lease,
+    lease: t.lease,
+    name: t.name,
     ttlMs: Math.ceil(intervalMs * 1.5),
     renewMs: Math.ceil(intervalMs / 2),
     tryMs: Math.ceil(intervalMs / 4),
   });
-  const duty = new FleetDuty({ leader, bus: fleet.bus, lease, intervalMs, onSelfProbe });
+  const duty = new FleetDuty({ leader, bus: t.bus, lease: t.name, intervalMs, onSelfProbe });
+  leader.on('gained', () => logger.info({ lease: t.name }, 'fleet leader: this replica does the background work'));
+  leader.on('lost', () => logger.info({ lease: t.name }, 'fleet leader: this replica follows'));
   leader.start();
   return duty;
 }
 
 /**
- * The fleet metrics (registered with or without a fleet; without one the
- * replica holds no lease and they stay 0): chainproxy_fleet_leader,
+ * The fleet metrics (registered with or without a fleet; without one, and
+ * not a cluster worker, the replica holds no lease and they stay 0): chainproxy_fleet_leader,
  * chainproxy_fleet_leader_changes_total, chainproxy_fleet_self_probes_total.
  */
 export function registerFleetMetrics(registry: Registry): { selfProbe: () => void; watch: (duty: FleetDuty) => void } {
@@ -172,7 +189,7 @@ export function registerFleetMetrics(registry: Registry): { selfProbe: () => voi
   let watched: FleetDuty | null = null;
   new Gauge({
     name: `${p}fleet_leader`,
-    help: "This replica holds the fleet leader lease (1): it alone probes the upstreams' heads, polls the pending pool and refreshes ahead for the fleet. 0 without Redis.",
+    help: "This replica holds the fleet leader lease (1): it alone probes the upstreams' heads, polls the pending pool and refreshes ahead for the fleet (or for the workers of one machine without Redis). 0 for a single process without Redis.",
     registers: [registry],
     collect() {
       this.set(watched?.isLeader() === true ? 1 : 0);

@@ -42,13 +42,13 @@ const set = (height: number): TouchedSet => ({
 describe('cluster hub', () => {
   it('relays a bus message to every other worker, and tells a joining worker the heads', () => {
     const { hub, of } = rig();
-    hub.receive(1, { cp: 1, t: 'bus', m: { t: 'head', height: 10, final: false } });
-    hub.receive(2, { cp: 1, t: 'bus', m: { t: 'head', height: 8, final: true } });
-    expect(of(1)).toEqual([{ cp: 1, t: 'bus', m: { t: 'head', height: 8, final: true } }]);
+    hub.receive(1, { cp: 1, t: 'bus', m: { t: 'head', a: [10, false] } });
+    hub.receive(2, { cp: 1, t: 'bus', m: { t: 'head', a: [8, true] } });
+    expect(of(1)).toEqual([{ cp: 1, t: 'bus', m: { t: 'head', a: [8, true] } }]);
     expect(of(3)).toHaveLength(2);
     const late: ToWorker[] = [];
     hub.join(4, (m) => late.push(m));
-    expect(late.map((m) => (m.t === 'bus' && m.m.t === 'head' ? [m.m.height, m.m.final] : null))).toEqual([
+    expect(late.map((m) => (m.t === 'bus' && m.m.t === 'head' ? m.m.a : null))).toEqual([
       [10, false],
       [8, true],
     ]);

@@ -110,4 +110,24 @@ describe('workers of one machine, without Redis', () => {
     await a!.release('leader', 'ta');
     expect(await b!.acquire('leader', 'tb', 5000)).toBe(true);
   });
+
+  it("the leader's heads and pool polls reach the other workers with their arguments, as any bus kind does", async () => {
+    const { fleets } = workers(3);
+    const heard: unknown[][] = [[], [], []];
+    fleets.forEach((f, i) => {
+      f.duty.bus.on('heads', (lease, heads) => heard[i]!.push(['heads', lease, heads]));
+      f.duty.bus.on('pool', (lease, state) => heard[i]!.push(['pool', lease, state]));
+    });
+    const heads = [{ id: 'u', head: 12, ok: true, ageMs: 3 }];
+    const pool = { known: true as const, stale: false, pending: { hashes: ['0x1'], addresses: [], contracts: [] } };
+    await fleets[0]!.duty.bus.publishHeads(fleets[0]!.duty.name, heads);
+    await fleets[0]!.duty.bus.publishPool(fleets[0]!.duty.name, pool);
+    await new Promise((r) => setImmediate(r));
+    const want = [
+      ['heads', 'leader:workers', heads],
+      ['pool', 'leader:workers', pool],
+    ];
+    expect(heard).toEqual([[], want, want]);
+    expect(fleets[1]!.duty.lease).toBe(fleets[1]!.named);
+  });
 });

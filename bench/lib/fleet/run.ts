@@ -6,7 +6,8 @@
  * (optional), a warm-up, the measured window (the oracle workload, every
  * answer judged), an idle window (no client: the fleet's own upstream
  * requests), then the propagation phase (the workload again, not counted,
- * while every replica is polled directly for the new head).
+ * while every replica is polled directly for the new head). `workers` and
+ * `redis: false` (bench (n)): each replica runs WORKERS processes, without Redis.
  */
 import { freePort, getJson, sleep } from '../proc.js';
 import { startProxyProc, type ProxyProc } from '../proxy.js';
@@ -31,6 +32,10 @@ export interface FleetOptions {
   idleS: number;
   propagationS: number;
   log: (m: string) => void;
+  /** WORKERS of each replica (default 1). */
+  workers?: number;
+  /** false: no redis-server, the replicas share nothing (default true). */
+  redis?: boolean;
 }
 
 export interface FleetRun {
@@ -45,7 +50,7 @@ export interface FleetRun {
 export async function runFleet(o: FleetOptions): Promise<FleetRun> {
   const lock = await startLockstep({ blockIntervalMs: o.blockIntervalMs, jitter: o.jitter });
   const recorder = await startRecorder(lock.upstream.url);
-  const redis = await startRedis();
+  const redis = o.redis === false ? null : await startRedis();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const proxies: ProxyProc[] = [];
@@ -55,8 +60,12 @@ export async function runFleet(o: FleetOptions): Promise<FleetRun> {
       proxies.push(
         await startProxyProc(
           [recorder.url],
-          { REDIS_URL: redis.url, PUBLIC_BASE_URL: base },
-          `fleet${o.replicas}-r${i}`,
+          {
+            ...(redis === null ? {} : { REDIS_URL: redis.url }),
+            PUBLIC_BASE_URL: base,
+            WORKERS: String(o.workers ?? 1),
+          },
+          `fleet${o.replicas}x${o.workers ?? 1}-r${i}`,
         ),
       );
     const balancer = await startBalancer(
@@ -113,7 +122,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetRun> {
     }
   } finally {
     await Promise.all(proxies.map((p) => p.close()));
-    await redis.close();
+    await redis?.close();
     await recorder.close();
     await lock.close();
   }
