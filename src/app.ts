@@ -94,6 +94,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   const closePool = (): Promise<void> => (poolClosed ??= pool.close());
   const close = async () => {
     fast?.close();
+    s.refresh.close();
     s.invalidation?.close();
     const r = await drain({
       server: app.server,

@@ -33,7 +33,9 @@ import { FetchStage } from './pipeline/fetch-stage.js';
 import { HeadEntry } from './pipeline/head-entry.js';
 import { canonicalize } from './catalogue/canonicalize.js';
 import type { UpstreamResponse } from './upstream/types.js';
-import { HotKeys } from './pipeline/hot-keys.js';
+import { HotBoard } from './refresh/board.js';
+import { buildRefresh } from './refresh/build.js';
+import type { RefreshEngine } from './refresh/engine.js';
 import { Resolver } from './pipeline/resolver.js';
 import { Doorkeeper } from './cache/admission.js';
 import { registerAdmissionMetrics } from './metrics/admission.js';
@@ -61,7 +63,8 @@ export interface Stages {
   /** Who does the fleet's background work (src/fleet/duty.ts); null: no fleet. */
   duty: FleetDuty | null;
   pool: ReturnType<typeof createUpstreamPool>;
-  hotKeys: HotKeys;
+  /** The one refresh engine (src/refresh/): hot entries fetched again on a new head and on a touched set. */
+  refresh: RefreshEngine;
   resolver: Resolver;
   compiledPages: ReadonlyMap<string, CompiledPage>;
   pageMetrics: PageMetrics;
@@ -132,7 +135,17 @@ export function buildStages(
   const metrics = prom.metrics;
 
   const touched = new TouchedSets();
-  const invalidation = buildInvalidation(config, touched, prom.registry, clock, tracker);
+  // Fed by lookups (the resolver's) and by the tag clock (what a lookup found invalidated), unless refresh-ahead is off.
+  const hot = new HotBoard();
+  const scored = config.refreshAhead.maxKeys > 0;
+  const invalidation = buildInvalidation(
+    config,
+    touched,
+    prom.registry,
+    clock,
+    tracker,
+    scored ? hot.invalidated : null,
+  );
   // The tag map is charged to CACHE_MAX_BYTES.
   const memoryBytes =
     invalidation === null ? config.cacheMaxBytes : config.cacheMaxBytes - tagBudget(config.cacheMaxBytes);
@@ -220,7 +233,6 @@ export function buildStages(
   poolRef = pool;
   const quorum = buildQuorum(config.upstream, { pool, sitOuts, metrics: consensusMetrics, logger, clock });
 
-  const hotKeys = new HotKeys();
   const headGuard = new HeadGuard(tracker, clock);
   const fetcher = new FetchStage({
     pool,
@@ -267,7 +279,7 @@ export function buildStages(
     clock,
     logger,
     headGuard,
-    observe: config.refreshAhead.maxKeys > 0 ? hotKeys.seen : null,
+    observe: scored ? hot.seen : null,
     tags: purge.judge,
     refetched: refetches.refetched,
     settle: earned?.settle ?? null,
@@ -288,7 +300,6 @@ export function buildStages(
     installHead = head.install;
   }
   invalidation?.start({
-    lookup: { revalidate: (req) => resolver.revalidate(req, 'refresh') },
     // The block reader reads around the client cache (its own fetches), and stores what it verified.
     reads: {
       fetch: (req, signal, purpose) => fetcher.fetch(req, signal, purpose),
@@ -302,6 +313,20 @@ export function buildStages(
     heads: tracker,
     fleet: link,
     duty,
+    logger,
+  });
+
+  // After the tag clock and the block reader: a refreshed entry is fetched once its block is known.
+  const refresh = buildRefresh({
+    board: hot,
+    maxKeys: config.refreshAhead.maxKeys,
+    registry: prom.registry,
+    heads: tracker,
+    touched,
+    resolver,
+    acting: duty?.acting ?? null,
+    touchedCounted: invalidation?.metrics.refreshed ?? null,
+    onRefreshed: null,
     logger,
   });
 
@@ -353,7 +378,7 @@ export function buildStages(
     fleet,
     duty,
     pool,
-    hotKeys,
+    refresh,
     resolver,
     compiledPages,
     pageMetrics,

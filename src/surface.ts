@@ -34,7 +34,7 @@ import { PathRegistry, rateLimitExempt } from './catalogue/paths.js';
 import { payerOf } from './http/miss-payer.js';
 import { registerRateLimit } from './http/rate-limit.js';
 
-/** Registers every route; returns the head stream (its refresh-ahead takes extra targets). */
+/** Registers every route; returns the head stream. */
 export async function registerSurface(app: FastifyInstance, config: Config, s: Stages): Promise<HeadStream> {
   const { catalogue, resolver, tracker, metrics, prom, pages, gate, clock, logger } = s;
   const common = { chain: tracker, accessLog: config.accessLog, clock };
@@ -88,9 +88,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     config: config.stream,
     registry: prom.registry,
     tracker,
-    refreshAheadKeys: config.refreshAhead.maxKeys,
-    hotKeys: s.hotKeys,
-    acting: s.duty?.acting ?? null,
+    refresh: s.refresh,
     blockList: catalogue.get(blockListEndpoint.path),
     txList: catalogue.get(txListEndpoint.path),
     touched: s.touched,
@@ -101,7 +99,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   });
   // The home page moves with the head: recompose it (when clients read it) before its pollers ask.
   if (config.refreshAhead.maxKeys > 0)
-    stream.refreshAhead.addTarget({ name: 'pages/home', refresh: () => pages.refresh('home', {}, true) });
+    s.refresh.addTarget({ name: 'pages/home', refresh: () => pages.refresh('home', {}, true) });
 
   registerOpsRoutes(app, {
     readiness: s.readiness,

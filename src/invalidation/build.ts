@@ -6,10 +6,9 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Catalogue } from '../catalogue/index.js';
-import type { CanonicalRequest } from '../catalogue/types.js';
+import type { CacheEntry } from '../cache/types.js';
 import type { ParamLimits } from '../endpoints/types.js';
 import type { ChainView } from '../chain/types.js';
-import { HotRefresh } from './hot-refresh.js';
 import type { Config } from '../config/types.js';
 import type { FleetLink } from '../fleet/link.js';
 import { TagClock } from './clock.js';
@@ -33,13 +32,8 @@ export interface Invalidation {
   clock: TagClock;
   rule: PreciseRule;
   metrics: InvalidationMetrics;
-  /**
-   * Starts reading blocks (once the resolver exists). `lookup`: the resolver's
-   * refetch (refresh-ahead of invalidated entries); `reads`: the block reader's
-   * own fetches around the client cache.
-   */
+  /** Starts reading blocks (once the resolver exists). `reads`: the block reader's own fetches around the client cache. */
   start(deps: {
-    lookup: { revalidate(req: CanonicalRequest): Promise<unknown> };
     reads: OwnReadsDeps;
     catalogue: Catalogue;
     limits: ParamLimits;
@@ -58,10 +52,12 @@ export function buildInvalidation(
   registry: Registry,
   clock: () => number,
   chain: ChainView,
+  /** A lookup found this entry invalidated by a block (the refresh engine's score board); null: nobody counts. */
+  invalidated: ((entry: CacheEntry) => void) | null,
 ): Invalidation | null {
   if (config.invalidation.mode !== 'precise') return null;
   let tags: TagClock | undefined;
-  const hot = new HotRefresh();
+  const counted = invalidated ?? ((): void => {});
   const metrics = registerInvalidationMetrics(registry, () => ({ tags: tags?.tags ?? 0, bytes: tags?.bytes ?? 0 }));
   tags = new TagClock({
     maxBytes: tagBudget(config.cacheMaxBytes),
@@ -69,14 +65,12 @@ export function buildInvalidation(
     onBlock: (o) => metrics.block(o.complete, o.tags),
     onStale: (e) => {
       metrics.invalidated(e.key.slice(0, e.key.indexOf('?') >>> 0));
-      hot.invalidated(e);
+      counted(e);
     },
     onGuarded: metrics.guarded,
   });
   const tagClock = tags;
   touched.subscribe(tagClock);
-  // After the clock: a refreshed entry is fetched once the block is known.
-  touched.subscribe(hot);
   let reader: BlockReader | null = null;
   let closed = false;
   let unshare: (() => void) | null = null;
@@ -108,15 +102,6 @@ export function buildInvalidation(
         tagClock.poolKnown();
         if (state.stale) tagClock.poolChanged();
         if (state.pending.hashes.length > 0) touched.publishPending(state.pending);
-      });
-      hot.attach({
-        acting: d.duty?.acting ?? null,
-        revalidate: (req) => d.lookup.revalidate(req),
-        catalogue: d.catalogue,
-        limits: d.limits,
-        maxKeys: config.refreshAhead.maxKeys,
-        refreshed: metrics.refreshed,
-        logger: d.logger,
       });
       // The fleet's record of recent sets: what was fetched before this replica's first block is judged by it.
       const join = async (): Promise<void> => {

@@ -287,6 +287,14 @@ export class Resolver {
     return head === null ? f.entry : (await this.#atHead(req, f, head, purpose)).entry;
   }
 
+  /** As `revalidate` (purpose `refresh`), but the entry only once kept in every tier; null when it was not kept. */
+  async renew(req: CanonicalRequest): Promise<CacheEntry | null> {
+    const head = this.#d.chain.bestHead();
+    const f = await this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, 'refresh')).promise;
+    const g = head === null ? f : await this.#atHead(req, f, head, 'refresh');
+    return g.stored ? g.entry : null;
+  }
+
   /** `f` when fetched at `head` or later, or still fresh; else the next flight's answer (joined or led), once. */
   async #atHead(
     req: CanonicalRequest,

@@ -1,6 +1,6 @@
 /**
  * The head pipeline: on every advance of the best head (probes, data, the
- * fleet bus), refresh-ahead first, then one head event per new height, each
+ * fleet bus), the refresh engine's round for it first, then one head event per new height, each
  * carrying that height's `block/list` record. Heads are handled one step at a
  * time; heads that arrive during a step are coalesced into the next one, so the
  * upstream work per head is constant whatever the number of subscribers.
@@ -19,7 +19,7 @@ import type { ParamLimits } from '../endpoints/types.js';
 import type { ChainTracker } from '../chain/tracker.js';
 import type { CacheEntry } from '../cache/types.js';
 import { toProxyError } from '../errors/catalog.js';
-import type { RefreshAhead } from '../pipeline/refresh-ahead.js';
+import type { RefreshEngine } from '../refresh/engine.js';
 import { blockPage, type BlockPage } from './blocks.js';
 import { eventFrame, gapFrame, rebaseFrame } from './frames.js';
 import type { StreamEvent } from './history.js';
@@ -31,7 +31,8 @@ const HASHES = 256;
 
 export interface FeedDeps {
   tracker: ChainTracker;
-  refreshAhead: RefreshAhead | null;
+  /** The round of each head is awaited before its event; a rebase asks for the real head's round again. */
+  refresh: Pick<RefreshEngine, 'head' | 'rebase'>;
   blockList: EndpointDef;
   limits: ParamLimits;
   resolve(req: CanonicalRequest): Promise<{ entry: CacheEntry }>;
@@ -48,8 +49,6 @@ export class HeadFeed {
   #emitted: number | null = null;
   /** `block_hash` of the records of the events made, by height (the newest HASHES). */
   readonly #hashes = new Map<number, string>();
-  /** Head refresh-ahead last ran for. */
-  #refreshed: number | null = null;
   /** Events are made once the stream has had a subscriber (a replica nobody streams from does no extra work). */
   #streaming = false;
   #running: Promise<void> | null = null;
@@ -108,7 +107,7 @@ export class HeadFeed {
   #rebase(height: number, from: number): void {
     this.#epoch++;
     // Refresh-ahead runs again for the real head (and every head after it).
-    if (this.#refreshed !== null && this.#refreshed > height) this.#refreshed = null;
+    this.#d.refresh.rebase(height);
     if (this.#emitted !== null && this.#emitted > height) {
       const kept = this.#d.rebase(
         height,
@@ -136,10 +135,7 @@ export class HeadFeed {
     const head = this.#d.tracker.bestHead();
     if (head === null) return;
     const epoch = this.#epoch;
-    if (this.#refreshed === null || head > this.#refreshed) {
-      this.#refreshed = head;
-      await this.#d.refreshAhead?.run(head);
-    }
+    await this.#d.refresh.head(head);
     if (!this.#streaming || this.#closed || (this.#emitted !== null && head <= this.#emitted)) return;
     const maxPage = Math.min(this.#d.limits.maxPageSize, 100);
     const from = this.#emitted === null ? head : Math.max(this.#emitted + 1, head - maxPage + 1);

@@ -1,7 +1,7 @@
 /**
  * The streams, composed: the hub (shared by every stream type), the head
- * channel (its history), the route and the head feed (which also drives
- * refresh-ahead); the activity stream (src/stream/activity/) on the same hub. `createHeadStream` is called once by the composition
+ * channel (its history), the route and the head feed (which waits for the
+ * refresh engine's round of each head); the activity stream (src/stream/activity/) on the same hub. `createHeadStream` is called once by the composition
  * root; `close()` ends every stream so the server's close does not wait on them.
  */
 import type { FastifyInstance } from 'fastify';
@@ -12,8 +12,7 @@ import type { ParamLimits } from '../endpoints/types.js';
 import type { ChainTracker } from '../chain/tracker.js';
 import type { CacheEntry } from '../cache/types.js';
 import type { StreamConfig } from '../config/types.js';
-import type { HotKeys } from '../pipeline/hot-keys.js';
-import { RefreshAhead } from '../pipeline/refresh-ahead.js';
+import type { RefreshEngine } from '../refresh/engine.js';
 import { createActivityStream, type ActivityStream } from './activity/index.js';
 import type { TouchedSets } from '../chain/touched.js';
 import { HeadFeed } from './feed.js';
@@ -30,11 +29,8 @@ export interface HeadStreamDeps {
   config: StreamConfig;
   registry: Registry;
   tracker: ChainTracker;
-  /** Hot entries refreshed per head (0: refresh-ahead off) and where their scores come from. */
-  refreshAheadKeys: number;
-  hotKeys: HotKeys;
-  /** Refresh-ahead runs only while this replica does the fleet's background work (null: no fleet). */
-  acting: (() => boolean) | null;
+  /** Each head's event is sent once the engine's round for it is done (src/refresh/engine.ts). */
+  refresh: Pick<RefreshEngine, 'head' | 'rebase'>;
   blockList: EndpointDef;
   /** tx/list, read for the transactions of blocks that name a watched entity. */
   txList: EndpointDef;
@@ -44,7 +40,6 @@ export interface HeadStreamDeps {
   resolver: {
     resolve(req: CanonicalRequest): Promise<{ entry: CacheEntry }>;
     revalidate(req: CanonicalRequest): Promise<CacheEntry>;
-    current(req: CanonicalRequest): boolean;
   };
   clock: () => number;
   logger: Logger;
@@ -52,8 +47,6 @@ export interface HeadStreamDeps {
 
 export interface HeadStream {
   feed: HeadFeed;
-  /** Extra refresh targets register here (`refreshAhead.addTarget`). */
-  refreshAhead: RefreshAhead;
   hub: StreamHub;
   metrics: StreamMetrics;
   /** GET /stream/activity on the same hub. */
@@ -70,18 +63,9 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
   const streamHub = new StreamHub(d.config, metrics, HEARTBEAT_FRAME);
   hubRef = streamHub;
   const heads = new StreamChannel(d.config.history, metrics);
-  const refreshAhead = new RefreshAhead({
-    revalidate: (req) => d.resolver.revalidate(req),
-    current: (req) => d.resolver.current(req),
-    hot: d.hotKeys,
-    acting: d.acting,
-    maxKeys: d.refreshAheadKeys,
-    refreshed: metrics.refreshed,
-    logger: d.logger,
-  });
   const feed = new HeadFeed({
     tracker: d.tracker,
-    refreshAhead,
+    refresh: d.refresh,
     blockList: d.blockList,
     limits: d.limits,
     resolve: (req) => d.resolver.resolve(req),
@@ -130,7 +114,6 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
   });
   return {
     feed,
-    refreshAhead,
     hub: streamHub,
     metrics,
     activity,

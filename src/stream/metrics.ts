@@ -1,16 +1,14 @@
-/** Metrics of the head stream and refresh-ahead, on the proxy's shared registry. */
+/** Metrics of the streams, on the proxy's shared registry. */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../metrics/prometheus.js';
 import type { DropReason } from './subscriber.js';
 
 type RefusedReason = 'max_streams' | 'per_client' | 'watch_budget';
-type RefreshOutcome = 'ok' | 'error';
 
 export interface StreamMetrics {
   sent(n: number): void;
   dropped(reason: DropReason): void;
   refused(reason: RefusedReason): void;
-  refreshed(outcome: RefreshOutcome, n: number): void;
 }
 
 export function createStreamMetrics(registry: Registry, hub: { open(): number; queuedBytes(): number }): StreamMetrics {
@@ -50,17 +48,9 @@ export function createStreamMetrics(registry: Registry, hub: { open(): number; q
     registers: [registry],
   });
   for (const reason of ['max_streams', 'per_client', 'watch_budget']) refused.inc({ reason }, 0);
-  const refreshes = new Counter({
-    name: `${p}refresh_ahead_total`,
-    help: 'Entries refreshed ahead of clients on a new head, by outcome.',
-    labelNames: ['outcome'],
-    registers: [registry],
-  });
-  for (const outcome of ['ok', 'error']) refreshes.inc({ outcome }, 0);
   return {
     sent: (n) => events.inc(n),
     dropped: (reason) => dropped.inc({ reason }),
     refused: (reason) => refused.inc({ reason }),
-    refreshed: (outcome, n) => refreshes.inc({ outcome }, n),
   };
 }

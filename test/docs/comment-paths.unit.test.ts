@@ -1,7 +1,7 @@
 /**
  * Comments that name a file name one that exists: a path under a top folder
  * of the repository (`src/cache/entry.ts`, `bench/lib/nginx.ts`) must exist,
- * and a bare file name (`refresh-ahead.ts`) must be the name of some file of
+ * and a bare file name (`head-guard.ts`) must be the name of some file of
  * the repository. Paths with placeholders (`src/endpoints/<name>.ts`, `*.ts`)
  * are patterns, not names.
  */
