@@ -31,6 +31,8 @@ import { storeFor } from './invalidation/own-reads.js';
 import { EarnedBounds } from './invalidation/earned.js';
 import { FetchStage } from './pipeline/fetch-stage.js';
 import { HeadEntry } from './pipeline/head-entry.js';
+import { installShared } from './fleet/shared-entries.js';
+import { entryState } from './cache/entry.js';
 import { canonicalize } from './catalogue/canonicalize.js';
 import type { UpstreamResponse } from './upstream/types.js';
 import { HotBoard } from './refresh/board.js';
@@ -326,8 +328,16 @@ export function buildStages(
     resolver,
     acting: duty?.acting ?? null,
     touchedCounted: invalidation?.metrics.refreshed ?? null,
-    onRefreshed: null,
+    // The leader's refreshed entries reach the followers with the round (src/fleet/shared-entries.ts).
+    onRefreshed: duty === null ? null : (entries) => duty.shareEntries(entries),
     logger,
+  });
+  duty?.onEntries((encoded) => {
+    void installShared(encoded, {
+      own: (key) => memory.peek(key)?.entry,
+      fresh: (e) => entryState(e, clock(), tracker, purge.judge) === 'fresh',
+      put: (e) => void memory.put(e),
+    });
   });
 
   const compiledPages = compilePages(PAGES, config.pages, catalogue);

@@ -18,6 +18,8 @@ export interface FleetBusEvents {
   purge: [mark: PurgeMark];
   heads: [lease: string, heads: UpstreamHead[]];
   pool: [lease: string, state: PoolState];
+  /** The leader's refreshed entries of one round (shared-entries.ts: base64 of the entry codec). */
+  entries: [lease: string, entries: string[]];
   /** The subscriber is (again) subscribed. */
   subscribed: [];
 }

@@ -41,7 +41,7 @@ export interface InstallDeps {
 export async function installShared(encoded: readonly string[], d: InstallDeps): Promise<number> {
   let taken = 0;
   for (const text of encoded) {
-    const e = await decodeEntry(Buffer.from(text, 'base64'));
+    const e = await decodeEntry(Buffer.from(text, 'base64')).catch(() => undefined);
     if (e === undefined || !d.fresh(e)) continue;
     const own = d.own(e.key);
     if (own !== undefined && own.createdAt >= e.createdAt) continue;
