@@ -31,6 +31,8 @@ import { storeFor } from './invalidation/own-reads.js';
 import { EarnedBounds } from './invalidation/earned.js';
 import { FetchStage } from './pipeline/fetch-stage.js';
 import { HeadEntry } from './pipeline/head-entry.js';
+import { installShared } from './fleet/shared-entries.js';
+import { entryState } from './cache/entry.js';
 import { canonicalize } from './catalogue/canonicalize.js';
 import type { UpstreamResponse } from './upstream/types.js';
 import { HotBoard } from './refresh/board.js';
@@ -211,8 +213,10 @@ export function buildStages(
   // A probe's new head becomes the head entry (bound once the resolver exists; probes start later).
   let adoptHead: ((res: UpstreamResponse, height: number) => void) | null = null;
   let confirmHead: ((height: number) => void) | null = null;
+  let installHead: ((res: UpstreamResponse, height: number) => void) | null = null;
   const adopt = (res: UpstreamResponse, height: number): void => adoptHead?.(res, height);
   const confirm = (height: number): void => confirmHead?.(height);
+  const install = (res: UpstreamResponse, height: number): void => installHead?.(res, height);
   const pool = createUpstreamPool({
     urls: config.upstreamUrls,
     config: config.upstream,
@@ -225,6 +229,7 @@ export function buildStages(
     watch: headWatch,
     adopt,
     confirm,
+    install,
     duty,
   });
   poolRef = pool;
@@ -294,6 +299,7 @@ export function buildStages(
     });
     adoptHead = head.adopt;
     confirmHead = head.renew;
+    installHead = head.install;
   }
   invalidation?.start({
     // The block reader reads around the client cache (its own fetches), and stores what it verified.
@@ -322,8 +328,16 @@ export function buildStages(
     resolver,
     acting: duty?.acting ?? null,
     touchedCounted: invalidation?.metrics.refreshed ?? null,
-    onRefreshed: null,
+    // The leader's refreshed entries reach the followers with the round (src/fleet/shared-entries.ts).
+    onRefreshed: duty === null ? null : (entries) => duty.shareEntries(entries),
     logger,
+  });
+  duty?.onEntries((encoded) => {
+    void installShared(encoded, {
+      own: (key) => memory.peek(key)?.entry,
+      fresh: (e) => entryState(e, clock(), tracker, purge.judge) === 'fresh',
+      put: (e) => void memory.put(e),
+    });
   });
 
   const compiledPages = compilePages(PAGES, config.pages, catalogue);

@@ -82,6 +82,10 @@ class IpcBus extends EventEmitter<FleetBusEvents> {
     this.#send({ t: 'pool', a: [lease, state] });
   }
 
+  async publishEntries(lease: string, entries: string[]): Promise<void> {
+    this.#send({ t: 'entries', a: [lease, entries] });
+  }
+
   /** Any kind: raised with the arguments it was published with. */
   deliver(m: BusMessage): void {
     // The union of kinds is not one call signature: each message's arguments are its kind's.

@@ -11,10 +11,12 @@
  *   { "v": 1, "from": "<replica id>", "t": "filled",     "key": "k" }
  *   { "v": 1, "from": "<replica id>", "t": "touched",    "set": TouchedSet, "pending": PendingTouched }
  *   { "v": 1, "from": "<replica id>", "t": "purge",      "mark": PurgeMark }
- *   { "v": 1, "from": "<replica id>", "t": "heads",      "lease": "<leader lease>", "heads": [{ "id": "<upstream id>", "head": 123 | null, "ok": true, "ageMs": 40 }] }
+ *   { "v": 1, "from": "<replica id>", "t": "heads",      "lease": "<leader lease>", "heads": [{ "id": "<upstream id>", "head": 123 | null, "ok": true, "ageMs": 40, "answer"?: "<body>" }] }
  *   { "v": 1, "from": "<replica id>", "t": "pool",       "lease": "<leader lease>", "known": true, "stale": false, "pending": PendingTouched }
- * 'heads' (the fleet leader's per-upstream probe results, also its heartbeat) and
- * 'pool' (its pending-pool poll) come from the leader (src/fleet/duty.ts).
+ *   { "v": 1, "from": "<replica id>", "t": "entries",    "lease": "<leader lease>", "entries": ["<base64>"] }
+ * 'heads' (the fleet leader's per-upstream probe results, also its heartbeat),
+ * 'pool' (its pending-pool poll) and 'entries' (its refreshed entries,
+ * shared-entries.ts) come from the leader (src/fleet/duty.ts).
  * 'touched' (the replica that read a block's touched set shares it, src/invalidation/reader.ts)
  * and 'purge' (an operator's purge, src/purge/purger.ts) are, like 'head', not delivered back to their sender.
  * A replica ignores its own 'head' messages (no echo). 'filled'
@@ -45,7 +47,13 @@ type Message =
   | { v: 1; from: string; t: 'touched'; set: TouchedSet; pending: PendingTouched }
   | { v: 1; from: string; t: 'purge'; mark: PurgeMark }
   | { v: 1; from: string; t: 'heads'; lease: string; heads: UpstreamHead[] }
-  | ({ v: 1; from: string; t: 'pool'; lease: string } & PoolState);
+  | ({ v: 1; from: string; t: 'pool'; lease: string } & PoolState)
+  | { v: 1; from: string; t: 'entries'; lease: string; entries: string[] };
+
+/** Longest probe answer a 'heads' message may carry (a head answer is about 100 bytes). */
+const MAX_ANSWER = 16 * 1024;
+
+const isAnswer = (a: unknown): boolean => a === undefined || (typeof a === 'string' && a.length <= MAX_ANSWER);
 
 function isHeads(v: unknown): v is UpstreamHead[] {
   return (
@@ -57,6 +65,7 @@ function isHeads(v: unknown): v is UpstreamHead[] {
         typeof (h as UpstreamHead).id === 'string' &&
         typeof (h as UpstreamHead).ok === 'boolean' &&
         Number.isFinite((h as UpstreamHead).ageMs) &&
+        isAnswer((h as UpstreamHead).answer) &&
         ((h as UpstreamHead).head === null || Number.isSafeInteger((h as UpstreamHead).head)),
     )
   );
@@ -107,6 +116,7 @@ function parse(text: string): Message | undefined {
   if (o.t === 'touched' && isTouched(o.set) && isPending(o.pending)) return o as Message;
   if (o.t === 'purge' && isMark(o.mark)) return o as Message;
   if (o.t === 'heads' && typeof o.lease === 'string' && isHeads(o.heads)) return o as Message;
+  if (o.t === 'entries' && typeof o.lease === 'string' && strings(o.entries)) return o as Message;
   if (
     o.t === 'pool' &&
     typeof o.lease === 'string' &&
@@ -186,6 +196,10 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
     return this.#publish({ v: 1, from: this.replicaId, t: 'pool', lease, ...state });
   }
 
+  publishEntries(lease: string, entries: string[]): Promise<void> {
+    return this.#publish({ v: 1, from: this.replicaId, t: 'entries', lease, entries });
+  }
+
   /** True once Redis took the message. */
   publishPurge(mark: PurgeMark): Promise<boolean> {
     return this.#send({ v: 1, from: this.replicaId, t: 'purge', mark });
@@ -228,6 +242,7 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
     if (m.t === 'touched') this.emit('touched', m.set, m.pending);
     else if (m.t === 'purge') this.emit('purge', m.mark);
     else if (m.t === 'heads') this.emit('heads', m.lease, m.heads);
+    else if (m.t === 'entries') this.emit('entries', m.lease, m.entries);
     else if (m.t === 'pool')
       this.emit('pool', m.lease, m.known ? { known: true, stale: m.stale, pending: m.pending } : { known: false });
     else this.emit('head', m.height, m.final);

@@ -27,6 +27,8 @@ import { METRIC_PREFIX } from '../metrics/prometheus.js';
 import type { Bus } from './link.js';
 import type { PoolState, UpstreamHead } from './messages.js';
 import { FleetLeader } from './leader.js';
+import { encodeShared } from './shared-entries.js';
+import type { CacheEntry } from '../cache/types.js';
 import type { NamedLease } from './named-lease.js';
 
 export type Turn = 'leader' | 'follower' | 'alone';
@@ -35,6 +37,7 @@ export type Turn = 'leader' | 'follower' | 'alone';
 export interface DutyBus extends Pick<Bus, 'on' | 'off'> {
   publishHeads(lease: string, heads: UpstreamHead[]): Promise<void>;
   publishPool(lease: string, state: PoolState): Promise<void>;
+  publishEntries(lease: string, entries: string[]): Promise<void>;
 }
 
 export interface FleetDutyOptions {
@@ -129,6 +132,21 @@ export class FleetDuty {
   /** The leader's pending-pool poll goes to the followers. */
   sharePool(state: PoolState): void {
     if (this.#o.leader.isLeader()) void this.#o.bus.publishPool(this.#o.lease, state);
+  }
+
+  /** The leader's refreshed entries go to the followers (shared-entries.ts). */
+  shareEntries(entries: readonly CacheEntry[]): void {
+    if (!this.#o.leader.isLeader()) return;
+    void encodeShared(entries).then((encoded) =>
+      encoded.length === 0 ? undefined : this.#o.bus.publishEntries(this.#o.lease, encoded),
+    );
+  }
+
+  /** The leader's refreshed entries, while this replica follows. */
+  onEntries(apply: (encoded: string[]) => void): void {
+    this.#o.bus.on('entries', (lease, encoded) => {
+      if (lease === this.#o.lease && !this.acting()) apply(encoded);
+    });
   }
 
   /** The leader's pending-pool polls, while this replica follows. */

@@ -18,6 +18,8 @@ export interface FleetBusEvents {
   purge: [mark: PurgeMark];
   heads: [lease: string, heads: UpstreamHead[]];
   pool: [lease: string, state: PoolState];
+  /** The leader's refreshed entries of one round (shared-entries.ts: base64 of the entry codec). */
+  entries: [lease: string, entries: string[]];
   /** The subscriber is (again) subscribed. */
   subscribed: [];
 }
@@ -29,6 +31,8 @@ export interface UpstreamHead {
   ok: boolean;
   /** Ms since that probe answered (or failed), when the message was sent. */
   ageMs: number;
+  /** The body of that probe's answer (the head endpoint's upstream bytes), so followers serve the head the leader does. */
+  answer?: string;
 }
 
 /** The leader's pending-pool poll: read or not, whether what lists the pool is stale, the newly seen transactions. */

@@ -7,7 +7,11 @@
  *   head event's refresh-ahead finds it current and clients hit it at once;
  * - a probe answer showing the believed head again renews the entry fetched
  *   at that head (its windows start again from now; memory tier only, same
- *   body and ETag), so its short TTL does not send clients to refetch it.
+ *   body and ETag), so its short TTL does not send clients to refetch it;
+ * - on a follower, the fleet leader's probe answer (shared on the bus) showing
+ *   a head this replica believes, above its entry's, becomes the entry in
+ *   memory (the leader stored it in the shared tier), so every replica serves
+ *   the new head when the leader does.
  */
 import type { CanonicalRequest } from '../catalogue/types.js';
 import type { ChainView } from '../chain/types.js';
@@ -41,6 +45,17 @@ export class HeadEntry {
     if (f === null || !f.cacheable) return false;
     this.#d.keep(f.entry);
     return true;
+  };
+
+  /** The leader's probe answer `res` showing `head`, on a follower. */
+  readonly install = (res: UpstreamResponse, head: number): void => {
+    const { memory, chain, req } = this.#d;
+    const best = chain.bestHead();
+    if (best === null || head > best) return;
+    const e = memory.peek(req.key)?.entry;
+    if (e !== undefined && !e.negative && e.head !== null && e.head >= head) return;
+    const f = this.#d.fetcher.adopt(req, res, head);
+    if (f !== null && f.cacheable) memory.put(f.entry);
   };
 
   /** A probe showed the believed head `head` again. */

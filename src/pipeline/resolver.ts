@@ -166,6 +166,8 @@ export class Resolver {
     const { memory, second, clock } = this.#d;
     const now = clock();
     let fallback: CacheEntry | undefined;
+    // The shared tier's copy, whatever its state: what a fetch replaces when memory holds none.
+    let prior: CacheEntry | undefined;
 
     const mem = memory.peek(req.key);
     if (mem !== undefined) {
@@ -177,6 +179,7 @@ export class Resolver {
 
     if (second !== null) {
       const found = await second.get(req.key);
+      prior = found;
       if (found !== undefined) {
         const j = this.#judge(req, found, now);
         if (j.state === 'fresh' || j.state === 'stale') {
@@ -190,7 +193,7 @@ export class Resolver {
 
     // Leading a fetch is charged to the payer (throws when its budget is spent); joining is free.
     if (payer !== null && !this.#flights.has(req.key)) payer.lead(req.endpoint.name);
-    const { promise, joined } = this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, purpose), client);
+    const { promise, joined } = this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, purpose, prior), client);
     if (joined) {
       this.#d.metrics.singleFlightJoin(req.endpoint.name);
       this.#d.metrics.upstreamSaved(req.endpoint.name);
@@ -326,9 +329,10 @@ export class Resolver {
     void this.#store(entry, false);
   }
 
-  async #fill(req: CanonicalRequest, ctx: FlightContext, purpose: Purpose | null): Promise<Filled> {
+  /** `prior`: the shared tier's copy when the caller read it (else read here for a background refresh). */
+  async #fill(req: CanonicalRequest, ctx: FlightContext, purpose: Purpose | null, prior?: CacheEntry): Promise<Filled> {
     const { fleet, clock, chain } = this.#d;
-    if (fleet === null) return this.#fetchAndStore(req, ctx, purpose);
+    if (fleet === null) return this.#fetchAndStore(req, ctx, purpose, prior);
     const leader = await fleet.acquire(req.key);
     if (!leader) {
       const filled = await fleet.waitForFill(req.key);
@@ -342,24 +346,51 @@ export class Resolver {
       }
     }
     try {
-      return await this.#fetchAndStore(req, ctx, purpose);
+      const shared = purpose === 'refresh' && prior === undefined ? await this.#shared(req) : { prior };
+      if (shared.take !== undefined) return { entry: shared.take, stored: true, upstream: null, upstreamMs: null };
+      return await this.#fetchAndStore(req, ctx, purpose, shared.prior);
     } finally {
       if (leader) await fleet.release(req.key);
     }
   }
 
-  async #fetchAndStore(req: CanonicalRequest, ctx: FlightContext, purpose: Purpose | null): Promise<Filled> {
+  /**
+   * A background refresh first reads the shared tier: another replica may have
+   * refreshed the key since this one stored it (replicas' copies expire at
+   * about the same time). Taken when fresh and newer than this replica's copy;
+   * else it is the `prior` the fetch replaces.
+   */
+  async #shared(req: CanonicalRequest): Promise<{ take?: CacheEntry; prior?: CacheEntry | undefined }> {
+    const { second, memory, clock, chain } = this.#d;
+    if (second === null) return {};
+    const found = await second.get(req.key).catch(() => undefined);
+    if (found === undefined || entryState(found, clock(), chain, this.#tags) !== 'fresh') return { prior: found };
+    const own = memory.peek(req.key)?.entry;
+    if (own !== undefined && own.createdAt >= found.createdAt) return { prior: found };
+    memory.put(found);
+    this.#d.metrics.upstreamSaved(req.endpoint.name);
+    return { take: found };
+  }
+
+  /** `prior`: the shared tier's copy, what the new entry replaces when memory holds none (its earned bound carries on). */
+  async #fetchAndStore(
+    req: CanonicalRequest,
+    ctx: FlightContext,
+    purpose: Purpose | null,
+    prior?: CacheEntry,
+  ): Promise<Filled> {
     // The facts the answer showed are applied before its entry's lifetime is decided (once, in the fetch stage).
-    const replaced = (): CacheEntry | undefined => this.#d.memory.peek(req.key)?.entry;
+    const replaced = (): CacheEntry | undefined => this.#d.memory.peek(req.key)?.entry ?? prior;
     const f = await this.#d.fetcher.fetch(req, ctx.signal, purpose, this.#learn, replaced);
     ctx.answered();
     // With a fleet lease, followers on other replicas read the fill from Redis: write it before release.
     if (f.cacheable) {
-      const before = this.#d.memory.peek(req.key)?.entry;
+      const own = this.#d.memory.peek(req.key)?.entry;
       // An entry fetched at a later head still believed (an adopted probe answer, a newer flight) is not replaced by this older one: it is served instead.
-      if (before !== undefined && this.#newer(before, f.entry)) {
-        return { entry: before, stored: true, upstream: f.upstream, upstreamMs: f.upstreamMs };
+      if (own !== undefined && this.#newer(own, f.entry)) {
+        return { entry: own, stored: true, upstream: f.upstream, upstreamMs: f.upstreamMs };
       }
+      const before = own ?? prior;
       this.#d.refetched?.(req.endpoint.name, before, f.entry);
       await this.#store(f.entry, this.#d.fleet !== null);
       return { entry: f.entry, stored: true, upstream: f.upstream, upstreamMs: f.upstreamMs };

@@ -62,6 +62,8 @@ export interface UpstreamPoolOptions {
   adopt?: ((res: UpstreamResponse, height: number) => void) | null;
   /** A probe answer showing the believed head again (the head entry stays fresh); null: none. */
   confirm?: ((height: number) => void) | null;
+  /** A follower's copy of the leader's probe answer (the head entry is installed from it); null: none. */
+  install?: ((res: UpstreamResponse, height: number) => void) | null;
   /** The fleet's division of probing (null: this replica probes). */
   duty?: ProbeDuty | null;
 }
@@ -109,6 +111,7 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
     watch: opts.watch ?? null,
     adopt: opts.adopt ?? null,
     confirm: opts.confirm ?? null,
+    install: opts.install ?? null,
     duty: opts.duty ?? null,
   });
   // Per-request controllers, aborted on close (a long-lived signal is not fed to AbortSignal.any per request).

@@ -84,6 +84,19 @@ export interface ProbeDuty {
   onHeads(apply: (heads: UpstreamHead[]) => void): void;
 }
 
+/** A leader's shared probe answer as an upstream response of `name` (null: not a JSON object). */
+function followedAnswer(name: string, body: string, head: number): UpstreamResponse | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return null;
+  const res = { status: 200, body: Buffer.from(body), json: json as Record<string, unknown>, upstream: name };
+  return { ...res, durationMs: 0, attempts: 0, head };
+}
+
 /** An upstream's id on the bus: a digest of its URL (credentials removed), the same on every replica. */
 function upstreamId(url: string): string {
   return createHash('sha1').update(url).digest('base64url').slice(0, 12);
@@ -111,6 +124,8 @@ export interface ProberOptions {
   adopt?: ((res: UpstreamResponse, height: number) => void) | null;
   /** Sees a probe answer showing the believed head again: it still stands (null: none). */
   confirm?: ((height: number) => void) | null;
+  /** Sees, on a follower, the leader's probe answer showing the highest head (null: none). */
+  install?: ((res: UpstreamResponse, height: number) => void) | null;
   /** The fleet's division of work (null: no fleet, this replica probes). */
   duty?: ProbeDuty | null;
 }
@@ -142,6 +157,8 @@ export class Prober {
   readonly #idOf: Map<Upstream, string>;
   /** When each upstream's last probe answered or failed. */
   readonly #probedAt = new Map<Upstream, number>();
+  /** Each upstream's last answer showing a head (shared with followers). */
+  readonly #answers = new Map<Upstream, string>();
 
   constructor(o: ProberOptions) {
     this.#o = o;
@@ -181,7 +198,24 @@ export class Prober {
     }
     const best = this.#o.tracker.bestHead();
     if (confirmed && best !== null && this.#firstHeads === null) this.#confirm?.(best);
+    this.#install(heads);
     this.#followDown();
+  }
+
+  /** The leader's answer showing the highest head (of an upstream not sitting out) goes to the head entry. */
+  #install(heads: readonly UpstreamHead[]): void {
+    const install = this.#o.install ?? null;
+    if (install === null) return;
+    let top: { u: Upstream; head: number; answer: string } | null = null;
+    for (const h of heads) {
+      const u = this.#ids.get(h.id);
+      if (u === undefined || !h.ok || h.head === null || h.answer === undefined) continue;
+      if (this.#o.sittingOut?.(u.name) === true || (top !== null && top.head >= h.head)) continue;
+      top = { u, head: h.head, answer: h.answer };
+    }
+    if (top === null) return;
+    const res = followedAnswer(top.u.name, top.answer, top.head);
+    if (res !== null) install(res, top.head);
   }
 
   readonly #snapshot = (): UpstreamHead[] => {
@@ -191,6 +225,7 @@ export class Prober {
       head: u.head,
       ok: u.probeOk === true,
       ageMs: Math.round(now - (this.#probedAt.get(u) ?? now)),
+      ...(u.probeOk === true && this.#answers.has(u) ? { answer: this.#answers.get(u) } : {}),
     }));
   };
 
@@ -226,6 +261,7 @@ export class Prober {
       const height = parseHeight(res.json);
       if (height !== null) {
         u.head = height;
+        this.#answers.set(u, res.body.toString('utf8'));
         this.#offer(u.name, res, height);
         this.#report(u.name, height);
         if (

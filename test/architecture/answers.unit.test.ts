@@ -89,7 +89,10 @@ function httpVerdicts(text: string): Found[] {
   return out;
 }
 
-const files = sources(SRC).map((f) => ({ name: relative(SRC, f).split('\\').join('/'), text: readFileSync(f, 'utf8') }));
+const files = sources(SRC).map((f) => ({
+  name: relative(SRC, f).split('\\').join('/'),
+  text: readFileSync(f, 'utf8'),
+}));
 
 /** The OpenAPI document describes the header in backquoted spans: documentation, not formatting. */
 const isOpenApi = (name: string): boolean => name.startsWith('openapi/') || name.endsWith('openapi.ts');

@@ -28,9 +28,10 @@ interface Calls {
   misses: number;
 }
 
-function entrance(
-  o: { hit?: Resolution; resolve?: () => Promise<Outcome> } = {},
-): { e: Entrance<string>; calls: Calls } {
+function entrance(o: { hit?: Resolution; resolve?: () => Promise<Outcome> } = {}): {
+  e: Entrance<string>;
+  calls: Calls;
+} {
   const calls: Calls = { parsed: [], resolved: 0, misses: 0 };
   const e: Entrance<string> = {
     parse: (query) => {

@@ -1,0 +1,63 @@
+/**
+ * The leader's refreshed entries reach the followers with its refresh round:
+ * on a new block a follower holds the leader's fresh entry of a hot list
+ * before any client asks it, and serves it as a HIT without reading the
+ * upstream (real redis-server, two replicas).
+ */
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/defaults.js';
+import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { waitFor } from '../helpers/fake-upstream.js';
+import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { counter, get, startReplica, type Replica } from '../helpers/replica.js';
+
+const describe = describeRedis();
+const INTERVAL = 1000;
+const PATH = '/tx/list?page_size=10';
+
+describe("fleet: the leader's refreshed entries", () => {
+  let redis: RedisServer;
+  let sim: SimulatorHandle;
+  const closers: Array<() => Promise<void>> = [];
+  beforeAll(async () => {
+    [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 5 })]);
+  });
+  afterEach(async () => {
+    await Promise.all(closers.splice(0).map((c) => c()));
+  });
+  afterAll(async () => {
+    await Promise.all([sim?.close(), redis?.stop()]);
+  });
+
+  async function replica(): Promise<Replica> {
+    const r = await startReplica([sim.url], {
+      redisUrl: redis.url,
+      redis: { keyPrefix: 'shared-entries:' },
+      refreshAhead: defaultConfig().refreshAhead,
+      upstream: { probeIntervalMs: INTERVAL, probeDenseMs: 0 },
+    });
+    closers.push(() => r.close());
+    return r;
+  }
+
+  it('are in the follower before its clients ask', async () => {
+    const a = await replica();
+    await waitFor(() => a.duty?.isLeader() === true, INTERVAL * 4, 'the first replica leads');
+    const b = await replica();
+    await waitFor(() => b.duty?.turn() === 'follower', INTERVAL * 4, 'the second replica follows');
+    // Explorer traffic on both makes the list hot; b reads it twice from Redis, so it is in b's memory.
+    for (const r of [a, b]) for (let i = 0; i < 3; i++) await get(r.url, PATH);
+    const key = b.memory.held().find((e) => e.key.startsWith('tx/list?'))?.key;
+    expect(key).toBeDefined();
+    const h0 = sim.chain.head();
+    const asked = await counter(b.url, 'chainproxy_upstream_requests_total');
+
+    sim.chain.advance(1);
+    await waitFor(() => b.memory.peek(key!)?.entry.head === h0 + 1, INTERVAL * 5, "the leader's entry on the follower");
+    const answer = await get(b.url, PATH);
+    expect(answer.headers['x-cache']).toBe('HIT');
+    const list = (JSON.parse(answer.text) as { data: { list: Array<{ block_height: number }> } }).data.list;
+    expect(list[0]?.block_height).toBe(h0 + 1);
+    expect(await counter(b.url, 'chainproxy_upstream_requests_total')).toBe(asked);
+  });
+});
