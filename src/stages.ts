@@ -137,7 +137,8 @@ export function buildStages(
   const metrics = prom.metrics;
 
   const touched = new TouchedSets();
-  // Fed by lookups (the resolver's) and by the tag clock (what a lookup found invalidated), unless refresh-ahead is off.
+  // Fed by lookups (the resolver's) and by the tag clock (what a lookup found invalidated), unless refresh-ahead is
+  // off.
   const hot = new HotBoard();
   const scored = config.refreshAhead.maxKeys > 0;
   const invalidation = buildInvalidation(
@@ -168,7 +169,8 @@ export function buildStages(
           role: () => dutyRef?.turn() ?? 'replica',
         });
   fleetRef = fleet;
-  // A cluster worker: /metrics is the machine's (the primary merges every worker's); without Redis the primary is also the bus and lease.
+  // A cluster worker: /metrics is the machine's (the primary merges every worker's); without Redis the primary is also
+  // the bus and lease.
   const render = prom.render;
   const workerFleet =
     worker === null

@@ -19,7 +19,10 @@ export const OPENAPI_PATH = '/openapi.json';
 export const BATCH_PATH = '/batch';
 export const PURGE_PATH = '/purge';
 export const PAGES_PREFIX = '/pages/';
-/** Served by src/dashboard/routes.ts (DASHBOARD_PATHS) and src/stream/route.ts (STREAM_PATH) and src/stream/activity/index.ts (ACTIVITY_PATH). */
+/**
+ * Served by src/dashboard/routes.ts (DASHBOARD_PATHS) and src/stream/route.ts
+ * (STREAM_PATH) and src/stream/activity/index.ts (ACTIVITY_PATH).
+ */
 const DASHBOARD = ['/dashboard', '/dashboard/data.json', '/dashboard/history.json'] as const;
 const STREAM = '/stream/heads';
 const ACTIVITY = '/stream/activity';

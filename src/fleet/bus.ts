@@ -11,8 +11,10 @@
  *   { "v": 1, "from": "<replica id>", "t": "filled",     "key": "k" }
  *   { "v": 1, "from": "<replica id>", "t": "touched",    "set": TouchedSet, "pending": PendingTouched }
  *   { "v": 1, "from": "<replica id>", "t": "purge",      "mark": PurgeMark }
- *   { "v": 1, "from": "<replica id>", "t": "heads",      "lease": "<leader lease>", "heads": [{ "id": "<upstream id>", "head": 123 | null, "ok": true, "ageMs": 40, "answer"?: "<body>" }] }
- *   { "v": 1, "from": "<replica id>", "t": "pool",       "lease": "<leader lease>", "known": true, "stale": false, "pending": PendingTouched }
+ *   { "v": 1, "from": "<replica id>", "t": "heads",      "lease": "<leader lease>",
+ *     "heads": [{ "id": "<upstream id>", "head": 123 | null, "ok": true, "ageMs": 40, "answer"?: "<body>" }] }
+ *   { "v": 1, "from": "<replica id>", "t": "pool",       "lease": "<leader lease>",
+ *     "known": true, "stale": false, "pending": PendingTouched }
  *   { "v": 1, "from": "<replica id>", "t": "entries",    "lease": "<leader lease>", "entries": ["<base64>"] }
  * 'heads' (the fleet leader's per-upstream probe results, also its heartbeat),
  * 'pool' (its pending-pool poll) and 'entries' (its refreshed entries,

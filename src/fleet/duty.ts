@@ -112,7 +112,10 @@ export class FleetDuty {
     this.#o.onSelfProbe();
   }
 
-  /** This replica probed: `snapshot` gives every upstream's head now; the leader publishes it when a head or probe result changed (and on every heartbeat). */
+  /**
+   * This replica probed: `snapshot` gives every upstream's head now; the leader
+   * publishes it when a head or probe result changed (and on every heartbeat).
+   */
   probed(snapshot: () => UpstreamHead[]): void {
     this.#snapshot = snapshot;
     const heads = snapshot();
@@ -207,7 +210,10 @@ export function registerFleetMetrics(registry: Registry): { selfProbe: () => voi
   let watched: FleetDuty | null = null;
   new Gauge({
     name: `${p}fleet_leader`,
-    help: "This replica holds the fleet leader lease (1): it alone probes the upstreams' heads, polls the pending pool and refreshes ahead for the fleet (or for the workers of one machine without Redis). 0 for a single process without Redis.",
+    help:
+      "This replica holds the fleet leader lease (1): it alone probes the upstreams' " +
+      'heads, polls the pending pool and refreshes ahead for the fleet (or for the ' +
+      'workers of one machine without Redis). 0 for a single process without Redis.',
     registers: [registry],
     collect() {
       this.set(watched?.isLeader() === true ? 1 : 0);
@@ -224,7 +230,9 @@ export function registerFleetMetrics(registry: Registry): { selfProbe: () => voi
   });
   const self = new Counter({
     name: `${p}fleet_self_probes_total`,
-    help: 'Head probes a follower made on its own because it heard no leader heartbeat for longer than a probe interval.',
+    help:
+      'Head probes a follower made on its own because it heard no ' +
+      'leader heartbeat for longer than a probe interval.',
     registers: [registry],
   });
   return {

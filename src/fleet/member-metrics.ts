@@ -22,7 +22,8 @@ export function registerMemberMetrics(registry: Registry, view: () => MembersVie
   ).register(registry);
   new CallbackGauge(
     `${METRIC_PREFIX}fleet_namespace_mismatch`,
-    '1 when a member of the fleet has another PUBLIC_BASE_URL than this replica: they share no cached entries (each fetches for itself). 0 when all agree.',
+    '1 when a member of the fleet has another PUBLIC_BASE_URL than this replica: ' +
+      'they share no cached entries (each fetches for itself). 0 when all agree.',
     one((v) => (v.namespaceMismatch ? 1 : 0)),
   ).register(registry);
 }

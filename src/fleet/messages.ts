@@ -31,7 +31,9 @@ export interface UpstreamHead {
   ok: boolean;
   /** Ms since that probe answered (or failed), when the message was sent. */
   ageMs: number;
-  /** The body of that probe's answer (the head endpoint's upstream bytes), so followers serve the head the leader does. */
+  /**
+   * The body of that probe's answer (the head endpoint's upstream bytes), so followers serve the head the leader does.
+   */
   answer?: string;
 }
 

@@ -24,7 +24,8 @@ export interface NamedLease {
   release(name: string, token: string): Promise<void>;
 }
 
-const RENEW_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
+const RENEW_LUA =
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return ` + `redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
 
 export function redisNamedLease(client: RedisClient, config: RedisConfig, metrics: Metrics = noopMetrics): NamedLease {

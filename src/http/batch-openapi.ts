@@ -67,7 +67,10 @@ export function batchOpenapi(limits: { maxBatchItems: number }): OpenApiContribu
         post: {
           operationId: 'batch',
           summary: `Up to ${max} endpoint requests in one`,
-          description: `Each item is validated and resolved like a direct GET (same cache); one bad item does not fail the others. Counts toward the rate limit once per item. Not cached (Cache-Control: no-store). Other methods on /batch answer 405 (Allow: POST, OPTIONS).`,
+          description:
+            'Each item is validated and resolved like a direct GET (same cache); one bad item ' +
+            'does not fail the others. Counts toward the rate limit once per item. Not cached ' +
+            '(Cache-Control: no-store). Other methods on /batch answer 405 (Allow: POST, OPTIONS).',
           tags: ['batch'],
           requestBody: { required: true, content: { [JSON_TYPE]: { schema: body } } },
           responses: {
@@ -76,7 +79,8 @@ export function batchOpenapi(limits: { maxBatchItems: number }): OpenApiContribu
               content: { [JSON_TYPE]: { schema: answer } },
             },
             '400': errorResponse(
-              `Not JSON, or no \`requests\` array of 1 to ${max} items (codes 4000, 4001, 4002); the message names requests.`,
+              `Not JSON, or no \`requests\` array of 1 to ${max} items ` +
+                '(codes 4000, 4001, 4002); the message names requests.',
               registry,
             ),
             '405': errorResponse(

@@ -165,7 +165,8 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     answers.forEach((a, i) => {
       chunks.push(
         Buffer.from(
-          `${i === 0 ? '' : ','}{"request":${JSON.stringify(a.request)},"status":${a.status},"cache":"${a.cache}","body":`,
+          `${i === 0 ? '' : ','}{"request":${JSON.stringify(a.request)},` +
+            `"status":${a.status},"cache":"${a.cache}","body":`,
         ),
         a.body,
         Buffer.from('}'),

@@ -113,7 +113,9 @@ export class EnvelopeWriter {
     if (o?.counted !== true) this.count(res.req.url, status);
   }
 
-  /** A whole HTTP/1.1 response closing the connection, for a socket with no response object (not counted: see count()). */
+  /**
+   * A whole HTTP/1.1 response closing the connection, for a socket with no response object (not counted: see count()).
+   */
   rawResponse(status: number, body: Buffer, o: EnvelopeOptions = NONE): string {
     const h = this.headers(status, body.length, { ...o, extra: [...(o.extra ?? []), 'connection', 'close'] });
     let text = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;

@@ -46,7 +46,8 @@ export function creditHeaders(gate: RateLimitGate, clientKey: string): Record<st
 
 const LIMITED_BODY = new ProxyError('RATE_LIMITED').toBody();
 const UNKNOWN_KEY_BODY = envelopeBody(EDGE_ERRORS.UNKNOWN_API_KEY.code, EDGE_ERRORS.UNKNOWN_API_KEY.msg);
-const EXPOSE = `${CORS_HEADERS['access-control-expose-headers']}, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset`;
+const EXPOSE =
+  `${CORS_HEADERS['access-control-expose-headers']}, ` + 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
 
 /** Writes the 429 (retryMs > 0) or 401 (unknown key) for a refused request. */
 export function refuse(

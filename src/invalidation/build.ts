@@ -32,7 +32,9 @@ export interface Invalidation {
   clock: TagClock;
   rule: PreciseRule;
   metrics: InvalidationMetrics;
-  /** Starts reading blocks (once the resolver exists). `reads`: the block reader's own fetches around the client cache. */
+  /**
+   * Starts reading blocks (once the resolver exists). `reads`: the block reader's own fetches around the client cache.
+   */
   start(deps: {
     reads: OwnReadsDeps;
     catalogue: Catalogue;

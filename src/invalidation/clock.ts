@@ -218,7 +218,10 @@ export class TagClock implements TouchedListener {
     this.#poolAt = this.#clock();
   }
 
-  /** The first block the proxy reads: blocks below it are not read here (what was fetched before it is judged by `join`, or stale). */
+  /**
+   * The first block the proxy reads: blocks below it are not read
+   * here (what was fetched before it is judged by `join`, or stale).
+   */
   start(height: number): void {
     if (this.#covered >= 0) return;
     this.#covered = height - 1;

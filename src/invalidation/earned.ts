@@ -22,7 +22,10 @@ import { earned, type Evidence } from '../cache/lifetime.js';
 import type { CacheEntry } from '../cache/types.js';
 import type { CanonicalRequest } from '../catalogue/types.js';
 
-/** Pure: what replacing `before` with `after` at `now` says; `named`: a tag of `before` was named (or the fail-safe judged it). */
+/**
+ * Pure: what replacing `before` with `after` at `now` says; `named`:
+ * a tag of `before` was named (or the fail-safe judged it).
+ */
 export function evidenceOf(before: CacheEntry, after: CacheEntry, now: number, named: boolean): Evidence {
   if (before.deps === undefined || after.deps === undefined || named || now < before.freshUntil) return 'none';
   return sameContent(before, after) ? 'same' : 'unnamed-change';

@@ -62,13 +62,17 @@ export function registerInvalidationMetrics(
 ): InvalidationMetrics {
   const blocks = new Counter({
     name: `${METRIC_PREFIX}invalidation_blocks_total`,
-    help: 'Touched sets published (read here or received from the fleet), by outcome: complete, or incomplete (head rule for that block).',
+    help:
+      'Touched sets published (read here or received from the fleet), by ' +
+      'outcome: complete, or incomplete (head rule for that block).',
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
   const fallbacks = new Counter({
     name: `${METRIC_PREFIX}invalidation_fallbacks_total`,
-    help: 'Blocks that fell back to the head rule, by reason: timeout, error (upstream failure, partial pages), gap (too far behind after an outage), not-shared (the fleet reader did not share it in time).',
+    help:
+      'Blocks that fell back to the head rule, by reason: timeout, error (upstream failure, partial ' +
+      'pages), gap (too far behind after an outage), not-shared (the fleet reader did not share it in time).',
     labelNames: ['reason'] as const,
     registers: [registry],
   });
@@ -86,7 +90,9 @@ export function registerInvalidationMetrics(
   });
   const unnamed = new Counter({
     name: `${METRIC_PREFIX}invalidation_unnamed_changes_total`,
-    help: 'Refetches at the safety bound whose content had changed though no block named the entry (a change the API cannot show, such as an internal transfer), by endpoint. Each resets that key to its endpoint bound.',
+    help:
+      'Refetches at the safety bound whose content had changed though no block named the entry (a change the API ' +
+      'cannot show, such as an internal transfer), by endpoint. Each resets that key to its endpoint bound.',
     labelNames: ['endpoint'] as const,
     registers: [registry],
   });
@@ -94,7 +100,12 @@ export function registerInvalidationMetrics(
   for (const endpoint of ENDPOINT_LABELS) unnamed.inc({ endpoint }, 0);
   const guarded = new Counter({
     name: `${METRIC_PREFIX}invalidation_guarded_total`,
-    help: "Facts precise invalidation did not trust, so the head rule or the entry's own TTL applied, by reason: cross-check (a block's pages disagreed with each other or with its record), behind-upstream (an answer from an upstream behind the best head), future-height (an answer about a height above the trusted head), reorg (a non-final height's hash changed), joined-late (an entry older than what this replica or the fleet record covers), pool-unknown (the pending pool could not be read).",
+    help:
+      "Facts precise invalidation did not trust, so the head rule or the entry's own TTL applied, by " +
+      "reason: cross-check (a block's pages disagreed with each other or with its record), behind-upstream " +
+      '(an answer from an upstream behind the best head), future-height (an answer about a height above the ' +
+      "trusted head), reorg (a non-final height's hash changed), joined-late (an entry older than what this " +
+      'replica or the fleet record covers), pool-unknown (the pending pool could not be read).',
     labelNames: ['reason'] as const,
     registers: [registry],
   });

@@ -44,7 +44,9 @@ function namedBy(tx: Rec): string[] {
 export class BlockReading {
   readonly #reads: OwnReads;
   readonly #verify: BlockVerifier;
-  /** Pool entries seen at the previous read, with the addresses each names (null: none read yet, every entry is new). */
+  /**
+   * Pool entries seen at the previous read, with the addresses each names (null: none read yet, every entry is new).
+   */
   #pool: Map<string, readonly string[]> | null = null;
   /** The pool's hashes in order at the previous read (null: none read yet). */
   #poolOrder: string | null = null;
@@ -88,7 +90,10 @@ export class BlockReading {
     return pagesOf(txListPending.path, '', (q) => this.#verify.get(txListPending.path, q, signal, 'pending'), reads);
   }
 
-  /** Adds the parties of `txs` to the sets; NRC20 recipients read with tx/detail (`height`: the block they are mined in, checked; null: pending). */
+  /**
+   * Adds the parties of `txs` to the sets; NRC20 recipients read with
+   * tx/detail (`height`: the block they are mined in, checked; null: pending).
+   */
   async #parties(
     txs: readonly Rec[],
     tokens: ReadonlyMap<string, string>,

@@ -79,7 +79,10 @@ export class BlockReader {
   /** The previous poll saw the pool change. */
   #settling = false;
   #poll: ReturnType<typeof setTimeout> | null = null;
-  /** The newest blocks' hashes, read once per drain by the first block this replica reads in it (null: not read in this drain). */
+  /**
+   * The newest blocks' hashes, read once per drain by the first
+   * block this replica reads in it (null: not read in this drain).
+   */
   #recent: Promise<ReadonlyMap<number, string> | null> | null = null;
 
   constructor(deps: BlockReaderDeps) {

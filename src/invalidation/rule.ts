@@ -34,7 +34,10 @@ export class PreciseRule {
     this.#guarded = guarded;
   }
 
-  /** The safety bound of a tag-kept entry of this endpoint; `named`: every change of it is named by a block (or its finality). */
+  /**
+   * The safety bound of a tag-kept entry of this endpoint; `named`:
+   * every change of it is named by a block (or its finality).
+   */
   maxAgeMs(endpoint: string, named: boolean): number {
     return this.#cfg.maxAgeByEndpoint[endpoint] ?? (named ? this.#cfg.listMaxAgeMs : this.#cfg.maxAgeMs);
   }
@@ -53,9 +56,11 @@ export class PreciseRule {
     // the head itself (block/max) keeps its own rule.
     if (deps === null)
       return !cls.headDependent && !m.reportsHead && dependsOnHead(m.dependsOn, req.params) ? HEAD_RULE : OWN_RULE;
-    // A finality watch alone keeps it longer only while the final height is tracked (the reader's block list teaches it each block).
+    // A finality watch alone keeps it longer only while the final height is tracked (the reader's block list teaches it
+    // each block).
     if (deps.tags.length === 0 && deps.watchFinal !== null && final === null) return { kind: 'watch', deps };
-    // Only its block's finality or hash changes an answer about one block (a mined transaction, a block's record or list).
+    // Only its block's finality or hash changes an answer about one block (a mined transaction, a block's record or
+    // list).
     const oneBlock = deps.tags.length === 0 && deps.watchHead === undefined;
     return { kind: 'tags', deps, boundMs: this.maxAgeMs(req.endpoint.name, m.everyChangeNamed || oneBlock) };
   }

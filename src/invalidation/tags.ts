@@ -108,7 +108,10 @@ function fieldOf(data: unknown, field: string): unknown {
     : undefined;
 }
 
-/** Every dependency of an answer as a tag (Cache-Tag, Surrogate-Key): `head` and `nax-stage` besides the tags entries are kept by. */
+/**
+ * Every dependency of an answer as a tag (Cache-Tag, Surrogate-Key):
+ * `head` and `nax-stage` besides the tags entries are kept by.
+ */
 export function headerTags(
   dependsOn: readonly Dependency[],
   params: ReadonlyMap<string, string>,

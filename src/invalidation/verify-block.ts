@@ -156,7 +156,10 @@ export class BlockVerifier {
     }
   }
 
-  /** `tx/detail` of a transfer; one mined in block `height` (null: pending) must say so, else another upstream is asked once. */
+  /**
+   * `tx/detail` of a transfer; one mined in block `height` (null:
+   * pending) must say so, else another upstream is asked once.
+   */
   async transfer(hash: string, signal: AbortSignal, height: number | null): Promise<{ data: Rec; read: Fetched }> {
     const got = await this.get(txDetail.path, `hash=${hash}`, signal, 'block');
     if (height === null || got.data['block_height'] === height) return got;

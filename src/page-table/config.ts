@@ -33,7 +33,8 @@ function shape(raw: unknown, label: string, errors: string[]): PageDecl | null {
   const parts = raw['parts'];
   if (!isMap(parts))
     errors.push(
-      `${label}.parts: expected a map of part name to {endpoint, query, required, when, internal}, got ${JSON.stringify(parts)}`,
+      `${label}.parts: expected a map of part name to {endpoint, ` +
+        `query, required, when, internal}, got ${JSON.stringify(parts)}`,
     );
   else {
     for (const [p, part] of Object.entries(parts)) {
@@ -45,7 +46,8 @@ function shape(raw: unknown, label: string, errors: string[]): PageDecl | null {
             errors.push(`${label}.parts.${p}.${k}: expected one of ${[...PART_KEYS].join(', ')}, got "${k}"`);
         if (part['query'] !== undefined && !isMap(part['query']))
           errors.push(
-            `${label}.parts.${p}.query: expected a map of parameter to value or template, got ${JSON.stringify(part['query'])}`,
+            `${label}.parts.${p}.query: expected a map of parameter to ` +
+              `value or template, got ${JSON.stringify(part['query'])}`,
           );
       }
     }

@@ -139,7 +139,8 @@ export function compilePage(
     for (const [q, text] of Object.entries(part.query ?? {})) {
       if (!endpoint.params.some((s) => s.name === q)) {
         errors.push(
-          `${at}.query.${q}: expected a parameter of ${endpoint.name} (${endpoint.params.map((s) => s.name).join(', ') || 'none'}), got "${q}"`,
+          `${at}.query.${q}: expected a parameter of ${endpoint.name} ` +
+            `(${endpoint.params.map((s) => s.name).join(', ') || 'none'}), got "${q}"`,
         );
         continue;
       }

@@ -20,7 +20,9 @@ export function registerPageMetrics(registry: Registry, pages: readonly string[]
   const label = (page: string): string => (known.has(page) ? page : 'other');
   const requests = new Counter({
     name: `${METRIC_PREFIX}page_requests_total`,
-    help: 'Page requests answered, by page, cache result of the composed page (HIT, MISS, STALE, BYPASS, ERROR) and status class.',
+    help:
+      'Page requests answered, by page, cache result of the composed ' +
+      'page (HIT, MISS, STALE, BYPASS, ERROR) and status class.',
     labelNames: ['page', 'cache', 'status_class'] as const,
     registers: [registry],
   });

@@ -71,7 +71,8 @@ const PAGE_HEADERS: ResponseObject['headers'] = {
   Age: { description: 'Seconds since the page was composed.', schema: { type: 'integer' } },
   'Cache-Control': {
     description:
-      '`public, max-age=<smallest remaining freshness of the parts>`, `immutable` when every part is final; `max-age=0` when STALE.',
+      '`public, max-age=<smallest remaining freshness of the parts>`, ' +
+      '`immutable` when every part is final; `max-age=0` when STALE.',
     schema: { type: 'string' },
   },
   ...ANSWER_HEADERS,
@@ -96,7 +97,8 @@ function pageSchema(page: CompiledPage, registry: SchemaRegistry): SchemaObject 
       data: {
         type: 'object',
         description:
-          "One key per part: exactly the `data` of that part's endpoint; null when an optional part failed or was skipped.",
+          "One key per part: exactly the `data` of that part's " +
+          'endpoint; null when an optional part failed or was skipped.',
         properties: Object.fromEntries(shown.map((p) => [p.name, partData(p, registry)])),
         required: shown.map((p) => p.name),
         additionalProperties: false,
@@ -126,9 +128,14 @@ function pageSchema(page: CompiledPage, registry: SchemaRegistry): SchemaObject 
 function describeParts(page: CompiledPage): string {
   const parts = page.parts.map(
     (p) =>
-      `\`${p.name}\`: ${p.endpoint.name}${p.required ? ' (required)' : ''}${p.internal ? ' (internal: in meta only)' : ''}`,
+      `\`${p.name}\`: ` +
+      `${p.endpoint.name}${p.required ? ' (required)' : ''}${p.internal ? ' (internal: in meta only)' : ''}`,
   );
-  return `Parts: ${parts.join('; ')}. A required part failing answers with its own error envelope; an optional part failing or skipped is null in data, its error in meta, and the page is kept at most ${FAILED_PART_TTL_MS / 1000} s. HEAD is served too.`;
+  return (
+    `Parts: ${parts.join('; ')}. A required part failing answers with its own error ` +
+    'envelope; an optional part failing or skipped is null in data, its error in ' +
+    `meta, and the page is kept at most ${FAILED_PART_TTL_MS / 1000} s. HEAD is served too.`
+  );
 }
 
 function operationOf(
@@ -155,13 +162,15 @@ function operationOf(
       },
       '304': { description: 'Not modified (If-None-Match matched the ETag).' },
       '400': errorResponse(
-        'Invalid, missing or duplicated page parameter (codes 4001, 4002, 4003); the message names it. Nothing is fetched.',
+        'Invalid, missing or duplicated page parameter (codes 4001, ' +
+          '4002, 4003); the message names it. Nothing is fetched.',
         registry,
       ),
       '404': errorResponse("A required part's not-found envelope (unknown block, hash, address or token).", registry),
       '429': {
         ...errorResponse(
-          'Rate limit exceeded (code 4290), or the miss budget cannot pay for a required part (code 4292; optional parts beyond it are null with their error in meta); see Retry-After.',
+          'Rate limit exceeded (code 4290), or the miss budget cannot pay for a required part (code ' +
+            '4292; optional parts beyond it are null with their error in meta); see Retry-After.',
           registry,
         ),
         headers: { ...RETRY_AFTER, ...ANSWER_HEADERS },

@@ -234,7 +234,8 @@ export class FetchStage {
     const keeping =
       precise === null ? OWN_RULE : precise.decide(req, settledCls, obj(res.json)?.['data'], chain.finalHeight());
     const { cls, deps } = keptBy(settledCls, keeping);
-    // Kept by the head or by tags, an answer from an upstream behind the best head is kept only until the block it lacks.
+    // Kept by the head or by tags, an answer from an upstream behind the best head is kept only until the block it
+    // lacks.
     if (
       cls.cacheable &&
       stamp !== null &&

@@ -39,7 +39,9 @@ export class HeadEntry {
     this.#d = deps;
   }
 
-  /** A probe's answer `res` showing `head`, above the believed head; false when it is not a good, storable head answer. */
+  /**
+   * A probe's answer `res` showing `head`, above the believed head; false when it is not a good, storable head answer.
+   */
   readonly adopt = (res: UpstreamResponse, head: number): boolean => {
     const f = this.#d.fetcher.adopt(this.#d.req, res, head);
     if (f === null || !f.cacheable) return false;

@@ -38,7 +38,8 @@ export class HeadGuard {
   /** `clock` is the one entries are stamped with (createdAt). */
   constructor(tracker: ChainTracker, clock: () => number) {
     this.#tracker = tracker;
-    // After a rebase to height r, entries made before it and above r are served while they last but never become the floor again.
+    // After a rebase to height r, entries made before it and above r are served while they last but never become the
+    // floor again.
     tracker.on('rebase', (height: number) => {
       this.#rebase = { at: clock(), height };
       if (this.#bestHeight > height) {

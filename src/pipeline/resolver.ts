@@ -372,7 +372,9 @@ export class Resolver {
     return { take: found };
   }
 
-  /** `prior`: the shared tier's copy, what the new entry replaces when memory holds none (its earned bound carries on). */
+  /**
+   * `prior`: the shared tier's copy, what the new entry replaces when memory holds none (its earned bound carries on).
+   */
   async #fetchAndStore(
     req: CanonicalRequest,
     ctx: FlightContext,
@@ -386,7 +388,8 @@ export class Resolver {
     // With a fleet lease, followers on other replicas read the fill from Redis: write it before release.
     if (f.cacheable) {
       const own = this.#d.memory.peek(req.key)?.entry;
-      // An entry fetched at a later head still believed (an adopted probe answer, a newer flight) is not replaced by this older one: it is served instead.
+      // An entry fetched at a later head still believed (an adopted probe answer, a newer flight) is not replaced by
+      // this older one: it is served instead.
       if (own !== undefined && this.#newer(own, f.entry)) {
         return { entry: own, stored: true, upstream: f.upstream, upstreamMs: f.upstreamMs };
       }

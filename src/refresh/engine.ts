@@ -33,7 +33,9 @@ type Outcome = 'ok' | 'error';
 
 export interface RefreshDeps {
   board: HotBoard;
-  /** Fetches the key again (joining a flight under way) and stores it: the entry kept in every tier, or null (not kept). */
+  /**
+   * Fetches the key again (joining a flight under way) and stores it: the entry kept in every tier, or null (not kept).
+   */
   renew(req: CanonicalRequest): Promise<CacheEntry | null>;
   /** The key's entry is fresh and fetched at the new head already (the head entry a probe answer became). */
   current(req: CanonicalRequest): boolean;

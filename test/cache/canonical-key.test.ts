@@ -49,21 +49,24 @@ describe('canonical cache keys', () => {
     return upstreamUrls(path).slice(before);
   }
 
-  it('parameter order, explicit defaults, encoding, leading zeros and unknown params: one upstream request', async () => {
-    const urls = await expectOneUpstream('tx/list', [
-      '',
-      '?page=1&page_size=20',
-      '?page_size=20&page=1',
-      '?page=1',
-      '?page_size=20',
-      `?${pct('page')}=${pct('1')}&page_size=%32%30`,
-      '?page=01&page_size=020',
-      '?utm_source=newsletter&page=1&fbclid=abc',
-      '?&page=1&&',
-      '?Page=7', // names are case-sensitive: `Page` is unknown, hence dropped
-    ]);
-    expect(urls).toEqual(['/tx/list?page=1&page_size=20']);
-  });
+  it(
+    'parameter order, explicit defaults, encoding, ' + 'leading zeros and unknown params: one upstream request',
+    async () => {
+      const urls = await expectOneUpstream('tx/list', [
+        '',
+        '?page=1&page_size=20',
+        '?page_size=20&page=1',
+        '?page=1',
+        '?page_size=20',
+        `?${pct('page')}=${pct('1')}&page_size=%32%30`,
+        '?page=01&page_size=020',
+        '?utm_source=newsletter&page=1&fbclid=abc',
+        '?&page=1&&',
+        '?Page=7', // names are case-sensitive: `Page` is unknown, hence dropped
+      ]);
+      expect(urls).toEqual(['/tx/list?page=1&page_size=20']);
+    },
+  );
 
   it('unknown parameters are not forwarded', async () => {
     const urls = await expectOneUpstream('contracts', [

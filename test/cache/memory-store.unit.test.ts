@@ -253,47 +253,53 @@ describe('MemoryStore', () => {
 describe('MemoryStore.promote (an entry read from Redis)', () => {
   const stampFree = (key: string, body: Buffer, now: number) => entry(key, body, now);
 
-  it('compresses nothing until a hit asks; then makes that variant once, in the background, and charges it', async () => {
-    const c = fakeClock(T0);
-    const store = new MemoryStore({ maxBytes: 1 << 24, clock: c.now, purgeIntervalMs: 0 });
-    const body = jsonBody(8000);
-    const gz = gzipSync(body, { level: 6 });
-    const e = stampFree('p', body, c.now());
-    const m = store.promote(e, gz);
-    expect(m?.entry).toBe(e);
-    if (m === undefined) return;
-    expect(store.compressions).toBe(0);
-    expect(m.payload('identity', c.now()).body).toBe(body);
-    expect(m.payload('gzip', c.now())).toEqual({ body: gz, encoding: 'gzip' });
-    expect(store.compressions).toBe(0);
-    const plainSize = m.size;
-    // br not made yet: identity now, and one compression started (only one, however often asked).
-    expect(m.payload('br', c.now()).encoding).toBe('identity');
-    expect(m.payload('br', c.now()).encoding).toBe('identity');
-    expect(store.compressions).toBe(1);
-    await vi.waitFor(() => expect(store.peek('p')?.unmade('br')).toBe(false));
-    const next = store.peek('p');
-    const br = next?.payload('br', c.now());
-    expect(br?.encoding).toBe('br');
-    expect(brotliDecompressSync(br!.body).equals(body)).toBe(true);
-    expect(next?.payload('gzip', c.now()).body.equals(gz)).toBe(true);
-    expect(next!.size).toBe(plainSize + br!.body.length + X * BUF);
-    expect(store.bytes).toBe(next!.size);
-    expect(store.compressions).toBe(1);
-  });
+  it(
+    'compresses nothing until a hit asks; ' + 'then makes that variant once, in the background, and charges it',
+    async () => {
+      const c = fakeClock(T0);
+      const store = new MemoryStore({ maxBytes: 1 << 24, clock: c.now, purgeIntervalMs: 0 });
+      const body = jsonBody(8000);
+      const gz = gzipSync(body, { level: 6 });
+      const e = stampFree('p', body, c.now());
+      const m = store.promote(e, gz);
+      expect(m?.entry).toBe(e);
+      if (m === undefined) return;
+      expect(store.compressions).toBe(0);
+      expect(m.payload('identity', c.now()).body).toBe(body);
+      expect(m.payload('gzip', c.now())).toEqual({ body: gz, encoding: 'gzip' });
+      expect(store.compressions).toBe(0);
+      const plainSize = m.size;
+      // br not made yet: identity now, and one compression started (only one, however often asked).
+      expect(m.payload('br', c.now()).encoding).toBe('identity');
+      expect(m.payload('br', c.now()).encoding).toBe('identity');
+      expect(store.compressions).toBe(1);
+      await vi.waitFor(() => expect(store.peek('p')?.unmade('br')).toBe(false));
+      const next = store.peek('p');
+      const br = next?.payload('br', c.now());
+      expect(br?.encoding).toBe('br');
+      expect(brotliDecompressSync(br!.body).equals(body)).toBe(true);
+      expect(next?.payload('gzip', c.now()).body.equals(gz)).toBe(true);
+      expect(next!.size).toBe(plainSize + br!.body.length + X * BUF);
+      expect(store.bytes).toBe(next!.size);
+      expect(store.compressions).toBe(1);
+    },
+  );
 
-  it('a stamped entry asks for its missing variant on a re-stamped hit too (not only at its creation instant)', async () => {
-    const c = fakeClock(T0);
-    const store = new MemoryStore({ maxBytes: 1 << 24, clock: c.now, purgeIntervalMs: 0 });
-    const body = jsonBody(4000, '"server_timestamp":1595157487445,');
-    const e = entry('st', body, c.now(), { stamps: findStamps(body, 'tx/list') });
-    store.promote(e, gzipSync(body, { level: 6 }));
-    c.set(T0 + 2000);
-    expect(store.peek('st')?.payload('br', c.now()).encoding).toBe('identity');
-    expect(store.compressions).toBe(1);
-    await vi.waitFor(() => expect(store.peek('st')?.unmade('br')).toBe(false));
-    expect(store.peek('st')?.payload('br', c.now() + 1000).encoding).toBe('br');
-  });
+  it(
+    'a stamped entry asks for its missing variant on a ' + 're-stamped hit too (not only at its creation instant)',
+    async () => {
+      const c = fakeClock(T0);
+      const store = new MemoryStore({ maxBytes: 1 << 24, clock: c.now, purgeIntervalMs: 0 });
+      const body = jsonBody(4000, '"server_timestamp":1595157487445,');
+      const e = entry('st', body, c.now(), { stamps: findStamps(body, 'tx/list') });
+      store.promote(e, gzipSync(body, { level: 6 }));
+      c.set(T0 + 2000);
+      expect(store.peek('st')?.payload('br', c.now()).encoding).toBe('identity');
+      expect(store.compressions).toBe(1);
+      await vi.waitFor(() => expect(store.peek('st')?.unmade('br')).toBe(false));
+      expect(store.peek('st')?.payload('br', c.now() + 1000).encoding).toBe('br');
+    },
+  );
 
   it('makes gzip too when Redis had none; small bodies get no variants at all', async () => {
     const c = fakeClock(T0);

@@ -210,31 +210,34 @@ describe('policies with a fake clock', () => {
     expect(env.count('block/max')).toBe(before + 3);
   });
 
-  it('tx/list?block_height of a final block is long-lived and survives head moves; plain tx/list does not', async () => {
-    const { clock, state, env } = await setup();
-    await xc(env, `/block/detail?h=${FINAL_BLOCK}`); // final height known
-    const finalUrl = `/tx/list?block_height=${FINAL_BLOCK - 10}`;
-    const headUrl = '/tx/list';
-    const a = await xc(env, finalUrl);
-    expect(a.cache).toBe('MISS');
-    expect(a.g.text).toContain(
-      `"next":"https://api.example.test/tx/list?block_height=${FINAL_BLOCK - 10}&page=2&page_size=2"`,
-    );
-    expect((await xc(env, headUrl)).cache).toBe('MISS');
-    expect(env.count('tx/list')).toBe(2);
+  it(
+    'tx/list?block_height of a final block is long-lived ' + 'and survives head moves; plain tx/list does not',
+    async () => {
+      const { clock, state, env } = await setup();
+      await xc(env, `/block/detail?h=${FINAL_BLOCK}`); // final height known
+      const finalUrl = `/tx/list?block_height=${FINAL_BLOCK - 10}`;
+      const headUrl = '/tx/list';
+      const a = await xc(env, finalUrl);
+      expect(a.cache).toBe('MISS');
+      expect(a.g.text).toContain(
+        `"next":"https://api.example.test/tx/list?block_height=${FINAL_BLOCK - 10}&page=2&page_size=2"`,
+      );
+      expect((await xc(env, headUrl)).cache).toBe('MISS');
+      expect(env.count('tx/list')).toBe(2);
 
-    // The head moves (learned through block/max); the head-dependent list is no longer fresh.
-    state.head = HEAD + 5;
-    clock.advance(2_500);
-    await xc(env, '/block/max');
-    await waitFor(() => env.proxy.tracker.bestHead() === HEAD + 5, 2000, 'head to move');
-    expect((await xc(env, headUrl)).cache).not.toBe('HIT');
-    expect((await xc(env, finalUrl)).cache).toBe('HIT');
+      // The head moves (learned through block/max); the head-dependent list is no longer fresh.
+      state.head = HEAD + 5;
+      clock.advance(2_500);
+      await xc(env, '/block/max');
+      await waitFor(() => env.proxy.tracker.bestHead() === HEAD + 5, 2000, 'head to move');
+      expect((await xc(env, headUrl)).cache).not.toBe('HIT');
+      expect((await xc(env, finalUrl)).cache).toBe('HIT');
 
-    clock.advance(HOUR);
-    expect((await xc(env, finalUrl)).cache).toBe('HIT');
-    expect(env.up.requests.filter((r) => r.url.startsWith('/tx/list?block_height=')).length).toBe(1);
-  });
+      clock.advance(HOUR);
+      expect((await xc(env, finalUrl)).cache).toBe('HIT');
+      expect(env.up.requests.filter((r) => r.url.startsWith('/tx/list?block_height=')).length).toBe(1);
+    },
+  );
 
   it('tx/list?block_height of a non-final block is short-lived', async () => {
     const { clock, env } = await setup();

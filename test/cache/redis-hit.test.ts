@@ -72,41 +72,45 @@ describe('a Redis-tier hit', () => {
     expect(await counter(b.url, 'chainproxy_cache_admissions_total', { verdict: 'promoted' })).toBe(promoted + 1);
   });
 
-  it('compresses nothing for clients that asked for identity; gzip comes from the bytes Redis stored, br is made when first asked for', async () => {
-    // A stamp-free answer (no time-relative field): its stored bytes are what every hit sends.
-    const path = '/contracts?page=3&page_size=50';
-    const known = new Set(a.memory.held().map((e) => e.key));
-    expect((await get(a.url, path)).cache).toBe('MISS');
-    const key = a.memory.held().find((e) => !known.has(e.key) && e.key.startsWith('contracts'))?.key ?? '';
-    expect(a.memory.peek(key)?.entry.stamps).toEqual([]);
-    expect(b.memory.peek(key)).toBeUndefined();
-    const made = b.memory.compressions;
-    const id = await raw(b.url, path, 'identity');
-    expect(id.body.length).toBeGreaterThan(1024);
-    expect(id.encoding).toBeUndefined();
-    expect((await raw(b.url, path, 'identity')).body.equals(id.body)).toBe(true);
-    // Promoted on the second read, with no variant made nor being made.
-    const m = b.memory.peek(key);
-    expect(m).toBeDefined();
-    expect(b.memory.compressions).toBe(made);
-    expect(m?.unmade('br')).toBe(true);
+  it(
+    'compresses nothing for clients that asked for identity; ' +
+      'gzip comes from the bytes Redis stored, br is made when first asked for',
+    async () => {
+      // A stamp-free answer (no time-relative field): its stored bytes are what every hit sends.
+      const path = '/contracts?page=3&page_size=50';
+      const known = new Set(a.memory.held().map((e) => e.key));
+      expect((await get(a.url, path)).cache).toBe('MISS');
+      const key = a.memory.held().find((e) => !known.has(e.key) && e.key.startsWith('contracts'))?.key ?? '';
+      expect(a.memory.peek(key)?.entry.stamps).toEqual([]);
+      expect(b.memory.peek(key)).toBeUndefined();
+      const made = b.memory.compressions;
+      const id = await raw(b.url, path, 'identity');
+      expect(id.body.length).toBeGreaterThan(1024);
+      expect(id.encoding).toBeUndefined();
+      expect((await raw(b.url, path, 'identity')).body.equals(id.body)).toBe(true);
+      // Promoted on the second read, with no variant made nor being made.
+      const m = b.memory.peek(key);
+      expect(m).toBeDefined();
+      expect(b.memory.compressions).toBe(made);
+      expect(m?.unmade('br')).toBe(true);
 
-    const gz = await raw(b.url, path, 'gzip');
-    expect(gz).toMatchObject({ cache: 'HIT', encoding: 'gzip' });
-    expect(gunzipSync(gz.body).equals(id.body)).toBe(true);
-    expect(b.memory.compressions).toBe(made);
+      const gz = await raw(b.url, path, 'gzip');
+      expect(gz).toMatchObject({ cache: 'HIT', encoding: 'gzip' });
+      expect(gunzipSync(gz.body).equals(id.body)).toBe(true);
+      expect(b.memory.compressions).toBe(made);
 
-    // br: made once, in the background, on the first request that accepts it (sent identity meanwhile).
-    const first = await raw(b.url, path, 'br');
-    if (first.encoding === 'br') expect(brotliDecompressSync(first.body).equals(id.body)).toBe(true);
-    else expect(first.body.equals(id.body)).toBe(true);
-    expect(b.memory.compressions).toBe(made + 1);
-    await waitFor(() => b.memory.peek(key)?.unmade('br') === false, 5000, 'the br variant made');
-    const br = await raw(b.url, path, 'br');
-    expect(br).toMatchObject({ cache: 'HIT', encoding: 'br' });
-    expect(brotliDecompressSync(br.body).equals(id.body)).toBe(true);
-    expect(b.memory.compressions).toBe(made + 1);
-  });
+      // br: made once, in the background, on the first request that accepts it (sent identity meanwhile).
+      const first = await raw(b.url, path, 'br');
+      if (first.encoding === 'br') expect(brotliDecompressSync(first.body).equals(id.body)).toBe(true);
+      else expect(first.body.equals(id.body)).toBe(true);
+      expect(b.memory.compressions).toBe(made + 1);
+      await waitFor(() => b.memory.peek(key)?.unmade('br') === false, 5000, 'the br variant made');
+      const br = await raw(b.url, path, 'br');
+      expect(br).toMatchObject({ cache: 'HIT', encoding: 'br' });
+      expect(brotliDecompressSync(br.body).equals(id.body)).toBe(true);
+      expect(b.memory.compressions).toBe(made + 1);
+    },
+  );
 
   it('a scan of cold keys through Redis does not evict the hot set', async () => {
     const hot = [await seeded(), await seeded(), await seeded()];

@@ -125,26 +125,29 @@ describe('single flight', () => {
     expect(env.count(PATH)).toBe(1);
   });
 
-  it("the leader's own client disconnecting cancels nothing: followers are answered and the entry is stored", async () => {
-    const { env, requested, release, seen } = await setup();
-    const ac = new AbortController();
-    const leader = get(env.base, URL_, { signal: ac.signal }).then(
-      () => 'answered',
-      () => 'aborted',
-    );
-    await requested.promise;
-    const follower = get(env.base, URL_);
-    await waitFor(() => seen() === 2);
-    await waitFor(async () => (await metric(env.base, 'singleflight_joins_total', { endpoint: PATH })) === 1);
-    ac.abort();
-    expect(await leader).toBe('aborted');
-    release.resolve(200);
-    const f = await follower;
-    expect(f.status).toBe(200);
-    expect(env.count(PATH)).toBe(1);
-    expect((await get(env.base, URL_)).header('x-cache')).toBe('HIT');
-    expect(env.count(PATH)).toBe(1);
-  });
+  it(
+    "the leader's own client disconnecting cancels nothing: " + 'followers are answered and the entry is stored',
+    async () => {
+      const { env, requested, release, seen } = await setup();
+      const ac = new AbortController();
+      const leader = get(env.base, URL_, { signal: ac.signal }).then(
+        () => 'answered',
+        () => 'aborted',
+      );
+      await requested.promise;
+      const follower = get(env.base, URL_);
+      await waitFor(() => seen() === 2);
+      await waitFor(async () => (await metric(env.base, 'singleflight_joins_total', { endpoint: PATH })) === 1);
+      ac.abort();
+      expect(await leader).toBe('aborted');
+      release.resolve(200);
+      const f = await follower;
+      expect(f.status).toBe(200);
+      expect(env.count(PATH)).toBe(1);
+      expect((await get(env.base, URL_)).header('x-cache')).toBe('HIT');
+      expect(env.count(PATH)).toBe(1);
+    },
+  );
 
   it('every client gone before the answer: the flight is cancelled, the next request fetches afresh', async () => {
     const { env, requested, release, seen } = await setup();

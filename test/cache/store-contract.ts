@@ -20,7 +20,8 @@ let seq = 0;
 /** A full entry with every field set to a non-default value; `patch` overrides. */
 export function contractEntry(key: string, patch: Partial<CacheEntry> = {}, now = Date.now()): CacheEntry {
   const body = Buffer.from(
-    `{"code":0,"msg":"success","data":{"key":${JSON.stringify(key)},"height":4842503.0,"server_timestamp":1595164447597}}`,
+    `{"code":0,"msg":"success","data":{"key":${JSON.stringify(key)},` +
+      '"height":4842503.0,"server_timestamp":1595164447597}}',
   );
   const tsStart = body.indexOf('1595164447597');
   seq += 1;

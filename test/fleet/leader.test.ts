@@ -66,7 +66,10 @@ describe('fleet leader: background work once per fleet', () => {
   const leaders = (rs: Replica[]) => rs.filter((r) => r.duty?.isLeader() === true);
   const upstreamCount = (path: string) => sim.stats()[path] ?? 0;
   const probesOf = (r: Replica) => counter(r.url, 'chainproxy_head_probes_total');
-  /** `pred` (a /metrics scrape) looked at once per tenth of an interval, not on every 5 ms poll (the scrapes would load the replicas). */
+  /**
+   * `pred` (a /metrics scrape) looked at once per tenth of an interval,
+   * not on every 5 ms poll (the scrapes would load the replicas).
+   */
   const sparingly = (pred: () => Promise<boolean>): (() => Promise<boolean>) => {
     let next = 0;
     return async () => {
@@ -143,50 +146,53 @@ describe('fleet leader: background work once per fleet', () => {
     expect(await counter(next.url, 'chainproxy_fleet_leader_changes_total')).toBe(1);
   });
 
-  it('a follower whose bus is silent probes on its own (counted), then follows the leader when the bus speaks', async () => {
-    const prefix = 'silent:';
-    // A leader that holds the lease and never speaks (its process hung).
-    const ghost = new Redis(redis.url, { lazyConnect: false });
-    closeLater(() => ghost.quit().then(() => undefined));
-    const ns = `b${createHash('sha1').update(PUBLIC_BASE_URL).digest('base64url').slice(0, 12)}:`;
-    const lease = `leader:${ns}`;
-    await ghost.set(`${prefix}${lease}`, 'ghost', 'PX', 120_000);
-    const [f] = await fleetOf(1, prefix);
-    if (f === undefined) throw new Error('no replica');
-    expect(f.duty?.isLeader()).toBe(false);
-    const heads0 = upstreamCount('block/max');
-    await waitFor(
-      sparingly(async () => (await counter(f.url, 'chainproxy_fleet_self_probes_total')) >= 3),
-      INTERVAL * 30,
-      'self probes',
-    );
-    expect(upstreamCount('block/max')).toBeGreaterThan(heads0);
-    expect(f.duty?.turn()).toBe('alone');
-
-    // The leader speaks: heartbeats every half interval, with each upstream's head.
-    const url = (dataOf((await get(f.url, '/status')).text)['upstreams'] as Array<{ url: string }>)[0]?.url ?? '';
-    const id = createHash('sha1').update(url).digest('base64url').slice(0, 12);
-    const told = sim.chain.head() + 3;
-    let beats = 0;
-    const beat = () => {
-      beats++;
-      void ghost.publish(
-        `${prefix}bus`,
-        JSON.stringify({ v: 1, from: 'ghost', t: 'heads', lease, heads: [{ id, head: told, ok: true, ageMs: 0 }] }),
+  it(
+    'a follower whose bus is silent probes on its own (counted), ' + 'then follows the leader when the bus speaks',
+    async () => {
+      const prefix = 'silent:';
+      // A leader that holds the lease and never speaks (its process hung).
+      const ghost = new Redis(redis.url, { lazyConnect: false });
+      closeLater(() => ghost.quit().then(() => undefined));
+      const ns = `b${createHash('sha1').update(PUBLIC_BASE_URL).digest('base64url').slice(0, 12)}:`;
+      const lease = `leader:${ns}`;
+      await ghost.set(`${prefix}${lease}`, 'ghost', 'PX', 120_000);
+      const [f] = await fleetOf(1, prefix);
+      if (f === undefined) throw new Error('no replica');
+      expect(f.duty?.isLeader()).toBe(false);
+      const heads0 = upstreamCount('block/max');
+      await waitFor(
+        sparingly(async () => (await counter(f.url, 'chainproxy_fleet_self_probes_total')) >= 3),
+        INTERVAL * 30,
+        'self probes',
       );
-    };
-    beat();
-    const timer = setInterval(beat, INTERVAL / 2);
-    closeLater(async () => clearInterval(timer));
-    await waitFor(() => f.pool.status()[0]?.head === told, INTERVAL * 10, "the leader's head of the upstream");
-    expect(f.duty?.turn()).toBe('follower');
-    const self = await counter(f.url, 'chainproxy_fleet_self_probes_total');
-    const from = beats;
-    await waitFor(() => beats >= from + 8, INTERVAL * 40, 'four intervals of heartbeats');
-    // At most one probe already under way when the bus spoke.
-    expect(await counter(f.url, 'chainproxy_fleet_self_probes_total')).toBeLessThanOrEqual(self + 1);
-    expect(f.duty?.turn()).toBe('follower');
-  });
+      expect(upstreamCount('block/max')).toBeGreaterThan(heads0);
+      expect(f.duty?.turn()).toBe('alone');
+
+      // The leader speaks: heartbeats every half interval, with each upstream's head.
+      const url = (dataOf((await get(f.url, '/status')).text)['upstreams'] as Array<{ url: string }>)[0]?.url ?? '';
+      const id = createHash('sha1').update(url).digest('base64url').slice(0, 12);
+      const told = sim.chain.head() + 3;
+      let beats = 0;
+      const beat = () => {
+        beats++;
+        void ghost.publish(
+          `${prefix}bus`,
+          JSON.stringify({ v: 1, from: 'ghost', t: 'heads', lease, heads: [{ id, head: told, ok: true, ageMs: 0 }] }),
+        );
+      };
+      beat();
+      const timer = setInterval(beat, INTERVAL / 2);
+      closeLater(async () => clearInterval(timer));
+      await waitFor(() => f.pool.status()[0]?.head === told, INTERVAL * 10, "the leader's head of the upstream");
+      expect(f.duty?.turn()).toBe('follower');
+      const self = await counter(f.url, 'chainproxy_fleet_self_probes_total');
+      const from = beats;
+      await waitFor(() => beats >= from + 8, INTERVAL * 40, 'four intervals of heartbeats');
+      // At most one probe already under way when the bus spoke.
+      expect(await counter(f.url, 'chainproxy_fleet_self_probes_total')).toBeLessThanOrEqual(self + 1);
+      expect(f.duty?.turn()).toBe('follower');
+    },
+  );
 
   it("a follower's head entry stays fresh past its TTL while the leader's heartbeats confirm the head", async () => {
     const prefix = `lead${++prefixes}:`;

@@ -43,46 +43,49 @@ describe('the fleet member list', () => {
     return replicas;
   }
 
-  it('two replicas see each other within a heartbeat, in /status and the metrics; a clean stop leaves at once', async () => {
-    const [a, b] = await fleetOf(['https://api.example.test', 'https://api.example.test']);
-    // B's first beat found A's entry; A's next beat finds B's.
-    await waitFor(() => view(a!).checkedAgoMs !== null && view(b!).checkedAgoMs !== null, 10_000, 'first beats');
-    await waitFor(() => view(b!).members.length === 2, 10_000, 'B seeing A');
-    const sinceB = Date.now();
-    await waitFor(() => (view(a!).checkedAgoMs ?? Infinity) < Date.now() - sinceB, 10_000, "A's next beat");
-    expect(ids(view(a!))).toEqual(ids(view(b!)));
-    expect(ids(view(a!))).toEqual([view(a!).replicaId, view(b!).replicaId].sort());
-    expect(view(a!).namespaceMismatch).toBe(false);
+  it(
+    'two replicas see each other within a heartbeat, ' + 'in /status and the metrics; a clean stop leaves at once',
+    async () => {
+      const [a, b] = await fleetOf(['https://api.example.test', 'https://api.example.test']);
+      // B's first beat found A's entry; A's next beat finds B's.
+      await waitFor(() => view(a!).checkedAgoMs !== null && view(b!).checkedAgoMs !== null, 10_000, 'first beats');
+      await waitFor(() => view(b!).members.length === 2, 10_000, 'B seeing A');
+      const sinceB = Date.now();
+      await waitFor(() => (view(a!).checkedAgoMs ?? Infinity) < Date.now() - sinceB, 10_000, "A's next beat");
+      expect(ids(view(a!))).toEqual(ids(view(b!)));
+      expect(ids(view(a!))).toEqual([view(a!).replicaId, view(b!).replicaId].sort());
+      expect(view(a!).namespaceMismatch).toBe(false);
 
-    const status = dataOf((await get(a!.url, '/status')).text);
-    const fleet = status['fleet'] as MembersView;
-    expect(fleet.heartbeatMs).toBe(HEARTBEAT_MS);
-    expect(fleet.members).toHaveLength(2);
-    expect(fleet.members.filter((m) => m.self).map((m) => m.id)).toEqual([view(a!).replicaId]);
-    for (const m of fleet.members) {
-      expect(['leader', 'follower', 'alone']).toContain(m.role);
-      expect(m).toMatchObject({ publicBaseUrl: 'https://api.example.test', sameNamespace: true, pid: process.pid });
-      expect(m.namespace).toMatch(/^b[\w-]{12}:$/);
-      expect(m.lastSeenAgoMs).toBeGreaterThanOrEqual(0);
-    }
-    expect(await counter(a!.url, 'chainproxy_fleet_members')).toBe(2);
-    expect(await counter(a!.url, 'chainproxy_fleet_namespace_mismatch')).toBe(0);
+      const status = dataOf((await get(a!.url, '/status')).text);
+      const fleet = status['fleet'] as MembersView;
+      expect(fleet.heartbeatMs).toBe(HEARTBEAT_MS);
+      expect(fleet.members).toHaveLength(2);
+      expect(fleet.members.filter((m) => m.self).map((m) => m.id)).toEqual([view(a!).replicaId]);
+      for (const m of fleet.members) {
+        expect(['leader', 'follower', 'alone']).toContain(m.role);
+        expect(m).toMatchObject({ publicBaseUrl: 'https://api.example.test', sameNamespace: true, pid: process.pid });
+        expect(m.namespace).toMatch(/^b[\w-]{12}:$/);
+        expect(m.lastSeenAgoMs).toBeGreaterThanOrEqual(0);
+      }
+      expect(await counter(a!.url, 'chainproxy_fleet_members')).toBe(2);
+      expect(await counter(a!.url, 'chainproxy_fleet_namespace_mismatch')).toBe(0);
 
-    const doc = (await (await fetch(`${a!.url}/openapi.json`)).json()) as object;
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    ajv.addSchema({ ...doc, $id: 'urn:chainproxy:members' });
-    const validate = ajv.getSchema(
-      'urn:chainproxy:members#/paths/~1status/get/responses/200/content/application~1json/schema',
-    )!;
-    expect(validate(JSON.parse((await get(a!.url, '/status')).text)), JSON.stringify(validate.errors)).toBe(true);
+      const doc = (await (await fetch(`${a!.url}/openapi.json`)).json()) as object;
+      const ajv = new Ajv2020({ strict: false, allErrors: true });
+      ajv.addSchema({ ...doc, $id: 'urn:chainproxy:members' });
+      const validate = ajv.getSchema(
+        'urn:chainproxy:members#/paths/~1status/get/responses/200/content/application~1json/schema',
+      )!;
+      expect(validate(JSON.parse((await get(a!.url, '/status')).text)), JSON.stringify(validate.errors)).toBe(true);
 
-    // A clean stop removes the entry: B's next beat no longer lists A.
-    const gone = view(a!).replicaId;
-    await a!.close();
-    expect(await b!.fleet!.members.beat()).toBe(true);
-    expect(ids(view(b!))).not.toContain(gone);
-    expect(await counter(b!.url, 'chainproxy_fleet_members')).toBe(1);
-  });
+      // A clean stop removes the entry: B's next beat no longer lists A.
+      const gone = view(a!).replicaId;
+      await a!.close();
+      expect(await b!.fleet!.members.beat()).toBe(true);
+      expect(ids(view(b!))).not.toContain(gone);
+      expect(await counter(b!.url, 'chainproxy_fleet_members')).toBe(1);
+    },
+  );
 
   it('replicas with different PUBLIC_BASE_URLs see each other and say the namespaces differ', async () => {
     const [a, b, a2] = await fleetOf(['https://a.example.test', 'https://b.example.test', 'https://a.example.test']);

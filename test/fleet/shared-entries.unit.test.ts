@@ -61,15 +61,18 @@ describe('shared entries', () => {
     expect(m.map.has('c')).toBe(false);
   });
 
-  it('a round carries at most MAX_ROUND_BYTES; what does not fit is left out, what fits after it still goes', async () => {
-    const big = entry('big', T0, 'x'.repeat(MAX_ROUND_BYTES));
-    const encoded = await encodeShared([entry('a'), big, entry('b')]);
-    expect(encoded).toHaveLength(2);
-    expect(encoded.reduce((n, t) => n + t.length, 0)).toBeLessThanOrEqual(MAX_ROUND_BYTES);
-    const m = memory();
-    await installShared(encoded, m.deps);
-    expect([...m.map.keys()]).toEqual(['a', 'b']);
-  });
+  it(
+    'a round carries at most MAX_ROUND_BYTES; ' + 'what does not fit is left out, what fits after it still goes',
+    async () => {
+      const big = entry('big', T0, 'x'.repeat(MAX_ROUND_BYTES));
+      const encoded = await encodeShared([entry('a'), big, entry('b')]);
+      expect(encoded).toHaveLength(2);
+      expect(encoded.reduce((n, t) => n + t.length, 0)).toBeLessThanOrEqual(MAX_ROUND_BYTES);
+      const m = memory();
+      await installShared(encoded, m.deps);
+      expect([...m.map.keys()]).toEqual(['a', 'b']);
+    },
+  );
 
   it('drops what is not an entry', async () => {
     const m = memory();

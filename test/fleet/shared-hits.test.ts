@@ -52,7 +52,8 @@ describe('two replicas, one Redis: shared hits', () => {
     expect(maxAge(viaB.headers)).toBeLessThanOrEqual(ageA - 7);
     expect(maxAge(viaB.headers)).toBeGreaterThanOrEqual(ageA - 8);
 
-    // A first read from Redis leaves B's memory tier alone; the second promotes it, with the remaining TTL, not a fresh one.
+    // A first read from Redis leaves B's memory tier alone; the second promotes it, with the remaining TTL, not a fresh
+    // one.
     expect(b.memory.entries).toBe(memB);
     const againB = await get(b.url, path);
     expect(againB).toMatchObject({ cache: 'HIT' });

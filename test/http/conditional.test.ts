@@ -168,7 +168,8 @@ describe('ETag without the volatile stamps', () => {
           sendJson(
             res,
             200,
-            `{"code":0,"msg":"success","data":{"height":${height}.0,"server_timestamp":${1_595_164_447_597 + ++calls}}}`,
+            `{"code":0,"msg":"success","data":{"height":${height}.0,` +
+              `"server_timestamp":${1_595_164_447_597 + ++calls}}}`,
           ),
         'tx/nrc20': (_req, res) => sendJson(res, 200, restamped(fixture('tx/nrc20').body)),
       }),

@@ -37,42 +37,45 @@ function countSweeps(server: { closeIdleConnections(): void }): () => number {
 }
 
 describe('drain: connections with a response pending', () => {
-  it('a response queued behind one that just ended is delivered, even when the idle sweep runs in between', async () => {
-    let release: () => void = () => {};
-    let held: ServerResponse | undefined;
-    let quick: ServerResponse | undefined;
-    const { app, open, url } = await serve((a) => {
-      a.get('/held', async (_req, reply) => {
-        held = reply.raw;
-        await new Promise<void>((r) => (release = r));
-        return 'first-body';
+  it(
+    'a response queued behind one that just ended is delivered, ' + 'even when the idle sweep runs in between',
+    async () => {
+      let release: () => void = () => {};
+      let held: ServerResponse | undefined;
+      let quick: ServerResponse | undefined;
+      const { app, open, url } = await serve((a) => {
+        a.get('/held', async (_req, reply) => {
+          held = reply.raw;
+          await new Promise<void>((r) => (release = r));
+          return 'first-body';
+        });
+        a.get('/quick', async (_req, reply) => {
+          quick = reply.raw;
+          return 'second-body';
+        });
       });
-      a.get('/quick', async (_req, reply) => {
-        quick = reply.raw;
-        return 'second-body';
+      const client = rawClient(url, get('/held') + get('/quick'));
+      // The second answer is complete but queued: the connection is busy with the first.
+      await waitFor(() => held !== undefined && quick?.writableEnded === true, 5000, 'both handlers');
+      const done = drain({
+        server: app.server,
+        open,
+        close: () => app.close(),
+        abortUpstream: async () => {},
+        deadlineMs: 10_000,
+        writer,
       });
-    });
-    const client = rawClient(url, get('/held') + get('/quick'));
-    // The second answer is complete but queued: the connection is busy with the first.
-    await waitFor(() => held !== undefined && quick?.writableEnded === true, 5000, 'both handlers');
-    const done = drain({
-      server: app.server,
-      open,
-      close: () => app.close(),
-      abortUpstream: async () => {},
-      deadlineMs: 10_000,
-      writer,
-    });
-    // The sweep lands right after the first response finished, the queued one now on the socket.
-    held?.once('finish', () => app.server.closeIdleConnections());
-    release();
+      // The sweep lands right after the first response finished, the queued one now on the socket.
+      held?.once('finish', () => app.server.closeIdleConnections());
+      release();
 
-    const text = (await client.received).toString('latin1');
-    expect(text.match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
-    expect(text).toContain('first-body');
-    expect(text.endsWith('second-body')).toBe(true);
-    expect(await done).toEqual({ timedOut: false, cut: 0 });
-  });
+      const text = (await client.received).toString('latin1');
+      expect(text.match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
+      expect(text).toContain('first-body');
+      expect(text.endsWith('second-body')).toBe(true);
+      expect(await done).toEqual({ timedOut: false, cut: 0 });
+    },
+  );
 
   it('a large response still flushing to a slow reader is not cut by the sweeps', async () => {
     const size = 32 * 1024 * 1024;
@@ -109,43 +112,47 @@ describe('drain: connections with a response pending', () => {
     expect(await done).toEqual({ timedOut: false, cut: 0 });
   });
 
-  it('the next request, sent on the keep-alive connection once the response in flight arrived, is served with Connection: close', async () => {
-    let release: () => void = () => {};
-    let held = false;
-    const { app, open, url } = await serve((a) => {
-      a.get('/held', async () => {
-        held = true;
-        await new Promise<void>((r) => (release = r));
-        return 'first-body';
+  it(
+    'the next request, sent on the keep-alive connection once the ' +
+      'response in flight arrived, is served with Connection: close',
+    async () => {
+      let release: () => void = () => {};
+      let held = false;
+      const { app, open, url } = await serve((a) => {
+        a.get('/held', async () => {
+          held = true;
+          await new Promise<void>((r) => (release = r));
+          return 'first-body';
+        });
+        a.get('/next', async () => 'next-body');
       });
-      a.get('/next', async () => 'next-body');
-    });
-    const client = rawClient(url, get('/held'));
-    await waitFor(() => held, 5000, 'the first handler');
-    const done = drain({
-      server: app.server,
-      open,
-      close: () => app.close(),
-      abortUpstream: async () => {},
-      deadlineMs: 10_000,
-      writer,
-    });
-    let drained = false;
-    void done.then(() => (drained = true));
-    const sweeps = countSweeps(app.server);
-    release();
-    await waitFor(() => client.sofar().endsWith('first-body'), 5000, 'the first response');
-    expect(client.sofar()).toMatch(/connection: keep-alive/i);
-    // Idle sweeps run between the response and the client's next request.
-    const before = sweeps();
-    await waitFor(() => sweeps() >= before + 2 || drained, 5000, 'two idle sweeps');
-    client.socket.write(get('/next'));
+      const client = rawClient(url, get('/held'));
+      await waitFor(() => held, 5000, 'the first handler');
+      const done = drain({
+        server: app.server,
+        open,
+        close: () => app.close(),
+        abortUpstream: async () => {},
+        deadlineMs: 10_000,
+        writer,
+      });
+      let drained = false;
+      void done.then(() => (drained = true));
+      const sweeps = countSweeps(app.server);
+      release();
+      await waitFor(() => client.sofar().endsWith('first-body'), 5000, 'the first response');
+      expect(client.sofar()).toMatch(/connection: keep-alive/i);
+      // Idle sweeps run between the response and the client's next request.
+      const before = sweeps();
+      await waitFor(() => sweeps() >= before + 2 || drained, 5000, 'two idle sweeps');
+      client.socket.write(get('/next'));
 
-    const text = (await client.received).toString('latin1');
-    const second = text.slice(text.indexOf('first-body') + 'first-body'.length);
-    expect(second).toMatch(/^HTTP\/1\.1 200 /);
-    expect(second).toMatch(/\r\nconnection: close\r\n/i);
-    expect(second.endsWith('next-body')).toBe(true);
-    expect(await done).toEqual({ timedOut: false, cut: 0 });
-  });
+      const text = (await client.received).toString('latin1');
+      const second = text.slice(text.indexOf('first-body') + 'first-body'.length);
+      expect(second).toMatch(/^HTTP\/1\.1 200 /);
+      expect(second).toMatch(/\r\nconnection: close\r\n/i);
+      expect(second.endsWith('next-body')).toBe(true);
+      expect(await done).toEqual({ timedOut: false, cut: 0 });
+    },
+  );
 });

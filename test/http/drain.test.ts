@@ -36,50 +36,53 @@ describe('drain', () => {
     expect(aborted).toBe(false);
   });
 
-  it('at the deadline: aborted upstream work answers through its own path; the rest gets the 503 envelope', async () => {
-    let abortWork: () => void = () => {};
-    const work = new Promise<void>((_, reject) => (abortWork = () => reject(new Error('aborted'))));
-    let lateAnswer: () => void = () => {};
-    const { app, open, url } = await serve((a) => {
-      a.get('/upstream', async (_req, reply) => {
-        await work.catch(() => undefined);
-        return reply.code(503).send({ own: 'path' });
+  it(
+    'at the deadline: aborted upstream work answers through its own path; ' + 'the rest gets the 503 envelope',
+    async () => {
+      let abortWork: () => void = () => {};
+      const work = new Promise<void>((_, reject) => (abortWork = () => reject(new Error('aborted'))));
+      let lateAnswer: () => void = () => {};
+      const { app, open, url } = await serve((a) => {
+        a.get('/upstream', async (_req, reply) => {
+          await work.catch(() => undefined);
+          return reply.code(503).send({ own: 'path' });
+        });
+        a.get('/stuck', (_req, reply) => {
+          // Answers only after the cut: must neither throw nor reach the client.
+          lateAnswer = () => {
+            reply.hijack();
+            reply.raw.writeHead(200, { 'content-type': 'text/plain' });
+            reply.raw.end('late');
+          };
+        });
       });
-      a.get('/stuck', (_req, reply) => {
-        // Answers only after the cut: must neither throw nor reach the client.
-        lateAnswer = () => {
-          reply.hijack();
-          reply.raw.writeHead(200, { 'content-type': 'text/plain' });
-          reply.raw.end('late');
-        };
+      const viaUpstream = request(`${url}/upstream`);
+      const stuck = request(`${url}/stuck`);
+      await waitFor(() => open.size === 2, 5000, 'two open responses');
+      const started = performance.now();
+      const result = await drain({
+        server: app.server,
+        open,
+        close: () => app.close(),
+        abortUpstream: async () => abortWork(),
+        deadlineMs: 300,
+        graceMs: 100,
+        writer,
       });
-    });
-    const viaUpstream = request(`${url}/upstream`);
-    const stuck = request(`${url}/stuck`);
-    await waitFor(() => open.size === 2, 5000, 'two open responses');
-    const started = performance.now();
-    const result = await drain({
-      server: app.server,
-      open,
-      close: () => app.close(),
-      abortUpstream: async () => abortWork(),
-      deadlineMs: 300,
-      graceMs: 100,
-      writer,
-    });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
-    expect(result).toEqual({ timedOut: true, cut: 1 });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+      expect(result).toEqual({ timedOut: true, cut: 1 });
 
-    const a = await viaUpstream;
-    expect(a.statusCode).toBe(503);
-    expect(await a.body.json()).toEqual({ own: 'path' });
-    const b = await stuck;
-    expect(b.statusCode).toBe(503);
-    expect(b.headers['cache-control']).toBe('no-store');
-    expect(b.headers['retry-after']).toBe('1');
-    expect(await b.body.json()).toEqual({ code: 5030, msg: 'server is shutting down', data: null });
-    expect(() => lateAnswer()).not.toThrow();
-  });
+      const a = await viaUpstream;
+      expect(a.statusCode).toBe(503);
+      expect(await a.body.json()).toEqual({ own: 'path' });
+      const b = await stuck;
+      expect(b.statusCode).toBe(503);
+      expect(b.headers['cache-control']).toBe('no-store');
+      expect(b.headers['retry-after']).toBe('1');
+      expect(await b.body.json()).toEqual({ code: 5030, msg: 'server is shutting down', data: null });
+      expect(() => lateAnswer()).not.toThrow();
+    },
+  );
 
   it('an idle keep-alive connection does not hold the drain', async () => {
     const { app, open, url } = await serve((a) => a.get('/x', async () => ({ x: 1 })));

@@ -25,23 +25,27 @@ describe('EnvelopeWriter', () => {
     expect(pairs(writer.headers(404, 10))['retry-after']).toBeUndefined();
   });
 
-  it('X-Cache ERROR on every error envelope, BYPASS on the others; X-Chain-Head when given; a default replaced by name; the simulator marker', () => {
-    for (const status of [400, 401, 404, 405, 408, 429, 431, 500, 502, 503, 504])
-      expect(pairs(writer.headers(status, 10))['x-cache'], String(status)).toBe('ERROR');
-    for (const status of [200, 204])
-      expect(pairs(writer.headers(status, 10))['x-cache'], String(status)).toBe('BYPASS');
-    const h = pairs(writer.headers(429, 10, { head: 42, extra: ['access-control-expose-headers', 'X-Only'] }));
-    expect(h).toMatchObject({
-      'x-cache': 'ERROR',
-      'x-chain-head': '42',
-      'access-control-expose-headers': 'X-Only',
-      'x-chainproxy-upstream': 'simulator',
-      'content-length': '10',
-    });
-    expect(
-      pairs(new EnvelopeWriter({ upstreamIsSimulator: false }).headers(404, 10))['x-chainproxy-upstream'],
-    ).toBeUndefined();
-  });
+  it(
+    'X-Cache ERROR on every error envelope, BYPASS on the others; ' +
+      'X-Chain-Head when given; a default replaced by name; the simulator marker',
+    () => {
+      for (const status of [400, 401, 404, 405, 408, 429, 431, 500, 502, 503, 504])
+        expect(pairs(writer.headers(status, 10))['x-cache'], String(status)).toBe('ERROR');
+      for (const status of [200, 204])
+        expect(pairs(writer.headers(status, 10))['x-cache'], String(status)).toBe('BYPASS');
+      const h = pairs(writer.headers(429, 10, { head: 42, extra: ['access-control-expose-headers', 'X-Only'] }));
+      expect(h).toMatchObject({
+        'x-cache': 'ERROR',
+        'x-chain-head': '42',
+        'access-control-expose-headers': 'X-Only',
+        'x-chainproxy-upstream': 'simulator',
+        'content-length': '10',
+      });
+      expect(
+        pairs(new EnvelopeWriter({ upstreamIsSimulator: false }).headers(404, 10))['x-chainproxy-upstream'],
+      ).toBeUndefined();
+    },
+  );
 
   it('a Fastify reply, a raw response and a raw socket text carry the same headers', async () => {
     const app = Fastify();

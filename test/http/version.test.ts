@@ -16,12 +16,15 @@ describe('the version', () => {
     await env.close();
   });
 
-  it('is the package version in /openapi.json, /status, /dashboard/history.json and chainproxy_build_info', async () => {
-    expect(((await get(env.base, '/openapi.json')).json as { info: { version: string } }).info.version).toBe(VERSION);
-    expect(((await get(env.base, '/status')).json as { data: { version: string } }).data.version).toBe(VERSION);
-    expect(((await get(env.base, '/dashboard/history.json')).json as { data: { version: string } }).data.version).toBe(
-      VERSION,
-    );
-    expect(await metric(env.base, 'build_info', { version: VERSION, node: process.version })).toBe(1);
-  });
+  it(
+    'is the package version in /openapi.json, /status, ' + '/dashboard/history.json and chainproxy_build_info',
+    async () => {
+      expect(((await get(env.base, '/openapi.json')).json as { info: { version: string } }).info.version).toBe(VERSION);
+      expect(((await get(env.base, '/status')).json as { data: { version: string } }).data.version).toBe(VERSION);
+      expect(
+        ((await get(env.base, '/dashboard/history.json')).json as { data: { version: string } }).data.version,
+      ).toBe(VERSION);
+      expect(await metric(env.base, 'build_info', { version: VERSION, node: process.version })).toBe(1);
+    },
+  );
 });

@@ -207,27 +207,31 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
     expect(Object.fromEntries(byWord)).toEqual({ HIT: 1, ERROR: 3 });
   });
 
-  it('a stream refusal and a passthrough failure: ERROR under other; a stream, passthrough and the operator routes: BYPASS, not counted', async () => {
-    const open = await request(`${env.base}/stream/heads`);
-    expect(open.statusCode).toBe(200);
-    expect(open.headers['x-cache']).toBe('BYPASS');
-    try {
-      await expectWord('/stream/heads', 429, 'ERROR', 'endpoint="other",cache="ERROR",status_class="4xx"');
-    } finally {
-      open.body.destroy();
-    }
-    await expectWord('/legacy/anything', 502, 'ERROR', 'endpoint="other",cache="ERROR",status_class="5xx"');
-    // A backend's own X-Cache is not the proxy's word.
-    for (const path of ['/old/page', '/healthz', '/readyz', '/status', '/openapi.json']) {
-      const w = await walk(path);
-      expect(w.got.status, path).toBe(200);
-      expect(w.cache, path).toBe('BYPASS');
-      expect(w.series, path).toEqual([]);
-    }
-    const preflight = await walk('/tx/list', {
-      method: 'OPTIONS',
-      headers: { origin: 'https://x.test', 'access-control-request-method': 'GET' },
-    });
-    expect(preflight.cache).toBe('BYPASS');
-  });
+  it(
+    'a stream refusal and a passthrough failure: ERROR under other; ' +
+      'a stream, passthrough and the operator routes: BYPASS, not counted',
+    async () => {
+      const open = await request(`${env.base}/stream/heads`);
+      expect(open.statusCode).toBe(200);
+      expect(open.headers['x-cache']).toBe('BYPASS');
+      try {
+        await expectWord('/stream/heads', 429, 'ERROR', 'endpoint="other",cache="ERROR",status_class="4xx"');
+      } finally {
+        open.body.destroy();
+      }
+      await expectWord('/legacy/anything', 502, 'ERROR', 'endpoint="other",cache="ERROR",status_class="5xx"');
+      // A backend's own X-Cache is not the proxy's word.
+      for (const path of ['/old/page', '/healthz', '/readyz', '/status', '/openapi.json']) {
+        const w = await walk(path);
+        expect(w.got.status, path).toBe(200);
+        expect(w.cache, path).toBe('BYPASS');
+        expect(w.series, path).toEqual([]);
+      }
+      const preflight = await walk('/tx/list', {
+        method: 'OPTIONS',
+        headers: { origin: 'https://x.test', 'access-control-request-method': 'GET' },
+      });
+      expect(preflight.cache).toBe('BYPASS');
+    },
+  );
 });

@@ -92,60 +92,69 @@ describe('TagClock', () => {
     expect(c.stale(at29, chain(29))).toBe(false);
   });
 
-  it('a rebase lowers every height recorded above the new head: entries fetched there are fresh until a block names them again', () => {
-    let now = 10;
-    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
-    c.start(30);
-    for (let h = 30; h <= 40; h++) c.block(set(h, h === 35 ? ['q'] : []));
-    c.block(set(41, [], false));
-    now = 20;
-    c.rebase(32);
-    // Fetched at the new head after the rebase: neither q's height (35) nor the incomplete block (41) is above it any more.
-    const fresh = entry(32, { tags: [tagOfAddress('q'), PENDING], watchFinal: null }, 25);
-    expect(c.stale(fresh, chain(32))).toBe(false);
-    // Fetched below the new head before the rebase: q was named above it, still stale.
-    expect(c.stale(entry(31, { tags: [tagOfAddress('q')], watchFinal: null }, 5), chain(32))).toBe(true);
-    // The blocks above it come again: one naming q stales it.
-    c.block(set(33, ['q']));
-    expect(c.stale(fresh, chain(33))).toBe(true);
-  });
+  it(
+    'a rebase lowers every height recorded above the new head: ' +
+      'entries fetched there are fresh until a block names them again',
+    () => {
+      let now = 10;
+      const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+      c.start(30);
+      for (let h = 30; h <= 40; h++) c.block(set(h, h === 35 ? ['q'] : []));
+      c.block(set(41, [], false));
+      now = 20;
+      c.rebase(32);
+      // Fetched at the new head after the rebase: neither q's height (35) nor the incomplete block (41) is above it any
+      // more.
+      const fresh = entry(32, { tags: [tagOfAddress('q'), PENDING], watchFinal: null }, 25);
+      expect(c.stale(fresh, chain(32))).toBe(false);
+      // Fetched below the new head before the rebase: q was named above it, still stale.
+      expect(c.stale(entry(31, { tags: [tagOfAddress('q')], watchFinal: null }, 5), chain(32))).toBe(true);
+      // The blocks above it come again: one naming q stales it.
+      c.block(set(33, ['q']));
+      expect(c.stale(fresh, chain(33))).toBe(true);
+    },
+  );
 
-  it('a rewritten height stales what was fetched about it or at or above it until then, head-dependent entries included', () => {
-    let now = 100;
-    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
-    c.start(50);
-    for (let h = 50; h <= 52; h++) c.block(set(h, []));
-    const about = entry(52, { tags: [], watchFinal: 51 }, 90);
-    const list = createEntry({
-      key: 'block/list?page=1&page_size=20',
-      status: 200,
-      body: Buffer.from('{}'),
-      createdAt: 90,
-      ttlMs: 60_000,
-      swrMs: 0,
-      sieMs: 0,
-      head: 52,
-      headDependent: true,
-      finalAt: null,
-      negative: false,
-      stamps: [],
-    });
-    const older = entry(50, { tags: [tagOfAddress('x')], watchFinal: null }, 90);
-    expect(c.stale(about, chain(52))).toBe(false);
-    expect(c.stale(list, chain(52))).toBe(false);
-    c.rewrite(51);
-    expect(c.hashOf(51)).toBe('');
-    expect(c.stale(about, chain(52))).toBe(true);
-    expect(c.stale(list, chain(52))).toBe(true);
-    expect(c.stale(older, chain(52))).toBe(false);
-    now = 200;
-    // The set read again does not mark it a second time: what was fetched since stays fresh.
-    const since = entry(52, { tags: [], watchFinal: 51 }, 150);
-    c.block(set(51, [], true, 'new'));
-    expect(c.stale(since, chain(52))).toBe(false);
-    // An answer about a block fetched before the proxy believed it is never fresh by tags.
-    expect(c.stale(entry(50, { tags: [], watchFinal: 51 }, 190), chain(52))).toBe(true);
-  });
+  it(
+    'a rewritten height stales what was fetched about it or at or above it until then, ' +
+      'head-dependent entries included',
+    () => {
+      let now = 100;
+      const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+      c.start(50);
+      for (let h = 50; h <= 52; h++) c.block(set(h, []));
+      const about = entry(52, { tags: [], watchFinal: 51 }, 90);
+      const list = createEntry({
+        key: 'block/list?page=1&page_size=20',
+        status: 200,
+        body: Buffer.from('{}'),
+        createdAt: 90,
+        ttlMs: 60_000,
+        swrMs: 0,
+        sieMs: 0,
+        head: 52,
+        headDependent: true,
+        finalAt: null,
+        negative: false,
+        stamps: [],
+      });
+      const older = entry(50, { tags: [tagOfAddress('x')], watchFinal: null }, 90);
+      expect(c.stale(about, chain(52))).toBe(false);
+      expect(c.stale(list, chain(52))).toBe(false);
+      c.rewrite(51);
+      expect(c.hashOf(51)).toBe('');
+      expect(c.stale(about, chain(52))).toBe(true);
+      expect(c.stale(list, chain(52))).toBe(true);
+      expect(c.stale(older, chain(52))).toBe(false);
+      now = 200;
+      // The set read again does not mark it a second time: what was fetched since stays fresh.
+      const since = entry(52, { tags: [], watchFinal: 51 }, 150);
+      c.block(set(51, [], true, 'new'));
+      expect(c.stale(since, chain(52))).toBe(false);
+      // An answer about a block fetched before the proxy believed it is never fresh by tags.
+      expect(c.stale(entry(50, { tags: [], watchFinal: 51 }, 190), chain(52))).toBe(true);
+    },
+  );
 
   it('stays within its byte budget; forgotten tags stale what they could have named', () => {
     const c = new TagClock({ maxBytes: 2000, clock: () => 0 });
@@ -189,33 +198,37 @@ describe('TagClock', () => {
     expect(c.stale(after, chain(51))).toBe(true);
   });
 
-  it('a pool the poll cannot read: pending entries keep their own TTL; read again, what was made until then is stale, twice', () => {
-    let now = 1000;
-    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
-    c.start(50);
-    c.block(set(50, []));
-    const pool = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 900);
-    const address = entry(50, { tags: [tagOfAddress('a')], watchFinal: null, clientMaxMs: 1000 }, 900);
-    c.poolUnknown();
-    expect(c.stale(pool, chain(50))).toBe(false);
-    now = 1900;
-    expect(c.stale(pool, chain(50))).toBe(true);
-    // Only what depends on the pool.
-    expect(c.stale(address, chain(50))).toBe(false);
-    const during = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 1950);
-    expect(c.stale(during, chain(50))).toBe(false);
-    now = 2000;
-    c.poolKnown();
-    expect(c.stale(during, chain(50))).toBe(true);
-    const between = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 2050);
-    now = 2100;
-    c.poolKnown();
-    expect(c.stale(between, chain(50))).toBe(true);
-    const after = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 2150);
-    now = 9000;
-    c.poolKnown();
-    expect(c.stale(after, chain(50))).toBe(false);
-  });
+  it(
+    'a pool the poll cannot read: pending entries keep their own TTL; ' +
+      'read again, what was made until then is stale, twice',
+    () => {
+      let now = 1000;
+      const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+      c.start(50);
+      c.block(set(50, []));
+      const pool = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 900);
+      const address = entry(50, { tags: [tagOfAddress('a')], watchFinal: null, clientMaxMs: 1000 }, 900);
+      c.poolUnknown();
+      expect(c.stale(pool, chain(50))).toBe(false);
+      now = 1900;
+      expect(c.stale(pool, chain(50))).toBe(true);
+      // Only what depends on the pool.
+      expect(c.stale(address, chain(50))).toBe(false);
+      const during = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 1950);
+      expect(c.stale(during, chain(50))).toBe(false);
+      now = 2000;
+      c.poolKnown();
+      expect(c.stale(during, chain(50))).toBe(true);
+      const between = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 2050);
+      now = 2100;
+      c.poolKnown();
+      expect(c.stale(between, chain(50))).toBe(true);
+      const after = entry(50, { tags: [PENDING], watchFinal: null, clientMaxMs: 1000 }, 2150);
+      now = 9000;
+      c.poolKnown();
+      expect(c.stale(after, chain(50))).toBe(false);
+    },
+  );
 
   it('a stage end watch: fresh below the height, stale once the best head reaches it, whatever the sets', () => {
     const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
@@ -233,22 +246,26 @@ describe('TagClock', () => {
     ).toBe(true);
   });
 
-  it('the day tag moves with the first block of a new day, or a block whose day is unknown; an incomplete block stales it too', () => {
-    const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
-    c.start(70);
-    c.block({ ...set(70, []), day: 100 });
-    const series = entry(70, { tags: [DAY], watchFinal: null });
-    c.block({ ...set(71, []), day: 100 });
-    expect(c.stale(series, chain(71))).toBe(false);
-    c.block({ ...set(72, []), day: 101 });
-    expect(c.stale(series, chain(72))).toBe(true);
-    const next = entry(72, { tags: [DAY], watchFinal: null });
-    c.block({ ...set(73, []), day: null });
-    expect(c.stale(next, chain(73))).toBe(true);
-    const later = entry(73, { tags: [DAY], watchFinal: null });
-    c.block(set(74, [], false));
-    expect(c.stale(later, chain(74))).toBe(true);
-  });
+  it(
+    'the day tag moves with the first block of a new day, ' +
+      'or a block whose day is unknown; an incomplete block stales it too',
+    () => {
+      const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
+      c.start(70);
+      c.block({ ...set(70, []), day: 100 });
+      const series = entry(70, { tags: [DAY], watchFinal: null });
+      c.block({ ...set(71, []), day: 100 });
+      expect(c.stale(series, chain(71))).toBe(false);
+      c.block({ ...set(72, []), day: 101 });
+      expect(c.stale(series, chain(72))).toBe(true);
+      const next = entry(72, { tags: [DAY], watchFinal: null });
+      c.block({ ...set(73, []), day: null });
+      expect(c.stale(next, chain(73))).toBe(true);
+      const later = entry(73, { tags: [DAY], watchFinal: null });
+      c.block(set(74, [], false));
+      expect(c.stale(later, chain(74))).toBe(true);
+    },
+  );
 });
 
 describe('TagClock: entries from before this replica', () => {
@@ -284,20 +301,23 @@ describe('TagClock: entries from before this replica', () => {
     expect(c.stale(tagged(91, 'b'), chain(101))).toBe(true);
   });
 
-  it('a record too far behind the head is not used; a started clock joins only a record that meets what it knows', () => {
-    const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
-    expect(c.join(record(10, 20), 200)).toBe(false);
-    c.start(200);
-    c.block(set(200, []));
-    expect(c.judgedFrom).toBe(199);
-    expect(c.join(record(150, 197), 200)).toBe(false);
-    expect(c.stale(tagged(198, 'b'), chain(200))).toBe(true);
-    expect(c.join(record(150, 199, { 180: ['a'] }), 200)).toBe(true);
-    expect(c.judgedFrom).toBe(149);
-    expect(c.stale(tagged(170), chain(200))).toBe(true);
-    expect(c.stale(tagged(170, 'b'), chain(200))).toBe(false);
-    expect(c.stale(tagged(190), chain(200))).toBe(false);
-  });
+  it(
+    'a record too far behind the head is not used; ' + 'a started clock joins only a record that meets what it knows',
+    () => {
+      const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
+      expect(c.join(record(10, 20), 200)).toBe(false);
+      c.start(200);
+      c.block(set(200, []));
+      expect(c.judgedFrom).toBe(199);
+      expect(c.join(record(150, 197), 200)).toBe(false);
+      expect(c.stale(tagged(198, 'b'), chain(200))).toBe(true);
+      expect(c.join(record(150, 199, { 180: ['a'] }), 200)).toBe(true);
+      expect(c.judgedFrom).toBe(149);
+      expect(c.stale(tagged(170), chain(200))).toBe(true);
+      expect(c.stale(tagged(170, 'b'), chain(200))).toBe(false);
+      expect(c.stale(tagged(190), chain(200))).toBe(false);
+    },
+  );
 
   it('a record that shows a height read with two hashes stales what was fetched about it before', () => {
     let now = 10;

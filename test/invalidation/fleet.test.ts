@@ -80,25 +80,28 @@ for (const suite of suites)
       expect(Number(sa['fallbacks']) + Number(sb['fallbacks'])).toBe(0);
     });
 
-    it("a block's deployments travel on the bus: the contract list is dropped on the replica that did not read it", async () => {
-      const p = '/contracts?page=1&page_size=5';
-      const step = async (h: number): Promise<void> => {
-        sim.chain.advance(h - sim.chain.head());
-        await Promise.all([covered(a.url, h), covered(b.url, h)]);
-      };
-      expect(sim.chain.head()).toBeLessThan(DEPLOY - 1);
-      expect((await get(a.url, p)).cache).toBe('MISS');
-      expect((await get(b.url, p)).cache).toBe('HIT');
-      await step(DEPLOY - 1);
-      for (const r of [a, b]) expect((await get(r.url, p)).cache, 'across a block without deployment').toBe('HIT');
-      const before = await truth(sim.url, p);
-      await step(DEPLOY);
-      // B refetches it; A then finds B's fresh entry in the shared tier.
-      expect((await get(b.url, p)).cache).not.toBe('HIT');
-      for (const r of [b, a]) {
-        const got = await get(r.url, p);
-        expect(content(got.text)).toBe(await truth(sim.url, p));
-        expect(content(got.text)).not.toBe(before);
-      }
-    });
+    it(
+      "a block's deployments travel on the bus: " + 'the contract list is dropped on the replica that did not read it',
+      async () => {
+        const p = '/contracts?page=1&page_size=5';
+        const step = async (h: number): Promise<void> => {
+          sim.chain.advance(h - sim.chain.head());
+          await Promise.all([covered(a.url, h), covered(b.url, h)]);
+        };
+        expect(sim.chain.head()).toBeLessThan(DEPLOY - 1);
+        expect((await get(a.url, p)).cache).toBe('MISS');
+        expect((await get(b.url, p)).cache).toBe('HIT');
+        await step(DEPLOY - 1);
+        for (const r of [a, b]) expect((await get(r.url, p)).cache, 'across a block without deployment').toBe('HIT');
+        const before = await truth(sim.url, p);
+        await step(DEPLOY);
+        // B refetches it; A then finds B's fresh entry in the shared tier.
+        expect((await get(b.url, p)).cache).not.toBe('HIT');
+        for (const r of [b, a]) {
+          const got = await get(r.url, p);
+          expect(content(got.text)).toBe(await truth(sim.url, p));
+          expect(content(got.text)).not.toBe(before);
+        }
+      },
+    );
   });

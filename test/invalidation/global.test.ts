@@ -59,22 +59,26 @@ async function keptUntil(
 }
 
 describe('global lists kept by what changes them', () => {
-  it('contracts and token/list stay fresh across blocks with transfers and calls, and are refetched after a deployment', async () => {
-    const deploy = nextDeploy(4_842_000);
-    const { sim, proxy } = await rig.start({}, { startHeight: deploy - 5 });
-    await covered(proxy.url, deploy - 5);
-    const quiet = deploy - 4; // carries a token transfer (height mod 8 = 5), deploys nothing
-    expect(deployedAt(quiet)).toBeLessThan(0);
-    const before = await truth(sim.url, '/contracts?page=1&page_size=5');
-    await keptUntil(
-      sim,
-      proxy.url,
-      ['/contracts?page=1&page_size=5', '/contracts?page=2&page_size=5', '/token/list'],
-      quiet,
-      deploy,
-    );
-    expect(await truth(sim.url, '/contracts?page=1&page_size=5')).not.toBe(before); // the deployment is listed
-  });
+  it(
+    'contracts and token/list stay fresh across blocks with transfers and calls, ' +
+      'and are refetched after a deployment',
+    async () => {
+      const deploy = nextDeploy(4_842_000);
+      const { sim, proxy } = await rig.start({}, { startHeight: deploy - 5 });
+      await covered(proxy.url, deploy - 5);
+      const quiet = deploy - 4; // carries a token transfer (height mod 8 = 5), deploys nothing
+      expect(deployedAt(quiet)).toBeLessThan(0);
+      const before = await truth(sim.url, '/contracts?page=1&page_size=5');
+      await keptUntil(
+        sim,
+        proxy.url,
+        ['/contracts?page=1&page_size=5', '/contracts?page=2&page_size=5', '/token/list'],
+        quiet,
+        deploy,
+      );
+      expect(await truth(sim.url, '/contracts?page=1&page_size=5')).not.toBe(before); // the deployment is listed
+    },
+  );
 
   it('nax/summary stays fresh until the head reaches its end_height, then is refetched', async () => {
     const end = 4_848_000; // a stage boundary (6000 blocks a stage)
@@ -87,29 +91,36 @@ describe('global lists kept by what changes them', () => {
     expect(await truth(sim.url, p)).not.toBe(before);
   });
 
-  it('the daily series stay fresh within a day (chain time) and are refetched after its first block of the next day', async () => {
-    // The start head is timed 45 s (three 15 s blocks) before the last UTC midnight.
-    const midnight = Math.floor(Date.now() / 86_400_000) * 86_400_000;
-    const { sim, proxy } = await rig.start({}, { startTime: midnight - 45_000 });
-    const h0 = sim.chain.head();
-    await covered(proxy.url, h0);
-    const paths = ['/tx/count/history?days=3', '/address/count/history?days=4'];
-    const before = await Promise.all(paths.map((p) => truth(sim.url, p)));
-    await keptUntil(sim, proxy.url, paths, h0 + 2, h0 + 3);
-    for (const [i, p] of paths.entries()) expect(await truth(sim.url, p), p).not.toBe(before[i]);
-  });
+  it(
+    'the daily series stay fresh within a day (chain time) ' +
+      'and are refetched after its first block of the next day',
+    async () => {
+      // The start head is timed 45 s (three 15 s blocks) before the last UTC midnight.
+      const midnight = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+      const { sim, proxy } = await rig.start({}, { startTime: midnight - 45_000 });
+      const h0 = sim.chain.head();
+      await covered(proxy.url, h0);
+      const paths = ['/tx/count/history?days=3', '/address/count/history?days=4'];
+      const before = await Promise.all(paths.map((p) => truth(sim.url, p)));
+      await keptUntil(sim, proxy.url, paths, h0 + 2, h0 + 3);
+      for (const [i, p] of paths.entries()) expect(await truth(sim.url, p), p).not.toBe(before[i]);
+    },
+  );
 
-  it('holders still follows the head rule (a ranking by balance, with counts the touched sets cannot show)', async () => {
-    const { sim, proxy } = await rig.start();
-    const h0 = sim.chain.head();
-    await covered(proxy.url, h0);
-    const p = '/holders?page=1&page_size=20';
-    await get(proxy.url, p);
-    expect((await get(proxy.url, p)).cache).toBe('HIT');
-    sim.chain.advance(1);
-    await covered(proxy.url, h0 + 1);
-    const r = await get(proxy.url, p);
-    expect(r.cache).toBe('MISS');
-    expect(content(r.text)).toBe(await truth(sim.url, p));
-  });
+  it(
+    'holders still follows the head rule (a ranking by balance, ' + 'with counts the touched sets cannot show)',
+    async () => {
+      const { sim, proxy } = await rig.start();
+      const h0 = sim.chain.head();
+      await covered(proxy.url, h0);
+      const p = '/holders?page=1&page_size=20';
+      await get(proxy.url, p);
+      expect((await get(proxy.url, p)).cache).toBe('HIT');
+      sim.chain.advance(1);
+      await covered(proxy.url, h0 + 1);
+      const r = await get(proxy.url, p);
+      expect(r.cache).toBe('MISS');
+      expect(content(r.text)).toBe(await truth(sim.url, p));
+    },
+  );
 });

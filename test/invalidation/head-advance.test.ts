@@ -27,7 +27,8 @@ describe('head advance through the proxy', () => {
     const again = await get(proxy.url, LIST);
     expect(again.cache).toBe('HIT');
     expect(unstamped(again.text)).toBe(unstamped(list1.text));
-    expect(Number(/max-age=(\d+)/.exec(list1.headers['cache-control']!)?.[1])).toBeGreaterThan(500); // the long TTL applies
+    // the long TTL applies
+    expect(Number(/max-age=(\d+)/.exec(list1.headers['cache-control']!)?.[1])).toBeGreaterThan(500);
     const block1 = await get(proxy.url, finalBlock);
     expect(block1).toMatchObject({ status: 200, cache: 'MISS' });
     expect(await get(proxy.url, finalBlock)).toMatchObject({ cache: 'HIT' });

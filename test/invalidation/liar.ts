@@ -77,7 +77,8 @@ export async function startLiar(simUrl: string): Promise<Liar> {
       return sendJson(
         res,
         200,
-        `{"code":0,"msg":"success","data":{"next":null,"previous":null,"count":0,"total_page":0,"current_page":1,"list":[],"server_timestamp":${Date.now()}}}`,
+        '{"code":0,"msg":"success","data":{"next":null,"previous":null,"count":0,"total_page":0,"current_page":1,' +
+          `"list":[],"server_timestamp":${Date.now()}}}`,
       );
     }
     const up = await request(`${simUrl}${url}`);

@@ -72,23 +72,27 @@ async function polls(upstream: FakeUpstream, n: number): Promise<void> {
 }
 
 describe('the pending pool as a tag', () => {
-  it('the pending list stays a hit while the polled pool is unchanged, beyond its TTL, and is refetched after a block', async () => {
-    const { chain, pool, upstream, proxy } = await start();
-    expect((await get(proxy.url, LIST)).cache).toBe('MISS');
-    // 1 s TTL under the older rule: 25 polls at 50 ms outlast it.
-    await polls(upstream, 25);
-    const kept = await get(proxy.url, LIST);
-    expect(kept.cache).toBe('HIT');
-    expect(content(kept.text)).toBe(await truth(pool.url, LIST));
+  it(
+    'the pending list stays a hit while the polled pool is unchanged, ' +
+      'beyond its TTL, and is refetched after a block',
+    async () => {
+      const { chain, pool, upstream, proxy } = await start();
+      expect((await get(proxy.url, LIST)).cache).toBe('MISS');
+      // 1 s TTL under the older rule: 25 polls at 50 ms outlast it.
+      await polls(upstream, 25);
+      const kept = await get(proxy.url, LIST);
+      expect(kept.cache).toBe('HIT');
+      expect(content(kept.text)).toBe(await truth(pool.url, LIST));
 
-    const h = chain.chain.head();
-    chain.chain.advance(1);
-    pool.chain.advance(1);
-    await covered(proxy.url, h + 1);
-    const after = await get(proxy.url, LIST);
-    expect(content(after.text)).not.toBe(content(kept.text));
-    expect(content(after.text)).toBe(await truth(pool.url, LIST));
-  });
+      const h = chain.chain.head();
+      chain.chain.advance(1);
+      pool.chain.advance(1);
+      await covered(proxy.url, h + 1);
+      const after = await get(proxy.url, LIST);
+      expect(content(after.text)).not.toBe(content(kept.text));
+      expect(content(after.text)).toBe(await truth(pool.url, LIST));
+    },
+  );
 
   it('a pool change the poll sees between blocks stales the pending list', async () => {
     const { pool, upstream, proxy } = await start();
@@ -102,26 +106,29 @@ describe('the pending pool as a tag', () => {
     expect(content(r.text)).toBe(await truth(pool.url, LIST));
   });
 
-  it('a transaction dropped from the pool unmined stales the lists that showed it pending, with the next block', async () => {
-    const { chain, pool, upstream, proxy } = await start();
-    const next = blockNames(SEED, chain.chain.head() + 1);
-    const list = (
-      JSON.parse(await (await fetch(pool.url + LIST)).text()) as { data: { list: Record<string, unknown>[] } }
-    ).data.list;
-    // An entry whose parties the next block does not name.
-    const gone = list.find((t) =>
-      ['address_from', 'address_to', 'contract_address'].every((k) => typeof t[k] !== 'string' || !next.has(t[k])),
-    );
-    if (gone === undefined) throw new Error('no pool entry outside the next block');
-    const path = `/tx/listByAddress?address=${String(gone['address_from'])}`;
-    const first = await get(proxy.url, path);
-    expect(first.text).toContain(String(gone['tx_hash']));
-    expect((await get(proxy.url, path)).cache).toBe('HIT');
-    dropped = String(gone['tx_hash']);
-    await polls(upstream, 2);
-    const h = chain.chain.head();
-    chain.chain.advance(1);
-    await covered(proxy.url, h + 1);
-    expect((await get(proxy.url, path)).cache).toBe('MISS');
-  });
+  it(
+    'a transaction dropped from the pool unmined stales ' + 'the lists that showed it pending, with the next block',
+    async () => {
+      const { chain, pool, upstream, proxy } = await start();
+      const next = blockNames(SEED, chain.chain.head() + 1);
+      const list = (
+        JSON.parse(await (await fetch(pool.url + LIST)).text()) as { data: { list: Record<string, unknown>[] } }
+      ).data.list;
+      // An entry whose parties the next block does not name.
+      const gone = list.find((t) =>
+        ['address_from', 'address_to', 'contract_address'].every((k) => typeof t[k] !== 'string' || !next.has(t[k])),
+      );
+      if (gone === undefined) throw new Error('no pool entry outside the next block');
+      const path = `/tx/listByAddress?address=${String(gone['address_from'])}`;
+      const first = await get(proxy.url, path);
+      expect(first.text).toContain(String(gone['tx_hash']));
+      expect((await get(proxy.url, path)).cache).toBe('HIT');
+      dropped = String(gone['tx_hash']);
+      await polls(upstream, 2);
+      const h = chain.chain.head();
+      chain.chain.advance(1);
+      await covered(proxy.url, h + 1);
+      expect((await get(proxy.url, path)).cache).toBe('MISS');
+    },
+  );
 });

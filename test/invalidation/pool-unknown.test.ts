@@ -70,47 +70,55 @@ async function poolUnknown(url: string): Promise<number> {
 }
 
 describe('a pending pool that cannot be read', () => {
-  it('every upstream failing: the pending list is served STALE past its own TTL, with an honest Age and Cache-Control', async () => {
-    const { proxy, clock, fail } = await start();
-    const first = await get(proxy.url, LIST);
-    expect(first.cache).toBe('MISS');
-    clock.advance(2000);
-    // Kept by the pool while the poll reads it: a hit past its 1 s TTL.
-    expect((await get(proxy.url, LIST)).cache).toBe('HIT');
+  it(
+    'every upstream failing: the pending list is served STALE past its own TTL, ' +
+      'with an honest Age and Cache-Control',
+    async () => {
+      const { proxy, clock, fail } = await start();
+      const first = await get(proxy.url, LIST);
+      expect(first.cache).toBe('MISS');
+      clock.advance(2000);
+      // Kept by the pool while the poll reads it: a hit past its 1 s TTL.
+      expect((await get(proxy.url, LIST)).cache).toBe('HIT');
 
-    const failures = await poolUnknown(proxy.url);
-    fail('all');
-    await waitFor(async () => (await poolUnknown(proxy.url)) > failures, 5000, 'a failed poll');
-    clock.advance(2000);
-    const r = await get(proxy.url, LIST);
-    expect(r.status).toBe(200);
-    expect(r.cache).toBe('STALE');
-    expect(r.headers['age']).toBe('4');
-    expect(r.headers['cache-control']).toBe('public, max-age=0');
-    expect(content(r.text)).toBe(content(first.text));
-  });
+      const failures = await poolUnknown(proxy.url);
+      fail('all');
+      await waitFor(async () => (await poolUnknown(proxy.url)) > failures, 5000, 'a failed poll');
+      clock.advance(2000);
+      const r = await get(proxy.url, LIST);
+      expect(r.status).toBe(200);
+      expect(r.cache).toBe('STALE');
+      expect(r.headers['age']).toBe('4');
+      expect(r.headers['cache-control']).toBe('public, max-age=0');
+      expect(content(r.text)).toBe(content(first.text));
+    },
+  );
 
-  it('the poll alone failing: the pending list is refetched past its own TTL; once the pool is read again it is kept by the pool', async () => {
-    const { sim, front, proxy, clock, fail } = await start();
-    expect((await get(proxy.url, LIST)).cache).toBe('MISS');
-    const failures = await poolUnknown(proxy.url);
-    fail('poll');
-    await waitFor(async () => (await poolUnknown(proxy.url)) > failures, 5000, 'a failed poll');
-    // Within its own 1 s: still a hit.
-    expect((await get(proxy.url, LIST)).cache).toBe('HIT');
-    clock.advance(1500);
-    const again = await get(proxy.url, LIST);
-    expect(again.cache).toBe('MISS');
-    expect(content(again.text)).toBe(await truth(sim.url, LIST));
+  it(
+    'the poll alone failing: the pending list is refetched past its own TTL; ' +
+      'once the pool is read again it is kept by the pool',
+    async () => {
+      const { sim, front, proxy, clock, fail } = await start();
+      expect((await get(proxy.url, LIST)).cache).toBe('MISS');
+      const failures = await poolUnknown(proxy.url);
+      fail('poll');
+      await waitFor(async () => (await poolUnknown(proxy.url)) > failures, 5000, 'a failed poll');
+      // Within its own 1 s: still a hit.
+      expect((await get(proxy.url, LIST)).cache).toBe('HIT');
+      clock.advance(1500);
+      const again = await get(proxy.url, LIST);
+      expect(again.cache).toBe('MISS');
+      expect(content(again.text)).toBe(await truth(sim.url, LIST));
 
-    fail('none');
-    // The pool is read again (and once more, settling): what was fetched while it was unknown is stale.
-    await polls(front, 3);
-    clock.advance(1);
-    expect((await get(proxy.url, LIST)).cache).toBe('MISS');
-    // Then kept by the pool again, past its own TTL.
-    await polls(front, 2);
-    clock.advance(5000);
-    expect((await get(proxy.url, LIST)).cache).toBe('HIT');
-  });
+      fail('none');
+      // The pool is read again (and once more, settling): what was fetched while it was unknown is stale.
+      await polls(front, 3);
+      clock.advance(1);
+      expect((await get(proxy.url, LIST)).cache).toBe('MISS');
+      // Then kept by the pool again, past its own TTL.
+      await polls(front, 2);
+      clock.advance(5000);
+      expect((await get(proxy.url, LIST)).cache).toBe('HIT');
+    },
+  );
 });

@@ -69,31 +69,34 @@ describe('precise invalidation', () => {
     expect(await invalidationStatus(proxy.url)).toEqual({ mode: 'head' });
   });
 
-  it('over many blocks, no answer differs from the upstream at the same head (pending pool polled between blocks)', async () => {
-    const { sim, proxy } = await rig.start({ invalidation: { ...PRECISE, pendingPollMs: 20 } });
-    const h0 = sim.chain.head();
-    await covered(proxy.url, h0);
-    const addresses = [
-      ...new Set([h0 - 2, h0 - 1, h0, h0 + 1, h0 + 2, h0 + 3].flatMap((h) => [...touchedAt(SEED, h).addresses])),
-    ].slice(0, 24);
-    const paths = addresses.flatMap((a) => [
-      `/address/info?address=${a}`,
-      `/tx/listByAddress?address=${a}&page=1&page_size=10`,
-    ]);
-    let hits = 0;
-    let stale = 0;
-    for (let b = 1; b <= 5; b++) {
-      sim.chain.advance(1);
-      await covered(proxy.url, h0 + b);
-      for (const p of paths) {
-        const r = await get(proxy.url, p);
-        if (r.cache === 'HIT') hits++;
-        if (content(r.text) !== (await truth(sim.url, p))) stale++;
+  it(
+    'over many blocks, no answer differs from the upstream ' + 'at the same head (pending pool polled between blocks)',
+    async () => {
+      const { sim, proxy } = await rig.start({ invalidation: { ...PRECISE, pendingPollMs: 20 } });
+      const h0 = sim.chain.head();
+      await covered(proxy.url, h0);
+      const addresses = [
+        ...new Set([h0 - 2, h0 - 1, h0, h0 + 1, h0 + 2, h0 + 3].flatMap((h) => [...touchedAt(SEED, h).addresses])),
+      ].slice(0, 24);
+      const paths = addresses.flatMap((a) => [
+        `/address/info?address=${a}`,
+        `/tx/listByAddress?address=${a}&page=1&page_size=10`,
+      ]);
+      let hits = 0;
+      let stale = 0;
+      for (let b = 1; b <= 5; b++) {
+        sim.chain.advance(1);
+        await covered(proxy.url, h0 + b);
+        for (const p of paths) {
+          const r = await get(proxy.url, p);
+          if (r.cache === 'HIT') hits++;
+          if (content(r.text) !== (await truth(sim.url, p))) stale++;
+        }
       }
-    }
-    expect(stale).toBe(0);
-    expect(hits).toBeGreaterThan(paths.length); // most of them stayed fresh across blocks
-  });
+      expect(stale).toBe(0);
+      expect(hits).toBeGreaterThan(paths.length); // most of them stayed fresh across blocks
+    },
+  );
 });
 
 async function waitHead(url: string, h: number): Promise<void> {
@@ -102,26 +105,29 @@ async function waitHead(url: string, h: number): Promise<void> {
 }
 
 describe('the pending pool', () => {
-  it('a transaction seen by the poll before the proxy learns its block still invalidates the lists that show it', async () => {
-    const { sim, proxy } = await rig.start({
-      upstream: { probeIntervalMs: 60_000 },
-      invalidation: { ...PRECISE, pendingPollMs: 20 },
-    });
-    const h0 = sim.chain.head();
-    await covered(proxy.url, h0);
-    const block = blockNames(SEED, h0 + 1);
-    const viaPool = [...poolEntryNames(SEED, h0 + 1)].find((a) => !block.has(a))!;
-    const p = `/tx/listByAddress?address=${viaPool}&page=1&page_size=10`;
-    await get(proxy.url, p);
-    expect((await get(proxy.url, p)).cache).toBe('HIT');
-    const seen = Number((await invalidationStatus(proxy.url))['pendingSeen']);
+  it(
+    'a transaction seen by the poll before the proxy learns ' + 'its block still invalidates the lists that show it',
+    async () => {
+      const { sim, proxy } = await rig.start({
+        upstream: { probeIntervalMs: 60_000 },
+        invalidation: { ...PRECISE, pendingPollMs: 20 },
+      });
+      const h0 = sim.chain.head();
+      await covered(proxy.url, h0);
+      const block = blockNames(SEED, h0 + 1);
+      const viaPool = [...poolEntryNames(SEED, h0 + 1)].find((a) => !block.has(a))!;
+      const p = `/tx/listByAddress?address=${viaPool}&page=1&page_size=10`;
+      await get(proxy.url, p);
+      expect((await get(proxy.url, p)).cache).toBe('HIT');
+      const seen = Number((await invalidationStatus(proxy.url))['pendingSeen']);
 
-    sim.chain.advance(1);
-    // The poll sees the new pool entries while the proxy still believes h0 (no probe for a minute).
-    await waitFor(async () => Number((await invalidationStatus(proxy.url))['pendingSeen']) > seen, 5000, 'the poll');
-    await get(proxy.url, '/block/max'); // a head answer teaches the new head
-    await covered(proxy.url, h0 + 1);
-    const r = await get(proxy.url, p);
-    expect(content(r.text)).toBe(await truth(sim.url, p));
-  });
+      sim.chain.advance(1);
+      // The poll sees the new pool entries while the proxy still believes h0 (no probe for a minute).
+      await waitFor(async () => Number((await invalidationStatus(proxy.url))['pendingSeen']) > seen, 5000, 'the poll');
+      await get(proxy.url, '/block/max'); // a head answer teaches the new head
+      await covered(proxy.url, h0 + 1);
+      const r = await get(proxy.url, p);
+      expect(content(r.text)).toBe(await truth(sim.url, p));
+    },
+  );
 });

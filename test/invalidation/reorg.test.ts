@@ -33,82 +33,86 @@ afterEach(async () => {
 });
 
 describe('a reorg of a non-final block', () => {
-  it("stales what was fetched about the old block at once, refetches what only the new one names, and replaces the streams' events", async () => {
-    sim = await startSimulator({ seed: SEED, blockIntervalMs: 0, startHeight: START });
-    const s = sim;
-    liar = await startLiar(s.url);
-    const transfer = txHash(SEED, N, 0);
-    const [sender, holder] = txNames(SEED, N, 0) as [string, string];
-    const real = blockHash(SEED, N);
-    const orphan = 'ab'.repeat(32);
-    liar.orphan({ hash: real, fake: orphan, hide: transfer });
-    proxy = await startReplica([liar.url], {
-      upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
-      invalidation: PRECISE,
-    });
-    const p = proxy;
-    await covered(p.url, START);
-    const heads = await openStream(p.url);
-    // The transfer's record names its sender (its recipient is in the transfer's detail only).
-    const activity = await openStream(p.url, { path: '/stream/activity', query: `?address=${sender}` });
-    streams.push(heads, activity);
-    await heads.until(() => heads.events.length > 0, 5000, 'the first head event');
+  it(
+    'stales what was fetched about the old block at once, ' +
+      "refetches what only the new one names, and replaces the streams' events",
+    async () => {
+      sim = await startSimulator({ seed: SEED, blockIntervalMs: 0, startHeight: START });
+      const s = sim;
+      liar = await startLiar(s.url);
+      const transfer = txHash(SEED, N, 0);
+      const [sender, holder] = txNames(SEED, N, 0) as [string, string];
+      const real = blockHash(SEED, N);
+      const orphan = 'ab'.repeat(32);
+      liar.orphan({ hash: real, fake: orphan, hide: transfer });
+      proxy = await startReplica([liar.url], {
+        upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
+        invalidation: PRECISE,
+      });
+      const p = proxy;
+      await covered(p.url, START);
+      const heads = await openStream(p.url);
+      // The transfer's record names its sender (its recipient is in the transfer's detail only).
+      const activity = await openStream(p.url, { path: '/stream/activity', query: `?address=${sender}` });
+      streams.push(heads, activity);
+      await heads.until(() => heads.events.length > 0, 5000, 'the first head event');
 
-    s.chain.advance(1);
-    await covered(p.url, N);
-    await heads.until(() => heads.heights().includes(N), 5000, `the head event of ${N}`);
-    const detail = `/block/detail?h=${N}`;
-    const list = `/tx/listByAddress?address=${holder}&is_nrc20=true&page=1&page_size=20`;
-    const txs = `/tx/list?block_height=${N}&page=1&page_size=20`;
-    expect(dataOf((await get(p.url, detail)).text)['block_hash']).toBe(orphan);
-    expect(dataOf((await get(p.url, list)).text)['count']).toBe(0);
-    await get(p.url, txs);
-    for (const path of [detail, list, txs]) expect((await get(p.url, path)).cache, path).toBe('HIT');
+      s.chain.advance(1);
+      await covered(p.url, N);
+      await heads.until(() => heads.heights().includes(N), 5000, `the head event of ${N}`);
+      const detail = `/block/detail?h=${N}`;
+      const list = `/tx/listByAddress?address=${holder}&is_nrc20=true&page=1&page_size=20`;
+      const txs = `/tx/list?block_height=${N}&page=1&page_size=20`;
+      expect(dataOf((await get(p.url, detail)).text)['block_hash']).toBe(orphan);
+      expect(dataOf((await get(p.url, list)).text)['count']).toBe(0);
+      await get(p.url, txs);
+      for (const path of [detail, list, txs]) expect((await get(p.url, path)).cache, path).toBe('HIT');
 
-    // The chain settles on the real block N, and the next block is made on it.
-    const blocks = async (): Promise<number> => Number((await invalidationStatus(p.url))['blocks']);
-    const before = await blocks();
-    liar.reorg();
-    s.chain.advance(1);
-    await covered(p.url, N + 1);
-    await waitFor(async () => (await blocks()) >= before + 2, 5000, `block ${N + 1} and block ${N} again published`);
+      // The chain settles on the real block N, and the next block is made on it.
+      const blocks = async (): Promise<number> => Number((await invalidationStatus(p.url))['blocks']);
+      const before = await blocks();
+      liar.reorg();
+      s.chain.advance(1);
+      await covered(p.url, N + 1);
+      await waitFor(async () => (await blocks()) >= before + 2, 5000, `block ${N + 1} and block ${N} again published`);
 
-    // Never the old record (a hit of the reader's new reading is fine).
-    expect(dataOf((await get(p.url, detail)).text)['block_hash']).toBe(real);
-    for (const path of [list, txs]) {
-      const r = await get(p.url, path);
-      expect(r.cache, path).not.toBe('HIT');
-      expect(content(r.text), path).toBe(await truth(s.url, path));
-    }
-    expect(dataOf((await get(p.url, list)).text)['count']).toBe(1);
+      // Never the old record (a hit of the reader's new reading is fine).
+      expect(dataOf((await get(p.url, detail)).text)['block_hash']).toBe(real);
+      for (const path of [list, txs]) {
+        const r = await get(p.url, path);
+        expect(r.cache, path).not.toBe('HIT');
+        expect(content(r.text), path).toBe(await truth(s.url, path));
+      }
+      expect(dataOf((await get(p.url, list)).text)['count']).toBe(1);
 
-    // The head stream: a rebase below N, then N again with the real block.
-    await heads.until(
-      () => heads.typed('rebase').some((e) => e.id === String(N - 1)),
-      5000,
-      'the rebase below the replaced block',
-    );
-    await heads.until(
-      () =>
-        heads.events.some(
-          (e) => e.type === 'message' && (JSON.parse(e.data) as HeadData).block?.['block_hash'] === real,
-        ),
-      5000,
-      'the replaced block',
-    );
-    // The activity stream: the replacement names the sender.
-    await activity.until(
-      () => activity.events.some((e) => e.id === String(N)),
-      5000,
-      'the activity event of the replacement',
-    );
-    const event = JSON.parse(activity.events.find((e) => e.id === String(N))!.data) as {
-      block_hash: string;
-      complete: boolean;
-      txs: unknown[];
-    };
-    expect(event).toMatchObject({ block_hash: real, complete: true });
-    expect(JSON.stringify(event.txs)).toContain(transfer);
-    expect(((await invalidationStatus(p.url))['guarded'] as Record<string, number>)['reorg']).toBe(1);
-  });
+      // The head stream: a rebase below N, then N again with the real block.
+      await heads.until(
+        () => heads.typed('rebase').some((e) => e.id === String(N - 1)),
+        5000,
+        'the rebase below the replaced block',
+      );
+      await heads.until(
+        () =>
+          heads.events.some(
+            (e) => e.type === 'message' && (JSON.parse(e.data) as HeadData).block?.['block_hash'] === real,
+          ),
+        5000,
+        'the replaced block',
+      );
+      // The activity stream: the replacement names the sender.
+      await activity.until(
+        () => activity.events.some((e) => e.id === String(N)),
+        5000,
+        'the activity event of the replacement',
+      );
+      const event = JSON.parse(activity.events.find((e) => e.id === String(N))!.data) as {
+        block_hash: string;
+        complete: boolean;
+        txs: unknown[];
+      };
+      expect(event).toMatchObject({ block_hash: real, complete: true });
+      expect(JSON.stringify(event.txs)).toContain(transfer);
+      expect(((await invalidationStatus(p.url))['guarded'] as Record<string, number>)['reorg']).toBe(1);
+    },
+  );
 });

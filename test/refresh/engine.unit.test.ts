@@ -172,20 +172,23 @@ describe('the head trigger', () => {
     expect(renewed(r)).toEqual([LIST.key]);
   });
 
-  it('a follower ages its scores with every head: when it takes over, it refreshes what clients ask for now', async () => {
-    const r = rig({ maxKeys: 1 });
-    r.acting.now = false;
-    // Long ago the head was asked for a lot; lately only the list.
-    for (let i = 0; i < 50; i++) r.board.seen(MAX);
-    for (let h = 100; h < 110; h++) {
-      r.board.seen(LIST);
-      r.board.seen(LIST);
-      await r.engine.head(h);
-    }
-    r.acting.now = true;
-    await r.engine.head(110);
-    expect(renewed(r)).toEqual([LIST.key]);
-  });
+  it(
+    'a follower ages its scores with every head: ' + 'when it takes over, it refreshes what clients ask for now',
+    async () => {
+      const r = rig({ maxKeys: 1 });
+      r.acting.now = false;
+      // Long ago the head was asked for a lot; lately only the list.
+      for (let i = 0; i < 50; i++) r.board.seen(MAX);
+      for (let h = 100; h < 110; h++) {
+        r.board.seen(LIST);
+        r.board.seen(LIST);
+        await r.engine.head(h);
+      }
+      r.acting.now = true;
+      await r.engine.head(110);
+      expect(renewed(r)).toEqual([LIST.key]);
+    },
+  );
 });
 
 describe('onRefreshed', () => {

@@ -48,25 +48,29 @@ describe('refresh-ahead of invalidated entries', () => {
     expect(content(r.text)).toBe(await truth(sim.url, p));
   });
 
-  it('a composed page invalidated by a block is left to its own recomposition: its parts are refreshed, the page key never', async () => {
-    const { sim, proxy } = await rig.start({ refreshAhead: { maxKeys: 12 } });
-    const h0 = sim.chain.head();
-    await covered(proxy.url, h0);
-    const [address, h1, h2] = twice(h0);
-    const p = `/pages/address?address=${address}`;
-    sim.chain.advance(h1 - 1 - h0);
-    await covered(proxy.url, h1 - 1);
-    await get(proxy.url, p);
-    sim.chain.advance(1);
-    await covered(proxy.url, h1);
-    expect((await get(proxy.url, p)).cache).toBe('MISS'); // the page and its parts invalidated, and asked for
-    sim.chain.advance(h2 - h1);
-    await covered(proxy.url, h2);
-    await waitFor(
-      async () => Number((await invalidationStatus(proxy.url))['refreshedAhead']) >= 1,
-      5000,
-      'refresh-ahead of the parts',
-    );
-    expect(await counter(proxy.url, 'chainproxy_invalidation_refresh_ahead_total', { outcome: 'error' })).toBe(0);
-  });
+  it(
+    'a composed page invalidated by a block is left to its own recomposition: ' +
+      'its parts are refreshed, the page key never',
+    async () => {
+      const { sim, proxy } = await rig.start({ refreshAhead: { maxKeys: 12 } });
+      const h0 = sim.chain.head();
+      await covered(proxy.url, h0);
+      const [address, h1, h2] = twice(h0);
+      const p = `/pages/address?address=${address}`;
+      sim.chain.advance(h1 - 1 - h0);
+      await covered(proxy.url, h1 - 1);
+      await get(proxy.url, p);
+      sim.chain.advance(1);
+      await covered(proxy.url, h1);
+      expect((await get(proxy.url, p)).cache).toBe('MISS'); // the page and its parts invalidated, and asked for
+      sim.chain.advance(h2 - h1);
+      await covered(proxy.url, h2);
+      await waitFor(
+        async () => Number((await invalidationStatus(proxy.url))['refreshedAhead']) >= 1,
+        5000,
+        'refresh-ahead of the parts',
+      );
+      expect(await counter(proxy.url, 'chainproxy_invalidation_refresh_ahead_total', { outcome: 'error' })).toBe(0);
+    },
+  );
 });

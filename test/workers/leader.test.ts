@@ -93,7 +93,7 @@ describe('WORKERS=2 without Redis: background work once', { timeout: 300_000 }, 
     await sim?.close();
   });
 
-  it('the upstream sees the probes and pending-pool polls of one process, as with WORKERS=1 over the same span', async () => {
+  it('the upstream sees the probes and pool polls of one process, as with WORKERS=1 over the same span', async () => {
     const [one, two] = await Promise.all([countingUpstream(sim), countingUpstream(sim)]);
     try {
       const single = startProc(env(one.url, 1));
@@ -115,7 +115,7 @@ describe('WORKERS=2 without Redis: background work once', { timeout: 300_000 }, 
     }
   });
 
-  it('a killed leader worker is replaced by the other within two probe intervals; its replacement follows', async () => {
+  it('a killed leader worker is replaced by the other within two probe intervals, which follows', async () => {
     const upstream = await countingUpstream(sim);
     try {
       const p = startProc(env(upstream.url, 2));

@@ -53,7 +53,8 @@ describe('merged /metrics', () => {
       },
     ]);
     expect(merged).toBe(
-      '# HELP a_total A.\n# TYPE a_total counter\na_total{worker="1"} 1\na_total{worker="2"} 2\n# HELP b B.\n# TYPE b gauge\nb{worker="2"} 3\n',
+      '# HELP a_total A.\n# TYPE a_total counter\na_total{worker="1"} 1\na_total{worker="2"} 2\n' +
+        '# HELP b B.\n# TYPE b gauge\nb{worker="2"} 3\n',
     );
   });
 });

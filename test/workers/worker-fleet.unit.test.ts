@@ -111,7 +111,7 @@ describe('workers of one machine, without Redis', () => {
     expect(await b!.acquire('leader', 'tb', 5000)).toBe(true);
   });
 
-  it("the leader's heads and pool polls reach the other workers with their arguments, as any bus kind does", async () => {
+  it("the leader's heads and pool polls reach the other workers with their arguments, as any bus kind", async () => {
     const { fleets } = workers(3);
     const heard: unknown[][] = [[], [], []];
     fleets.forEach((f, i) => {

@@ -144,7 +144,7 @@ describe('WORKERS=2 without Redis', { timeout: 300_000 }, () => {
     for (let i = 0; i < 4; i++) expect((await getOnce(`${url}/block/max`)).status).toBe(200);
   }
 
-  it('serves from both workers on one port, reads a block once, replaces a killed worker; SIGTERM drains both and exits 0', async () => {
+  it('both workers serve one port, read a block once; a killed one is replaced; SIGTERM drains, exits 0', async () => {
     const p = startProc({
       WORKERS: '2',
       UPSTREAM_URLS: upstream.url,
