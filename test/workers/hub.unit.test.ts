@@ -102,7 +102,7 @@ describe('cluster hub', () => {
     expect(acquire(3, 'flight:k', 'c')).toBe(true);
   });
 
-  it("answers a miss with the entry of the worker that filled the key: refused, then filled; no lease", () => {
+  it('answers a miss with the entry of the worker that filled the key: refused, then filled; no lease', () => {
     const { hub, of, acquire, miss, lends } = rig();
     acquire(1, 'flight:k', 'a');
     hub.receive(1, { cp: 1, t: 'release', name: 'flight:k', token: 'a', entry: 'ONE' });
