@@ -160,7 +160,7 @@ export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
   }
 
   /** True: lead (also when the primary does not answer: act alone, as with Redis down). */
-  const acquire = async (name: string, wait: boolean, lend: number | null): Promise<boolean> => {
+  const acquire = async (name: string, wait: boolean, newerThan: number | null): Promise<boolean> => {
     const t = token();
     // Registered before asking: a refusal and its fill (a peer's entry) may arrive together.
     const mine = wait && !fills.has(name);
@@ -170,7 +170,7 @@ export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
       fills.set(name, { settled, settle });
     }
     const answer = await ask(
-      (id) => ({ cp: 1, t: 'acquire', id, name, token: t, ttlMs: o.leaseMs, wait, lend }),
+      (id) => ({ cp: 1, t: 'acquire', id, name, token: t, ttlMs: o.leaseMs, wait, lend: newerThan }),
       o.leaseMs,
     );
     const ok = answer === null || answer.t !== 'granted' || answer.ok;
