@@ -178,6 +178,10 @@ export function buildStages(
       : connectWorkerFleet({
           tracker: fleet === null ? tracker : null,
           peek: (key) => memory.peek(key)?.entry,
+          fresh: (key) => {
+            const e = memory.peek(key)?.entry;
+            return e !== undefined && entryState(e, clock(), tracker, purge.judge) === 'fresh' ? e : undefined;
+          },
           render,
           leaseMs: config.redis.leaseMs,
         });

@@ -82,7 +82,9 @@ async function memoryHits(ctx: Ctx): Promise<void> {
       rounds[0].push(await round(one));
       rounds[1].push(await round(two));
       ctx.log(
-        `(n) round ${k + 1}/${ROUNDS}: WORKERS=1 ${rounds[0][k]!.rps.toFixed(0)} req/s ${rounds[0][k]!.cpuUs.toFixed(1)} µs/hit; WORKERS=2 ${rounds[1][k]!.rps.toFixed(0)} req/s ${rounds[1][k]!.cpuUs.toFixed(1)} µs/hit`,
+        `(n) round ${k + 1}/${ROUNDS}: WORKERS=1 ${rounds[0][k]!.rps.toFixed(0)} req/s ` +
+          `${rounds[0][k]!.cpuUs.toFixed(1)} µs/hit; WORKERS=2 ` +
+          `${rounds[1][k]!.rps.toFixed(0)} req/s ${rounds[1][k]!.cpuUs.toFixed(1)} µs/hit`,
       );
     }
     const cpu = rounds.map((rs) => median(rs.map((r) => r.cpuUs))) as [number, number];
@@ -97,7 +99,9 @@ async function memoryHits(ctx: Ctx): Promise<void> {
         hitRatio: median(rs.map((r) => r.hits ?? NaN)),
         upPer1000: null,
         cpuUs: cpu[w],
-        note: `${cpu[w]!.toFixed(1)} µs server CPU per request (median of ${ROUNDS} interleaved rounds, every process of the server)`,
+        note:
+          `${cpu[w]!.toFixed(1)} µs server CPU per request (median of ` +
+          `${ROUNDS} interleaved rounds, every process of the server)`,
       });
     });
     const ratio = cpu[1] / cpu[0];
@@ -106,7 +110,9 @@ async function memoryHits(ctx: Ctx): Promise<void> {
       value: Number.isFinite(ratio) ? ratio : null,
       goal: '<= 1.1',
       pass: Number.isFinite(ratio) ? ratio <= 1.1 : null,
-      detail: `${cpu[1].toFixed(1)} vs ${cpu[0].toFixed(1)} µs/req (medians); per round ${rounds[1].map((r, k) => (r.cpuUs / rounds[0][k]!.cpuUs).toFixed(2)).join(' ')}`,
+      detail:
+        `${cpu[1].toFixed(1)} vs ${cpu[0].toFixed(1)} µs/req (medians); per round ` +
+        `${rounds[1].map((r, k) => (r.cpuUs / rounds[0][k]!.cpuUs).toFixed(2)).join(' ')}`,
     });
   } finally {
     await Promise.all(procs.map((p) => p.close()));
@@ -119,7 +125,9 @@ async function oracle(ctx: Ctx): Promise<void> {
     ? { warmS: 5, windowS: 15, idleS: 10, propagationS: 1 }
     : { warmS: 60, windowS: 60, idleS: 30, propagationS: 1 };
   ctx.notes.push(
-    `(n) oracle: ${RATE} req/s open loop through nginx over one replica, blocks every ${BLOCK_MS / 1000} s ± ${JITTER * 100} %, no Redis, no crawl; per WORKERS a fresh stack: ${d.warmS} s warm-up, ${d.windowS} s measured, ${d.idleS} s idle${ctx.quick ? '; --quick: a smoke run, figures not comparable' : ''}.`,
+    `(n) oracle: ${RATE} req/s open loop through nginx over one replica, blocks every ${BLOCK_MS / 1000} s ± ` +
+      `${JITTER * 100} %, no Redis, no crawl; per WORKERS a fresh stack: ${d.warmS} s warm-up, ${d.windowS} s ` +
+      `measured, ${d.idleS} s idle${ctx.quick ? '; --quick: a smoke run, figures not comparable' : ''}.`,
   );
   const sized: Summary[] = [];
   for (const workers of [1, 2]) {

@@ -6,8 +6,15 @@
  * keeps the last touched sets for workers that join later, and answers a
  * /metrics scrape with every worker's document merged (merge-metrics.ts).
  * A worker that leaves loses its leases at once: whoever waited fetches itself.
+ *
+ * Peer fill: a flight's lease asked for while nobody holds it, for a key
+ * another live worker filled recently (fillers.ts), is held for the asker
+ * while that worker is asked for its fresh entry (`lend`); the asker is then
+ * refused and handed the entry as a fill (no upstream request), or, when the
+ * peer has nothing newer or is silent past LEND_WAIT_MS, granted the lease.
  */
 import type { TouchedSet } from '../chain/touched.js';
+import { Fillers } from './fillers.js';
 import { mergeMetrics } from './merge-metrics.js';
 import type { ToPrimary, ToWorker } from './protocol.js';
 
@@ -15,6 +22,10 @@ import type { ToPrimary, ToWorker } from './protocol.js';
 const RECORD_SETS = 64;
 /** A worker that does not render its metrics by then is left out of the scrape. */
 const SCRAPE_WAIT_MS = 2000;
+/** Keys whose last filler is remembered (names only: about 100 bytes each). */
+const FILLED_KEYS = 65_536;
+/** A peer that has not lent its entry by then: the asker fetches itself. */
+export const LEND_WAIT_MS = 50;
 
 interface Held {
   token: string;
@@ -22,6 +33,16 @@ interface Held {
   until: number;
   /** Workers refused while it was held: they get the fill. */
   waiters: Set<number>;
+}
+
+/** A peer asked for its entry on behalf of an asker, whose lease is held meanwhile. */
+interface Lend {
+  asker: number;
+  askerId: number;
+  peer: number;
+  name: string;
+  token: string;
+  timer: NodeJS.Timeout;
 }
 
 interface Scrape {
@@ -38,7 +59,10 @@ export class Hub {
   readonly #leases = new Map<string, Held>();
   readonly #record: TouchedSet[] = [];
   readonly #scrapes = new Map<number, Scrape>();
+  readonly #fillers = new Fillers(FILLED_KEYS);
+  readonly #lends = new Map<number, Lend>();
   #scrapeSeq = 0;
+  #lendSeq = 0;
   #swept = Number.NEGATIVE_INFINITY;
   #head: number | null = null;
   #final: number | null = null;
@@ -57,6 +81,14 @@ export class Hub {
   /** A worker is gone: its leases are dropped and their waiters told to fetch themselves. */
   leave(worker: number): void {
     this.#peers.delete(worker);
+    this.#fillers.leave(worker);
+    for (const [id, l] of this.#lends) {
+      if (l.peer === worker) this.#lent(id, null);
+      else if (l.asker === worker) {
+        clearTimeout(l.timer);
+        this.#lends.delete(id);
+      }
+    }
     for (const [name, held] of this.#leases) {
       held.waiters.delete(worker);
       if (held.owner === worker) this.#drop(name, held, null);
@@ -75,8 +107,11 @@ export class Hub {
         if (m.m.t === 'head') this.#learnHead(...m.m.a);
         for (const [id, send] of this.#peers) if (id !== from) send({ cp: 1, t: 'bus', m: m.m });
         return;
-      case 'acquire':
-        return this.#send(from, { cp: 1, t: 'granted', id: m.id, ok: this.#acquire(from, m) });
+      case 'acquire': {
+        const ok = this.#acquire(from, m);
+        if (ok !== null) this.#send(from, { cp: 1, t: 'granted', id: m.id, ok });
+        return;
+      }
       case 'renew': {
         const held = this.#live(m.name);
         const ok = held !== null && held.token === m.token;
@@ -85,9 +120,12 @@ export class Hub {
       }
       case 'release': {
         const held = this.#leases.get(m.name);
-        if (held !== undefined && held.token === m.token) this.#drop(m.name, held, m.entry);
-        return;
+        if (held === undefined || held.token !== m.token) return;
+        if (m.entry !== null) this.#fillers.filled(m.name, from);
+        return this.#drop(m.name, held, m.entry);
       }
+      case 'lent':
+        return this.#lends.get(m.id)?.peer === from ? this.#lent(m.id, m.entry) : undefined;
       case 'record':
         if (m.set !== null) this.#remember(m.set);
         return this.#send(from, { cp: 1, t: 'record', id: m.id, sets: [...this.#record] });
@@ -112,9 +150,15 @@ export class Hub {
   close(): void {
     for (const s of this.#scrapes.values()) clearTimeout(s.timer);
     this.#scrapes.clear();
+    for (const l of this.#lends.values()) clearTimeout(l.timer);
+    this.#lends.clear();
   }
 
-  #acquire(from: number, m: { name: string; token: string; ttlMs: number; wait: boolean }): boolean {
+  /** Whether granted; null: answered later, once a peer lent its entry or did not (#lent). */
+  #acquire(
+    from: number,
+    m: { id: number; name: string; token: string; ttlMs: number; wait: boolean; lend: number | null },
+  ): boolean | null {
     const { name, token, ttlMs } = m;
     this.#sweep();
     const held = this.#live(name);
@@ -128,7 +172,34 @@ export class Hub {
       until: this.#clock() + ttlMs,
       waiters: held?.waiters ?? new Set<number>(),
     });
-    return true;
+    if (held !== null || !m.wait || m.lend === null) return true;
+    const peer = this.#fillers.of(name);
+    if (peer === undefined || peer === from || !this.#peers.has(peer)) return true;
+    const id = ++this.#lendSeq;
+    const timer = setTimeout(() => this.#lent(id, null), LEND_WAIT_MS);
+    timer.unref();
+    this.#lends.set(id, { asker: from, askerId: m.id, peer, name, token, timer });
+    this.#send(peer, { cp: 1, t: 'lend', id, name, after: m.lend });
+    return null;
+  }
+
+  /** A peer's answer (or its silence, or its leaving): the asker takes the entry, or the lease. */
+  #lent(id: number, entry: string | null): void {
+    const l = this.#lends.get(id);
+    if (l === undefined) return;
+    this.#lends.delete(id);
+    clearTimeout(l.timer);
+    const held = this.#leases.get(l.name);
+    const mine = held !== undefined && held.token === l.token ? held : null;
+    if (entry === null) {
+      this.#fillers.forget(l.name);
+      if (mine !== null) return this.#send(l.asker, { cp: 1, t: 'granted', id: l.askerId, ok: true });
+    }
+    // Refused, then filled: with the lent entry (the workers refused meanwhile too), or null when the lease was lost.
+    this.#send(l.asker, { cp: 1, t: 'granted', id: l.askerId, ok: false });
+    if (mine === null) return this.#send(l.asker, { cp: 1, t: 'filled', name: l.name, entry });
+    mine.waiters.add(l.asker);
+    this.#drop(l.name, mine, entry);
   }
 
   /** The lease if held and not expired (an expired one is dropped: its waiters fetch themselves). */

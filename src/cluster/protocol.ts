@@ -7,16 +7,21 @@
  *   bus        a fleet message (a FleetBusEvents kind and its arguments: head, touched, purge,
  *              and the leader's heads and pool): relayed to every other worker
  *   acquire    a named lease (name, token, ttlMs); answered by `granted`; `wait`: a refused
- *              worker wants the holder's fill
+ *              worker wants the holder's fill; `lend` (a flight's: the createdAt of the
+ *              asker's own copy, -1 none): a newer fresh entry of a peer that filled the key
+ *              recently is taken instead (a refused `granted`, then `filled` with it)
  *   renew      extends a lease still held by the token; answered by `granted`
  *   release    drops it if still the token's; `entry` (base64 of the entry codec,
  *              src/redis/codec.ts) is handed to the workers refused the lease meanwhile
  *   record     reads (`sets` absent) or adds to the primary's record of recent touched sets
  *   scrape     asks for the machine's /metrics document; answered by `scraped`
  *   rendered   this worker's own /metrics text, answering `render`
+ *   lent       this worker's fresh entry of a key created after `after` (codec, base64) or null,
+ *              answering `lend`
  * primary → worker
- *   bus, granted, filled (a lease released: its entry or null), record (the sets),
- *   render (asks for this worker's text), scraped (the merged document)
+ *   bus, granted, filled (a lease released or lent: its entry or null), record (the sets),
+ *   render (asks for this worker's text), scraped (the merged document), lend (asks for
+ *   this worker's fresh entry of a flight's key)
  */
 import type { TouchedSet } from '../chain/touched.js';
 import type { FleetBusEvents } from '../fleet/messages.js';
@@ -30,12 +35,13 @@ export type BusMessage = { [K in Relayed]: { t: K; a: FleetBusEvents[K] } }[Rela
 
 export type ToPrimary =
   | { cp: 1; t: 'bus'; m: BusMessage }
-  | { cp: 1; t: 'acquire'; id: number; name: string; token: string; ttlMs: number; wait: boolean }
+  | { cp: 1; t: 'acquire'; id: number; name: string; token: string; ttlMs: number; wait: boolean; lend: number | null }
   | { cp: 1; t: 'renew'; id: number; name: string; token: string; ttlMs: number }
   | { cp: 1; t: 'release'; name: string; token: string; entry: string | null }
   | { cp: 1; t: 'record'; id: number; set: TouchedSet | null }
   | { cp: 1; t: 'scrape'; id: number }
-  | { cp: 1; t: 'rendered'; id: number; text: string };
+  | { cp: 1; t: 'rendered'; id: number; text: string }
+  | { cp: 1; t: 'lent'; id: number; entry: string | null };
 
 export type ToWorker =
   | { cp: 1; t: 'bus'; m: BusMessage }
@@ -43,7 +49,8 @@ export type ToWorker =
   | { cp: 1; t: 'filled'; name: string; entry: string | null }
   | { cp: 1; t: 'record'; id: number; sets: TouchedSet[] }
   | { cp: 1; t: 'render'; id: number }
-  | { cp: 1; t: 'scraped'; id: number; text: string };
+  | { cp: 1; t: 'scraped'; id: number; text: string }
+  | { cp: 1; t: 'lend'; id: number; name: string; after: number };
 
 /** Ours (`cp: 1` and a type); the fields are trusted: both ends are this program. */
 export function isOurs<T extends { cp: 1; t: string }>(m: unknown): m is T {

@@ -5,7 +5,9 @@
  *
  * Fleet single flight: a worker refused a flight's lease waits for the
  * leader's release, which carries the leader's entry (the workers share no
- * cache tier), at most the lease time; then it fetches itself. The bus is
+ * cache tier), at most the lease time; then it fetches itself. A miss on a
+ * key another worker filled recently is answered from that worker's memory
+ * when it holds a newer fresh entry (the primary asks it: `lend`). The bus is
  * ready at once; the chain tracker is joined to it as with Redis. The fleet
  * leader role (src/fleet/duty.ts) takes its lease from the primary and its
  * heads and pool polls travel on this bus.
@@ -34,8 +36,10 @@ export interface Channel {
 export interface WorkerFleetOptions {
   /** Joined to the IPC bus; null: the fleet is Redis (only /metrics goes through the primary). */
   tracker: ChainTracker | null;
-  /** This worker's fresh entry of a key, sent with the release of its flight. */
+  /** This worker's entry of a key, sent with the release of its flight. */
   peek: (key: string) => CacheEntry | undefined;
+  /** This worker's entry of a key if fresh, lent to another worker's miss. */
+  fresh: (key: string) => CacheEntry | undefined;
   /** This worker's own /metrics text. */
   render: () => Promise<string>;
   /** Single-flight lease time (REDIS_LEASE_MS: the same rule as a Redis fleet). */
@@ -141,31 +145,45 @@ export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
     if (m.t === 'bus') bus.deliver(m.m);
     else if (m.t === 'filled') fills.get(m.name)?.settle(m.entry);
     else if (m.t === 'render') void o.render().then((text) => send({ cp: 1, t: 'rendered', id: m.id, text }));
+    else if (m.t === 'lend') void lend(m.name, m.after).then((entry) => send({ cp: 1, t: 'lent', id: m.id, entry }));
     else replies.get(m.id)?.(m);
   };
   channel.on('message', onMessage);
 
+  const flight = (key: string): string => `flight:${key}`;
+  const encoded = async (e: CacheEntry): Promise<string> =>
+    (await encodeEntry(e, Number.POSITIVE_INFINITY)).toString('base64');
+  /** This worker's fresh entry of a flight's key, when created after `after`. */
+  async function lend(name: string, after: number): Promise<string | null> {
+    const e = name.startsWith('flight:') ? o.fresh(name.slice('flight:'.length)) : undefined;
+    return e !== undefined && e.createdAt > after ? encoded(e) : null;
+  }
+
   /** True: lead (also when the primary does not answer: act alone, as with Redis down). */
-  const acquire = async (name: string, wait: boolean): Promise<boolean> => {
+  const acquire = async (name: string, wait: boolean, newerThan: number | null): Promise<boolean> => {
     const t = token();
-    const answer = await ask((id) => ({ cp: 1, t: 'acquire', id, name, token: t, ttlMs: o.leaseMs, wait }), o.leaseMs);
-    const ok = answer === null || answer.t !== 'granted' || answer.ok;
-    if (ok && wait) held.set(name, { token: t, since: Date.now() });
-    else if (wait && !fills.has(name)) {
-      // Registered before the refusal is seen by anyone: the release cannot slip past it.
+    // Registered before asking: a refusal and its fill (a peer's entry) may arrive together.
+    const mine = wait && !fills.has(name);
+    if (mine) {
       let settle: (entry: string | null) => void = () => {};
       const settled = new Promise<string | null>((r) => (settle = r));
       fills.set(name, { settled, settle });
     }
+    const answer = await ask(
+      (id) => ({ cp: 1, t: 'acquire', id, name, token: t, ttlMs: o.leaseMs, wait, lend: newerThan }),
+      o.leaseMs,
+    );
+    const ok = answer === null || answer.t !== 'granted' || answer.ok;
+    if (ok && wait) held.set(name, { token: t, since: Date.now() });
+    if (ok && mine) fills.delete(name);
     return ok;
   };
-  const flight = (key: string): string => `flight:${key}`;
 
   // For the life of the process, as the channel itself.
   if (o.tracker !== null) connectTrackerToBus(o.tracker, bus);
   const link: FleetLink = {
     bus,
-    lease: { acquire: (key) => acquire(key, false) },
+    lease: { acquire: (key) => acquire(key, false, null) },
     record: {
       read: async () => {
         const a = await ask((id) => ({ cp: 1, t: 'record', id, set: null }), 5000);
@@ -177,7 +195,9 @@ export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
     onReconnect: () => () => {},
   };
   const coordinator: FleetCoordinator = {
-    acquire: (key) => acquire(flight(key), true),
+    // A peer's entry is taken only when newer than this worker's own copy
+    // (a refresh ahead of expiry is not answered by it).
+    acquire: (key) => acquire(flight(key), true, o.peek(key)?.createdAt ?? -1),
     async waitForFill(key) {
       const fill = fills.get(flight(key));
       if (fill === undefined) return undefined;
@@ -198,17 +218,14 @@ export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
       held.delete(name);
       // Only an entry made by this flight (not an older one it failed to replace).
       const e = o.peek(key);
-      const entry =
-        e !== undefined && e.createdAt >= mine.since
-          ? (await encodeEntry(e, Number.POSITIVE_INFINITY)).toString('base64')
-          : null;
+      const entry = e !== undefined && e.createdAt >= mine.since ? await encoded(e) : null;
       send({ cp: 1, t: 'release', name, token: mine.token, entry });
     },
   };
   const granted = (a: ToWorker | null): boolean | null => (a !== null && a.t === 'granted' ? a.ok : null);
   const named: NamedLease = {
     acquire: async (name, t, ttlMs) =>
-      granted(await ask((id) => ({ cp: 1, t: 'acquire', id, name, token: t, ttlMs, wait: false }), ttlMs)),
+      granted(await ask((id) => ({ cp: 1, t: 'acquire', id, name, token: t, ttlMs, wait: false, lend: null }), ttlMs)),
     renew: async (name, t, ttlMs) =>
       granted(await ask((id) => ({ cp: 1, t: 'renew', id, name, token: t, ttlMs }), ttlMs)),
     release: async (name, t) => void send({ cp: 1, t: 'release', name, token: t, entry: null }),

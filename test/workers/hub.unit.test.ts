@@ -1,10 +1,11 @@
 /**
  * The cluster primary as its workers' fleet (src/cluster/hub.ts): bus relay,
  * named leases with the fill handed to refused workers, a leaving worker's
- * leases, the record of touched sets, and a scrape merged from every worker.
+ * leases, the record of touched sets, a scrape merged from every worker, and a
+ * miss answered from the memory of the worker that filled the key.
  */
-import { describe, expect, it } from 'vitest';
-import { Hub } from '../../src/cluster/hub.js';
+import { describe, expect, it, vi } from 'vitest';
+import { Hub, LEND_WAIT_MS } from '../../src/cluster/hub.js';
 import type { ToWorker } from '../../src/cluster/protocol.js';
 import type { TouchedSet } from '../../src/chain/touched.js';
 import { fakeClock } from '../helpers/clock.js';
@@ -20,12 +21,20 @@ function rig(workers = 3) {
   }
   const of = (w: number): ToWorker[] => inbox.get(w)!;
   const acquire = (w: number, name: string, token: string, wait = true, ttlMs = 1000): boolean => {
-    hub.receive(w, { cp: 1, t: 'acquire', id: 7, name, token, ttlMs, wait });
+    hub.receive(w, { cp: 1, t: 'acquire', id: 7, name, token, ttlMs, wait, lend: null });
     const last = of(w).at(-1);
     if (last?.t !== 'granted') throw new Error('no answer');
     return last.ok;
   };
-  return { clock, hub, of, acquire };
+  /** A flight's miss that takes a peer's newer entry; the messages it was answered with so far. */
+  const miss = (w: number, name: string, token: string, id: number, lend = -1): ToWorker[] => {
+    const before = of(w).length;
+    hub.receive(w, { cp: 1, t: 'acquire', id, name, token, ttlMs: 1000, wait: true, lend });
+    return of(w).slice(before);
+  };
+  /** The `lend` requests a worker was sent. */
+  const lends = (w: number) => of(w).flatMap((m) => (m.t === 'lend' ? [m] : []));
+  return { clock, hub, of, acquire, miss, lends };
 }
 
 const set = (height: number): TouchedSet => ({
@@ -91,6 +100,61 @@ describe('cluster hub', () => {
     hub.leave(1);
     expect(of(2).filter((m) => m.t === 'filled')).toEqual([{ cp: 1, t: 'filled', name: 'flight:k', entry: null }]);
     expect(acquire(3, 'flight:k', 'c')).toBe(true);
+  });
+
+  it('answers a miss with the entry of the worker that filled the key: refused, then filled; no lease', () => {
+    const { hub, of, acquire, miss, lends } = rig();
+    acquire(1, 'flight:k', 'a');
+    hub.receive(1, { cp: 1, t: 'release', name: 'flight:k', token: 'a', entry: 'ONE' });
+    // Worker 2 misses: nothing answers it until worker 1 lent (or not) its entry.
+    expect(miss(2, 'flight:k', 'b', 11, 5)).toEqual([]);
+    expect(lends(1)).toEqual([{ cp: 1, t: 'lend', id: expect.any(Number), name: 'flight:k', after: 5 }]);
+    // A third worker missing meanwhile waits for the same fill.
+    expect(miss(3, 'flight:k', 'c', 12)).toEqual([{ cp: 1, t: 'granted', id: 12, ok: false }]);
+    hub.receive(2, { cp: 1, t: 'lent', id: lends(1)[0]!.id, entry: 'FORGED' });
+    expect(of(2)).toEqual([]);
+    hub.receive(1, { cp: 1, t: 'lent', id: lends(1)[0]!.id, entry: 'LENT' });
+    expect(of(2)).toEqual([
+      { cp: 1, t: 'granted', id: 11, ok: false },
+      { cp: 1, t: 'filled', name: 'flight:k', entry: 'LENT' },
+    ]);
+    expect(of(3).at(-1)).toEqual({ cp: 1, t: 'filled', name: 'flight:k', entry: 'LENT' });
+    expect(hub.leases).toBe(0);
+    // The filler itself, or a named lease (no `lend`), is never answered so.
+    expect(miss(1, 'flight:k', 'a2', 13)).toEqual([{ cp: 1, t: 'granted', id: 13, ok: true }]);
+    expect(lends(1)).toHaveLength(1);
+  });
+
+  it('grants the lease when the peer has nothing newer, or is silent past the bound, or leaves', () => {
+    vi.useFakeTimers();
+    try {
+      const { hub, of, acquire, miss, lends } = rig();
+      acquire(1, 'flight:k', 'a');
+      hub.receive(1, { cp: 1, t: 'release', name: 'flight:k', token: 'a', entry: 'ONE' });
+      // Nothing newer: granted, and worker 1 is no longer asked for the key.
+      miss(2, 'flight:k', 'b', 21);
+      hub.receive(1, { cp: 1, t: 'lent', id: lends(1)[0]!.id, entry: null });
+      expect(of(2).at(-1)).toEqual({ cp: 1, t: 'granted', id: 21, ok: true });
+      hub.receive(2, { cp: 1, t: 'release', name: 'flight:k', token: 'b', entry: 'TWO' });
+      // Silent: granted once the bound passed, not before.
+      miss(3, 'flight:k', 'c', 22);
+      expect(lends(2)).toHaveLength(1);
+      vi.advanceTimersByTime(LEND_WAIT_MS - 1);
+      expect(of(3).filter((m) => m.t === 'granted')).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(of(3).at(-1)).toEqual({ cp: 1, t: 'granted', id: 22, ok: true });
+      hub.receive(3, { cp: 1, t: 'release', name: 'flight:k', token: 'c', entry: 'THREE' });
+      // Gone while asked: granted at once; its number's replacement is not asked.
+      miss(1, 'flight:k', 'd', 23);
+      expect(lends(3)).toHaveLength(1);
+      hub.leave(3);
+      expect(of(1).at(-1)).toEqual({ cp: 1, t: 'granted', id: 23, ok: true });
+      hub.receive(1, { cp: 1, t: 'release', name: 'flight:k', token: 'd', entry: null });
+      hub.join(3, () => {});
+      expect(miss(2, 'flight:k', 'e', 24)).toEqual([{ cp: 1, t: 'granted', id: 24, ok: true }]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps the last 64 touched sets in height order for workers that join', () => {

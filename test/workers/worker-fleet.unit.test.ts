@@ -2,7 +2,8 @@
  * Two workers' fleets (src/cluster/worker-fleet.ts) joined through the
  * primary's hub over in-process channels: a cold miss led by one worker is
  * handed to the other with the release; a leader that stored nothing sends
- * its follower to fetch; bus messages reach the other worker only.
+ * its follower to fetch; a later miss on the other worker takes the filler's
+ * fresh entry; bus messages reach the other worker only.
  */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +17,8 @@ function workers(n: number) {
   const hub = new Hub();
   const memories: Array<Map<string, CacheEntry>> = [];
   const fleets: WorkerFleet[] = [];
+  /** Keys whose memory entries are no longer fresh. */
+  const stale = new Set<string>();
   for (let w = 1; w <= n; w++) {
     const wire = new EventEmitter();
     // Messages arrive later and in order, as on an IPC channel.
@@ -31,13 +34,14 @@ function workers(n: number) {
       connectWorkerFleet({
         tracker: null,
         peek: (k) => memory.get(k),
+        fresh: (k) => (stale.has(k) ? undefined : memory.get(k)),
         render: async () => `m_total ${w}\n`,
         leaseMs: 5000,
         channel,
       }),
     );
   }
-  return { hub, memories, fleets };
+  return { hub, memories, fleets, stale };
 }
 
 describe('workers of one machine, without Redis', () => {
@@ -51,7 +55,8 @@ describe('workers of one machine, without Redis', () => {
     memories[0]!.set('k', entry);
     await a!.release('k');
     expect(await waiting).toEqual(entry);
-    // Free again: the next miss leads.
+    // Free again: the next miss leads (worker 2 keeps the fill; worker 1 has nothing newer).
+    memories[1]!.set('k', entry);
     expect(await b!.acquire('k')).toBe(true);
   });
 
@@ -75,6 +80,28 @@ describe('workers of one machine, without Redis', () => {
     const waiting = b!.waitForFill('k');
     await a!.release('k');
     expect(await waiting).toBeUndefined();
+  });
+
+  it("a later miss on another worker gets the filler's fresh entry, unless none newer than its own", async () => {
+    const { memories, fleets, stale } = workers(2);
+    const [a, b] = fleets.map((f) => f.coordinator);
+    expect(await a!.acquire('k')).toBe(true);
+    const entry = makeEntry('k', { createdAt: Date.now() + 1 });
+    memories[0]!.set('k', entry);
+    await a!.release('k');
+    // Nobody holds the lease: the miss is refused and filled from worker 1's memory.
+    expect(await b!.acquire('k')).toBe(false);
+    expect(await b!.waitForFill('k')).toEqual(entry);
+    // Worker 2 holds the same entry now (a refresh ahead of expiry): worker 1's is not newer, worker 2 leads.
+    memories[1]!.set('k', entry);
+    expect(await b!.acquire('k')).toBe(true);
+    await b!.release('k');
+    // A filler whose entry is no longer fresh lends nothing: the asker leads.
+    expect(await a!.acquire('j')).toBe(true);
+    memories[0]!.set('j', makeEntry('j', { createdAt: Date.now() + 1 }));
+    await a!.release('j');
+    stale.add('j');
+    expect(await b!.acquire('j')).toBe(true);
   });
 
   it('bus messages reach the other workers, not the sender; a scrape merges every worker', async () => {
