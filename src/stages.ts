@@ -32,9 +32,9 @@ import { EarnedBounds } from './invalidation/earned.js';
 import { FetchStage } from './pipeline/fetch-stage.js';
 import { HeadEntry } from './pipeline/head-entry.js';
 import { installShared } from './fleet/shared-entries.js';
-import { entryState } from './cache/entry.js';
 import { canonicalize } from './catalogue/canonicalize.js';
 import type { UpstreamResponse } from './upstream/types.js';
+import type { CacheEntry } from './cache/types.js';
 import { HotBoard } from './refresh/board.js';
 import { buildRefresh } from './refresh/build.js';
 import type { RefreshEngine } from './refresh/engine.js';
@@ -178,10 +178,8 @@ export function buildStages(
       : connectWorkerFleet({
           tracker: fleet === null ? tracker : null,
           peek: (key) => memory.peek(key)?.entry,
-          fresh: (key) => {
-            const e = memory.peek(key)?.entry;
-            return e !== undefined && entryState(e, clock(), tracker, purge.judge) === 'fresh' ? e : undefined;
-          },
+          // Called once requests flow, after the resolver below exists.
+          fresh: (key: string): CacheEntry | undefined => resolver.freshHeld(key),
           render,
           leaseMs: config.redis.leaseMs,
         });
@@ -338,13 +336,7 @@ export function buildStages(
     onRefreshed: duty === null ? null : (entries) => duty.shareEntries(entries),
     logger,
   });
-  duty?.onEntries((encoded) => {
-    void installShared(encoded, {
-      own: (key) => memory.peek(key)?.entry,
-      fresh: (e) => entryState(e, clock(), tracker, purge.judge) === 'fresh',
-      put: (e) => void memory.put(e),
-    });
-  });
+  duty?.onEntries((encoded) => void installShared(encoded, resolver.offer));
 
   const compiledPages = compilePages(PAGES, config.pages, catalogue);
   const pageMetrics = registerPageMetrics(prom.registry, [...compiledPages.keys()]);

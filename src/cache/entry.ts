@@ -80,6 +80,14 @@ export function computeEtag(body: Buffer, stamps: readonly Stamp[]): string {
   return `W/"${hash.digest('base64url')}"`;
 }
 
+/**
+ * Another replica's entry takes the place of this replica's copy only when
+ * made later (a copy is never replaced by itself or an older one).
+ */
+export function takesOver(own: CacheEntry | undefined, incoming: CacheEntry): boolean {
+  return own === undefined || incoming.createdAt > own.createdAt;
+}
+
 /** Same answer: the same status and the same content hash without stamps (the ETag). */
 export function sameContent(a: CacheEntry, b: CacheEntry): boolean {
   return a.status === b.status && a.etag === b.etag;

@@ -29,24 +29,15 @@ export async function encodeShared(entries: readonly CacheEntry[]): Promise<stri
   return out;
 }
 
-export interface InstallDeps {
-  /** This replica's memory copy of a key. */
-  own(key: string): CacheEntry | undefined;
-  /** Fresh by this replica's judgement (its heads, tags and purges). */
-  fresh(entry: CacheEntry): boolean;
-  put(entry: CacheEntry): void;
-}
-
-/** Installs what a round sent; returns how many entries were taken. */
-export async function installShared(encoded: readonly string[], d: InstallDeps): Promise<number> {
+/**
+ * Offers each entry a round sent to `offer` (Resolver.offer: taken when fresh
+ * here and made later than this replica's copy); returns how many were taken.
+ */
+export async function installShared(encoded: readonly string[], offer: (e: CacheEntry) => boolean): Promise<number> {
   let taken = 0;
   for (const text of encoded) {
     const e = await decodeEntry(Buffer.from(text, 'base64')).catch(() => undefined);
-    if (e === undefined || !d.fresh(e)) continue;
-    const own = d.own(e.key);
-    if (own !== undefined && own.createdAt >= e.createdAt) continue;
-    d.put(e);
-    taken++;
+    if (e !== undefined && offer(e)) taken++;
   }
   return taken;
 }

@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { CanonicalRequest } from '../catalogue/types.js';
 import type { ChainFacts, ChainFeedback, ChainView } from '../chain/types.js';
 import type { CacheEntry, CacheResult, CacheStore } from '../cache/types.js';
-import { entryState, type TagJudge } from '../cache/entry.js';
+import { entryState, takesOver, type TagJudge } from '../cache/entry.js';
 import { promoteIfFinal } from '../cache/lifetime.js';
 import { MemoryEntry, type MemoryStore } from '../cache/memory-store.js';
 import { Doorkeeper } from '../cache/admission.js';
@@ -361,15 +361,31 @@ export class Resolver {
    * else it is the `prior` the fetch replaces.
    */
   async #shared(req: CanonicalRequest): Promise<{ take?: CacheEntry; prior?: CacheEntry | undefined }> {
-    const { second, memory, clock, chain } = this.#d;
+    const second = this.#d.second;
     if (second === null) return {};
     const found = await second.get(req.key).catch(() => undefined);
-    if (found === undefined || entryState(found, clock(), chain, this.#tags) !== 'fresh') return { prior: found };
-    const own = memory.peek(req.key)?.entry;
-    if (own !== undefined && own.createdAt >= found.createdAt) return { prior: found };
-    memory.put(found);
+    if (found === undefined || !this.offer(found)) return { prior: found };
     this.#d.metrics.upstreamSaved(req.endpoint.name);
     return { take: found };
+  }
+
+  /**
+   * An entry another replica made (the shared tier's copy, the fleet leader's
+   * refresh): into memory when fresh by this replica's judgement and made
+   * later than its own copy. True when taken.
+   */
+  readonly offer = (entry: CacheEntry): boolean => {
+    const { memory, clock, chain } = this.#d;
+    if (entryState(entry, clock(), chain, this.#tags) !== 'fresh' || !takesOver(memory.peek(entry.key)?.entry, entry))
+      return false;
+    memory.put(entry);
+    return true;
+  };
+
+  /** This replica's memory entry of `key` when fresh by its judgement (what it can lend another worker). */
+  freshHeld(key: string): CacheEntry | undefined {
+    const e = this.#d.memory.peek(key)?.entry;
+    return e !== undefined && entryState(e, this.#d.clock(), this.#d.chain, this.#tags) === 'fresh' ? e : undefined;
   }
 
   /**

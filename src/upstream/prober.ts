@@ -261,7 +261,8 @@ export class Prober {
       const height = parseHeight(res.json);
       if (height !== null) {
         u.head = height;
-        this.#answers.set(u, res.body.toString('utf8'));
+        // Shared with followers only in a fleet (a string per probe otherwise made for nobody).
+        if (this.#duty !== null) this.#answers.set(u, res.body.toString('utf8'));
         this.#offer(u.name, res, height);
         this.#report(u.name, height);
         if (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeEtag, createEntry, entryState, type EntryParams } from '../../src/cache/entry.js';
+import { computeEtag, createEntry, entryState, takesOver, type EntryParams } from '../../src/cache/entry.js';
 import { promoteIfFinal } from '../../src/cache/lifetime.js';
 
 const T0 = 1_700_000_000_000;
@@ -138,5 +138,15 @@ describe('promoteIfFinal', () => {
   it('does not shorten an entry already fresh at least that long', () => {
     const e = createEntry(params({ finalAt: 95, ttlMs: 2 * DAY }));
     expect(promoteIfFinal(e, DAY, T0, 95)).toBeNull();
+  });
+});
+
+describe('takesOver', () => {
+  it("another replica's entry replaces only an older copy, or none", () => {
+    const own = createEntry(params());
+    expect(takesOver(undefined, own)).toBe(true);
+    expect(takesOver(own, createEntry(params({ createdAt: T0 + 1 })))).toBe(true);
+    expect(takesOver(own, createEntry(params()))).toBe(false);
+    expect(takesOver(own, createEntry(params({ createdAt: T0 - 1 })))).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 /** The leader's refreshed entries on the bus: encoded within a round's bytes, installed only when fresh and newer. */
 import { describe, expect, it } from 'vitest';
-import { createEntry } from '../../src/cache/entry.js';
+import { createEntry, takesOver } from '../../src/cache/entry.js';
 import type { CacheEntry } from '../../src/cache/types.js';
 import { MAX_ROUND_BYTES, encodeShared, installShared } from '../../src/fleet/shared-entries.js';
 
@@ -23,12 +23,15 @@ function entry(key: string, createdAt = T0, body = '{"code":0,"msg":"success","d
   });
 }
 
+/** A memory tier taking offers as Resolver.offer does: fresh here, and made later than the copy held. */
 function memory(held: CacheEntry[] = [], fresh: (e: CacheEntry) => boolean = () => true) {
   const map = new Map(held.map((e) => [e.key, e]));
-  return {
-    map,
-    deps: { own: (k: string) => map.get(k), fresh, put: (e: CacheEntry) => void map.set(e.key, e) },
+  const offer = (e: CacheEntry): boolean => {
+    if (!fresh(e) || !takesOver(map.get(e.key), e)) return false;
+    map.set(e.key, e);
+    return true;
   };
+  return { map, deps: offer };
 }
 
 describe('shared entries', () => {
