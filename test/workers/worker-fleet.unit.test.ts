@@ -157,4 +157,13 @@ describe('workers of one machine, without Redis', () => {
     expect(heard).toEqual([[], want, want]);
     expect(fleets[1]!.duty.lease).toBe(fleets[1]!.named);
   });
+
+  it("the leader's refreshed entries reach the other workers as sent", async () => {
+    const { fleets } = workers(3);
+    const heard: unknown[][] = [[], [], []];
+    fleets.forEach((f, i) => f.duty.bus.on('entries', (lease, entries) => heard[i]!.push([lease, entries])));
+    await fleets[2]!.duty.bus.publishEntries(fleets[2]!.duty.name, ['ZW50cnk=']);
+    await new Promise((r) => setImmediate(r));
+    expect(heard).toEqual([[['leader:workers', ['ZW50cnk=']]], [['leader:workers', ['ZW50cnk=']]], []]);
+  });
 });
