@@ -11,7 +11,7 @@
  * another live worker filled recently (fillers.ts), is held for the asker
  * while that worker is asked for its fresh entry (`lend`); the asker is then
  * refused and handed the entry as a fill (no upstream request), or, when the
- * peer has nothing newer or is silent past LEND_WAIT_MS, granted the lease.
+ * peer has nothing newer or is silent past the lend wait (WORKERS_LEND_WAIT_MS), granted the lease.
  */
 import type { TouchedSet } from '../chain/touched.js';
 import { Fillers } from './fillers.js';
@@ -24,8 +24,6 @@ const RECORD_SETS = 64;
 const SCRAPE_WAIT_MS = 2000;
 /** Keys whose last filler is remembered (names only: about 100 bytes each). */
 const FILLED_KEYS = 65_536;
-/** A peer that has not lent its entry by then: the asker fetches itself. */
-export const LEND_WAIT_MS = 50;
 
 interface Held {
   token: string;
@@ -55,6 +53,8 @@ interface Scrape {
 
 export class Hub {
   readonly #clock: () => number;
+  /** A peer that has not lent its entry by then: the asker fetches itself. */
+  readonly #lendWaitMs: number;
   readonly #peers = new Map<number, (m: ToWorker) => void>();
   readonly #leases = new Map<string, Held>();
   readonly #record: TouchedSet[] = [];
@@ -67,7 +67,8 @@ export class Hub {
   #head: number | null = null;
   #final: number | null = null;
 
-  constructor(clock: () => number = Date.now) {
+  constructor(lendWaitMs: number, clock: () => number = Date.now) {
+    this.#lendWaitMs = lendWaitMs;
     this.#clock = clock;
   }
 
@@ -176,7 +177,7 @@ export class Hub {
     const peer = this.#fillers.of(name);
     if (peer === undefined || peer === from || !this.#peers.has(peer)) return true;
     const id = ++this.#lendSeq;
-    const timer = setTimeout(() => this.#lent(id, null), LEND_WAIT_MS);
+    const timer = setTimeout(() => this.#lent(id, null), this.#lendWaitMs);
     timer.unref();
     this.#lends.set(id, { asker: from, askerId: m.id, peer, name, token, timer });
     this.#send(peer, { cp: 1, t: 'lend', id, name, after: m.lend });

@@ -21,7 +21,8 @@ import { startBuiltInSimulator } from '../startup/built-in-simulator.js';
 import { warnDefaultBaseUrl } from '../startup/shared-namespace.js';
 import type { SimulatorHandle } from '../sim/index.js';
 import { Hub } from './hub.js';
-import { isOurs, SIMULATOR_ENV, WORKER_ENV, type ToPrimary } from './protocol.js';
+import { isOurs, SIMULATOR_ENV, WORKER_ENV, type ToPrimary, type ToWorker } from './protocol.js';
+import { tell, type Recipient } from './tell.js';
 
 const LAST_RESORT_MS = 5000;
 /** A worker that lived less than this died young: the next replacement waits longer. */
@@ -40,7 +41,7 @@ export async function runPrimary(
   if (config.upstreamUrls.length === 0) {
     simulator = await startBuiltInSimulator(config, logger);
   }
-  const hub = new Hub();
+  const hub = new Hub(config.workersLendWaitMs);
   const workers = new Map<number, Worker>();
   let everListened = false;
   let closing = false;
@@ -54,7 +55,10 @@ export async function runPrimary(
     const started = Date.now();
     let listened = false;
     workers.set(n, w);
-    w.on('online', () => hub.join(n, (m) => (w.isConnected() ? void w.send(m) : undefined)));
+    const to: Recipient<ToWorker> = { isConnected: () => w.isConnected(), send: (m, done) => w.send(m, done) };
+    w.on('online', () => hub.join(n, (m) => void tell(to, m)));
+    // Write failures are dropped by tell(); any other channel error is logged, never fatal to the primary.
+    w.on('error', (err) => logger.warn({ worker: n, err }, 'worker channel error'));
     w.on('message', (m: unknown) => {
       if (isOurs<ToPrimary>(m)) hub.receive(n, m);
     });

@@ -28,6 +28,7 @@ export function defaultConfig(): Config {
     metricsCacheMs: 1000,
     limits: { maxPageSize: 100, maxDays: 365, requestTimeoutMs: 15_000, maxBatchItems: 20 },
     workers: 1,
+    workersLendWaitMs: 50,
     shutdownTimeoutMs: 15_000 + SHUTDOWN_MARGIN_MS,
     http: { maxConnections: 8192, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000 },
     upstream: {

@@ -128,6 +128,14 @@ export const FIELDS: readonly Field[] = [
       'each); without REDIS_URL the primary process is their bus and lease.',
   },
   {
+    env: 'WORKERS_LEND_WAIT_MS',
+    key: 'workersLendWaitMs',
+    kind: ms(1, 10_000),
+    help:
+      'WORKERS > 1 without REDIS_URL: a miss on a key another worker filled waits at most this long for that ' +
+      "worker's entry, then asks the upstream (raise it on a machine so loaded that its workers answer late).",
+  },
+  {
     env: 'SHUTDOWN_TIMEOUT_MS',
     key: 'shutdownTimeoutMs',
     kind: ms(100, HOUR),

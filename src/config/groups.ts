@@ -21,6 +21,7 @@ export const GROUPS: readonly SettingGroup[] = [
       'PUBLIC_BASE_URL',
       'CONFIG_FILE',
       'WORKERS',
+      'WORKERS_LEND_WAIT_MS',
       'SHUTDOWN_TIMEOUT_MS',
       'MAX_CONNECTIONS',
       'HEADERS_TIMEOUT_MS',

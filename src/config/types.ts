@@ -161,6 +161,8 @@ export interface Config {
   };
   /** Server processes on one port (`auto` resolved to the core count). */
   workers: number;
+  /** How long a worker's miss waits for another worker to lend its entry before asking the upstream. */
+  workersLendWaitMs: number;
   /** Drain deadline after SIGTERM/SIGINT; derived from limits.requestTimeoutMs unless set. */
   shutdownTimeoutMs: number;
   /** Limits of the client-facing HTTP server. */

@@ -5,14 +5,17 @@
  * miss answered from the memory of the worker that filled the key.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { Hub, LEND_WAIT_MS } from '../../src/cluster/hub.js';
+import { Hub } from '../../src/cluster/hub.js';
 import type { ToWorker } from '../../src/cluster/protocol.js';
 import type { TouchedSet } from '../../src/chain/touched.js';
 import { fakeClock } from '../helpers/clock.js';
 
+/** The lend wait (WORKERS_LEND_WAIT_MS) these hubs are made with. */
+const LEND_WAIT_MS = 50;
+
 function rig(workers = 3) {
   const clock = fakeClock();
-  const hub = new Hub(clock.now);
+  const hub = new Hub(LEND_WAIT_MS, clock.now);
   const inbox = new Map<number, ToWorker[]>();
   for (let w = 1; w <= workers; w++) {
     const box: ToWorker[] = [];

@@ -14,7 +14,7 @@ import type { TouchedSet } from '../../src/chain/touched.js';
 import { makeEntry } from '../redis/fixtures.js';
 
 function workers(n: number) {
-  const hub = new Hub();
+  const hub = new Hub(50);
   const memories: Array<Map<string, CacheEntry>> = [];
   const fleets: WorkerFleet[] = [];
   /** Keys whose memory entries are no longer fresh. */
