@@ -33,6 +33,8 @@ export default defineConfig({
           name: 'integration',
           include: ['test/**/*.test.ts'],
           exclude: [UNIT],
+          // Processes the tests start run src/ compiled once (test/helpers/test-build.ts), not through tsx.
+          globalSetup: ['test/helpers/global-build.ts'],
           isolate: false,
           // Deadlines on what no test measures: generous for four workers on two cores.
           testTimeout: 60_000,

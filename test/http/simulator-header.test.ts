@@ -5,6 +5,7 @@
  * 429). With a real upstream the header is absent. `npm start` without
  * UPSTREAM_URLS (src/main.ts) sets it.
  */
+import { built } from '../helpers/test-build.js';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
@@ -105,7 +106,7 @@ describe('X-Chainproxy-Upstream: simulator', () => {
   // A child process starts slowly on a loaded machine: its deadlines are not what is tested.
   it('set by `npm start` when no UPSTREAM_URLS is configured', async () => {
     const root = fileURLToPath(new URL('../..', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [built('src/main.ts')], {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],

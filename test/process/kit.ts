@@ -1,7 +1,8 @@
 /**
- * chainproxy as an operator runs it, in its own process: `node --import tsx
- * <entry>` (src/main.ts, or the launcher src/bin/chainproxy.ts) with only the
- * given environment, its JSON log lines and stderr collected.
+ * chainproxy as an operator runs it, in its own process: `node <entry>`
+ * (src/main.ts, or the launcher src/bin/chainproxy.ts, as compiled for the
+ * tests by test/helpers/test-build.ts) with only the given environment, its
+ * JSON log lines and stderr collected.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createConnection } from 'node:net';
@@ -9,10 +10,11 @@ import type { Stream } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
+import { built } from '../helpers/test-build.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const MAIN = 'src/main.ts';
-export const LAUNCHER = 'src/bin/chainproxy.ts';
+const MAIN = built('src/main.ts');
+export const LAUNCHER = built('src/bin/chainproxy.ts');
 
 export interface Proc {
   child: ChildProcess;
@@ -32,7 +34,7 @@ export interface StartOptions {
 
 /** Starts the process from inside a test; it is killed when the test ends, if still running. */
 export function startProc(env: Record<string, string>, opts: StartOptions = {}): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', opts.entry ?? MAIN, ...(opts.args ?? [])], {
+  const child = spawn(process.execPath, [opts.entry ?? MAIN, ...(opts.args ?? [])], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', opts.stdout ?? 'pipe', 'pipe'],

@@ -3,6 +3,7 @@
  * balance on the block that includes it, while no list and no touched set names the beneficiary;
  * off, every answer keeps its bytes.
  */
+import { built } from '../helpers/test-build.js';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createHash } from 'node:crypto';
@@ -92,9 +93,7 @@ describe('internal transfers, CLI', () => {
   it('--internal-transfers turns them on in the standalone simulator', async () => {
     const { h, address } = creditedBlock(4_842_000);
     const args = [
-      '--import',
-      'tsx',
-      'src/sim/cli.ts',
+      built('src/sim/cli.ts'),
       '--port',
       '0',
       '--block-interval',
