@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongFirst from './test/helpers/sequencer.js';
 
 /**
  * Two projects. `unit`: pure rules (`*.unit.test.ts`), no socket, no child
@@ -15,6 +16,8 @@ const UNIT = 'test/**/*.unit.test.ts';
 export default defineConfig({
   test: {
     pool: 'forks',
+    // Long files first, also on a fresh clone without vitest's durations (test/helpers/sequencer.ts).
+    sequence: { sequencer: LongFirst },
     reporters: ['default'],
     projects: [
       {
