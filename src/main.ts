@@ -18,12 +18,10 @@ import { loadConfig, ConfigError } from './config/load.js';
 import { parseArgs } from './config/cli.js';
 import { helpText } from './config/help.js';
 import { VERSION } from './config/version.js';
-import { buildProxy } from './app.js';
 import { bindPort } from './startup/bind.js';
 import { notReadyAnswer } from './startup/not-ready.js';
 import { startupLine } from './startup/banner.js';
 import { warnDefaultBaseUrl } from './startup/shared-namespace.js';
-import { runCheck } from './startup/check.js';
 import { diagnose, diagnosisLine } from './upstream/diagnose.js';
 import { logDestination } from './common/log-destination.js';
 import type { SimulatorHandle } from './sim/index.js';
@@ -50,7 +48,10 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) stop(2, `invalid configuration\n${err.message}\n(see chainproxy --help)`);
     throw err;
   }
-  if (cli.kind === 'check') process.exit(await runCheck(config, (line) => process.stdout.write(`${line}\n`)));
+  if (cli.kind === 'check') {
+    const { runCheck } = await import('./startup/check.js');
+    process.exit(await runCheck(config, (line) => process.stdout.write(`${line}\n`)));
+  }
   const root = pino({ level: config.logLevel }, logDestination());
   // WORKERS > 1: this process forks and coordinates the workers (src/cluster/primary.ts), each of which runs this file.
   const worker = workerNumber();
@@ -85,6 +86,8 @@ async function main(): Promise<void> {
   }
 
   const simulated = simulator !== null || sharedSimulator !== undefined;
+  // Loaded only to serve (as the check above): --help, --version and a bad setting answer without them.
+  const { buildProxy } = await import('./app.js');
   const built = await buildProxy(config, {
     logger,
     upstreamIsSimulator: simulated,
