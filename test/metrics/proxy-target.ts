@@ -58,6 +58,8 @@ const KEYS = [null, EXPLORER_KEY, TINY_KEY, 'unknown-key-0123456789'];
 
 /** Anonymous traffic comes from this many forwarded addresses, so no single one spends its miss budget. */
 const CLIENTS = 200;
+/** Least time between two rounds of the load loop. */
+const ROUND_MS = 20;
 /** Forwarded address of the client that asks only for distinct cold keys. */
 const SCANNER = '203.0.113.66';
 /** Blocks the third upstream claims beyond the others. */
@@ -126,6 +128,8 @@ export const startProxyTarget: StartMetricsTarget = async () => {
   let round = 0;
   const loop = (async () => {
     while (!stopped) {
+      // Paced (a round at most every ROUND_MS): the load exercises every subsystem, it does not take a core.
+      const paced = new Promise((r) => setTimeout(r, ROUND_MS));
       round += 1;
       if (round % 20 === 0) for (const s of sims) s.chain.advance(1);
       // Once, the chain jumps further than the reader goes back: the blocks left behind fall back (gap).
@@ -152,6 +156,7 @@ export const startProxyTarget: StartMetricsTarget = async () => {
           const res = await request(`${proxy.url}${p}`, { headers: { 'x-forwarded-for': SCANNER } });
           await res.body.dump();
         }),
+        paced,
       ]);
     }
   })();
