@@ -146,27 +146,20 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
     this.#sub.on('message', (channel: string, text: string) => {
       if (channel === this.channel) this.#receive(text);
     });
-    // SUBSCRIBE once the connection is ready (sent earlier, during the ready
-    // check, it can be lost); ioredis itself re-subscribes after reconnects.
-    let subscribedOnce = false;
+    // SUBSCRIBE whenever the connection is ready (sent earlier, during the ready check, it can be lost), after
+    // every reconnect too (src/redis/client.ts: a single node's subscriber does not re-subscribe by itself; a
+    // cluster's does, and a second SUBSCRIBE to a channel is harmless). A failure waits for the next 'ready'.
     let resolveFirst: (ok: boolean) => void = () => {};
     this.#subscribed = new Promise<boolean>((resolve) => {
       resolveFirst = resolve;
     });
     const onReady = () => {
-      if (subscribedOnce) {
-        this.emit('subscribed');
-        return;
-      }
-      subscribedOnce = true;
       this.#sub.subscribe(this.channel).then(
         () => {
           resolveFirst(true);
           this.emit('subscribed');
         },
-        () => {
-          subscribedOnce = false; // retried on the next 'ready'
-        },
+        () => {},
       );
     };
     this.#sub.on('ready', onReady);

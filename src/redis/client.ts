@@ -22,8 +22,11 @@
  * cluster bus, and commands fail fast on CLUSTERDOWN.
  *
  * Subscriber connections (`role: 'subscriber'`) keep the offline queue so the
- * SUBSCRIBE issued before the first connect is sent once connected; ioredis
- * re-subscribes after every reconnect (`autoResubscribe`).
+ * SUBSCRIBE issued before the first connect is sent once connected. A single
+ * node's subscriber does not re-subscribe by itself after a reconnect: the bus
+ * does, on every 'ready', with its failure handled (ioredis' own re-subscribe
+ * leaves its promise unhandled, and a close before the reply then rejects it
+ * unhandled, which ends a Node.js process). A cluster re-subscribes as before.
  */
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { RedisConfig } from '../config/types.js';
@@ -86,7 +89,7 @@ function baseOptions(cfg: RedisConfig, role: 'command' | 'subscriber'): RedisOpt
     maxRetriesPerRequest: subscriber ? null : 0,
     connectTimeout: Math.max(200, Math.min(2000, cfg.commandTimeoutMs * 10)),
     retryStrategy: reconnectDelay,
-    autoResubscribe: true,
+    autoResubscribe: !subscriber,
     enableReadyCheck: true,
     lazyConnect: false,
     keepAlive: 10_000,
@@ -108,7 +111,7 @@ export function createRedis(url: string, cfg: RedisConfig, opts: CreateRedisOpti
       ...(role === 'command' ? { retryDelayOnClusterDown: 0, retryDelayOnFailover: 0 } : {}),
       lazyConnect: false,
       enableReadyCheck: true,
-      redisOptions: { ...base, username, password },
+      redisOptions: { ...base, autoResubscribe: true, username, password },
     };
     client = new Cluster(nodes, clusterOpts);
   } else if (url.startsWith('redis-sentinel://')) {
