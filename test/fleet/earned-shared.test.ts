@@ -4,45 +4,25 @@
  * unchanged answer doubles the bound there as it would on the replica that
  * stored it (real redis-server, two replicas on one clock).
  */
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
-import { normalAddress, startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { normalAddress } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { get, startReplica, type Replica } from '../helpers/replica.js';
+import { describeRedis } from '../helpers/redis-server.js';
+import { get, redisFleet, type Replica } from '../helpers/replica.js';
 
 const describe = describeRedis();
 const BOUND = 10_000;
 
 describe('fleet: the earned bound', () => {
-  let redis: RedisServer;
-  let sim: SimulatorHandle;
   let offset = 0;
   const clock = (): number => Date.now() + offset;
-  const closers: Array<() => Promise<void>> = [];
-  beforeAll(async () => {
-    [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 5 })]);
-  });
-  afterEach(async () => {
-    await Promise.all(closers.splice(0).map((c) => c()));
-  });
-  afterAll(async () => {
-    await Promise.all([sim?.close(), redis?.stop()]);
-  });
-
-  async function replica(): Promise<Replica> {
-    const r = await startReplica(
-      [sim.url],
-      {
-        redisUrl: redis.url,
-        redis: { keyPrefix: 'earned-shared:' },
-        invalidation: { ...defaultConfig().invalidation, listMaxAgeMs: BOUND, maxAgeGrowth: 16 },
-      },
-      clock,
-    );
-    closers.push(() => r.close());
-    return r;
-  }
+  const fleet = redisFleet(
+    'earned-shared:',
+    { invalidation: { ...defaultConfig().invalidation, listMaxAgeMs: BOUND, maxAgeGrowth: 16 } },
+    clock,
+  );
+  const replica = (): Promise<Replica> => fleet.replica();
 
   it('doubles on the replica that did not store the entry, as on the one that did', async () => {
     const [a, b] = [await replica(), await replica()];

@@ -5,40 +5,21 @@
  * entry to expire (real redis-server, two replicas). The head entry's TTL is
  * raised to a minute, so a follower that waited for expiry would fail here.
  */
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { counter, get, startReplica, type Replica } from '../helpers/replica.js';
+import { describeRedis } from '../helpers/redis-server.js';
+import { counter, get, redisFleet, type Replica } from '../helpers/replica.js';
 
 const describe = describeRedis();
 const INTERVAL = 1000;
 const MINUTE = 60_000;
 
 describe("fleet: the leader's head answer", () => {
-  let redis: RedisServer;
-  let sim: SimulatorHandle;
-  const closers: Array<() => Promise<void>> = [];
-  beforeAll(async () => {
-    [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 5 })]);
+  const fleet = redisFleet('head-answer:', {
+    policies: { 'block/max': { ttlMs: MINUTE, swrMs: MINUTE, sieMs: MINUTE, finalTtlMs: MINUTE } },
+    upstream: { probeIntervalMs: INTERVAL, probeDenseMs: 0 },
   });
-  afterEach(async () => {
-    await Promise.all(closers.splice(0).map((c) => c()));
-  });
-  afterAll(async () => {
-    await Promise.all([sim?.close(), redis?.stop()]);
-  });
-
-  async function replica(): Promise<Replica> {
-    const r = await startReplica([sim.url], {
-      redisUrl: redis.url,
-      redis: { keyPrefix: 'head-answer:' },
-      policies: { 'block/max': { ttlMs: MINUTE, swrMs: MINUTE, sieMs: MINUTE, finalTtlMs: MINUTE } },
-      upstream: { probeIntervalMs: INTERVAL, probeDenseMs: 0 },
-    });
-    closers.push(() => r.close());
-    return r;
-  }
+  const replica = (): Promise<Replica> => fleet.replica();
   const shown = async (r: Replica): Promise<number> =>
     (JSON.parse((await get(r.url, '/block/max')).text) as { data: { height: number } }).data.height;
 
@@ -47,12 +28,12 @@ describe("fleet: the leader's head answer", () => {
     await waitFor(() => a.duty?.isLeader() === true, INTERVAL * 4, 'the first replica leads');
     const b = await replica();
     await waitFor(() => b.duty?.turn() === 'follower', INTERVAL * 4, 'the second replica follows');
-    const h0 = sim.chain.head();
+    const h0 = fleet.sim.chain.head();
     expect(await shown(a)).toBe(h0);
     expect(await shown(b)).toBe(h0);
 
     for (let i = 1; i <= 2; i++) {
-      sim.chain.advance(1);
+      fleet.sim.chain.advance(1);
       await waitFor(() => b.tracker.bestHead() === h0 + i, INTERVAL * 5, `the follower believes ${h0 + i}`);
       const before = await counter(b.url, 'chainproxy_upstream_requests_total');
       // The heads message follows the head message: the follower installs the answer it carries.

@@ -3,12 +3,11 @@
  * the hot head-dependent entries again; a follower serves them from the Redis
  * tier without an upstream request of its own (real redis-server, two replicas).
  */
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
-import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { counter, get, startReplica, type Replica } from '../helpers/replica.js';
+import { describeRedis } from '../helpers/redis-server.js';
+import { counter, get, redisFleet, type Replica } from '../helpers/replica.js';
 import { openStream, type SseClient } from '../stream/sse-client.js';
 
 const describe = describeRedis();
@@ -16,32 +15,14 @@ const describe = describeRedis();
 const INTERVAL = 1000;
 
 describe('fleet leader: refresh-ahead once per fleet', () => {
-  let redis: RedisServer;
-  let sim: SimulatorHandle;
-  const closers: Array<() => Promise<void>> = [];
-  beforeAll(async () => {
-    [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 5 })]);
+  const fleet = redisFleet('refresh:', {
+    refreshAhead: defaultConfig().refreshAhead,
+    upstream: { probeIntervalMs: INTERVAL, probeDenseMs: 0 },
   });
-  afterEach(async () => {
-    await Promise.all(closers.splice(0).map((c) => c()));
-  });
-  afterAll(async () => {
-    await Promise.all([sim?.close(), redis?.stop()]);
-  });
-
-  async function replica(): Promise<Replica> {
-    const r = await startReplica([sim.url], {
-      redisUrl: redis.url,
-      redis: { keyPrefix: 'refresh:' },
-      refreshAhead: defaultConfig().refreshAhead,
-      upstream: { probeIntervalMs: INTERVAL, probeDenseMs: 0 },
-    });
-    closers.push(() => r.close());
-    return r;
-  }
+  const replica = (): Promise<Replica> => fleet.replica();
   async function stream(base: string): Promise<SseClient> {
     const c = await openStream(base);
-    closers.push(async () => c.close());
+    onTestFinished(() => c.close());
     await c.until(() => c.events.length >= 1, 10_000, 'the first head event');
     return c;
   }
@@ -56,10 +37,10 @@ describe('fleet leader: refresh-ahead once per fleet', () => {
     for (const r of [a, b]) for (let i = 0; i < 3; i++) await get(r.url, '/tx/list?page_size=10');
     const [sa, sb] = [await stream(a.url), await stream(b.url)];
     const [ra, rb] = [await refreshes(a), await refreshes(b)];
-    const before = sim.stats()['tx/list'] ?? 0;
+    const before = fleet.sim.stats()['tx/list'] ?? 0;
 
-    sim.chain.advance(1);
-    const head = sim.chain.head();
+    fleet.sim.chain.advance(1);
+    const head = fleet.sim.chain.head();
     // Each replica's head event is sent once its refresh-ahead step is done.
     const sawHead = (c: SseClient) => c.events.some((e) => e.id === String(head));
     await Promise.all([
@@ -74,6 +55,6 @@ describe('fleet leader: refresh-ahead once per fleet', () => {
     expect(
       (JSON.parse(list.text) as { data: { list: Array<{ block_height: number }> } }).data.list[0]?.block_height,
     ).toBe(head);
-    expect((sim.stats()['tx/list'] ?? 0) - before).toBe(1);
+    expect((fleet.sim.stats()['tx/list'] ?? 0) - before).toBe(1);
   });
 });

@@ -4,41 +4,22 @@
  * before any client asks it, and serves it as a HIT without reading the
  * upstream (real redis-server, two replicas).
  */
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
-import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { counter, get, startReplica, type Replica } from '../helpers/replica.js';
+import { describeRedis } from '../helpers/redis-server.js';
+import { counter, get, redisFleet, type Replica } from '../helpers/replica.js';
 
 const describe = describeRedis();
 const INTERVAL = 1000;
 const PATH = '/tx/list?page_size=10';
 
 describe("fleet: the leader's refreshed entries", () => {
-  let redis: RedisServer;
-  let sim: SimulatorHandle;
-  const closers: Array<() => Promise<void>> = [];
-  beforeAll(async () => {
-    [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 5 })]);
+  const fleet = redisFleet('shared-entries:', {
+    refreshAhead: defaultConfig().refreshAhead,
+    upstream: { probeIntervalMs: INTERVAL, probeDenseMs: 0 },
   });
-  afterEach(async () => {
-    await Promise.all(closers.splice(0).map((c) => c()));
-  });
-  afterAll(async () => {
-    await Promise.all([sim?.close(), redis?.stop()]);
-  });
-
-  async function replica(): Promise<Replica> {
-    const r = await startReplica([sim.url], {
-      redisUrl: redis.url,
-      redis: { keyPrefix: 'shared-entries:' },
-      refreshAhead: defaultConfig().refreshAhead,
-      upstream: { probeIntervalMs: INTERVAL, probeDenseMs: 0 },
-    });
-    closers.push(() => r.close());
-    return r;
-  }
+  const replica = (): Promise<Replica> => fleet.replica();
 
   it('are in the follower before its clients ask', async () => {
     const a = await replica();
@@ -49,10 +30,10 @@ describe("fleet: the leader's refreshed entries", () => {
     for (const r of [a, b]) for (let i = 0; i < 3; i++) await get(r.url, PATH);
     const key = b.memory.held().find((e) => e.key.startsWith('tx/list?'))?.key;
     expect(key).toBeDefined();
-    const h0 = sim.chain.head();
+    const h0 = fleet.sim.chain.head();
     const asked = await counter(b.url, 'chainproxy_upstream_requests_total');
 
-    sim.chain.advance(1);
+    fleet.sim.chain.advance(1);
     await waitFor(() => b.memory.peek(key!)?.entry.head === h0 + 1, INTERVAL * 5, "the leader's entry on the follower");
     const answer = await get(b.url, PATH);
     expect(answer.headers['x-cache']).toBe('HIT');

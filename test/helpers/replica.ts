@@ -11,7 +11,9 @@ import { request } from 'undici';
 import { buildProxy } from '../../src/app.js';
 import { waitReady } from '../../src/redis/client.js';
 import { testConfig, type ConfigPatch } from './proxy.js';
+import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { closeAfterEach } from './teardown.js';
+import { startRedisServer, type RedisServer } from './redis-server.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 
 type Built = Awaited<ReturnType<typeof buildProxy>>;
@@ -156,6 +158,39 @@ export function simulatorTrio(): { start(patch: ConfigPatch): Promise<{ sims: Si
         patch,
       ));
       return { sims, proxy };
+    },
+  };
+}
+
+export interface RedisFleet {
+  /** The simulator every replica reads (seed 5, blocks made by hand). */
+  readonly sim: SimulatorHandle;
+  /** A replica on them (closed when the test ends). */
+  replica(): Promise<Replica>;
+}
+
+/**
+ * Replicas sharing a real redis-server, for one describe block (call it there:
+ * it registers the block's hooks). The redis-server and the simulator live for
+ * the block; every replica has `patch`, the key prefix and `clock`.
+ */
+export function redisFleet(keyPrefix: string, patch: ConfigPatch = {}, clock?: () => number): RedisFleet {
+  let redis: RedisServer | undefined;
+  let sim: SimulatorHandle | undefined;
+  beforeAll(async () => {
+    [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 5 })]);
+  });
+  afterAll(async () => {
+    await Promise.all([sim?.close(), redis?.stop()]);
+  });
+  return {
+    get sim() {
+      return sim!;
+    },
+    async replica() {
+      const r = await startReplica([sim!.url], { ...patch, redisUrl: redis!.url, redis: { keyPrefix } }, clock);
+      onTestFinished(() => r.close());
+      return r;
     },
   };
 }
