@@ -8,9 +8,8 @@
 import type { ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { drain } from '../../src/http/drain.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { serve, writer } from './drain-kit.js';
+import { drainServed, serve } from './drain-kit.js';
 
 /** A raw client: sends `raw` at once, collects every byte until the server closes. */
 function rawClient(url: string, raw: string): { socket: Socket; received: Promise<Buffer>; sofar: () => string } {
@@ -57,14 +56,7 @@ describe('drain: connections with a response pending', () => {
       const client = rawClient(url, get('/held') + get('/quick'));
       // The second answer is complete but queued: the connection is busy with the first.
       await waitFor(() => held !== undefined && quick?.writableEnded === true, 5000, 'both handlers');
-      const done = drain({
-        server: app.server,
-        open,
-        close: () => app.close(),
-        abortUpstream: async () => {},
-        deadlineMs: 10_000,
-        writer,
-      });
+      const done = drainServed({ app, open }, 10_000);
       // The sweep lands right after the first response finished, the queued one now on the socket.
       held?.once('finish', () => app.server.closeIdleConnections());
       release();
@@ -90,14 +82,7 @@ describe('drain: connections with a response pending', () => {
     client.socket.pause();
     // Ended by the handler, its bytes still queued: the reader has not read them.
     await waitFor(() => big?.writableEnded === true && !big.writableFinished, 5000, 'the response ended, not flushed');
-    const done = drain({
-      server: app.server,
-      open,
-      close: () => app.close(),
-      abortUpstream: async () => {},
-      deadlineMs: 20_000,
-      writer,
-    });
+    const done = drainServed({ app, open }, 20_000);
     const sweeps = countSweeps(app.server);
     let drained = false;
     void done.then(() => (drained = true));
@@ -128,14 +113,7 @@ describe('drain: connections with a response pending', () => {
       });
       const client = rawClient(url, get('/held'));
       await waitFor(() => held, 5000, 'the first handler');
-      const done = drain({
-        server: app.server,
-        open,
-        close: () => app.close(),
-        abortUpstream: async () => {},
-        deadlineMs: 10_000,
-        writer,
-      });
+      const done = drainServed({ app, open }, 10_000);
       let drained = false;
       void done.then(() => (drained = true));
       const sweeps = countSweeps(app.server);

@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { drain } from '../../src/http/drain.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { serve, writer } from './drain-kit.js';
+import { drainServed, serve, writer } from './drain-kit.js';
 
 describe('drain', () => {
   it('lets a request finish before the deadline: no cut, no abort', async () => {
@@ -89,16 +89,7 @@ describe('drain', () => {
     const res = await request(`${url}/x`); // undici keeps the connection alive
     await res.body.json();
     const started = performance.now();
-    expect(
-      await drain({
-        server: app.server,
-        open,
-        close: () => app.close(),
-        abortUpstream: async () => {},
-        deadlineMs: 20_000,
-        writer,
-      }),
-    ).toEqual({ timedOut: false, cut: 0 });
+    expect(await drainServed({ app, open }, 20_000)).toEqual({ timedOut: false, cut: 0 });
     expect(performance.now() - started).toBeLessThan(5000);
   });
 });
