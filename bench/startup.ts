@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
+import { median } from './lib/context.js';
 import { ROOT, freePort, sleep } from './lib/proc.js';
 import { startSim } from './lib/sim.js';
 
@@ -78,12 +79,6 @@ async function once(v: Variant, upstream: string): Promise<{ readyMs: number; rs
     await exited;
   }
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 async function main(): Promise<void> {
   const built = spawn(process.execPath, ['scripts/ensure-built.mjs'], { cwd: ROOT, stdio: 'inherit' });

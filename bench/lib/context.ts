@@ -25,15 +25,17 @@ export interface Scenario {
   run(ctx: Ctx): Promise<void>;
 }
 
+/** The median of the finite values (NaN when there is none). */
+export function median(xs: readonly number[]): number {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
 /** Sum of totals over sum of durations, median of the percentiles: for repeated interleaved rounds. */
 export function combine(
   rs: ReadonlyArray<{ rps: number; p50: number; p99: number; total: number; durationS: number }>,
 ): { rps: number; p50: number; p99: number; total: number } {
-  const med = (xs: number[]): number => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-  };
   const total = rs.reduce((a, r) => a + r.total, 0);
   const dur = rs.reduce((a, r) => a + r.durationS, 0);
-  return { rps: total / dur, p50: med(rs.map((r) => r.p50)), p99: med(rs.map((r) => r.p99)), total };
+  return { rps: total / dur, p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), total };
 }

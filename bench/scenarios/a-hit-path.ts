@@ -13,7 +13,7 @@
  * Ratios to the bare route are per round; the reported value is their median.
  */
 import { startBare } from '../lib/bare.js';
-import { combine, type Ctx, type Scenario } from '../lib/context.js';
+import { combine, median, type Ctx, type Scenario } from '../lib/context.js';
 import { runLoad, type LoadResult } from '../lib/load.js';
 import { getRaw, treeCpuSeconds, type Child } from '../lib/proc.js';
 import { diffCounts, hitRatio, startProxyProc, type ProxyProc } from '../lib/proxy.js';
@@ -40,11 +40,6 @@ interface Round extends LoadResult {
   /** The same, measured during the run at maximum load. */
   cpuUsMax: number;
 }
-
-const median = (xs: number[]): number => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 async function cpuRun(
   t: Target,

@@ -14,7 +14,7 @@
  *    replicas sharing a flushed Redis (two autocannon instances, half the
  *    connections each; req/s summed, p50/p99 the worse of the two).
  */
-import { combine, type Ctx, type Scenario } from '../lib/context.js';
+import { combine, median, type Ctx, type Scenario } from '../lib/context.js';
 import { runLoad, type LoadResult } from '../lib/load.js';
 import { diffCounts, hitRatio, startProxyProc, type CacheCounts, type ProxyProc } from '../lib/proxy.js';
 import { treeCpuSeconds } from '../lib/proc.js';
@@ -39,11 +39,6 @@ interface Round {
   upstream: number;
   counts: CacheCounts;
 }
-
-const median = (xs: number[]): number => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 function sumCounts(cs: CacheCounts[]): CacheCounts {
   const out: CacheCounts = { HIT: 0, MISS: 0, STALE: 0, BYPASS: 0, ERROR: 0 };

@@ -12,7 +12,7 @@
  *    stale answers, hits, an idle minute's upstream requests; target ≤ 1.05 ×
  *    one process's upstream per 1000.
  */
-import { combine, type Ctx, type Scenario } from '../lib/context.js';
+import { combine, median, type Ctx, type Scenario } from '../lib/context.js';
 import { runFleet } from '../lib/fleet/run.js';
 import { runLoad } from '../lib/load.js';
 import { NGINX_BIN } from '../lib/nginx.js';
@@ -37,10 +37,6 @@ interface Round {
   hits: number | null;
 }
 
-const median = (xs: number[]): number => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const pct = (v: number | null): string => (v === null ? '–' : `${(v * 100).toFixed(2)} %`);
 const f1 = (v: number): string => v.toFixed(1);
 
