@@ -58,12 +58,16 @@ describe('x-chainproxy-purpose on upstream requests', () => {
     const pending = rig.rec.log.filter((e) => pathOf(e.url) === '/tx/list/pending').map((e) => e.purpose);
     expect(pending.length).toBeGreaterThan(0);
     expect(new Set(pending)).toEqual(new Set(['pending']));
-    // The same count on /metrics, by purpose.
+    // The same count on /metrics, by purpose. The metric counts an attempt when
+    // it ends and the recorder when it arrives: wait for the ones still under way.
     const metric = (purpose: string): Promise<number> =>
       counter(rig.proxy.url, 'chainproxy_upstream_background_requests_total', { purpose });
-    expect(await metric('probe')).toBeGreaterThanOrEqual(probes.length); // probes go on meanwhile
-    expect(await metric('block')).toBe(rig.rec.log.filter((e) => e.purpose === 'block').length);
-    expect(await metric('refresh')).toBe(rig.rec.log.filter((e) => e.purpose === 'refresh').length);
+    const logged = (purpose: string): number => rig.rec.log.filter((e) => e.purpose === purpose).length;
+    await waitFor(async () => (await metric('probe')) >= probes.length, 5000, 'probe attempts counted');
+    await waitFor(async () => (await metric('block')) >= logged('block'), 5000, 'block reads counted');
+    await waitFor(async () => (await metric('refresh')) >= logged('refresh'), 5000, 'refreshes counted');
+    expect(await metric('block')).toBe(logged('block'));
+    expect(await metric('refresh')).toBe(logged('refresh'));
   });
 
   it('names the pending poll between blocks `pending` too', async () => {
