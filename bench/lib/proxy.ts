@@ -11,6 +11,8 @@ export interface ProxyProc {
   child: Child;
   /** chainproxy_requests_total summed by cache result (API endpoints only). */
   cacheCounts(): Promise<CacheCounts>;
+  /** A metric's samples summed over every label set (0 when absent). */
+  metricSum(name: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export async function startProxyProc(
     url,
     child,
     cacheCounts: () => cacheCounts(url),
+    metricSum: (name) => metricSum(url, name),
     close: () => child.stop(),
   };
 }
@@ -58,6 +61,18 @@ async function cacheCounts(url: string): Promise<CacheCounts> {
     if (c !== undefined && c in out) out[c] += Number(m[2]);
   }
   return out;
+}
+
+async function metricSum(url: string, name: string): Promise<number> {
+  const r = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) });
+  const text = await r.text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const rest = line.slice(name.length);
+    if (rest.startsWith('{') || rest.startsWith(' ')) sum += Number(rest.slice(rest.lastIndexOf(' ') + 1));
+  }
+  return sum;
 }
 
 export function diffCounts(a: CacheCounts, b: CacheCounts): CacheCounts {

@@ -25,6 +25,8 @@ import { buildUniverse, mixSampler } from './b-mix.js';
 const CONNECTIONS = 50;
 /** One base URL for every replica: one Redis namespace. */
 const SHARED_BASE_URL = 'http://proxy-f.bench.test';
+/** Redis-tier hits, promoted into memory or not (the admission's verdicts). */
+const REDIS_READS = 'chainproxy_cache_admissions_total';
 /** Interleaved rounds of memory hit and Redis hit. */
 const ROUNDS = 3;
 
@@ -38,6 +40,8 @@ interface Round {
   /** Upstream `block/detail` requests during the round (client misses and the proxies' own block reads). */
   upstream: number;
   counts: CacheCounts;
+  /** Answers read from Redis (chainproxy_cache_admissions_total: promoted or not). */
+  fromRedis: number;
 }
 
 function sumCounts(cs: CacheCounts[]): CacheCounts {
@@ -76,6 +80,7 @@ export const redis: Scenario = {
       const detailCount = async (): Promise<number> => (await sim.stats()).requests['block/detail'] ?? 0;
       const round = async (p: ProxyProc, sample: () => string): Promise<Round> => {
         const c0 = await p.cacheCounts();
+        const r0 = await p.metricSum(REDIS_READS);
         const u0 = await detailCount();
         const cpu0 = treeCpuSeconds(p.child.proc.pid);
         const r = await runLoad({ url: p.url, sample, connections: CONNECTIONS, duration: dur });
@@ -91,6 +96,7 @@ export const redis: Scenario = {
           cpuUs,
           upstream,
           counts: diffCounts(c0, await p.cacheCounts()),
+          fromRedis: (await p.metricSum(REDIS_READS)) - r0,
         };
       };
       // Warm-up: the Redis-hit replica reads every key from Redis at least twice (admission needs a second read).
@@ -104,7 +110,8 @@ export const redis: Scenario = {
         ctx.log(
           `(f) round ${k + 1}/${ROUNDS}: memory hit ${mem[k]!.rps.toFixed(0)} req/s ` +
             `${mem[k]!.cpuUs.toFixed(1)} µs/req; Redis hit ${red[k]!.rps.toFixed(0)} ` +
-            `req/s ${red[k]!.cpuUs.toFixed(1)} µs/req, ${red[k]!.upstream} upstream`,
+            `req/s ${red[k]!.cpuUs.toFixed(1)} µs/req, ${red[k]!.upstream} upstream, ` +
+            `${((red[k]!.fromRedis / red[k]!.total) * 100).toFixed(1)} % from Redis`,
         );
       }
       const row = (target: string, rs: Round[], note: string) => {
@@ -133,7 +140,9 @@ export const redis: Scenario = {
       const rh = row(
         'Redis hit (memory 1 MiB)',
         red,
-        `${K} keys cycled through a 1 MiB memory tier; upstream: simulator block/detail requests`,
+        `${K} keys cycled through a 1 MiB memory tier, ` +
+          `${((red.reduce((a, r) => a + r.fromRedis, 0) / red.reduce((a, r) => a + r.total, 0)) * 100).toFixed(1)} % ` +
+          `answered from Redis (the rest: what memory keeps); upstream: simulator block/detail requests`,
       );
       const rpsRatio = rh.rps / m.rps;
       const cpuRatio = rh.cpuUs / m.cpuUs;

@@ -1,61 +1,143 @@
 /**
- * Admission of second-tier (Redis) hits into the memory tier: a doorkeeper.
+ * Admission of second-tier (Redis) hits into the memory tier: TinyLFU.
  *
- * A key read from Redis is promoted into memory only when it was read from
- * Redis before, within the doorkeeper's window: the last `window` to
- * 2 × `window` distinct keys read from Redis and not yet held in memory. A
- * first read is answered from the Redis value alone and leaves the memory
- * tier untouched, so a scan through Redis (each key read once) cannot evict
- * the hot set; what is read again is promoted on that second read.
+ * A key read from Redis is promoted into memory only when
+ *  - it was read from Redis before, within the doorkeeper's window (the last
+ *    `window` to 2 × `window` keys read from Redis for the first time), and
+ *  - the memory tier has room for it, or the key is looked up more often than
+ *    the entry promoting it would evict (`victim`); a tie keeps that entry.
+ * Lookups are counted in a frequency sketch: memory hits (`record`) and Redis
+ * reads (`admit`). So a scan through Redis (each key once) admits nothing, a
+ * cycle through more keys than memory holds (every key as often as every
+ * other) does not churn memory, and a key looked up more often than what
+ * memory holds takes its place.
  *
- * Bounded memory: two generations of 30-bit key hashes, each at most `window`
- * long; when the current one fills it becomes the previous one and the
- * previous one is dropped. A hash collision only promotes a key one read
- * early.
+ * Bounded memory: the doorkeeper is two generations of 30-bit key hashes, at
+ * most `window` each (when the current one fills it becomes the previous one
+ * and the previous one is dropped). The sketch is a count-min sketch of 4 rows
+ * of `width` counters capped at 15, `width` the power of two at or above
+ * `window`; after 10 × `width` lookups every counter is halved, so counts
+ * describe recent lookups. Collisions only overestimate a count (a key is
+ * promoted a read early, or an entry kept that could have been replaced).
  */
-
-export interface DoorkeeperOptions {
-  /** Keys per generation (8192). */
+export interface AdmissionOptions {
+  /** Keys the sketch is sized for (8192). */
   window?: number;
   /** Each verdict (for metrics); null: none. */
   onVerdict?: ((promoted: boolean) => void) | null;
 }
 
-/** FNV-1a over the key's UTF-16 code units, cut to 30 bits (small integers: no heap number per hash). */
+const ROWS = 4;
+const MAX_COUNT = 15;
+/** Lookups between two halvings, per counter of a row. */
+const SAMPLE_FACTOR = 10;
+
+/** FNV-1a over the key's UTF-16 code units, then murmur3's finalizer (FNV's low bits alone mix poorly). */
 function hash(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) {
     h ^= key.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return h & 0x3fffffff;
+  return mix(h);
 }
 
-export class Doorkeeper {
-  readonly #window: number;
+function mix(h: number): number {
+  let x = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+/** The step between a key's counters in successive rows (odd, from the hash's high bits). */
+function rehash(h: number): number {
+  return (mix(h + 0x9e3779b9) | 1) >>> 0;
+}
+
+export class Admission {
   readonly #onVerdict: ((promoted: boolean) => void) | null;
+  readonly #counts: Uint8Array;
+  readonly #mask: number;
+  readonly #sampleSize: number;
+  #samples = 0;
+  readonly #window: number;
   #current = new Set<number>();
   #previous = new Set<number>();
 
-  constructor(opts: DoorkeeperOptions = {}) {
+  constructor(opts: AdmissionOptions = {}) {
     const window = opts.window ?? 8192;
     if (!Number.isSafeInteger(window) || window < 1) throw new RangeError('window must be a positive integer');
+    let width = 1;
+    while (width < window) width *= 2;
+    this.#counts = new Uint8Array(width * ROWS);
+    this.#mask = width - 1;
+    this.#sampleSize = SAMPLE_FACTOR * width;
     this.#window = window;
     this.#onVerdict = opts.onVerdict ?? null;
   }
 
-  /** Whether the key read from Redis now goes into memory: true when it was read before, within the window. */
-  admit(key: string): boolean {
+  /** A lookup of `key` answered from memory. */
+  record(key: string): void {
+    this.#increment(hash(key));
+  }
+
+  /**
+   * A read of `key` from Redis: whether it now goes into memory. `victim`: the
+   * key promoting it would evict (null: memory has room).
+   */
+  admit(key: string, victim: string | null = null): boolean {
     const h = hash(key);
-    const promoted = this.#current.has(h) || this.#previous.has(h);
-    if (!promoted) {
-      if (this.#current.size >= this.#window) {
-        this.#previous = this.#current;
-        this.#current = new Set();
-      }
-      this.#current.add(h);
-    }
+    this.#increment(h);
+    const promoted = this.#seen(h) && (victim === null || this.#estimate(h) > this.#estimate(hash(victim)));
     if (this.#onVerdict !== null) this.#onVerdict(promoted);
     return promoted;
+  }
+
+  /** Whether the key was read from Redis before, within the window (and now remembered if not). */
+  #seen(h: number): boolean {
+    const k = h & 0x3fffffff;
+    if (this.#current.has(k) || this.#previous.has(k)) return true;
+    if (this.#current.size >= this.#window) {
+      this.#previous = this.#current;
+      this.#current = new Set();
+    }
+    this.#current.add(k);
+    return false;
+  }
+
+  /** The sketch's count for `key` (tests and status). */
+  frequency(key: string): number {
+    return this.#estimate(hash(key));
+  }
+
+  #estimate(h: number): number {
+    const step = rehash(h);
+    const width = this.#mask + 1;
+    let min = MAX_COUNT;
+    for (let row = 0, idx = h; row < ROWS; row++, idx = (idx + step) >>> 0) {
+      const c = this.#counts[row * width + (idx & this.#mask)] as number;
+      if (c < min) min = c;
+    }
+    return min;
+  }
+
+  #increment(h: number): void {
+    const step = rehash(h);
+    const width = this.#mask + 1;
+    // Conservative update: only the counters at the minimum grow (fewer overestimates).
+    const min = this.#estimate(h);
+    if (min < MAX_COUNT) {
+      for (let row = 0, idx = h; row < ROWS; row++, idx = (idx + step) >>> 0) {
+        const at = row * width + (idx & this.#mask);
+        if (this.#counts[at] === min) this.#counts[at] = min + 1;
+      }
+    }
+    if (++this.#samples >= this.#sampleSize) this.#age();
+  }
+
+  /** Halves every count: the sketch forgets old lookups. */
+  #age(): void {
+    const counts = this.#counts;
+    for (let i = 0; i < counts.length; i++) counts[i] = (counts[i] as number) >>> 1;
+    this.#samples = 0;
   }
 }

@@ -26,6 +26,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { carryGzip } from './carried-gzip.js';
+import { chargedSize } from './charge.js';
 import { compress } from './compression.js';
 import { MemoryEntry, type Maker } from './memory-entry.js';
 import { ownedBytes } from './owned.js';
@@ -159,6 +160,17 @@ export class MemoryStore implements CacheStore {
     if (own !== null) carryGzip(entry.body, own);
     if (!this.#insert(entry, MemoryEntry.lazy(entry, own, this.#compressMinBytes, this.#make))) return undefined;
     return this.#lru.peek(entry.key);
+  }
+
+  /**
+   * The key promoting `entry` would evict first (the least recently used), or
+   * null when it fits in the byte bound (for admission, cache/admission.ts).
+   */
+  victim(entry: CacheEntry): string | null {
+    const lru = this.#lru;
+    if (lru.calculatedSize + chargedSize(entry, [entry.body], entry.stamps.length > 0) <= lru.maxSize) return null;
+    for (const key of lru.rkeys()) if (key !== entry.key) return key;
+    return null;
   }
 
   /** A variant made for a promoted entry: put in place if that entry (its body) is still held and lacks it. */

@@ -1,6 +1,6 @@
 /**
  * chainproxy_cache_admissions_total{verdict}: Redis hits promoted into the
- * memory tier (promoted: read from Redis again within the doorkeeper's window)
+ * memory tier (promoted: read before, and more often than what it evicts)
  * or answered from the Redis value alone (refused). Both series from the start.
  */
 import { Counter, type Registry } from 'prom-client';
@@ -10,8 +10,8 @@ export function registerAdmissionMetrics(registry: Registry): (promoted: boolean
   const admissions = new Counter({
     name: `${METRIC_PREFIX}cache_admissions_total`,
     help:
-      'Redis-tier hits by admission verdict: promoted into the memory tier (read ' +
-      'again within the window), or refused (answered from the Redis value alone).',
+      'Redis-tier hits by admission verdict: promoted into the memory tier (read before, and more ' +
+      'often than the entry it evicts), or refused (answered from the Redis value alone).',
     labelNames: ['verdict'] as const,
     registers: [registry],
   });

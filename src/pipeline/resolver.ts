@@ -9,7 +9,7 @@
  *   finalAt reached        → promoted to the final TTL, HIT
  *   fresh in second tier   → HIT from the Redis value (no compression); promoted
  *                            into memory with the remaining TTL when read again
- *                            (cache/admission.ts)
+ *                            and more often than what it would evict (cache/admission.ts)
  *   otherwise              → join or lead one flight → MISS (BYPASS if not storable)
  *   flight failed          → STALE from the stale-if-error window, else the error
  */
@@ -20,7 +20,7 @@ import type { CacheEntry, CacheResult, CacheStore } from '../cache/types.js';
 import { entryState, takesOver, type TagJudge } from '../cache/entry.js';
 import { promoteIfFinal } from '../cache/lifetime.js';
 import { MemoryEntry, type MemoryStore } from '../cache/memory-store.js';
-import { Doorkeeper } from '../cache/admission.js';
+import { Admission } from '../cache/admission.js';
 import { carriedGzip } from '../cache/carried-gzip.js';
 import { toProxyError, type ProxyError } from '../errors/catalog.js';
 import type { FleetCoordinator } from '../fleet/connect.js';
@@ -69,8 +69,8 @@ export interface ResolverDeps {
   tags?: TagJudge | null;
   /** Sees each fetched entry with the memory entry it replaces (unchanged-refetch metric); null: none. */
   refetched?: ((endpoint: string, before: CacheEntry | undefined, after: CacheEntry) => void) | null;
-  /** Which second-tier hits enter the memory tier (absent: a doorkeeper of its own, no metrics). */
-  admission?: Doorkeeper;
+  /** Which second-tier hits enter the memory tier (absent: a sketch of its own, no metrics). */
+  admission?: Admission;
 }
 
 const ignore = (): void => {};
@@ -82,20 +82,21 @@ export class Resolver {
   readonly #flights = new SingleFlight<Filled>();
   readonly #observe: (req: CanonicalRequest) => void;
   readonly #tags: TagJudge | null;
-  readonly #admission: Doorkeeper;
+  readonly #admission: Admission;
   readonly #learn = (facts: ChainFacts): void => this.#d.chain.apply(facts);
 
   constructor(deps: ResolverDeps) {
     this.#d = deps;
     this.#observe = deps.observe ?? ignore;
     this.#tags = deps.tags ?? null;
-    this.#admission = deps.admission ?? new Doorkeeper();
+    this.#admission = deps.admission ?? new Admission();
   }
 
   /** Synchronous fast path: a fresh memory entry, or undefined. Counted as an upstream request saved. */
   hit(req: CanonicalRequest, now: number): Resolution | undefined {
     const mem = this.#d.memory.peek(req.key);
     if (mem === undefined || entryState(mem.entry, now, this.#d.chain, this.#tags) !== 'fresh') return undefined;
+    this.#admission.record(req.key);
     this.#observe(req);
     this.#d.metrics.upstreamSaved(req.endpoint.name);
     const r: Resolution = {
@@ -248,7 +249,10 @@ export class Resolver {
   /** A second-tier hit's payloads: promoted into memory when admitted, else answered from the Redis value alone. */
   #fromSecond(entry: CacheEntry): MemoryEntry | undefined {
     const gz = carriedGzip(entry.body);
-    return this.#admission.admit(entry.key) ? this.#d.memory.promote(entry, gz) : MemoryEntry.passing(entry, gz);
+    const memory = this.#d.memory;
+    return this.#admission.admit(entry.key, memory.victim(entry))
+      ? memory.promote(entry, gz)
+      : MemoryEntry.passing(entry, gz);
   }
 
   #serve(req: CanonicalRequest, j: Judged, mem: MemoryEntry | undefined): Resolution | undefined {

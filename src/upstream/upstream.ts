@@ -252,11 +252,18 @@ export class Upstream {
       if (o.signal?.aborted) {
         outcome = 'cancelled';
         if (isHedgeLoss(o.signal.reason)) {
-          // Outrun by a hedge: this upstream was too slow. Counting it keeps a hung
-          // backend from drawing first attempts forever (hedged-away attempts never time out).
+          // Outrun by a hedge: this upstream was too slow. When it answered nothing
+          // well meanwhile it may be hung, and counting it keeps it from drawing
+          // first attempts forever (hedged-away attempts never time out). One that
+          // answered others meanwhile is busy, not failing: on a loaded machine every
+          // upstream loses races, and counting those would open every breaker at once.
           this.latency.penalize(elapsed);
-          this.#failed('slow: outrun by a hedged attempt');
-          if (permit) this.breaker.failure(permit);
+          if (this.#lastGoodAt !== null && this.#lastGoodAt > started) {
+            if (permit) this.breaker.release(permit);
+          } else {
+            this.#failed('slow: outrun by a hedged attempt');
+            if (permit) this.breaker.failure(permit);
+          }
         } else if (permit) this.breaker.release(permit);
       } else {
         outcome = OUTCOME[err.kind];

@@ -1,40 +1,95 @@
 import { describe, expect, it } from 'vitest';
-import { Doorkeeper } from '../../src/cache/admission.js';
+import { Admission } from '../../src/cache/admission.js';
 
-describe('Doorkeeper (admission of Redis hits into memory)', () => {
-  it('refuses a first read and admits the second', () => {
+describe('Admission (TinyLFU: Redis hits into memory)', () => {
+  it('refuses a first read and admits the second while memory has room', () => {
     const verdicts: boolean[] = [];
-    const d = new Doorkeeper({ window: 4, onVerdict: (p) => verdicts.push(p) });
-    expect(d.admit('a')).toBe(false);
-    expect(d.admit('b')).toBe(false);
-    expect(d.admit('a')).toBe(true);
-    expect(d.admit('a')).toBe(true);
+    const a = new Admission({ window: 64, onVerdict: (p) => verdicts.push(p) });
+    expect(a.admit('a')).toBe(false);
+    expect(a.admit('b')).toBe(false);
+    expect(a.admit('a')).toBe(true);
+    expect(a.admit('a')).toBe(true);
     expect(verdicts).toEqual([false, false, true, true]);
   });
 
-  it('remembers a key for one to two windows of other first reads, then forgets it (bounded)', () => {
-    const d = new Doorkeeper({ window: 3 });
-    d.admit('k');
-    for (const x of ['x1', 'x2', 'x3', 'x4']) expect(d.admit(x)).toBe(false);
-    // 'k' is in the previous generation now: still within the window.
-    expect(d.admit('k')).toBe(true);
-    const e = new Doorkeeper({ window: 3 });
-    e.admit('k');
-    for (let i = 0; i < 6; i++) expect(e.admit(`y${i}`)).toBe(false);
-    // Two generations later: forgotten, a first read again.
-    expect(e.admit('k')).toBe(false);
-  });
-
   it('a scan (every key once) admits nothing', () => {
-    const d = new Doorkeeper({ window: 100 });
+    const a = new Admission({ window: 1024 });
     let admitted = 0;
-    for (let i = 0; i < 10_000; i++) if (d.admit(`block/detail?h=${i}`)) admitted++;
-    // Only 30-bit hash collisions within the window could admit (none expected at this size).
+    for (let i = 0; i < 10_000; i++) if (a.admit(`block/detail?h=${i}`)) admitted++;
+    // Only 30-bit hash collisions within the doorkeeper's window could admit (none expected).
     expect(admitted).toBe(0);
   });
 
+  it('when memory is full, a key read as often as the entry it would evict stays out; read more, it gets in', () => {
+    const a = new Admission({ window: 1024 });
+    for (let round = 0; round < 3; round++) {
+      a.record('held'); // answered from memory
+      const promoted = a.admit('candidate', 'held'); // read from Redis
+      expect(promoted).toBe(false);
+    }
+    expect(a.frequency('held')).toBe(3);
+    expect(a.frequency('candidate')).toBe(3);
+    expect(a.admit('candidate', 'held')).toBe(true);
+  });
+
+  it('a cycle through more keys than memory holds does not churn memory', () => {
+    // An LRU of 100 keys, 300 keys read in a cycle: what memory holds is hit, the rest read from Redis.
+    const a = new Admission({ window: 1024 });
+    const held: string[] = [];
+    for (let i = 0; i < 100; i++) held.push(`k${i}`);
+    const inMemory = new Set(held);
+    let promotions = 0;
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 300; i++) {
+        const key = `k${i}`;
+        if (inMemory.has(key)) {
+          a.record(key);
+          held.splice(held.indexOf(key), 1);
+          held.push(key);
+          continue;
+        }
+        const victim = held[0] as string;
+        if (a.admit(key, victim)) {
+          promotions++;
+          inMemory.delete(victim);
+          held.shift();
+          held.push(key);
+          inMemory.add(key);
+        }
+      }
+    }
+    // The first round's ties are refused, and later rounds are ties too.
+    expect(promotions).toBeLessThan(10);
+  });
+
+  it('the sketch forgets: counts halve after ten lookups per counter', () => {
+    const a = new Admission({ window: 16 });
+    a.record('k');
+    a.record('k');
+    expect(a.frequency('k')).toBe(2);
+    for (let i = 0; i < 16 * 10; i++) a.record(`other${i % 7}`);
+    expect(a.frequency('k')).toBe(1);
+  });
+
+  it('the doorkeeper remembers a first read for one to two windows of other first reads, then forgets it', () => {
+    const a = new Admission({ window: 3 });
+    a.admit('k');
+    for (const x of ['x1', 'x2', 'x3', 'x4']) expect(a.admit(x)).toBe(false);
+    expect(a.admit('k')).toBe(true); // in the previous generation: still within the window
+    const b = new Admission({ window: 3 });
+    b.admit('k');
+    for (let i = 0; i < 6; i++) expect(b.admit(`y${i}`)).toBe(false);
+    expect(b.admit('k')).toBe(false); // two generations later: a first read again
+  });
+
+  it('counts stay within 4 bits', () => {
+    const a = new Admission({ window: 1024 });
+    for (let i = 0; i < 40; i++) a.record('hot');
+    expect(a.frequency('hot')).toBe(15);
+  });
+
   it('rejects a window that is not a positive integer', () => {
-    expect(() => new Doorkeeper({ window: 0 })).toThrow(RangeError);
-    expect(() => new Doorkeeper({ window: 1.5 })).toThrow(RangeError);
+    expect(() => new Admission({ window: 0 })).toThrow(RangeError);
+    expect(() => new Admission({ window: 1.5 })).toThrow(RangeError);
   });
 });

@@ -71,4 +71,46 @@ describe('hedging', () => {
     expect(res.upstream).toBe('u0');
     expect(metrics.hedges).toEqual(['tx/list']);
   });
+
+  describe('an attempt outrun by a hedge', () => {
+    /** u0 holds `tx/list` requests (until aborted) and answers probes; u1 answers everything. */
+    async function holding(patch: Partial<UpstreamConfig>) {
+      let held = 0;
+      const inner = chainHandler('u0', { value: 100 });
+      fakes.push(
+        await startFakeUpstream((req, res) => {
+          if ((req.url ?? '').startsWith('/block/max')) return inner(req, res);
+          held++;
+          return new Promise<void>((resolve) => res.on('close', () => resolve()));
+        }),
+        await startFakeUpstream(chainHandler('u1', { value: 100 })),
+      );
+      const metrics = recordingMetrics();
+      const pool = (scope.front = createUpstreamPool({
+        urls: fakes.map((f) => f.url),
+        config: upstreamConfig({ breakerFailures: 1, ...patch }),
+        tracker: new ChainTracker(),
+        metrics,
+      }));
+      return { pool, metrics, held: () => held };
+    }
+
+    it('counts against the breaker of an upstream that answered nothing meanwhile (hung)', async () => {
+      const { pool, metrics, held } = await holding({ hedgeAfterMs: 30 });
+      expect((await pool.fetch(request())).upstream).toBe('u1');
+      await waitFor(() => metrics.outcomes('u0').length === 1 && held() === 1, 2000, 'loser outcome');
+      expect(pool.status()[0]!.breaker).toBe('open');
+    });
+
+    it('does not count against one that answered well meanwhile (busy, not failing)', async () => {
+      const { pool, metrics, held } = await holding({ hedgeAfterMs: 400 });
+      const p = pool.fetch(request());
+      await waitFor(() => held() === 1, 2000, 'the first attempt held by u0');
+      await pool.probeNow(); // u0 answers its probe well while the attempt waits
+      expect((await p).upstream).toBe('u1');
+      await waitFor(() => metrics.outcomes('u0').length === 1, 2000, 'loser outcome');
+      expect(metrics.outcomes('u0')).toEqual(['cancelled']);
+      expect(pool.status()[0]!.breaker).toBe('closed');
+    });
+  });
 });
