@@ -4,8 +4,10 @@
  * A key read from Redis is promoted into memory only when
  *  - it was read from Redis before, within the doorkeeper's window (the last
  *    `window` to 2 × `window` keys read from Redis for the first time), and
- *  - the memory tier has room for it, or the key is looked up more often than
- *    the entry promoting it would evict (`victim`); a tie keeps that entry.
+ *  - the memory tier has room for it, or the key was looked up more often
+ *    before this read than the entry promoting it would evict (`victim`); a
+ *    tie keeps that entry (in a cycle through more keys than memory holds,
+ *    the victim is the entry whose lookup of this round is still to come).
  * Lookups are counted in a frequency sketch: memory hits (`record`) and Redis
  * reads (`admit`). So a scan through Redis (each key once) admits nothing, a
  * cycle through more keys than memory holds (every key as often as every
@@ -86,8 +88,10 @@ export class Admission {
    */
   admit(key: string, victim: string | null = null): boolean {
     const h = hash(key);
+    // Lookups before this one: in a cycle the LRU victim is always one lookup behind.
+    const before = this.#estimate(h);
     this.#increment(h);
-    const promoted = this.#seen(h) && (victim === null || this.#estimate(h) > this.#estimate(hash(victim)));
+    const promoted = this.#seen(h) && (victim === null || before > this.#estimate(hash(victim)));
     if (this.#onVerdict !== null) this.#onVerdict(promoted);
     return promoted;
   }

@@ -206,7 +206,7 @@ export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
         const deadline = new Promise<null>((r) => (timer = setTimeout(() => r(null), o.leaseMs)));
         const text = await Promise.race([fill.settled, deadline]);
         clearTimeout(timer);
-        return text === null ? undefined : await decodeEntry(Buffer.from(text, 'base64'));
+        return text === null ? undefined : decodeEntry(Buffer.from(text, 'base64'));
       } finally {
         fills.delete(flight(key));
       }

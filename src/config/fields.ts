@@ -311,7 +311,7 @@ export const FIELDS: readonly Field[] = [
     env: 'REDIS_COMPRESS_ABOVE_BYTES',
     key: 'redis.compressAboveBytes',
     kind: { type: 'bytes', min: 0, max: GIB },
-    help: 'Bodies above this size are stored gzip-compressed in Redis.',
+    help: 'Bodies above this size are stored in Redis with their gzip variant beside them.',
   },
   { env: 'REDIS_LEASE_MS', key: 'redis.leaseMs', kind: ms(100, 60_000), help: 'Fleet-wide single-flight lease.' },
   {

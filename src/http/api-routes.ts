@@ -80,7 +80,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
       const url = request.raw.url ?? '';
       const write = (a: Answer<CanonicalRequest>): void => {
         finish(request, endpoint, started, writeAnswer(request, reply, a, chain.bestHead(), answer), a);
-        if (fast !== null && a.synchronous && a.req !== null) fast.remember(url, endpoint, a.req);
+        if (fast !== null && a.cache === 'HIT' && a.req !== null) fast.remember(url, endpoint, a.req);
       };
       const a = serve(entrance, {
         url,

@@ -5,9 +5,12 @@
  * URL is the same request after validation (canonicalization depends on the
  * URL and the fixed limits alone), so it is answered here through serve()
  * with the request parsed before (hits only): memory lookup, rate limit, the
- * entry's prebuilt header block (the one builder's, cached per payload), bytes. Anything else (unknown URL,
- * entry not fresh, X-Forwarded-For to interpret, shutting down) goes on to
- * Fastify unchanged and uncharged.
+ * entry's prebuilt header block (the one builder's, cached per payload), bytes.
+ * A key memory does not hold is read from the shared tier here too (one Redis
+ * round trip, then the same rate limit and writing); when that is not a fresh
+ * hit the request goes on to Fastify, which reads again. Anything else
+ * (unknown URL, entry not fresh, X-Forwarded-For to interpret, shutting down)
+ * goes on to Fastify unchanged and uncharged.
  *
  * Fastify hooks do not run for these requests: anything that must see every
  * API request belongs here too. Not used when ACCESS_LOG=all (a hit then
@@ -24,7 +27,7 @@ import type { EnvelopeWriter } from './envelope-writer.js';
 import type { RateLimitGate } from '../ratelimit/index.js';
 import { charge, creditHeaders, hitCost, refuse } from './rate-limit.js';
 import type { Wire } from './answer.js';
-import { serve, type Entrance, type ServeRequest } from './serve.js';
+import { serve, servedShared, type Answer, type Entrance, type ServeRequest } from './serve.js';
 
 export interface FastHitDeps {
   resolver: Resolver;
@@ -109,8 +112,11 @@ export class FastHits {
     this.#urls.clear();
   }
 
-  /** True when the request was answered here. */
-  handle(req: IncomingMessage, res: ServerResponse): boolean {
+  /**
+   * True when the request was answered here, or will be: a shared-tier read is
+   * under way, and `next` (Fastify) takes the request when that is not a fresh hit.
+   */
+  handle(req: IncomingMessage, res: ServerResponse, next: Handler): boolean {
     const url = req.url;
     if (url === undefined || this.#closing) return false;
     const known = this.#urls.get(url);
@@ -119,7 +125,26 @@ export class FastHits {
     if (d.trustProxy && req.headers['x-forwarded-for'] !== undefined) return false;
     const started = performance.now();
     const answer = serve(known.entrance, known.request);
-    if (answer === null || answer.res === null) return false;
+    if (answer !== null && answer.res !== null) {
+      this.#write(known, req, res, answer, started);
+      return true;
+    }
+    const shared = known.page === null ? d.resolver.secondHit(known.req) : null;
+    if (shared === null) return false;
+    shared.then(
+      (r) => {
+        if (r === undefined || this.#closing) next(req, res);
+        else this.#write(known, req, res, servedShared(known.req, r, d.clock()), started);
+      },
+      () => next(req, res),
+    );
+    return true;
+  }
+
+  /** Charges the rate limit and writes a hit (or the refusal). */
+  #write(known: Known, req: IncomingMessage, res: ServerResponse, answer: Answer<CanonicalRequest>, started: number) {
+    const d = this.#d;
+    if (answer.res === null) return;
     const gate = d.gate;
     const name = known.endpoint.name;
     let credits: Record<string, string> | null = null;
@@ -128,7 +153,7 @@ export class FastHits {
       const wait = charge(gate, key, hitCost(gate, key, name));
       if (wait !== 0) {
         refuse(gate, d.writer, res, key, wait);
-        return true;
+        return;
       }
       credits = creditHeaders(gate, key);
     }
@@ -140,7 +165,6 @@ export class FastHits {
     const page = known.page;
     if (page === null) d.metrics.request(name, status, answer.cache, (performance.now() - started) / 1000);
     else page.counted(status);
-    return true;
   }
 }
 
@@ -161,7 +185,7 @@ export function fastServerFactory(fast: FastHits | null): (handler: Handler, opt
       fast === null
         ? handler
         : (req, res) => {
-            if (!fast.handle(req, res)) handler(req, res);
+            if (!fast.handle(req, res, handler)) handler(req, res);
           },
     );
     const keepAlive = num(opts['keepAliveTimeout']);

@@ -126,6 +126,11 @@ function served<R>(
   return { status: res.entry.status, cache: res.result, req, res, now, failure: null, error: null, parts, synchronous };
 }
 
+/** The answer of a shared-tier hit the pre-router path read itself (Resolver.secondHit). */
+export function servedShared<R>(req: R, res: Resolution, now: number): Answer<R> {
+  return served(req, res, null, now, false);
+}
+
 /** Serves one request through `entrance`: synchronously for a hit or a bad request, else a promise. */
 export function serve<R>(entrance: Entrance<R>, request: ServeRequest<R> & { hitOnly: true }): Answer<R> | null;
 export function serve<R>(entrance: Entrance<R>, request: ServeRequest<R>): Answer<R> | Promise<Answer<R>>;

@@ -112,6 +112,25 @@ export class Resolver {
   }
 
   /**
+   * The pre-router path's read of the shared tier for a key memory does not
+   * hold: a promise of its fresh hit (undefined when it is not fresh there: the
+   * request is then resolved as usual), or null at once when there is no shared
+   * tier, memory holds the key, or the endpoint reports the head (its guard).
+   */
+  secondHit(req: CanonicalRequest): Promise<Resolution | undefined> | null {
+    const second = this.#d.second;
+    if (second === null || req.endpoint.module?.reportsHead === true || this.#d.memory.peek(req.key) !== undefined)
+      return null;
+    return second.get(req.key).then((found) => {
+      if (found === undefined) return undefined;
+      const j = this.#judge(req, found, this.#d.clock());
+      if (j.state !== 'fresh') return undefined;
+      this.#observe(req);
+      return this.#serve(req, j, this.#fromSecond(j.entry));
+    });
+  }
+
+  /**
    * `client`: aborted when the client has gone; a flight every client left is cancelled (single-flight.ts).
    * `payer`: charged when this call leads an upstream fetch (src/ratelimit/payer.ts); null: nobody pays.
    * `purpose`: the proxy's own background lookup (sent upstream as a header); null: a client's.

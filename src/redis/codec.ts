@@ -2,51 +2,47 @@
  * CacheEntry ⇄ bytes for the Redis tier.
  *
  *   offset 0   'C' 'P' 'X'          magic
- *   offset 3   0x01                 format version
+ *   offset 3   0x02                 format version (also in the Redis key: entryKeyPart)
  *   offset 4   uint32 BE            header length H
  *   offset 8   H bytes UTF-8 JSON   every CacheEntry field except `body`, plus
- *                                   `gz` (payload is gzip) and `len` (identity body length);
+ *                                   `len` (identity body length) and `gzLen` (gzip variant length, 0: none);
  *                                   `deps` (precise invalidation tags), `tagHeader` only when present
- *   offset 8+H payload              the body, gzip-compressed when `gz`
+ *   offset 8+H len bytes            the body (identity)
+ *   then       gzLen bytes          its gzip variant (level 6, the memory tier's setting)
  *
- * Bodies longer than `compressAboveBytes` are compressed (unless gzip does not
- * make them smaller), at level 6 like the memory tier's gzip variant: on decode
- * the compressed payload is kept as the body's gzip bytes (cache/carried-gzip.ts),
- * so a Redis hit answers gzip requests without compressing. Anything that is not exactly this format — foreign,
- * corrupt, truncated, another version, a header missing a field — decodes to
- * `undefined`; the store deletes such a value and treats it as a miss.
+ * Bodies longer than `compressAboveBytes` are stored with their gzip variant
+ * beside them (unless gzip does not make them smaller): a hit decodes with no
+ * inflate, answers identity with the first bytes and gzip with the second
+ * (kept as the body's gzip bytes, cache/carried-gzip.ts). Anything that is not
+ * exactly this format (foreign, corrupt, truncated, another version, a header
+ * missing a field) decodes to `undefined`; the store deletes such a value and
+ * treats it as a miss.
  */
 import { promisify } from 'node:util';
-import { gunzip, gunzipSync, gzip } from 'node:zlib';
+import { gzip } from 'node:zlib';
 import type { CacheEntry, EntryDeps } from '../cache/types.js';
 import type { Stamp } from '../transform/stamps.js';
 import { carryGzip } from '../cache/carried-gzip.js';
-import { ownedBytes } from '../cache/owned.js';
 
 const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
 
 const CODEC_MAGIC = Buffer.from('CPX', 'latin1');
-export const CODEC_VERSION = 1;
-const PREFIX_BYTES = 8;
+export const CODEC_VERSION = 2;
 /**
- * Payloads up to this size are inflated synchronously: for the few-KiB bodies
- * of most entries a zlib stream on the thread pool costs about 4 × the CPU of
- * the inflate itself (tens of µs per Redis hit). Larger ones go to the pool.
+ * The part of every entry's Redis key that names the format: replicas of
+ * another format (a rolling upgrade) read and write other keys instead of
+ * deleting each other's values as undecodable.
  */
-const INFLATE_SYNC_MAX_BYTES = 32 * 1024;
+export const ENTRY_KEY_PART = `e${CODEC_VERSION}:`;
+const PREFIX_BYTES = 8;
 
-type Header = Omit<CacheEntry, 'body'> & { gz: boolean; len: number };
+type Header = Omit<CacheEntry, 'body'> & { len: number; gzLen: number };
 
 export async function encodeEntry(entry: CacheEntry, compressAboveBytes: number): Promise<Buffer> {
-  let payload = entry.body;
-  let gz = false;
+  let gz: Buffer | null = null;
   if (entry.body.length > compressAboveBytes) {
     const packed = await gzipAsync(entry.body, { level: 6 });
-    if (packed.length < entry.body.length) {
-      payload = packed;
-      gz = true;
-    }
+    if (packed.length < entry.body.length) gz = packed;
   }
   const header: Header = {
     key: entry.key,
@@ -61,8 +57,8 @@ export async function encodeEntry(entry: CacheEntry, compressAboveBytes: number)
     finalAt: entry.finalAt,
     negative: entry.negative,
     stamps: entry.stamps.map((s) => ({ start: s.start, end: s.end, kind: s.kind, base: s.base })),
-    gz,
     len: entry.body.length,
+    gzLen: gz === null ? 0 : gz.length,
     ...(entry.deps !== undefined ? { deps: encodeDeps(entry.deps) } : {}),
     ...(entry.tagHeader !== undefined ? { tagHeader: entry.tagHeader } : {}),
   };
@@ -71,7 +67,7 @@ export async function encodeEntry(entry: CacheEntry, compressAboveBytes: number)
   CODEC_MAGIC.copy(prefix, 0);
   prefix.writeUInt8(CODEC_VERSION, 3);
   prefix.writeUInt32BE(json.length, 4);
-  return Buffer.concat([prefix, json, payload]);
+  return Buffer.concat(gz === null ? [prefix, json, entry.body] : [prefix, json, entry.body, gz]);
 }
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -122,42 +118,36 @@ function isHeader(v: unknown): v is Header {
     typeof h.negative === 'boolean' &&
     Array.isArray(h.stamps) &&
     h.stamps.every(isStamp) &&
-    typeof h.gz === 'boolean' &&
     Number.isInteger(h.len) &&
     (h.len as number) >= 0 &&
+    Number.isInteger(h.gzLen) &&
+    (h.gzLen as number) >= 0 &&
     isDeps(h.deps) &&
     (h.tagHeader === undefined || typeof h.tagHeader === 'string')
   );
 }
 
 /** The entry, or undefined for anything not written by this codec version. */
-export async function decodeEntry(raw: Buffer): Promise<CacheEntry | undefined> {
+/** The entry in `raw`, or undefined when it is not exactly this format. Synchronous: nothing to inflate. */
+export function decodeEntry(raw: Buffer): CacheEntry | undefined {
   if (raw.length < PREFIX_BYTES || !raw.subarray(0, 3).equals(CODEC_MAGIC) || raw.readUInt8(3) !== CODEC_VERSION)
     return undefined;
   const headerLen = raw.readUInt32BE(4);
   if (PREFIX_BYTES + headerLen > raw.length) return undefined;
   let header: unknown;
   try {
-    header = JSON.parse(raw.subarray(PREFIX_BYTES, PREFIX_BYTES + headerLen).toString('utf8'));
+    header = JSON.parse(raw.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headerLen));
   } catch {
     return undefined;
   }
   if (!isHeader(header)) return undefined;
-  const payload = raw.subarray(PREFIX_BYTES + headerLen);
-  let body: Buffer;
-  if (header.gz) {
-    try {
-      body = ownedBytes(payload.length <= INFLATE_SYNC_MAX_BYTES ? gunzipSync(payload) : await gunzipAsync(payload));
-    } catch {
-      return undefined;
-    }
-    // A view into `raw`: copied only by the memory tier when it keeps the entry.
-    if (body.length === header.len) carryGzip(body, payload);
-  } else {
-    body = Buffer.allocUnsafeSlow(payload.length);
-    payload.copy(body);
-  }
-  if (body.length !== header.len) return undefined;
-  const { gz: _gz, len: _len, ...fields } = header;
+  const at = PREFIX_BYTES + headerLen;
+  if (raw.length !== at + header.len + header.gzLen) return undefined;
+  // The body is copied (its own memory: the memory tier may keep it); the gzip
+  // bytes stay a view into `raw`, copied only by the memory tier when it keeps them.
+  const body = Buffer.allocUnsafeSlow(header.len);
+  raw.copy(body, 0, at, at + header.len);
+  if (header.gzLen > 0) carryGzip(body, raw.subarray(at + header.len));
+  const { len: _len, gzLen: _gzLen, ...fields } = header;
   return { ...fields, body };
 }

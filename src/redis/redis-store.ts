@@ -1,7 +1,7 @@
 /**
  * The Redis cache tier (`CacheStore`, name 'redis').
  *
- * Key `keyPrefix + 'e:' + namespace + entry.key`, value in the codec format (codec.ts),
+ * Key `keyPrefix + 'e2:' + namespace + entry.key` (`e2:` the codec's format), value in that format (codec.ts),
  * expiry `PX = sieUntil - now` so Redis drops an entry when it can no longer be
  * served even as stale-if-error. `get` returns the stored absolute times, so a
  * memory fill from Redis keeps the remaining TTL rather than a fresh one.
@@ -27,7 +27,7 @@ import { Breaker } from '../common/breaker.js';
 import { guarded, type RedisGuard } from './guard.js';
 import { Cluster } from 'ioredis';
 import { isReady, type RedisClient } from './client.js';
-import { decodeEntry, encodeEntry } from './codec.js';
+import { decodeEntry, encodeEntry, ENTRY_KEY_PART } from './codec.js';
 
 export interface RedisStoreOptions {
   client: RedisClient;
@@ -73,7 +73,7 @@ export class RedisStore implements CacheStore {
       timeoutMs: opts.config.commandTimeoutMs,
       metrics: this.#metrics,
     };
-    this.#entryPrefix = `${opts.config.keyPrefix}e:${opts.namespace ?? ''}`;
+    this.#entryPrefix = `${opts.config.keyPrefix}${ENTRY_KEY_PART}${opts.namespace ?? ''}`;
   }
 
   /** Redis key of a cache key. */
@@ -93,7 +93,7 @@ export class RedisStore implements CacheStore {
   async get(key: string): Promise<CacheEntry | undefined> {
     const raw = await this.#read(this.redisKey(key));
     if (raw === undefined || raw === null) return undefined;
-    const entry = await decodeEntry(raw);
+    const entry = decodeEntry(raw);
     if (entry === undefined || entry.key !== key) {
       await this.delete(key);
       return undefined;

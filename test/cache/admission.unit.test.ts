@@ -29,14 +29,17 @@ describe('Admission (TinyLFU: Redis hits into memory)', () => {
     }
     expect(a.frequency('held')).toBe(3);
     expect(a.frequency('candidate')).toBe(3);
+    // Compared on the lookups before this read: 3 against 3 is a tie, 4 against 3 wins.
+    expect(a.admit('candidate', 'held')).toBe(false);
     expect(a.admit('candidate', 'held')).toBe(true);
   });
 
   it('a cycle through more keys than memory holds does not churn memory', () => {
     // An LRU of 100 keys, 300 keys read in a cycle: what memory holds is hit, the rest read from Redis.
     const a = new Admission({ window: 1024 });
+    // Memory holds every third key, so the keys it holds and the others interleave in the cycle.
     const held: string[] = [];
-    for (let i = 0; i < 100; i++) held.push(`k${i}`);
+    for (let i = 0; i < 300; i += 3) held.push(`k${i}`);
     const inMemory = new Set(held);
     let promotions = 0;
     for (let round = 0; round < 20; round++) {

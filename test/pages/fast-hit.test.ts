@@ -5,7 +5,7 @@
  * while the page is a fresh HIT; a moved head or a page kept with a stale
  * part goes on to the page route.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EnvelopeWriter } from '../../src/http/envelope-writer.js';
@@ -47,10 +47,12 @@ async function fastFront(e: PagesEnv, clock: () => number): Promise<{ base: stri
     hit: (key, now) => proxy.pages.freshHit(key, now),
     counted: (s) => counted.push(s),
   });
-  server = createServer((req, res) => {
-    if (fast.handle(req, res)) return;
+  const routed = (_req: IncomingMessage, res: ServerResponse): void => {
     res.writeHead(599);
     res.end();
+  };
+  server = createServer((req, res) => {
+    if (!fast.handle(req, res, routed)) routed(req, res);
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, counted };

@@ -10,17 +10,19 @@ describe('redis codec', () => {
     expect(await decodeEntry(await encodeEntry(e, 1024))).toEqual(e);
   });
 
-  it('compresses bodies above the threshold and round-trips them exactly', async () => {
+  it('stores the gzip variant beside bodies above the threshold and round-trips them exactly', async () => {
     const body = Buffer.from(
       JSON.stringify({ data: Array.from({ length: 500 }, (_, i) => ({ i, hash: 'ab'.repeat(16) })) }),
     );
     const e = makeEntry('big', { body });
     const packed = await encodeEntry(e, 1024);
     const plain = await encodeEntry(e, body.length + 1);
-    expect(packed.length).toBeLessThan(plain.length / 3);
-    const back = await decodeEntry(packed);
+    expect(packed.length).toBeGreaterThan(plain.length);
+    expect(packed.length).toBeLessThan(plain.length + body.length / 3);
+    const back = decodeEntry(packed);
     expect(back?.body.equals(body)).toBe(true);
     expect(back).toEqual(e);
+    expect(decodeEntry(plain)).toEqual(e);
   });
 
   it('decodes foreign, corrupt, truncated and other-version values to undefined', async () => {
@@ -50,7 +52,7 @@ describe('redis codec', () => {
 });
 
 describe('redis codec: the gzip bytes a body arrives with', () => {
-  it('keeps the compressed payload as the gzip variant of the decoded body; none for a body stored plain', async () => {
+  it('keeps the stored gzip variant as the gzip bytes of the decoded body; none for a body stored alone', async () => {
     const body = Buffer.from(
       JSON.stringify({ data: Array.from({ length: 200 }, (_, i) => ({ i, hash: 'cd'.repeat(16) })) }),
     );

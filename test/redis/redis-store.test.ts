@@ -5,6 +5,8 @@ import { encodeEntry } from '../../src/redis/codec.js';
 import { RedisStore } from '../../src/redis/redis-store.js';
 import type { Metrics } from '../../src/metrics/types.js';
 import { noopMetrics } from '../../src/metrics/types.js';
+import { gunzipSync } from 'node:zlib';
+import { carriedGzip } from '../../src/cache/carried-gzip.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { makeEntry, redisTestConfig } from './fixtures.js';
 import { waitFor } from '../helpers/fake-upstream.js';
@@ -102,7 +104,7 @@ describe('RedisStore', () => {
     expect(await calls('get')).toBe(gets);
   });
 
-  it('stores bodies above the threshold compressed and returns them exactly', async () => {
+  it('stores bodies above the threshold with their gzip variant and returns both exactly', async () => {
     const body = Buffer.from(
       JSON.stringify({ data: Array.from({ length: 400 }, (_, i) => ({ i, v: 'x'.repeat(20) })) }),
     );
@@ -110,8 +112,13 @@ describe('RedisStore', () => {
     await store.set(e);
     const stored = await raw.getBuffer(store.redisKey('gz'));
     expect(stored).not.toBeNull();
-    expect(stored!.length).toBeLessThan(body.length / 3);
-    expect((await store.get('gz'))?.body.equals(body)).toBe(true);
+    // The body, then its gzip bytes (much smaller), behind a short header.
+    expect(stored!.length).toBeGreaterThan(body.length);
+    expect(stored!.length).toBeLessThan(body.length * 1.4);
+    const back = await store.get('gz');
+    expect(back?.body.equals(body)).toBe(true);
+    const gz = back === undefined ? null : carriedGzip(back.body);
+    expect(gz !== null && gunzipSync(gz).equals(body)).toBe(true);
   });
 
   it('paused (blackholed) Redis: bounded latency, misses, no throw; then recovers', async () => {
