@@ -131,13 +131,16 @@ export class FastHits {
     }
     const shared = known.page === null ? d.resolver.secondHit(known.req) : null;
     if (shared === null) return false;
-    shared.then(
-      (r) => {
+    shared
+      .then((r) => {
         if (r === undefined || this.#closing) next(req, res);
         else this.#write(known, req, res, servedShared(known.req, r, d.clock()), started);
-      },
-      () => next(req, res),
-    );
+      })
+      .catch(() => {
+        // Nothing sent yet: the router answers (and reports) it; else the answer is cut.
+        if (!res.headersSent) next(req, res);
+        else res.destroy();
+      });
     return true;
   }
 
