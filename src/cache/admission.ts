@@ -50,7 +50,7 @@ function mix(h: number): number {
   return (x ^ (x >>> 16)) >>> 0;
 }
 
-/** The step between a key's counters in successive rows (odd, from the hash's high bits). */
+/** The step between a key's counters in successive rows (odd, a second mix of the hash). */
 function rehash(h: number): number {
   return (mix(h + 0x9e3779b9) | 1) >>> 0;
 }
