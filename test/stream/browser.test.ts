@@ -154,7 +154,10 @@ describe('EventSource in headless chromium: rebases and long resumes', { timeout
           timeout: LEAST_WAIT_MS,
         });
       } catch (err) {
-        throw new Error(`waiting for ${what}: ${String(err)}`);
+        // What the page did get: how many events, and the last few (a gap, a rebase, a stall).
+        const got = await log().catch(() => [] as Logged[]);
+        const tail = JSON.stringify(got.slice(-3));
+        throw new Error(`waiting for ${what}: ${String(err)}; the page logged ${got.length} events, the last ${tail}`);
       }
     };
     return { log, until };
