@@ -31,6 +31,7 @@ export interface AdmissionOptions {
 
 const ROWS = 4;
 const MAX_COUNT = 15;
+const NO_VICTIM = (): null => null;
 /** Lookups between two halvings, per counter of a row. */
 const SAMPLE_FACTOR = 10;
 
@@ -84,14 +85,19 @@ export class Admission {
 
   /**
    * A read of `key` from Redis: whether it now goes into memory. `victim`: the
-   * key promoting it would evict (null: memory has room).
+   * key promoting it would evict (null: memory has room), asked only for a key
+   * read before.
    */
-  admit(key: string, victim: string | null = null): boolean {
+  admit(key: string, victim: () => string | null = NO_VICTIM): boolean {
     const h = hash(key);
     // Lookups before this one: in a cycle the LRU victim is always one lookup behind.
     const before = this.#estimate(h);
     this.#increment(h);
-    const promoted = this.#seen(h) && (victim === null || before > this.#estimate(hash(victim)));
+    let promoted = this.#seen(h);
+    if (promoted) {
+      const v = victim();
+      promoted = v === null || before > this.#estimate(hash(v));
+    }
     if (this.#onVerdict !== null) this.#onVerdict(promoted);
     return promoted;
   }
@@ -108,7 +114,7 @@ export class Admission {
     return false;
   }
 
-  /** The sketch's count for `key` (tests and status). */
+  /** The sketch's count for `key` (tests). */
   frequency(key: string): number {
     return this.#estimate(hash(key));
   }

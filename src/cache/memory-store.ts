@@ -163,12 +163,15 @@ export class MemoryStore implements CacheStore {
   }
 
   /**
-   * The key promoting `entry` would evict first (the least recently used), or
-   * null when it fits in the byte bound (for admission, cache/admission.ts).
+   * The key promoting `entry` (with `gz`, as `promote` would keep it) would
+   * evict first (the least recently used), or null when it fits in the byte
+   * bound (for admission, cache/admission.ts).
    */
-  victim(entry: CacheEntry): string | null {
+  victim(entry: CacheEntry, gz: Buffer | null): string | null {
     const lru = this.#lru;
-    if (lru.calculatedSize + chargedSize(entry, [entry.body], entry.stamps.length > 0) <= lru.maxSize) return null;
+    const kept = gz === null || entry.body.length < this.#compressMinBytes ? null : gz;
+    if (lru.calculatedSize + chargedSize(entry, [entry.body, kept], entry.stamps.length > 0) <= lru.maxSize)
+      return null;
     for (const key of lru.rkeys()) if (key !== entry.key) return key;
     return null;
   }

@@ -269,7 +269,7 @@ export class Resolver {
   #fromSecond(entry: CacheEntry): MemoryEntry | undefined {
     const gz = carriedGzip(entry.body);
     const memory = this.#d.memory;
-    return this.#admission.admit(entry.key, memory.victim(entry))
+    return this.#admission.admit(entry.key, () => memory.victim(entry, gz))
       ? memory.promote(entry, gz)
       : MemoryEntry.passing(entry, gz);
   }

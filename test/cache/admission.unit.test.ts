@@ -12,6 +12,19 @@ describe('Admission (TinyLFU: Redis hits into memory)', () => {
     expect(verdicts).toEqual([false, false, true, true]);
   });
 
+  it('asks for the victim only for a key read before (a first read costs no LRU walk)', () => {
+    const a = new Admission({ window: 64 });
+    let asked = 0;
+    const victim = (): string | null => {
+      asked++;
+      return null;
+    };
+    expect(a.admit('k', victim)).toBe(false);
+    expect(asked).toBe(0);
+    expect(a.admit('k', victim)).toBe(true);
+    expect(asked).toBe(1);
+  });
+
   it('a scan (every key once) admits nothing', () => {
     const a = new Admission({ window: 1024 });
     let admitted = 0;
@@ -24,14 +37,14 @@ describe('Admission (TinyLFU: Redis hits into memory)', () => {
     const a = new Admission({ window: 1024 });
     for (let round = 0; round < 3; round++) {
       a.record('held'); // answered from memory
-      const promoted = a.admit('candidate', 'held'); // read from Redis
+      const promoted = a.admit('candidate', () => 'held'); // read from Redis
       expect(promoted).toBe(false);
     }
     expect(a.frequency('held')).toBe(3);
     expect(a.frequency('candidate')).toBe(3);
     // Compared on the lookups before this read: 3 against 3 is a tie, 4 against 3 wins.
-    expect(a.admit('candidate', 'held')).toBe(false);
-    expect(a.admit('candidate', 'held')).toBe(true);
+    expect(a.admit('candidate', () => 'held')).toBe(false);
+    expect(a.admit('candidate', () => 'held')).toBe(true);
   });
 
   it('a cycle through more keys than memory holds does not churn memory', () => {
@@ -52,7 +65,7 @@ describe('Admission (TinyLFU: Redis hits into memory)', () => {
           continue;
         }
         const victim = held[0] as string;
-        if (a.admit(key, victim)) {
+        if (a.admit(key, () => victim)) {
           promotions++;
           inMemory.delete(victim);
           held.shift();

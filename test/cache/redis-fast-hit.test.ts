@@ -80,4 +80,30 @@ describe('Redis hits before the router', () => {
     expect(routed).toBe(r0 + 1);
     expect(upstream()).toBe(before + 1);
   });
+
+  it('charges the rate limit on the pre-router Redis read: a client over its limit is refused there', async () => {
+    let routedHere = 0;
+    const c = await buildProxy(
+      testConfig([sim.url], { redisUrl: redis.url, rateLimit: { enabled: true, max: 1, windowMs: 60_000 } }),
+      { logger: pino({ level: 'silent' }) },
+    );
+    c.app.addHook('onRequest', (_req, _reply, done) => {
+      routedHere++;
+      done();
+    });
+    try {
+      const url = await c.app.listen({ port: 0, host: '127.0.0.1' });
+      await c.pool.firstProbe;
+      const path = '/block/detail?h=4840300';
+      expect((await get(a.url, path)).cache).toBe('MISS');
+      expect((await get(url, path)).cache).toBe('HIT'); // routed, charged: the limit is spent
+      expect(c.memory.peek(path.slice(1))).toBeUndefined();
+      const r0 = routedHere;
+      const refused = await get(url, path); // remembered: read from Redis before the router, then refused
+      expect(refused.status).toBe(429);
+      expect(routedHere).toBe(r0);
+    } finally {
+      await c.close();
+    }
+  });
 });
