@@ -96,7 +96,7 @@ function waitExit(child: ChildProcess): Promise<void> {
 export async function startRedisServer(opts: { port?: number } = {}): Promise<RedisServer> {
   const bin = findRedisServer();
   if (bin === null) throw new Error('redis-server binary not found');
-  const port = opts.port ?? (await freePort());
+  let port = opts.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'chainproxy-redis-'));
   let child: ChildProcess | null = null;
   let stderr = '';
@@ -120,10 +120,13 @@ export async function startRedisServer(opts: { port?: number } = {}): Promise<Re
       '--loglevel',
       'warning',
     ];
-    const proc = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    proc.stderr?.on('data', (d: Buffer) => {
+    // redis-server logs to stdout (a port already taken: "Address already in use").
+    const proc = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (d: Buffer): void => {
       stderr += d.toString();
-    });
+    };
+    proc.stdout?.on('data', keep);
+    proc.stderr?.on('data', keep);
     child = proc;
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
@@ -146,7 +149,17 @@ export async function startRedisServer(opts: { port?: number } = {}): Promise<Re
     await waitExit(proc);
   };
 
-  await launch();
+  // A free port can be taken by another test's process before redis-server binds it:
+  // without a port asked for, a start that fails tries another port (three tries).
+  for (let tries = 1; ; tries++) {
+    try {
+      await launch();
+      break;
+    } catch (err) {
+      if (opts.port !== undefined || tries >= 3) throw err;
+      port = await freePort();
+    }
+  }
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
