@@ -20,6 +20,7 @@ import { createAdminGate, type AdminGate } from './http/admin-gate.js';
 import { EnvelopeWriter } from './http/envelope-writer.js';
 import { readinessRule, readinessVerdict, type ReadinessVerdict } from './http/readiness.js';
 import { FastHits } from './http/fast-hit.js';
+import { Epilogue } from './http/epilogue.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import type { Metrics } from './metrics/types.js';
 import { Pages } from './pages/engine.js';
@@ -75,6 +76,8 @@ export interface Stages {
   gate: RateLimitGate | null;
   /** null when every request must go through the router (ACCESS_LOG=all). */
   fast: FastHits | null;
+  /** Where every answer leaves: written, counted, logged (src/http/epilogue.ts). */
+  epilogue: Epilogue;
   adminGate: AdminGate;
   /** Every envelope the proxy writes, and the headers of every API answer. */
   writer: EnvelopeWriter;
@@ -340,7 +343,6 @@ export function buildStages(
 
   const compiledPages = compilePages(PAGES, config.pages, catalogue);
   const pageMetrics = registerPageMetrics(prom.registry, [...compiledPages.keys()]);
-  writer.countInto(metrics, pageMetrics);
   const pages = new Pages({
     pages: compiledPages,
     resolver,
@@ -355,18 +357,19 @@ export function buildStages(
   });
 
   const gate = createRateLimitGate(config, { redis: fleet?.client ?? null, metrics, registry: prom.registry, clock });
+  const epilogue = new Epilogue({
+    accessLog: config.accessLog,
+    logger,
+    chain: tracker,
+    writer,
+    gate,
+    metrics,
+    pages: pageMetrics,
+  });
   const fast =
     config.accessLog === 'all'
       ? null
-      : new FastHits({
-          resolver,
-          chain: tracker,
-          metrics,
-          clock,
-          gate,
-          writer,
-          trustProxy: config.trustProxy.length > 0,
-        });
+      : new FastHits({ resolver, clock, epilogue, trustProxy: config.trustProxy.length > 0 });
   const adminGate = createAdminGate(config.adminAllow);
   const rule = readinessRule(
     config.upstream.probeIntervalMs,
@@ -395,6 +398,7 @@ export function buildStages(
     fast,
     adminGate,
     writer,
+    epilogue,
     upstreamIsSimulator,
     readiness,
     quorum,
