@@ -50,7 +50,8 @@ function createServer(config: Config, s: Stages): FastifyInstance {
     loggerInstance: s.logger as FastifyBaseLogger,
     // One access-log line per request is written by the routes (ACCESS_LOG), not by Fastify.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
+    // The one trust of X-Forwarded-For (src/http/client-address.ts): request.ip and the fast path agree.
+    trustProxy: s.address.fastifyTrust,
     // During the drain a request on a busy keep-alive connection is served (Fastify adds
     // Connection: close); its own 503 body would not be an envelope. See http/drain.ts.
     return503OnClosing: false,

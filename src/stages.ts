@@ -21,6 +21,7 @@ import { EnvelopeWriter } from './http/envelope-writer.js';
 import { readinessRule, readinessVerdict, type ReadinessVerdict } from './http/readiness.js';
 import { FastHits } from './http/fast-hit.js';
 import { Epilogue } from './http/epilogue.js';
+import { ClientAddress } from './http/client-address.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import type { Metrics } from './metrics/types.js';
 import { Pages } from './pages/engine.js';
@@ -78,6 +79,8 @@ export interface Stages {
   fast: FastHits | null;
   /** Where every answer leaves: written, counted, logged (src/http/epilogue.ts). */
   epilogue: Epilogue;
+  /** A request's client address (TRUST_PROXY), for the rate limit and Fastify's request.ip. */
+  address: ClientAddress;
   adminGate: AdminGate;
   /** Every envelope the proxy writes, and the headers of every API answer. */
   writer: EnvelopeWriter;
@@ -357,7 +360,9 @@ export function buildStages(
   });
 
   const gate = createRateLimitGate(config, { redis: fleet?.client ?? null, metrics, registry: prom.registry, clock });
+  const address = new ClientAddress(config.trustProxy);
   const epilogue = new Epilogue({
+    address,
     accessLog: config.accessLog,
     logger,
     chain: tracker,
@@ -366,10 +371,7 @@ export function buildStages(
     metrics,
     pages: pageMetrics,
   });
-  const fast =
-    config.accessLog === 'all'
-      ? null
-      : new FastHits({ resolver, clock, epilogue, trustProxy: config.trustProxy.length > 0 });
+  const fast = config.accessLog === 'all' ? null : new FastHits({ resolver, clock, epilogue });
   const adminGate = createAdminGate(config.adminAllow);
   const rule = readinessRule(
     config.upstream.probeIntervalMs,
@@ -399,6 +401,7 @@ export function buildStages(
     adminGate,
     writer,
     epilogue,
+    address,
     upstreamIsSimulator,
     readiness,
     quorum,

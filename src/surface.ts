@@ -52,7 +52,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     if (!reply.hasHeader(REQUEST_ID_HEADER)) reply.header(REQUEST_ID_HEADER, request.id);
     done(null, payload);
   });
-  if (gate !== null) registerRateLimit(app, gate, rateLimitExempt(registry, s.adminGate));
+  if (gate !== null) registerRateLimit(app, gate, rateLimitExempt(registry, s.adminGate), s.address);
   const payer = gate === null ? null : payerOf(gate);
   registerApiRoutes(app, { ...common, catalogue, resolver, limits: config.limits, fast: s.fast, payer });
   registerPageRoutes(app, {

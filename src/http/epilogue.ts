@@ -24,6 +24,7 @@ import type { CountAnswer, Metrics, RequestResult } from '../metrics/types.js';
 import type { PageMetrics } from '../pages/metrics.js';
 import type { RateLimitGate } from '../ratelimit/index.js';
 import type { Wire } from './answer.js';
+import type { ClientAddress } from './client-address.js';
 import { writeAnswer, writeResolution } from './deliver.js';
 import type { EnvelopeWriter } from './envelope-writer.js';
 import { admit, creditHeaders } from './rate-limit.js';
@@ -66,6 +67,8 @@ export interface Note {
 }
 
 export interface EpilogueDeps {
+  /** Whom a raw answer is charged to (the limiter's hook asks the same). */
+  address: ClientAddress;
   accessLog: AccessLog;
   logger: Logger;
   chain: ChainView;
@@ -168,7 +171,7 @@ export class Epilogue {
     const { req, res } = out;
     let credits: Record<string, string> | null = null;
     if (d.gate !== null) {
-      const key = admit(d.gate, d.writer, res, req.socket.remoteAddress ?? '', req.headers['x-api-key'], out.name, id);
+      const key = admit(d.gate, d.writer, res, d.address.of(req), req.headers['x-api-key'], out.name, id);
       if (key === null) return 0;
       credits = creditHeaders(d.gate, key);
     }

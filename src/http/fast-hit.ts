@@ -10,7 +10,7 @@
  * A key memory does not hold is read from the shared tier here too (one Redis
  * round trip, then the same rate limit and writing); when that is not a fresh
  * hit the request goes on to Fastify, which reads again. Anything else
- * (unknown URL, entry not fresh, X-Forwarded-For to interpret, shutting down)
+ * (unknown URL, entry not fresh, shutting down)
  * goes on to Fastify unchanged and uncharged.
  *
  * Fastify hooks do not run for these requests: anything that must see every
@@ -27,8 +27,6 @@ import { serve, servedShared, type Answer, type Entrance, type ServeRequest } fr
 export interface FastHitDeps {
   resolver: Resolver;
   clock: () => number;
-  /** TRUST_PROXY is set: requests with X-Forwarded-For go through Fastify (request.ip). */
-  trustProxy: boolean;
   epilogue: Epilogue;
   /** URLs remembered (10 000; the oldest is forgotten first). */
   maxUrls?: number;
@@ -114,7 +112,6 @@ export class FastHits {
     const known = this.#urls.get(url);
     if (known === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     const d = this.#d;
-    if (d.trustProxy && req.headers['x-forwarded-for'] !== undefined) return false;
     const started = performance.now();
     const answer = serve(known.entrance, known.request);
     if (answer !== null && answer.res !== null) {

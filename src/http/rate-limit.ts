@@ -1,15 +1,16 @@
 /**
  * The rate limiter at the HTTP edge (the counting is src/ratelimit/): a
- * synchronous onRequest hook for requests that go through Fastify, and the
- * raw refusals shared with the pre-router fast path (fast-hit.ts).
+ * synchronous onRequest hook for requests that go through Fastify, and its
+ * one charge (`admit`), which the epilogue applies to the pre-router fast path.
  *
  * - Every request is charged one unit, hit or miss, valid or not (a client
  *   learns nothing about the cache from the limit), except those the path
  *   registry exempts (catalogue/paths.ts: /healthz, /readyz, and operator routes when
  *   an operator asks). A route registered with `config: { rateLimit:
  *   false }` is not charged by the hook (it charges itself, e.g. per item).
- * - Client IP is `request.ip` (TRUST_PROXY decides which X-Forwarded-For hop
- *   is believed); `X-API-Key` makes the key the client instead.
+ * - Client IP is the one client address (client-address.ts: TRUST_PROXY decides
+ *   which X-Forwarded-For hop is believed; `request.ip` agrees); `X-API-Key`
+ *   makes the key the client instead.
  * - An API key pays credits instead: the request's price (CREDITS_HIT_COST,
  *   or its endpoint's or page's in creditCosts), and every answer to it
  *   carries `X-Credits-Remaining` (whole credits left after this request).
@@ -25,6 +26,7 @@ import type { RateLimitGate } from '../ratelimit/index.js';
 import { UNKNOWN_API_KEY, type RateLimiter } from '../ratelimit/limiter.js';
 import { CORS_HEADERS } from './header-block.js';
 import { writerOf, type EnvelopeWriter } from './envelope-writer.js';
+import type { ClientAddress } from './client-address.js';
 
 /** Requests the limiter leaves alone (the path registry's: rateLimitExempt in catalogue/paths.ts). */
 export type RateLimitExempt = (request: FastifyRequest) => boolean;
@@ -135,12 +137,25 @@ function pathOf(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
-export function registerRateLimit(app: FastifyInstance, gate: RateLimitGate, exempt: RateLimitExempt): void {
+export function registerRateLimit(
+  app: FastifyInstance,
+  gate: RateLimitGate,
+  exempt: RateLimitExempt,
+  address: ClientAddress,
+): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (exempt(request)) return done();
     if ((request.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return done();
     const name = pathOf(request.raw.url ?? '/').slice(1);
-    const key = admit(gate, writerOf(reply), reply, request.ip, request.headers['x-api-key'], name, request.id);
+    const key = admit(
+      gate,
+      writerOf(reply),
+      reply,
+      address.of(request.raw),
+      request.headers['x-api-key'],
+      name,
+      request.id,
+    );
     if (key === null) return;
     if (isKey(key)) reply.header(CREDITS_HEADER, String(gate.budget.remaining(key)));
     done();

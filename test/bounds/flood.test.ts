@@ -113,7 +113,6 @@ describe('fast-hit URLs', () => {
     const fast = new FastHits({
       resolver: {} as Resolver,
       clock: Date.now,
-      trustProxy: false,
       epilogue: { endpoints: {} } as Epilogue,
       maxUrls: 10,
     });

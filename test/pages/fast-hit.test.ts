@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EnvelopeWriter } from '../../src/http/envelope-writer.js';
+import { ClientAddress } from '../../src/http/client-address.js';
 import { Epilogue } from '../../src/http/epilogue.js';
 import { FastHits } from '../../src/http/fast-hit.js';
 import { createPrometheusMetrics } from '../../src/metrics/prometheus.js';
@@ -35,6 +36,7 @@ async function fastFront(e: PagesEnv, clock: () => number): Promise<{ base: stri
     redisHealthy: () => null,
   }).metrics;
   const epilogue = new Epilogue({
+    address: new ClientAddress([]),
     accessLog: 'off',
     logger: pino({ enabled: false }),
     chain: proxy.tracker,
@@ -43,7 +45,7 @@ async function fastFront(e: PagesEnv, clock: () => number): Promise<{ base: stri
     metrics,
     pages: { request: () => {}, composed: () => {} },
   });
-  const fast = new FastHits({ resolver: proxy.resolver, clock, trustProxy: false, epilogue });
+  const fast = new FastHits({ resolver: proxy.resolver, clock, epilogue });
   const page = proxy.pages.page('home')!;
   const counted: number[] = [];
   const family = { count: (_page: string, status: number) => void counted.push(status), msg: 'page', field: 'page' };
