@@ -122,7 +122,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     config: config.passthrough,
     connectTimeoutMs: config.upstream.connectTimeoutMs,
     connections: config.upstream.connections,
-    accessLog: config.accessLog,
+    epilogue,
     trustProxy: config.trustProxy,
     metrics: prefixes.length > 0 ? createPassthroughMetrics(prom.registry, prefixes) : null,
   });

@@ -58,7 +58,9 @@ export type Outlet =
   /** Before the router (the fast path): charged here, written straight to the response. */
   | { readonly kind: 'raw'; req: IncomingMessage; res: ServerResponse; name: string }
   /** A batch item: counted, written into the batch answer by its caller, logged with the batch. */
-  | { readonly kind: 'item' };
+  | { readonly kind: 'item' }
+  /** Already sent by its entrance (a relayed stream): counted and logged only. */
+  | { readonly kind: 'sent'; readonly request: FastifyRequest };
 
 /** More for the log line: its own fields, and whether it counts as a fresh hit for ACCESS_LOG=misses. */
 export interface Note {
@@ -134,6 +136,9 @@ export class Epilogue {
       const sent = this.#raw(out, answer, id);
       if (sent === 0) return 0;
       status = sent;
+    } else if (out.kind === 'sent') {
+      id = out.request.id;
+      status = answer.status;
     } else {
       this.#count(exit, answer.status, answer.cache, started);
       return answer.status;

@@ -116,6 +116,13 @@ export function enveloped(status: number, body: Buffer): Answer<never> {
   return { ...failed<never>(null, { status, body, message: '' }, null, 0), cache: envelopeVerdict(status) };
 }
 
+/** An answer an entrance relayed itself (a stream from a backend, never stored): `BYPASS`. */
+export function relayed(status: number): Answer<never> {
+  return { ...failed<never>(null, { status, body: EMPTY, message: '' }, null, 0), cache: 'BYPASS' };
+}
+
+const EMPTY = Buffer.alloc(0);
+
 /** The answer to a request refused before any entrance (a batch item that names no endpoint). */
 export function refused(err: ProxyError): Failed<never> {
   return errored<never>(null, err, 0);

@@ -5,12 +5,13 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX, UPSTREAM_BUCKETS } from '../metrics/prometheus.js';
 import { statusClass } from '../metrics/status-class.js';
+import type { CountAnswer } from '../metrics/types.js';
 
 export type PassthroughFailure = 'timeout' | 'unavailable' | 'bad_response';
 
 export interface PassthroughMetrics {
-  /** One answered request (relayed or turned into an envelope). */
-  request(route: string, status: number, seconds: number): void;
+  /** One answered request (relayed or turned into an envelope); counted by the epilogue. */
+  request: CountAnswer;
   /** A backend failure answered with a 502/504 envelope. */
   failure(route: string, reason: PassthroughFailure): void;
 }
@@ -38,7 +39,7 @@ export function createPassthroughMetrics(registry: Registry, routes: readonly st
     registers: [registry],
   });
   return {
-    request(route, status, seconds) {
+    request(route, status, _cache, seconds) {
       const r = label(route);
       requests.inc({ route: r, status_class: statusClass(status) });
       if (Number.isFinite(seconds) && seconds >= 0) duration.observe({ route: r }, seconds);

@@ -14,9 +14,11 @@
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { AddressList } from '../common/address-list.js';
-import type { AccessLog, PassthroughConfig, PassthroughRoute } from '../config/types.js';
+import type { PassthroughConfig, PassthroughRoute } from '../config/types.js';
 import { ProxyError, RETRY_AFTER_503_SECONDS } from '../errors/catalog.js';
 import { sendError } from '../http/envelope-writer.js';
+import { exitOf, NOT_COUNTED, type Epilogue, type Family } from '../http/epilogue.js';
+import { relayed } from '../http/serve.js';
 import { passthroughError } from './failure.js';
 import { forwardingHeaders } from './forwarding.js';
 import { requestHeadersFor, responseHeadersFor } from './headers.js';
@@ -29,8 +31,8 @@ export interface PassthroughDeps {
   /** Keep-alive connections per backend origin. */
   connections: number;
   metrics: PassthroughMetrics | null;
-  /** Every passthrough request is a miss: one line unless 'off'. */
-  accessLog: AccessLog;
+  /** Counts and logs every relayed answer (never a hit: one line unless ACCESS_LOG=off). */
+  epilogue: Epilogue;
   /** TRUST_PROXY: peers whose forwarding headers are believed and relayed. */
   trustProxy: readonly string[];
 }
@@ -50,8 +52,13 @@ async function registerRoute(
   deps: PassthroughDeps,
   trusted: AddressList,
 ): Promise<void> {
-  const { metrics } = deps;
-  const log = deps.accessLog !== 'off';
+  const { metrics, epilogue } = deps;
+  const family: Family = {
+    count: metrics === null ? NOT_COUNTED : metrics.request,
+    msg: 'request',
+    field: 'passthrough',
+  };
+  const exit = exitOf(family, route.prefix);
   const { upstream, rewritePrefix } = destinationOf(route);
   await app.register(async (scope) => {
     // Own handler: the plugin's scope would otherwise keep whichever handler existed when it was registered.
@@ -61,23 +68,10 @@ async function registerRoute(
       request.log.error({ reqId: request.id, err: error, passthrough: route.prefix }, 'passthrough error');
       return sendError(reply, new ProxyError('INTERNAL'));
     });
-    if (metrics !== null || log) {
-      scope.addHook('onResponse', async (request, reply) => {
-        const ms = reply.elapsedTime;
-        metrics?.request(route.prefix, reply.statusCode, ms / 1000);
-        if (log)
-          request.log.info(
-            {
-              reqId: request.id,
-              passthrough: route.prefix,
-              cache: 'BYPASS',
-              status: reply.statusCode,
-              ms: Math.round(ms * 10) / 10,
-            },
-            'request',
-          );
-      });
-    }
+    scope.addHook('onResponse', async (request, reply) => {
+      const started = performance.now() - reply.elapsedTime;
+      epilogue.finish(exit, relayed(reply.statusCode), started, { kind: 'sent', request });
+    });
     await scope.register(httpProxy, {
       upstream,
       prefix: route.prefix,
