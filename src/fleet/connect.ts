@@ -131,6 +131,7 @@ export function connectFleet(opts: FleetOptions): Fleet {
     publicBaseUrl: opts.publicBaseUrl ?? '',
     role: opts.role ?? null,
     clock,
+    logger,
   });
   members.start();
   client.on('ready', () => void members.beat());
