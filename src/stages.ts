@@ -173,6 +173,7 @@ export function buildStages(
           logger,
           publicBaseUrl: config.publicBaseUrl,
           role: () => dutyRef?.turn() ?? 'replica',
+          clock,
         });
   fleetRef = fleet;
   // A cluster worker: /metrics is the machine's (the primary merges every worker's); without Redis the primary is also
@@ -342,7 +343,7 @@ export function buildStages(
     onRefreshed: duty === null ? null : (entries) => duty.shareEntries(entries),
     logger,
   });
-  duty?.onEntries((encoded) => void installShared(encoded, resolver.offer));
+  duty?.onEntries((encoded) => void installShared(encoded, resolver.offer, clock));
 
   const compiledPages = compilePages(PAGES, config.pages, catalogue);
   const pageMetrics = registerPageMetrics(prom.registry, [...compiledPages.keys()]);

@@ -93,6 +93,19 @@ export function promoteIfFinal(
   return { ...rest, freshUntil, swrUntil, sieUntil, headDependent: false, finalAt: null };
 }
 
+/**
+ * A shared entry as its reader judges it, by its own clock: as old as the
+ * larger of what that clock says and what the writer told (`toldAgeMs`: its
+ * age when written, by the writer's own clock, plus the time since the write
+ * as the reader measured it), its windows moved back to match (same lengths).
+ * A writer whose clock runs ahead never makes its entry fresher than its
+ * lifetime allows from when it was written; one behind only makes it older.
+ */
+export function seenByReader<E extends Windows>(e: E, toldAgeMs: number, now: number): E {
+  const shift = now - e.createdAt - Math.max(0, toldAgeMs);
+  return shift < 0 ? shifted(e, shift, e.createdAt + shift) : e;
+}
+
 /** A soft purge: expired at `at` (servable stale in its own windows), never promoted without a refetch. */
 export function expiredAt(entry: CacheEntry, at: number): CacheEntry {
   return { ...entry, freshUntil: Math.min(entry.freshUntil, at), finalAt: null };

@@ -1,7 +1,8 @@
 /**
  * The status page's fleet section (inlined into page-script.ts, whose helpers
  * it uses): the members from `/status` `fleet`, this replica marked, those on
- * another PUBLIC_BASE_URL flagged, and a warning line when there are any.
+ * another PUBLIC_BASE_URL flagged, and a warning line when there are any;
+ * each member's clock skew from this replica's, flagged past 1 s.
  * Hidden without Redis.
  */
 export const FLEET_SCRIPT = /* js */ `
@@ -34,6 +35,10 @@ export const FLEET_SCRIPT = /* js */ `
       tr.appendChild(ns);
       cell(tr, m.host); cell(tr, m.pid, 'num'); cell(tr, clock(m.startedAt));
       cell(tr, m.self ? '-' : fmtDuration(Math.round(m.lastSeenAgoMs / 1000)) + ' ago', 'num');
+      var skewed = !m.self && m.skewMs !== null && Math.abs(m.skewMs) > 1000;
+      var skew = cell(tr, m.self ? '-' : m.skewMs === null ? '?' :
+        (m.skewMs > 0 ? '+' : '') + (m.skewMs / 1000).toFixed(1) + ' s', skewed ? 'num bad' : 'num');
+      skew.setAttribute('data-skew', skewed ? 'past' : 'within');
       return tr;
     }));
   }

@@ -126,7 +126,8 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
     <p id="fleet-mismatch" role="alert"></p>
     <table id="fleet-members">
       <thead><tr><th>replica</th><th>role</th><th>version</th><th>PUBLIC_BASE_URL</th><th>host</th>
-        <th class="num">pid</th><th>started</th><th class="num">last seen</th></tr></thead>
+        <th class="num">pid</th><th>started</th><th class="num">last seen</th>
+        <th class="num">clock skew</th></tr></thead>
       <tbody></tbody>
     </table>
   </section>

@@ -44,6 +44,8 @@ export interface FleetOptions {
   statsIntervalMs?: number;
   /** This replica's role in the fleet, shown in the member list; null or absent: 'replica'. */
   role?: (() => string) | null;
+  /** The replica's clock (entries' times and their judgement); absent: Date.now. */
+  clock?: () => number;
 }
 
 export interface Fleet extends FleetLink {
@@ -94,7 +96,15 @@ export function connectFleet(opts: FleetOptions): Fleet {
 
   const breaker = new Breaker({ failures: config.breakerFailures, cooldownMs: config.breakerCooldownMs });
   const namespace = opts.publicBaseUrl === undefined ? undefined : fleetNamespace(opts.publicBaseUrl);
-  const store = new RedisStore({ client, config, metrics, breaker, ...(namespace !== undefined ? { namespace } : {}) });
+  const clock = opts.clock ?? Date.now;
+  const store = new RedisStore({
+    client,
+    config,
+    metrics,
+    breaker,
+    clock,
+    ...(namespace !== undefined ? { namespace } : {}),
+  });
   const bus = new FleetBus({
     pub: client,
     sub,
@@ -120,6 +130,8 @@ export function connectFleet(opts: FleetOptions): Fleet {
     namespace: namespace ?? '',
     publicBaseUrl: opts.publicBaseUrl ?? '',
     role: opts.role ?? null,
+    clock,
+    logger,
   });
   members.start();
   client.on('ready', () => void members.beat());

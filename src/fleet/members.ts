@@ -16,8 +16,17 @@
  * Redis failure never blocks: the beat is lost and the last list is kept.
  * The heartbeat has its own breaker and counts no tier error: a slow beat
  * must not open the cache tier's breaker, and its health shows in checkedAgoMs.
+ *
+ * Clock skew: each beat measures this replica's clock against Redis's (the
+ * script's time against the middle of the round trip) and tells the fleet in
+ * its entry (`clockOffsetMs`), so every member's skew from this one is the
+ * difference of the two offsets, within their round trips. A member further
+ * than SKEW_WARN_MS from this one is logged once (again after it came back).
+ * Nothing the fleet shares depends on it (entries and purge marks are judged
+ * by each reader's own clock); it tells the operator.
  */
 import { hostname } from 'node:os';
+import type { Logger } from 'pino';
 import { Breaker } from '../common/breaker.js';
 import type { RedisConfig } from '../config/types.js';
 import { noopMetrics } from '../metrics/types.js';
@@ -26,6 +35,8 @@ import { guarded, type RedisGuard } from '../redis/guard.js';
 
 /** A member's entry lives this many heartbeats after its last beat. */
 const EXPIRY_BEATS = 3;
+/** A member whose clock is further than this from this replica's is logged. */
+export const SKEW_WARN_MS = 1000;
 
 const BEAT_LUA = `redis.replicate_commands()
 local t = redis.call('TIME')
@@ -53,6 +64,8 @@ interface About {
   pid: number;
   /** ms since the epoch, by the replica's clock. */
   startedAt: number;
+  /** Its clock less Redis's, at its previous beat (absent: not measured yet, or an older replica). */
+  clockOffsetMs?: number;
 }
 
 /** One member as /status shows it. */
@@ -62,6 +75,8 @@ export interface Member extends About {
   self: boolean;
   /** Shares this replica's namespace (so its Redis entries). */
   sameNamespace: boolean;
+  /** Its clock less this replica's (ms), measured through Redis's; null when either is not known yet. */
+  skewMs: number | null;
 }
 
 export interface MembersView {
@@ -86,6 +101,8 @@ export interface FleetMembersOptions {
   /** The replica's role in the fleet, read at every beat; null: 'replica'. */
   role: (() => string) | null;
   clock?: () => number;
+  /** Where a member's clock skew past SKEW_WARN_MS is told; absent: nowhere. */
+  logger?: Logger;
 }
 
 function parse(value: string, now: number): { about: About; lastSeenAgoMs: number } | null {
@@ -103,6 +120,7 @@ function parse(value: string, now: number): { about: About; lastSeenAgoMs: numbe
     (k) => typeof a[k] === 'string',
   );
   if (!strings || !Number.isSafeInteger(a.pid) || !Number.isSafeInteger(a.startedAt)) return null;
+  if (a.clockOffsetMs !== undefined && !Number.isFinite(a.clockOffsetMs)) return null;
   return { about: a as unknown as About, lastSeenAgoMs: Math.max(0, now - Number(m[1])) };
 }
 
@@ -115,6 +133,10 @@ export class FleetMembers {
   readonly #startedAt: number;
   #members: Member[] = [];
   #checkedAt: number | null = null;
+  /** This replica's clock less Redis's at the last beat (null: none yet). */
+  #offset: number | null = null;
+  /** Members logged as skewed past the bound (until they come back within it). */
+  readonly #skewed = new Set<string>();
   #timer: NodeJS.Timeout | null = null;
 
   constructor(opts: FleetMembersOptions) {
@@ -147,28 +169,55 @@ export class FleetMembers {
       host: hostname(),
       pid: process.pid,
       startedAt: this.#startedAt,
+      ...(this.#offset !== null ? { clockOffsetMs: this.#offset } : {}),
     };
     const ttl = EXPIRY_BEATS * o.config.heartbeatMs;
+    const sent = this.#clock();
     const res = await guarded(this.#guard, 'set', () =>
       o.client.eval(BEAT_LUA, 1, this.key, o.replicaId, JSON.stringify(about), ttl),
     );
     if (!Array.isArray(res) || res.length === 0) return false;
     const now = Number(res[0]);
+    const answered = this.#clock();
+    this.#offset = Math.round((sent + answered) / 2) - now;
     const members: Member[] = [];
     for (const v of res.slice(1)) {
       const p = typeof v === 'string' ? parse(v, now) : null;
-      if (p !== null)
-        members.push({
-          ...p.about,
-          lastSeenAgoMs: p.lastSeenAgoMs,
-          self: p.about.id === o.replicaId,
-          sameNamespace: p.about.namespace === o.namespace,
-        });
+      if (p === null) continue;
+      const self = p.about.id === o.replicaId;
+      const theirs = self ? this.#offset : p.about.clockOffsetMs;
+      members.push({
+        ...p.about,
+        lastSeenAgoMs: p.lastSeenAgoMs,
+        self,
+        sameNamespace: p.about.namespace === o.namespace,
+        skewMs: theirs === undefined ? null : theirs - this.#offset,
+      });
     }
     members.sort((a, b) => a.startedAt - b.startedAt || a.id.localeCompare(b.id));
     this.#members = members;
-    this.#checkedAt = this.#clock();
+    this.#checkedAt = answered;
+    this.#warnSkew(members);
     return true;
+  }
+
+  /** Logs each member newly past SKEW_WARN_MS from this replica's clock (and forgets those back within it). */
+  #warnSkew(members: readonly Member[]): void {
+    for (const m of members) {
+      const past = m.skewMs !== null && Math.abs(m.skewMs) > SKEW_WARN_MS;
+      if (!past) {
+        this.#skewed.delete(m.id);
+        continue;
+      }
+      if (this.#skewed.has(m.id)) continue;
+      this.#skewed.add(m.id);
+      this.#o.logger?.warn(
+        { replica: m.id, host: m.host, skewMs: m.skewMs, boundMs: SKEW_WARN_MS },
+        "a fleet member's clock differs from this replica's past the bound (entries and purges are judged by " +
+          "each replica's own clock; keep clocks in sync with NTP)",
+      );
+    }
+    for (const id of this.#skewed) if (!members.some((m) => m.id === id)) this.#skewed.delete(id);
   }
 
   view(): MembersView {

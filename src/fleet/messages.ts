@@ -4,7 +4,10 @@
  */
 import type { PendingTouched, TouchedSet } from '../chain/touched.js';
 
-/** One purge as the fleet shares it (src/purge/ makes and applies it): `at` is the purging replica's clock. */
+/**
+ * One purge as the fleet shares it (src/purge/ makes and applies it): `at` is the purging replica's clock; a
+ * replica that hears it takes its own time of hearing instead (src/purge/marks.ts `heardAt`).
+ */
 export interface PurgeMark {
   target: string;
   soft: boolean;

@@ -8,7 +8,8 @@
  *
  * A follower installs an entry in its memory tier when it is fresh by its own
  * judgement and newer than its own copy; it never writes the shared tier (the
- * leader did).
+ * leader did). Judged by the follower's clock (codec.ts: never younger than
+ * the leader's age of it when sent), whatever the leader's clock says.
  */
 import type { CacheEntry } from '../cache/types.js';
 import { decodeEntry, encodeEntry } from '../redis/codec.js';
@@ -32,11 +33,16 @@ export async function encodeShared(entries: readonly CacheEntry[]): Promise<stri
 /**
  * Offers each entry a round sent to `offer` (Resolver.offer: taken when fresh
  * here and made later than this replica's copy); returns how many were taken.
+ * `clock`: this replica's, that judges them (absent: as sent).
  */
-export async function installShared(encoded: readonly string[], offer: (e: CacheEntry) => boolean): Promise<number> {
+export async function installShared(
+  encoded: readonly string[],
+  offer: (e: CacheEntry) => boolean,
+  clock?: () => number,
+): Promise<number> {
   let taken = 0;
   for (const text of encoded) {
-    const e = decodeEntry(Buffer.from(text, 'base64'));
+    const e = decodeEntry(Buffer.from(text, 'base64'), clock === undefined ? undefined : { now: clock() });
     if (e !== undefined && offer(e)) taken++;
   }
   return taken;

@@ -37,6 +37,12 @@ class RequestPayer implements MissPayer {
     throw new BudgetSpent(wait);
   }
 
+  extra(endpoint: string): boolean {
+    const wait = this.budget.lead(this.clientKey, this.page, endpoint);
+    this.#announce();
+    return wait === 0;
+  }
+
   refund(endpoint: string): void {
     this.budget.refund(this.clientKey, this.page, endpoint);
     this.#announce();

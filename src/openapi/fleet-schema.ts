@@ -15,6 +15,7 @@ const MEMBER_SCHEMA: SchemaObject = {
     'lastSeenAgoMs',
     'self',
     'sameNamespace',
+    'skewMs',
   ],
   properties: {
     id: { type: 'string', description: 'Replica id (random per start; also the sender id on the bus).' },
@@ -42,6 +43,16 @@ const MEMBER_SCHEMA: SchemaObject = {
     },
     self: { type: 'boolean', description: 'This replica.' },
     sameNamespace: { type: 'boolean', description: "Its namespace is this replica's." },
+    clockOffsetMs: {
+      type: 'integer',
+      description: "Its clock less Redis's at its previous heartbeat (absent before its second, or on older replicas).",
+    },
+    skewMs: {
+      type: ['integer', 'null'],
+      description:
+        "Its clock less this replica's, through Redis's (within the heartbeats' round trips); null when not " +
+        'measured yet. Past 1000 ms a warning is logged. Entries and purges never depend on it.',
+    },
   },
 };
 

@@ -13,6 +13,7 @@ import type { CacheEntry, Composed, PartSummary } from '../cache/types.js';
 import type { Stamp } from '../transform/stamps.js';
 import type { ChainView } from '../chain/types.js';
 import { ProxyError } from '../errors/catalog.js';
+import { unpaid } from '../ratelimit/payer.js';
 import { member, numberAt } from '../transform/json-scan.js';
 import { pageEntry } from './entry.js';
 import {
@@ -168,6 +169,8 @@ export async function compose(
     page: page.name,
     head,
     composed_at: now,
+    // Parts past the client's miss budget were not fetched (each says 4292): the page is partial.
+    ...(unpaid(outcomes) ? { partial: true } : {}),
     parts: Object.fromEntries(outcomes.map((o) => [o.part.name, partMeta(o, now)])),
   };
   const staleParts = outcomes.filter((o) => o.res?.result === 'STALE' && o.req !== null).map((o) => o.req!);

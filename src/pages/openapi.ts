@@ -109,6 +109,7 @@ function pageSchema(page: CompiledPage, registry: SchemaRegistry): SchemaObject 
           page: { const: page.name },
           head: { type: ['integer', 'null'], description: 'Best chain head the page was composed at.' },
           composed_at: { type: 'integer', description: 'Composition time, ms since the epoch.' },
+          partial: { const: true, description: "Parts past the client's miss budget were not fetched (code 4292)." },
           parts: {
             type: 'object',
             properties: metaParts,

@@ -139,6 +139,7 @@ export class FetchStage {
    * `purpose`: the proxy's own background request (sent upstream as a header); null: a client's miss.
    * `learn`: given the facts the answer showed before the entry's lifetime is decided; null: only returned.
    * `replaced`: the entry the answer will replace, whose evidence earns its bound; null: none (the bound as decided).
+   * `extra`: pays for each attempt after the first (the leading client's miss budget); null: free.
    */
   async fetch(
     req: CanonicalRequest,
@@ -146,6 +147,7 @@ export class FetchStage {
     purpose: Purpose | null = null,
     learn: Learn | null = null,
     replaced: Replaced | null = null,
+    extra: (() => boolean) | null = null,
   ): Promise<Fetched> {
     const { pool, chain } = this.#deps;
     const headAtStart = chain.bestHead();
@@ -157,6 +159,7 @@ export class FetchStage {
       height: heightOf(req, chain),
       signal,
       purpose,
+      extra,
     };
     const first = await pool.fetch(ask);
     // Stage 2, classify: TTLs from the content.

@@ -213,7 +213,13 @@ export class Resolver {
 
     // Leading a fetch is charged to the payer (throws when its budget is spent); joining is free.
     if (payer !== null && !this.#flights.has(req.key)) payer.lead(req.endpoint.name);
-    const { promise, joined } = this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, purpose, prior), client);
+    // Its retries and hedges too: an attempt it cannot pay for is not made.
+    const extra = payer === null ? null : () => payer.extra(req.endpoint.name);
+    const { promise, joined } = this.#flights.run(
+      req.key,
+      (ctx) => this.#fill(req, ctx, purpose, prior, extra),
+      client,
+    );
     if (joined) {
       this.#d.metrics.singleFlightJoin(req.endpoint.name);
       this.#d.metrics.upstreamSaved(req.endpoint.name);
@@ -352,10 +358,19 @@ export class Resolver {
     void this.#store(entry, false);
   }
 
-  /** `prior`: the shared tier's copy when the caller read it (else read here for a background refresh). */
-  async #fill(req: CanonicalRequest, ctx: FlightContext, purpose: Purpose | null, prior?: CacheEntry): Promise<Filled> {
+  /**
+   * `prior`: the shared tier's copy when the caller read it (else read here for a background refresh).
+   * `extra`: pays for each upstream attempt after the first (the leading client's miss budget); null: free.
+   */
+  async #fill(
+    req: CanonicalRequest,
+    ctx: FlightContext,
+    purpose: Purpose | null,
+    prior?: CacheEntry,
+    extra: (() => boolean) | null = null,
+  ): Promise<Filled> {
     const { fleet, clock, chain } = this.#d;
-    if (fleet === null) return this.#fetchAndStore(req, ctx, purpose, prior);
+    if (fleet === null) return this.#fetchAndStore(req, ctx, purpose, prior, extra);
     const leader = await fleet.acquire(req.key);
     if (!leader) {
       const filled = await fleet.waitForFill(req.key);
@@ -371,7 +386,7 @@ export class Resolver {
     try {
       const shared = purpose === 'refresh' && prior === undefined ? await this.#shared(req) : { prior };
       if (shared.take !== undefined) return { entry: shared.take, stored: true, upstream: null, upstreamMs: null };
-      return await this.#fetchAndStore(req, ctx, purpose, shared.prior);
+      return await this.#fetchAndStore(req, ctx, purpose, shared.prior, extra);
     } finally {
       if (leader) await fleet.release(req.key);
     }
@@ -419,10 +434,11 @@ export class Resolver {
     ctx: FlightContext,
     purpose: Purpose | null,
     prior?: CacheEntry,
+    extra: (() => boolean) | null = null,
   ): Promise<Filled> {
     // The facts the answer showed are applied before its entry's lifetime is decided (once, in the fetch stage).
     const replaced = (): CacheEntry | undefined => this.#d.memory.peek(req.key)?.entry ?? prior;
-    const f = await this.#d.fetcher.fetch(req, ctx.signal, purpose, this.#learn, replaced);
+    const f = await this.#d.fetcher.fetch(req, ctx.signal, purpose, this.#learn, replaced, extra);
     ctx.answered();
     // With a fleet lease, followers on other replicas read the fill from Redis: write it before release.
     if (f.cacheable) {

@@ -18,6 +18,13 @@ import type { PurgeMark } from '../fleet/messages.js';
 
 export type PurgeMode = 'hard' | 'soft';
 
+/**
+ * A mark heard from another replica, at this replica's time of hearing: the
+ * purge was made just before (the bus is immediate), and the purger's clock,
+ * which may run ahead or behind this one's, is not trusted.
+ */
+export const heardAt = (mark: PurgeMark, now: number): PurgeMark => ({ ...mark, at: now });
+
 /** How an entry is purged, and by the mark of which time. */
 export interface Verdict {
   mode: PurgeMode;

@@ -19,7 +19,7 @@ import type { Bus } from '../fleet/link.js';
 import type { PurgeMark } from '../fleet/messages.js';
 import type { EntryTags } from './entry-tags.js';
 import type { FleetMarks } from './fleet-marks.js';
-import { EVERYTHING, type PurgeMarks, type PurgeMode } from './marks.js';
+import { EVERYTHING, heardAt, type PurgeMarks, type PurgeMode } from './marks.js';
 import type { PurgeMetrics, PurgeOrigin } from './metrics.js';
 import { kindOf, type PurgeKind, type PurgeRequest } from './request.js';
 import { softened } from './second-tier.js';
@@ -75,10 +75,10 @@ export class Purger {
 
   constructor(o: PurgerOptions) {
     this.#o = o;
-    o.peers?.on('purge', (mark) => this.#apply(mark, 'fleet'));
+    o.peers?.on('purge', (mark) => this.#apply(heardAt(mark, o.clock()), 'fleet'));
     const fleet = o.fleet;
     if (fleet === null) return;
-    fleet.bus.on('purge', (mark) => this.#apply(mark, 'fleet'));
+    fleet.bus.on('purge', (mark) => this.#apply(heardAt(mark, o.clock()), 'fleet'));
     // At start and after every reconnect: marks this replica has not heard.
     fleet.bus.on('subscribed', () => void this.#load(fleet));
   }

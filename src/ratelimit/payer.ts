@@ -9,6 +9,8 @@ import { EDGE_ERRORS, ProxyError } from '../errors/catalog.js';
 export interface MissPayer {
   /** Charges one upstream request for `endpoint`; throws BudgetSpent when the client's budget is spent. */
   lead(endpoint: string): void;
+  /** Charges one more attempt (retry, hedge, confirmation) of a fetch it leads: false when it cannot pay. */
+  extra(endpoint: string): boolean;
   /** The led fetch was filled by another replica (no upstream request here): the charge is given back. */
   refund(endpoint: string): void;
 }

@@ -2,10 +2,11 @@
  * CacheEntry ⇄ bytes for the Redis tier.
  *
  *   offset 0   'C' 'P' 'X'          magic
- *   offset 3   0x02                 format version (also in the Redis key: entryKeyPart)
+ *   offset 3   0x03                 format version (also in the Redis key: entryKeyPart)
  *   offset 4   uint32 BE            header length H
  *   offset 8   H bytes UTF-8 JSON   every CacheEntry field except `body`, plus
- *                                   `len` (identity body length) and `gzLen` (gzip variant length, 0: none);
+ *                                   `len` (identity body length) and `gzLen` (gzip variant length, 0: none),
+ *                                   `writtenAt` (the writer's clock when it wrote the value);
  *                                   `deps` (precise invalidation tags), `tagHeader` only when present
  *   offset 8+H len bytes            the body (identity)
  *   then       gzLen bytes          its gzip variant (level 6, the memory tier's setting)
@@ -17,17 +18,25 @@
  * exactly this format (foreign, corrupt, truncated, another version, a header
  * missing a field) decodes to `undefined`; the store deletes such a value and
  * treats it as a miss.
+ *
+ * Times are the writer's clock, which may differ from the reader's: a reader
+ * judges the entry by its own (lifetime.ts `seenByReader`): at least as old as
+ * the writer's age at `writtenAt` plus the time since, which the reader
+ * measures as the Redis expiry the writer set (`sieUntil - writtenAt`) less
+ * what is left of it. Version 2 (absolute times alone) is another key part:
+ * not read.
  */
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { CacheEntry, EntryDeps } from '../cache/types.js';
 import type { Stamp } from '../transform/stamps.js';
 import { carryGzip } from '../cache/carried-gzip.js';
+import { seenByReader } from '../cache/lifetime.js';
 
 const gzipAsync = promisify(gzip);
 
 const CODEC_MAGIC = Buffer.from('CPX', 'latin1');
-export const CODEC_VERSION = 2;
+export const CODEC_VERSION = 3;
 /**
  * The part of every entry's Redis key that names the format: replicas of
  * another format (a rolling upgrade) read and write other keys instead of
@@ -36,9 +45,14 @@ export const CODEC_VERSION = 2;
 export const ENTRY_KEY_PART = `e${CODEC_VERSION}:`;
 const PREFIX_BYTES = 8;
 
-type Header = Omit<CacheEntry, 'body'> & { len: number; gzLen: number };
+type Header = Omit<CacheEntry, 'body'> & { len: number; gzLen: number; writtenAt: number };
 
-export async function encodeEntry(entry: CacheEntry, compressAboveBytes: number): Promise<Buffer> {
+/** `writtenAt`: the writer's clock now (default: the entry's creation, an age of 0 told). */
+export async function encodeEntry(
+  entry: CacheEntry,
+  compressAboveBytes: number,
+  writtenAt: number = entry.createdAt,
+): Promise<Buffer> {
   let gz: Buffer | null = null;
   if (entry.body.length > compressAboveBytes) {
     const packed = await gzipAsync(entry.body, { level: 6 });
@@ -59,6 +73,7 @@ export async function encodeEntry(entry: CacheEntry, compressAboveBytes: number)
     stamps: entry.stamps.map((s) => ({ start: s.start, end: s.end, kind: s.kind, base: s.base })),
     len: entry.body.length,
     gzLen: gz === null ? 0 : gz.length,
+    writtenAt,
     ...(entry.deps !== undefined ? { deps: encodeDeps(entry.deps) } : {}),
     ...(entry.tagHeader !== undefined ? { tagHeader: entry.tagHeader } : {}),
   };
@@ -122,14 +137,29 @@ function isHeader(v: unknown): v is Header {
     (h.len as number) >= 0 &&
     Number.isInteger(h.gzLen) &&
     (h.gzLen as number) >= 0 &&
+    isNum(h.writtenAt) &&
     isDeps(h.deps) &&
     (h.tagHeader === undefined || typeof h.tagHeader === 'string')
   );
 }
 
-/** The entry, or undefined for anything not written by this codec version. */
-/** The entry in `raw`, or undefined when it is not exactly this format. Synchronous: nothing to inflate. */
-export function decodeEntry(raw: Buffer): CacheEntry | undefined {
+/** How the reader judges the entry: its clock now and, for a Redis value, the ms left of the key's expiry. */
+export interface Reader {
+  now: number;
+  remainingMs?: number;
+}
+
+/** The writer's age of the entry now, as the reader can tell it (see the top of the file). */
+function toldAge(h: Header, remainingMs: number | undefined): number {
+  const since = remainingMs === undefined ? 0 : Math.ceil(h.sieUntil - h.writtenAt) - remainingMs;
+  return h.writtenAt - h.createdAt + Math.max(0, since);
+}
+
+/**
+ * The entry in `raw`, or undefined when it is not exactly this format. Synchronous: nothing to inflate.
+ * With `reader`: its windows as that reader judges them (lifetime.ts `seenByReader`); else as written.
+ */
+export function decodeEntry(raw: Buffer, reader?: Reader): CacheEntry | undefined {
   if (raw.length < PREFIX_BYTES || !raw.subarray(0, 3).equals(CODEC_MAGIC) || raw.readUInt8(3) !== CODEC_VERSION)
     return undefined;
   const headerLen = raw.readUInt32BE(4);
@@ -148,6 +178,7 @@ export function decodeEntry(raw: Buffer): CacheEntry | undefined {
   const body = Buffer.allocUnsafeSlow(header.len);
   raw.copy(body, 0, at, at + header.len);
   if (header.gzLen > 0) carryGzip(body, raw.subarray(at + header.len));
-  const { len: _len, gzLen: _gzLen, ...fields } = header;
-  return { ...fields, body };
+  const { len: _len, gzLen: _gzLen, writtenAt: _at, ...fields } = header;
+  const entry: CacheEntry = { ...fields, body };
+  return reader === undefined ? entry : seenByReader(entry, toldAge(header, reader.remainingMs), reader.now);
 }

@@ -1,10 +1,13 @@
 /**
  * The Redis cache tier (`CacheStore`, name 'redis').
  *
- * Key `keyPrefix + 'e2:' + namespace + entry.key` (`e2:` the codec's format), value in that format (codec.ts),
+ * Key `keyPrefix + 'e3:' + namespace + entry.key` (`e3:` the codec's format), value in that format (codec.ts),
  * expiry `PX = sieUntil - now` so Redis drops an entry when it can no longer be
- * served even as stale-if-error. `get` returns the stored absolute times, so a
- * memory fill from Redis keeps the remaining TTL rather than a fresh one.
+ * served even as stale-if-error. `get` returns the stored times as this
+ * replica judges them (codec.ts: never younger than the writer's age at the
+ * write plus the time since, which the key's remaining expiry tells, whatever
+ * the writer's clock), so a memory fill from Redis keeps the remaining TTL
+ * rather than a fresh one.
  *
  * Degradation: every command goes through a breaker and a deadline of
  * `commandTimeoutMs`. While the breaker is open, or on any error or timeout,
@@ -15,10 +18,11 @@
  * reported as a miss.
  *
  * Reads are batched: the GETs asked for in one turn of the event loop go out
- * as one MGET (one socket write and one reply for all of them, which is most
- * of a Redis hit's CPU under load), under one deadline and one breaker
- * permit; a failed batch counts a tier error per key. Redis Cluster clients
- * send one GET per key (an MGET must not cross hash slots).
+ * as one MGET with each key's PTTL in the same pipeline (one socket write and
+ * one reply for all of them, which is most of a Redis hit's CPU under load),
+ * under one deadline and one breaker permit; a failed batch counts a tier
+ * error per key. Redis Cluster clients send one GET and PTTL per key (an MGET
+ * must not cross hash slots).
  */
 import type { CacheEntry, CacheStore } from '../cache/types.js';
 import type { RedisConfig } from '../config/types.js';
@@ -43,9 +47,30 @@ export interface RedisStoreOptions {
   namespace?: string;
 }
 
+/** A value and the ms left of its key's expiry (null: no such key; undefined: a tier failure). */
+type Read = { raw: Buffer; remainingMs: number } | null | undefined;
+
 interface ReadBatch {
   keys: string[];
-  waiters: ((raw: Buffer | null | undefined) => void)[];
+  waiters: ((read: Read) => void)[];
+}
+
+type Replies = [Error | null, unknown][];
+
+/** A pipeline's replies, rejected when one failed (a timeout counts against the breaker as a lone command does). */
+async function allOf(exec: Promise<Replies | null>): Promise<Replies> {
+  const replies = await exec;
+  if (replies === null) throw new Error('pipeline aborted');
+  for (const [err] of replies) if (err !== null) throw err;
+  return replies;
+}
+
+/** The value and remaining expiry of pipeline replies `[value, pttl]`. */
+function readOf(value: unknown, pttl: unknown): Read {
+  if (!Buffer.isBuffer(value)) return null;
+  const ms = Number(pttl);
+  // No expiry known (-1) or gone since (-2): nothing is told beyond the writer's age at the write.
+  return { raw: value, remainingMs: ms >= 0 ? ms : Number.POSITIVE_INFINITY };
 }
 
 export class RedisStore implements CacheStore {
@@ -91,9 +116,9 @@ export class RedisStore implements CacheStore {
   }
 
   async get(key: string): Promise<CacheEntry | undefined> {
-    const raw = await this.#read(this.redisKey(key));
-    if (raw === undefined || raw === null) return undefined;
-    const entry = decodeEntry(raw);
+    const read = await this.#read(this.redisKey(key));
+    if (read === undefined || read === null) return undefined;
+    const entry = decodeEntry(read.raw, { now: this.#clock(), remainingMs: read.remainingMs });
     if (entry === undefined || entry.key !== key) {
       await this.delete(key);
       return undefined;
@@ -102,10 +127,13 @@ export class RedisStore implements CacheStore {
     return entry;
   }
 
-  /** The value under a Redis key: null when absent, undefined on a tier failure. */
-  #read(redisKey: string): Promise<Buffer | null | undefined> {
+  /** The value under a Redis key and its remaining expiry: null when absent, undefined on a tier failure. */
+  #read(redisKey: string): Promise<Read> {
     const client = this.#client;
-    if (client instanceof Cluster) return guarded(this.#guardOpts, 'get', () => client.getBuffer(redisKey));
+    if (client instanceof Cluster)
+      return guarded(this.#guardOpts, 'get', () =>
+        allOf(client.pipeline().getBuffer(redisKey).pttl(redisKey).exec()),
+      ).then((r) => (r === undefined ? undefined : readOf(r[0]?.[1], r[1]?.[1])));
     return new Promise((resolve) => {
       let batch = this.#batch;
       if (batch === null) {
@@ -124,25 +152,35 @@ export class RedisStore implements CacheStore {
   async #flush(
     client: Exclude<RedisClient, Cluster>,
     keys: string[],
-    waiters: ((raw: Buffer | null | undefined) => void)[],
+    waiters: ((read: Read) => void)[],
   ): Promise<void> {
     if (keys.length === 1) {
-      waiters[0]?.(await guarded(this.#guardOpts, 'get', () => client.getBuffer(keys[0] as string)));
+      const key = keys[0] as string;
+      const r = await guarded(this.#guardOpts, 'get', () => allOf(client.pipeline().getBuffer(key).pttl(key).exec()));
+      waiters[0]?.(r === undefined ? undefined : readOf(r[0]?.[1], r[1]?.[1]));
       return;
     }
-    const values = await guarded(this.#guardOpts, 'get', () => client.mgetBuffer(...keys));
-    if (values === undefined) for (let i = 1; i < keys.length; i++) this.#metrics.tierError('redis', 'get');
-    waiters.forEach((w, i) => w(values === undefined ? undefined : (values[i] ?? null)));
+    const pipe = client.pipeline().mgetBuffer(...keys);
+    for (const k of keys) pipe.pttl(k);
+    const r = await guarded(this.#guardOpts, 'get', () => allOf(pipe.exec()));
+    const values = r?.[0]?.[1];
+    if (!Array.isArray(values)) {
+      for (let i = 1; i < keys.length; i++) this.#metrics.tierError('redis', 'get');
+      for (const w of waiters) w(undefined);
+      return;
+    }
+    waiters.forEach((w, i) => w(readOf(values[i], r?.[i + 1]?.[1])));
   }
 
   async set(entry: CacheEntry): Promise<void> {
-    const ttl = Math.ceil(entry.sieUntil - this.#clock());
+    const now = this.#clock();
+    const ttl = Math.ceil(entry.sieUntil - now);
     if (!(ttl > 0)) return;
     const permit = this.#breaker.tryAcquire();
     if (permit === null) return;
     let value: Buffer;
     try {
-      value = await encodeEntry(entry, this.#cfg.compressAboveBytes);
+      value = await encodeEntry(entry, this.#cfg.compressAboveBytes, now);
     } catch {
       this.#breaker.release(permit);
       this.#metrics.tierError('redis', 'set');

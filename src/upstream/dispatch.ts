@@ -76,6 +76,10 @@ export function baseDispatch(o: BaseDispatchOptions): Dispatch {
         new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: 'no upstream can take the request' }),
       );
     }
+    // Each attempt after the first is paid for by the client that led the fetch, or not made.
+    if (plan.tried.length > 0 && plan.req.extra != null && !plan.req.extra()) {
+      return Promise.reject(new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: 'miss budget spent' }));
+    }
     plan.tried.push(sel.upstream.name);
     const run = sel.upstream.run({
       path: plan.req.path,

@@ -35,6 +35,11 @@ export interface UpstreamRequest {
   height?: { value: number; final: boolean } | null | undefined;
   /** The proxy's own background request (sent as PURPOSE_HEADER); null or absent: a client's miss. */
   purpose?: Purpose | null | undefined;
+  /**
+   * Pays for an attempt after the first (a retry, hedge or confirmation) of a fetch a client
+   * leads: false when its miss budget is spent, and that attempt is not made. Absent: free.
+   */
+  extra?: (() => boolean) | null | undefined;
 }
 
 export interface UpstreamResponse {

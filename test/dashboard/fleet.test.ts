@@ -33,8 +33,10 @@ describeBoth('status page: the fleet', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     [redis, sim] = await Promise.all([startRedisServer(), startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 })]);
     for (const publicBaseUrl of ['https://api.example.test', 'https://api.example.test', 'http://localhost:8081']) {
+      // The odd one's clock also runs an hour ahead.
+      const clock = publicBaseUrl.startsWith('http:') ? () => Date.now() + 3_600_000 : undefined;
       replicas.push(
-        await startReplica([sim.url], { redisUrl: redis.url, publicBaseUrl, redis: { heartbeatMs: 1000 } }),
+        await startReplica([sim.url], { redisUrl: redis.url, publicBaseUrl, redis: { heartbeatMs: 1000 } }, clock),
       );
     }
     browser = await launchChromium();
@@ -84,6 +86,16 @@ describeBoth('status page: the fleet', { timeout: 120_000 }, () => {
         'than this one (https://api.example.test), so they share no cached entries ' +
         'with it. Give every replica of the fleet the same PUBLIC_BASE_URL.',
     );
+    // Its clock skew from this replica's, flagged past the bound (known from its second heartbeat).
+    await page.waitForFunction(
+      () => document.querySelectorAll('#fleet-members td[data-skew="past"]').length === 1,
+      undefined,
+      WAIT,
+    );
+    expect(await page.locator(`#fleet-members tr[data-replica="${oddId}"] td[data-skew]`).textContent()).toMatch(
+      /^\+3600\.\d s$/,
+    );
+    expect(await page.locator(`#fleet-members tr[data-replica="${selfId}"] td[data-skew]`).textContent()).toBe('-');
     await page.screenshot({ path: artifactPath('dashboard-fleet-mismatch.png'), fullPage: true });
   });
 

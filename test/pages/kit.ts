@@ -103,6 +103,8 @@ export interface PageMeta {
   page: string;
   head: number | null;
   composed_at: number;
+  /** Parts past the client's miss budget were not fetched. */
+  partial?: boolean;
   parts: Record<
     string,
     {

@@ -44,10 +44,12 @@ describe('pages and batches charged per part and item', () => {
       expect((page.json as { data: Record<string, unknown> }).data[name], name).toBeNull();
     }
     expect(page.header('retry-after')).toBe('30');
+    expect(metaOf(page).partial).toBe(true);
     expect(env.count('tx/nrc20') + env.count('nax/profits')).toBe(0);
     // Another client gets the whole page: two parts hit, two led on its own budget.
     const other = await get(env.base, path, { headers: as('203.0.113.2') });
     expect(Object.values(metaOf(other).parts).map((p) => p.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(metaOf(other).partial).toBeUndefined();
     expect(other.header('x-cache')).toBe('MISS');
     expect([
       env.count('address/info'),
