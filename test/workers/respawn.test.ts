@@ -1,0 +1,61 @@
+/**
+ * The cluster primary outlives its workers: with WORKERS=2 and an upstream
+ * configured (no simulator in the primary to hold its event loop), both
+ * workers killed at once are replaced and the port keeps answering; the
+ * primary never exits 0 while it should serve.
+ */
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { waitFor } from '../helpers/fake-upstream.js';
+import { freePort } from '../helpers/redis-server.js';
+import { startProc, type Proc } from '../process/kit.js';
+
+type Line = Record<string, unknown>;
+
+function listeningByWorker(p: Proc): Map<number, Line> {
+  const out = new Map<number, Line>();
+  for (const l of p.lines)
+    if (l['msg'] === 'chainproxy listening' && typeof l['worker'] === 'number') out.set(l['worker'], l);
+  return out;
+}
+
+describe('WORKERS=2: every worker killed', { timeout: 180_000 }, () => {
+  let sim: SimulatorHandle;
+  beforeAll(async () => {
+    sim = await startSimulator({ port: 0, seed: 1, blockIntervalMs: 0 });
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it('both are replaced, the primary keeps serving, and SIGTERM still exits 0', async () => {
+    // A fixed port: with PORT=0 the replacements of a cluster with no worker left would bind another one.
+    const port = String(await freePort());
+    const p = startProc({ WORKERS: '2', PORT: port, UPSTREAM_URLS: sim.url, UPSTREAM_PROBE_INTERVAL_MS: '200' });
+    await waitFor(() => listeningByWorker(p).size === 2 || p.child.exitCode !== null, 120_000, 'two workers');
+    const first = listeningByWorker(p);
+    expect(first.size).toBe(2);
+    const url = String(first.get(1)!['url']);
+    expect(url).toContain(`:${port}`);
+    for (const l of first.values()) process.kill(Number(l['pid']), 'SIGKILL');
+    await waitFor(
+      () =>
+        p.child.exitCode !== null ||
+        [1, 2].every((n) => {
+          const now = listeningByWorker(p).get(n);
+          return now !== undefined && now['pid'] !== first.get(n)!['pid'];
+        }),
+      120_000,
+      'both workers replaced',
+    );
+    expect(p.child.exitCode).toBeNull();
+    const replaced = p.lines.filter((l) => l['msg'] === 'worker exited; starting a replacement');
+    expect(replaced.map((l) => l['worker']).sort()).toEqual([1, 2]);
+    const res = await request(`${url}/block/max`, { reset: true });
+    expect(res.statusCode).toBe(200);
+    await res.body.dump();
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+  });
+});
