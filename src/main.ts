@@ -27,6 +27,7 @@ import { logDestination } from './common/log-destination.js';
 import type { SimulatorHandle } from './sim/index.js';
 import { workerNumber } from './cluster/worker-number.js';
 import { SIMULATOR_ENV } from './cluster/protocol.js';
+import { nodeLineWarning } from './startup/node-line.js';
 
 /** Past the drain deadline, only a close that hangs (a stuck Redis quit) can hold the process. */
 const LAST_RESORT_MS = 5000;
@@ -41,6 +42,9 @@ async function main(): Promise<void> {
   if (cli.kind === 'help') return void process.stdout.write(helpText());
   if (cli.kind === 'version') return void process.stdout.write(`chainproxy ${VERSION}\n`);
   if (cli.kind === 'error') stop(2, `${cli.message}\n(see chainproxy --help)`);
+  // Once per machine: a cluster worker runs the same node as its primary, which said it.
+  const unsupported = workerNumber() === null ? nodeLineWarning() : null;
+  if (unsupported !== null) process.stderr.write(`chainproxy: ${unsupported}\n`);
   let config;
   try {
     config = loadConfig(process.env, process.argv.slice(2));

@@ -276,6 +276,8 @@ export class Prober {
       u.probeOk = true;
       this.#watch?.probed(u.name, height);
     } catch (e) {
+      // A probe cut by the pool's close (a drain) says nothing about the upstream.
+      if (this.#stopped) return;
       u.probeOk = false; // Upstream.run recorded lastError
       this.#watch?.probed(u.name, null);
       this.#firstFailure(u, toProxyError(e));
