@@ -39,7 +39,8 @@ export interface ProxyHandle {
   /** The aggregation layer; `pages.refresh('home')` recomposes a page in the background. */
   pages: Pages;
   stream: HeadStream;
-  close(): Promise<void>;
+  /** `lameDuckMs`: /readyz answers 503 this long, everything still served, before the drain. */
+  close(lameDuckMs?: number): Promise<void>;
 }
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -92,7 +93,20 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   const open = trackResponses(app.server);
   let poolClosed: Promise<void> | undefined;
   const closePool = (): Promise<void> => (poolClosed ??= pool.close());
-  const close = async () => {
+  let endLameDuck = (): void => undefined;
+  /** `lameDuckMs`: readiness says not ready this long, everything still served, before the drain begins. */
+  const close = async (lameDuckMs = 0) => {
+    s.serving.draining = true;
+    if (lameDuckMs > 0) {
+      logger.info({ drainDelayMs: lameDuckMs }, 'lame duck: /readyz answers 503, requests still served');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, lameDuckMs);
+        endLameDuck = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
     fast?.close();
     s.refresh.close();
     s.invalidation?.close();
@@ -129,6 +143,8 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     fast,
     adminGate,
     close,
+    /** Ends the lame duck now (a second signal): the drain begins. */
+    hurry: () => endLameDuck(),
   };
 }
 

@@ -4,7 +4,8 @@
  * else starts (exit 1 when busy; requests until the server is ready are
  * answered 503), start the built-in chain simulator when no
  * upstream is configured (loaded only then), serve, and shut down gracefully
- * on SIGTERM/SIGINT/SIGHUP: stop accepting, let in-flight requests finish until
+ * on SIGTERM/SIGINT: after SIGTERM a lame duck of DRAIN_DELAY_MS (/readyz
+ * answers 503, everything still served), then stop accepting, let in-flight requests finish until
  * SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0. SIGHUP does
  * not reload: the configuration is read once, so a restart applies a new one.
  * WORKERS > 1: this process is the cluster primary (src/cluster/primary.ts)
@@ -107,16 +108,28 @@ async function main(): Promise<void> {
   // Signals are handled before readiness is announced: a SIGTERM right after it drains.
   let closing = false;
   const shutdown = (signal: string) => {
-    if (closing) return;
+    if (closing) {
+      // A second signal ends the lame duck (a no-op once the drain began).
+      if (signal !== 'SIGHUP') built.hurry();
+      return;
+    }
     closing = true;
-    logger.info({ signal, shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutting down: draining in-flight requests');
-    const force = setTimeout(() => {
-      logger.error('shutdown hung past the drain deadline; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs + LAST_RESORT_MS);
+    // The lame duck is for a balancer that reads /readyz before it stops sending: SIGTERM (an orchestrator's) only.
+    const lameDuckMs = signal === 'SIGTERM' ? config.drainDelayMs : 0;
+    logger.info(
+      { signal, shutdownTimeoutMs: config.shutdownTimeoutMs, drainDelayMs: lameDuckMs },
+      'shutting down: draining in-flight requests',
+    );
+    const force = setTimeout(
+      () => {
+        logger.error('shutdown hung past the drain deadline; exiting');
+        process.exit(1);
+      },
+      lameDuckMs + config.shutdownTimeoutMs + LAST_RESORT_MS,
+    );
     force.unref();
     void (async () => {
-      await built.close();
+      await built.close(lameDuckMs);
       await simulator?.close();
       logger.info('bye');
       process.exit(0);

@@ -18,7 +18,7 @@ import { registerMemberMetrics } from './fleet/member-metrics.js';
 import { connectWorkerFleet } from './cluster/worker-fleet.js';
 import { createAdminGate, type AdminGate } from './http/admin-gate.js';
 import { EnvelopeWriter } from './http/envelope-writer.js';
-import { readinessRule, readinessVerdict, type ReadinessVerdict } from './http/readiness.js';
+import { readinessRule, readinessVerdict, Serving, whileServing, type ReadinessVerdict } from './http/readiness.js';
 import { FastHits } from './http/fast-hit.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import type { Metrics } from './metrics/types.js';
@@ -82,6 +82,8 @@ export interface Stages {
   upstreamIsSimulator: boolean;
   /** The one readiness verdict (/readyz, /status, the status page). */
   readiness: () => ReadinessVerdict;
+  /** Set when the process begins to shut down: readiness then says not ready. */
+  serving: Serving;
   /** null when UPSTREAM_QUORUM is 1 (no vote). */
   quorum: Quorum | null;
   /** What each block changed, published on every replica (src/chain/touched.ts). */
@@ -372,7 +374,8 @@ export function buildStages(
     config.upstream.probeIntervalMs,
     Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)),
   );
-  const readiness = () => readinessVerdict(pool.goodAnswers(), memory.entries, rule);
+  const serving = new Serving();
+  const readiness = () => whileServing(serving, readinessVerdict(pool.goodAnswers(), memory.entries, rule));
 
   const served = workerFleet === null ? prom : { ...prom, render: workerFleet.scrape };
   return {
@@ -397,6 +400,7 @@ export function buildStages(
     writer,
     upstreamIsSimulator,
     readiness,
+    serving,
     quorum,
     touched,
     invalidation,

@@ -115,11 +115,14 @@ export async function runPrimary(
     if (signal === 'start-up failed' || signal === 'workers keep dying') failed = true;
     for (const t of replacements) clearTimeout(t);
     logger.info({ signal, workers: workers.size }, 'shutting down: every worker drains');
-    setTimeout(() => {
-      logger.error('workers still running past the drain deadline; killing them');
-      for (const w of workers.values()) w.process.kill('SIGKILL');
-      process.exit(1);
-    }, config.shutdownTimeoutMs + LAST_RESORT_MS).unref();
+    setTimeout(
+      () => {
+        logger.error('workers still running past the drain deadline; killing them');
+        for (const w of workers.values()) w.process.kill('SIGKILL');
+        process.exit(1);
+      },
+      config.drainDelayMs + config.shutdownTimeoutMs + LAST_RESORT_MS,
+    ).unref();
     if (workers.size === 0) return finish();
     for (const w of workers.values()) w.process.kill('SIGTERM');
   };
