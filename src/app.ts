@@ -110,17 +110,19 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     fast?.close();
     s.refresh.close();
     s.invalidation?.close();
+    // As last reloaded.
+    const { shutdownTimeoutMs } = s.live.current;
     const r = await drain({
       server: app.server,
       open,
       close: () => app.close(),
       abortUpstream: closePool,
-      deadlineMs: config.shutdownTimeoutMs,
+      deadlineMs: shutdownTimeoutMs,
       writer: s.writer,
     });
     if (r.timedOut)
       logger.warn(
-        { shutdownTimeoutMs: config.shutdownTimeoutMs, cut: r.cut },
+        { shutdownTimeoutMs, cut: r.cut },
         'drain deadline reached: requests still running were answered 503',
       );
     await closePool();
@@ -145,6 +147,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     close,
     /** Ends the lame duck now (a second signal): the drain begins. */
     hurry: () => endLameDuck(),
+    live: s.live,
   };
 }
 

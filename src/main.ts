@@ -6,8 +6,8 @@
  * upstream is configured (loaded only then), serve, and shut down gracefully
  * on SIGTERM/SIGINT: after SIGTERM a lame duck of DRAIN_DELAY_MS (/readyz
  * answers 503, everything still served), then stop accepting, let in-flight requests finish until
- * SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0. SIGHUP does
- * not reload: the configuration is read once, so a restart applies a new one.
+ * SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0. SIGHUP
+ * reloads the configuration in place (src/startup/reload.ts).
  * WORKERS > 1: this process is the cluster primary (src/cluster/primary.ts)
  * and each worker runs this file again, listening through node:cluster.
  */
@@ -29,6 +29,7 @@ import type { SimulatorHandle } from './sim/index.js';
 import { workerNumber } from './cluster/worker-number.js';
 import { SIMULATOR_ENV } from './cluster/protocol.js';
 import { nodeLineWarning } from './startup/node-line.js';
+import { reload, type Running } from './startup/reload.js';
 
 /** Past the drain deadline, only a close that hangs (a stuck Redis quit) can hold the process. */
 const LAST_RESORT_MS = 5000;
@@ -80,6 +81,8 @@ async function main(): Promise<void> {
           }),
         );
   if (bind !== null && !bind.ok) stop(1, bind.message);
+  // As read, before start-up adds the simulator's URL: what a reload compares a new file with.
+  const declared = config;
   if (worker === null) warnDefaultBaseUrl(config, logger);
 
   let simulator: SimulatorHandle | null = null;
@@ -115,17 +118,15 @@ async function main(): Promise<void> {
     }
     closing = true;
     // The lame duck is for a balancer that reads /readyz before it stops sending: SIGTERM (an orchestrator's) only.
-    const lameDuckMs = signal === 'SIGTERM' ? config.drainDelayMs : 0;
-    logger.info(
-      { signal, shutdownTimeoutMs: config.shutdownTimeoutMs, drainDelayMs: lameDuckMs },
-      'shutting down: draining in-flight requests',
-    );
+    const { drainDelayMs, shutdownTimeoutMs } = built.live.current;
+    const lameDuckMs = signal === 'SIGTERM' ? drainDelayMs : 0;
+    logger.info({ signal, shutdownTimeoutMs, drainDelayMs: lameDuckMs }, 'shutting down: draining in-flight requests');
     const force = setTimeout(
       () => {
         logger.error('shutdown hung past the drain deadline; exiting');
         process.exit(1);
       },
-      lameDuckMs + config.shutdownTimeoutMs + LAST_RESORT_MS,
+      lameDuckMs + shutdownTimeoutMs + LAST_RESORT_MS,
     );
     force.unref();
     void (async () => {
@@ -140,9 +141,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  let running: Running = { declared, used: config };
+  const load = () => loadConfig(process.env, process.argv.slice(2));
   process.on('SIGHUP', () => {
-    if (!closing) logger.warn({ signal: 'SIGHUP' }, 'SIGHUP: draining; restart to apply a new configuration');
-    shutdown('SIGHUP');
+    if (closing) return;
+    logger.info({ signal: 'SIGHUP' }, 'SIGHUP: reloading the configuration');
+    try {
+      running = reload(running, { load, live: built.live, logger });
+    } catch (err) {
+      logger.error({ err }, 'reload failed; the running configuration is kept');
+    }
   });
   // Started by the launcher (src/bin/chainproxy.ts): its exit, however abrupt, drains this process too.
   // (A cluster worker's channel is node:cluster's: a worker whose primary is gone exits at once.)

@@ -52,6 +52,7 @@ import { registerConsensusMetrics } from './consensus/metrics.js';
 import { buildQuorum } from './consensus/build.js';
 import type { Quorum } from './consensus/quorum.js';
 import { buildPurge, type Purge } from './purge/build.js';
+import { LiveSettings } from './startup/live-settings.js';
 
 export interface Stages {
   logger: Logger;
@@ -95,6 +96,8 @@ export interface Stages {
   refetches: RefetchMetrics;
   /** Operator purges (src/purge/build.ts). */
   purge: Purge;
+  /** The running configuration and the swap points a reload (SIGHUP) goes through. */
+  live: LiveSettings;
 }
 
 /** `worker`: this process is cluster worker number `worker` (WORKERS > 1); null: the only one. */
@@ -369,7 +372,22 @@ export function buildStages(
           writer,
           trustProxy: config.trustProxy.length > 0,
         });
-  const adminGate = createAdminGate(config.adminAllow);
+  const live = new LiveSettings(config, prom.registry);
+  // The swap points: what a reload changes in place (src/config/reload-classes.ts says which settings).
+  live.onChange((next) => (logger.level = next.logLevel));
+  let operators = createAdminGate(config.adminAllow);
+  live.onChange((next) => (operators = createAdminGate(next.adminAllow)));
+  const adminGate: AdminGate = (request) => operators(request);
+  if (gate !== null)
+    live.onChange((next) => {
+      gate.limiter.reconfigure({
+        config: next.rateLimit,
+        allow: next.rateLimitAllow,
+        apiKeys: next.apiKeys,
+        missBudget: next.missBudget,
+      });
+      gate.prices.replace(next.credits, next.creditCosts);
+    });
   const rule = readinessRule(
     config.upstream.probeIntervalMs,
     Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)),
@@ -407,5 +425,6 @@ export function buildStages(
     headWatch,
     refetches,
     purge,
+    live,
   };
 }

@@ -2,8 +2,12 @@
  * The cluster primary outlives its workers: with WORKERS=2 and an upstream
  * configured (no simulator in the primary to hold its event loop), both
  * workers killed at once are replaced and the port keeps answering; the
- * primary never exits 0 while it should serve.
+ * primary never exits 0 while it should serve. SIGHUP to the primary
+ * reaches every worker, and each reloads CONFIG_FILE in place.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
@@ -57,5 +61,31 @@ describe('WORKERS=2: every worker killed', { timeout: 180_000 }, () => {
     await res.body.dump();
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
+  });
+
+  it('SIGHUP to the primary: every worker reloads CONFIG_FILE, none exits or is replaced', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chainproxy-workers-hup-'));
+    try {
+      const file = join(dir, 'c.yaml');
+      writeFileSync(file, 'rateLimit:\n  max: 1000\n');
+      const p = startProc({ WORKERS: '2', UPSTREAM_URLS: sim.url, CONFIG_FILE: file });
+      await waitFor(() => listeningByWorker(p).size === 2 || p.child.exitCode !== null, 120_000, 'two workers');
+      writeFileSync(file, 'rateLimit:\n  max: 5\n');
+      p.child.kill('SIGHUP');
+      const reloaded = (): Line[] => p.lines.filter((l) => l['msg'] === 'configuration reloaded');
+      await waitFor(() => reloaded().length === 2 || p.child.exitCode !== null, 20_000, 'both workers reloaded');
+      expect(
+        reloaded()
+          .map((l) => l['worker'])
+          .sort(),
+      ).toEqual([1, 2]);
+      expect(reloaded().every((l) => JSON.stringify(l['applied']).includes('RATE_LIMIT_MAX'))).toBe(true);
+      expect(p.lines.some((l) => l['msg'] === 'worker exited; starting a replacement')).toBe(false);
+      expect(p.child.exitCode).toBeNull();
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
