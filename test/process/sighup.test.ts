@@ -142,4 +142,19 @@ describe('SIGHUP reloads CONFIG_FILE', { timeout: 120_000 }, () => {
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
   });
+
+  it('ADMIN_ALLOW changes live: the operator routes close to an address no longer allowed', async () => {
+    const file = join(dir, 'admin.yaml');
+    writeFileSync(file, 'adminAllow: [loopback]\n');
+    const p = startProc({ UPSTREAM_URLS: sim.url, CONFIG_FILE: file });
+    const url = String((await listening(p))['url']);
+    expect((await get(`${url}/status`)).status).toBe(200);
+    writeFileSync(file, 'adminAllow: [10.1.2.3]\n');
+    expect((await hup(p, 'configuration reloaded'))['applied']).toEqual(['ADMIN_ALLOW']);
+    expect((await get(`${url}/status`)).status).toBe(404);
+    expect((await get(`${url}/metrics`)).status).toBe(404);
+    expect((await get(`${url}/block/max`)).status).toBe(200);
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+  });
 });
