@@ -375,6 +375,10 @@ export function buildStages(
   const live = new LiveSettings(config, prom.registry);
   // The swap points: what a reload changes in place (src/config/reload-classes.ts says which settings).
   live.onChange((next) => (logger.level = next.logLevel));
+  live.onChange((next) => {
+    const replaced = pool.replaceUrls(next.upstreamUrls);
+    if (replaced.length > 0) logger.info({ upstreams: replaced }, 'reload: upstreams replaced under the same names');
+  });
   let operators = createAdminGate(config.adminAllow);
   live.onChange((next) => (operators = createAdminGate(next.adminAllow)));
   const adminGate: AdminGate = (request) => operators(request);

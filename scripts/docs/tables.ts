@@ -6,7 +6,7 @@ import { DEFAULT_POLICIES } from '../../src/catalogue/policies.js';
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
 import { GROUPS, groupOf } from '../../src/config/groups.js';
 import { configTable } from '../../src/config/help.js';
-import { LIVE, RESTART } from '../../src/config/reload-classes.js';
+import { LIVE, LIVE_IF, RESTART } from '../../src/config/reload-classes.js';
 import { EDGE_ERRORS, ERRORS } from '../../src/errors/catalog.js';
 import { ENDPOINTS } from '../../src/endpoints/index.js';
 
@@ -30,7 +30,8 @@ export function configByTopic(): string {
 
 /** What SIGHUP does with each setting (src/config/reload-classes.ts). */
 export function reloadTable(): string {
-  const names = (list: readonly string[]): string => list.map((n) => `\`${n}\``).join(', ');
+  const names = (list: readonly string[]): string =>
+    list.map((n) => (LIVE_IF[n] === undefined ? `\`${n}\`` : `\`${n}\` (${LIVE_IF[n].when})`)).join(', ');
   return [
     '| On SIGHUP | Settings |',
     '|---|---|',

@@ -8,8 +8,12 @@
  * (a unit test checks it), so a new setting is classified where it is added.
  */
 
+import type { Config } from './types.js';
+
 /** Applied by a reload. */
 export const LIVE: readonly string[] = [
+  // Each changed URL becomes a fresh upstream under its name (src/upstream/pool.ts replaceUrls).
+  'UPSTREAM_URLS',
   'LOG_LEVEL',
   'ADMIN_ALLOW',
   'SHUTDOWN_TIMEOUT_MS',
@@ -44,8 +48,7 @@ export const RESTART: readonly string[] = [
   'MAX_CONNECTIONS',
   'HEADERS_TIMEOUT_MS',
   'KEEP_ALIVE_TIMEOUT_MS',
-  // The upstream pool, its probes, breakers and per-upstream metrics are built once.
-  'UPSTREAM_URLS',
+  // The upstream pool's settings, its probes, breakers and per-upstream metrics are built once.
   'UPSTREAM_CONNECT_TIMEOUT_MS',
   'UPSTREAM_TIMEOUT_MS',
   'UPSTREAM_DEADLINE_MS',
@@ -104,7 +107,20 @@ export const RESTART: readonly string[] = [
   'invalidation.maxAgeByEndpoint',
 ];
 
+/** Live settings applied only under a condition (else the change waits for a restart), said in words for the docs. */
+export const LIVE_IF: Readonly<Record<string, { when: string; holds: (running: Config, next: Config) => boolean }>> = {
+  UPSTREAM_URLS: {
+    // Upstream names (u0, u1, ...) are metric labels: the set is fixed at start; none: the simulator runs.
+    when: 'as many URLs as at start, and at least one',
+    holds: (a, b) => a.upstreamUrls.length === b.upstreamUrls.length && a.upstreamUrls.length > 0,
+  },
+};
+
 const LIVE_SET: ReadonlySet<string> = new Set(LIVE);
 
-/** Whether a setting (its variable name, or a CONFIG_FILE-only section's key) is applied by a reload. */
-export const reloadsLive = (name: string): boolean => LIVE_SET.has(name);
+/**
+ * Whether a change of a setting (its variable name, or a CONFIG_FILE-only
+ * section's key) from `running` to `next` is applied by a reload.
+ */
+export const reloadsLive = (name: string, running: Config, next: Config): boolean =>
+  LIVE_SET.has(name) && (LIVE_IF[name]?.holds(running, next) ?? true);

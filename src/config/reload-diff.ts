@@ -37,7 +37,7 @@ export function configChanges(running: Config, next: Config): ConfigChanges {
   const out: ConfigChanges = { live: [], restart: [] };
   for (const { name, key } of SETTINGS) {
     if (same(getPath(running, key), getPath(next, key))) continue;
-    (reloadsLive(name) ? out.live : out.restart).push(name);
+    (reloadsLive(name, running, next) ? out.live : out.restart).push(name);
   }
   return out;
 }
@@ -45,6 +45,7 @@ export function configChanges(running: Config, next: Config): ConfigChanges {
 /** `running` with every live setting taken from `next` (a new object; neither is changed). */
 export function withLiveSettings(running: Config, next: Config): Config {
   const out = structuredClone(running);
-  for (const { name, key } of SETTINGS) if (reloadsLive(name)) setPath(out, key, structuredClone(getPath(next, key)));
+  for (const { name, key } of SETTINGS)
+    if (reloadsLive(name, running, next)) setPath(out, key, structuredClone(getPath(next, key)));
   return out;
 }

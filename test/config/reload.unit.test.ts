@@ -46,4 +46,20 @@ describe('what SIGHUP does with each setting', () => {
     b.adminAllow.push('x');
     expect(r.adminAllow).toEqual(['10.0.0.0/8']);
   });
+
+  it('UPSTREAM_URLS is live while the number of URLs stays the same (and is not zero)', () => {
+    const a = defaultConfig();
+    a.upstreamUrls = ['http://a:1', 'http://b:1'];
+    const b = structuredClone(a);
+    b.upstreamUrls = ['http://a:1', 'http://c:1'];
+    expect(configChanges(a, b)).toEqual({ live: ['UPSTREAM_URLS'], restart: [] });
+    expect(withLiveSettings(a, b).upstreamUrls).toEqual(['http://a:1', 'http://c:1']);
+    b.upstreamUrls = ['http://a:1'];
+    expect(configChanges(a, b)).toEqual({ live: [], restart: ['UPSTREAM_URLS'] });
+    expect(withLiveSettings(a, b).upstreamUrls).toEqual(['http://a:1', 'http://b:1']);
+    const none = defaultConfig();
+    const some = defaultConfig();
+    some.upstreamUrls = ['http://a:1'];
+    expect(configChanges(none, some)).toEqual({ live: [], restart: ['UPSTREAM_URLS'] });
+  });
 });

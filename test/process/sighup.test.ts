@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { waitFor } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { openStream } from '../stream/sse-client.js';
 import { LAUNCHER, listening, startProc, type Proc } from './kit.js';
 
@@ -156,5 +156,40 @@ describe('SIGHUP reloads CONFIG_FILE', { timeout: 120_000 }, () => {
     expect((await get(`${url}/block/max`)).status).toBe(200);
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
+  });
+
+  it('UPSTREAM_URLS changes live: requests and probes go to the new upstream, the cache stays', async () => {
+    const relay = (): Promise<FakeUpstream> =>
+      startFakeUpstream(async (req, res) => {
+        const r = await fetch(sim.url + (req.url ?? '/'));
+        sendJson(res, r.status, Buffer.from(await r.arrayBuffer()));
+      });
+    const [a, b] = [await relay(), await relay()];
+    try {
+      const file = join(dir, 'upstream.yaml');
+      writeFileSync(file, `upstreamUrls: [${a.url}]\n`);
+      const p = startProc({ CONFIG_FILE: file, INVALIDATION_MODE: 'head' });
+      const url = String((await listening(p))['url']);
+      const cached = `${url}/block/detail?h=2`;
+      expect((await get(cached)).status).toBe(200);
+      await waitFor(async () => (await get(cached)).cache === 'HIT', 20_000, 'a cached entry');
+
+      writeFileSync(file, `upstreamUrls: [${b.url}]\n`);
+      expect((await hup(p, 'configuration reloaded'))['applied']).toEqual(['UPSTREAM_URLS']);
+      expect(linesWith(p, 'reload: upstreams replaced under the same names').at(-1)?.['upstreams']).toEqual(['u0']);
+      expect((await get(cached)).cache).toBe('HIT');
+      const before = a.requests.length;
+      expect((await get(`${url}/block/detail?h=3`)).status).toBe(200);
+      expect(b.requests.some((r) => r.url === '/block/detail?h=3')).toBe(true);
+      expect(a.requests.slice(before).some((r) => r.url === '/block/detail?h=3')).toBe(false);
+      await waitFor(() => b.requests.some((r) => r.url.startsWith('/block/max')), 20_000, 'a probe of the new one');
+      const status = JSON.parse((await get(`${url}/status`)).body) as { data: { upstreams: Array<{ url: string }> } };
+      expect(status.data.upstreams.map((u) => u.url)).toEqual([b.url]);
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });
