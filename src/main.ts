@@ -58,10 +58,15 @@ async function main(): Promise<void> {
     const { runCheck } = await import('./startup/check.js');
     process.exit(await runCheck(config, (line) => process.stdout.write(`${line}\n`)));
   }
+  // Until the reload handler is installed (below), a SIGHUP is remembered instead of ending the process.
+  let hupEarly = false;
+  const early = (): void => void (hupEarly = true);
+  process.on('SIGHUP', early);
   const root = pino({ level: config.logLevel }, logDestination());
   // WORKERS > 1: this process forks and coordinates the workers (src/cluster/primary.ts), each of which runs this file.
   const worker = workerNumber();
   if (worker === null && config.workers > 1) {
+    process.removeListener('SIGHUP', early);
     const { runPrimary } = await import('./cluster/primary.js');
     return runPrimary(config, root.child({ role: 'primary' }), stop);
   }
@@ -143,7 +148,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   let running: Running = { declared, used: config };
   const load = () => loadConfig(process.env, process.argv.slice(2));
-  process.on('SIGHUP', () => {
+  const onHup = (): void => {
     if (closing) return;
     logger.info({ signal: 'SIGHUP' }, 'SIGHUP: reloading the configuration');
     try {
@@ -151,7 +156,10 @@ async function main(): Promise<void> {
     } catch (err) {
       logger.error({ err }, 'reload failed; the running configuration is kept');
     }
-  });
+  };
+  process.removeListener('SIGHUP', early);
+  process.on('SIGHUP', onHup);
+  if (hupEarly) onHup();
   // Started by the launcher (src/bin/chainproxy.ts): its exit, however abrupt, drains this process too.
   // (A cluster worker's channel is node:cluster's: a worker whose primary is gone exits at once.)
   if (worker === null && process.channel !== undefined) {
