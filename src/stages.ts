@@ -375,6 +375,14 @@ export function buildStages(
   const live = new LiveSettings(config, prom.registry);
   // The swap points: what a reload changes in place (src/config/reload-classes.ts says which settings).
   live.onChange((next) => (logger.level = next.logLevel));
+  // The pool reads these of its settings object at each request (src/upstream/pool.ts).
+  const poolSettings = config.upstream;
+  live.onChange(({ upstream: u }) => {
+    poolSettings.maxAttempts = u.maxAttempts;
+    poolSettings.hedgeAfterMs = u.hedgeAfterMs;
+    poolSettings.hedgeQuantile = u.hedgeQuantile;
+    poolSettings.maxLagBlocks = u.maxLagBlocks;
+  });
   live.onChange((next) => {
     const replaced = pool.replaceUrls(next.upstreamUrls);
     if (replaced.length > 0) logger.info({ upstreams: replaced }, 'reload: upstreams replaced under the same names');

@@ -14,6 +14,11 @@ import type { Config } from './types.js';
 export const LIVE: readonly string[] = [
   // Each changed URL becomes a fresh upstream under its name (src/upstream/pool.ts replaceUrls).
   'UPSTREAM_URLS',
+  // Read by the upstream pool at each request.
+  'UPSTREAM_MAX_ATTEMPTS',
+  'UPSTREAM_HEDGE_AFTER_MS',
+  'UPSTREAM_HEDGE_QUANTILE',
+  'UPSTREAM_MAX_LAG_BLOCKS',
   'LOG_LEVEL',
   'ADMIN_ALLOW',
   'SHUTDOWN_TIMEOUT_MS',
@@ -52,12 +57,8 @@ export const RESTART: readonly string[] = [
   'UPSTREAM_CONNECT_TIMEOUT_MS',
   'UPSTREAM_TIMEOUT_MS',
   'UPSTREAM_DEADLINE_MS',
-  'UPSTREAM_MAX_ATTEMPTS',
-  'UPSTREAM_HEDGE_AFTER_MS',
-  'UPSTREAM_HEDGE_QUANTILE',
   'UPSTREAM_PROBE_INTERVAL_MS',
   'UPSTREAM_PROBE_DENSE_MS',
-  'UPSTREAM_MAX_LAG_BLOCKS',
   'UPSTREAM_BREAKER_FAILURES',
   'UPSTREAM_BREAKER_COOLDOWN_MS',
   'UPSTREAM_CONNECTIONS',
@@ -101,7 +102,8 @@ export const RESTART: readonly string[] = [
   'INVALIDATION_READ_TIMEOUT_MS',
   'INVALIDATION_PENDING_POLL_MS',
   'CACHE_TAG_HEADERS',
-  // The catalogue and the compiled page table are built once; cached entries carry their policies.
+  // The catalogue and the compiled page table are built once; the readiness rule, the purge marks' lifetime
+  // and the OpenAPI document derive from the policies at start; cached entries carry theirs.
   'policies',
   'pages',
   'invalidation.maxAgeByEndpoint',
