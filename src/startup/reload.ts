@@ -46,13 +46,14 @@ export function reload(running: Running, d: ReloadDeps): Running {
     declared: withLiveSettings(running.declared, next),
     used: withLiveSettings(running.used, next),
   };
-  d.live.apply(after.used);
-  d.live.record({ at, result: 'applied', applied: changes.live, restartNeeded: changes.restart, errors: [] });
+  // Said before it is applied: a new LOG_LEVEL must not hide the line that reports it.
   d.logger.info({ signal: 'SIGHUP', applied: changes.live }, 'configuration reloaded');
   if (changes.restart.length > 0)
     d.logger.warn(
       { signal: 'SIGHUP', restartNeeded: changes.restart },
       `reload: changed settings that apply only after a restart (running values kept): ${changes.restart.join(', ')}`,
     );
+  d.live.record({ at, result: 'applied', applied: changes.live, restartNeeded: changes.restart, errors: [] });
+  d.live.apply(after.used);
   return after;
 }

@@ -192,4 +192,22 @@ describe('SIGHUP reloads CONFIG_FILE', { timeout: 120_000 }, () => {
       await b.close();
     }
   });
+
+  it('LOG_LEVEL changes live; the reload line itself is written at the old level', async () => {
+    const file = join(dir, 'level.yaml');
+    writeFileSync(file, 'logLevel: info\n');
+    // LOG_LEVEL unset (empty): the file's level holds.
+    const p = startProc({ UPSTREAM_URLS: sim.url, CONFIG_FILE: file, ACCESS_LOG: 'all', LOG_LEVEL: '' });
+    const url = String((await listening(p))['url']);
+    const access = (): number => p.lines.filter((l) => l['level'] === 30 && typeof l['reqId'] === 'string').length;
+    expect((await get(`${url}/block/max`)).status).toBe(200);
+    await waitFor(() => access() > 0, 20_000, 'an access-log line at info');
+    writeFileSync(file, 'logLevel: warn\n');
+    expect((await hup(p, 'configuration reloaded'))['applied']).toEqual(['LOG_LEVEL']);
+    const before = access();
+    for (let i = 0; i < 3; i++) expect((await get(`${url}/block/max`)).status).toBe(200);
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    expect(access()).toBe(before);
+  });
 });
