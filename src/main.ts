@@ -68,7 +68,9 @@ async function main(): Promise<void> {
   if (worker === null && config.workers > 1) {
     process.removeListener('SIGHUP', early);
     const { runPrimary } = await import('./cluster/primary.js');
-    return runPrimary(config, root.child({ role: 'primary' }), stop);
+    return runPrimary(config, root.child({ role: 'primary' }), stop, () =>
+      loadConfig(process.env, process.argv.slice(2)),
+    );
   }
   const logger = worker === null ? root : root.child({ worker });
 

@@ -11,8 +11,8 @@
  * ever listened, start-up failed: the primary stops the others and exits 1;
  * after MAX_YOUNG_DEATHS young deaths in a row it gives up the same way,
  * saying why. It never exits 0 unless told to stop.
- * SIGTERM and SIGINT are passed to every worker, which drains as a single
- * process does; the primary exits 0 once all have exited 0 (1 if one did
+ * SIGTERM and SIGINT are passed to every worker (any other reason to stop as
+ * SIGTERM), which drains as a single process does; the primary exits 0 once all have exited 0 (1 if one did
  * not, or past SHUTDOWN_TIMEOUT_MS + 5 s). SIGHUP is passed on: each worker
  * reloads CONFIG_FILE. Its own launcher exiting (src/startup/relaunch.ts)
  * counts as SIGTERM.
@@ -35,11 +35,14 @@ const MAX_PAUSE_MS = 30_000;
 /** This many workers in a row dying young: the primary gives up (exit 1) and leaves it to its supervisor. */
 const MAX_YOUNG_DEATHS = 10;
 
+/** `reread`: the configuration read again (SIGHUP; throws when invalid): the drain timings follow the workers'. */
 export async function runPrimary(
   config: Config,
   logger: Logger,
   stop: (code: number, message: string) => never,
+  reread: () => Config,
 ): Promise<void> {
+  let timings = { drainDelayMs: config.drainDelayMs, shutdownTimeoutMs: config.shutdownTimeoutMs };
   const port = await checkPort(config.port, config.host);
   if (!port.ok) stop(1, port.message);
   warnDefaultBaseUrl(config, logger);
@@ -110,26 +113,40 @@ export async function runPrimary(
   };
 
   const shutdown = (signal: string): void => {
-    if (closing) return;
+    if (closing) {
+      // A second signal is passed on too: it ends each worker's lame duck.
+      if (signal === 'SIGTERM' || signal === 'SIGINT') for (const w of workers.values()) w.process.kill(signal);
+      return;
+    }
     closing = true;
     if (signal === 'start-up failed' || signal === 'workers keep dying') failed = true;
     for (const t of replacements) clearTimeout(t);
     logger.info({ signal, workers: workers.size }, 'shutting down: every worker drains');
+    // SIGINT goes on as SIGINT (no lame duck in the workers); anything else as SIGTERM.
+    const passed = signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM';
+    const lameDuckMs = passed === 'SIGTERM' ? timings.drainDelayMs : 0;
     setTimeout(
       () => {
         logger.error('workers still running past the drain deadline; killing them');
         for (const w of workers.values()) w.process.kill('SIGKILL');
         process.exit(1);
       },
-      config.drainDelayMs + config.shutdownTimeoutMs + LAST_RESORT_MS,
+      lameDuckMs + timings.shutdownTimeoutMs + LAST_RESORT_MS,
     ).unref();
     if (workers.size === 0) return finish();
-    for (const w of workers.values()) w.process.kill('SIGTERM');
+    for (const w of workers.values()) w.process.kill(passed);
   };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => shutdown(signal));
   process.on('SIGHUP', () => {
+    if (closing) return;
     logger.info({ workers: workers.size }, 'SIGHUP: every worker reloads CONFIG_FILE');
     for (const w of workers.values()) w.process.kill('SIGHUP');
+    try {
+      const next = reread();
+      timings = { drainDelayMs: next.drainDelayMs, shutdownTimeoutMs: next.shutdownTimeoutMs };
+    } catch {
+      // Invalid: every worker logs the problems and keeps its configuration; so does this one.
+    }
   });
   // A safety net: an empty event loop while serving is a defect, never a clean exit.
   process.on('beforeExit', () => {

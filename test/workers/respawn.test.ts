@@ -88,4 +88,24 @@ describe('WORKERS=2: every worker killed', { timeout: 180_000 }, () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('DRAIN_DELAY_MS: SIGTERM to the primary puts every worker in its lame duck; a second one drains', async () => {
+    const p = startProc({ WORKERS: '2', UPSTREAM_URLS: sim.url, DRAIN_DELAY_MS: '600000' });
+    await waitFor(() => listeningByWorker(p).size === 2 || p.child.exitCode !== null, 120_000, 'two workers');
+    const url = String(listeningByWorker(p).get(1)!['url']);
+    const fresh = async (path: string): Promise<number> => {
+      const res = await request(`${url}${path}`, { reset: true });
+      await res.body.dump();
+      return res.statusCode;
+    };
+    await waitFor(async () => (await fresh('/readyz')) === 200, 20_000, 'ready');
+    p.child.kill('SIGTERM');
+    const lameDucks = (): number => p.lines.filter((l) => String(l['msg']).startsWith('lame duck')).length;
+    await waitFor(() => lameDucks() === 2, 20_000, 'both workers in their lame duck');
+    for (let i = 0; i < 4; i++) expect(await fresh('/readyz')).toBe(503);
+    for (let i = 0; i < 4; i++) expect(await fresh('/block/max')).toBe(200);
+    expect(p.child.exitCode).toBeNull();
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+  });
 });
