@@ -39,7 +39,8 @@ export interface ProxyHandle {
   /** The aggregation layer; `pages.refresh('home')` recomposes a page in the background. */
   pages: Pages;
   stream: HeadStream;
-  close(): Promise<void>;
+  /** `lameDuckMs`: /readyz answers 503 this long, everything still served, before the drain. */
+  close(lameDuckMs?: number): Promise<void>;
 }
 
 function createServer(config: Config, s: Stages): FastifyInstance {
@@ -84,21 +85,36 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   const open = trackResponses(app.server);
   let poolClosed: Promise<void> | undefined;
   const closePool = (): Promise<void> => (poolClosed ??= pool.close());
-  const close = async () => {
+  let endLameDuck = (): void => undefined;
+  /** `lameDuckMs`: readiness says not ready this long, everything still served, before the drain begins. */
+  const close = async (lameDuckMs = 0) => {
+    s.serving.draining = true;
+    if (lameDuckMs > 0) {
+      logger.info({ drainDelayMs: lameDuckMs }, 'lame duck: /readyz answers 503, requests still served');
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, lameDuckMs);
+        endLameDuck = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
     fast?.close();
     s.refresh.close();
     s.invalidation?.close();
+    // As last reloaded.
+    const { shutdownTimeoutMs } = s.live.current;
     const r = await drain({
       server: app.server,
       open,
       close: () => app.close(),
       abortUpstream: closePool,
-      deadlineMs: config.shutdownTimeoutMs,
+      deadlineMs: shutdownTimeoutMs,
       writer: s.writer,
     });
     if (r.timedOut)
       logger.warn(
-        { shutdownTimeoutMs: config.shutdownTimeoutMs, cut: r.cut },
+        { shutdownTimeoutMs, cut: r.cut },
         'drain deadline reached: requests still running were answered 503',
       );
     await closePool();
@@ -121,6 +137,9 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     fast,
     adminGate,
     close,
+    /** Ends the lame duck now (a second signal): the drain begins. */
+    hurry: () => endLameDuck(),
+    live: s.live,
   };
 }
 

@@ -4,9 +4,10 @@
  * else starts (exit 1 when busy; requests until the server is ready are
  * answered 503), start the built-in chain simulator when no
  * upstream is configured (loaded only then), serve, and shut down gracefully
- * on SIGTERM/SIGINT/SIGHUP: stop accepting, let in-flight requests finish until
- * SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0. SIGHUP does
- * not reload: the configuration is read once, so a restart applies a new one.
+ * on SIGTERM/SIGINT: after SIGTERM a lame duck of DRAIN_DELAY_MS (/readyz
+ * answers 503, everything still served), then stop accepting, let in-flight requests finish until
+ * SHUTDOWN_TIMEOUT_MS, answer the rest 503, close pools, exit 0. SIGHUP
+ * reloads the configuration in place (src/startup/reload.ts).
  * WORKERS > 1: this process is the cluster primary (src/cluster/primary.ts)
  * and each worker runs this file again, listening through node:cluster.
  */
@@ -27,6 +28,8 @@ import { logDestination } from './common/log-destination.js';
 import type { SimulatorHandle } from './sim/index.js';
 import { workerNumber } from './cluster/worker-number.js';
 import { SIMULATOR_ENV } from './cluster/protocol.js';
+import { nodeLineWarning } from './startup/node-line.js';
+import { reload, type Running } from './startup/reload.js';
 
 /** Past the drain deadline, only a close that hangs (a stuck Redis quit) can hold the process. */
 const LAST_RESORT_MS = 5000;
@@ -41,6 +44,9 @@ async function main(): Promise<void> {
   if (cli.kind === 'help') return void process.stdout.write(helpText());
   if (cli.kind === 'version') return void process.stdout.write(`chainproxy ${VERSION}\n`);
   if (cli.kind === 'error') stop(2, `${cli.message}\n(see chainproxy --help)`);
+  // Once per machine: a cluster worker runs the same node as its primary, which said it.
+  const unsupported = workerNumber() === null ? nodeLineWarning() : null;
+  if (unsupported !== null) process.stderr.write(`chainproxy: ${unsupported}\n`);
   let config;
   try {
     config = loadConfig(process.env, process.argv.slice(2));
@@ -52,12 +58,19 @@ async function main(): Promise<void> {
     const { runCheck } = await import('./startup/check.js');
     process.exit(await runCheck(config, (line) => process.stdout.write(`${line}\n`)));
   }
+  // Until the reload handler is installed (below), a SIGHUP is remembered instead of ending the process.
+  let hupEarly = false;
+  const early = (): void => void (hupEarly = true);
+  process.on('SIGHUP', early);
   const root = pino({ level: config.logLevel }, logDestination());
   // WORKERS > 1: this process forks and coordinates the workers (src/cluster/primary.ts), each of which runs this file.
   const worker = workerNumber();
   if (worker === null && config.workers > 1) {
+    process.removeListener('SIGHUP', early);
     const { runPrimary } = await import('./cluster/primary.js');
-    return runPrimary(config, root.child({ role: 'primary' }), stop);
+    return runPrimary(config, root.child({ role: 'primary' }), stop, () =>
+      loadConfig(process.env, process.argv.slice(2)),
+    );
   }
   const logger = worker === null ? root : root.child({ worker });
 
@@ -75,6 +88,8 @@ async function main(): Promise<void> {
           }),
         );
   if (bind !== null && !bind.ok) stop(1, bind.message);
+  // As read, before start-up adds the simulator's URL: what a reload compares a new file with.
+  const declared = config;
   if (worker === null) warnDefaultBaseUrl(config, logger);
 
   let simulator: SimulatorHandle | null = null;
@@ -103,16 +118,26 @@ async function main(): Promise<void> {
   // Signals are handled before readiness is announced: a SIGTERM right after it drains.
   let closing = false;
   const shutdown = (signal: string) => {
-    if (closing) return;
+    if (closing) {
+      // A second signal ends the lame duck (a no-op once the drain began).
+      if (signal !== 'SIGHUP') built.hurry();
+      return;
+    }
     closing = true;
-    logger.info({ signal, shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutting down: draining in-flight requests');
-    const force = setTimeout(() => {
-      logger.error('shutdown hung past the drain deadline; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs + LAST_RESORT_MS);
+    // The lame duck is for a balancer that reads /readyz before it stops sending: SIGTERM (an orchestrator's) only.
+    const { drainDelayMs, shutdownTimeoutMs } = built.live.current;
+    const lameDuckMs = signal === 'SIGTERM' ? drainDelayMs : 0;
+    logger.info({ signal, shutdownTimeoutMs, drainDelayMs: lameDuckMs }, 'shutting down: draining in-flight requests');
+    const force = setTimeout(
+      () => {
+        logger.error('shutdown hung past the drain deadline; exiting');
+        process.exit(1);
+      },
+      lameDuckMs + shutdownTimeoutMs + LAST_RESORT_MS,
+    );
     force.unref();
     void (async () => {
-      await built.close();
+      await built.close(lameDuckMs);
       await simulator?.close();
       logger.info('bye');
       process.exit(0);
@@ -123,10 +148,20 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGHUP', () => {
-    if (!closing) logger.warn({ signal: 'SIGHUP' }, 'SIGHUP: draining; restart to apply a new configuration');
-    shutdown('SIGHUP');
-  });
+  let running: Running = { declared, used: config };
+  const load = () => loadConfig(process.env, process.argv.slice(2));
+  const onHup = (): void => {
+    if (closing) return;
+    logger.info({ signal: 'SIGHUP' }, 'SIGHUP: reloading the configuration');
+    try {
+      running = reload(running, { load, live: built.live, logger });
+    } catch (err) {
+      logger.error({ err }, 'reload failed; the running configuration is kept');
+    }
+  };
+  process.removeListener('SIGHUP', early);
+  process.on('SIGHUP', onHup);
+  if (hupEarly) onHup();
   // Started by the launcher (src/bin/chainproxy.ts): its exit, however abrupt, drains this process too.
   // (A cluster worker's channel is node:cluster's: a worker whose primary is gone exits at once.)
   if (worker === null && process.channel !== undefined) {

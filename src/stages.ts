@@ -18,7 +18,7 @@ import { registerMemberMetrics } from './fleet/member-metrics.js';
 import { connectWorkerFleet } from './cluster/worker-fleet.js';
 import { createAdminGate, type AdminGate } from './http/admin-gate.js';
 import { EnvelopeWriter } from './http/envelope-writer.js';
-import { readinessRule, readinessVerdict, type ReadinessVerdict } from './http/readiness.js';
+import { readinessRule, readinessVerdict, Serving, whileServing, type ReadinessVerdict } from './http/readiness.js';
 import { FastHits } from './http/fast-hit.js';
 import { Epilogue } from './http/epilogue.js';
 import { ClientAddress } from './http/client-address.js';
@@ -54,6 +54,7 @@ import { registerConsensusMetrics } from './consensus/metrics.js';
 import { buildQuorum } from './consensus/build.js';
 import type { Quorum } from './consensus/quorum.js';
 import { buildPurge, type Purge } from './purge/build.js';
+import { LiveSettings } from './startup/live-settings.js';
 
 export interface Stages {
   logger: Logger;
@@ -88,6 +89,8 @@ export interface Stages {
   upstreamIsSimulator: boolean;
   /** The one readiness verdict (/readyz, /status, the status page). */
   readiness: () => ReadinessVerdict;
+  /** Set when the process begins to shut down: readiness then says not ready. */
+  serving: Serving;
   /** null when UPSTREAM_QUORUM is 1 (no vote). */
   quorum: Quorum | null;
   /** What each block changed, published on every replica (src/chain/touched.ts). */
@@ -99,6 +102,8 @@ export interface Stages {
   refetches: RefetchMetrics;
   /** Operator purges (src/purge/build.ts). */
   purge: Purge;
+  /** The running configuration and the swap points a reload (SIGHUP) goes through. */
+  live: LiveSettings;
 }
 
 /** `worker`: this process is cluster worker number `worker` (WORKERS > 1); null: the only one. */
@@ -373,12 +378,40 @@ export function buildStages(
     pages: pageMetrics,
   });
   const fast = config.accessLog === 'all' ? null : new FastHits({ resolver, clock, epilogue });
-  const adminGate = createAdminGate(config.adminAllow);
+  const live = new LiveSettings(config, prom.registry);
+  // The swap points: what a reload changes in place (src/config/reload-classes.ts says which settings).
+  live.onChange((next) => (logger.level = next.logLevel));
+  // The pool reads these of its settings object at each request (src/upstream/pool.ts).
+  const poolSettings = config.upstream;
+  live.onChange(({ upstream: u }) => {
+    poolSettings.maxAttempts = u.maxAttempts;
+    poolSettings.hedgeAfterMs = u.hedgeAfterMs;
+    poolSettings.hedgeQuantile = u.hedgeQuantile;
+    poolSettings.maxLagBlocks = u.maxLagBlocks;
+  });
+  live.onChange((next) => {
+    const replaced = pool.replaceUrls(next.upstreamUrls);
+    if (replaced.length > 0) logger.info({ upstreams: replaced }, 'reload: upstreams replaced under the same names');
+  });
+  let operators = createAdminGate(config.adminAllow);
+  live.onChange((next) => (operators = createAdminGate(next.adminAllow)));
+  const adminGate: AdminGate = (request) => operators(request);
+  if (gate !== null)
+    live.onChange((next) => {
+      gate.limiter.reconfigure({
+        config: next.rateLimit,
+        allow: next.rateLimitAllow,
+        apiKeys: next.apiKeys,
+        missBudget: next.missBudget,
+      });
+      gate.prices.replace(next.credits, next.creditCosts);
+    });
   const rule = readinessRule(
     config.upstream.probeIntervalMs,
     Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)),
   );
-  const readiness = () => readinessVerdict(pool.goodAnswers(), memory.entries, rule);
+  const serving = new Serving();
+  const readiness = () => whileServing(serving, readinessVerdict(pool.goodAnswers(), memory.entries, rule));
 
   const served = workerFleet === null ? prom : { ...prom, render: workerFleet.scrape };
   return {
@@ -405,11 +438,13 @@ export function buildStages(
     address,
     upstreamIsSimulator,
     readiness,
+    serving,
     quorum,
     touched,
     invalidation,
     headWatch,
     refetches,
     purge,
+    live,
   };
 }

@@ -115,6 +115,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     activity: () => stream.activity.status(),
     heads: () => s.headWatch.status(),
     fleet: () => s.fleet?.members.view() ?? null,
+    reload: () => s.live.status(),
   });
   registerPurgeRoute(app, { purger: s.purge.purger, catalogue, limits: config.limits, adminGate: s.adminGate });
   const prefixes = config.passthrough.routes.map((r) => r.prefix);

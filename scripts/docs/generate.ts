@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { collectMetrics, metricsTable } from './metrics.js';
-import { configByTopic, endpointTable, errorTable, policyTable } from './tables.js';
+import { configByTopic, endpointTable, errorTable, policyTable, reloadTable } from './tables.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -14,6 +14,7 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export async function generatedParts(): Promise<Record<string, string>> {
   return {
     config: configByTopic(),
+    reload: reloadTable(),
     errors: errorTable(),
     policies: policyTable(),
     endpoints: endpointTable(),

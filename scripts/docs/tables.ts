@@ -6,6 +6,7 @@ import { DEFAULT_POLICIES } from '../../src/catalogue/policies.js';
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
 import { GROUPS, groupOf } from '../../src/config/groups.js';
 import { configTable } from '../../src/config/help.js';
+import { LIVE, LIVE_IF, RESTART } from '../../src/config/reload-classes.js';
 import { EDGE_ERRORS, ERRORS } from '../../src/errors/catalog.js';
 import { ENDPOINTS } from '../../src/endpoints/index.js';
 
@@ -25,6 +26,18 @@ export function configByTopic(): string {
     out.push(`### ${title}`, '', head ?? '', rule ?? '', ...mine, '');
   }
   return out.join('\n').trimEnd();
+}
+
+/** What SIGHUP does with each setting (src/config/reload-classes.ts). */
+export function reloadTable(): string {
+  const names = (list: readonly string[]): string =>
+    list.map((n) => (LIVE_IF[n] === undefined ? `\`${n}\`` : `\`${n}\` (${LIVE_IF[n].when})`)).join(', ');
+  return [
+    '| On SIGHUP | Settings |',
+    '|---|---|',
+    `| applied live | ${names(LIVE)} |`,
+    `| kept until a restart (named in a warning) | ${names(RESTART)} |`,
+  ].join('\n');
 }
 
 /** Every code of the catalogue once, with its status, message and kind names. */

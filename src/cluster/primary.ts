@@ -5,13 +5,17 @@
  * src/main.ts and listens on PORT through node:cluster, which shares the
  * socket), and is their fleet without Redis (hub.ts).
  *
- * A worker that dies is replaced under the same number (logged), after a
- * pause that doubles while replacements die young (1 s up to 30 s). If none
- * has ever listened, start-up failed: the primary stops the others and exits 1.
- * SIGTERM, SIGINT and SIGHUP are passed to every worker, which drains as a
- * single process does; the primary exits 0 once all have exited 0 (1 if one
- * did not, or past SHUTDOWN_TIMEOUT_MS + 5 s). Its own launcher exiting
- * (src/startup/relaunch.ts) counts as SIGTERM.
+ * A worker that dies, whatever its age, is replaced under the same number
+ * (logged), after a pause that doubles while replacements die young (1 s up
+ * to 30 s); the pending replacement holds the primary alive. If none has
+ * ever listened, start-up failed: the primary stops the others and exits 1;
+ * after MAX_YOUNG_DEATHS young deaths in a row it gives up the same way,
+ * saying why. It never exits 0 unless told to stop.
+ * SIGTERM and SIGINT are passed to every worker (any other reason to stop as
+ * SIGTERM), which drains as a single process does; the primary exits 0 once all have exited 0 (1 if one did
+ * not, or past SHUTDOWN_TIMEOUT_MS + 5 s). SIGHUP is passed on: each worker
+ * reloads CONFIG_FILE. Its own launcher exiting (src/startup/relaunch.ts)
+ * counts as SIGTERM.
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
@@ -28,12 +32,17 @@ const LAST_RESORT_MS = 5000;
 /** A worker that lived less than this died young: the next replacement waits longer. */
 const YOUNG_MS = 10_000;
 const MAX_PAUSE_MS = 30_000;
+/** This many workers in a row dying young: the primary gives up (exit 1) and leaves it to its supervisor. */
+const MAX_YOUNG_DEATHS = 10;
 
+/** `reread`: the configuration read again (SIGHUP; throws when invalid): the drain timings follow the workers'. */
 export async function runPrimary(
   config: Config,
   logger: Logger,
   stop: (code: number, message: string) => never,
+  reread: () => Config,
 ): Promise<void> {
+  let timings = { drainDelayMs: config.drainDelayMs, shutdownTimeoutMs: config.shutdownTimeoutMs };
   const port = await checkPort(config.port, config.host);
   if (!port.ok) stop(1, port.message);
   warnDefaultBaseUrl(config, logger);
@@ -47,6 +56,7 @@ export async function runPrimary(
   let closing = false;
   let failed = false;
   let youngDeaths = 0;
+  const replacements = new Set<NodeJS.Timeout>();
 
   const fork = (n: number): void => {
     const env: Record<string, string> = { [WORKER_ENV]: String(n) };
@@ -75,11 +85,21 @@ export async function runPrimary(
         return shutdown('start-up failed');
       }
       youngDeaths = Date.now() - started < YOUNG_MS ? youngDeaths + 1 : 0;
+      if (youngDeaths >= MAX_YOUNG_DEATHS) {
+        logger.error(
+          { worker: n, code, signal, youngDeaths },
+          `giving up: ${youngDeaths} workers in a row died within ${YOUNG_MS / 1000} s of starting`,
+        );
+        return shutdown('workers keep dying');
+      }
       const pauseMs = youngDeaths === 0 ? 0 : Math.min(MAX_PAUSE_MS, 1000 * 2 ** (youngDeaths - 1));
       logger.warn({ worker: n, code, signal, pauseMs }, 'worker exited; starting a replacement');
-      setTimeout(() => {
+      // Not unref'd: with every worker dead, this timer is what keeps the primary (and its promise to serve) alive.
+      const timer = setTimeout(() => {
+        replacements.delete(timer);
         if (!closing) fork(n);
-      }, pauseMs).unref();
+      }, pauseMs);
+      replacements.add(timer);
     });
   };
 
@@ -93,19 +113,47 @@ export async function runPrimary(
   };
 
   const shutdown = (signal: string): void => {
-    if (closing) return;
+    if (closing) {
+      // A second signal is passed on too: it ends each worker's lame duck.
+      if (signal === 'SIGTERM' || signal === 'SIGINT') for (const w of workers.values()) w.process.kill(signal);
+      return;
+    }
     closing = true;
-    if (signal === 'start-up failed') failed = true;
+    if (signal === 'start-up failed' || signal === 'workers keep dying') failed = true;
+    for (const t of replacements) clearTimeout(t);
     logger.info({ signal, workers: workers.size }, 'shutting down: every worker drains');
-    setTimeout(() => {
-      logger.error('workers still running past the drain deadline; killing them');
-      for (const w of workers.values()) w.process.kill('SIGKILL');
-      process.exit(1);
-    }, config.shutdownTimeoutMs + LAST_RESORT_MS).unref();
+    // SIGINT goes on as SIGINT (no lame duck in the workers); anything else as SIGTERM.
+    const passed = signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM';
+    const lameDuckMs = passed === 'SIGTERM' ? timings.drainDelayMs : 0;
+    setTimeout(
+      () => {
+        logger.error('workers still running past the drain deadline; killing them');
+        for (const w of workers.values()) w.process.kill('SIGKILL');
+        process.exit(1);
+      },
+      lameDuckMs + timings.shutdownTimeoutMs + LAST_RESORT_MS,
+    ).unref();
     if (workers.size === 0) return finish();
-    for (const w of workers.values()) w.process.kill('SIGTERM');
+    for (const w of workers.values()) w.process.kill(passed);
   };
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => shutdown(signal));
+  process.on('SIGHUP', () => {
+    if (closing) return;
+    logger.info({ workers: workers.size }, 'SIGHUP: every worker reloads CONFIG_FILE');
+    for (const w of workers.values()) w.process.kill('SIGHUP');
+    try {
+      const next = reread();
+      timings = { drainDelayMs: next.drainDelayMs, shutdownTimeoutMs: next.shutdownTimeoutMs };
+    } catch {
+      // Invalid: every worker logs the problems and keeps its configuration; so does this one.
+    }
+  });
+  // A safety net: an empty event loop while serving is a defect, never a clean exit.
+  process.on('beforeExit', () => {
+    if (closing) return;
+    logger.error({ workers: workers.size }, 'cluster primary has nothing left to run while it should serve; exiting 1');
+    process.exit(1);
+  });
   if (process.channel !== undefined) {
     process.channel.unref();
     process.on('disconnect', () => shutdown('launcher exited'));

@@ -30,6 +30,8 @@ export function defaultConfig(): Config {
     workers: 1,
     workersLendWaitMs: 50,
     shutdownTimeoutMs: 15_000 + SHUTDOWN_MARGIN_MS,
+    // 0: nothing reads readiness in front of a lone process or a systemd unit, and a delay there only slows a stop.
+    drainDelayMs: 0,
     http: { maxConnections: 8192, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000 },
     upstream: {
       connectTimeoutMs: 1000,

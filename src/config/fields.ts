@@ -145,6 +145,16 @@ export const FIELDS: readonly Field[] = [
       'requests still running at the deadline get a 503 envelope (code 5030). The process exits 0 either way.',
   },
   {
+    env: 'DRAIN_DELAY_MS',
+    key: 'drainDelayMs',
+    kind: ms(0, 10 * 60_000),
+    help:
+      'Lame duck after SIGTERM: for this long /readyz answers 503 while requests and new connections are still ' +
+      'served, so a balancer that reads readiness moves away first; then the drain (SHUTDOWN_TIMEOUT_MS) begins. ' +
+      '0: the drain begins at once. Behind Kubernetes or a balancer probing /readyz, set it to a few probe ' +
+      'periods. SIGINT and a second signal skip it.',
+  },
+  {
     env: 'MAX_CONNECTIONS',
     key: 'http.maxConnections',
     kind: int(0, 1_000_000),

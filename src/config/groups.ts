@@ -23,6 +23,7 @@ export const GROUPS: readonly SettingGroup[] = [
       'WORKERS',
       'WORKERS_LEND_WAIT_MS',
       'SHUTDOWN_TIMEOUT_MS',
+      'DRAIN_DELAY_MS',
       'MAX_CONNECTIONS',
       'HEADERS_TIMEOUT_MS',
       'KEEP_ALIVE_TIMEOUT_MS',

@@ -45,6 +45,13 @@ export function editDistance(a: string, b: string): number {
   return rows[a.length]![b.length]!;
 }
 
+/** Variables other software reads whose value goes into a setting here: what to do instead. */
+const INSTEAD: ReadonlyMap<string, string> = new Map([
+  ['REDIS_PASSWORD', 'the password goes in REDIS_URL: redis://:PASSWORD@host:6379 (or redis://USER:PASSWORD@host)'],
+  ['REDIS_USERNAME', 'the user name goes in REDIS_URL: redis://USER:PASSWORD@host:6379'],
+  ['REDIS_HOST', 'the host goes in REDIS_URL: redis://host:6379'],
+]);
+
 const allowedEdits = (setting: string): number => (setting.length < 6 ? 1 : 2);
 
 type Resemblance = { kind: 'near'; setting: string } | { kind: 'family'; prefix: string; settings: readonly string[] };
@@ -71,6 +78,11 @@ export function lookalikeErrors(env: Record<string, string | undefined>, names: 
     if (value === undefined || value.trim() === '') continue;
     const r = resembles(name, names);
     if (r === null) continue;
+    const instead = INSTEAD.get(name.toUpperCase());
+    if (instead !== undefined) {
+      errors.push(`${name}: expected no such variable, got one: ${instead} (then unset ${name})`);
+      continue;
+    }
     errors.push(
       r.kind === 'near'
         ? `${name}: expected a known setting, got an unknown variable that ` +

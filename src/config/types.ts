@@ -165,6 +165,8 @@ export interface Config {
   workersLendWaitMs: number;
   /** Drain deadline after SIGTERM/SIGINT; derived from limits.requestTimeoutMs unless set. */
   shutdownTimeoutMs: number;
+  /** After SIGTERM, /readyz answers 503 this long while everything is still served (0: none). */
+  drainDelayMs: number;
   /** Limits of the client-facing HTTP server. */
   http: {
     /** Client connections at once (0: no cap). */

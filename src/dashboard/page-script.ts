@@ -187,6 +187,11 @@ ${FLEET_SCRIPT}
     text('best-head', fmtNum(s.chain.bestHead));
     text('final-height', fmtNum(s.chain.finalHeight));
     text('uptime', fmtDuration(s.uptimeSeconds));
+    var r = s.reload, pending = r && r.restartNeeded.length > 0;
+    text('reload', !r ? 'as started' : (r.result === 'applied' ? 'reloaded ' : 'reload refused ') +
+      clock(Date.parse(r.at)) + (r.result === 'invalid' ? ': ' + r.errors.length + ' problem(s), see the log' : '') +
+      (pending ? ' (restart needed: ' + r.restartNeeded.join(', ') + ')' : ''));
+    $('reload').className = r && r.result === 'invalid' ? 'bad' : pending ? 'warn' : '';
     $('banner').className = s.upstreamIsSimulator === true ? 'on' : '';
     fill($('upstreams').tBodies[0], s.upstreams.map(function (u) {
       var state = stateOf(u), tr = el('tr');

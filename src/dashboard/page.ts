@@ -85,6 +85,7 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
   <h1>chainproxy</h1>
   <span class="dim">version <span id="version">-</span></span>
   <span class="dim">up <span id="uptime">-</span></span>
+  <span class="dim">configuration <span id="reload">-</span></span>
   <span id="conn" class="lost">connecting</span>
   <span class="dim">updated <span id="updated">never</span></span>
 </header>

@@ -39,6 +39,8 @@ export interface OpsDeps {
   heads?: (() => object) | undefined;
   /** The fleet's members (src/fleet/members.ts); null without Redis. */
   fleet?: (() => object | null) | undefined;
+  /** The last configuration reload (SIGHUP); null before one. */
+  reload?: (() => object | null) | undefined;
 }
 
 const ALIVE_BODY = envelopeBody(0, 'success', { status: 'alive' });
@@ -98,6 +100,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
           activity: deps.activity?.() ?? null,
           heads: deps.heads?.() ?? null,
           fleet: deps.fleet?.() ?? null,
+          reload: deps.reload?.() ?? null,
         }),
       );
   });

@@ -60,3 +60,13 @@ export function readinessVerdict(
     lastGoodAgoMs: youngest,
   };
 }
+
+/** Whether this process is in its lame duck (after SIGTERM): read by the readiness verdict, set once by the close. */
+export class Serving {
+  draining = false;
+}
+
+/** The verdict while draining: not ready, whatever the upstreams say. */
+export function whileServing(serving: Serving, v: ReadinessVerdict): ReadinessVerdict {
+  return serving.draining ? { ready: false, reason: 'shutting down', lastGoodAgoMs: v.lastGoodAgoMs } : v;
+}

@@ -331,6 +331,7 @@ const STATUS_SCHEMA: SchemaObject = {
     'activity',
     'heads',
     'fleet',
+    'reload',
   ],
   properties: {
     version: { type: 'string', description: "The package's version." },
@@ -355,6 +356,21 @@ const STATUS_SCHEMA: SchemaObject = {
     activity: ACTIVITY_SCHEMA,
     heads: HEADS_SCHEMA,
     fleet: FLEET_STATUS_SCHEMA,
+    reload: {
+      type: ['object', 'null'],
+      description:
+        'The last configuration reload (SIGHUP); null before one. `applied`: the live settings it changed; ' +
+        '`restartNeeded`: changed settings kept at their running values until a restart; `errors`: why an ' +
+        'invalid file was refused (the running configuration kept).',
+      required: ['at', 'result', 'applied', 'restartNeeded', 'errors'],
+      properties: {
+        at: { type: 'string', format: 'date-time' },
+        result: { type: 'string', enum: ['applied', 'invalid'] },
+        applied: { type: 'array', items: { type: 'string' } },
+        restartNeeded: { type: 'array', items: { type: 'string' } },
+        errors: { type: 'array', items: { type: 'string' } },
+      },
+    },
   },
 };
 

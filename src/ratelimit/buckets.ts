@@ -34,17 +34,25 @@ export class Bucket {
   window = -1;
   mine = 0;
   others = 0;
-  readonly rate: number;
+  rate: number;
 
   constructor(
     readonly key: string,
-    readonly budget: Budget,
+    public budget: Budget,
     now: number,
   ) {
     this.tokens = budget.max;
     this.at = now;
     this.lastTake = now;
     this.rate = budget.max / budget.windowMs;
+  }
+
+  /** A new budget (a reload): the same share of it left as of the old one. */
+  rebudget(budget: Budget): void {
+    const share = this.budget.unlimited || budget.unlimited ? 1 : this.tokens / this.budget.max;
+    this.budget = budget;
+    this.rate = budget.max / budget.windowMs;
+    this.tokens = share * budget.max;
   }
 }
 
@@ -67,6 +75,11 @@ export class BucketTable {
 
   get size(): number {
     return this.#map.size;
+  }
+
+  /** Every bucket takes its client's budget again (a reload changed the budgets). */
+  rebudget(): void {
+    for (const [key, b] of this.#map) b.rebudget(this.#budgetOf(key));
   }
 
   get(clientKey: string): Bucket | undefined {

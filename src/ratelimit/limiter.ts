@@ -51,22 +51,34 @@ const DEFAULT_MAX_BUCKETS = 100_000;
 
 export class RateLimiter {
   readonly #clock: () => number;
-  readonly #keys: ApiKeyTable;
-  readonly #allow: AddressList;
+  #keys!: ApiKeyTable;
+  #allow!: AddressList;
   readonly #buckets: BucketTable;
   readonly #fleet: FleetSync | null;
   readonly #misses: BucketTable;
   readonly #missFleet: FleetSync | null;
-  readonly #default: Budget;
-  readonly #unlimited: Budget;
+  #default!: Budget;
+  #unlimited!: Budget;
+  #missDefault!: Budget;
   /** Default budget (requests per window per client IP). */
-  readonly max: number;
-  readonly windowMs: number;
+  max = 0;
+  windowMs = 0;
   /** Upstream requests an IP client may lead per window (0: no miss budget). */
-  readonly missBudget: number;
+  missBudget = 0;
 
   constructor(o: RateLimiterOptions) {
     this.#clock = o.clock ?? Date.now;
+    this.#set(o);
+    this.#buckets = new BucketTable((k) => this.#budgetOf(k), o.maxBuckets ?? DEFAULT_MAX_BUCKETS);
+    this.#misses = new BucketTable(
+      (k) => (this.#budgetOf(k).unlimited ? this.#unlimited : this.#missDefault),
+      o.maxBuckets ?? DEFAULT_MAX_BUCKETS,
+    );
+    this.#fleet = this.#sync(o, '{rl}', this.#buckets);
+    this.#missFleet = this.#sync(o, '{mb}', this.#misses);
+  }
+
+  #set(o: Pick<RateLimiterOptions, 'config' | 'allow' | 'apiKeys' | 'missBudget'>): void {
     this.max = o.config.max;
     this.windowMs = o.config.windowMs;
     this.#keys = new ApiKeyTable(o.apiKeys, o.config.windowMs);
@@ -74,18 +86,21 @@ export class RateLimiter {
     this.#default = { max: o.config.max, windowMs: o.config.windowMs, unlimited: false };
     this.#unlimited = { max: 1, windowMs: o.config.windowMs, unlimited: true };
     this.missBudget = o.missBudget ?? 0;
-    const misses: Budget = {
+    this.#missDefault = {
       max: Math.max(1, this.missBudget),
       windowMs: o.config.windowMs,
       unlimited: this.missBudget === 0,
     };
-    this.#buckets = new BucketTable((k) => this.#budgetOf(k), o.maxBuckets ?? DEFAULT_MAX_BUCKETS);
-    this.#misses = new BucketTable(
-      (k) => (this.#budgetOf(k).unlimited ? this.#unlimited : misses),
-      o.maxBuckets ?? DEFAULT_MAX_BUCKETS,
-    );
-    this.#fleet = this.#sync(o, '{rl}', this.#buckets);
-    this.#missFleet = this.#sync(o, '{mb}', this.#misses);
+  }
+
+  /**
+   * New budgets, allowlist and API keys in place (a reload): every client
+   * keeps its bucket with the same share of its new budget left.
+   */
+  reconfigure(o: Pick<RateLimiterOptions, 'config' | 'allow' | 'apiKeys' | 'missBudget'>): void {
+    this.#set(o);
+    this.#buckets.rebudget();
+    this.#misses.rebudget();
   }
 
   #sync(o: RateLimiterOptions, tag: string, table: BucketTable): FleetSync | null {

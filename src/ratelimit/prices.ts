@@ -10,12 +10,19 @@ import type { CreditCosts, CreditsConfig } from '../config/types.js';
 export class CreditPrices {
   readonly #hit = new Map<string, number>();
   readonly #miss = new Map<string, number>();
-  readonly hitCost: number;
-  readonly missCost: number;
+  hitCost = 0;
+  missCost = 0;
 
   constructor(defaults: CreditsConfig, costs: CreditCosts) {
+    this.replace(defaults, costs);
+  }
+
+  /** New prices in place (a reload). */
+  replace(defaults: CreditsConfig, costs: CreditCosts): void {
     this.hitCost = defaults.hitCost;
     this.missCost = defaults.missCost;
+    this.#hit.clear();
+    this.#miss.clear();
     for (const [name, c] of Object.entries(costs)) {
       if (c.hit !== undefined) this.#hit.set(name, c.hit);
       if (c.miss !== undefined) this.#miss.set(name, c.miss);

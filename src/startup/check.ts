@@ -1,7 +1,8 @@
 /**
  * `chainproxy --check`: the configuration was already validated (an invalid
  * one exits 2 before this runs); probe every upstream once (GET
- * <base>/block/max, exactly the health probe) and Redis once (connect, PING),
+ * <base>/block/max, exactly the health probe), Redis once (connect, PING)
+ * and connect to each PASSTHROUGH backend (src/startup/check-passthrough.ts),
  * print one line per thing checked and exit 0 when all is well, 2 otherwise.
  * Nothing is bound, nothing is served. As nginx -t, varnishd -C.
  */
@@ -14,14 +15,10 @@ import { diagnose, diagnosisLine } from '../upstream/diagnose.js';
 import { parseHeight, PROBE } from '../upstream/prober.js';
 import { Upstream } from '../upstream/upstream.js';
 import { defaultBaseUrlWarning } from './shared-namespace.js';
+import { checkPassthrough, type Verdict } from './check-passthrough.js';
 
 /** Redis gets this long to connect and answer PING. */
 const REDIS_WAIT_MS = 3000;
-
-interface Verdict {
-  ok: boolean;
-  line: string;
-}
 
 async function checkUpstream(url: string, config: Config): Promise<Verdict> {
   const u = new Upstream({ name: 'check', url, config: config.upstream, metrics: noopMetrics });
@@ -69,6 +66,8 @@ export async function runCheck(config: Config, out: (line: string) => void): Pro
     out('ok     upstream: none configured (the built-in chain simulator would be started)');
   if (config.redisUrl !== null) checks.push(checkRedis(config.redisUrl, config));
   else out('ok     redis: none configured (memory tier only)');
+  const connectMs = Math.min(config.upstream.connectTimeoutMs, config.passthrough.timeoutMs);
+  for (const route of config.passthrough.routes) checks.push(checkPassthrough(route, connectMs));
   // A warning, not a failure: a fleet of one, or replicas on one port behind a balancer, may keep the default.
   const unshared = defaultBaseUrlWarning(config);
   if (unshared !== null) out(`warn   fleet: ${unshared}`);

@@ -5,9 +5,12 @@
  * started, so this process starts the server
  * as a child with the flag and stays as a thin parent: it forwards
  * SIGTERM/SIGINT/SIGHUP, shares its stdio, and exits with the child's code.
+ * A child ended by a signal (an out-of-memory kill is a SIGKILL) is said in
+ * one line, and this process exits 128 + the signal's number, as a shell does.
  * The child drains on its own if this parent dies (its IPC channel closes).
  */
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from '../config/cli.js';
 import { loadConfig } from '../config/load.js';
@@ -33,6 +36,16 @@ function wantedFlags(argv: readonly string[]): string[] | null {
   }
 }
 
+/** What the launcher says when its server process was ended by `signal`. */
+function signalDeathLine(pid: number | undefined, signal: NodeJS.Signals, status: number): string {
+  const why =
+    signal === 'SIGKILL'
+      ? ' A SIGKILL nobody sent is most often the out-of-memory killer (see dmesg, and the memory ' +
+        'limit against CACHE_MAX_BYTES).'
+      : '';
+  return `the server process (pid ${pid ?? '?'}) was killed by ${signal}; exiting ${status}.${why}`;
+}
+
 /** Starts the server as a capped child and returns true, or returns false (run it here). */
 export function relaunchWithHeapCap(): boolean {
   const argv = process.argv.slice(2);
@@ -45,8 +58,9 @@ export function relaunchWithHeapCap(): boolean {
   for (const signal of FORWARDED) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => {
     if (signal === null) process.exit(code ?? 1);
-    for (const s of FORWARDED) process.removeAllListeners(s);
-    process.kill(process.pid, signal);
+    const status = 128 + (constants.signals[signal] ?? 0);
+    process.stderr.write(`chainproxy: ${signalDeathLine(child.pid, signal, status)}\n`);
+    process.exit(status);
   });
   child.on('error', (err) => {
     process.stderr.write(`chainproxy: cannot start the server process: ${err.message}\n`);

@@ -91,5 +91,5 @@ export function diagnose(base: string, err: ProxyError): Diagnosis {
 
 /** One line: the URL probed, the cause, the hint. */
 export function diagnosisLine(d: Diagnosis): string {
-  return `GET ${d.probed} failed: ${d.cause}. Hint: ${d.hint}.`;
+  return `GET ${d.probed} failed: ${d.cause}. Hint: ${d.hint}${/[.?!]$/.test(d.hint) ? '' : '.'}`;
 }

@@ -79,6 +79,13 @@ export interface ManagedUpstreamPool extends UpstreamPool {
   probeNow(): Promise<void>;
   /** Per upstream: ms since its last good answer (null: none yet) and whether it lags the best head. */
   goodAnswers(): Array<{ lastGoodAgoMs: number | null; lagging: boolean }>;
+  /**
+   * New base URLs, one per upstream in order (a reload; as many as before):
+   * each changed one becomes a fresh upstream under the same name (new
+   * breaker, latency and probes); the old one closes once its requests end.
+   * Returns the names replaced.
+   */
+  replaceUrls(urls: readonly string[]): string[];
 }
 
 export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPool {
@@ -86,17 +93,17 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
   const metrics = opts.metrics ?? noopMetrics;
   if (opts.names && opts.names.length !== opts.urls.length)
     throw new Error('createUpstreamPool: names must match urls one to one');
-  const upstreams = opts.urls.map(
-    (url, i) =>
-      new Upstream({
-        name: opts.names?.[i] ?? `u${i}`,
-        url,
-        config,
-        metrics,
-        ...(opts.clock ? { clock: opts.clock } : {}),
-        ...(opts.onShed ? { onShed: opts.onShed } : {}),
-      }),
-  );
+  const make = (name: string, url: string): Upstream =>
+    new Upstream({
+      name,
+      url,
+      config,
+      metrics,
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.onShed ? { onShed: opts.onShed } : {}),
+    });
+  const urls = [...opts.urls];
+  const upstreams = urls.map((url, i) => make(opts.names?.[i] ?? `u${i}`, url));
   const byName = new Map(upstreams.map((u) => [u.name, u]));
   if (byName.size !== upstreams.length) throw new Error('createUpstreamPool: upstream names must be unique');
   const sitOuts = opts.sitOuts ?? null;
@@ -233,6 +240,22 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
     firstProbe: prober.firstRound,
     onFirstProbeFailure: (sink) => prober.onFirstFailure(sink),
     probeNow: () => prober.probeOnce(),
+    replaceUrls(next) {
+      if (next.length !== upstreams.length || closed) return [];
+      const replaced: string[] = [];
+      next.forEach((url, i) => {
+        if (url === urls[i]) return;
+        const old = upstreams[i]!;
+        const fresh = make(old.name, url);
+        urls[i] = url;
+        upstreams[i] = fresh;
+        byName.set(old.name, fresh);
+        prober.replaced(old, fresh);
+        old.retire();
+        replaced.push(old.name);
+      });
+      return replaced;
+    },
     async close() {
       prober.stop();
       closed = true;

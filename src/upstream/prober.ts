@@ -155,6 +155,8 @@ export class Prober {
   readonly #duty: ProbeDuty | null;
   readonly #ids: Map<string, Upstream>;
   readonly #idOf: Map<Upstream, string>;
+  /** Probe loops for upstreams added after start (a reload's new URL). */
+  #loopOf: ((u: Upstream) => void) | null = null;
   /** When each upstream's last probe answered or failed. */
   readonly #probedAt = new Map<Upstream, number>();
   /** Each upstream's last answer showing a head (shared with followers). */
@@ -276,6 +278,8 @@ export class Prober {
       u.probeOk = true;
       this.#watch?.probed(u.name, height);
     } catch (e) {
+      // A probe cut by the pool's close (a drain) says nothing about the upstream.
+      if (this.#stopped) return;
       u.probeOk = false; // Upstream.run recorded lastError
       this.#watch?.probed(u.name, null);
       this.#firstFailure(u, toProxyError(e));
@@ -352,9 +356,11 @@ export class Prober {
       this.#flushFirst();
       this.#resolveFirst();
     }
-    for (const u of this.#o.upstreams) {
-      let first = true;
+    const startLoop = (u: Upstream, firstRound: boolean): void => {
+      let first = firstRound;
       const loop = (): void => {
+        // Replaced by a reload: this loop ends (the new upstream has its own).
+        if (!this.#o.upstreams.includes(u)) return;
         const began = performance.now();
         // After the first round, a follower skips the probe while its leader is heard.
         const turn = first ? 'leader' : (this.#duty?.turn() ?? 'leader');
@@ -368,7 +374,7 @@ export class Prober {
               this.#resolveFirst();
             }
           }
-          if (this.#stopped) return;
+          if (this.#stopped || !this.#o.upstreams.includes(u)) return;
           // A failed probe waits its whole delay from its end (a hung upstream is not probed back to back).
           const t = setTimeout(loop, this.#nextDelay(u.probeOk === true ? performance.now() - began : 0));
           t.unref();
@@ -378,7 +384,24 @@ export class Prober {
       const t = setTimeout(loop, 0);
       t.unref();
       this.#timers.set(u, t);
-    }
+    };
+    for (const u of this.#o.upstreams) startLoop(u, true);
+    this.#loopOf = (u) => startLoop(u, false);
+  }
+
+  /**
+   * `fresh` took the place of `old` in the upstream list (a reload's new URL
+   * under the same name): the old probe loop ends, the new one starts at once.
+   */
+  replaced(old: Upstream, fresh: Upstream): void {
+    clearTimeout(this.#timers.get(old));
+    this.#timers.delete(old);
+    const id = upstreamId(fresh.url);
+    this.#ids.delete(this.#idOf.get(old) ?? '');
+    this.#idOf.delete(old);
+    this.#idOf.set(fresh, id);
+    this.#ids.set(id, fresh);
+    if (!this.#stopped) this.#loopOf?.(fresh);
   }
 
   stop(): void {

@@ -303,6 +303,11 @@ export class Upstream {
     };
   }
 
+  /** Closes the pool once the requests in flight on it have ended (a reload replaced this upstream). */
+  retire(): void {
+    this.#pool.close().catch(() => undefined);
+  }
+
   /** Closes the pool, destroying in-flight requests. */
   async close(): Promise<void> {
     await this.#pool.destroy();

@@ -22,8 +22,14 @@ describe('variables that look like a setting but are not one', () => {
     ]);
   });
 
+  it('REDIS_PASSWORD is refused, saying the password goes in REDIS_URL', () => {
+    expect(errorsOf({ REDIS_PASSWORD: 's3cret' })).toEqual([
+      'REDIS_PASSWORD: expected no such variable, got one: the password goes in REDIS_URL: ' +
+        'redis://:PASSWORD@host:6379 (or redis://USER:PASSWORD@host) (then unset REDIS_PASSWORD)',
+    ]);
+  });
+
   it.each([
-    ['REDIS_PASSWORD', 'REDIS_'],
     ['UPSTREAM_RETRIES', 'UPSTREAM_'],
     ['RATE_LIMIT_PER_MINUTE', 'RATE_LIMIT_'],
     ['STREAM_MAX', 'STREAM_'],

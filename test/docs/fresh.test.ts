@@ -24,7 +24,7 @@ describe('generated docs', () => {
   });
 
   it('hold every generated part in its place', () => {
-    expect(partsIn(readDoc('docs/configuration.md'))).toEqual(['config']);
+    expect(partsIn(readDoc('docs/configuration.md'))).toEqual(['config', 'reload']);
     expect(partsIn(readDoc('docs/metrics.md'))).toEqual(['metrics']);
     expect(partsIn(readDoc('docs/api.md'))).toEqual(['endpoints', 'errors', 'policies']);
   });

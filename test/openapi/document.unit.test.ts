@@ -125,6 +125,7 @@ describe('the OpenAPI document', () => {
         'lastGoodAnswerAgoMs',
         'ready',
         'readyReason',
+        'reload',
         'upstreamIsSimulator',
         'upstreams',
         'uptimeSeconds',
@@ -135,6 +136,8 @@ describe('the OpenAPI document', () => {
       expect(Object.keys(props['consensus']!.properties as object).sort()).toEqual(['disputes', 'quorum', 'recent']);
       expect(props['fleet']!.type).toEqual(['object', 'null']);
       expect(status.required).toContain('fleet');
+      expect(props['reload']!.type).toEqual(['object', 'null']);
+      expect(status.required).toContain('reload');
       const data = (
         doc.paths['/dashboard/data.json']!.get!.responses['200']!.content!['application/json']!.schema
           .properties as Record<string, SchemaObject>

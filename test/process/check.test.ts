@@ -91,6 +91,18 @@ describe('chainproxy --check', () => {
     expect(r.failed).toEqual([expect.stringContaining(`FAILED upstream http://127.0.0.1:${closedPort}: `)]);
   });
 
+  it('PASSTHROUGH backends: each connected to and named; a dead one fails the check (exit 2)', async () => {
+    const dead = `http://127.0.0.1:${closedPort}`;
+    const r = await check({ UPSTREAM_URLS: up.url, PASSTHROUGH: `/api=${up.url},/legacy=${dead}` });
+    expect(r.out).toMatch(new RegExp(`^ok {5}passthrough /api -> ${up.url}: connected \\(\\d+ ms\\)$`, 'm'));
+    expect(r.failed).toEqual([
+      `FAILED passthrough /legacy -> ${dead}: connection refused by 127.0.0.1:${closedPort}. ` +
+        'Hint: nothing is listening there: wrong port, or the backend is down',
+    ]);
+    expect(r.out.trimEnd().split('\n').at(-1)).toBe('check failed: 1 of 3 unreachable or wrong');
+    expect(r.code).toBe(2);
+  });
+
   it('an invalid setting: exit 2 before anything is probed', async () => {
     const before = up.count('/block/max');
     const p = startProc({ UPSTREAM_URLS: up.url, PORT: 'eighty' }, { args: ['--check'] });

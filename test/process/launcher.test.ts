@@ -69,4 +69,15 @@ describe('the chainproxy entry point', { timeout: 120_000 }, () => {
       'CACHE_MAX_BYTE: expected a known setting, got an unknown variable that resembles CACHE_MAX_BYTES',
     );
   });
+
+  it('a server process killed by a signal (an OOM kill) is said in one line; the entry point exits 137', async () => {
+    const p = startProc(SIM, { entry: LAUNCHER });
+    const line = await listening(p);
+    expect(line['pid']).not.toBe(p.child.pid);
+    process.kill(Number(line['pid']), 'SIGKILL');
+    expect(await p.exited).toBe(137);
+    expect(p.child.signalCode).toBeNull();
+    expect(p.stderr()).toContain(`chainproxy: the server process (pid ${String(line['pid'])}) was killed by SIGKILL`);
+    expect(p.stderr()).toContain('out-of-memory killer');
+  });
 });

@@ -29,4 +29,9 @@ describe('diagnose, an answer arrived', () => {
         'path prefix? UPSTREAM_URLS is the base the endpoints sit under: <base>/block/max must answer the height.',
     );
   });
+
+  it('a hint that is a question ends with its question mark alone', () => {
+    const line = diagnosisLine(diagnose('http://backend:8080', answered(200)));
+    expect(line).toMatch(/wrong path prefix or port\?$/);
+  });
 });
