@@ -226,6 +226,8 @@ export class Resolver {
       // Filled by another replica's fetch (fleet lease): no upstream request was made here.
       if (payer !== null && !joined && f.upstream === null) payer.refund(req.endpoint.name);
       const result: CacheResult = f.stored ? 'MISS' : 'BYPASS';
+      // Its compressed variants first: the answer and the hits after it go out compressed.
+      if (f.stored) await memory.made(req.key);
       const stored = f.stored ? memory.peek(req.key) : undefined;
       return {
         result,
