@@ -22,6 +22,7 @@ import { StreamChannel } from './channel.js';
 import { StreamHub } from './hub.js';
 import { createStreamMetrics, type StreamMetrics } from './metrics.js';
 import { registerStreamRoute } from './route.js';
+import type { SharedHeadHistory } from './shared-history.js';
 
 export { STREAM_PATH } from './route.js';
 
@@ -44,6 +45,8 @@ export interface HeadStreamDeps {
   };
   clock: () => number;
   logger: Logger;
+  /** The head history the fleet shares (with Redis); null: this replica's own alone. */
+  shared: SharedHeadHistory | null;
 }
 
 export interface HeadStream {
@@ -71,9 +74,13 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     limits: d.limits,
     resolve: (req) => d.resolver.resolve(req),
     revalidate: (req) => d.resolver.revalidate(req),
-    publish: (e) => heads.publish(e),
+    publish: (e) => {
+      heads.publish(e);
+      d.shared?.append(e);
+    },
     rebase: (height, from, frame) => {
       heads.rebase(height, from, frame);
+      d.shared?.rebase(height, from);
       return heads.history.latest();
     },
     clock: d.clock,
@@ -88,6 +95,7 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     retryMs: d.config.retryMs,
     metrics,
     clock: d.clock,
+    shared: d.shared,
     onSubscribe: () => feed.startStreaming(),
   });
   const activity = createActivityStream({
