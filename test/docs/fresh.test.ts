@@ -92,6 +92,26 @@ describe('README and docs/', () => {
     },
   );
 
+  it("a doc's contents list (links before its first section) names every section", () => {
+    const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+    let checked = 0;
+    for (const f of docs) {
+      const text = readDoc(`docs/${f}`);
+      const first = text.indexOf('\n## ');
+      if (first < 0) continue;
+      const listed = new Set([...text.slice(0, first).matchAll(/^- \[[^\]]+\]\(#([^)]+)\)/gm)].map((m) => m[1]));
+      if (listed.size === 0) continue;
+      checked++;
+      const body = text.slice(first).replace(/```[\s\S]*?```/g, '');
+      const sections = [...body.matchAll(/^## (.+)$/gm)].map((m) => [...anchorsOf(`## ${m[1]}`)][0]);
+      expect(
+        sections.filter((a) => !listed.has(a)),
+        `sections of docs/${f} missing from its contents`,
+      ).toEqual([]);
+    }
+    expect(checked).toBeGreaterThanOrEqual(1);
+  });
+
   it('send readers elsewhere with links (which the next test checks), never by a bare name of another doc', () => {
     const otherDoc = /(?:docs\/)?(?:api|architecture|configuration|metrics|operations|pages|stream)\.md/.source;
     const names = new RegExp(String.raw`(?<![\w/\`.#-])(README(?:\.md)?|${otherDoc})(?![\w-])`, 'g');
