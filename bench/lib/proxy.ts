@@ -23,7 +23,8 @@ export async function startProxyProc(
   env: Record<string, string> = {},
   name = 'proxy',
 ): Promise<ProxyProc> {
-  const port = await freePort();
+  // `env.PORT`: a port of the caller's choosing (a replica restarted in place).
+  const port = env['PORT'] !== undefined ? Number(env['PORT']) : await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawnChild(name, NODE_TSX[0], [...NODE_TSX.slice(1), 'src/main.ts'], {
     PORT: String(port),
