@@ -107,6 +107,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
             length: config.stream.history,
             maxAgeMs: config.stream.historyMaxAgeMs,
           }),
+    record: s.fleet?.record ?? null,
   });
   // The home page moves with the head: recompose it (when clients read it) before its pollers ask.
   if (config.refreshAhead.maxKeys > 0)

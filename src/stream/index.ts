@@ -23,6 +23,7 @@ import { StreamHub } from './hub.js';
 import { createStreamMetrics, type StreamMetrics } from './metrics.js';
 import { registerStreamRoute } from './route.js';
 import type { SharedHeadHistory } from './shared-history.js';
+import type { TouchedRecord } from './activity/fleet-resume.js';
 
 export { STREAM_PATH } from './route.js';
 
@@ -47,6 +48,8 @@ export interface HeadStreamDeps {
   logger: Logger;
   /** The head history the fleet shares (with Redis); null: this replica's own alone. */
   shared: SharedHeadHistory | null;
+  /** The fleet's record of touched sets (with Redis), for activity resumes; null: none. */
+  record: TouchedRecord | null;
 }
 
 export interface HeadStream {
@@ -109,6 +112,7 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     reader: { txList: d.txList, limits: d.limits, resolve: (req) => d.resolver.resolve(req) },
     clock: d.clock,
     logger: d.logger,
+    record: d.record,
   });
   const close = (): void => {
     untouched();
