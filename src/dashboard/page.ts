@@ -9,7 +9,7 @@ import { LATENCY_SAMPLES } from '../upstream/latency.js';
 import { LATENCY_SECONDS } from './history.js';
 import { DASHBOARD_SCRIPT } from './page-script.js';
 
-/** The windows of the two upstream latency figures: every upstream's answers of the last seconds, one's last answers. */
+/** Windows of the two upstream latency figures: all upstreams' recent seconds; one upstream's last answers. */
 const POOL_WINDOW = `all upstreams, last ${LATENCY_SECONDS} s`;
 const UPSTREAM_WINDOW = `its last ${LATENCY_SAMPLES} answers`;
 

@@ -36,7 +36,7 @@ describe('activity stream resume across a fleet', () => {
   const fleet = redisFleet('activity-resume:', { upstream: { probeIntervalMs: 100 } });
   const clients: SseClient[] = [];
 
-  it('a reconnect to another replica replays the blocks that named its addresses; before the record, a gap', async () => {
+  it('on another replica: the blocks that named its addresses; before the record, a gap', async () => {
     const [a, b] = await Promise.all([fleet.replica(), fleet.replica()]);
     try {
       const sim = fleet.sim;
