@@ -92,7 +92,7 @@ export async function runRestarts(o: RestartOptions): Promise<PlanWindow[]> {
     const restart = async (i: number): Promise<number> => {
       const t0 = Date.now();
       await stopGracefully(proxies[i]!.child.proc, 60_000);
-      const next = await startProxyProc([recorder.url], envOf(ports[i]!), `restart-r${i}-g${++generation}`);
+      const next = await startProxyProc([recorder.url], envOf(ports[i]!), `restart-r${i}-g${++generation}`, 120_000);
       await waitForHttp(`${next.url}/readyz`, next.child, 60_000);
       proxies[i] = next;
       return Date.now() - t0;
