@@ -9,7 +9,8 @@
  * through pages vs single endpoints, hot /pages/home hit), m distinct-key flood
  * against a 32 MiB bound, s /metrics scraped during hits, r a fleet of 1, 2 and 3
  * replicas behind nginx round-robin on one Redis, n WORKERS=2 against one
- * process (CPU per memory hit, the oracle workload). Every server is a
+ * process (CPU per memory hit, the oracle workload), l a rolling restart of 3
+ * replicas behind the recipe nginx. Every server is a
  * child process; autocannon runs
  * here. Prints a table and writes bench/results/latest.{md,json}.
  */
@@ -38,6 +39,7 @@ import { oracle } from './scenarios/o-oracle.js';
 import { watch } from './scenarios/w-watch.js';
 import { fleet } from './scenarios/r-fleet.js';
 import { workers } from './scenarios/n-workers.js';
+import { restart } from './scenarios/l-restart.js';
 
 const SCENARIOS: Scenario[] = [
   hitPath,
@@ -57,6 +59,7 @@ const SCENARIOS: Scenario[] = [
   watch,
   fleet,
   workers,
+  restart,
 ];
 
 async function main(): Promise<void> {
@@ -83,6 +86,8 @@ async function main(): Promise<void> {
       'fleet-window': { type: 'string' },
       'fleet-idle': { type: 'string' },
       'fleet-propagation': { type: 'string' },
+      // (l): the plain balancer too (no retry on another replica)
+      'restart-plain': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -93,7 +98,7 @@ async function main(): Promise<void> {
         '[--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] ' +
         '[--oracle-spread] [--oracle-crawl S] [--oracle-no-internal] [--fleet-sizes 1,2,3] ' +
         '[--fleet-crawl | --fleet-no-crawl] [--fleet-warmup S] [--fleet-window S] [--fleet-idle S] ' +
-        `[--fleet-propagation S]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`,
+        `[--fleet-propagation S] [--restart-plain]\n${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`,
     );
     return;
   }

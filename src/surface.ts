@@ -20,6 +20,7 @@ import { createPassthroughMetrics } from './passthrough/metrics.js';
 import { registerPassthrough } from './passthrough/register.js';
 import type { Stages } from './stages.js';
 import { createHeadStream, type HeadStream } from './stream/index.js';
+import { SharedHeadHistory } from './stream/shared-history.js';
 import { streamOpenapi } from './stream/openapi.js';
 import { activityOpenapi } from './stream/activity/openapi.js';
 import { registerApiRoutes } from './http/api-routes.js';
@@ -85,6 +86,17 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     resolver,
     clock,
     logger,
+    shared:
+      s.fleet === null
+        ? null
+        : new SharedHeadHistory({
+            client: s.fleet.client,
+            config: config.redis,
+            namespace: s.fleet.namespace,
+            length: config.stream.history,
+            maxAgeMs: config.stream.historyMaxAgeMs,
+          }),
+    record: s.fleet?.record ?? null,
   });
   // The home page moves with the head: recompose it (when clients read it) before its pollers ask.
   if (config.refreshAhead.maxKeys > 0)

@@ -15,6 +15,8 @@ export interface LoadOptions {
   pipelining?: number;
   /** Offered load, requests per second over all connections (default: as fast as answered). */
   rate?: number;
+  /** Request headers (e.g. Accept-Encoding). */
+  headers?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -37,6 +39,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     timeout: o.timeout ?? 10,
     ...(o.amount !== undefined ? { amount: o.amount } : { duration: o.duration ?? 5 }),
     ...(o.rate !== undefined ? { overallRate: o.rate } : {}),
+    ...(o.headers !== undefined ? { headers: o.headers } : {}),
   };
   if (o.sample !== undefined) {
     const sample = o.sample;

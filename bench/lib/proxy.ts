@@ -22,8 +22,11 @@ export async function startProxyProc(
   upstreams: string[],
   env: Record<string, string> = {},
   name = 'proxy',
+  /** How long /healthz may take to answer (a start on a loaded machine). */
+  startMs = 20_000,
 ): Promise<ProxyProc> {
-  const port = await freePort();
+  // `env.PORT`: a port of the caller's choosing (a replica restarted in place).
+  const port = env['PORT'] !== undefined ? Number(env['PORT']) : await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawnChild(name, NODE_TSX[0], [...NODE_TSX.slice(1), 'src/main.ts'], {
     PORT: String(port),
@@ -37,7 +40,7 @@ export async function startProxyProc(
     NODE_ENV: 'production',
     ...env,
   });
-  await waitForHttp(`${url}/healthz`, child);
+  await waitForHttp(`${url}/healthz`, child, startMs);
   // Ready = an upstream probed healthy; go on after a while anyway (the result shows it).
   await waitForHttp(`${url}/readyz`, child, 8000).catch(() => undefined);
   return {

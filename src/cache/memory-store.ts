@@ -4,7 +4,9 @@
  * Each stored entry carries its identity bytes plus gzip (level 6) and brotli
  * (quality 5) variants, compressed once at set time (only for bodies of at
  * least `compressMinBytes` and only when smaller), so a hit does no JSON and no
- * compression work (the entries: memory-entry.ts). The size charged to the
+ * compression work (the entries: memory-entry.ts). `put` serves identity at
+ * once and makes the variants in the background (zlib's thread pool); a MISS
+ * waits for them (`made`) before it is written. The size charged to the
  * LRU is what the entry costs in memory (charge.ts). Entries with
  * time-relative fields (stamps) send their stored bytes at `createdAt` only
  * and are otherwise re-rendered lazily, at most once per second per encoding;
@@ -145,6 +147,16 @@ export class MemoryStore implements CacheStore {
       });
     }
     return this.#lru.peek(key);
+  }
+
+  /**
+   * Resolves once the compressed variants `put` began for `key` are in place
+   * (at once when none are being made): a MISS waits for them, so it and every
+   * hit after it go out compressed, while hits never compress.
+   */
+  made(key: string): Promise<void> {
+    const building = this.#building.get(key);
+    return building === undefined ? Promise.resolve() : building.catch(() => undefined);
   }
 
   /**

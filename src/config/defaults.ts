@@ -77,6 +77,7 @@ export function defaultConfig(): Config {
       heartbeatMs: 15_000,
       retryMs: 3000,
       history: 1024,
+      historyMaxAgeMs: 60 * 60_000,
       maxBufferBytes: 256 * 1024,
       maxBufferTotalBytes: 64 * MIB,
       activityMaxWatch: 100,

@@ -462,7 +462,15 @@ export const FIELDS: readonly Field[] = [
     env: 'STREAM_HISTORY',
     key: 'stream.history',
     kind: int(1, 1_000_000),
-    help: 'Head events kept for resuming with Last-Event-ID.',
+    help:
+      'Head events kept for resuming with Last-Event-ID (with REDIS_URL also the length of the history the fleet ' +
+      'shares, so a client resumes on any replica).',
+  },
+  {
+    env: 'STREAM_HISTORY_MAX_AGE_MS',
+    key: 'stream.historyMaxAgeMs',
+    kind: ms(1000, 7 * 24 * HOUR),
+    help: "With REDIS_URL: events older than this leave the head stream's history the fleet shares.",
   },
   {
     env: 'STREAM_MAX_BUFFER_BYTES',

@@ -104,8 +104,10 @@ export interface StreamConfig {
   heartbeatMs: number;
   /** Reconnection delay suggested to clients. */
   retryMs: number;
-  /** Events kept for Last-Event-ID resumes. */
+  /** Events kept for Last-Event-ID resumes (with Redis also the length of the fleet's shared history). */
   history: number;
+  /** Age past which events leave the fleet's shared history (with Redis). */
+  historyMaxAgeMs: number;
   /** Unsent bytes past which a subscriber is disconnected. */
   maxBufferBytes: number;
   /** Queued bytes of all subscribers together past which the one that does not fit is disconnected. */

@@ -14,7 +14,7 @@ export const POINTS = 900;
 const MINUTE_MS = 60_000;
 const MINUTES = 16;
 /** Upstream percentiles of a point cover the observations of this many seconds. */
-const LATENCY_SECONDS = 5;
+export const LATENCY_SECONDS = 5;
 /** Per-endpoint latency buckets are read every this many samples (and with each minute reading). */
 const ENDPOINT_BUCKETS_EVERY = 10;
 

@@ -5,7 +5,13 @@
  * prefix) once a second. The history (last 15 minutes) lives in the proxy, so
  * a reload loses nothing. All text is inserted with textContent.
  */
+import { LATENCY_SAMPLES } from '../upstream/latency.js';
+import { LATENCY_SECONDS } from './history.js';
 import { DASHBOARD_SCRIPT } from './page-script.js';
+
+/** Windows of the two upstream latency figures: all upstreams' recent seconds; one upstream's last answers. */
+const POOL_WINDOW = `all upstreams, last ${LATENCY_SECONDS} s`;
+const UPSTREAM_WINDOW = `its last ${LATENCY_SAMPLES} answers`;
 
 const STYLE = /* css */ `
   :root { --bg:#0f1419; --panel:#171d24; --line:#2a333d; --text:#d8dee6; --dim:#8a96a3; --ok:#3fb950; --warn:#d29922;
@@ -100,20 +106,20 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
     <div class="card"><div class="label">Hit ratio (1 min)</div><div class="value" id="hit-ratio">-</div></div>
     <div class="card"><div class="label">Requests/s</div><div class="value" id="req-rate">-</div></div>
     <div class="card"><div class="label">5xx/s</div><div class="value" id="err-rate">-</div></div>
-    <div class="card"><div class="label">Upstream p99</div><div class="value" id="up-p99">-</div></div>
+    <div class="card"><div class="label">Upstream p99 (${POOL_WINDOW})</div><div class="value" id="up-p99">-</div></div>
   </div>
   <div class="charts">
     ${chart('chart-hit', 'Hit ratio')}
     ${chart('chart-rate', 'Requests/s')}
     ${chart('chart-errors', 'Errors/s')}
-    ${chart('chart-latency', 'Upstream latency (ms)')}
+    ${chart('chart-latency', `Upstream latency (ms; ${POOL_WINDOW} at each point)`)}
   </div>
   <section>
-    <h2>Upstreams</h2>
+    <h2>Upstreams <span class="latency-window">(p50, p99: ${UPSTREAM_WINDOW})</span></h2>
     <table id="upstreams">
       <thead><tr><th>name</th><th>url</th><th>state</th><th class="num">head</th><th class="num">lag</th>
-        <th>breaker</th><th class="num">in flight</th><th class="num">p50 ms</th><th class="num">p99 ms</th>
-        <th>last error</th></tr></thead>
+        <th>breaker</th><th class="num">in flight</th><th class="num" title="${UPSTREAM_WINDOW}">p50 ms</th>
+        <th class="num" title="${UPSTREAM_WINDOW}">p99 ms</th><th>last error</th></tr></thead>
       <tbody></tbody>
     </table>
   </section>

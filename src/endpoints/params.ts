@@ -5,7 +5,8 @@
  */
 import type { ParamLimits, ParamSpec, ParseResult } from './types.js';
 
-const MAX_PAGE = 10_000_000;
+/** The highest page number a request may ask (a link past it would be refused). */
+export const MAX_PAGE = 10_000_000;
 
 /**
  * A cross-check message starting with this prefix is reported as

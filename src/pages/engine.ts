@@ -144,7 +144,10 @@ export class Pages {
       : c.outcomes.map((o) => ({ name: o.part.name, cache: o.res?.result ?? (o.skipped ? 'SKIPPED' : 'ERROR') }));
     this.#d.metrics.composed(page.name, summaries, (performance.now() - started) / 1000);
     // A page missing parts its client could not pay for is not kept for other clients.
-    if (c.ok && c.entry.freshUntil > c.entry.createdAt && !unpaid(c.outcomes)) this.#d.memory.put(c.entry);
+    if (c.ok && c.entry.freshUntil > c.entry.createdAt && !unpaid(c.outcomes)) {
+      this.#d.memory.put(c.entry);
+      await this.#d.memory.made(req.key);
+    }
     return { ...c, cache: c.ok && c.composed.staleParts.length > 0 ? 'STALE' : 'MISS' };
   }
 }

@@ -75,6 +75,12 @@ export interface ResolverDeps {
 
 const ignore = (): void => {};
 
+/**
+ * X-Cache of a flight's answer: not stored, BYPASS; stored with no upstream request behind it (an entry another
+ * worker lent or another replica's flight filled), HIT: a copy, as a shared-tier hit is; else MISS.
+ */
+const flightVerdict = (f: Filled): CacheResult => (!f.stored ? 'BYPASS' : f.upstream === null ? 'HIT' : 'MISS');
+
 type Judged = { state: 'fresh' | 'stale' | 'error-only' | 'dead'; entry: CacheEntry };
 
 export class Resolver {
@@ -231,7 +237,9 @@ export class Resolver {
       if (headAtJoin !== null && f.stored) f = await this.#atHead(req, f, headAtJoin, purpose, client);
       // Filled by another replica's fetch (fleet lease): no upstream request was made here.
       if (payer !== null && !joined && f.upstream === null) payer.refund(req.endpoint.name);
-      const result: CacheResult = f.stored ? 'MISS' : 'BYPASS';
+      const result = flightVerdict(f);
+      // Its compressed variants first: the answer and the hits after it go out compressed.
+      if (f.stored) await memory.made(req.key);
       const stored = f.stored ? memory.peek(req.key) : undefined;
       return {
         result,

@@ -22,6 +22,8 @@ import { StreamChannel } from './channel.js';
 import { StreamHub } from './hub.js';
 import { createStreamMetrics, type StreamMetrics } from './metrics.js';
 import { registerStreamRoute } from './route.js';
+import type { SharedHeadHistory } from './shared-history.js';
+import type { TouchedRecord } from './activity/fleet-resume.js';
 
 export { STREAM_PATH } from './route.js';
 
@@ -44,6 +46,10 @@ export interface HeadStreamDeps {
   };
   clock: () => number;
   logger: Logger;
+  /** The head history the fleet shares (with Redis); null: this replica's own alone. */
+  shared: SharedHeadHistory | null;
+  /** The fleet's record of touched sets (with Redis), for activity resumes; null: none. */
+  record: TouchedRecord | null;
 }
 
 export interface HeadStream {
@@ -71,9 +77,13 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     limits: d.limits,
     resolve: (req) => d.resolver.resolve(req),
     revalidate: (req) => d.resolver.revalidate(req),
-    publish: (e) => heads.publish(e),
+    publish: (e) => {
+      heads.publish(e);
+      d.shared?.append(e);
+    },
     rebase: (height, from, frame) => {
       heads.rebase(height, from, frame);
+      d.shared?.rebase(height, from);
       return heads.history.latest();
     },
     clock: d.clock,
@@ -88,6 +98,7 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     retryMs: d.config.retryMs,
     metrics,
     clock: d.clock,
+    shared: d.shared,
     onSubscribe: () => feed.startStreaming(),
   });
   const activity = createActivityStream({
@@ -101,6 +112,7 @@ export function createHeadStream(d: HeadStreamDeps): HeadStream {
     reader: { txList: d.txList, limits: d.limits, resolve: (req) => d.resolver.resolve(req) },
     clock: d.clock,
     logger: d.logger,
+    record: d.record,
   });
   const close = (): void => {
     untouched();

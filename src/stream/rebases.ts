@@ -16,6 +16,11 @@ export class RebaseLog {
     if (this.#rebases.length > MAX_REBASES) this.#rebases.shift();
   }
 
+  /** The rebases remembered, oldest first. */
+  all(): readonly RebaseRecord[] {
+    return this.#rebases;
+  }
+
   /**
    * The lowest rebase a client that saw `height` may not know of: one to below
    * `height` from at or above it (the client may hold dropped events). null when none.

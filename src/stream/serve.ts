@@ -23,16 +23,19 @@ interface StreamTarget {
 /** A target's answer when the replica has no room for what the stream would hold (503, like MAX_STREAMS). */
 export const NO_ROOM = 'no-room';
 
+type Targeted = StreamTarget | ProxyError | typeof NO_ROOM;
+
 export interface ServeDeps {
   hub: StreamHub;
   retryMs: number;
   metrics: StreamMetrics;
   /**
    * The request's channel and replay plan for its resume point (null: none),
-   * a ProxyError (400) for parameters it cannot serve, or NO_ROOM. Pure:
-   * nothing is registered until the stream opens.
+   * a ProxyError (400) for parameters it cannot serve, or NO_ROOM; a promise of
+   * it when the plan needs the fleet's shared history. Pure: nothing is
+   * registered until the stream opens.
    */
-  target(request: FastifyRequest, after: number | null): StreamTarget | ProxyError | typeof NO_ROOM;
+  target(request: FastifyRequest, after: number | null): Targeted | Promise<Targeted>;
   /** Written right after the headers (retry hint, opening comment). */
   opening: Buffer;
   /** Called for every stream opened; null: nothing to do. */
@@ -59,10 +62,19 @@ function refuse(
   return sendEnvelope(reply, status, envelopeBody(code, msg), { extra });
 }
 
-export function serveStream(request: FastifyRequest, reply: FastifyReply, d: ServeDeps): FastifyReply {
+export function serveStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  d: ServeDeps,
+): FastifyReply | Promise<FastifyReply> {
   const after = resumePoint(request.headers['last-event-id'], request.raw.url ?? '');
   if (after instanceof ProxyError) return refuse(reply, after.status, after.code, after.message);
   const target = d.target(request, after);
+  return target instanceof Promise ? target.then((t) => open(request, reply, d, t)) : open(request, reply, d, target);
+}
+
+/** The caps, then the stream opened on its target (or the refusal). */
+function open(request: FastifyRequest, reply: FastifyReply, d: ServeDeps, target: Targeted): FastifyReply {
   if (target instanceof ProxyError) return refuse(reply, target.status, target.code, target.message);
   // The address Fastify resolves (X-Forwarded-For only from TRUST_PROXY hops), as one client identity.
   const client = clientIdentity(request.ip);

@@ -10,9 +10,20 @@
  * endpoint), the result is the public URL of *this* endpoint plus the link's
  * query, so no foreign host can ever reach a client. `null` (and any other
  * non-string value) stays as is. Links are never built from request headers.
- * Everything else in the body keeps its exact bytes.
+ * A `next` link to a page past the highest page a request may ask (MAX_PAGE)
+ * becomes `null`: the proxy would refuse it. Everything else in the body keeps
+ * its exact bytes.
  */
+import { MAX_PAGE } from '../endpoints/params.js';
 import { forEachMember, keyIs, root, splice, stringAt, type Range } from './json-scan.js';
+
+const NULL = Buffer.from('null');
+
+/** Whether a link's query asks a page past MAX_PAGE (a request the proxy refuses). */
+function pastPageLimit(query: string): boolean {
+  const page = new URLSearchParams(query).get('page');
+  return page !== null && /^\d+$/.test(page) && Number(page) > MAX_PAGE;
+}
 
 /** The raw query of a link (between the first `?` and any `#`), or '' when it has none. */
 export function linkQuery(link: string): string {
@@ -40,6 +51,10 @@ export function rewriteLinks(body: Buffer, endpointPath: string, publicBaseUrl: 
       if (!keyIs(body, lks, lke, 'next') && !keyIs(body, lks, lke, 'previous')) return;
       const link = stringAt(body, value);
       if (link === null) return;
+      if (keyIs(body, lks, lke, 'next') && pastPageLimit(linkQuery(link))) {
+        edits.push({ range: value, bytes: NULL });
+        return;
+      }
       const rewritten = publicLink(link, endpointPath, publicBaseUrl);
       if (rewritten !== link) edits.push({ range: value, bytes: Buffer.from(JSON.stringify(rewritten)) });
     });

@@ -3,6 +3,9 @@
  * hedge quantile) and an EWMA (the selection tie-breaker, which reacts to a
  * backend slowing down within a few samples).
  */
+/** Answers the quantiles of one upstream are taken over (its most recent ones). */
+export const LATENCY_SAMPLES = 64;
+
 export class LatencyStats {
   readonly #ring: number[];
   #next = 0;
@@ -10,7 +13,7 @@ export class LatencyStats {
   #ewma: number | null = null;
   readonly #alpha: number;
 
-  constructor(size = 64, alpha = 0.3) {
+  constructor(size = LATENCY_SAMPLES, alpha = 0.3) {
     this.#ring = new Array<number>(size).fill(0);
     this.#alpha = alpha;
   }

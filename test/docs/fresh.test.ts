@@ -11,6 +11,7 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GENERATED_FILES, ROOT, generatedParts, partsIn, readDoc, render } from '../../scripts/docs/generate.js';
 import { anchorsOf, relativeLinks } from './links.js';
+import { RECIPE_LOCATION, RECIPE_SERVER } from '../../bench/lib/balancer.js';
 
 let parts: Record<string, string> = {};
 beforeAll(async () => {
@@ -91,6 +92,36 @@ describe('README and docs/', () => {
       }
     },
   );
+
+  it("a doc's contents list (links before its first section) names every section", () => {
+    const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+    let checked = 0;
+    for (const f of docs) {
+      const text = readDoc(`docs/${f}`);
+      const first = text.indexOf('\n## ');
+      if (first < 0) continue;
+      const listed = new Set([...text.slice(0, first).matchAll(/^- \[[^\]]+\]\(#([^)]+)\)/gm)].map((m) => m[1]));
+      if (listed.size === 0) continue;
+      checked++;
+      const body = text.slice(first).replace(/```[\s\S]*?```/g, '');
+      const sections = [...body.matchAll(/^## (.+)$/gm)].map((m) => [...anchorsOf(`## ${m[1]}`)][0]);
+      expect(
+        sections.filter((a) => !listed.has(a)),
+        `sections of docs/${f} missing from its contents`,
+      ).toEqual([]);
+    }
+    expect(checked).toBeGreaterThanOrEqual(1);
+  });
+
+  it('the rolling-restart recipe of operations.md is the balancer the bench (l) measured', () => {
+    const ops = readDoc('docs/operations.md');
+    const section = ops.slice(ops.indexOf('### Rolling restarts behind a balancer'));
+    const recipe = /```nginx\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const servers = recipe.split('\n').filter((l) => /^\s+server \S+:\d+/.test(l));
+    expect(servers.length).toBeGreaterThanOrEqual(2);
+    for (const l of servers) expect(l).toContain(` ${RECIPE_SERVER};`);
+    for (const l of RECIPE_LOCATION) expect(recipe).toContain(`        ${l}\n`);
+  });
 
   it('send readers elsewhere with links (which the next test checks), never by a bare name of another doc', () => {
     const otherDoc = /(?:docs\/)?(?:api|architecture|configuration|metrics|operations|pages|stream)\.md/.source;

@@ -27,6 +27,7 @@ export interface Replica {
   tracker: Built['tracker'];
   resolver: Built['resolver'];
   memory: Built['memory'];
+  stream: Built['stream'];
   close(): Promise<void>;
 }
 
@@ -52,6 +53,7 @@ export async function startReplica(
     tracker: built.tracker,
     resolver: built.resolver,
     memory: built.memory,
+    stream: built.stream,
     close: () => (closed ??= built.close()),
   };
 }

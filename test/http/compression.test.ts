@@ -86,6 +86,23 @@ describe('compression', () => {
     expect(decode(g)).toBe(expectedBody(f.body));
   });
 
+  it.each(['gzip', 'br'])(
+    'a first answer to a %s client goes out compressed, and so does the hit after it',
+    async (enc) => {
+      // A key no other test asks (a ~2 KB body): the answer is a MISS, then the next request a HIT.
+      const f = fixture('block/list');
+      const url = `/block/list?page=${enc === 'gzip' ? 5 : 6}&page_size=2`;
+      const miss = await get(env.base, url, { headers: { 'accept-encoding': enc } });
+      expect(miss.header('x-cache')).toBe('MISS');
+      expect(miss.header('content-encoding')).toBe(enc);
+      expect(withoutStamps(decode(miss))).toBe(withoutStamps(expectedBody(f.body)));
+      const hit = await get(env.base, url, { headers: { 'accept-encoding': enc } });
+      expect(hit.header('x-cache')).toBe('HIT');
+      expect(hit.header('content-encoding')).toBe(enc);
+      expect(withoutStamps(decode(hit))).toBe(withoutStamps(expectedBody(f.body)));
+    },
+  );
+
   it('a compressed hit of a re-stamped body decodes to the current stamps', async () => {
     const f = fixture('tx/list');
     const url = `/tx/list?${f.query}`;

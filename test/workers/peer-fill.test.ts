@@ -11,9 +11,9 @@ import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../help
 import { startProc } from '../process/kit.js';
 
 /** A request on a connection of its own (the cluster hands each connection to the next worker). */
-async function getOnce(url: string): Promise<{ status: number; text: string }> {
+async function getOnce(url: string): Promise<{ status: number; text: string; cache: unknown }> {
   const res = await request(url, { reset: true });
-  return { status: res.statusCode, text: await res.body.text() };
+  return { status: res.statusCode, text: await res.body.text(), cache: res.headers['x-cache'] };
 }
 
 /** Requests one worker served for an endpoint, from the machine's /metrics. */
@@ -54,9 +54,11 @@ describe('WORKERS=2 without Redis: a miss answered from the other worker', { tim
     if (urls().length !== 2) throw new Error(`exited ${p.child.exitCode}; stderr:\n${p.stderr()}`);
     const url = String(urls()[0]);
     const path = `/block/detail?h=${sim.chain.head() - 100}`;
-    expect((await getOnce(`${url}${path}`)).status).toBe(200);
+    const first = await getOnce(`${url}${path}`);
+    expect(first).toMatchObject({ status: 200, cache: 'MISS' });
     for (let i = 0; i < 10; i++) {
-      expect((await getOnce(`${url}${path}`)).status).toBe(200);
+      // The other worker's first answer is lent (no upstream request): a HIT, not a MISS.
+      expect(await getOnce(`${url}${path}`)).toMatchObject({ status: 200, cache: 'HIT' });
     }
     // Both workers answered it (connections go round-robin), and the upstream was asked once.
     const doc = (await getOnce(`${url}/metrics`)).text;

@@ -19,6 +19,8 @@ import { ACTIVITY_OPEN_FRAME } from './frames.js';
 import { ActivityHistory } from './history.js';
 import { createActivityMetrics } from './metrics.js';
 import { planActivity } from './resume.js';
+import { needsRecord, planFromRecord, type TouchedRecord } from './fleet-resume.js';
+import type { ResumePlan } from '../resume.js';
 import type { TxReader } from './txs.js';
 import { parseWatch } from './watch.js';
 
@@ -35,6 +37,8 @@ export interface ActivityDeps {
   reader: TxReader;
   clock: () => number;
   logger: Logger;
+  /** The fleet's record of touched sets (with Redis), read for a resume this replica cannot vouch for; null: none. */
+  record: TouchedRecord | null;
 }
 
 /** What /status shows. */
@@ -98,14 +102,15 @@ export function createActivityStream(d: ActivityDeps): ActivityStream {
         if (!Array.isArray(watch)) return watch;
         const entities = new Set(watch);
         if (!channel.fits(entities)) return NO_ROOM;
-        const plan = planActivity(after, entities, {
-          history,
-          channel,
-          head: d.chain.bestHead(),
-          final: d.chain.finalHeight(),
-          time: d.clock(),
+        const c = { history, channel, head: d.chain.bestHead(), final: d.chain.finalHeight(), time: d.clock() };
+        const target = (plan: ResumePlan) => ({
+          member: channel.member(entities, plan.replay.filter((e) => e.marker !== true).length),
+          plan,
         });
-        return { member: channel.member(entities, plan.replay.filter((e) => e.marker !== true).length), plan };
+        const record = d.record;
+        if (record === null || after === null || !needsRecord(after, entities, c))
+          return target(planActivity(after, entities, c));
+        return planFromRecord(after, entities, c, record, d.reader).then(target);
       },
     }),
   );

@@ -21,6 +21,14 @@ export interface ActivityResumeContext {
   time: number;
 }
 
+/** The lowest height from which the history vouches for `entities`: all kept blocks, each entity watched since. */
+export function vouchedFrom(entities: ReadonlySet<string>, c: ActivityResumeContext): number {
+  const latest = c.history.height;
+  let whole = c.history.wholeFrom < 0 ? latest + 1 : c.history.wholeFrom;
+  for (const e of entities) whole = Math.max(whole, c.channel.since(e) ?? latest + 1);
+  return whole;
+}
+
 export function planActivity(
   after: number | null,
   entities: ReadonlySet<string>,
@@ -40,9 +48,7 @@ export function planActivity(
       base = r.height;
       replay.push({ height: base, frame: rebaseFrame(base, after, c.final, c.time), marker: true });
     }
-    // Heights the history vouches for: all kept ones, and each entity watched since.
-    let whole = c.history.wholeFrom < 0 ? latest + 1 : c.history.wholeFrom;
-    for (const e of entities) whole = Math.max(whole, c.channel.since(e) ?? latest + 1);
+    const whole = vouchedFrom(entities, c);
     if (base + 1 < whole) {
       replay.push({ height: whole - 1, frame: gapFrame(base + 1, whole - 1), marker: true });
       base = whole - 1;
