@@ -114,7 +114,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     await s.duty?.close();
     await fleet?.close();
   };
-  const { resolver, tracker, memory, pages, adminGate } = s;
+  const { resolver, tracker, memory, pages, operators } = s;
   return {
     app,
     resolver,
@@ -127,7 +127,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     stream,
     limiter: gate?.limiter ?? null,
     fast,
-    adminGate,
+    operators,
     close,
   };
 }

@@ -16,7 +16,7 @@ import { registerFleetMetrics, startFleetDuty, type FleetDuty } from './fleet/du
 import { redisNamedLease } from './fleet/named-lease.js';
 import { registerMemberMetrics } from './fleet/member-metrics.js';
 import { connectWorkerFleet } from './cluster/worker-fleet.js';
-import { createAdminGate, type AdminGate } from './http/admin-gate.js';
+import { OperatorAccess } from './http/admin-gate.js';
 import { EnvelopeWriter } from './http/envelope-writer.js';
 import { readinessRule, readinessVerdict, type ReadinessVerdict } from './http/readiness.js';
 import { FastHits } from './http/fast-hit.js';
@@ -75,7 +75,8 @@ export interface Stages {
   gate: RateLimitGate | null;
   /** null when every request must go through the router (ACCESS_LOG=all). */
   fast: FastHits | null;
-  adminGate: AdminGate;
+  /** The operator gates' lists (ADMIN_ALLOW, PURGE_ALLOW, ADMIN_HOSTS), swappable at runtime. */
+  operators: OperatorAccess;
   /** Every envelope the proxy writes, and the headers of every API answer. */
   writer: EnvelopeWriter;
   /** The upstream is the built-in chain simulator (started by src/main.ts). */
@@ -367,7 +368,11 @@ export function buildStages(
           writer,
           trustProxy: config.trustProxy.length > 0,
         });
-  const adminGate = createAdminGate(config.adminAllow);
+  const operators = new OperatorAccess({
+    adminAllow: config.adminAllow,
+    purgeAllow: config.purgeAllow,
+    adminHosts: config.adminHosts,
+  });
   const rule = readinessRule(
     config.upstream.probeIntervalMs,
     Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)),
@@ -393,7 +398,7 @@ export function buildStages(
     pages,
     gate,
     fast,
-    adminGate,
+    operators,
     writer,
     upstreamIsSimulator,
     readiness,

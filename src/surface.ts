@@ -49,7 +49,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     if (!reply.hasHeader('x-cache')) reply.header('x-cache', 'BYPASS');
     done(null, payload);
   });
-  if (gate !== null) registerRateLimit(app, gate, rateLimitExempt(registry, s.adminGate));
+  if (gate !== null) registerRateLimit(app, gate, rateLimitExempt(registry, s.operators));
   const payer = gate === null ? null : payerOf(gate);
   const answer = s.writer.answerHeaders;
   registerApiRoutes(app, {
@@ -119,7 +119,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     }),
     metrics: prom,
     startedAt: Date.now(),
-    adminGate: s.adminGate,
+    adminGate: s.operators.admin,
     metricsCacheMs: config.metricsCacheMs,
     upstreamIsSimulator: s.upstreamIsSimulator,
     consensus: () => s.quorum?.snapshot() ?? null,
@@ -127,7 +127,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     heads: () => s.headWatch.status(),
     fleet: () => s.fleet?.members.view() ?? null,
   });
-  registerPurgeRoute(app, { purger: s.purge.purger, catalogue, limits: config.limits, adminGate: s.adminGate });
+  registerPurgeRoute(app, { purger: s.purge.purger, catalogue, limits: config.limits, gate: s.operators.purge });
   const prefixes = config.passthrough.routes.map((r) => r.prefix);
   await registerPassthrough(app, {
     config: config.passthrough,
@@ -137,7 +137,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     trustProxy: config.trustProxy,
     metrics: prefixes.length > 0 ? createPassthroughMetrics(prom.registry, prefixes) : null,
   });
-  registerDashboard(app, { adminGate: s.adminGate, registry: prom.registry });
+  registerDashboard(app, { adminGate: s.operators.admin, registry: prom.registry });
   const full = buildOpenApiDocument({
     publicBaseUrl: config.publicBaseUrl,
     contributions: [
@@ -152,9 +152,9 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   });
   registerOpenApiRoute(
     app,
-    { full, public: withoutPaths(full, (p) => registry.rule(p)?.operator === true) },
-    s.adminGate,
+    { full, public: withoutPaths(full, (p) => (registry.rule(p)?.operator ?? null) !== null) },
+    s.operators.admin,
   );
-  registerFallbacks(app, registry, s.adminGate);
+  registerFallbacks(app, registry, s.operators);
   return stream;
 }

@@ -25,6 +25,8 @@ export function defaultConfig(): Config {
     redisUrl: null,
     trustProxy: [],
     adminAllow: ['loopback', 'uniquelocal'],
+    purgeAllow: ['loopback'],
+    adminHosts: [],
     metricsCacheMs: 1000,
     limits: { maxPageSize: 100, maxDays: 365, requestTimeoutMs: 15_000, maxBatchItems: 20 },
     workers: 1,

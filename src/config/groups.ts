@@ -39,7 +39,7 @@ export const GROUPS: readonly SettingGroup[] = [
   { title: 'Passthrough (legacy paths)', names: ['PASSTHROUGH'], namespaces: ['PASSTHROUGH_'] },
   {
     title: 'Operators and logs',
-    names: ['ADMIN_ALLOW', 'METRICS_CACHE_MS', 'LOG_LEVEL', 'ACCESS_LOG'],
+    names: ['ADMIN_ALLOW', 'PURGE_ALLOW', 'ADMIN_HOSTS', 'METRICS_CACHE_MS', 'LOG_LEVEL', 'ACCESS_LOG'],
     namespaces: [],
   },
 ];

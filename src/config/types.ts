@@ -149,6 +149,10 @@ export interface Config {
   trustProxy: string[];
   /** Client addresses (IPs, CIDRs, names) allowed on operator routes. */
   adminAllow: string[];
+  /** Clients allowed to POST /purge (PURGE_ALLOW). */
+  purgeAllow: string[];
+  /** Host names operator routes answer under, besides IP literals and localhost (ADMIN_HOSTS). */
+  adminHosts: string[];
   /** /metrics renders at most once per this many ms (0: every scrape). */
   metricsCacheMs: number;
   limits: {

@@ -1,5 +1,5 @@
 /**
- * POST /purge (operator only, like /status): `?key=…`, `?tag=…` or
+ * POST /purge (operators in PURGE_ALLOW only): `?key=…`, `?tag=…` or
  * `?all=true`, with `soft=true` as an option (request.ts). Answers the
  * envelope with what was purged (purger.ts: `PurgeAnswer`); a bad request is
  * the 400 envelope naming the parameter; a browser's cross-origin request is
@@ -20,7 +20,8 @@ export interface PurgeRouteDeps {
   purger: Purger;
   catalogue: Catalogue;
   limits: ParamLimits;
-  adminGate: AdminGate;
+  /** PURGE_ALLOW and the operator Host rule (src/http/admin-gate.ts). */
+  gate: AdminGate;
 }
 
 /**
@@ -41,7 +42,7 @@ function crossOrigin(headers: FastifyRequest['headers']): boolean {
 }
 
 export function registerPurgeRoute(app: FastifyInstance, deps: PurgeRouteDeps): void {
-  const operator = adminOnly(deps.adminGate);
+  const operator = adminOnly(deps.gate);
   const onRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     // Refused like a non-operator: the answer of an unknown path.
     if (crossOrigin(request.headers))
