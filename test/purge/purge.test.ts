@@ -65,6 +65,7 @@ describe('purge by exact key', () => {
       purged: 1,
       memory: 1,
       redis: 0,
+      reach: 'process',
       fleet: null,
     });
     expect(await cacheOf(path)).toBe('MISS');
