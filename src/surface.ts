@@ -27,6 +27,7 @@ import { batchOpenapi } from './http/batch-openapi.js';
 import { chargeBatchWith } from './http/batch-charge.js';
 import { registerBatchRoute } from './http/batch-route.js';
 import { registerPurgeRoute } from './purge/route.js';
+import { purgeOpenapi } from './purge/openapi.js';
 import { registerFallbacks } from './http/fallbacks.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
 import { registerPageRoutes } from './http/page-routes.js';
@@ -143,6 +144,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     contributions: [
       apiOpenapi(catalogue, config.limits),
       opsOpenapi(),
+      purgeOpenapi(),
       dashboardOpenapi(),
       pagesOpenapi(s.compiledPages, config.limits),
       batchOpenapi(config.limits),

@@ -1,5 +1,4 @@
 /** The operator endpoints as OpenAPI paths. */
-import { PURGE_PARAMETERS, PURGE_SCHEMA, PURGE_STATUS_SCHEMA } from '../purge/openapi.js';
 import { SchemaRegistry } from './json-schema.js';
 import { errorResponse } from './api-paths.js';
 import { FLEET_STATUS_SCHEMA } from './fleet-schema.js';
@@ -214,7 +213,7 @@ const CACHE_SCHEMA: SchemaObject = {
     redis: { type: ['object', 'null'], required: ['healthy'], properties: { healthy: { type: 'boolean' } } },
     invalidation: INVALIDATION_SCHEMA,
     refetches: REFETCHES_SCHEMA,
-    purge: PURGE_STATUS_SCHEMA,
+    purge: { $ref: '#/components/schemas/PurgeStatus' },
   },
 };
 
@@ -308,36 +307,6 @@ export function opsOpenapi(): OpenApiContribution {
           },
         },
       },
-      '/purge': {
-        post: {
-          operationId: 'purge',
-          summary: 'Purge cached answers by exact key, tag or all, on every replica (operator only)',
-          description:
-            'Hard (default): what is purged is never served again; the next request ' +
-            'fetches it. Soft: served stale while fetched again. Fleet-wide over the ' +
-            'Redis bus; the marks are kept in Redis for replicas that start later.',
-          tags: OPERATOR,
-          parameters: PURGE_PARAMETERS,
-          responses: {
-            '200': plain('What was purged.', { $ref: '#/components/schemas/Purge' }),
-            '400': errorResponse(
-              'A bad purge request: the 400 envelope naming the parameter ' +
-                '(4001, 4002 none of key, tag, all; 4003 one given twice).',
-              registry,
-            ),
-            '404': errorResponse(
-              'Not an address in PURGE_ALLOW, or a Host other than an IP literal, localhost or a ' +
-                'name in ADMIN_HOSTS: the answer of an unknown path.',
-              registry,
-            ),
-            '503': plain(
-              'Applied on this replica, not across the fleet (5034): Redis did not take the message ' +
-                'or the mark, or the other workers were not told; `msg` says what failed, `data` what was done here.',
-              { $ref: '#/components/schemas/Purge' },
-            ),
-          },
-        },
-      },
       '/metrics': {
         get: {
           operationId: 'metrics',
@@ -361,7 +330,6 @@ export function opsOpenapi(): OpenApiContribution {
       ...registry.schemas,
       Status: STATUS_SCHEMA,
       UpstreamStatus: UPSTREAM_STATUS_SCHEMA,
-      Purge: PURGE_SCHEMA,
     },
   };
 }

@@ -1,9 +1,11 @@
 /**
- * The OpenAPI schemas of POST /purge: its answer, its parameters, and its line
- * in /status (`cache.purge`).
+ * POST /purge in the OpenAPI document: the path, its answer, its parameters,
+ * and its line in /status (`cache.purge`, the `PurgeStatus` schema).
  */
 import { txDetail } from '../endpoints/tx-detail.js';
-import type { SchemaObject } from '../openapi/types.js';
+import { envelope } from '../openapi/ops-paths.js';
+import type { OpenApiContribution, SchemaObject } from '../openapi/types.js';
+import { TAG_KINDS, tagShapes } from './tag-vocabulary.js';
 
 const count: SchemaObject = { type: 'integer', minimum: 0 };
 const obj = (properties: Record<string, SchemaObject>, description?: string): SchemaObject => ({
@@ -17,7 +19,7 @@ const PURGE_KIND: SchemaObject = { type: 'string', enum: ['key', 'tag', 'all'] }
 const PURGE_MODE: SchemaObject = { type: 'string', enum: ['hard', 'soft'] };
 
 /** Purges applied by this replica and the marks it holds. */
-export const PURGE_STATUS_SCHEMA: SchemaObject = obj(
+const PURGE_STATUS_SCHEMA: SchemaObject = obj(
   {
     marks: {
       ...count,
@@ -42,11 +44,11 @@ export const PURGE_STATUS_SCHEMA: SchemaObject = obj(
 );
 
 /** The answer of POST /purge. */
-export const PURGE_SCHEMA: SchemaObject = obj({
+const PURGE_SCHEMA: SchemaObject = obj({
   kind: PURGE_KIND,
   target: {
     type: 'string',
-    description: 'The cache key (canonical), the tag (`address:…`, `token:…`, `height:…`), or `*`.',
+    description: 'The cache key (canonical), the tag as answers spell it (`address:…`, `finality:…`, `head`), or `*`.',
   },
   mode: PURGE_MODE,
   at: { type: 'integer', description: 'The purge time, ms since the epoch: entries made at or before it are purged.' },
@@ -80,7 +82,7 @@ export const PURGE_SCHEMA: SchemaObject = obj({
   },
 });
 
-export const PURGE_PARAMETERS = [
+const PURGE_PARAMETERS = [
   {
     name: 'key',
     in: 'query' as const,
@@ -96,9 +98,12 @@ export const PURGE_PARAMETERS = [
     in: 'query' as const,
     required: false,
     description:
-      'Every entry depending on an address (`address:<id>`; `contract:<id>` is the same), a token ' +
-      '(`token:<name>`) or a block (`height:<n>`: the block, its transaction list, transactions mined in it).',
-    schema: { type: 'string', pattern: '^(address|contract|token|height):.+$' },
+      'Every entry whose answer carries the tag, as the Cache-Tag header shows it: ' +
+      `${Object.entries(TAG_KINDS)
+        .flatMap(([n, k]) => tagShapes(n, k))
+        .map((t) => `\`${t}\``)
+        .join(', ')} (\`height:<n>\` is \`finality:<n>\`, \`contract:<address>\` is \`address:<address>\`).`,
+    schema: { type: 'string', pattern: `^(${Object.keys(TAG_KINDS).join('|')})(:.+)?$` },
   },
   {
     name: 'all',
@@ -116,3 +121,48 @@ export const PURGE_PARAMETERS = [
     schema: { type: 'string', enum: ['true', 'false', '1', '0'] },
   },
 ];
+
+const ERROR = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } };
+const answered = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: envelope({ $ref: '#/components/schemas/Purge' }) } },
+});
+
+export function purgeOpenapi(): OpenApiContribution {
+  return {
+    paths: {
+      '/purge': {
+        post: {
+          operationId: 'purge',
+          summary: 'Purge cached answers by exact key, tag or all, on every replica (operator only)',
+          description:
+            'Hard (default): what is purged is never served again; the next request ' +
+            'fetches it. Soft: served stale while fetched again. Fleet-wide over the ' +
+            'Redis bus; the marks are kept in Redis for replicas that start later.',
+          tags: ['operator'],
+          parameters: PURGE_PARAMETERS,
+          responses: {
+            '200': answered('What was purged.'),
+            '400': {
+              description:
+                'A bad purge request: the 400 envelope naming the parameter ' +
+                '(4001, 4002 none of key, tag, all; 4003 one given twice).',
+              content: ERROR,
+            },
+            '404': {
+              description:
+                'Not an address in PURGE_ALLOW, or a Host other than an IP literal, localhost or a ' +
+                'name in ADMIN_HOSTS: the answer of an unknown path.',
+              content: ERROR,
+            },
+            '503': answered(
+              'Applied on this replica, not across the fleet (5034): Redis did not take the message ' +
+                'or the mark, or the other workers were not told; `msg` says what failed, `data` what was done here.',
+            ),
+          },
+        },
+      },
+    },
+    schemas: { Purge: PURGE_SCHEMA, PurgeStatus: PURGE_STATUS_SCHEMA },
+  };
+}

@@ -25,6 +25,7 @@ import { EVERYTHING, type PurgeMarks, type PurgeMode } from './marks.js';
 import type { PurgeMetrics, PurgeOrigin } from './metrics.js';
 import { kindOf, type PurgeKind, type PurgeRequest } from './request.js';
 import { softened } from './second-tier.js';
+import { canonicalTarget } from './tag-vocabulary.js';
 
 /**
  * Where a purge goes besides this process: nowhere (one process, no Redis),
@@ -76,6 +77,9 @@ export interface PurgerOptions {
   logger: Logger;
 }
 
+/** A mark from another replica, its target in this version's spelling. */
+const heard = (mark: PurgeMark): PurgeMark => ({ ...mark, target: canonicalTarget(mark.target) });
+
 interface Last {
   at: number;
   kind: PurgeKind;
@@ -92,10 +96,10 @@ export class Purger {
 
   constructor(o: PurgerOptions) {
     this.#o = o;
-    o.peers?.on('purge', (mark) => this.#apply(mark, 'fleet'));
+    o.peers?.on('purge', (mark) => this.#apply(heard(mark), 'fleet'));
     const fleet = o.fleet;
     if (fleet === null) return;
-    fleet.bus.on('purge', (mark) => this.#apply(mark, 'fleet'));
+    fleet.bus.on('purge', (mark) => this.#apply(heard(mark), 'fleet'));
     // At start and after every reconnect: marks this replica has not heard.
     fleet.bus.on('subscribed', () => void this.#load(fleet));
   }
@@ -184,7 +188,7 @@ export class Purger {
     }
     if (list.length === 0) return;
     const { marks, memory } = this.#o;
-    marks.addAll(list);
+    marks.addAll(list.map(heard));
     for (const e of memory.held()) {
       const v = e.composed === undefined ? marks.verdict(e) : null;
       if (v !== null) this.#reach(e, v.mode === 'soft', v.at);

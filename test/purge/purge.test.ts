@@ -1,6 +1,6 @@
 /**
  * POST /purge on one replica (real sockets, the built-in simulator upstream):
- * by exact key, by tag (address, contract, token, height) and everything,
+ * by exact key, by tag (address, contract, token, finality) and everything,
  * hard and soft, the count in the answer, bad requests, the operator gate,
  * the metrics and the status line.
  */
@@ -150,9 +150,11 @@ describe('purge by tag', () => {
     const mine = [`/block/detail?h=${BLOCK}`, `/tx/list?block_height=${BLOCK}`, `/tx/detail?hash=${txInBlock}`];
     const other = `/block/detail?h=${BLOCK - 1}`;
     for (const p of [...mine, other]) await cacheOf(p);
-    expect(await purgedAfter(`tag=height:${BLOCK}`)).toMatchObject({ target: `height:${BLOCK}`, purged: 3 });
+    // `height:` is another spelling of the header's `finality:`.
+    expect(await purgedAfter(`tag=height:${BLOCK}`)).toMatchObject({ target: `finality:${BLOCK}`, purged: 3 });
     for (const p of mine) expect(await cacheOf(p), p).toBe('MISS');
     expect(await cacheOf(other)).toBe('HIT');
+    expect(await purgedAfter(`tag=finality:${BLOCK}`)).toMatchObject({ target: `finality:${BLOCK}`, purged: 3 });
   });
 });
 
