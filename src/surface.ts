@@ -29,6 +29,8 @@ import { registerBatchRoute } from './http/batch-route.js';
 import { registerPurgeRoute } from './purge/route.js';
 import { purgeOpenapi } from './purge/openapi.js';
 import { registerFallbacks } from './http/fallbacks.js';
+import { registerFramingGuard } from './http/framing-guard.js';
+import { registerClientLog } from './http/client-log.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
 import { registerPageRoutes } from './http/page-routes.js';
 import { PathRegistry, rateLimitExempt } from './catalogue/paths.js';
@@ -45,6 +47,11 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     pages.names(),
   );
 
+  registerClientLog(
+    app,
+    config.passthrough.routes.map((r) => r.prefix),
+  );
+  registerFramingGuard(app);
   // Answers that set no X-Cache of their own (operator routes, preflights, passthrough) were made now: BYPASS.
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (!reply.hasHeader('x-cache')) reply.header('x-cache', 'BYPASS');

@@ -15,6 +15,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EDGE_ERRORS, envelopeBody, ProxyError, type EdgeErrorKind } from '../errors/catalog.js';
 import { sendError, type EnvelopeWriter } from './envelope-writer.js';
+import { answeringRefusal } from './framing-guard.js';
 
 export interface EdgeLimits {
   /** 0: no cap. */
@@ -51,6 +52,11 @@ function clientErrorHandler(writer: EnvelopeWriter): (err: NodeJS.ErrnoException
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     // A response already being written on this socket cannot be followed by another.
     const busy = (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
+    if (busy && answeringRefusal(socket)) {
+      // The refusal is being written (framing-guard.ts); the connection closes after it.
+      setTimeout(() => socket.destroy(), 1000).unref();
+      return;
+    }
     if (!socket.writable || busy) {
       socket.destroy();
       return;
