@@ -32,7 +32,7 @@ export function defaultConfig(): Config {
     workers: 1,
     workersLendWaitMs: 50,
     shutdownTimeoutMs: 15_000 + SHUTDOWN_MARGIN_MS,
-    http: { maxConnections: 8192, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000 },
+    http: { maxConnections: 8192, maxConnectionsPerClient: 256, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000 },
     upstream: {
       connectTimeoutMs: 1000,
       attemptTimeoutMs: 5000,

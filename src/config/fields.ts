@@ -168,7 +168,17 @@ export const FIELDS: readonly Field[] = [
     env: 'MAX_CONNECTIONS',
     key: 'http.maxConnections',
     kind: int(0, 1_000_000),
-    help: 'Client connections held at once; connections past it are closed at once (0: no cap).',
+    help:
+      'Client connections held at once; at the cap a new connection closes the oldest idle one (no request ' +
+      'in flight), or is closed at once when every held one is busy (0: no cap).',
+  },
+  {
+    env: 'MAX_CONNECTIONS_PER_CLIENT',
+    key: 'http.maxConnectionsPerClient',
+    kind: int(0, 1_000_000),
+    help:
+      'Connections one client address (the socket peer) holds at once; past it its oldest idle one is closed ' +
+      'for the new one, or the new one is closed at once. Peers in TRUST_PROXY are exempt (0: no limit).',
   },
   {
     env: 'HEADERS_TIMEOUT_MS',

@@ -24,6 +24,7 @@ export const GROUPS: readonly SettingGroup[] = [
       'WORKERS_LEND_WAIT_MS',
       'SHUTDOWN_TIMEOUT_MS',
       'MAX_CONNECTIONS',
+      'MAX_CONNECTIONS_PER_CLIENT',
       'HEADERS_TIMEOUT_MS',
       'KEEP_ALIVE_TIMEOUT_MS',
     ],

@@ -173,6 +173,8 @@ export interface Config {
   http: {
     /** Client connections at once (0: no cap). */
     maxConnections: number;
+    /** Connections one client socket address holds at once (0: no limit). */
+    maxConnectionsPerClient: number;
     /** Time to receive a request's headers. */
     headersTimeoutMs: number;
     /** Idle keep-alive client connections are closed after this. */

@@ -1,7 +1,6 @@
 /**
  * Limits at the HTTP edge, before any route runs:
- * - a connection cap (Node's `server.maxConnections`: sockets past it are
- *   closed at once, without a response);
+ * - the connection caps, overall and per client address (connection-limits.ts);
  * - a headers timeout of seconds (Node checks it every
  *   `connectionsCheckingInterval`, so that interval is kept well below it:
  *   with Node's defaults a slow-header client is cut only after ~77 s);
@@ -16,10 +15,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { EDGE_ERRORS, envelopeBody, ProxyError, type EdgeErrorKind } from '../errors/catalog.js';
 import { sendError, type EnvelopeWriter } from './envelope-writer.js';
 import { answeringRefusal } from './framing-guard.js';
+import { limitConnections, type ConnectionLimits } from './connection-limits.js';
 
-export interface EdgeLimits {
-  /** 0: no cap. */
-  maxConnections: number;
+export interface EdgeLimits extends ConnectionLimits {
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
 }
@@ -88,8 +86,8 @@ export function edgeServerOptions(limits: EdgeLimits, writer: EnvelopeWriter) {
   };
 }
 
-/** Applies what can only be set on the created server (the connection cap). */
-export function applyEdgeLimits(app: FastifyInstance, limits: EdgeLimits): void {
-  if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections;
+/** Applies what can only be set on the created server (the connection caps; TRUST_PROXY peers: no per-client one). */
+export function applyEdgeLimits(app: FastifyInstance, limits: EdgeLimits, trustProxy: readonly string[]): void {
+  limitConnections(app.server, limits, trustProxy);
   app.server.headersTimeout = limits.headersTimeoutMs;
 }
