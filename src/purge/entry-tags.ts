@@ -12,7 +12,7 @@ import { canonicalize } from '../catalogue/canonicalize.js';
 import type { Dependency, ParamLimits } from '../endpoints/types.js';
 import { headerTags } from '../invalidation/tags.js';
 import { locate, numberAt, stringAt } from '../transform/json-scan.js';
-import { tagKind } from './tag-vocabulary.js';
+import { kindName, tagKind } from './tag-vocabulary.js';
 
 const NONE: readonly string[] = Object.freeze([]);
 
@@ -59,16 +59,17 @@ export class EntryTags {
    * without deriving.
    */
   matcher(tag: string): (entry: CacheEntry) => boolean {
-    const colon = tag.indexOf(':');
-    const name = colon < 0 ? tag : tag.slice(0, colon);
+    const name = kindName(tag);
     const from = tagKind(name)?.from ?? [];
+    // A kind no endpoint gives is derived for other entries: every entry is asked.
+    if (from.length === 0) return (e) => this.of(e).includes(tag);
     const prefixes = this.#catalogue
       .all()
       .filter((e) => e.module?.dependsOn.some((d) => from.includes(d.on)) === true)
       .map((e) => e.name);
     const carries = (e: CacheEntry): boolean => startsWithAny(e.key, prefixes) && this.of(e).includes(tag);
     if (name !== 'address' && name !== 'token') return carries;
-    const value = tag.slice(colon + 1);
+    const value = tag.slice(name.length + 1);
     return (e) => e.key.includes(value) && carries(e);
   }
 

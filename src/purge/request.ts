@@ -13,7 +13,7 @@ import type { ParamLimits } from '../endpoints/types.js';
 import { ProxyError, toProxyError } from '../errors/catalog.js';
 import { txDetail } from '../endpoints/tx-detail.js';
 import { EVERYTHING } from './marks.js';
-import { parseTag, tagKind } from './tag-vocabulary.js';
+import { kindName, parseTag, tagKind } from './tag-vocabulary.js';
 
 export type PurgeKind = 'key' | 'tag' | 'all';
 
@@ -87,7 +87,7 @@ export function parsePurge(rawQuery: string, catalogue: Catalogue, limits: Param
   return { kind, target: kind === 'key' ? keyOf(raw, catalogue, limits) : tagOf(raw, limits), soft };
 }
 
-/** The kind of a mark's target (a bare tag such as `head` is a key of no endpoint, so never taken for one). */
+/** The kind of a mark's target: a tag when its kind is in the vocabulary (no cache key starts so), else a key. */
 export function kindOf(target: string): PurgeKind {
-  return target === EVERYTHING ? 'all' : target.includes(':') || tagKind(target) !== undefined ? 'tag' : 'key';
+  return target === EVERYTHING ? 'all' : tagKind(kindName(target)) !== undefined ? 'tag' : 'key';
 }

@@ -5,12 +5,15 @@
  * line per kind below. A kind is a bare word (`head`) or `<kind>:<value>`;
  * `from` names the dependencies (endpoint modules' `dependsOn`) whose answers
  * carry it, which is also what docs/operations.md's generated table lists.
+ * A kind no endpoint's dependency gives (`from: []`) is derived for entries
+ * elsewhere (src/purge/entry-tags.ts) and judged without a walk's shortcut.
  */
 import { P } from '../endpoints/params.js';
 import type { Dependency, ParamLimits, ParamSpec } from '../endpoints/types.js';
 
 interface TagValue {
-  spec: ParamSpec;
+  /** Checks a value and gives its canonical form (a parameter's parser, or one of its own). */
+  spec: Pick<ParamSpec, 'parse'>;
   /** How the docs and messages name the value (`address:<address>`). */
   hint: string;
 }
@@ -53,6 +56,12 @@ export const TAG_KINDS: Readonly<Record<string, TagKind>> = {
 /** A kind by name (own keys only). */
 export function tagKind(name: string): TagKind | undefined {
   return Object.hasOwn(TAG_KINDS, name) ? TAG_KINDS[name] : undefined;
+}
+
+/** The kind name of a tag (`address` of `address:n1…`, `head` of `head`). */
+export function kindName(tag: string): string {
+  const colon = tag.indexOf(':');
+  return colon < 0 ? tag : tag.slice(0, colon);
 }
 
 /** How a kind is written (`head`, `address:<address>`, `contract:deployed`). */

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
 import { ENDPOINTS } from '../../src/endpoints/index.js';
+import { kindOf } from '../../src/purge/request.js';
 import { canonicalTarget, parseTag, TAG_KINDS } from '../../src/purge/tag-vocabulary.js';
 
 const limits = defaultConfig().limits;
@@ -47,5 +48,14 @@ describe('tag vocabulary', () => {
     expect(canonicalTarget('tx/detail?hash=ab')).toBe('tx/detail?hash=ab');
     expect(canonicalTarget('*')).toBe('*');
     expect(canonicalTarget('head')).toBe('head');
+  });
+
+  it('a target is a tag when its kind is in the vocabulary, else a key', () => {
+    expect(kindOf('head')).toBe('tag');
+    expect(kindOf('finality:1')).toBe('tag');
+    expect(kindOf('contract:deployed')).toBe('tag');
+    expect(kindOf('*')).toBe('all');
+    expect(kindOf('tx/detail?hash=ab')).toBe('key');
+    expect(kindOf('/legacy/x?at=10:30')).toBe('key');
   });
 });
