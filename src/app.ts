@@ -71,7 +71,7 @@ function createServer(config: Config, s: Stages): FastifyInstance {
     // The API routes parse the raw query themselves (duplicates, encodings, control characters).
     routerOptions: { querystringParser: () => ({}) },
   });
-  applyEdgeLimits(app, config.http, config.trustProxy);
+  applyEdgeLimits(app, config.http);
   installEnvelopeWriter(app, s.writer);
   return app;
 }

@@ -31,6 +31,7 @@ import { purgeOpenapi } from './purge/openapi.js';
 import { registerFallbacks } from './http/fallbacks.js';
 import { registerFramingGuard } from './http/framing-guard.js';
 import { registerClientLog } from './http/client-log.js';
+import { limitConnections, registerConnectionMetrics } from './http/connection-limits.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
 import { registerPageRoutes } from './http/page-routes.js';
 import { PathRegistry, rateLimitExempt } from './catalogue/paths.js';
@@ -47,6 +48,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     pages.names(),
   );
 
+  limitConnections(app.server, config.http, config.trustProxy, registerConnectionMetrics(prom.registry));
   registerClientLog(
     app,
     config.passthrough.routes.map((r) => r.prefix),

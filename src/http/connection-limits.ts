@@ -17,7 +17,28 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { Counter, type Registry } from 'prom-client';
 import { AddressList } from '../common/address-list.js';
+import { METRIC_PREFIX } from '../metrics/prometheus.js';
+
+/** Why a connection was closed by the caps. */
+type Shed = 'idle' | 'cap' | 'client';
+const SHED: readonly Shed[] = ['idle', 'cap', 'client'];
+
+/** chainproxy_connections_shed_total{reason}, every series from the start. */
+export function registerConnectionMetrics(registry: Registry): (reason: Shed) => void {
+  const shed = new Counter({
+    name: `${METRIC_PREFIX}connections_shed_total`,
+    help:
+      'Client connections closed by the connection caps: idle (an idle connection closed for a new one), ' +
+      'cap (a new one refused at MAX_CONNECTIONS, every held one busy), client (a new one refused at ' +
+      'MAX_CONNECTIONS_PER_CLIENT, every one of its address busy).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  for (const reason of SHED) shed.inc({ reason }, 0);
+  return (reason) => shed.inc({ reason });
+}
 
 export interface ConnectionLimits {
   /** 0: no cap. */
@@ -32,16 +53,22 @@ function idle(socket: Socket): boolean {
 }
 
 /** Closes the oldest idle socket of `sockets` (oldest first); false when all are busy. */
-function closeOldestIdle(sockets: Iterable<Socket>, except: Socket): boolean {
+function closeOldestIdle(sockets: Iterable<Socket>, except: Socket, count: (reason: Shed) => void): boolean {
   for (const s of sockets) {
     if (s === except || !idle(s)) continue;
     s.destroy();
+    count('idle');
     return true;
   }
   return false;
 }
 
-export function limitConnections(server: Server, limits: ConnectionLimits, trustProxy: readonly string[]): void {
+export function limitConnections(
+  server: Server,
+  limits: ConnectionLimits,
+  trustProxy: readonly string[],
+  count: (reason: Shed) => void,
+): void {
   const { maxConnections: cap, maxConnectionsPerClient: perClient } = limits;
   if (cap === 0 && perClient === 0) return;
   const trusted = new AddressList(trustProxy);
@@ -54,12 +81,14 @@ export function limitConnections(server: Server, limits: ConnectionLimits, trust
     const address = socket.remoteAddress;
     if (address === undefined) return;
     const mine = perClient > 0 && !trusted.has(address) ? (byClient.get(address) ?? new Set<Socket>()) : null;
-    if (mine !== null && mine.size >= perClient && !closeOldestIdle(mine, socket)) {
+    if (mine !== null && mine.size >= perClient && !closeOldestIdle(mine, socket, count)) {
       socket.destroy();
+      count('client');
       return;
     }
-    if (cap > 0 && held.size >= cap && !closeOldestIdle(held, socket)) {
+    if (cap > 0 && held.size >= cap && !closeOldestIdle(held, socket, count)) {
       socket.destroy();
+      count('cap');
       return;
     }
     held.add(socket);

@@ -1,6 +1,7 @@
 /**
  * Limits at the HTTP edge, before any route runs:
- * - the connection caps, overall and per client address (connection-limits.ts);
+ * - the connection caps, overall and per client address (connection-limits.ts,
+ *   applied with the surface: they count into the metrics registry);
  * - a headers timeout of seconds (Node checks it every
  *   `connectionsCheckingInterval`, so that interval is kept well below it:
  *   with Node's defaults a slow-header client is cut only after ~77 s);
@@ -15,7 +16,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { EDGE_ERRORS, envelopeBody, ProxyError, type EdgeErrorKind } from '../errors/catalog.js';
 import { sendError, type EnvelopeWriter } from './envelope-writer.js';
 import { answeringRefusal } from './framing-guard.js';
-import { limitConnections, type ConnectionLimits } from './connection-limits.js';
+import type { ConnectionLimits } from './connection-limits.js';
 
 export interface EdgeLimits extends ConnectionLimits {
   headersTimeoutMs: number;
@@ -86,8 +87,7 @@ export function edgeServerOptions(limits: EdgeLimits, writer: EnvelopeWriter) {
   };
 }
 
-/** Applies what can only be set on the created server (the connection caps; TRUST_PROXY peers: no per-client one). */
-export function applyEdgeLimits(app: FastifyInstance, limits: EdgeLimits, trustProxy: readonly string[]): void {
-  limitConnections(app.server, limits, trustProxy);
+/** Applies what can only be set on the created server (the connection caps are registerSurface's). */
+export function applyEdgeLimits(app: FastifyInstance, limits: EdgeLimits): void {
   app.server.headersTimeout = limits.headersTimeoutMs;
 }

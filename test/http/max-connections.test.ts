@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
+import { ask } from '../helpers/ask.js';
 import { startEnv, waitFor, type Env } from '../helpers/proxy-kit.js';
 import { parseRaw, rawConnect, type RawExchange } from './raw.js';
 
@@ -39,6 +40,12 @@ describe('connection caps', () => {
     await waitFor(() => c.received().includes(until), 5000, `a connection answered (${until})`);
     return c;
   };
+  /** chainproxy_connections_shed_total{reason}, read from another address (this one may be at its limit). */
+  const shed = async (base: string, reason: string): Promise<number> => {
+    const text = (await ask(base, '/metrics', { localAddress: OTHER, headers: { connection: 'close' } })).text;
+    const line = text.split('\n').find((l) => l.startsWith(`chainproxy_connections_shed_total{reason="${reason}"}`));
+    return Number(line?.split(' ').pop());
+  };
   const servedOnce = async (base: string, from?: string) =>
     parseRaw((await rawConnect(base, ONCE, from).closed).text).status;
 
@@ -48,6 +55,8 @@ describe('connection caps', () => {
     expect(await servedOnce(base, OTHER)).toBe(200);
     await first!.closed;
     expect(second!.socket.destroyed).toBe(false);
+    expect(await shed(base, 'idle')).toBeGreaterThanOrEqual(1);
+    expect(await shed(base, 'cap')).toBe(0);
   });
 
   it('at MAX_CONNECTIONS with every connection busy, a new one is closed at once without an answer', async () => {
@@ -75,6 +84,7 @@ describe('connection caps', () => {
     await held(base, STREAM, 'HTTP/1.1 200');
     expect((await rawConnect(base, KEEP_ALIVE).closed).text).toBe('');
     expect(await servedOnce(base, OTHER)).toBe(200);
+    expect(await shed(base, 'client')).toBe(1);
   });
 
   it('a peer in TRUST_PROXY (a balancer carrying many clients) has no per-client limit', async () => {
