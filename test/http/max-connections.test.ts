@@ -97,7 +97,7 @@ describe('connection caps', () => {
     expect(await servedOnce(env.base)).toBe(200);
   });
 
-  it('one address opening MAX_CONNECTIONS idle connections (no per-client limit) does not lock out another', async () => {
+  it('one address opening MAX_CONNECTIONS idle connections (no per-client limit) locks out no other', async () => {
     const base = await start(4, 0);
     for (let i = 0; i < 4; i++) await held(base, KEEP_ALIVE, '"alive"');
     for (let i = 0; i < 3; i++) expect(await servedOnce(base, OTHER)).toBe(200);
