@@ -55,8 +55,8 @@ export class EntryTags {
   /**
    * A test of whether an entry carries `tag`, for walking a whole tier: only
    * endpoints with a dependency the tag's kind comes from can, and an address
-   * or token tag names its value in the key, so most entries are told apart
-   * without deriving.
+   * or token tag (a block's, when a parameter names it) has its value in the
+   * key, so most entries are told apart without deriving.
    */
   matcher(tag: string): (entry: CacheEntry) => boolean {
     const name = kindName(tag);
@@ -68,9 +68,16 @@ export class EntryTags {
       .filter((e) => e.module?.dependsOn.some((d) => from.includes(d.on)) === true)
       .map((e) => e.name);
     const carries = (e: CacheEntry): boolean => startsWithAny(e.key, prefixes) && this.of(e).includes(tag);
-    if (name !== 'address' && name !== 'token') return carries;
     const value = tag.slice(name.length + 1);
-    return (e) => e.key.includes(value) && carries(e);
+    if (name === 'address' || name === 'token') return (e) => e.key.includes(value) && carries(e);
+    if (name !== 'finality') return carries;
+    // A block named by a parameter is in the key; one named by the answer (tx/detail) is not.
+    const byField = this.#catalogue
+      .all()
+      .filter((e) => e.module?.dependsOn.some((d) => d.on === 'finality' && 'field' in d) === true)
+      .map((e) => e.name);
+    const inKey = `=${value}`;
+    return (e) => (e.key.includes(inKey) || startsWithAny(e.key, byField)) && carries(e);
   }
 
   #derive(entry: CacheEntry): readonly string[] {
