@@ -84,6 +84,15 @@ describe('operator routes and the Host header', () => {
     }
   });
 
+  it('the lists swapped while running take effect on the next request', async () => {
+    const host = `new.example.net:${port}`;
+    expect((await ask(env.base, '/status', { headers: { host } })).status).toBe(404);
+    env.proxy.operators.set({ adminAllow: ['loopback'], purgeAllow: ['loopback'], adminHosts: ['new.example.net'] });
+    expect((await ask(env.base, '/status', { headers: { host } })).status).toBe(200);
+    expect((await ask(env.base, '/status', { headers: { host: `ops.example.net:${port}` } })).status).toBe(404);
+    env.proxy.operators.set({ adminAllow: ['loopback'], purgeAllow: ['loopback'], adminHosts: ['ops.example.net'] });
+  });
+
   it('the public API answers any Host', async () => {
     const r = await ask(env.base, '/block/max', { headers: rebound('rebind.example') });
     expect(r.status).toBe(200);
