@@ -19,6 +19,7 @@ import type { Pages } from './pages/engine.js';
 import type { Resolver } from './pipeline/resolver.js';
 import { buildStages, type Stages } from './stages.js';
 import type { HeadStream } from './stream/index.js';
+import type { OperatorAccess } from './http/admin-gate.js';
 
 export interface ProxyOptions {
   logger?: Logger;
@@ -39,6 +40,8 @@ export interface ProxyHandle {
   /** The aggregation layer; `pages.refresh('home')` recomposes a page in the background. */
   pages: Pages;
   stream: HeadStream;
+  /** ADMIN_ALLOW, PURGE_ALLOW and ADMIN_HOSTS as the gates read them: `operators.set(…)` swaps them live. */
+  operators: OperatorAccess;
   /** `lameDuckMs`: /readyz answers 503 this long, everything still served, before the drain. */
   close(lameDuckMs?: number): Promise<void>;
 }
@@ -122,7 +125,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     await s.duty?.close();
     await fleet?.close();
   };
-  const { resolver, tracker, memory, pages, adminGate } = s;
+  const { resolver, tracker, memory, pages, operators } = s;
   return {
     app,
     resolver,
@@ -135,7 +138,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     stream,
     limiter: gate?.limiter ?? null,
     fast,
-    adminGate,
+    operators,
     close,
     /** Ends the lame duck now (a second signal): the drain begins. */
     hurry: () => endLameDuck(),
@@ -155,6 +158,7 @@ export async function startProxy(config: Config, opts: ProxyOptions = {}): Promi
     memory: built.memory,
     pages: built.pages,
     stream: built.stream,
+    operators: built.operators,
     close: built.close,
   };
 }

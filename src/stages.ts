@@ -16,7 +16,7 @@ import { registerFleetMetrics, startFleetDuty, type FleetDuty } from './fleet/du
 import { redisNamedLease } from './fleet/named-lease.js';
 import { registerMemberMetrics } from './fleet/member-metrics.js';
 import { connectWorkerFleet } from './cluster/worker-fleet.js';
-import { createAdminGate, type AdminGate } from './http/admin-gate.js';
+import { OperatorAccess } from './http/admin-gate.js';
 import { EnvelopeWriter } from './http/envelope-writer.js';
 import { readinessRule, readinessVerdict, Serving, whileServing, type ReadinessVerdict } from './http/readiness.js';
 import { FastHits } from './http/fast-hit.js';
@@ -82,7 +82,8 @@ export interface Stages {
   epilogue: Epilogue;
   /** A request's client address (TRUST_PROXY), for the rate limit and Fastify's request.ip. */
   address: ClientAddress;
-  adminGate: AdminGate;
+  /** The operator gates' lists (ADMIN_ALLOW, PURGE_ALLOW, ADMIN_HOSTS), swappable at runtime. */
+  operators: OperatorAccess;
   /** Every envelope the proxy writes, and the headers of every API answer. */
   writer: EnvelopeWriter;
   /** The upstream is the built-in chain simulator (started by src/main.ts). */
@@ -393,9 +394,12 @@ export function buildStages(
     const replaced = pool.replaceUrls(next.upstreamUrls);
     if (replaced.length > 0) logger.info({ upstreams: replaced }, 'reload: upstreams replaced under the same names');
   });
-  let operators = createAdminGate(config.adminAllow);
-  live.onChange((next) => (operators = createAdminGate(next.adminAllow)));
-  const adminGate: AdminGate = (request) => operators(request);
+  const operators = new OperatorAccess({
+    adminAllow: config.adminAllow,
+    purgeAllow: config.purgeAllow,
+    adminHosts: config.adminHosts,
+  });
+  live.onChange((n) => operators.set({ adminAllow: n.adminAllow, purgeAllow: n.purgeAllow, adminHosts: n.adminHosts }));
   if (gate !== null)
     live.onChange((next) => {
       gate.limiter.reconfigure({
@@ -432,7 +436,7 @@ export function buildStages(
     pages,
     gate,
     fast,
-    adminGate,
+    operators,
     writer,
     epilogue,
     address,

@@ -28,7 +28,11 @@ import { batchOpenapi } from './http/batch-openapi.js';
 import { chargeBatchWith } from './http/batch-charge.js';
 import { registerBatchRoute } from './http/batch-route.js';
 import { registerPurgeRoute } from './purge/route.js';
+import { purgeOpenapi } from './purge/openapi.js';
 import { registerFallbacks } from './http/fallbacks.js';
+import { registerFramingGuard } from './http/framing-guard.js';
+import { registerClientLog } from './http/client-log.js';
+import { limitConnections, registerConnectionMetrics } from './http/connection-limits.js';
 import { registerOpsRoutes } from './http/ops-routes.js';
 import { registerPageRoutes } from './http/page-routes.js';
 import { PathRegistry, rateLimitExempt } from './catalogue/paths.js';
@@ -46,6 +50,12 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     pages.names(),
   );
 
+  limitConnections(app.server, config.http, config.trustProxy, registerConnectionMetrics(prom.registry));
+  registerClientLog(
+    app,
+    config.passthrough.routes.map((r) => r.prefix),
+  );
+  registerFramingGuard(app);
   // Answers that set no X-Cache of their own (operator routes, preflights, passthrough) were made now: BYPASS.
   // Every answer carries its request id (the epilogue's and the envelope writer's set it themselves).
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -53,7 +63,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     if (!reply.hasHeader(REQUEST_ID_HEADER)) reply.header(REQUEST_ID_HEADER, request.id);
     done(null, payload);
   });
-  if (gate !== null) registerRateLimit(app, gate, rateLimitExempt(registry, s.adminGate), s.address);
+  if (gate !== null) registerRateLimit(app, gate, rateLimitExempt(registry, s.operators), s.address);
   const payer = gate === null ? null : payerOf(gate);
   registerApiRoutes(app, { ...common, catalogue, resolver, limits: config.limits, fast: s.fast, payer });
   registerPageRoutes(app, {
@@ -120,7 +130,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     }),
     metrics: prom,
     startedAt: Date.now(),
-    adminGate: s.adminGate,
+    adminGate: s.operators.admin,
     metricsCacheMs: config.metricsCacheMs,
     upstreamIsSimulator: s.upstreamIsSimulator,
     consensus: () => s.quorum?.snapshot() ?? null,
@@ -129,7 +139,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     fleet: () => s.fleet?.members.view() ?? null,
     reload: () => s.live.status(),
   });
-  registerPurgeRoute(app, { purger: s.purge.purger, catalogue, limits: config.limits, adminGate: s.adminGate });
+  registerPurgeRoute(app, { purger: s.purge.purger, catalogue, limits: config.limits, gate: s.operators.purge });
   const prefixes = config.passthrough.routes.map((r) => r.prefix);
   await registerPassthrough(app, {
     config: config.passthrough,
@@ -139,12 +149,13 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     trustProxy: config.trustProxy,
     metrics: prefixes.length > 0 ? createPassthroughMetrics(prom.registry, prefixes) : null,
   });
-  registerDashboard(app, { adminGate: s.adminGate, registry: prom.registry });
+  registerDashboard(app, { adminGate: s.operators.admin, registry: prom.registry });
   const full = buildOpenApiDocument({
     publicBaseUrl: config.publicBaseUrl,
     contributions: [
       apiOpenapi(catalogue, config.limits),
       opsOpenapi(),
+      purgeOpenapi(),
       dashboardOpenapi(),
       pagesOpenapi(s.compiledPages, config.limits),
       batchOpenapi(config.limits),
@@ -154,9 +165,9 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   });
   registerOpenApiRoute(
     app,
-    { full, public: withoutPaths(full, (p) => registry.rule(p)?.operator === true) },
-    s.adminGate,
+    { full, public: withoutPaths(full, (p) => (registry.rule(p)?.operator ?? null) !== null) },
+    s.operators.admin,
   );
-  registerFallbacks(app, registry, s.adminGate);
+  registerFallbacks(app, registry, s.operators);
   return stream;
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { collectMetrics, metricsTable } from './metrics.js';
-import { configByTopic, endpointTable, errorTable, policyTable, reloadTable } from './tables.js';
+import { configByTopic, endpointTable, errorTable, policyTable, purgeTagTable, reloadTable } from './tables.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -19,11 +19,17 @@ export async function generatedParts(): Promise<Record<string, string>> {
     policies: policyTable(),
     endpoints: endpointTable(),
     metrics: metricsTable(await collectMetrics()),
+    'purge-tags': purgeTagTable(),
   };
 }
 
 /** Files holding generated parts, relative to the repository root. */
-export const GENERATED_FILES = ['docs/configuration.md', 'docs/metrics.md', 'docs/api.md'] as const;
+export const GENERATED_FILES = [
+  'docs/configuration.md',
+  'docs/metrics.md',
+  'docs/api.md',
+  'docs/operations.md',
+] as const;
 
 const MARKER = /<!-- generated:([a-z-]+) -->\n[\s\S]*?<!-- generated:\1:end -->/g;
 

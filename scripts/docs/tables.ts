@@ -1,6 +1,6 @@
 /**
  * Reference tables made from the code's own tables: settings (grouped by
- * topic), error catalogue, default cache policies, the endpoints.
+ * topic), error catalogue, default cache policies, the endpoints, the purge tags.
  */
 import { DEFAULT_POLICIES } from '../../src/catalogue/policies.js';
 import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
@@ -9,6 +9,7 @@ import { configTable } from '../../src/config/help.js';
 import { LIVE, LIVE_IF, RESTART } from '../../src/config/reload-classes.js';
 import { EDGE_ERRORS, ERRORS } from '../../src/errors/catalog.js';
 import { ENDPOINTS } from '../../src/endpoints/index.js';
+import { TAG_KINDS, tagShapes } from '../../src/purge/tag-vocabulary.js';
 
 /** `configTable()` split into one table per topic: the --help groups (src/config/groups.ts), in their order. */
 export function configByTopic(): string {
@@ -108,5 +109,18 @@ function paramsCell(m: (typeof ENDPOINTS)[number]): string {
 export function endpointTable(): string {
   const rows = ['| # | Path | Parameters | `data` |', '|---|---|---|---|'];
   ENDPOINTS.forEach((m, i) => rows.push(`| ${i + 1} | \`${m.path}\` | ${paramsCell(m)} | ${m.reference.data} |`));
+  return rows.join('\n');
+}
+
+/** The tag vocabulary: each kind, what it names, and the endpoints whose answers carry it. */
+export function purgeTagTable(): string {
+  const rows = ['| tag | names | answers that carry it (some only with some parameters) |', '|---|---|---|'];
+  for (const [name, kind] of Object.entries(TAG_KINDS)) {
+    const carriers = ENDPOINTS.filter((e) => e.dependsOn.some((d) => kind.from.includes(d.on))).map(
+      (e) => `\`${e.path}\``,
+    );
+    const shapes = tagShapes(name, kind).map((t) => `\`${t}\``);
+    rows.push(`| ${shapes.join(', ')} | ${kind.doc} | ${carriers.join(', ') || '(see the other spelling)'} |`);
+  }
   return rows.join('\n');
 }

@@ -27,31 +27,34 @@ const DASHBOARD = ['/dashboard', '/dashboard/data.json', '/dashboard/history.jso
 const STREAM = '/stream/heads';
 const ACTIVITY = '/stream/activity';
 
+/** Which operator list a path asks for: ADMIN_ALLOW (admin) or PURGE_ALLOW (purge). */
+export type OperatorGate = 'admin' | 'purge';
+
 export interface PathRule {
   /** Methods served, OPTIONS aside, in the order `Allow` names them. */
   methods: readonly string[];
-  /** Behind the operator gate (ADMIN_ALLOW). */
-  operator: boolean;
+  /** Behind an operator gate (src/http/admin-gate.ts); null: public. */
+  operator: OperatorGate | null;
   /** Never charged by the rate limiter (for operator paths: when an operator asks). */
   unlimited: boolean;
 }
 
 const GET_HEAD: readonly string[] = ['GET', 'HEAD'];
-const API: PathRule = { methods: GET_HEAD, operator: false, unlimited: false };
-const PROBE: PathRule = { methods: GET_HEAD, operator: false, unlimited: true };
-const OPERATOR: PathRule = { methods: GET_HEAD, operator: true, unlimited: true };
+const API: PathRule = { methods: GET_HEAD, operator: null, unlimited: false };
+const PROBE: PathRule = { methods: GET_HEAD, operator: null, unlimited: true };
+const OPERATOR: PathRule = { methods: GET_HEAD, operator: 'admin', unlimited: true };
 
 const FIXED: ReadonlyArray<readonly [string, PathRule]> = [
   [HEALTHZ_PATH, PROBE],
   [READYZ_PATH, PROBE],
   [STATUS_PATH, OPERATOR],
   [METRICS_PATH, OPERATOR],
-  [PURGE_PATH, { methods: ['POST'], operator: true, unlimited: true }],
+  [PURGE_PATH, { methods: ['POST'], operator: 'purge', unlimited: true }],
   ...DASHBOARD.map((p) => [p, OPERATOR] as const),
   [OPENAPI_PATH, API],
-  [BATCH_PATH, { methods: ['POST'], operator: false, unlimited: false }],
-  [STREAM, { methods: ['GET'], operator: false, unlimited: false }],
-  [ACTIVITY, { methods: ['GET'], operator: false, unlimited: false }],
+  [BATCH_PATH, { methods: ['POST'], operator: null, unlimited: false }],
+  [STREAM, { methods: ['GET'], operator: null, unlimited: false }],
+  [ACTIVITY, { methods: ['GET'], operator: null, unlimited: false }],
 ];
 
 /** Namespaces kept whole: no passthrough prefix may equal, contain or sit under one. */
@@ -87,16 +90,21 @@ export class PathRegistry {
 
 type RequestTest = (request: FastifyRequest) => boolean;
 
+/** Whether a request passes an operator gate (src/http/admin-gate.ts: `OperatorAccess`). */
+export interface OperatorTest {
+  allows(gate: OperatorGate, request: FastifyRequest): boolean;
+}
+
 /**
  * Requests the rate limiter leaves alone: unlimited paths, operator paths only
  * when an operator asks (anyone else is charged as for the unknown path they see).
  */
-export function rateLimitExempt(registry: PathRegistry, adminGate: RequestTest): RequestTest {
+export function rateLimitExempt(registry: PathRegistry, access: OperatorTest): RequestTest {
   return (request) => {
     const url = request.raw.url ?? '/';
     const q = url.indexOf('?');
     const rule = registry.rule(q < 0 ? url : url.slice(0, q));
-    return rule !== undefined && rule.unlimited && (!rule.operator || adminGate(request));
+    return rule !== undefined && rule.unlimited && (rule.operator === null || access.allows(rule.operator, request));
   };
 }
 

@@ -25,6 +25,8 @@ export function defaultConfig(): Config {
     redisUrl: null,
     trustProxy: [],
     adminAllow: ['loopback', 'uniquelocal'],
+    purgeAllow: ['loopback'],
+    adminHosts: [],
     metricsCacheMs: 1000,
     limits: { maxPageSize: 100, maxDays: 365, requestTimeoutMs: 15_000, maxBatchItems: 20 },
     workers: 1,
@@ -32,7 +34,7 @@ export function defaultConfig(): Config {
     shutdownTimeoutMs: 15_000 + SHUTDOWN_MARGIN_MS,
     // 0: nothing reads readiness in front of a lone process or a systemd unit, and a delay there only slows a stop.
     drainDelayMs: 0,
-    http: { maxConnections: 8192, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000 },
+    http: { maxConnections: 8192, maxConnectionsPerClient: 256, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000 },
     upstream: {
       connectTimeoutMs: 1000,
       attemptTimeoutMs: 5000,

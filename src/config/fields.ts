@@ -18,6 +18,8 @@ export type FieldKind =
   | { type: 'urls' }
   | { type: 'redisUrl' }
   | { type: 'addresses' }
+  /** Comma-separated DNS host names. */
+  | { type: 'hostnames' }
   | { type: 'routes' };
 
 export interface Field {
@@ -93,8 +95,26 @@ export const FIELDS: readonly Field[] = [
     kind: { type: 'addresses' },
     help:
       'Comma-separated IPs/CIDRs (or loopback, linklocal, uniquelocal) of clients allowed on ' +
-      '/metrics, /status and other operator routes; the client address is resolved through ' +
-      'TRUST_PROXY. Others get the 404 envelope. Default loopback,uniquelocal.',
+      '/metrics, /status and /dashboard (not /purge: PURGE_ALLOW); the client address is resolved ' +
+      'through TRUST_PROXY. Others get the 404 envelope. Default loopback,uniquelocal.',
+  },
+  {
+    env: 'PURGE_ALLOW',
+    key: 'purgeAllow',
+    kind: { type: 'addresses' },
+    help:
+      'Comma-separated IPs/CIDRs (or loopback, linklocal, uniquelocal) of clients allowed to ' +
+      'POST /purge, apart from ADMIN_ALLOW (a Prometheus server may read /metrics and not purge). ' +
+      'Others get the 404 envelope. Default loopback.',
+  },
+  {
+    env: 'ADMIN_HOSTS',
+    key: 'adminHosts',
+    kind: { type: 'hostnames' },
+    help:
+      'Comma-separated host names operator routes (/status, /metrics, /dashboard, /purge) answer ' +
+      'under, besides IP literals and localhost: a request whose Host header is any other name ' +
+      'gets the 404 envelope (a DNS-rebinding page sends its own name). Empty: none.',
   },
   {
     env: 'METRICS_CACHE_MS',
@@ -158,7 +178,17 @@ export const FIELDS: readonly Field[] = [
     env: 'MAX_CONNECTIONS',
     key: 'http.maxConnections',
     kind: int(0, 1_000_000),
-    help: 'Client connections held at once; connections past it are closed at once (0: no cap).',
+    help:
+      'Client connections held at once; at the cap a new connection closes the oldest idle one (no request ' +
+      'in flight), or is closed at once when every held one is busy (0: no cap).',
+  },
+  {
+    env: 'MAX_CONNECTIONS_PER_CLIENT',
+    key: 'http.maxConnectionsPerClient',
+    kind: int(0, 1_000_000),
+    help:
+      'Connections one client address (the socket peer) holds at once; past it its oldest idle one is closed ' +
+      'for the new one, or the new one is closed at once. Peers in TRUST_PROXY are exempt (0: no limit).',
   },
   {
     env: 'HEADERS_TIMEOUT_MS',

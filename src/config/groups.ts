@@ -25,6 +25,7 @@ export const GROUPS: readonly SettingGroup[] = [
       'SHUTDOWN_TIMEOUT_MS',
       'DRAIN_DELAY_MS',
       'MAX_CONNECTIONS',
+      'MAX_CONNECTIONS_PER_CLIENT',
       'HEADERS_TIMEOUT_MS',
       'KEEP_ALIVE_TIMEOUT_MS',
     ],
@@ -40,7 +41,7 @@ export const GROUPS: readonly SettingGroup[] = [
   { title: 'Passthrough (legacy paths)', names: ['PASSTHROUGH'], namespaces: ['PASSTHROUGH_'] },
   {
     title: 'Operators and logs',
-    names: ['ADMIN_ALLOW', 'METRICS_CACHE_MS', 'LOG_LEVEL', 'ACCESS_LOG'],
+    names: ['ADMIN_ALLOW', 'PURGE_ALLOW', 'ADMIN_HOSTS', 'METRICS_CACHE_MS', 'LOG_LEVEL', 'ACCESS_LOG'],
     namespaces: [],
   },
 ];

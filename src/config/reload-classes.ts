@@ -21,6 +21,9 @@ export const LIVE: readonly string[] = [
   'UPSTREAM_MAX_LAG_BLOCKS',
   'LOG_LEVEL',
   'ADMIN_ALLOW',
+  // Read on every request by the operator gates (OperatorAccess.set).
+  'PURGE_ALLOW',
+  'ADMIN_HOSTS',
   'SHUTDOWN_TIMEOUT_MS',
   'DRAIN_DELAY_MS',
   // Read by the rate limiter on every request (only when it runs: RATE_LIMIT_ENABLED is restart-only).
@@ -51,6 +54,7 @@ export const RESTART: readonly string[] = [
   'MAX_BATCH_ITEMS',
   'REQUEST_TIMEOUT_MS',
   'MAX_CONNECTIONS',
+  'MAX_CONNECTIONS_PER_CLIENT',
   'HEADERS_TIMEOUT_MS',
   'KEEP_ALIVE_TIMEOUT_MS',
   // The upstream pool's settings, its probes, breakers and per-upstream metrics are built once.

@@ -151,6 +151,10 @@ export interface Config {
   trustProxy: string[];
   /** Client addresses (IPs, CIDRs, names) allowed on operator routes. */
   adminAllow: string[];
+  /** Clients allowed to POST /purge (PURGE_ALLOW). */
+  purgeAllow: string[];
+  /** Host names operator routes answer under, besides IP literals and localhost (ADMIN_HOSTS). */
+  adminHosts: string[];
   /** /metrics renders at most once per this many ms (0: every scrape). */
   metricsCacheMs: number;
   limits: {
@@ -173,6 +177,8 @@ export interface Config {
   http: {
     /** Client connections at once (0: no cap). */
     maxConnections: number;
+    /** Connections one client socket address holds at once (0: no limit). */
+    maxConnectionsPerClient: number;
     /** Time to receive a request's headers. */
     headersTimeoutMs: number;
     /** Idle keep-alive client connections are closed after this. */

@@ -12,6 +12,10 @@ import type { Field, FieldKind } from './fields.js';
 import { parsePassthroughRoutes } from './passthrough-routes.js';
 import { NAMED_RANGES } from '../common/address-list.js';
 
+/** A DNS host name: labels of letters, digits and hyphens, dot-separated, an optional trailing dot. */
+const HOST_NAME =
+  /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
 
 /** A value for a message: quoted, at most 60 characters, no control characters. */
@@ -167,6 +171,13 @@ function kindCheck(kind: FieldKind, raw: unknown, label: string): Parsed {
       return bad === undefined
         ? ok(list)
         : fail(label, 'comma-separated IP addresses or CIDRs (or loopback, linklocal, uniquelocal)', bad);
+    }
+    case 'hostnames': {
+      const list = listOf(raw);
+      const bad = list === null ? raw : list.find((s) => !HOST_NAME.test(s));
+      return bad === undefined
+        ? ok(list!.map((s) => s.toLowerCase()))
+        : fail(label, 'comma-separated host names (letters, digits, dots and hyphens)', bad);
     }
     case 'routes': {
       const r = parsePassthroughRoutes(raw ?? '', baseUrl);

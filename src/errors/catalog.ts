@@ -28,8 +28,9 @@ export type ErrorKind = keyof typeof ERRORS;
 
 /**
  * Refusals made at the HTTP edge (parser, rate limiter, stream caps,
- * readiness), never relayed from an upstream, so outside ErrorKind (which
- * every upstream outcome must map). Same envelope, same code space.
+ * readiness) and the proxy's own failures (a purge the fleet did not hear),
+ * never relayed from an upstream, so outside ErrorKind (which every upstream
+ * outcome must map). Same envelope, same code space.
  */
 export const EDGE_ERRORS = {
   MALFORMED_REQUEST: ERRORS.BAD_REQUEST,
@@ -44,6 +45,7 @@ export const EDGE_ERRORS = {
   HEADERS_TOO_LARGE: { code: 4310, status: 431, msg: 'request headers too large' },
   STREAMS_FULL: { code: 5032, status: 503, msg: 'too many open streams; retry later' },
   NOT_READY: { code: 5033, status: 503, msg: 'not ready: no healthy, up-to-date upstream' },
+  PURGE_NOT_PROPAGATED: { code: 5034, status: 503, msg: 'purge applied on this replica, not across the fleet' },
 } as const satisfies Record<string, { code: number; status: number; msg: string }>;
 
 export type EdgeErrorKind = keyof typeof EDGE_ERRORS;

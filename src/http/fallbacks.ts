@@ -6,10 +6,15 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ProxyError } from '../errors/catalog.js';
-import type { AdminGate } from './admin-gate.js';
 import { CORS_HEADERS } from './header-block.js';
 import { sendError } from './envelope-writer.js';
-import { ALLOWED_REQUEST_HEADERS, allowOf, methodRefusalOf, type PathRegistry } from '../catalogue/paths.js';
+import {
+  ALLOWED_REQUEST_HEADERS,
+  allowOf,
+  methodRefusalOf,
+  type OperatorTest,
+  type PathRegistry,
+} from '../catalogue/paths.js';
 
 function pathOf(request: FastifyRequest): string {
   return (request.raw.url ?? '/').split('?')[0] ?? '/';
@@ -20,10 +25,11 @@ function sendNotFound(request: FastifyRequest, reply: FastifyReply): FastifyRepl
   return sendError(reply, new ProxyError('ROUTE_NOT_FOUND', `no such endpoint: ${pathOf(request).slice(0, 80)}`));
 }
 
-export function registerFallbacks(app: FastifyInstance, registry: PathRegistry, adminGate: AdminGate): void {
+export function registerFallbacks(app: FastifyInstance, registry: PathRegistry, access: OperatorTest): void {
   app.setNotFoundHandler((request, reply) => {
     const rule = registry.rule(pathOf(request));
-    if (rule === undefined || (rule.operator && !adminGate(request))) return sendNotFound(request, reply);
+    if (rule === undefined || (rule.operator !== null && !access.allows(rule.operator, request)))
+      return sendNotFound(request, reply);
     if (request.method === 'OPTIONS') {
       return reply
         .code(204)

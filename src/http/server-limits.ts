@@ -1,7 +1,7 @@
 /**
  * Limits at the HTTP edge, before any route runs:
- * - a connection cap (Node's `server.maxConnections`: sockets past it are
- *   closed at once, without a response);
+ * - the connection caps, overall and per client address (connection-limits.ts,
+ *   applied with the surface: they count into the metrics registry);
  * - a headers timeout of seconds (Node checks it every
  *   `connectionsCheckingInterval`, so that interval is kept well below it:
  *   with Node's defaults a slow-header client is cut only after ~77 s);
@@ -15,10 +15,10 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EDGE_ERRORS, envelopeBody, ProxyError, type EdgeErrorKind } from '../errors/catalog.js';
 import { sendError, type EnvelopeWriter } from './envelope-writer.js';
+import { answeringRefusal } from './framing-guard.js';
+import type { ConnectionLimits } from './connection-limits.js';
 
-export interface EdgeLimits {
-  /** 0: no cap. */
-  maxConnections: number;
+export interface EdgeLimits extends ConnectionLimits {
   headersTimeoutMs: number;
   keepAliveTimeoutMs: number;
 }
@@ -51,6 +51,11 @@ function clientErrorHandler(writer: EnvelopeWriter): (err: NodeJS.ErrnoException
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     // A response already being written on this socket cannot be followed by another.
     const busy = (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
+    if (busy && answeringRefusal(socket)) {
+      // The refusal is being written (framing-guard.ts); the connection closes after it.
+      setTimeout(() => socket.destroy(), 1000).unref();
+      return;
+    }
     if (!socket.writable || busy) {
       socket.destroy();
       return;
@@ -82,8 +87,7 @@ export function edgeServerOptions(limits: EdgeLimits, writer: EnvelopeWriter) {
   };
 }
 
-/** Applies what can only be set on the created server (the connection cap). */
+/** Applies what can only be set on the created server (the connection caps are registerSurface's). */
 export function applyEdgeLimits(app: FastifyInstance, limits: EdgeLimits): void {
-  if (limits.maxConnections > 0) app.server.maxConnections = limits.maxConnections;
   app.server.headersTimeout = limits.headersTimeoutMs;
 }

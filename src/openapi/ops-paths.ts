@@ -1,5 +1,4 @@
 /** The operator endpoints as OpenAPI paths. */
-import { txDetail } from '../endpoints/tx-detail.js';
 import { SchemaRegistry } from './json-schema.js';
 import { errorResponse } from './api-paths.js';
 import { FLEET_STATUS_SCHEMA } from './fleet-schema.js';
@@ -206,34 +205,6 @@ const ACTIVITY_SCHEMA: SchemaObject = {
   },
 };
 
-const PURGE_KIND: SchemaObject = { type: 'string', enum: ['key', 'tag', 'all'] };
-const PURGE_MODE: SchemaObject = { type: 'string', enum: ['hard', 'soft'] };
-
-/** Purges applied by this replica and the marks it holds. */
-const PURGE_STATUS_SCHEMA: SchemaObject = obj(
-  {
-    marks: {
-      ...count,
-      description: 'Purge marks held (at most 4096 targets, each dropped after the longest life of an entry).',
-    },
-    here: { ...count, description: 'Purges asked of this replica since start.' },
-    fleet: { ...count, description: 'Purges heard from other replicas on the bus since start.' },
-    last: {
-      type: ['object', 'null'],
-      required: ['at', 'kind', 'target', 'mode', 'origin', 'entries'],
-      properties: {
-        at: { type: 'integer', description: 'ms since the epoch.' },
-        kind: PURGE_KIND,
-        target: { type: 'string' },
-        mode: PURGE_MODE,
-        origin: { type: 'string', enum: ['here', 'fleet'] },
-        entries: { ...count, description: 'Memory-tier entries it reached here.' },
-      },
-    },
-  },
-  'Operator purges (POST /purge).',
-);
-
 const CACHE_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['memory', 'redis', 'invalidation', 'refetches', 'purge'],
@@ -242,78 +213,9 @@ const CACHE_SCHEMA: SchemaObject = {
     redis: { type: ['object', 'null'], required: ['healthy'], properties: { healthy: { type: 'boolean' } } },
     invalidation: INVALIDATION_SCHEMA,
     refetches: REFETCHES_SCHEMA,
-    purge: PURGE_STATUS_SCHEMA,
+    purge: { $ref: '#/components/schemas/PurgeStatus' },
   },
 };
-
-/** The answer of POST /purge. */
-const PURGE_SCHEMA: SchemaObject = obj({
-  kind: PURGE_KIND,
-  target: {
-    type: 'string',
-    description: 'The cache key (canonical), the tag (`address:…`, `token:…`, `height:…`), or `*`.',
-  },
-  mode: PURGE_MODE,
-  at: { type: 'integer', description: 'The purge time, ms since the epoch: entries made at or before it are purged.' },
-  purged: { ...count, description: '`memory` + `redis`.' },
-  memory: {
-    ...count,
-    description:
-      "Entries of this replica's memory tier the purge reached (dropped, or expired for a " +
-      'soft purge). Other replicas count their own (chainproxy_purged_entries_total).',
-  },
-  redis: {
-    ...count,
-    description:
-      'Entries deleted from Redis: an exact key, hard. Other Redis entries the ' +
-      'purge names are never served again, judged by the marks on every replica.',
-  },
-  fleet: {
-    type: ['object', 'null'],
-    description:
-      'Null without Redis. `stored`: kept for replicas that start or reconnect later; `published`: ' +
-      'sent on the bus to the running ones. False: Redis did not take it (purge again).',
-    required: ['stored', 'published'],
-    properties: { stored: { type: 'boolean' }, published: { type: 'boolean' } },
-  },
-});
-
-const PURGE_PARAMETERS = [
-  {
-    name: 'key',
-    in: 'query' as const,
-    required: false,
-    description:
-      'Exactly one of key, tag, all. An API request as a client sends it, percent-encoded ' +
-      `(\`${txDetail.path}?hash=…\`, with or without the leading \`/\` or a scheme and ` +
-      'host); canonicalized like a client request, so any spelling names the one entry.',
-    schema: { type: 'string' },
-  },
-  {
-    name: 'tag',
-    in: 'query' as const,
-    required: false,
-    description:
-      'Every entry depending on an address (`address:<id>`; `contract:<id>` is the same), a token ' +
-      '(`token:<name>`) or a block (`height:<n>`: the block, its transaction list, transactions mined in it).',
-    schema: { type: 'string', pattern: '^(address|contract|token|height):.+$' },
-  },
-  {
-    name: 'all',
-    in: 'query' as const,
-    required: false,
-    description: 'Every entry.',
-    schema: { type: 'string', enum: ['true', '1'] },
-  },
-  {
-    name: 'soft',
-    in: 'query' as const,
-    required: false,
-    description:
-      'Serve what is purged stale (X-Cache: STALE) while it is fetched again, instead of never again. Default false.',
-    schema: { type: 'string', enum: ['true', 'false', '1', '0'] },
-  },
-];
 
 const STATUS_SCHEMA: SchemaObject = {
   type: 'object',
@@ -421,27 +323,6 @@ export function opsOpenapi(): OpenApiContribution {
           },
         },
       },
-      '/purge': {
-        post: {
-          operationId: 'purge',
-          summary: 'Purge cached answers by exact key, tag or all, on every replica (operator only)',
-          description:
-            'Hard (default): what is purged is never served again; the next request ' +
-            'fetches it. Soft: served stale while fetched again. Fleet-wide over the ' +
-            'Redis bus; the marks are kept in Redis for replicas that start later.',
-          tags: OPERATOR,
-          parameters: PURGE_PARAMETERS,
-          responses: {
-            '200': plain('What was purged.', { $ref: '#/components/schemas/Purge' }),
-            '400': errorResponse(
-              'A bad purge request: the 400 envelope naming the parameter ' +
-                '(4001, 4002 none of key, tag, all; 4003 one given twice).',
-              registry,
-            ),
-            '404': errorResponse('Not an operator address: the answer of an unknown path.', registry),
-          },
-        },
-      },
       '/metrics': {
         get: {
           operationId: 'metrics',
@@ -465,7 +346,6 @@ export function opsOpenapi(): OpenApiContribution {
       ...registry.schemas,
       Status: STATUS_SCHEMA,
       UpstreamStatus: UPSTREAM_STATUS_SCHEMA,
-      Purge: PURGE_SCHEMA,
     },
   };
 }

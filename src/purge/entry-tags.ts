@@ -1,34 +1,31 @@
 /**
- * The purge tags of a cache entry, derived from its key and its endpoint
- * module's `dependsOn` (so entries without `deps`, in head mode or from an
- * older replica, have them too): `address:<id>` for an address or contract
- * parameter, `token:<name>`, and `height:<n>` for the block a `finality`
- * dependency names (its parameter, or the field of the answer's data, read
- * from the stored bytes). Remembered per entry object, so an entry is derived
- * at most once.
+ * The purge tags of a cache entry: the tags its answer carries in the
+ * `Cache-Tag` header (src/invalidation/tags.ts `headerTags`; the vocabulary:
+ * tag-vocabulary.ts), derived from its key and its endpoint module's
+ * `dependsOn` (so entries without `deps`, in head mode or from an older
+ * replica, have them too), the fields a dependency names read from the stored
+ * bytes. Remembered per entry object, so an entry is derived at most once.
  */
 import type { CacheEntry } from '../cache/types.js';
 import type { Catalogue } from '../catalogue/index.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
-import type { ParamLimits } from '../endpoints/types.js';
-import { tagOfAddress, tagOfToken } from '../invalidation/tags.js';
+import type { Dependency, ParamLimits } from '../endpoints/types.js';
+import { headerTags } from '../invalidation/tags.js';
 import { locate, numberAt, stringAt } from '../transform/json-scan.js';
-
-export const tagOfHeight = (height: string): string => `height:${height}`;
+import { kindName, tagKind } from './tag-vocabulary.js';
 
 const NONE: readonly string[] = Object.freeze([]);
 
-/** A canonical block height (digits, no leading zero), or null. */
-function heightText(v: string | number | null | undefined): string | null {
-  const n = typeof v === 'string' && /^\d{1,16}$/.test(v) ? Number(v) : v;
-  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? String(n) : null;
-}
-
-/** `data[field]` of a stored answer, a number or a numeric string, or null. */
-function dataField(body: Buffer, field: string): string | null {
-  const r = locate(body, ['data', field]);
-  if (r === null) return null;
-  return heightText(numberAt(body, r) ?? stringAt(body, r));
+/** The fields of a stored answer's data that `deps` name (numbers or strings), as the header reads them. */
+function dataFields(body: Buffer, deps: readonly Dependency[]): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const d of deps) {
+    if (!('field' in d)) continue;
+    const r = locate(body, ['data', d.field]);
+    const v = r === null ? null : (numberAt(body, r) ?? stringAt(body, r));
+    if (v !== null) out[d.field] = v;
+  }
+  return out;
 }
 
 function startsWithAny(key: string, prefixes: readonly string[]): boolean {
@@ -40,20 +37,10 @@ export class EntryTags {
   readonly #catalogue: Catalogue;
   readonly #limits: ParamLimits;
   readonly #known = new WeakMap<CacheEntry, readonly string[]>();
-  /** `<endpoint>?` of the endpoints whose block is a parameter, and of those whose block is a field of the answer. */
-  readonly #heightByParam: readonly string[];
-  readonly #heightByField: readonly string[];
 
   constructor(catalogue: Catalogue, limits: ParamLimits) {
     this.#catalogue = catalogue;
     this.#limits = limits;
-    const finality = (byParam: boolean) =>
-      catalogue
-        .all()
-        .filter((e) => e.module?.dependsOn.some((d) => d.on === 'finality' && 'param' in d === byParam) === true)
-        .map((e) => `${e.name}?`);
-    this.#heightByParam = finality(true);
-    this.#heightByField = finality(false);
   }
 
   of(entry: CacheEntry): readonly string[] {
@@ -66,20 +53,31 @@ export class EntryTags {
   }
 
   /**
-   * A test of whether an entry carries `tag`, for walking a whole tier: an
-   * address or token tag names its value in the key, and a height tag only
-   * endpoints with a `finality` dependency (its value in the key too when
-   * that is a parameter), so most entries are told apart without deriving.
+   * A test of whether an entry carries `tag`, for walking a whole tier: only
+   * endpoints with a dependency the tag's kind comes from can, and an address
+   * or token tag (a block's, when a parameter names it) has its value in the
+   * key, so most entries are told apart without deriving.
    */
   matcher(tag: string): (entry: CacheEntry) => boolean {
-    const value = tag.slice(tag.indexOf(':') + 1);
-    const carries = (e: CacheEntry): boolean => this.of(e).includes(tag);
-    if (!tag.startsWith('height:')) return (e) => e.key.includes(value) && carries(e);
+    const name = kindName(tag);
+    const from = tagKind(name)?.from ?? [];
+    // A kind no endpoint gives is derived for other entries: every entry is asked.
+    if (from.length === 0) return (e) => this.of(e).includes(tag);
+    const prefixes = this.#catalogue
+      .all()
+      .filter((e) => e.module?.dependsOn.some((d) => from.includes(d.on)) === true)
+      .map((e) => e.name);
+    const carries = (e: CacheEntry): boolean => startsWithAny(e.key, prefixes) && this.of(e).includes(tag);
+    const value = tag.slice(name.length + 1);
+    if (name === 'address' || name === 'token') return (e) => e.key.includes(value) && carries(e);
+    if (name !== 'finality') return carries;
+    // A block named by a parameter is in the key; one named by the answer (tx/detail) is not.
+    const byField = this.#catalogue
+      .all()
+      .filter((e) => e.module?.dependsOn.some((d) => d.on === 'finality' && 'field' in d) === true)
+      .map((e) => e.name);
     const inKey = `=${value}`;
-    return (e) =>
-      ((startsWithAny(e.key, this.#heightByParam) && e.key.includes(inKey)) ||
-        startsWithAny(e.key, this.#heightByField)) &&
-      carries(e);
+    return (e) => (e.key.includes(inKey) || startsWithAny(e.key, byField)) && carries(e);
   }
 
   #derive(entry: CacheEntry): readonly string[] {
@@ -94,16 +92,7 @@ export class EntryTags {
     } catch {
       return NONE;
     }
-    const out: string[] = [];
-    for (const d of deps) {
-      if (d.on === 'address' || d.on === 'contract' || d.on === 'token') {
-        const v = params.get(d.param);
-        if (v !== undefined) out.push(d.on === 'token' ? tagOfToken(v) : tagOfAddress(v));
-      } else if (d.on === 'finality') {
-        const h = 'param' in d ? heightText(params.get(d.param)) : dataField(entry.body, d.field);
-        if (h !== null) out.push(tagOfHeight(h));
-      }
-    }
+    const out = headerTags(deps, params, dataFields(entry.body, deps));
     return out.length === 0 ? NONE : out;
   }
 }

@@ -6,8 +6,9 @@
  * settles every entry created since (and every entry while there is none).
  *
  * A target is a cache key (`tx/detail?hash=…`: never a `:`, values are
- * percent-encoded), a tag (`address:…`, `token:…`, `height:…`: always a
- * `:`), or everything (held as two times, not in the map).
+ * percent-encoded), a tag (tag-vocabulary.ts: `address:…`, `finality:…`, or a
+ * bare word such as `head`, which no endpoint is named), or everything (held
+ * as two times, not in the map).
  *
  * Bounded: a mark older than the longest life of an entry (`horizonMs`) can
  * purge nothing and is dropped; beyond `cap` marks the oldest are folded into

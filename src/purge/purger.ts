@@ -11,6 +11,8 @@
  *     reconnect later load them) and published on the bus; every other replica
  *     does 1 and 2 on receipt. Without Redis, the other workers of this
  *     machine (WORKERS) hear it from the cluster primary and do 1 and 2.
+ *
+ * What the purge could not reach is its `failure` (outcome.ts words it).
  */
 import type { Logger } from 'pino';
 import type { MemoryStore } from '../cache/memory-store.js';
@@ -23,6 +25,13 @@ import { EVERYTHING, heardAt, type PurgeMarks, type PurgeMode } from './marks.js
 import type { PurgeMetrics, PurgeOrigin } from './metrics.js';
 import { kindOf, type PurgeKind, type PurgeRequest } from './request.js';
 import { softened } from './second-tier.js';
+import { canonicalTarget } from './tag-vocabulary.js';
+
+/**
+ * Where a purge goes besides this process: nowhere (one process, no Redis),
+ * this machine's other workers (WORKERS > 1, no Redis), or every replica (Redis).
+ */
+export type PurgeReach = 'process' | 'workers' | 'fleet';
 
 export interface PurgeAnswer {
   kind: PurgeKind;
@@ -36,8 +45,17 @@ export interface PurgeAnswer {
   memory: number;
   /** Entries deleted from Redis (an exact key, hard). */
   redis: number;
-  /** null: no fleet. Whether the fleet's marks took it (false: no Redis), and the bus. */
+  reach: PurgeReach;
+  /** With Redis: whether the fleet's marks took it, and the bus; null: no Redis. */
   fleet: { stored: boolean; published: boolean } | null;
+}
+
+/** What a purge did not reach; null: everything it should. */
+export type PurgeFailure = null | { stored: boolean; published: boolean } | 'workers';
+
+export interface PurgeOutcome {
+  answer: PurgeAnswer;
+  failure: PurgeFailure;
 }
 
 export interface PurgeFleet {
@@ -59,6 +77,9 @@ export interface PurgerOptions {
   logger: Logger;
 }
 
+/** A mark from another replica, its target in this version's spelling. */
+const heard = (mark: PurgeMark): PurgeMark => ({ ...mark, target: canonicalTarget(mark.target) });
+
 interface Last {
   at: number;
   kind: PurgeKind;
@@ -75,20 +96,22 @@ export class Purger {
 
   constructor(o: PurgerOptions) {
     this.#o = o;
-    o.peers?.on('purge', (mark) => this.#apply(heardAt(mark, o.clock()), 'fleet'));
+    o.peers?.on('purge', (mark) => this.#apply(heardAt(heard(mark), o.clock()), 'fleet'));
     const fleet = o.fleet;
     if (fleet === null) return;
-    fleet.bus.on('purge', (mark) => this.#apply(heardAt(mark, o.clock()), 'fleet'));
+    fleet.bus.on('purge', (mark) => this.#apply(heardAt(heard(mark), o.clock()), 'fleet'));
     // At start and after every reconnect: marks this replica has not heard.
     fleet.bus.on('subscribed', () => void this.#load(fleet));
   }
 
-  async purge(req: PurgeRequest): Promise<PurgeAnswer> {
+  async purge(req: PurgeRequest): Promise<PurgeOutcome> {
     const mark: PurgeMark = { target: req.target, soft: req.soft, at: this.#o.clock() };
     const memory = this.#apply(mark, 'here');
     const fleet = this.#o.fleet;
     let redis = 0;
     let shared: PurgeAnswer['fleet'] = null;
+    let reach: PurgeReach = 'process';
+    let failure: PurgeFailure = null;
     if (fleet !== null) {
       const [deleted, stored, published] = await Promise.all([
         req.kind === 'key' && !req.soft ? fleet.marks.delete(fleet.redisKey(req.target)) : 0,
@@ -97,12 +120,17 @@ export class Purger {
       ]);
       redis = deleted ?? 0;
       shared = { stored, published };
+      reach = 'fleet';
+      if (!stored || !published) failure = shared;
     } else if (this.#o.peers !== null) {
-      shared = { stored: false, published: await this.#o.peers.publishPurge(mark) };
+      reach = 'workers';
+      if (!(await this.#o.peers.publishPurge(mark))) failure = 'workers';
     }
     const mode: PurgeMode = req.soft ? 'soft' : 'hard';
-    this.#o.logger.info({ kind: req.kind, target: req.target, mode, memory, redis, fleet: shared }, 'purge');
-    return {
+    const fields = { kind: req.kind, target: req.target, mode, memory, redis, reach, fleet: shared };
+    if (failure === null) this.#o.logger.info(fields, 'purge');
+    else this.#o.logger.warn(fields, 'purge applied here but not across the fleet');
+    const answer: PurgeAnswer = {
       kind: req.kind,
       target: req.target,
       mode,
@@ -110,8 +138,10 @@ export class Purger {
       purged: memory + redis,
       memory,
       redis,
+      reach,
       fleet: shared,
     };
+    return { answer, failure };
   }
 
   status(): { marks: number; here: number; fleet: number; last: Last | null } {
@@ -158,7 +188,7 @@ export class Purger {
     }
     if (list.length === 0) return;
     const { marks, memory } = this.#o;
-    marks.addAll(list);
+    marks.addAll(list.map(heard));
     for (const e of memory.held()) {
       const v = e.composed === undefined ? marks.verdict(e) : null;
       if (v !== null) this.#reach(e, v.mode === 'soft', v.at);

@@ -1,20 +1,19 @@
 /**
  * A purge request's query: exactly one of `key` (a request as a client sends
  * it, `/tx/detail?hash=…`, percent-encoded; canonicalized like a client's, so
- * any spelling of it names the one cache key), `tag` (`address:<id>`,
- * `contract:<id>`, `token:<name>`, `height:<n>`) or `all=true`; `soft=true`
+ * any spelling of it names the one cache key), `tag` (any tag answers carry:
+ * tag-vocabulary.ts) or `all=true`; `soft=true`
  * serves what it purged stale while it is fetched again. Anything else is a
  * 400 naming the parameter.
  */
 import type { Catalogue } from '../catalogue/index.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
-import { echo, invalidMessage, P } from '../endpoints/params.js';
-import type { ParamLimits, ParamSpec } from '../endpoints/types.js';
+import { echo, invalidMessage } from '../endpoints/params.js';
+import type { ParamLimits } from '../endpoints/types.js';
 import { ProxyError, toProxyError } from '../errors/catalog.js';
 import { txDetail } from '../endpoints/tx-detail.js';
-import { tagOfAddress, tagOfToken } from '../invalidation/tags.js';
-import { tagOfHeight } from './entry-tags.js';
 import { EVERYTHING } from './marks.js';
+import { kindName, parseTag, tagKind } from './tag-vocabulary.js';
 
 export type PurgeKind = 'key' | 'tag' | 'all';
 
@@ -26,13 +25,6 @@ export interface PurgeRequest {
 }
 
 const NAMES = ['key', 'tag', 'all', 'soft'] as const;
-const TAG_EXPECTED = 'address:<address>, contract:<address>, token:<name> or height:<n>';
-const TAG_KINDS: Record<string, { spec: ParamSpec; tag: (v: string) => string }> = {
-  address: { spec: P.address, tag: tagOfAddress },
-  contract: { spec: P.address, tag: tagOfAddress },
-  token: { spec: P.token, tag: tagOfToken },
-  height: { spec: P.blockHeight, tag: tagOfHeight },
-};
 
 function flag(name: string, raw: string): boolean {
   const v = raw.toLowerCase();
@@ -60,13 +52,9 @@ function keyOf(raw: string, catalogue: Catalogue, limits: ParamLimits): string {
 }
 
 function tagOf(raw: string, limits: ParamLimits): string {
-  const colon = raw.indexOf(':');
-  const kind = colon < 0 ? undefined : TAG_KINDS[raw.slice(0, colon)];
-  if (kind === undefined) throw new ProxyError('BAD_PARAMETER', invalidMessage('tag', TAG_EXPECTED, raw));
-  const r = kind.spec.parse(raw.slice(colon + 1), limits);
-  if (!r.ok)
-    throw new ProxyError('BAD_PARAMETER', invalidMessage('tag', `${raw.slice(0, colon)}:<${r.expected}>`, raw));
-  return kind.tag(r.value);
+  const r = parseTag(raw, limits);
+  if (!r.ok) throw new ProxyError('BAD_PARAMETER', invalidMessage('tag', r.expected, raw));
+  return r.tag;
 }
 
 export function parsePurge(rawQuery: string, catalogue: Catalogue, limits: ParamLimits): PurgeRequest {
@@ -99,7 +87,7 @@ export function parsePurge(rawQuery: string, catalogue: Catalogue, limits: Param
   return { kind, target: kind === 'key' ? keyOf(raw, catalogue, limits) : tagOf(raw, limits), soft };
 }
 
-/** The kind of a mark's target. */
+/** The kind of a mark's target: a tag when its kind is in the vocabulary (no cache key starts so), else a key. */
 export function kindOf(target: string): PurgeKind {
-  return target === EVERYTHING ? 'all' : target.includes(':') ? 'tag' : 'key';
+  return target === EVERYTHING ? 'all' : tagKind(kindName(target)) !== undefined ? 'tag' : 'key';
 }

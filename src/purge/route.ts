@@ -1,26 +1,29 @@
 /**
- * POST /purge (operator only, like /status): `?key=…`, `?tag=…` or
+ * POST /purge (operators in PURGE_ALLOW only): `?key=…`, `?tag=…` or
  * `?all=true`, with `soft=true` as an option (request.ts). Answers the
- * envelope with what was purged (purger.ts: `PurgeAnswer`); a bad request is
- * the 400 envelope naming the parameter; a browser's cross-origin request is
- * refused like a non-operator.
+ * envelope with what was purged (purger.ts: `PurgeAnswer`), or the 503 of a
+ * purge the fleet did not hear (outcome.ts); a bad request is the 400 envelope
+ * naming the parameter; a browser's cross-origin request is refused like a
+ * non-operator.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalogue } from '../catalogue/index.js';
 import type { ParamLimits } from '../endpoints/types.js';
-import { envelopeBody, ProxyError, toProxyError } from '../errors/catalog.js';
+import { ProxyError, toProxyError } from '../errors/catalog.js';
 import { adminOnly, type AdminGate } from '../http/admin-gate.js';
 import { sendEnvelope, sendError } from '../http/envelope-writer.js';
 import { PURGE_PATH } from '../catalogue/paths.js';
 import { rawQuery } from '../http/request-util.js';
 import type { Purger } from './purger.js';
+import { purgeReply } from './outcome.js';
 import { parsePurge } from './request.js';
 
 export interface PurgeRouteDeps {
   purger: Purger;
   catalogue: Catalogue;
   limits: ParamLimits;
-  adminGate: AdminGate;
+  /** PURGE_ALLOW and the operator Host rule (src/http/admin-gate.ts). */
+  gate: AdminGate;
 }
 
 /**
@@ -41,7 +44,7 @@ function crossOrigin(headers: FastifyRequest['headers']): boolean {
 }
 
 export function registerPurgeRoute(app: FastifyInstance, deps: PurgeRouteDeps): void {
-  const operator = adminOnly(deps.adminGate);
+  const operator = adminOnly(deps.gate);
   const onRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     // Refused like a non-operator: the answer of an unknown path.
     if (crossOrigin(request.headers))
@@ -51,8 +54,8 @@ export function registerPurgeRoute(app: FastifyInstance, deps: PurgeRouteDeps): 
   app.post(PURGE_PATH, { onRequest }, async (request, reply) => {
     try {
       const req = parsePurge(rawQuery(request.raw.url ?? ''), deps.catalogue, deps.limits);
-      const answer = await deps.purger.purge(req);
-      return sendEnvelope(reply, 200, envelopeBody(0, 'success', answer));
+      const { status, body } = purgeReply(await deps.purger.purge(req));
+      return sendEnvelope(reply, status, body);
     } catch (err) {
       return sendError(reply, toProxyError(err));
     }

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { History, POINTS } from '../../src/dashboard/history.js';
 import { quantile } from '../../src/dashboard/reading.js';
 import { registerDashboard } from '../../src/dashboard/routes.js';
-import { createAdminGate } from '../../src/http/admin-gate.js';
+import { OperatorAccess } from '../../src/http/admin-gate.js';
 import { createPrometheusMetrics } from '../../src/metrics/prometheus.js';
 import { registerTrustMetrics } from '../../src/upstream/trust-metrics.js';
 import { FakeSources } from '../metrics/fixtures.js';
@@ -24,6 +24,8 @@ function setup() {
   const clock = fakeClock();
   return { sources, prom, trust, clock, history: new History(prom.registry, clock.now) };
 }
+
+const loopbackOperators = new OperatorAccess({ adminAllow: ['loopback'], purgeAllow: [], adminHosts: [] });
 
 describe('history', () => {
   it('keeps at most 900 one-second points', async () => {
@@ -148,7 +150,7 @@ describe('GET /dashboard/history.json', () => {
   it('answers the window with version and start time, and 400 names a bad after', async () => {
     const { prom, clock } = setup();
     const app = Fastify();
-    registerDashboard(app, { adminGate: createAdminGate(['loopback']), registry: prom.registry, clock: clock.now });
+    registerDashboard(app, { adminGate: loopbackOperators.admin, registry: prom.registry, clock: clock.now });
     const ok = await app.inject({ url: '/dashboard/history.json' });
     expect(ok.statusCode).toBe(200);
     const data = (ok.json() as { data: { version: string; startedAt: number; points: unknown[] } }).data;

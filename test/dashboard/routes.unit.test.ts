@@ -2,7 +2,7 @@
 import Fastify from 'fastify';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createAdminGate } from '../../src/http/admin-gate.js';
+import { OperatorAccess } from '../../src/http/admin-gate.js';
 import { registerFallbacks } from '../../src/http/fallbacks.js';
 import { EnvelopeWriter, installEnvelopeWriter } from '../../src/http/envelope-writer.js';
 import { PathRegistry } from '../../src/catalogue/paths.js';
@@ -10,13 +10,15 @@ import { DASHBOARD_HTML } from '../../src/dashboard/page.js';
 import { DASHBOARD_PATHS, registerDashboard } from '../../src/dashboard/routes.js';
 import { createPrometheusMetrics } from '../../src/metrics/prometheus.js';
 
+const loopbackOperators = new OperatorAccess({ adminAllow: ['loopback'], purgeAllow: [], adminHosts: [] });
+
 describe('operator gate', () => {
   it('answers /dashboard and its data with the unknown-path 404 envelope to a client outside ADMIN_ALLOW', async () => {
     const app = Fastify();
     installEnvelopeWriter(app, new EnvelopeWriter({ upstreamIsSimulator: false }));
-    const adminGate = createAdminGate(['10.9.9.9']);
-    registerDashboard(app, { adminGate, registry: new Registry() });
-    registerFallbacks(app, new PathRegistry([], []), adminGate);
+    const access = new OperatorAccess({ adminAllow: ['10.9.9.9'], purgeAllow: [], adminHosts: [] });
+    registerDashboard(app, { adminGate: access.admin, registry: new Registry() });
+    registerFallbacks(app, new PathRegistry([], []), access);
     for (const url of DASHBOARD_PATHS) {
       const r = await app.inject({ url, remoteAddress: '203.0.113.9' });
       expect(r.statusCode, url).toBe(404);
@@ -40,7 +42,7 @@ describe('operator gate', () => {
     prom.metrics.upstreamRequest('u0', 'tx/list', 'timeout', 1);
     prom.metrics.rateLimited();
     const app = Fastify();
-    registerDashboard(app, { adminGate: createAdminGate(['loopback']), registry: prom.registry });
+    registerDashboard(app, { adminGate: loopbackOperators.admin, registry: prom.registry });
     const page = await app.inject({ url: '/dashboard' });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');

@@ -28,6 +28,7 @@ describe('generated docs', () => {
     expect(partsIn(readDoc('docs/configuration.md'))).toEqual(['config', 'reload']);
     expect(partsIn(readDoc('docs/metrics.md'))).toEqual(['metrics']);
     expect(partsIn(readDoc('docs/api.md'))).toEqual(['endpoints', 'errors', 'policies']);
+    expect(partsIn(readDoc('docs/operations.md'))).toEqual(['purge-tags']);
   });
 
   it('notice a stale part', () => {

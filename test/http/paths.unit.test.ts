@@ -9,8 +9,8 @@ describe('path registry', () => {
   const registry = new PathRegistry(ENDPOINT_NAMES, ['home']);
 
   it('holds the stream and the dashboard under the paths their modules serve', () => {
-    expect(registry.rule(STREAM_PATH)).toMatchObject({ methods: ['GET'], operator: false });
-    for (const p of DASHBOARD_PATHS) expect(registry.rule(p), p).toMatchObject({ operator: true, unlimited: true });
+    expect(registry.rule(STREAM_PATH)).toMatchObject({ methods: ['GET'], operator: null });
+    for (const p of DASHBOARD_PATHS) expect(registry.rule(p), p).toMatchObject({ operator: 'admin', unlimited: true });
   });
 
   it('reserves every path it serves from passthrough', () => {

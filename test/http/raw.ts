@@ -8,9 +8,14 @@ export interface RawExchange {
   received(): string;
 }
 
-export function rawConnect(base: string, send: string): RawExchange {
+/** `localAddress`: the client address to connect from (127.0.0.2: another loopback client). */
+export function rawConnect(base: string, send: string, localAddress?: string): RawExchange {
   const u = new URL(base);
-  const socket = connect({ host: u.hostname, port: Number(u.port) });
+  const socket = connect({
+    host: u.hostname,
+    port: Number(u.port),
+    ...(localAddress === undefined ? {} : { localAddress }),
+  });
   const started = performance.now();
   let text = '';
   socket.on('data', (d: Buffer) => {

@@ -13,6 +13,7 @@ import { dashboardOpenapi } from '../../src/dashboard/openapi.js';
 import { apiOpenapi } from '../../src/openapi/api-paths.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { opsOpenapi } from '../../src/openapi/ops-paths.js';
+import { purgeOpenapi } from '../../src/purge/openapi.js';
 import { PAGES } from '../../src/page-table/defaults.js';
 import { batchOpenapi } from '../../src/http/batch-openapi.js';
 import { compilePages } from '../../src/page-table/plan.js';
@@ -32,6 +33,7 @@ function documentFor(l: ParamLimits = limits): OpenApiDocument {
     contributions: [
       apiOpenapi(catalogue, l),
       opsOpenapi(),
+      purgeOpenapi(),
       dashboardOpenapi(),
       pagesOpenapi(pages, l),
       batchOpenapi({ maxBatchItems: 20 }),

@@ -73,6 +73,7 @@ export async function startPagesEnv(patch: ConfigPatch = {}, clock?: () => numbe
     memory: built.memory,
     pages: built.pages,
     stream: built.stream,
+    operators: built.operators,
     close: built.close,
   };
   await waitFor(() => proxy.tracker.bestHead() !== null, 5000, 'first probe');

@@ -28,6 +28,7 @@ export interface PurgeData {
   purged: number;
   memory: number;
   redis: number;
+  reach: string;
   fleet: { stored: boolean; published: boolean } | null;
 }
 
