@@ -144,8 +144,10 @@ export class Epilogue {
       return answer.status;
     }
     const seconds = this.#count(exit, status, answer.cache, started);
-    if (isLogged(d.accessLog, note?.freshHit ?? answer.cache === 'HIT'))
-      this.#log(exit, answer, status, seconds, id, note);
+    if (isLogged(d.accessLog, note?.freshHit ?? answer.cache === 'HIT')) {
+      const client = out.kind === 'raw' ? d.address.of(out.req) : out.request.ip;
+      this.#log(exit, answer, status, seconds, id, client, note);
+    }
     return status;
   }
 
@@ -192,7 +194,15 @@ export class Epilogue {
     return writeResolution(res, answer.res, answer.now, wire);
   }
 
-  #log(exit: Exit, a: Answer<unknown>, status: number, seconds: number, id: string, note: Note | undefined): void {
+  #log(
+    exit: Exit,
+    a: Answer<unknown>,
+    status: number,
+    seconds: number,
+    id: string,
+    client: string,
+    note: Note | undefined,
+  ): void {
     const res = a.res;
     const err = a.error ?? res?.error ?? null;
     const upstreamMs = res?.upstreamMs ?? undefined;
@@ -200,6 +210,7 @@ export class Epilogue {
       {
         reqId: id,
         [exit.family.field]: exit.label,
+        client,
         cache: a.cache,
         status,
         upstream: res?.upstream ?? undefined,
