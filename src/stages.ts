@@ -18,7 +18,14 @@ import { registerMemberMetrics } from './fleet/member-metrics.js';
 import { connectWorkerFleet } from './cluster/worker-fleet.js';
 import { OperatorAccess } from './http/admin-gate.js';
 import { EnvelopeWriter } from './http/envelope-writer.js';
-import { readinessRule, readinessVerdict, Serving, whileServing, type ReadinessVerdict } from './http/readiness.js';
+import {
+  readinessRule,
+  readinessVerdict,
+  Serving,
+  whileServing,
+  type ReadinessRule,
+  type ReadinessVerdict,
+} from './http/readiness.js';
 import { FastHits } from './http/fast-hit.js';
 import { Epilogue } from './http/epilogue.js';
 import { ClientAddress } from './http/client-address.js';
@@ -26,7 +33,8 @@ import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prome
 import type { Metrics } from './metrics/types.js';
 import { Pages } from './pages/engine.js';
 import { registerPageMetrics, type PageMetrics } from './pages/metrics.js';
-import { compilePages, type CompiledPage } from './page-table/plan.js';
+import { compilePages } from './page-table/plan.js';
+import { PageTableSwap } from './pages/table-swap.js';
 import { TouchedSets } from './chain/touched.js';
 import { buildInvalidation, tagBudget, type Invalidation } from './invalidation/build.js';
 import { storeFor } from './invalidation/own-reads.js';
@@ -71,7 +79,6 @@ export interface Stages {
   /** The one refresh engine (src/refresh/): hot entries fetched again on a new head and on a touched set. */
   refresh: RefreshEngine;
   resolver: Resolver;
-  compiledPages: ReadonlyMap<string, CompiledPage>;
   pageMetrics: PageMetrics;
   pages: Pages;
   /** null when rate limiting is off. */
@@ -410,10 +417,19 @@ export function buildStages(
       });
       gate.prices.replace(next.credits, next.creditCosts);
     });
-  const rule = readinessRule(
-    config.upstream.probeIntervalMs,
-    Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)),
-  );
+  const ruleOf = (): ReadinessRule =>
+    readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
+  let rule = ruleOf();
+  // Policies: the endpoint definitions' policy objects rewritten (every reader uses the new one from its next use),
+  // then what derives from them: the readiness rule (the longest stale-if-error) and the purge marks' horizon.
+  live.onChange((next) => {
+    catalogue.setPolicies(next.policies);
+    rule = ruleOf();
+    purge.policiesChanged();
+  });
+  // Pages: the table the page route and the engine look pages up in (src/pages/table-swap.ts).
+  const pageSwap = new PageTableSwap(config.pages, { pages, metrics: pageMetrics, catalogue });
+  live.onChange((next) => pageSwap.apply(next.pages));
   const serving = new Serving();
   const readiness = () => whileServing(serving, readinessVerdict(pool.goodAnswers(), memory.entries, rule));
 
@@ -431,7 +447,6 @@ export function buildStages(
     pool,
     refresh,
     resolver,
-    compiledPages,
     pageMetrics,
     pages,
     gate,

@@ -14,7 +14,7 @@ import { registerDashboard } from './dashboard/routes.js';
 import { apiOpenapi } from './openapi/api-paths.js';
 import { buildOpenApiDocument, withoutPaths } from './openapi/document.js';
 import { opsOpenapi } from './openapi/ops-paths.js';
-import { registerOpenApiRoute } from './http/openapi-route.js';
+import { registerOpenApiRoute, type OpenApiDocuments } from './http/openapi-route.js';
 import { pagesOpenapi } from './pages/openapi.js';
 import { createPassthroughMetrics } from './passthrough/metrics.js';
 import { registerPassthrough } from './passthrough/register.js';
@@ -150,24 +150,28 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     metrics: prefixes.length > 0 ? createPassthroughMetrics(prom.registry, prefixes) : null,
   });
   registerDashboard(app, { adminGate: s.operators.admin, registry: prom.registry });
-  const full = buildOpenApiDocument({
-    publicBaseUrl: config.publicBaseUrl,
-    contributions: [
-      apiOpenapi(catalogue, config.limits),
-      opsOpenapi(),
-      purgeOpenapi(),
-      dashboardOpenapi(),
-      pagesOpenapi(s.compiledPages, config.limits),
-      batchOpenapi(config.limits),
-      streamOpenapi(),
-      activityOpenapi(),
-    ],
+  const documents = (): OpenApiDocuments => {
+    const full = buildOpenApiDocument({
+      publicBaseUrl: config.publicBaseUrl,
+      contributions: [
+        apiOpenapi(catalogue, config.limits),
+        opsOpenapi(),
+        purgeOpenapi(),
+        dashboardOpenapi(),
+        pagesOpenapi(pages.table(), config.limits),
+        batchOpenapi(config.limits),
+        streamOpenapi(),
+        activityOpenapi(),
+      ],
+    });
+    return { full, public: withoutPaths(full, (p) => (registry.rule(p)?.operator ?? null) !== null) };
+  };
+  const replaceDocuments = registerOpenApiRoute(app, documents(), s.operators.admin);
+  // After the stages' swap points (src/stages.ts): the page table and the policies are the new ones.
+  s.live.onChange(() => {
+    registry.setPages(pages.names());
+    replaceDocuments(documents());
   });
-  registerOpenApiRoute(
-    app,
-    { full, public: withoutPaths(full, (p) => (registry.rule(p)?.operator ?? null) !== null) },
-    s.operators.admin,
-  );
   registerFallbacks(app, registry, s.operators);
   return stream;
 }

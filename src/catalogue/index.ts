@@ -28,6 +28,16 @@ export class Catalogue {
   }
 
   /**
+   * New policies in place (a reload): each definition's policy object is
+   * rewritten, so every reader of `endpoint.policy` (and a page sharing one)
+   * uses it from its next use; stored entries keep the windows they were given.
+   */
+  setPolicies(overrides: PolicyOverrides = {}): void {
+    const policies = applyOverrides(DEFAULT_POLICIES, overrides);
+    for (const def of this.#defs) Object.assign(def.policy, policies[def.name]);
+  }
+
+  /**
    * The endpoint of a request path such as `/tx/list` (no query). Exact match:
    * no trailing-slash, case or double-slash tolerance, like the routes.
    */

@@ -75,6 +75,12 @@ export class PathRegistry {
   constructor(endpoints: readonly string[], pages: readonly string[]) {
     for (const [path, rule] of FIXED) this.#rules.set(path, rule);
     for (const name of endpoints) this.#rules.set(`/${name}`, API);
+    this.setPages(pages);
+  }
+
+  /** The pages served under /pages/ from now on (a reload). */
+  setPages(pages: readonly string[]): void {
+    for (const path of [...this.#rules.keys()]) if (path.startsWith(PAGES_PREFIX)) this.#rules.delete(path);
     for (const name of pages) this.#rules.set(`${PAGES_PREFIX}${name}`, API);
   }
 

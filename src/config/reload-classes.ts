@@ -35,6 +35,11 @@ export const LIVE: readonly string[] = [
   'CREDITS_MISS_COST',
   'apiKeys',
   'creditCosts',
+  // Catalogue.setPolicies (the definitions' policy objects, read at each use), then the readiness rule and the purge
+  // horizon recomputed (src/stages.ts); entries already stored keep their windows.
+  'policies',
+  // PageTableSwap.apply (src/pages/table-swap.ts): the one /pages/* route looks each page up in the new table.
+  'pages',
 ];
 
 /** Kept until the next start: bound sockets, processes, built tables, connections, or read once at start. */
@@ -106,10 +111,7 @@ export const RESTART: readonly string[] = [
   'INVALIDATION_READ_TIMEOUT_MS',
   'INVALIDATION_PENDING_POLL_MS',
   'CACHE_TAG_HEADERS',
-  // The catalogue and the compiled page table are built once; the readiness rule, the purge marks' lifetime
-  // and the OpenAPI document derive from the policies at start; cached entries carry theirs.
-  'policies',
-  'pages',
+  // Precise invalidation's rule keeps the configuration it was built with (src/invalidation/rule.ts).
   'invalidation.maxAgeByEndpoint',
 ];
 

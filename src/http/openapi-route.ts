@@ -1,7 +1,7 @@
 /**
  * GET /openapi.json: operators (ADMIN_ALLOW) get the full document, everyone
- * else the public one without the operator paths. Both serialized once at
- * start; the operator's copy is never stored by shared caches.
+ * else the public one without the operator paths. Both serialized at start
+ * and again when a reload changes them (policies, pages); the operator's copy is never stored by shared caches.
  */
 import type { FastifyInstance } from 'fastify';
 import type { AdminGate } from './admin-gate.js';
@@ -14,9 +14,14 @@ export interface OpenApiDocuments {
   public: OpenApiDocument;
 }
 
-export function registerOpenApiRoute(app: FastifyInstance, docs: OpenApiDocuments, adminGate: AdminGate): void {
-  const full = Buffer.from(JSON.stringify(docs.full));
-  const open = Buffer.from(JSON.stringify(docs.public));
+/** Returns the function that replaces the documents served. */
+export function registerOpenApiRoute(
+  app: FastifyInstance,
+  docs: OpenApiDocuments,
+  adminGate: AdminGate,
+): (next: OpenApiDocuments) => void {
+  let full = Buffer.from(JSON.stringify(docs.full));
+  let open = Buffer.from(JSON.stringify(docs.public));
   app.get(OPENAPI_PATH, (request, reply) => {
     const operator = adminGate(request);
     reply
@@ -25,4 +30,8 @@ export function registerOpenApiRoute(app: FastifyInstance, docs: OpenApiDocument
       .header('access-control-allow-origin', '*')
       .send(operator ? full : open);
   });
+  return (next) => {
+    full = Buffer.from(JSON.stringify(next.full));
+    open = Buffer.from(JSON.stringify(next.public));
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * GET/HEAD /pages/<name>: an adapter around serve() (serve.ts) with the page
+ * GET/HEAD /pages/<name> (one route; the page looked up in the table in use): an adapter around serve() (serve.ts) with the page
  * entrance: the page's parameters validated (400 naming the parameter,
  * nothing resolved), a fresh composed page answered synchronously, else
  * composed from its parts through the pipeline. A page leaves through the
@@ -58,7 +58,15 @@ export function registerPageRoutes(app: FastifyInstance, deps: PageRouteDeps): v
     };
   };
 
-  for (const name of pages.names()) {
-    app.get(`${PAGES_PREFIX}${name}`, handlerFor(pages.page(name)!));
-  }
+  // One route for every name: the page is looked up in the table in use (a reload may add, change or remove pages).
+  const handlers = new WeakMap<CompiledPage, ReturnType<typeof handlerFor>>();
+  app.get(`${PAGES_PREFIX}*`, function pageRoute(request: FastifyRequest, reply: FastifyReply): void {
+    const url = request.raw.url ?? '';
+    const q = url.indexOf('?');
+    const page = pages.page((q < 0 ? url : url.slice(0, q)).slice(PAGES_PREFIX.length));
+    if (page === undefined) return void reply.callNotFound();
+    let handler = handlers.get(page);
+    if (handler === undefined) handlers.set(page, (handler = handlerFor(page)));
+    handler(request, reply);
+  });
 }

@@ -38,17 +38,38 @@ export type PageResult = Composition & { cache: 'MISS' | 'STALE' };
 export class Pages {
   readonly #d: PagesDeps;
   readonly #flights = new SingleFlight<PageResult>();
+  #table: ReadonlyMap<string, CompiledPage>;
 
   constructor(deps: PagesDeps) {
     this.#d = deps;
+    this.#table = deps.pages;
   }
 
   page(name: string): CompiledPage | undefined {
-    return this.#d.pages.get(name);
+    return this.#table.get(name);
   }
 
   names(): string[] {
-    return [...this.#d.pages.keys()];
+    return [...this.#table.keys()];
+  }
+
+  /** The page table in use. */
+  table(): ReadonlyMap<string, CompiledPage> {
+    return this.#table;
+  }
+
+  /**
+   * A new page table (a reload): requests look pages up in it from now on; the
+   * composed pages of each page in `gone` (removed or redefined) are dropped,
+   * and a composition of an older definition still under way is not stored.
+   */
+  replace(table: ReadonlyMap<string, CompiledPage>, gone: readonly string[]): void {
+    this.#table = table;
+    if (gone.length === 0) return;
+    const prefixes = gone.map((name) => `pages/${name}?`);
+    const exact = new Set(gone.map((name) => `pages/${name}`));
+    for (const e of this.#d.memory.held())
+      if (exact.has(e.key) || prefixes.some((p) => e.key.startsWith(p))) void this.#d.memory.delete(e.key);
   }
 
   /** Validates the raw query of a page request (400 ProxyError naming the parameter). */
@@ -144,7 +165,8 @@ export class Pages {
       : c.outcomes.map((o) => ({ name: o.part.name, cache: o.res?.result ?? (o.skipped ? 'SKIPPED' : 'ERROR') }));
     this.#d.metrics.composed(page.name, summaries, (performance.now() - started) / 1000);
     // A page missing parts its client could not pay for is not kept for other clients.
-    if (c.ok && c.entry.freshUntil > c.entry.createdAt && !unpaid(c.outcomes)) {
+    const current = this.#table.get(page.name) === page;
+    if (current && c.ok && c.entry.freshUntil > c.entry.createdAt && !unpaid(c.outcomes)) {
       this.#d.memory.put(c.entry);
       await this.#d.memory.made(req.key);
     }

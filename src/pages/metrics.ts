@@ -13,6 +13,8 @@ export interface PageMetrics {
   request: CountAnswer;
   /** One composition: its parts by cache result, and how long it took. */
   composed(page: string, parts: readonly PartSummary[], seconds: number): void;
+  /** Pages added by a reload get their own label value; a removed page's series stay (they stop growing). */
+  declare(pages: readonly string[]): void;
 }
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -44,6 +46,14 @@ export function registerPageMetrics(registry: Registry, pages: readonly string[]
   // Hot path: one child per (page, cache, class), made once.
   const children = new Map<string, Counter.Internal>();
   return {
+    declare(names) {
+      for (const name of names) {
+        if (known.has(name)) continue;
+        known.add(name);
+        // Counted as `other` until now.
+        for (const k of children.keys()) if (k.startsWith(`${name}\0`)) children.delete(k);
+      }
+    },
     request(page, status, cache) {
       const k = `${page}\0${cache}\0${status}`;
       let c = children.get(k);

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { TagJudge } from '../cache/entry.js';
 import type { MemoryStore } from '../cache/memory-store.js';
-import type { CacheStore } from '../cache/types.js';
+import type { CacheEntry, CacheStore } from '../cache/types.js';
 import type { Catalogue } from '../catalogue/index.js';
 import type { ParamLimits } from '../endpoints/types.js';
 import type { InvalidationConfig, RedisConfig } from '../config/types.js';
@@ -34,6 +34,8 @@ export interface Purge {
   judge: TagJudge;
   /** The shared tier read through the marks (null: no Redis). */
   second: CacheStore | null;
+  /** The policies changed (a reload): the horizon grows to the new longest life, never shrinks (old entries stay). */
+  policiesChanged(): void;
 }
 
 export interface PurgeDeps {
@@ -75,25 +77,31 @@ export function purgeHorizonMs(catalogue: Catalogue, inv: InvalidationConfig): n
 export function buildPurge(d: PurgeDeps): Purge {
   const tags = new EntryTags(d.catalogue, d.limits);
   const horizonMs = purgeHorizonMs(d.catalogue, d.invalidation);
-  const marks = new PurgeMarks({ cap: PURGE_MAX_MARKS, horizonMs, clock: d.clock, tagsOf: (e) => tags.of(e) });
+  // Both kinds of marks read their horizon from these options at each use.
+  const local = { cap: PURGE_MAX_MARKS, horizonMs, clock: d.clock, tagsOf: (e: CacheEntry) => tags.of(e) };
+  const marks = new PurgeMarks(local);
   const metrics = registerPurgeMetrics(d.registry, () => marks.size);
   const f = d.fleet;
-  const fleet =
+  const shared =
     f === null
       ? null
       : {
-          marks: new FleetMarks({
-            guard: {
-              client: f.client,
-              breaker: f.store.breaker,
-              timeoutMs: d.redis.commandTimeoutMs,
-              metrics: d.metrics,
-            },
-            keyPrefix: d.redis.keyPrefix,
-            horizonMs,
-            cap: PURGE_MAX_MARKS,
-            clock: d.clock,
-          }),
+          guard: {
+            client: f.client,
+            breaker: f.store.breaker,
+            timeoutMs: d.redis.commandTimeoutMs,
+            metrics: d.metrics,
+          },
+          keyPrefix: d.redis.keyPrefix,
+          horizonMs,
+          cap: PURGE_MAX_MARKS,
+          clock: d.clock,
+        };
+  const fleet =
+    f === null || shared === null
+      ? null
+      : {
+          marks: new FleetMarks(shared),
           bus: f.bus,
           redisKey: (key: string) => f.store.redisKey(key),
         };
@@ -107,5 +115,14 @@ export function buildPurge(d: PurgeDeps): Purge {
     clock: d.clock,
     logger: d.logger,
   });
-  return { purger, judge: withPurges(marks, d.base), second: f === null ? null : purgedSecondTier(f.store, marks) };
+  const policiesChanged = (): void => {
+    local.horizonMs = Math.max(local.horizonMs, purgeHorizonMs(d.catalogue, d.invalidation));
+    if (shared !== null) shared.horizonMs = local.horizonMs;
+  };
+  return {
+    purger,
+    judge: withPurges(marks, d.base),
+    second: f === null ? null : purgedSecondTier(f.store, marks),
+    policiesChanged,
+  };
 }

@@ -43,7 +43,7 @@ async function fastFront(e: PagesEnv, clock: () => number): Promise<{ base: stri
     writer: new EnvelopeWriter({ upstreamIsSimulator: false }),
     gate: null,
     metrics,
-    pages: { request: () => {}, composed: () => {} },
+    pages: { request: () => {}, composed: () => {}, declare: () => {} },
   });
   const fast = new FastHits({ resolver: proxy.resolver, clock, epilogue });
   const page = proxy.pages.page('home')!;
