@@ -26,7 +26,11 @@ describe('what SIGHUP does with each setting', () => {
     b.port = 9999;
     b.apiKeys = [{ name: 'k', key: 'secret-key-123456', max: 5 }] as typeof b.apiKeys;
     b.pages = { ...b.pages, extra: { params: [], parts: [] } } as unknown as typeof b.pages;
-    expect(configChanges(a, b)).toEqual({ live: ['RATE_LIMIT_MAX', 'apiKeys'], restart: ['PORT', 'pages'] });
+    b.stream.retryMs = a.stream.retryMs + 1;
+    expect(configChanges(a, b)).toEqual({
+      live: ['RATE_LIMIT_MAX', 'apiKeys', 'pages'],
+      restart: ['PORT', 'STREAM_RETRY_MS'],
+    });
     expect(configChanges(a, defaultConfig())).toEqual({ live: [], restart: [] });
   });
 

@@ -1,0 +1,126 @@
+/**
+ * SIGHUP applies CONFIG_FILE's cache policies and pages live: a new policy
+ * governs what is fetched after the reload while stored entries keep their
+ * windows; a page added by a reload is served (and documented and counted),
+ * a changed one is composed anew, a removed one answers 404, an unchanged
+ * one keeps its composed pages. Real processes, real sockets.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { waitFor } from '../helpers/fake-upstream.js';
+import { listening, startProc, type Proc } from './kit.js';
+
+let sim: SimulatorHandle;
+let dir: string;
+beforeAll(async () => {
+  sim = await startSimulator({ port: 0, seed: 1, blockIntervalMs: 300 });
+  dir = mkdtempSync(join(tmpdir(), 'chainproxy-sighup-tables-'));
+});
+afterAll(async () => {
+  await sim?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+type Line = Record<string, unknown>;
+
+async function hup(p: Proc): Promise<Line> {
+  const done = (): Line[] => p.lines.filter((l) => l['msg'] === 'configuration reloaded');
+  const before = done().length;
+  p.child.kill('SIGHUP');
+  await waitFor(() => done().length > before || p.child.exitCode !== null, 20_000, 'the reload');
+  expect(p.child.exitCode).toBeNull();
+  return done().at(-1)!;
+}
+
+async function get(url: string, method: 'GET' | 'POST' = 'GET') {
+  const res = await request(url, { method });
+  return { status: res.statusCode, cache: res.headers['x-cache'] as string | undefined, body: await res.body.text() };
+}
+
+const HASH = (i: number): string => i.toString(16).padStart(64, 'c');
+
+/** Requests `path` until it is answered from the cache. */
+async function cached(url: string, path: string): Promise<void> {
+  await waitFor(async () => (await get(`${url}${path}`)).cache === 'HIT', 20_000, `${path} cached`);
+}
+
+async function described(url: string, path: string): Promise<string> {
+  const doc = JSON.parse((await get(`${url}/openapi.json`)).body) as {
+    paths: Record<string, { get?: { description?: string } }>;
+  };
+  return doc.paths[path]?.get?.description ?? '(absent)';
+}
+
+describe('SIGHUP applies policies and pages live', { timeout: 120_000 }, () => {
+  it('policies: new fetches take the new policy, stored entries keep their windows', async () => {
+    const file = join(dir, 'policies.yaml');
+    const policies = (neg: number, ttl: number): string =>
+      `policies:\n  tx/detail:\n    negativeTtlMs: ${neg}\n    ttlMs: ${ttl}\n`;
+    writeFileSync(file, policies(0, 5000));
+    const p = startProc({ UPSTREAM_URLS: sim.url, CONFIG_FILE: file });
+    const url = String((await listening(p))['url']);
+    await cached(url, '/block/detail?h=1');
+    // Not-found answers are not kept (negativeTtlMs 0): fetched and not stored.
+    const unknown = `${url}/tx/detail?hash=${HASH(1)}`;
+    expect((await get(unknown)).cache).toBe('BYPASS');
+    expect((await get(unknown)).cache).toBe('BYPASS');
+    expect(await described(url, '/tx/detail')).toContain('Cached 5 s');
+
+    writeFileSync(file, policies(600_000, 7000));
+    expect((await hup(p))['applied']).toEqual(['policies']);
+    expect((await get(`${url}/block/detail?h=1`)).cache).toBe('HIT');
+    expect((await get(unknown)).cache).toBe('MISS');
+    expect((await get(unknown)).cache).toBe('HIT');
+    expect(await described(url, '/tx/detail')).toContain('Cached 7 s');
+
+    // Back to 0: the entry stored under the 10-minute window keeps it; a new unknown hash is not kept.
+    writeFileSync(file, policies(0, 5000));
+    expect((await hup(p))['applied']).toEqual(['policies']);
+    expect((await get(unknown)).cache).toBe('HIT');
+    const other = `${url}/tx/detail?hash=${HASH(2)}`;
+    expect((await get(other)).cache).toBe('BYPASS');
+    expect((await get(other)).cache).toBe('BYPASS');
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+  });
+
+  it('pages: added, changed and removed live; an unchanged page keeps its composed pages', async () => {
+    const file = join(dir, 'pages.yaml');
+    writeFileSync(file, 'logLevel: info\n');
+    const p = startProc({ UPSTREAM_URLS: sim.url, CONFIG_FILE: file });
+    const url = String((await listening(p))['url']);
+    expect((await get(`${url}/pages/blk?h=1`)).status).toBe(404);
+    await cached(url, '/pages/block?h=1');
+
+    const page = (name: string, part: string): string =>
+      `  ${name}:\n    params: { h: required }\n    parts:\n` +
+      `      ${part}: { endpoint: block/detail, query: { h: "{h}" } }\n`;
+    writeFileSync(file, `pages:\n${page('blk', 'b')}${page('kept', 'k')}`);
+    expect((await hup(p))['applied']).toEqual(['pages']);
+    const added = await get(`${url}/pages/blk?h=1`);
+    expect(added.status).toBe(200);
+    expect(Object.keys((JSON.parse(added.body) as { data: object }).data)).toContain('b');
+    await cached(url, '/pages/blk?h=1');
+    await cached(url, '/pages/kept?h=1');
+    expect((await get(`${url}/pages/block?h=1`)).cache).toBe('HIT');
+    expect(await described(url, '/pages/blk')).not.toBe('(absent)');
+    expect((await get(`${url}/metrics`)).body).toMatch(/^chainproxy_page_requests_total\{page="blk",/m);
+
+    // blk removed; the built-in block page redefined with one part; kept unchanged.
+    writeFileSync(file, `pages:\n${page('block', 'only')}${page('kept', 'k')}`);
+    expect((await hup(p))['applied']).toEqual(['pages']);
+    expect((await get(`${url}/pages/blk?h=1`)).status).toBe(404);
+    expect((await get(`${url}/pages/blk?h=1`, 'POST')).status).toBe(404);
+    expect(await described(url, '/pages/blk')).toBe('(absent)');
+    const changed = await get(`${url}/pages/block?h=1`);
+    expect(changed.cache).toBe('MISS');
+    expect(Object.keys((JSON.parse(changed.body) as { data: object }).data)).toEqual(['only']);
+    expect((await get(`${url}/pages/kept?h=1`)).cache).toBe('HIT');
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+  });
+});
