@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { waitFor } from '../helpers/fake-upstream.js';
+import { ENDPOINT_NAMES } from '../../src/catalogue/types.js';
+import { sendJson, startFakeUpstream, waitFor } from '../helpers/fake-upstream.js';
 import { listening, startProc, type Proc } from './kit.js';
 
 let sim: SimulatorHandle;
@@ -84,6 +85,28 @@ describe('SIGHUP applies policies and pages live', { timeout: 120_000 }, () => {
     const other = `${url}/tx/detail?hash=${HASH(2)}`;
     expect((await get(other)).cache).toBe('BYPASS');
     expect((await get(other)).cache).toBe('BYPASS');
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+  });
+
+  it('policies: the readiness rule follows the longest stale-if-error window', async () => {
+    const relay = await startFakeUpstream(async (req, res) => {
+      const r = await fetch(sim.url + (req.url ?? '/'));
+      sendJson(res, r.status, Buffer.from(await r.arrayBuffer()));
+    });
+    const file = join(dir, 'readiness.yaml');
+    writeFileSync(file, 'logLevel: info\n');
+    const p = startProc({ UPSTREAM_URLS: relay.url, CONFIG_FILE: file, UPSTREAM_PROBE_INTERVAL_MS: '200' });
+    const url = String((await listening(p))['url']);
+    await cached(url, '/block/detail?h=1');
+    await relay.close();
+    // The upstream gone, the cache serves within its stale-if-error window (a day by default): still ready.
+    await waitFor(async () => (await get(`${url}/readyz`)).body.includes('"cache"'), 20_000, 'ready by the cache');
+
+    const short = ENDPOINT_NAMES.map((name) => `  ${name}:\n    sieMs: 1000\n`).join('');
+    writeFileSync(file, `policies:\n${short}`);
+    expect((await hup(p))['applied']).toEqual(['policies']);
+    await waitFor(async () => (await get(`${url}/readyz`)).status === 503, 20_000, 'not ready past the new window');
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
   });
