@@ -89,6 +89,7 @@ export const RESTART: readonly string[] = [
   'SIM_SEED',
   'MAX_STREAMS',
   'STREAM_MAX_PER_CLIENT',
+  'STREAM_HISTORY_MAX_AGE_MS',
   'STREAM_HEARTBEAT_MS',
   'STREAM_RETRY_MS',
   'STREAM_HISTORY',
