@@ -19,7 +19,13 @@ function parseQ(params: string[]): number {
   return 1;
 }
 
-function negotiate(header: string): Encoding {
+interface Weights {
+  br: number;
+  gzip: number;
+  identity: number;
+}
+
+function weigh(header: string): Weights {
   let br: number | undefined;
   let gzip: number | undefined;
   let identity: number | undefined;
@@ -34,13 +40,34 @@ function negotiate(header: string): Encoding {
     else if (name === 'identity') identity = q;
     else if (name === '*') star = q;
   }
-  const qBr = br ?? star ?? 0;
-  const qGzip = gzip ?? star ?? 0;
   // Identity is acceptable unless refused, but only preferred when asked for explicitly.
-  const qId = identity ?? (star === 0 ? 0 : 0.0001);
-  if (qBr > 0 && qBr >= qGzip && qBr >= qId) return 'br';
-  if (qGzip > 0 && qGzip >= qId) return 'gzip';
-  return 'identity';
+  return { br: br ?? star ?? 0, gzip: gzip ?? star ?? 0, identity: identity ?? (star === 0 ? 0 : 0.0001) };
+}
+
+const gzipOk = (w: Weights): boolean => w.gzip > 0 && w.gzip >= w.identity;
+
+function negotiate(header: string): Encoding {
+  const w = weigh(header);
+  if (w.br > 0 && w.br >= w.gzip && w.br >= w.identity) return 'br';
+  return gzipOk(w) ? 'gzip' : 'identity';
+}
+
+const gzipMemo = new Map<string, boolean>();
+
+/**
+ * Whether a client that prefers brotli takes gzip too (`gzip, deflate, br`, as
+ * browsers send): its answer goes out gzip when the copy has no brotli variant
+ * ready (a Redis hit carries gzip only), rather than identity.
+ */
+export function takesGzip(acceptEncoding: string | undefined): boolean {
+  if (acceptEncoding === undefined || acceptEncoding === '') return false;
+  const known = gzipMemo.get(acceptEncoding);
+  if (known !== undefined) return known;
+  const ok = gzipOk(weigh(acceptEncoding));
+  if (acceptEncoding.length > 200) return ok;
+  if (gzipMemo.size >= MEMO_MAX) gzipMemo.clear();
+  gzipMemo.set(acceptEncoding, ok);
+  return ok;
 }
 
 export function chooseEncoding(acceptEncoding: string | undefined): Encoding {

@@ -7,7 +7,8 @@
  * (header-block.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { chooseEncoding } from '../cache/negotiate.js';
+import type { MemoryEntry, Payload } from '../cache/memory-entry.js';
+import { chooseEncoding, takesGzip } from '../cache/negotiate.js';
 import { renderBody } from '../cache/render.js';
 import { hitPayload } from '../cache/restamped-variants.js';
 import type { Resolution } from '../pipeline/resolver.js';
@@ -58,6 +59,19 @@ function hasAny(headers: EarlierHeaders | null): headers is EarlierHeaders {
 /** A fresh upstream answer goes out as fetched; stored answers are re-stamped (≤ 1 s old). */
 const fetchedNow = (res: Resolution): boolean => res.result === 'MISS' || res.result === 'BYPASS';
 
+/**
+ * The bytes for the client's Accept-Encoding: the stored ones (`stored`: a
+ * fresh fetch) or a hit's. A client that prefers brotli and takes gzip too gets
+ * gzip when no brotli variant is ready, rather than identity.
+ */
+function payloadFor(mem: MemoryEntry, accept: string | undefined, now: number, stored: boolean): Payload {
+  const enc = chooseEncoding(accept);
+  const p = stored ? mem.raw(enc) : hitPayload(mem, enc, now);
+  if (p.encoding !== 'identity' || enc !== 'br' || !takesGzip(accept)) return p;
+  const gz = stored ? mem.raw('gzip') : hitPayload(mem, 'gzip', now);
+  return gz.encoding === 'gzip' ? gz : p;
+}
+
 /** The identity body of a resolution served at `now`, as a batch item carries it. */
 export function bodyOf(res: Resolution, now: number): Buffer {
   return fetchedNow(res) ? res.entry.body : renderBody(res.entry, now);
@@ -79,7 +93,7 @@ export function shapeResolution(res: Resolution, now: number, wire: Wire): Shape
     !hasAny(earlier) &&
     !matchesEtag(inm, entry.etag)
   ) {
-    const payload = hitPayload(mem, chooseEncoding(reqHeaders['accept-encoding']), now);
+    const payload = payloadFor(mem, reqHeaders['accept-encoding'], now, false);
     return { status: 200, headers: hitHeaders(entry, payload, now, head, wire.answer, wire.id), body: payload.body };
   }
 
@@ -95,9 +109,8 @@ export function shapeResolution(res: Resolution, now: number, wire: Wire): Shape
   if (status === 200 && matchesEtag(inm, entry.etag)) {
     status = 304;
   } else {
-    const encoding = chooseEncoding(reqHeaders['accept-encoding']);
     if (mem !== undefined) {
-      const payload = fetchedNow(res) ? mem.raw(encoding) : hitPayload(mem, encoding, now);
+      const payload = payloadFor(mem, reqHeaders['accept-encoding'], now, fetchedNow(res));
       if (payload.encoding !== 'identity') headers.push('content-encoding', payload.encoding);
       body = payload.body;
     } else {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseEncoding } from '../../src/cache/negotiate.js';
+import { chooseEncoding, takesGzip } from '../../src/cache/negotiate.js';
 
 describe('chooseEncoding', () => {
   const cases: [string | undefined, string][] = [
@@ -35,4 +35,22 @@ describe('chooseEncoding', () => {
     expect(chooseEncoding('br')).toBe('br');
     expect(chooseEncoding(`gzip, ${'x'.repeat(1000)}`)).toBe('gzip');
   });
+});
+
+describe('takesGzip', () => {
+  const cases: [string | undefined, boolean][] = [
+    [undefined, false],
+    ['gzip, deflate, br', true],
+    ['br', false],
+    ['*', true],
+    ['br, gzip;q=0', false],
+    ['identity;q=1, gzip;q=0.5, br', false],
+    ['br;q=1, gzip;q=0.5', true],
+  ];
+  for (const [header, expected] of cases) {
+    it(`${JSON.stringify(header)} → ${expected}`, () => {
+      expect(takesGzip(header)).toBe(expected);
+      expect(takesGzip(header)).toBe(expected);
+    });
+  }
 });

@@ -131,4 +131,16 @@ describe('a Redis-tier hit', () => {
     for (const p of hot) expect(b.memory.peek(p.slice(1)), p).toBeDefined();
     for (const p of cold) expect(b.memory.peek(p.slice(1))).toBeUndefined();
   });
+
+  it('a browser (gzip, deflate, br) gets the gzip bytes Redis stored, not identity, while no br is made', async () => {
+    const path = '/contracts?page=4&page_size=50';
+    expect((await get(a.url, path)).cache).toBe('MISS');
+    const id = await raw(a.url, path, 'identity');
+    expect(id.body.length).toBeGreaterThan(1024);
+    // B's first read: answered from the Redis value alone (not admitted to its memory).
+    const browser = await raw(b.url, path, 'gzip, deflate, br');
+    expect(b.memory.peek(path.slice(1))).toBeUndefined();
+    expect(browser).toMatchObject({ cache: 'HIT', encoding: 'gzip' });
+    expect(gunzipSync(browser.body).equals(id.body)).toBe(true);
+  });
 });
