@@ -97,6 +97,9 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
             { prefix: '/old', target: legacy.url },
           ],
           timeoutMs: 1000,
+          cache: {},
+          ignoreParams: [],
+          cacheMaxBodyBytes: 1024 * 1024,
         },
       },
     });
