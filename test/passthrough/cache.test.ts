@@ -135,6 +135,23 @@ describe('the passthrough cache', () => {
     expect(backend.count('/explorer/tx/latest')).toBe(1);
     expect(a.headers['access-control-allow-origin']).toBe('*');
     expect(a.headers['content-type']).toBe('application/json');
+    expect(b.headers['x-request-id']).toBeDefined();
+  });
+
+  it('counts each answer once per prefix and X-Cache', async () => {
+    const count = async (result: string): Promise<number> => {
+      const text = await (await fetch(`${proxy.url}/metrics`)).text();
+      const m = new RegExp(
+        `^chainproxy_passthrough_cache_total\\{route="/explorer",result="${result}"\\} (\\d+)`,
+        'm',
+      ).exec(text);
+      return Number(m?.[1] ?? 0);
+    };
+    const [hits, misses] = [await count('HIT'), await count('MISS')];
+    await get('/explorer/counted');
+    await get('/explorer/counted');
+    await get('/explorer/counted');
+    expect([await count('HIT'), await count('MISS')]).toEqual([hits + 2, misses + 1]);
   });
 
   it('N concurrent cold requests cost the backend one request', async () => {
@@ -235,7 +252,9 @@ describe('passthrough failures', () => {
     clock.advance(1500);
     const swr = await get('/dur/flaky');
     expect([swr.headers['x-cache'], body(swr).n]).toEqual(['STALE', 1]);
-    await waitFor(() => backend.count('/dur/flaky') === 2, 20_000, 'the background refresh');
+    // The background refresh stored: a fresh hit again.
+    await waitFor(async () => (await get('/dur/flaky')).headers['x-cache'] === 'HIT', 20_000, 'the refresh');
+    expect(backend.count('/dur/flaky')).toBe(2);
     clock.advance(5000);
     failing = true;
     const sie = await get('/dur/flaky');
