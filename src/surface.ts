@@ -17,6 +17,7 @@ import { opsOpenapi } from './openapi/ops-paths.js';
 import { registerOpenApiRoute } from './http/openapi-route.js';
 import { pagesOpenapi } from './pages/openapi.js';
 import { registerPassthrough } from './passthrough/register.js';
+import { passKeyOf } from './passthrough/request.js';
 import type { Stages } from './stages.js';
 import { createHeadStream, type HeadStream } from './stream/index.js';
 import { streamOpenapi } from './stream/openapi.js';
@@ -115,7 +116,13 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     heads: () => s.headWatch.status(),
     fleet: () => s.fleet?.members.view() ?? null,
   });
-  registerPurgeRoute(app, { purger: s.purge.purger, catalogue, limits: config.limits, adminGate: s.adminGate });
+  registerPurgeRoute(app, {
+    purger: s.purge.purger,
+    catalogue,
+    limits: config.limits,
+    adminGate: s.adminGate,
+    passKey: s.passthrough === null ? null : passKeyOf(s.passthrough.routes),
+  });
   if (s.passthrough !== null)
     await registerPassthrough(app, {
       config: config.passthrough,

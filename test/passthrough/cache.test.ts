@@ -273,3 +273,35 @@ describe('passthrough failures', () => {
     expect(reset.headers['access-control-allow-origin']).toBe('*');
   });
 });
+
+describe('passthrough purge', () => {
+  const purge = (query: string) => raw(proxy.url, `/purge?${query}`, { method: 'POST' });
+  const data = (r: { body: Buffer }) => (JSON.parse(r.body.toString()) as { data: { memory: number } }).data;
+
+  it('by prefix: every answer under it is fetched again; other prefixes are kept', async () => {
+    for (const p of ['/explorer/p1', '/explorer/deep/p2?x=1', '/open/fresh']) await get(p);
+    for (const p of ['/explorer/p1', '/explorer/deep/p2?x=1', '/open/fresh'])
+      expect((await get(p)).headers['x-cache'], p).toBe('HIT');
+    const r = await purge('tag=prefix:/explorer');
+    expect(r.status).toBe(200);
+    expect(data(r).memory).toBeGreaterThanOrEqual(2);
+    clock.advance(1);
+    expect((await get('/explorer/p1')).headers['x-cache']).toBe('MISS');
+    expect((await get('/explorer/deep/p2?x=1')).headers['x-cache']).toBe('MISS');
+    expect((await get('/open/fresh')).headers['x-cache']).toBe('HIT');
+    expect(backend.count('/explorer/p1')).toBe(2);
+  });
+
+  it('by a path under a prefix, and by key (ignored parameters as in the cache key)', async () => {
+    await get('/explorer/deep/p3');
+    await get('/explorer/p4?page=1&timestamp=5');
+    const sub = await purge('tag=prefix:/explorer/deep/');
+    expect(data(sub).memory).toBeGreaterThanOrEqual(1);
+    const key = await purge(`key=${encodeURIComponent('/explorer/p4?page=1&timestamp=99')}`);
+    expect([key.status, data(key).memory]).toEqual([200, 1]);
+    clock.advance(1);
+    expect((await get('/explorer/deep/p3')).headers['x-cache']).toBe('MISS');
+    expect((await get('/explorer/p4?page=1')).headers['x-cache']).toBe('MISS');
+    expect((await purge('tag=prefix:explorer')).status).toBe(400);
+  });
+});
