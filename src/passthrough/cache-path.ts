@@ -1,8 +1,9 @@
 /**
  * The cached way of a passthrough request: serve() through the passthrough
  * entrance, the answer written by the API's own writer (header builder,
- * ETag/304, compressed variants, CORS), counted and logged by the epilogue. An answer the cache does not keep is streamed on the reply
- * as it arrives (counted by the route's hook, as every streamed answer). A
+ * ETag/304, compressed variants, CORS), counted and logged by the epilogue.
+ * An answer the cache does not keep is streamed on the reply as it arrives
+ * (counted by the route's hook, as every streamed answer). A
  * request that bypasses the cache (cache-rules.ts), a prefix whose policy is
  * `off`, an unusual path and a key whose body was over the bound are left to
  * the streaming proxy.

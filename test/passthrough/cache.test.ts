@@ -91,7 +91,7 @@ async function newBlock(height: number): Promise<void> {
 }
 
 describe('passthrough answers are browser-ready', () => {
-  it("no CORS and no Cache-Control, no policy: streamed, BYPASS, with the proxy's CORS in place of the backend's", async () => {
+  it("no CORS, no Cache-Control, no policy: streamed, BYPASS, the proxy's CORS in place of the backend's", async () => {
     const before = backend.count('/open/plain');
     for (let i = 0; i < 2; i++) {
       const r = await get('/open/plain', { origin: 'https://app.example' });
@@ -187,7 +187,7 @@ describe('the passthrough cache', () => {
     expect(backend.count('/explorer/nasinfo')).toBe(3);
   });
 
-  it('never stores no-store, private or a cookie-setting answer, whatever the policy; the cookie is not relayed', async () => {
+  it('never stores no-store, private or cookie-setting answers, whatever the policy; no cookie relayed', async () => {
     for (const path of ['/explorer/nostore', '/explorer/private', '/explorer/cookie', '/dur/nostore']) {
       const before = backend.count(path);
       for (let i = 0; i < 2; i++) {
