@@ -18,6 +18,7 @@ import { registerOpenApiRoute } from './http/openapi-route.js';
 import { pagesOpenapi } from './pages/openapi.js';
 import { registerPassthrough } from './passthrough/register.js';
 import { passKeyOf } from './passthrough/request.js';
+import { passthroughStatus } from './passthrough/status.js';
 import type { Stages } from './stages.js';
 import { createHeadStream, type HeadStream } from './stream/index.js';
 import { streamOpenapi } from './stream/openapi.js';
@@ -115,6 +116,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     activity: () => stream.activity.status(),
     heads: () => s.headWatch.status(),
     fleet: () => s.fleet?.members.view() ?? null,
+    passthrough: () => (s.passthrough === null ? null : passthroughStatus(s.passthrough)),
   });
   registerPurgeRoute(app, {
     purger: s.purge.purger,

@@ -305,3 +305,20 @@ describe('passthrough purge', () => {
     expect((await purge('tag=prefix:explorer')).status).toBe(400);
   });
 });
+
+describe('passthrough status', () => {
+  it('/status has a line per prefix: backend, policy, answers by X-Cache', async () => {
+    const r = await get('/status');
+    const lines = (JSON.parse(r.body.toString()) as { data: { passthrough: Array<Record<string, unknown>> } }).data
+      .passthrough;
+    expect(lines.map((l) => [l.prefix, l.policy])).toEqual([
+      ['/explorer', 'head'],
+      ['/open', 'backend'],
+      ['/dur', '1000ms'],
+    ]);
+    const explorer = lines[0]!.answers as Record<string, number>;
+    expect(explorer.HIT).toBeGreaterThan(0);
+    expect(explorer.MISS).toBeGreaterThan(0);
+    expect(lines[0]!.backend).toBe(backend.url);
+  });
+});
