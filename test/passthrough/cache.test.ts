@@ -111,6 +111,16 @@ describe('passthrough answers are browser-ready', () => {
     expect(backend.count('/open/plain')).toBe(before + 2);
   });
 
+  it('HEAD on the streamed way: the headers, no body', async () => {
+    const r = await get('/open/plain', {}, 'HEAD');
+    expect([r.status, r.headers['x-cache'], r.headers['content-type'], r.body.length]).toEqual([
+      200,
+      'BYPASS',
+      'application/json',
+      0,
+    ]);
+  });
+
   it('OPTIONS preflights are answered by the proxy, never forwarded', async () => {
     const before = backend.requests.length;
     for (const path of ['/explorer/tx/latest', '/open/anything?x=1']) {
