@@ -61,7 +61,10 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
     if (big.size >= BIG_KEYS_MAX) big.delete(big.keys().next().value!);
     big.set(key, now + BIG_KEPT_MS);
   };
-  /** The URL of a fresh hit, answered before the router from now on (hits only, as any request there). */
+  /**
+   * A fresh hit, answered before the router from now on (hits only, as any request there) under its key, the URL
+   * without its ignored parameters (what the pre-router path looks a passthrough URL up by: `passUrlKey`).
+   */
   const remember = (fast: FastHits, url: string, req: PassRequest): void => {
     const request = { url, parsed: req, hitOnly: true as const, timeoutMs: 0, clock: d.clock, miss: NEVER };
     fast.rememberHit(url, {
@@ -106,7 +109,7 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
     else if (a.error !== null && a.error.status >= 502)
       d.metrics.failure(route.prefix, passthroughError(a.error).reason);
     d.epilogue.finish(d.exit, a, started, { kind: 'routed', request, reply });
-    if (a.cache === 'HIT' && d.fast !== null) remember(d.fast, url, req);
+    if (a.cache === 'HIT' && d.fast !== null) remember(d.fast, req.key, req);
     return true;
   };
 }
