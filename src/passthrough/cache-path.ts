@@ -13,7 +13,7 @@ import type { Epilogue, Exit } from '../http/epilogue.js';
 import type { FastHits } from '../http/fast-hit.js';
 import { clientGone } from '../http/client-gone.js';
 import type { PayerOf } from '../http/miss-payer.js';
-import { serve, type Answer, type Entrance } from '../http/serve.js';
+import { serve, servedResolution, type Answer, type Entrance } from '../http/serve.js';
 import { BackendFailed, TooBig, Unstored } from './backend-answer.js';
 import { responseHeadersFor } from './headers.js';
 import { unusualPath } from './cache-key.js';
@@ -105,7 +105,7 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
       rememberBig(req.key, d.clock());
       return false;
     }
-    if (a.error instanceof BackendFailed) a = relayedFailure(a, a.error);
+    if (a.error instanceof BackendFailed) a = relayedFailure(req, a.now, a.error);
     else if (a.error !== null && a.error.status >= 502)
       d.metrics.failure(route.prefix, passthroughError(a.error).reason);
     d.epilogue.finish(d.exit, a, started, { kind: 'routed', request, reply });
@@ -114,25 +114,8 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
   };
 }
 
-/** A backend's 5xx with no copy to serve stale: its own answer, not stored. */
-function relayedFailure(a: Answer<PassRequest>, e: BackendFailed): Answer<PassRequest> {
-  return {
-    status: e.entry.status,
-    cache: 'BYPASS',
-    req: a.req,
-    now: a.now,
-    parts: null,
-    synchronous: false,
-    res: {
-      result: 'BYPASS',
-      entry: e.entry,
-      mem: undefined,
-      upstream: null,
-      upstreamMs: null,
-      staleReason: null,
-      error: null,
-    },
-    failure: null,
-    error: null,
-  };
+/** A backend's 5xx with no copy to serve stale: its own answer, not stored (`BYPASS`). */
+function relayedFailure(req: PassRequest, now: number, e: BackendFailed): Answer<PassRequest> {
+  const res = { result: 'BYPASS', entry: e.entry, mem: undefined, upstream: null, upstreamMs: null } as const;
+  return servedResolution(req, { ...res, staleReason: null, error: null }, now);
 }
