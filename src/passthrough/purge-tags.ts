@@ -6,7 +6,7 @@
  * purge marks judge entries by these tags (src/purge/marks.ts).
  */
 
-export const PREFIX_TAG = 'prefix:';
+const PREFIX_TAG = 'prefix:';
 
 /** Path segments an entry is tagged with at most. */
 const MAX_SEGMENTS = 8;
@@ -30,7 +30,7 @@ export function passTags(key: string): readonly string[] {
 }
 
 /** The tag a purge's `tag=prefix:/path` names (trailing slashes dropped), or null when it is not one. */
-export function prefixTagOf(raw: string): string | null {
+function prefixTagOf(raw: string): string | null {
   if (!raw.startsWith(PREFIX_TAG)) return null;
   const path = raw.slice(PREFIX_TAG.length).replace(/\/+$/, '');
   return /^(\/[A-Za-z0-9._~%!$&'()*+,;=:@-]+)+$/.test(path) ? PREFIX_TAG + path : null;
