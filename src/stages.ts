@@ -63,6 +63,7 @@ import { buildQuorum } from './consensus/build.js';
 import type { Quorum } from './consensus/quorum.js';
 import { buildPurge, type Purge } from './purge/build.js';
 import { LiveSettings } from './startup/live-settings.js';
+import { buildPassCache, type PassCache } from './passthrough/build.js';
 
 export interface Stages {
   logger: Logger;
@@ -112,6 +113,8 @@ export interface Stages {
   purge: Purge;
   /** The running configuration and the swap points a reload (SIGHUP) goes through. */
   live: LiveSettings;
+  /** The passthrough cache (src/passthrough/build.ts); null without PASSTHROUGH. */
+  passthrough: PassCache | null;
 }
 
 /** `worker`: this process is cluster worker number `worker` (WORKERS > 1); null: the only one. */
@@ -311,6 +314,18 @@ export function buildStages(
     refetched: refetches.refetched,
     admission: new Admission({ onVerdict: registerAdmissionMetrics(prom.registry) }),
   });
+  const passthrough = buildPassCache({
+    config,
+    memory,
+    second: purge.second,
+    fleet: fleet?.coordinator ?? workerFleet?.coordinator ?? null,
+    chain: tracker,
+    metrics,
+    registry: prom.registry,
+    clock,
+    logger,
+    tags: purge.judge,
+  });
   const headEndpoint = catalogue.all().find((e) => e.module?.reportsHead === true);
   if (headEndpoint !== undefined) {
     const head = new HeadEntry({
@@ -465,5 +480,6 @@ export function buildStages(
     refetches,
     purge,
     live,
+    passthrough,
   };
 }

@@ -16,8 +16,9 @@ import { buildOpenApiDocument, withoutPaths } from './openapi/document.js';
 import { opsOpenapi } from './openapi/ops-paths.js';
 import { registerOpenApiRoute, type OpenApiDocuments } from './http/openapi-route.js';
 import { pagesOpenapi } from './pages/openapi.js';
-import { createPassthroughMetrics } from './passthrough/metrics.js';
 import { registerPassthrough } from './passthrough/register.js';
+import { passKeyOf } from './passthrough/request.js';
+import { passthroughStatus } from './passthrough/status.js';
 import type { Stages } from './stages.js';
 import { createHeadStream, type HeadStream } from './stream/index.js';
 import { SharedHeadHistory } from './stream/shared-history.js';
@@ -138,17 +139,27 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     heads: () => s.headWatch.status(),
     fleet: () => s.fleet?.members.view() ?? null,
     reload: () => s.live.status(),
+    passthrough: () => (s.passthrough === null ? null : passthroughStatus(s.passthrough)),
   });
-  registerPurgeRoute(app, { purger: s.purge.purger, catalogue, limits: config.limits, gate: s.operators.purge });
-  const prefixes = config.passthrough.routes.map((r) => r.prefix);
-  await registerPassthrough(app, {
-    config: config.passthrough,
-    connectTimeoutMs: config.upstream.connectTimeoutMs,
-    connections: config.upstream.connections,
-    epilogue,
-    trustProxy: config.trustProxy,
-    metrics: prefixes.length > 0 ? createPassthroughMetrics(prom.registry, prefixes) : null,
+  registerPurgeRoute(app, {
+    purger: s.purge.purger,
+    catalogue,
+    limits: config.limits,
+    gate: s.operators.purge,
+    passKey: s.passthrough === null ? null : passKeyOf(s.passthrough.routes),
   });
+  if (s.passthrough !== null)
+    await registerPassthrough(app, {
+      config: config.passthrough,
+      cache: s.passthrough,
+      connectTimeoutMs: config.upstream.connectTimeoutMs,
+      connections: config.upstream.connections,
+      epilogue,
+      trustProxy: config.trustProxy,
+      payer,
+      clock,
+      fast: s.fast,
+    });
   registerDashboard(app, { adminGate: s.operators.admin, registry: prom.registry });
   const documents = (): OpenApiDocuments => {
     const full = buildOpenApiDocument({

@@ -66,7 +66,7 @@ export function defaultConfig(): Config {
       heartbeatMs: 5000,
     },
     rateLimit,
-    passthrough: { routes: [], timeoutMs: 10_000 },
+    passthrough: { routes: [], timeoutMs: 10_000, cache: {}, ignoreParams: [], cacheMaxBodyBytes: 1024 * 1024 },
     rateLimitAllow: [],
     apiKeys: [],
     missBudget: missBudgetFor(rateLimit.max),

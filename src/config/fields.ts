@@ -20,7 +20,9 @@ export type FieldKind =
   | { type: 'addresses' }
   /** Comma-separated DNS host names. */
   | { type: 'hostnames' }
-  | { type: 'routes' };
+  | { type: 'routes' }
+  | { type: 'passCache' }
+  | { type: 'paramNames' };
 
 export interface Field {
   env: string;
@@ -428,7 +430,7 @@ export const FIELDS: readonly Field[] = [
     key: 'passthrough.routes',
     kind: { type: 'routes' },
     help:
-      'Legacy paths forwarded as they are, streamed and uncached: comma-separated /prefix=URL ' +
+      'Legacy paths forwarded to a backend (cached by PASSTHROUGH_CACHE): comma-separated /prefix=URL ' +
       'pairs (e.g. /api=http://legacy:8080). A URL without a path keeps the request path; with ' +
       'one, it replaces the prefix. Prefixes may not overlap the API, the ops paths or each other.',
   },
@@ -439,6 +441,29 @@ export const FIELDS: readonly Field[] = [
     help:
       'Passthrough: time to the backend response headers, and the longest ' +
       'pause while streaming its body (504 envelope before the headers).',
+  },
+  {
+    env: 'PASSTHROUGH_CACHE',
+    key: 'passthrough.cache',
+    kind: { type: 'passCache' },
+    help:
+      'Passthrough GET/HEAD answers kept per prefix: comma-separated /prefix=POLICY pairs, POLICY off, ' +
+      'a duration (2s, 60s) or head (until a new block, at most 60 s). A prefix without one follows the ' +
+      "backend's Cache-Control (RFC 9111). no-store, private and Set-Cookie answers are never kept.",
+  },
+  {
+    env: 'PASSTHROUGH_IGNORE_PARAMS',
+    key: 'passthrough.ignoreParams',
+    kind: { type: 'paramNames' },
+    help:
+      'Comma-separated query parameters (cache-busters such as timestamp, _) dropped from ' +
+      'passthrough cache keys and from the requests forwarded to the backend.',
+  },
+  {
+    env: 'PASSTHROUGH_CACHE_MAX_BODY_BYTES',
+    key: 'passthrough.cacheMaxBodyBytes',
+    kind: { type: 'bytes', min: 0, max: 64 * 1024 ** 2 },
+    help: 'Largest passthrough body kept in the cache; a larger one is streamed uncached (and counted).',
   },
   {
     env: 'RATE_LIMIT_ALLOW',

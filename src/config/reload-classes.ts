@@ -90,6 +90,9 @@ export const RESTART: readonly string[] = [
   // Routes are registered with the server before it listens.
   'PASSTHROUGH',
   'PASSTHROUGH_TIMEOUT_MS',
+  'PASSTHROUGH_CACHE',
+  'PASSTHROUGH_IGNORE_PARAMS',
+  'PASSTHROUGH_CACHE_MAX_BODY_BYTES',
   'SIM_BLOCK_INTERVAL_MS',
   'SIM_SEED',
   'MAX_STREAMS',

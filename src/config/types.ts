@@ -90,10 +90,19 @@ export interface PassthroughRoute {
   target: string;
 }
 
+/** How long a passthrough prefix's answers are kept (PASSTHROUGH_CACHE). */
+export type PassCachePolicy = { kind: 'off' } | { kind: 'head' } | { kind: 'ttl'; ms: number };
+
 export interface PassthroughConfig {
   routes: PassthroughRoute[];
   /** Time to the response headers, and the longest silence while streaming the body. */
   timeoutMs: number;
+  /** Policy per prefix; a prefix absent follows the backend's Cache-Control (RFC 9111). */
+  cache: Readonly<Record<string, PassCachePolicy>>;
+  /** Query parameters dropped from cache keys and forwarded requests (cache-busters). */
+  ignoreParams: readonly string[];
+  /** Largest body stored; a larger one is streamed uncached. */
+  cacheMaxBodyBytes: number;
 }
 
 export interface StreamConfig {

@@ -10,6 +10,7 @@ import { type EndpointPolicy } from '../endpoints/types.js';
 import type { Config } from './types.js';
 import type { Field, FieldKind } from './fields.js';
 import { parsePassthroughRoutes } from './passthrough-routes.js';
+import { parseParamNames, parsePassthroughCache } from './passthrough-cache.js';
 import { NAMED_RANGES } from '../common/address-list.js';
 
 /** A DNS host name: labels of letters, digits and hyphens, dot-separated, an optional trailing dot. */
@@ -183,6 +184,14 @@ function kindCheck(kind: FieldKind, raw: unknown, label: string): Parsed {
       const r = parsePassthroughRoutes(raw ?? '', baseUrl);
       return r.ok ? ok(r.routes) : fail(label, r.expected, r.got);
     }
+    case 'passCache': {
+      const r = parsePassthroughCache(raw ?? '');
+      return r.ok ? ok(r.policies) : fail(label, r.expected, r.got);
+    }
+    case 'paramNames': {
+      const names = parseParamNames(raw ?? '');
+      return names !== null ? ok(names) : fail(label, 'comma-separated query parameter names', raw);
+    }
   }
 }
 
@@ -254,5 +263,9 @@ export function crossCheck(c: Config, labelOf: (key: string) => string): string[
     c.upstream.totalDeadlineMs,
   );
   atMost('upstream.totalDeadlineMs', c.upstream.totalDeadlineMs, 'limits.requestTimeoutMs', c.limits.requestTimeoutMs);
+  const prefixes = new Set(c.passthrough.routes.map((r) => r.prefix));
+  for (const prefix of Object.keys(c.passthrough.cache))
+    if (!prefixes.has(prefix))
+      errors.push(`${labelOf('passthrough.cache')}: expected prefixes of PASSTHROUGH, got ${shown(prefix)}`);
   return errors;
 }

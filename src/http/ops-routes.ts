@@ -41,6 +41,8 @@ export interface OpsDeps {
   fleet?: (() => object | null) | undefined;
   /** The last configuration reload (SIGHUP); null before one. */
   reload?: (() => object | null) | undefined;
+  /** A line per passthrough prefix (src/passthrough/status.ts); null without PASSTHROUGH. */
+  passthrough?: (() => object | null) | undefined;
 }
 
 const ALIVE_BODY = envelopeBody(0, 'success', { status: 'alive' });
@@ -101,6 +103,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
           heads: deps.heads?.() ?? null,
           fleet: deps.fleet?.() ?? null,
           reload: deps.reload?.() ?? null,
+          passthrough: deps.passthrough?.() ?? null,
         }),
       );
   });

@@ -14,6 +14,10 @@ export interface PassthroughMetrics {
   request: CountAnswer;
   /** A backend failure answered with a 502/504 envelope. */
   failure(route: string, reason: PassthroughFailure): void;
+  /** A body over the cache bound, streamed uncached. */
+  tooBig(route: string): void;
+  /** Per route: answers by X-Cache (for the status page). */
+  counts(): Record<string, Record<string, number>>;
 }
 
 export function createPassthroughMetrics(registry: Registry, routes: readonly string[]): PassthroughMetrics {
@@ -38,9 +42,33 @@ export function createPassthroughMetrics(registry: Registry, routes: readonly st
     labelNames: ['route', 'reason'] as const,
     registers: [registry],
   });
+  const results = new Counter({
+    name: `${METRIC_PREFIX}passthrough_cache_total`,
+    help: 'Passthrough answers by route prefix and X-Cache (HIT, MISS, STALE, BYPASS, ERROR).',
+    labelNames: ['route', 'result'] as const,
+    registers: [registry],
+  });
+  const big = new Counter({
+    name: `${METRIC_PREFIX}passthrough_too_big_total`,
+    help: 'Passthrough bodies over PASSTHROUGH_CACHE_MAX_BODY_BYTES, streamed uncached, by route prefix.',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  const seen: Record<string, Record<string, number>> = {};
+  for (const r of routes) seen[r] = {};
   return {
-    request(route, status, _cache, seconds) {
+    tooBig(route) {
       const r = label(route);
+      big.inc({ route: r });
+      const row = (seen[r] ??= {});
+      row['TOO_BIG'] = (row['TOO_BIG'] ?? 0) + 1;
+    },
+    counts: () => seen,
+    request(route, status, cache, seconds) {
+      const r = label(route);
+      results.inc({ route: r, result: cache });
+      const row = (seen[r] ??= {});
+      row[cache] = (row[cache] ?? 0) + 1;
       requests.inc({ route: r, status_class: statusClass(status) });
       if (Number.isFinite(seconds) && seconds >= 0) duration.observe({ route: r }, seconds);
     },

@@ -13,6 +13,7 @@ import type { Dependency, ParamLimits } from '../endpoints/types.js';
 import { headerTags } from '../invalidation/tags.js';
 import { locate, numberAt, stringAt } from '../transform/json-scan.js';
 import { kindName, tagKind } from './tag-vocabulary.js';
+import { isPassKey, passTags } from '../passthrough/purge-tags.js';
 
 const NONE: readonly string[] = Object.freeze([]);
 
@@ -82,6 +83,7 @@ export class EntryTags {
 
   #derive(entry: CacheEntry): readonly string[] {
     if (entry.composed !== undefined) return NONE;
+    if (isPassKey(entry.key)) return passTags(entry.key);
     const q = entry.key.indexOf('?');
     const def = this.#catalogue.match(`/${q < 0 ? entry.key : entry.key.slice(0, q)}`);
     const deps = def?.module?.dependsOn;

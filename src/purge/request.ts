@@ -2,7 +2,8 @@
  * A purge request's query: exactly one of `key` (a request as a client sends
  * it, `/tx/detail?hash=…`, percent-encoded; canonicalized like a client's, so
  * any spelling of it names the one cache key), `tag` (any tag answers carry:
- * tag-vocabulary.ts) or `all=true`; `soft=true`
+ * tag-vocabulary.ts, `prefix:/<path>` for
+ * passthrough answers among them) or `all=true`; `soft=true`
  * serves what it purged stale while it is fetched again. Anything else is a
  * 400 naming the parameter.
  */
@@ -34,10 +35,12 @@ function flag(name: string, raw: string): boolean {
 }
 
 /** The cache key a client request names (`tx/detail?hash=…`, with or without `/` or scheme and host). */
-function keyOf(raw: string, catalogue: Catalogue, limits: ParamLimits): string {
+function keyOf(raw: string, catalogue: Catalogue, limits: ParamLimits, passKey: PassKeyOf | null): string {
   const bare = raw.replace(/^https?:\/\/[^/?#]*/i, '');
   const q = bare.indexOf('?');
   const path = q < 0 ? bare : bare.slice(0, q);
+  const passthrough = passKey?.(path, q < 0 ? '' : bare.slice(q + 1)) ?? null;
+  if (passthrough !== null) return passthrough;
   const endpoint = catalogue.match(path.startsWith('/') ? path : `/${path}`);
   if (endpoint === undefined)
     throw new ProxyError(
@@ -57,7 +60,15 @@ function tagOf(raw: string, limits: ParamLimits): string {
   return r.tag;
 }
 
-export function parsePurge(rawQuery: string, catalogue: Catalogue, limits: ParamLimits): PurgeRequest {
+/** The passthrough cache key of a path and query (null: not a passthrough path). */
+export type PassKeyOf = (path: string, query: string) => string | null;
+
+export function parsePurge(
+  rawQuery: string,
+  catalogue: Catalogue,
+  limits: ParamLimits,
+  passKey: PassKeyOf | null = null,
+): PurgeRequest {
   const given = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(rawQuery)) {
     if (!(NAMES as readonly string[]).includes(name)) {
@@ -84,7 +95,7 @@ export function parsePurge(rawQuery: string, catalogue: Catalogue, limits: Param
     if (!flag('all', raw)) throw new ProxyError('BAD_PARAMETER', invalidMessage('all', 'true', raw));
     return { kind, target: EVERYTHING, soft };
   }
-  return { kind, target: kind === 'key' ? keyOf(raw, catalogue, limits) : tagOf(raw, limits), soft };
+  return { kind, target: kind === 'key' ? keyOf(raw, catalogue, limits, passKey) : tagOf(raw, limits), soft };
 }
 
 /** The kind of a mark's target: a tag when its kind is in the vocabulary (no cache key starts so), else a key. */

@@ -16,7 +16,7 @@ import { PURGE_PATH } from '../catalogue/paths.js';
 import { rawQuery } from '../http/request-util.js';
 import type { Purger } from './purger.js';
 import { purgeReply } from './outcome.js';
-import { parsePurge } from './request.js';
+import { parsePurge, type PassKeyOf } from './request.js';
 
 export interface PurgeRouteDeps {
   purger: Purger;
@@ -24,6 +24,8 @@ export interface PurgeRouteDeps {
   limits: ParamLimits;
   /** PURGE_ALLOW and the operator Host rule (src/http/admin-gate.ts). */
   gate: AdminGate;
+  /** The cache key of a passthrough path (null: none configured). */
+  passKey?: PassKeyOf | null;
 }
 
 /**
@@ -53,7 +55,7 @@ export function registerPurgeRoute(app: FastifyInstance, deps: PurgeRouteDeps): 
   };
   app.post(PURGE_PATH, { onRequest }, async (request, reply) => {
     try {
-      const req = parsePurge(rawQuery(request.raw.url ?? ''), deps.catalogue, deps.limits);
+      const req = parsePurge(rawQuery(request.raw.url ?? ''), deps.catalogue, deps.limits, deps.passKey ?? null);
       const { status, body } = purgeReply(await deps.purger.purge(req));
       return sendEnvelope(reply, status, body);
     } catch (err) {

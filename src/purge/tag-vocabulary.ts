@@ -9,6 +9,7 @@
  * elsewhere (src/purge/entry-tags.ts) and judged without a walk's shortcut.
  */
 import { P } from '../endpoints/params.js';
+import { PREFIX_VALUE } from '../passthrough/purge-tags.js';
 import type { Dependency, ParamLimits, ParamSpec } from '../endpoints/types.js';
 
 interface TagValue {
@@ -51,6 +52,7 @@ export const TAG_KINDS: Readonly<Record<string, TagKind>> = {
   day: { value: null, from: ['day'], doc: 'answers about the current day' },
   'nax-stage': { value: null, from: ['nax-stage', 'stage-end'], doc: 'answers about the running NAX stage' },
   'stage-end': { value: HEIGHT, from: ['stage-end'], doc: 'the NAX summary of the stage ending at height n' },
+  prefix: { value: PREFIX_VALUE, from: [], doc: 'passthrough answers under the path (any leading path of their URL)' },
 };
 
 /** A kind by name (own keys only). */

@@ -7,7 +7,7 @@
  *   offset 8   H bytes UTF-8 JSON   every CacheEntry field except `body`, plus
  *                                   `len` (identity body length) and `gzLen` (gzip variant length, 0: none),
  *                                   `writtenAt` (the writer's clock when it wrote the value);
- *                                   `deps` (precise invalidation tags), `tagHeader` only when present
+ *                                   `deps` (precise invalidation tags), `tagHeader`, `contentType` only when present
  *   offset 8+H len bytes            the body (identity)
  *   then       gzLen bytes          its gzip variant (level 6, the memory tier's setting)
  *
@@ -76,6 +76,7 @@ export async function encodeEntry(
     writtenAt,
     ...(entry.deps !== undefined ? { deps: encodeDeps(entry.deps) } : {}),
     ...(entry.tagHeader !== undefined ? { tagHeader: entry.tagHeader } : {}),
+    ...(entry.contentType !== undefined ? { contentType: entry.contentType } : {}),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(PREFIX_BYTES);
@@ -139,7 +140,8 @@ function isHeader(v: unknown): v is Header {
     (h.gzLen as number) >= 0 &&
     isNum(h.writtenAt) &&
     isDeps(h.deps) &&
-    (h.tagHeader === undefined || typeof h.tagHeader === 'string')
+    (h.tagHeader === undefined || typeof h.tagHeader === 'string') &&
+    (h.contentType === undefined || typeof h.contentType === 'string')
   );
 }
 

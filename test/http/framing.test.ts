@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy, type ProxyHandle } from '../../src/app.js';
 import { serveFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { defaultConfig } from '../../src/config/defaults.js';
 import { testConfig } from '../helpers/proxy.js';
 import { parseRaw, rawConnect } from './raw.js';
 
@@ -41,7 +42,11 @@ describe('requests the parser refuses', () => {
     });
     const config = testConfig([api.url], {
       logLevel: 'info',
-      passthrough: { routes: [{ prefix: '/legacy', target: legacy.url }], timeoutMs: 5000 },
+      passthrough: {
+        ...defaultConfig().passthrough,
+        routes: [{ prefix: '/legacy', target: legacy.url }],
+        timeoutMs: 5000,
+      },
     });
     proxy = await startProxy(config, { logger: pino({ level: 'info' }, sink) });
   });

@@ -112,6 +112,9 @@ export const startProxyTarget: StartMetricsTarget = async () => {
           { prefix: '/dead', target: 'http://127.0.0.1:9' },
         ],
         timeoutMs: 2000,
+        cache: {},
+        ignoreParams: [],
+        cacheMaxBodyBytes: 1024 * 1024,
       },
       refreshAhead: { maxKeys: 12 },
       // A block read's deadline a loaded machine meets: blocks are read whole (the jump makes the fallbacks).

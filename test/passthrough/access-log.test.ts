@@ -30,7 +30,13 @@ async function linesFor(accessLog: AccessLog): Promise<Array<Record<string, unkn
   const config = testConfig([legacy.url], {
     logLevel: 'info',
     accessLog,
-    passthrough: { routes: [{ prefix: '/api', target: legacy.url }], timeoutMs: 5000 },
+    passthrough: {
+      routes: [{ prefix: '/api', target: legacy.url }],
+      timeoutMs: 5000,
+      cache: {},
+      ignoreParams: [],
+      cacheMaxBodyBytes: 1024 * 1024,
+    },
   });
   proxy = await startProxy(config, { logger: pino({ level: 'info' }, sink) });
   expect((await fetch(`${proxy.url}/api/tx/1`)).status).toBe(200);

@@ -17,11 +17,20 @@ describe('PASSTHROUGH', () => {
         { prefix: '/explorer', target: 'https://old.example/v2' },
       ],
       timeoutMs: 2500,
+      cache: {},
+      ignoreParams: [],
+      cacheMaxBodyBytes: 1024 * 1024,
     });
   });
 
   it('defaults to no routes and a 10 s timeout', () => {
-    expect(loadConfig({}).passthrough).toEqual({ routes: [], timeoutMs: 10_000 });
+    expect(loadConfig({}).passthrough).toEqual({
+      routes: [],
+      timeoutMs: 10_000,
+      cache: {},
+      ignoreParams: [],
+      cacheMaxBodyBytes: 1024 * 1024,
+    });
   });
 
   it('reads a map or a list from CONFIG_FILE', () => {
@@ -118,5 +127,56 @@ describe('PASSTHROUGH', () => {
       '/stream',
     ];
     for (const p of [...ENDPOINT_NAMES.map((n) => `/${n}`), ...fixed]) expect(RESERVED_PATHS, p).toContain(p);
+  });
+});
+
+describe('PASSTHROUGH_CACHE and PASSTHROUGH_IGNORE_PARAMS', () => {
+  const routes = '/explorer=http://b:1,/api=http://b:2,/node=http://b:3';
+
+  it('parses off, head and durations per prefix, and the ignored parameters', () => {
+    const c = loadConfig({
+      PASSTHROUGH: routes,
+      PASSTHROUGH_CACHE: '/explorer=head, /api=2s,/node=off',
+      PASSTHROUGH_IGNORE_PARAMS: 'timestamp, _',
+      PASSTHROUGH_CACHE_MAX_BODY_BYTES: '64KiB',
+    });
+    expect(c.passthrough.cache).toEqual({
+      '/explorer': { kind: 'head' },
+      '/api': { kind: 'ttl', ms: 2000 },
+      '/node': { kind: 'off' },
+    });
+    expect(c.passthrough.ignoreParams).toEqual(['timestamp', '_']);
+    expect(c.passthrough.cacheMaxBodyBytes).toBe(65_536);
+  });
+
+  it('reads passthrough.cache as a map from CONFIG_FILE', () => {
+    const yaml = tempFile(
+      '.yaml',
+      'passthrough:\n  routes:\n    /explorer: http://b:1\n  cache:\n    /explorer: 500ms\n' +
+        '  ignoreParams: [timestamp]\n',
+    );
+    const c = loadConfig({ CONFIG_FILE: yaml });
+    expect(c.passthrough.cache).toEqual({ '/explorer': { kind: 'ttl', ms: 500 } });
+    expect(c.passthrough.ignoreParams).toEqual(['timestamp']);
+  });
+
+  it('refuses a prefix that is not in PASSTHROUGH', () => {
+    expect(errorsOf({ PASSTHROUGH: routes, PASSTHROUGH_CACHE: '/explorer=head,/other=2s' })).toEqual([
+      'PASSTHROUGH_CACHE: expected prefixes of PASSTHROUGH, got "/other"',
+    ]);
+  });
+
+  it.each(['/explorer=forever', '/explorer=2h', '/explorer', 'explorer=2s', '/explorer=0s'])(
+    'refuses a bad policy: %s',
+    (value) => {
+      const [message] = errorsOf({ PASSTHROUGH: routes, PASSTHROUGH_CACHE: value });
+      expect(message).toMatch(/^PASSTHROUGH_CACHE: expected /);
+    },
+  );
+
+  it('refuses a parameter name with characters a query name never has unencoded', () => {
+    expect(errorsOf({ PASSTHROUGH_IGNORE_PARAMS: 'a b' })).toEqual([
+      'PASSTHROUGH_IGNORE_PARAMS: expected comma-separated query parameter names, got "a b"',
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 /** A proxy with passthrough routes in front of fake legacy backends, and a raw HTTP client. */
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import type { ProxyHandle } from '../../src/app.js';
-import type { PassthroughRoute } from '../../src/config/types.js';
+import type { PassthroughConfig, PassthroughRoute } from '../../src/config/types.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestProxy, type ConfigPatch } from '../helpers/proxy.js';
 
@@ -46,11 +46,16 @@ export interface PassEnv {
   close(): Promise<void>;
 }
 
+/** A passthrough configuration: `routes`, the defaults for the rest, `more` over them. */
+export function passConfig(routes: PassthroughRoute[], more: Partial<PassthroughConfig> = {}): PassthroughConfig {
+  return { routes, timeoutMs: 10_000, cache: {}, ignoreParams: [], cacheMaxBodyBytes: 1024 * 1024, ...more };
+}
+
 export async function startPassEnv(routes: PassthroughRoute[], patch: ConfigPatch = {}): Promise<PassEnv> {
   const api = await startFakeUpstream();
   const proxy = await startTestProxy([api.url], {
     ...patch,
-    passthrough: patch.passthrough ?? { routes, timeoutMs: 10_000 },
+    passthrough: patch.passthrough ?? passConfig(routes),
   });
   return {
     proxy,

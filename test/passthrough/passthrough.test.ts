@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { json, raw, startPassEnv, type PassEnv } from './kit.js';
+import { json, passConfig, raw, startPassEnv, type PassEnv } from './kit.js';
 
 let legacy: FakeUpstream;
 let env: PassEnv;
@@ -218,7 +218,7 @@ describe('passthrough timeouts', () => {
   let slow: PassEnv;
   beforeAll(async () => {
     slow = await startPassEnv([{ prefix: '/api', target: legacy.url }], {
-      passthrough: { routes: [{ prefix: '/api', target: legacy.url }], timeoutMs: 300 },
+      passthrough: passConfig([{ prefix: '/api', target: legacy.url }], { timeoutMs: 300 }),
     });
   });
   afterAll(async () => slow?.close());
