@@ -64,6 +64,7 @@ import type { Quorum } from './consensus/quorum.js';
 import { buildPurge, type Purge } from './purge/build.js';
 import { LiveSettings } from './startup/live-settings.js';
 import { buildPassCache, type PassCache } from './passthrough/build.js';
+import { reconfigureRoutes } from './passthrough/reconfigure.js';
 
 export interface Stages {
   logger: Logger;
@@ -431,6 +432,11 @@ export function buildStages(
         missBudget: next.missBudget,
       });
       gate.prices.replace(next.credits, next.creditCosts);
+    });
+  // Passthrough: each route's cache policy and ignored parameters; remembered fast hits are routed again.
+  if (passthrough !== null)
+    live.onChange((next) => {
+      if (reconfigureRoutes(passthrough.routes, next.passthrough)) fast?.forget();
     });
   const ruleOf = (): ReadinessRule =>
     readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));

@@ -40,6 +40,9 @@ export const LIVE: readonly string[] = [
   'policies',
   // PageTableSwap.apply (src/pages/table-swap.ts): the one /pages/* route looks each page up in the new table.
   'pages',
+  // reconfigureRoutes (src/passthrough/reconfigure.ts): the routes' policy and ignored parameters, read per request.
+  'PASSTHROUGH_CACHE',
+  'PASSTHROUGH_IGNORE_PARAMS',
 ];
 
 /** Kept until the next start: bound sockets, processes, built tables, connections, or read once at start. */
@@ -90,8 +93,7 @@ export const RESTART: readonly string[] = [
   // Routes are registered with the server before it listens.
   'PASSTHROUGH',
   'PASSTHROUGH_TIMEOUT_MS',
-  'PASSTHROUGH_CACHE',
-  'PASSTHROUGH_IGNORE_PARAMS',
+  // The passthrough fetcher's bound is set once.
   'PASSTHROUGH_CACHE_MAX_BODY_BYTES',
   'SIM_BLOCK_INTERVAL_MS',
   'SIM_SEED',

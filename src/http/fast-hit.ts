@@ -129,6 +129,11 @@ export class FastHits {
     }
   }
 
+  /** Forgets every remembered URL (a reload changed how some are answered): each is routed until remembered again. */
+  forget(): void {
+    this.#urls.clear();
+  }
+
   /** From now on everything goes to Fastify (the drain decides what is still served). */
   close(): void {
     this.#closing = true;

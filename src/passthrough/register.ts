@@ -117,12 +117,9 @@ async function registerRoute(
         return undefined;
       },
       replyOptions: {
-        ...(route.ignore.size > 0
-          ? {
-              queryString: (search: string | undefined, url: string) =>
-                withoutParams(search ? search.slice(1) : splitUrl(url)[1], route.ignore),
-            }
-          : {}),
+        // The route's parameters read at each request (a reload may change them; none: the query as it is).
+        queryString: (search: string | undefined, url: string) =>
+          withoutParams(search ? search.slice(1) : splitUrl(url)[1], route.ignore),
         rewriteRequestHeaders: (request, headers) => forwardingHeaders(request, requestHeadersFor(headers), trusted),
         rewriteHeaders: (headers) => responseHeadersFor(headers),
         onResponse: (_request, reply, res) => {
@@ -166,7 +163,7 @@ export async function registerPassthrough(app: FastifyInstance, deps: Passthroug
     });
     await registerRoute(app, route, deps, cached, exit, trusted);
   }
-  if (deps.fast !== null && cache.routes.some((r) => r.ignore.size > 0))
-    deps.fast.normalizeWith(passUrlKey(cache.routes));
+  // Set even when no route ignores a parameter yet: PASSTHROUGH_IGNORE_PARAMS reloads live.
+  if (deps.fast !== null) deps.fast.normalizeWith(passUrlKey(cache.routes));
   app.addHook('onClose', async () => cache.fetcher.close());
 }

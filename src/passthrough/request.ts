@@ -75,10 +75,14 @@ export function passKeyOf(routes: readonly PassRoute[]): (path: string, query: s
  * parameters (its cache key) when it lies under one of `routes`; else null.
  */
 export function passUrlKey(routes: readonly PassRoute[]): (url: string) => string | null {
-  const ignoring = routes.filter((r) => r.ignore.size > 0);
   return (url) => {
-    for (const r of ignoring) {
-      if (!url.startsWith(r.prefix) || (url.length > r.prefix.length && !'/?'.includes(url[r.prefix.length]!)))
+    // Each route's parameters as they are now (a reload may change them).
+    for (const r of routes) {
+      if (
+        r.ignore.size === 0 ||
+        !url.startsWith(r.prefix) ||
+        (url.length > r.prefix.length && !'/?'.includes(url[r.prefix.length]!))
+      )
         continue;
       const [path, query] = splitUrl(url);
       return passKey(path, withoutParams(query, r.ignore));

@@ -111,6 +111,42 @@ describe('SIGHUP applies policies and pages live', { timeout: 120_000 }, () => {
     expect(await p.exited).toBe(0);
   });
 
+  it('PASSTHROUGH_CACHE and PASSTHROUGH_IGNORE_PARAMS change live; a cached entry stays', async () => {
+    let n = 0;
+    const backend = await startFakeUpstream((_req, res) => sendJson(res, 200, JSON.stringify({ n: ++n })));
+    try {
+      const file = join(dir, 'passthrough.yaml');
+      const pass = (cache: string, ignore: string): string =>
+        `passthrough:\n  cache: "${cache}"\n  ignoreParams: "${ignore}"\n`;
+      writeFileSync(file, pass('/legacy=off', ''));
+      const p = startProc({ UPSTREAM_URLS: sim.url, CONFIG_FILE: file, PASSTHROUGH: `/legacy=${backend.url}` });
+      const url = String((await listening(p))['url']);
+      await cached(url, '/block/detail?h=1');
+      expect((await get(`${url}/legacy/x?timestamp=1`)).cache).toBe('BYPASS');
+      expect((await get(`${url}/legacy/x?timestamp=1`)).cache).toBe('BYPASS');
+      expect(backend.requests.map((r) => r.url)).toEqual(['/legacy/x?timestamp=1', '/legacy/x?timestamp=1']);
+
+      writeFileSync(file, pass('/legacy=60s', 'timestamp'));
+      expect((await hup(p))['applied']).toEqual(['PASSTHROUGH_CACHE', 'PASSTHROUGH_IGNORE_PARAMS']);
+      expect((await get(`${url}/block/detail?h=1`)).cache).toBe('HIT');
+      expect((await get(`${url}/legacy/x?timestamp=2`)).cache).toBe('MISS');
+      // The parameter is dropped from the forwarded request and from the key.
+      expect(backend.requests.at(-1)?.url).toBe('/legacy/x');
+      await cached(url, '/legacy/x?timestamp=3');
+      expect(backend.requests).toHaveLength(3);
+
+      // Off again: the URL answered from the cache a moment ago goes to the backend.
+      writeFileSync(file, pass('/legacy=off', 'timestamp'));
+      expect((await hup(p))['applied']).toEqual(['PASSTHROUGH_CACHE']);
+      expect((await get(`${url}/legacy/x?timestamp=3`)).cache).toBe('BYPASS');
+      expect(backend.requests).toHaveLength(4);
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('pages: added, changed and removed live; an unchanged page keeps its composed pages', async () => {
     const file = join(dir, 'pages.yaml');
     writeFileSync(file, 'logLevel: info\n');
