@@ -1,7 +1,8 @@
 /**
  * GET/HEAD /pages/<name> (one route; the page looked up in the table in
- * use): an adapter around serve() (serve.ts) with the page entrance: the page's parameters validated (400 naming the parameter,
- * nothing resolved), a fresh composed page answered synchronously, else
+ * use): an adapter around serve() (serve.ts) with the page entrance: the
+ * page's parameters validated (400 naming the parameter, nothing resolved),
+ * a fresh composed page answered synchronously, else
  * composed from its parts through the pipeline. A page leaves through the
  * epilogue like any answer (epilogue.ts), counted under its page's name.
  */
