@@ -35,8 +35,7 @@ export const LIVE: readonly string[] = [
   'CREDITS_MISS_COST',
   'apiKeys',
   'creditCosts',
-  // Catalogue.setPolicies (the definitions' policy objects, read at each use), then the readiness rule and the purge
-  // horizon recomputed (src/stages.ts); entries already stored keep their windows.
+  // Catalogue.setPolicies, then the readiness rule and the purge horizon recomputed (src/stages.ts).
   'policies',
   // PageTableSwap.apply (src/pages/table-swap.ts): the one /pages/* route looks each page up in the new table.
   'pages',
