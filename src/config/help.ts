@@ -10,7 +10,8 @@ function defaultOf(field: Field): string {
   if (field.key === 'shutdownTimeoutMs') return 'REQUEST_TIMEOUT_MS + 1000';
   if (field.key === 'missBudget') return 'RATE_LIMIT_MAX / 5, rounded up (120)';
   const v = getPath(defaultConfig(), field.key);
-  if (v === null || (Array.isArray(v) && v.length === 0)) return '(none)';
+  const empty = typeof v === 'object' && v !== null && Object.keys(v).length === 0;
+  if (v === null || empty) return '(none)';
   if (field.kind.type === 'bytes' && typeof v === 'number') {
     if (v >= 1024 * 1024 && v % (1024 * 1024) === 0) return `${v / (1024 * 1024)}MiB`;
     if (v >= 1024 && v % 1024 === 0) return `${v / 1024}KiB`;

@@ -234,6 +234,7 @@ const STATUS_SCHEMA: SchemaObject = {
     'heads',
     'fleet',
     'reload',
+    'passthrough',
   ],
   properties: {
     version: { type: 'string', description: "The package's version." },
@@ -271,6 +272,23 @@ const STATUS_SCHEMA: SchemaObject = {
         applied: { type: 'array', items: { type: 'string' } },
         restartNeeded: { type: 'array', items: { type: 'string' } },
         errors: { type: 'array', items: { type: 'string' } },
+      },
+    },
+    passthrough: {
+      type: ['array', 'null'],
+      description:
+        'A line per PASSTHROUGH prefix; null without PASSTHROUGH. `policy`: `off`, `head`, a duration ' +
+        "(`2000ms`) or `backend` (the backend's own Cache-Control); `answers`: answers by X-Cache since start, " +
+        'and bodies over PASSTHROUGH_CACHE_MAX_BODY_BYTES (`TOO_BIG`).',
+      items: {
+        type: 'object',
+        required: ['prefix', 'backend', 'policy', 'answers'],
+        properties: {
+          prefix: { type: 'string' },
+          backend: { type: 'string' },
+          policy: { type: 'string' },
+          answers: { type: 'object', additionalProperties: { type: 'integer' } },
+        },
       },
     },
   },

@@ -125,6 +125,7 @@ describe('the OpenAPI document', () => {
         'fleet',
         'heads',
         'lastGoodAnswerAgoMs',
+        'passthrough',
         'ready',
         'readyReason',
         'reload',
