@@ -52,6 +52,7 @@ import { registerConsensusMetrics } from './consensus/metrics.js';
 import { buildQuorum } from './consensus/build.js';
 import type { Quorum } from './consensus/quorum.js';
 import { buildPurge, type Purge } from './purge/build.js';
+import { buildPassCache, type PassCache } from './passthrough/build.js';
 
 export interface Stages {
   logger: Logger;
@@ -93,6 +94,8 @@ export interface Stages {
   refetches: RefetchMetrics;
   /** Operator purges (src/purge/build.ts). */
   purge: Purge;
+  /** The passthrough cache (src/passthrough/build.ts); null without PASSTHROUGH. */
+  passthrough: PassCache | null;
 }
 
 /** `worker`: this process is cluster worker number `worker` (WORKERS > 1); null: the only one. */
@@ -291,6 +294,18 @@ export function buildStages(
     refetched: refetches.refetched,
     admission: new Admission({ onVerdict: registerAdmissionMetrics(prom.registry) }),
   });
+  const passthrough = buildPassCache({
+    config,
+    memory,
+    second: purge.second,
+    fleet: fleet?.coordinator ?? workerFleet?.coordinator ?? null,
+    chain: tracker,
+    metrics,
+    registry: prom.registry,
+    clock,
+    logger,
+    tags: purge.judge,
+  });
   const headEndpoint = catalogue.all().find((e) => e.module?.reportsHead === true);
   if (headEndpoint !== undefined) {
     const head = new HeadEntry({
@@ -403,5 +418,6 @@ export function buildStages(
     headWatch,
     refetches,
     purge,
+    passthrough,
   };
 }

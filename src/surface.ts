@@ -16,7 +16,6 @@ import { buildOpenApiDocument, withoutPaths } from './openapi/document.js';
 import { opsOpenapi } from './openapi/ops-paths.js';
 import { registerOpenApiRoute } from './http/openapi-route.js';
 import { pagesOpenapi } from './pages/openapi.js';
-import { createPassthroughMetrics } from './passthrough/metrics.js';
 import { registerPassthrough } from './passthrough/register.js';
 import type { Stages } from './stages.js';
 import { createHeadStream, type HeadStream } from './stream/index.js';
@@ -128,15 +127,17 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     fleet: () => s.fleet?.members.view() ?? null,
   });
   registerPurgeRoute(app, { purger: s.purge.purger, catalogue, limits: config.limits, adminGate: s.adminGate });
-  const prefixes = config.passthrough.routes.map((r) => r.prefix);
-  await registerPassthrough(app, {
-    config: config.passthrough,
-    connectTimeoutMs: config.upstream.connectTimeoutMs,
-    connections: config.upstream.connections,
-    accessLog: config.accessLog,
-    trustProxy: config.trustProxy,
-    metrics: prefixes.length > 0 ? createPassthroughMetrics(prom.registry, prefixes) : null,
-  });
+  if (s.passthrough !== null)
+    await registerPassthrough(app, {
+      config: config.passthrough,
+      cache: s.passthrough,
+      connectTimeoutMs: config.upstream.connectTimeoutMs,
+      connections: config.upstream.connections,
+      accessLog: config.accessLog,
+      trustProxy: config.trustProxy,
+      payer,
+      clock,
+    });
   registerDashboard(app, { adminGate: s.adminGate, registry: prom.registry });
   const full = buildOpenApiDocument({
     publicBaseUrl: config.publicBaseUrl,

@@ -48,6 +48,10 @@ export interface CacheEntry {
   tagHeader?: string;
   /** Content that can no longer change: `Cache-Control: immutable` while fresh (absent: false). */
   immutable?: true;
+  /** Content-Type of a passthrough backend's answer (absent: the API's JSON). */
+  contentType?: string;
+  /** A passthrough answer not stored: the backend's other headers relayed with it, as flat pairs (absent: none). */
+  relayed?: readonly string[];
   /** A composed page (src/pages): what it was made of (absent: an endpoint's answer). */
   composed?: Composed;
 }

@@ -72,7 +72,7 @@ function build(
 ): Block {
   const headers = [
     'content-type',
-    JSON_TYPE,
+    entry.contentType ?? JSON_TYPE,
     'x-cache',
     'HIT',
     'age',
@@ -150,7 +150,7 @@ export function resolutionHeaders(
   const fresh = result === 'HIT' || result === 'MISS';
   const headers: string[] = [
     'content-type',
-    JSON_TYPE,
+    entry.contentType ?? JSON_TYPE,
     'x-cache',
     result,
     'age',
@@ -171,5 +171,6 @@ export function resolutionHeaders(
   ];
   if (head !== null) headers.push('x-chain-head', String(head));
   if (entry.tagHeader !== undefined) headers.push(...tagHeaders(entry.tagHeader));
+  if (entry.relayed !== undefined) headers.push(...entry.relayed);
   return headers;
 }

@@ -22,6 +22,32 @@ function isForwarding(name: string): boolean {
 
 export type ForwardingRequest = Pick<FastifyRequest, 'ip' | 'ips' | 'protocol' | 'host' | 'socket'>;
 
+/**
+ * Request headers the cached way does not forward: the proxy negotiates the
+ * encoding, validates and decides freshness itself, and the backend's Host
+ * is its own.
+ */
+const CACHED_WAY_DROP: ReadonlySet<string> = new Set([
+  'host',
+  'accept-encoding',
+  'if-none-match',
+  'if-modified-since',
+  'if-match',
+  'if-unmodified-since',
+  'if-range',
+  'range',
+  'cache-control',
+  'pragma',
+  'content-length',
+]);
+
+/** The headers a cached-way fetch sends for the request that leads it (hop-by-hop ones removed by the caller). */
+export function cachedWayHeaders<H extends Headers>(request: ForwardingRequest, headers: H, trusted: AddressList): H {
+  const own: Headers = {};
+  for (const name in headers) if (!CACHED_WAY_DROP.has(name)) own[name] = headers[name];
+  return forwardingHeaders(request, own, trusted) as H;
+}
+
 /** `headers` (lower-cased names, as Node parses them) rewritten for the backend. */
 export function forwardingHeaders<H extends Headers>(request: ForwardingRequest, headers: H, trusted: AddressList): H {
   const peerTrusted = trusted.has(request.socket.remoteAddress ?? '');

@@ -3,8 +3,10 @@
  * names, Keep-Alive, TE, Trailer, Transfer-Encoding, Upgrade and the Proxy-*
  * family describe one connection and are never forwarded. Set-Cookie from a
  * backend is dropped too: a read-only public front door sets no cookies. A
- * backend's own X-Cache gives way to the proxy's `BYPASS` (never cached here).
+ * backend's own X-Cache gives way to the proxy's `BYPASS` (a streamed answer
+ * is never cached), and its CORS headers to the proxy's one CORS policy.
  */
+import { CORS_HEADERS } from '../http/header-block.js';
 
 type Headers = Record<string, string | string[] | number | undefined>;
 
@@ -30,12 +32,14 @@ function isHopByHop(name: string, named: ReadonlySet<string>): boolean {
   return HOP_BY_HOP.has(n) || n.startsWith('proxy-') || named.has(n);
 }
 
-/** A copy of `headers` without the hop-by-hop ones (and without `drop`). */
-function endToEnd<H extends Headers>(headers: H, drop: ReadonlySet<string> = new Set()): H {
+/** A copy of `headers` without the hop-by-hop ones (and without `drop`, or the CORS ones when `cors`). */
+function endToEnd<H extends Headers>(headers: H, drop: ReadonlySet<string> = new Set(), cors = false): H {
   const named = connectionTokens(headers['connection'] ?? headers['Connection']);
   const out: Headers = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (!isHopByHop(name, named) && !drop.has(name.toLowerCase())) out[name] = value;
+    const n = name.toLowerCase();
+    if (isHopByHop(name, named) || drop.has(n) || (cors && n.startsWith('access-control-'))) continue;
+    out[name] = value;
   }
   return out as H;
 }
@@ -49,7 +53,8 @@ export function requestHeadersFor<H extends Headers>(headers: H): H {
 
 /** Response headers relayed to the client. */
 export function responseHeadersFor<H extends Headers>(headers: H): H {
-  const out: Headers = endToEnd(headers, RESPONSE_DROP);
+  const out: Headers = endToEnd(headers, RESPONSE_DROP, true);
+  Object.assign(out, CORS_HEADERS);
   out['x-cache'] = 'BYPASS';
   return out as H;
 }

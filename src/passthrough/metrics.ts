@@ -13,6 +13,12 @@ export interface PassthroughMetrics {
   request(route: string, status: number, seconds: number): void;
   /** A backend failure answered with a 502/504 envelope. */
   failure(route: string, reason: PassthroughFailure): void;
+  /** How an answer was served: its X-Cache. */
+  cache(route: string, result: string): void;
+  /** A body over the cache bound, streamed uncached. */
+  tooBig(route: string): void;
+  /** Per route: answers by X-Cache (for the status page). */
+  counts(): Record<string, Record<string, number>>;
 }
 
 export function createPassthroughMetrics(registry: Registry, routes: readonly string[]): PassthroughMetrics {
@@ -37,7 +43,34 @@ export function createPassthroughMetrics(registry: Registry, routes: readonly st
     labelNames: ['route', 'reason'] as const,
     registers: [registry],
   });
+  const results = new Counter({
+    name: `${METRIC_PREFIX}passthrough_cache_total`,
+    help: 'Passthrough answers by route prefix and X-Cache (HIT, MISS, STALE, BYPASS, ERROR).',
+    labelNames: ['route', 'result'] as const,
+    registers: [registry],
+  });
+  const big = new Counter({
+    name: `${METRIC_PREFIX}passthrough_too_big_total`,
+    help: 'Passthrough bodies over PASSTHROUGH_CACHE_MAX_BODY_BYTES, streamed uncached, by route prefix.',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+  const seen: Record<string, Record<string, number>> = {};
+  for (const r of routes) seen[r] = {};
   return {
+    cache(route, result) {
+      const r = label(route);
+      results.inc({ route: r, result });
+      const row = (seen[r] ??= {});
+      row[result] = (row[result] ?? 0) + 1;
+    },
+    tooBig(route) {
+      const r = label(route);
+      big.inc({ route: r });
+      const row = (seen[r] ??= {});
+      row['TOO_BIG'] = (row['TOO_BIG'] ?? 0) + 1;
+    },
+    counts: () => seen,
     request(route, status, seconds) {
       const r = label(route);
       requests.inc({ route: r, status_class: statusClass(status) });

@@ -1,58 +1,79 @@
 /**
- * Passthrough routes: legacy path prefixes forwarded by @fastify/http-proxy,
- * streamed both ways and never cached. Registered as plugins of the app, so
- * the app's onRequest hooks (the rate limiter) run for them as for the API.
+ * Passthrough routes: legacy path prefixes forwarded to a backend.
+ * Registered as plugins of the app, so the app's onRequest hooks (the rate
+ * limiter) run for them as for the API.
  *
- * - GET, HEAD and OPTIONS are forwarded; other methods get the 405 envelope.
+ * - OPTIONS is answered by the proxy's one CORS policy (never forwarded);
+ *   methods other than GET, HEAD and OPTIONS get the 405 envelope.
+ * - GET and HEAD go the cached way (cache-path.ts) unless they bypass it;
+ *   everything else is streamed both ways by @fastify/http-proxy, uncached
+ *   (`X-Cache: BYPASS`), with the proxy's CORS headers in place of the
+ *   backend's.
  * - Hop-by-hop headers are dropped both ways, Set-Cookie from the backend too;
- *   credentials and forwarding headers as forwarding.ts says.
+ *   credentials and forwarding headers as forwarding.ts says; the parameters
+ *   of PASSTHROUGH_IGNORE_PARAMS are dropped from the forwarded query.
  * - Backend failures before the response headers become 502/504 envelopes; a
  *   failure while streaming the body can only cut the connection.
  * - A backend's 503 is relayed as it is (reply-from's own 503 retries are off),
  *   with `Retry-After: 1` added when the backend gave none (every 503 has one).
  */
 import httpProxy from '@fastify/http-proxy';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AddressList } from '../common/address-list.js';
-import type { AccessLog, PassthroughConfig, PassthroughRoute } from '../config/types.js';
+import type { AccessLog, PassthroughConfig } from '../config/types.js';
 import { ProxyError, RETRY_AFTER_503_SECONDS } from '../errors/catalog.js';
 import { sendError } from '../http/envelope-writer.js';
+import { CORS_HEADERS } from '../http/header-block.js';
+import type { PayerOf } from '../http/miss-payer.js';
+import { ALLOWED_REQUEST_HEADERS } from '../catalogue/paths.js';
+import type { PassCache } from './build.js';
+import { cachePath, type CachePath } from './cache-path.js';
+import { splitUrl, withoutParams } from './cache-key.js';
+import { passEntrance } from './entrance.js';
 import { passthroughError } from './failure.js';
-import { forwardingHeaders } from './forwarding.js';
+import { cachedWayHeaders, forwardingHeaders } from './forwarding.js';
 import { requestHeadersFor, responseHeadersFor } from './headers.js';
 import type { PassthroughMetrics } from './metrics.js';
+import type { PassRoute } from './request.js';
 
 export interface PassthroughDeps {
   config: PassthroughConfig;
+  /** The cache, routes and metrics (src/passthrough/build.ts). */
+  cache: PassCache;
   /** Connect timeout to a backend. */
   connectTimeoutMs: number;
   /** Keep-alive connections per backend origin. */
   connections: number;
-  metrics: PassthroughMetrics | null;
-  /** Every passthrough request is a miss: one line unless 'off'. */
+  /** One line per request unless 'off' ('misses': not for hits). */
   accessLog: AccessLog;
   /** TRUST_PROXY: peers whose forwarding headers are believed and relayed. */
   trustProxy: readonly string[];
+  payer: PayerOf | null;
+  clock: () => number;
 }
 
-const FORWARDED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+const ALLOW = 'GET, HEAD, OPTIONS';
+const ANSWERED: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Upstream origin and the path that replaces the prefix (nginx proxy_pass rules). */
-function destinationOf(route: PassthroughRoute): { upstream: string; rewritePrefix: string } {
-  const u = new URL(route.target);
-  const path = u.pathname.replace(/\/+$/, '');
-  return { upstream: u.origin, rewritePrefix: path === '' ? route.prefix : path };
+function preflight(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(204)
+    .headers(CORS_HEADERS)
+    .header('access-control-allow-methods', ALLOW)
+    .header('access-control-allow-headers', ALLOWED_REQUEST_HEADERS)
+    .header('access-control-max-age', '86400')
+    .send();
 }
 
 async function registerRoute(
   app: FastifyInstance,
-  route: PassthroughRoute,
+  route: PassRoute,
   deps: PassthroughDeps,
+  cached: CachePath,
   trusted: AddressList,
 ): Promise<void> {
-  const { metrics } = deps;
+  const metrics: PassthroughMetrics = deps.cache.metrics;
   const log = deps.accessLog !== 'off';
-  const { upstream, rewritePrefix } = destinationOf(route);
   await app.register(async (scope) => {
     // Own handler: the plugin's scope would otherwise keep whichever handler existed when it was registered.
     scope.setErrorHandler((error: FastifyError, request, reply) => {
@@ -61,27 +82,27 @@ async function registerRoute(
       request.log.error({ reqId: request.id, err: error, passthrough: route.prefix }, 'passthrough error');
       return sendError(reply, new ProxyError('INTERNAL'));
     });
-    if (metrics !== null || log) {
-      scope.addHook('onResponse', async (request, reply) => {
-        const ms = reply.elapsedTime;
-        metrics?.request(route.prefix, reply.statusCode, ms / 1000);
-        if (log)
-          request.log.info(
-            {
-              reqId: request.id,
-              passthrough: route.prefix,
-              cache: 'BYPASS',
-              status: reply.statusCode,
-              ms: Math.round(ms * 10) / 10,
-            },
-            'request',
-          );
-      });
-    }
+    // Streamed answers only: the cached way counts and logs its own (its replies are hijacked).
+    scope.addHook('onResponse', async (request, reply) => {
+      const ms = reply.elapsedTime;
+      metrics.request(route.prefix, reply.statusCode, ms / 1000);
+      metrics.cache(route.prefix, reply.statusCode >= 400 ? 'ERROR' : 'BYPASS');
+      if (log)
+        request.log.info(
+          {
+            reqId: request.id,
+            passthrough: route.prefix,
+            cache: 'BYPASS',
+            status: reply.statusCode,
+            ms: Math.round(ms * 10) / 10,
+          },
+          'request',
+        );
+    });
     await scope.register(httpProxy, {
-      upstream,
+      upstream: route.origin,
       prefix: route.prefix,
-      rewritePrefix,
+      rewritePrefix: route.rewritePrefix,
       // Error envelopes and the rate limiter reply themselves; keep Fastify from logging each request.
       disableRequestLogging: true,
       retryMethods: [],
@@ -93,11 +114,21 @@ async function registerRoute(
         connect: { timeout: deps.connectTimeoutMs, rejectUnauthorized: true },
       },
       preHandler: async (request, reply) => {
-        if (FORWARDED_METHODS.has(request.method)) return;
-        sendError(reply, new ProxyError('METHOD_NOT_ALLOWED'), { extra: ['allow', 'GET, HEAD, OPTIONS'] });
-        return reply;
+        if (request.method === 'OPTIONS') return preflight(reply);
+        if (!ANSWERED.has(request.method)) {
+          sendError(reply, new ProxyError('METHOD_NOT_ALLOWED'), { extra: ['allow', ALLOW] });
+          return reply;
+        }
+        if (await cached(request, reply)) return reply;
+        return undefined;
       },
       replyOptions: {
+        ...(route.ignore.size > 0
+          ? {
+              queryString: (search: string | undefined, url: string) =>
+                withoutParams(search ? search.slice(1) : splitUrl(url)[1], route.ignore),
+            }
+          : {}),
         rewriteRequestHeaders: (request, headers) => forwardingHeaders(request, requestHeadersFor(headers), trusted),
         rewriteHeaders: (headers) => responseHeadersFor(headers),
         onResponse: (_request, reply, res) => {
@@ -107,7 +138,7 @@ async function registerRoute(
         },
         onError: (reply, { error }) => {
           const { err, reason } = passthroughError(error);
-          metrics?.failure(route.prefix, reason);
+          metrics.failure(route.prefix, reason);
           sendError(reply as FastifyReply, err);
         },
       },
@@ -117,5 +148,25 @@ async function registerRoute(
 
 export async function registerPassthrough(app: FastifyInstance, deps: PassthroughDeps): Promise<void> {
   const trusted = new AddressList(deps.trustProxy);
-  for (const route of deps.config.routes) await registerRoute(app, route, deps, trusted);
+  const { cache } = deps;
+  const entrance = passEntrance(cache.resolver);
+  const forward = (request: FastifyRequest): Record<string, string> => {
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(cachedWayHeaders(request, requestHeadersFor(request.headers), trusted)))
+      if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : String(value);
+    return out;
+  };
+  for (const route of cache.routes) {
+    const cached = cachePath(route, {
+      entrance,
+      metrics: cache.metrics,
+      accessLog: deps.accessLog,
+      timeoutMs: deps.config.timeoutMs,
+      clock: deps.clock,
+      payer: deps.payer,
+      forward,
+    });
+    await registerRoute(app, route, deps, cached, trusted);
+  }
+  app.addHook('onClose', async () => cache.fetcher.close());
 }

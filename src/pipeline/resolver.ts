@@ -25,7 +25,8 @@ import { carriedGzip } from '../cache/carried-gzip.js';
 import { toProxyError, type ProxyError } from '../errors/catalog.js';
 import type { FleetCoordinator } from '../fleet/connect.js';
 import type { Metrics } from '../metrics/types.js';
-import type { FetchStage } from './fetch-stage.js';
+import type { Learn, Replaced } from './fetch-stage.js';
+import type { Fetched } from '../invalidation/own-reads.js';
 import { SingleFlight, type FlightContext } from './single-flight.js';
 import type { MissPayer } from '../ratelimit/payer.js';
 import type { HeadGuard } from './head-guard.js';
@@ -51,10 +52,33 @@ interface Filled {
   upstreamMs: number | null;
 }
 
-export interface ResolverDeps {
+/** What the resolver reads of a request: its cache key, and the name it is counted and charged under. */
+export interface Lookup {
+  key: string;
+  endpoint: {
+    name: string;
+    policy: { finalTtlMs: number };
+    module?: { readonly reportsHead: boolean } | undefined;
+  };
+}
+
+/** What fetches one answer for a request (the fetch stage for the API, src/passthrough for a backend). */
+export interface Fetcher<R> {
+  fetch(
+    req: R,
+    signal?: AbortSignal,
+    purpose?: Purpose | null,
+    learn?: Learn | null,
+    replaced?: Replaced | null,
+  ): Promise<Fetched>;
+  /** The final height a stored entry shows (null: none). */
+  finalShown(req: R, entry: CacheEntry): number | null;
+}
+
+export interface ResolverDeps<R extends Lookup = CanonicalRequest> {
   memory: MemoryStore;
   second: CacheStore | null;
-  fetcher: FetchStage;
+  fetcher: Fetcher<R>;
   /** Read for freshness; fed the facts each fetched answer showed. */
   chain: ChainView & ChainFeedback;
   fleet: FleetCoordinator | null;
@@ -64,28 +88,30 @@ export interface ResolverDeps {
   /** Applied to every head answer whatever its source (block/max never goes backwards); null: none. */
   headGuard: HeadGuard | null;
   /** Sees every lookup's request once: fresh hits in `hit`, the rest in `resolve` (hot keys); null: none. */
-  observe?: ((req: CanonicalRequest) => void) | null;
+  observe?: ((req: R) => void) | null;
   /** Precise invalidation (src/invalidation/clock.ts); null: the head rule alone. */
   tags?: TagJudge | null;
   /** Sees each fetched entry with the memory entry it replaces (unchanged-refetch metric); null: none. */
   refetched?: ((endpoint: string, before: CacheEntry | undefined, after: CacheEntry) => void) | null;
   /** Which second-tier hits enter the memory tier (absent: a sketch of its own, no metrics). */
   admission?: Admission;
+  /** Whether a failed fetch may be answered by a stale copy (absent: every failure may). */
+  staleFor?: (error: ProxyError) => boolean;
 }
 
 const ignore = (): void => {};
 
 type Judged = { state: 'fresh' | 'stale' | 'error-only' | 'dead'; entry: CacheEntry };
 
-export class Resolver {
-  readonly #d: ResolverDeps;
+export class Resolver<R extends Lookup = CanonicalRequest> {
+  readonly #d: ResolverDeps<R>;
   readonly #flights = new SingleFlight<Filled>();
-  readonly #observe: (req: CanonicalRequest) => void;
+  readonly #observe: (req: R) => void;
   readonly #tags: TagJudge | null;
   readonly #admission: Admission;
   readonly #learn = (facts: ChainFacts): void => this.#d.chain.apply(facts);
 
-  constructor(deps: ResolverDeps) {
+  constructor(deps: ResolverDeps<R>) {
     this.#d = deps;
     this.#observe = deps.observe ?? ignore;
     this.#tags = deps.tags ?? null;
@@ -93,7 +119,7 @@ export class Resolver {
   }
 
   /** Synchronous fast path: a fresh memory entry, or undefined. Counted as an upstream request saved. */
-  hit(req: CanonicalRequest, now: number): Resolution | undefined {
+  hit(req: R, now: number): Resolution | undefined {
     const mem = this.#d.memory.peek(req.key);
     if (mem === undefined || entryState(mem.entry, now, this.#d.chain, this.#tags) !== 'fresh') return undefined;
     this.#admission.record(req.key);
@@ -117,7 +143,7 @@ export class Resolver {
    * request is then resolved as usual), or null at once when there is no shared
    * tier, memory holds the key, or the endpoint reports the head (its guard).
    */
-  secondHit(req: CanonicalRequest): Promise<Resolution | undefined> | null {
+  secondHit(req: R): Promise<Resolution | undefined> | null {
     const second = this.#d.second;
     if (second === null || req.endpoint.module?.reportsHead === true || this.#d.memory.peek(req.key) !== undefined)
       return null;
@@ -136,7 +162,7 @@ export class Resolver {
    * `purpose`: the proxy's own background lookup (sent upstream as a header); null: a client's.
    */
   async resolve(
-    req: CanonicalRequest,
+    req: R,
     client?: AbortSignal,
     payer: MissPayer | null = null,
     purpose: Purpose | null = null,
@@ -178,7 +204,7 @@ export class Resolver {
   }
 
   async #resolve(
-    req: CanonicalRequest,
+    req: R,
     client: AbortSignal | undefined,
     payer: MissPayer | null,
     purpose: Purpose | null,
@@ -238,7 +264,7 @@ export class Resolver {
       };
     } catch (err) {
       const error = toProxyError(err);
-      if (fallback === undefined) throw error;
+      if (fallback === undefined || this.#d.staleFor?.(error) === false) throw error;
       this.#d.metrics.upstreamSaved(req.endpoint.name);
       const again = memory.peek(req.key);
       return {
@@ -254,7 +280,7 @@ export class Resolver {
   }
 
   /** State of an entry, promoting it to the final TTL when its block has become final. */
-  #judge(req: CanonicalRequest, entry: CacheEntry, now: number): Judged {
+  #judge(req: R, entry: CacheEntry, now: number): Judged {
     const state = entryState(entry, now, this.#d.chain, this.#tags);
     if (state === 'fresh' || entry.finalAt === null) return { state, entry };
     const final = this.#d.chain.finalHeight();
@@ -274,7 +300,7 @@ export class Resolver {
       : MemoryEntry.passing(entry, gz);
   }
 
-  #serve(req: CanonicalRequest, j: Judged, mem: MemoryEntry | undefined): Resolution | undefined {
+  #serve(req: R, j: Judged, mem: MemoryEntry | undefined): Resolution | undefined {
     if (j.state !== 'fresh' && j.state !== 'stale') return undefined;
     this.#d.metrics.upstreamSaved(req.endpoint.name);
     if (j.state === 'stale') this.refresh(req);
@@ -290,7 +316,7 @@ export class Resolver {
   }
 
   /** Starts a background refresh unless one is under way. */
-  refresh(req: CanonicalRequest): void {
+  refresh(req: R): void {
     if (this.#flights.has(req.key)) return;
     this.#flights
       .run(req.key, (ctx) => this.#fill(req, ctx, 'refresh'))
@@ -303,14 +329,14 @@ export class Resolver {
    * Fetches and stores the key now, joining a flight under way; when that
    * answer is behind the current head and no longer fresh, fetches once more.
    */
-  async revalidate(req: CanonicalRequest, purpose: Purpose = 'refresh'): Promise<CacheEntry> {
+  async revalidate(req: R, purpose: Purpose = 'refresh'): Promise<CacheEntry> {
     const head = this.#d.chain.bestHead();
     const f = await this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, purpose)).promise;
     return head === null ? f.entry : (await this.#atHead(req, f, head, purpose)).entry;
   }
 
   /** As `revalidate` (purpose `refresh`), but the entry only once kept in every tier; null when it was not kept. */
-  async renew(req: CanonicalRequest): Promise<CacheEntry | null> {
+  async renew(req: R): Promise<CacheEntry | null> {
     const head = this.#d.chain.bestHead();
     const f = await this.#flights.run(req.key, (ctx) => this.#fill(req, ctx, 'refresh')).promise;
     const g = head === null ? f : await this.#atHead(req, f, head, 'refresh');
@@ -318,13 +344,7 @@ export class Resolver {
   }
 
   /** `f` when fetched at `head` or later, or still fresh; else the next flight's answer (joined or led), once. */
-  async #atHead(
-    req: CanonicalRequest,
-    f: Filled,
-    head: number,
-    purpose: Purpose | null,
-    client?: AbortSignal,
-  ): Promise<Filled> {
+  async #atHead(req: R, f: Filled, head: number, purpose: Purpose | null, client?: AbortSignal): Promise<Filled> {
     if (
       f.entry.head === null ||
       f.entry.head >= head ||
@@ -335,7 +355,7 @@ export class Resolver {
   }
 
   /** Whether the memory entry of `req` is fresh and was fetched at the believed head or later (nothing to refresh). */
-  current(req: CanonicalRequest): boolean {
+  current(req: R): boolean {
     const e = this.#d.memory.peek(req.key)?.entry;
     const head = this.#d.chain.bestHead();
     return (
@@ -353,7 +373,7 @@ export class Resolver {
   }
 
   /** `prior`: the shared tier's copy when the caller read it (else read here for a background refresh). */
-  async #fill(req: CanonicalRequest, ctx: FlightContext, purpose: Purpose | null, prior?: CacheEntry): Promise<Filled> {
+  async #fill(req: R, ctx: FlightContext, purpose: Purpose | null, prior?: CacheEntry): Promise<Filled> {
     const { fleet, clock, chain } = this.#d;
     if (fleet === null) return this.#fetchAndStore(req, ctx, purpose, prior);
     const leader = await fleet.acquire(req.key);
@@ -383,7 +403,7 @@ export class Resolver {
    * about the same time). Taken when fresh and newer than this replica's copy;
    * else it is the `prior` the fetch replaces.
    */
-  async #shared(req: CanonicalRequest): Promise<{ take?: CacheEntry; prior?: CacheEntry | undefined }> {
+  async #shared(req: R): Promise<{ take?: CacheEntry; prior?: CacheEntry | undefined }> {
     const second = this.#d.second;
     if (second === null) return {};
     const found = await second.get(req.key).catch(() => undefined);
@@ -414,12 +434,7 @@ export class Resolver {
   /**
    * `prior`: the shared tier's copy, what the new entry replaces when memory holds none (its earned bound carries on).
    */
-  async #fetchAndStore(
-    req: CanonicalRequest,
-    ctx: FlightContext,
-    purpose: Purpose | null,
-    prior?: CacheEntry,
-  ): Promise<Filled> {
+  async #fetchAndStore(req: R, ctx: FlightContext, purpose: Purpose | null, prior?: CacheEntry): Promise<Filled> {
     // The facts the answer showed are applied before its entry's lifetime is decided (once, in the fetch stage).
     const replaced = (): CacheEntry | undefined => this.#d.memory.peek(req.key)?.entry ?? prior;
     const f = await this.#d.fetcher.fetch(req, ctx.signal, purpose, this.#learn, replaced);

@@ -6,7 +6,7 @@
  *   offset 4   uint32 BE            header length H
  *   offset 8   H bytes UTF-8 JSON   every CacheEntry field except `body`, plus
  *                                   `len` (identity body length) and `gzLen` (gzip variant length, 0: none);
- *                                   `deps` (precise invalidation tags), `tagHeader` only when present
+ *                                   `deps` (precise invalidation tags), `tagHeader`, `contentType` only when present
  *   offset 8+H len bytes            the body (identity)
  *   then       gzLen bytes          its gzip variant (level 6, the memory tier's setting)
  *
@@ -61,6 +61,7 @@ export async function encodeEntry(entry: CacheEntry, compressAboveBytes: number)
     gzLen: gz === null ? 0 : gz.length,
     ...(entry.deps !== undefined ? { deps: encodeDeps(entry.deps) } : {}),
     ...(entry.tagHeader !== undefined ? { tagHeader: entry.tagHeader } : {}),
+    ...(entry.contentType !== undefined ? { contentType: entry.contentType } : {}),
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const prefix = Buffer.alloc(PREFIX_BYTES);
@@ -123,7 +124,8 @@ function isHeader(v: unknown): v is Header {
     Number.isInteger(h.gzLen) &&
     (h.gzLen as number) >= 0 &&
     isDeps(h.deps) &&
-    (h.tagHeader === undefined || typeof h.tagHeader === 'string')
+    (h.tagHeader === undefined || typeof h.tagHeader === 'string') &&
+    (h.contentType === undefined || typeof h.contentType === 'string')
   );
 }
 

@@ -1,0 +1,138 @@
+/**
+ * The cached way of a passthrough request: serve() through the passthrough
+ * entrance, the answer written by the API's own writer (header builder,
+ * ETag/304, compressed variants, CORS), counted and logged here (the reply
+ * is hijacked). An answer the cache does not keep is streamed on the reply
+ * as it arrives (counted by the route's hook, as every streamed answer). A
+ * request that bypasses the cache (cache-rules.ts), a prefix whose policy is
+ * `off`, an unusual path and a key whose body was over the bound are left to
+ * the streaming proxy.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessLog } from '../config/types.js';
+import { writeAnswer } from '../http/deliver.js';
+import { clientGone } from '../http/client-gone.js';
+import type { PayerOf } from '../http/miss-payer.js';
+import { serve, type Answer, type Entrance } from '../http/serve.js';
+import { BackendFailed, TooBig, Unstored } from './backend-answer.js';
+import { responseHeadersFor } from './headers.js';
+import { unusualPath } from './cache-key.js';
+import { requestBypasses } from './cache-rules.js';
+import { passthroughError } from './failure.js';
+import type { PassthroughMetrics } from './metrics.js';
+import { passRequest, type PassRequest, type PassRoute } from './request.js';
+
+export interface CachePathDeps {
+  entrance: Entrance<PassRequest>;
+  metrics: PassthroughMetrics;
+  accessLog: AccessLog;
+  timeoutMs: number;
+  clock: () => number;
+  payer: PayerOf | null;
+  /** The forwarding headers the backend gets for `request` (forwarding.ts). */
+  forward: (request: FastifyRequest) => Record<string, string>;
+}
+
+/** Keys whose body was over the bound, streamed without asking the cache for a while. */
+const BIG_KEPT_MS = 5 * 60_000;
+const BIG_KEYS_MAX = 1024;
+
+/** True when the request goes the cached way (then it is answered here). */
+export type CachePath = (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
+
+export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
+  const big = new Map<string, number>();
+  const tooBig = (key: string, now: number): boolean => {
+    const until = big.get(key);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    big.delete(key);
+    return false;
+  };
+  const remember = (key: string, now: number): void => {
+    if (big.size >= BIG_KEYS_MAX) big.delete(big.keys().next().value!);
+    big.set(key, now + BIG_KEPT_MS);
+  };
+  const log = d.accessLog !== 'off';
+
+  const finish = (request: FastifyRequest, started: number, status: number, a: Answer<PassRequest>): void => {
+    const seconds = (performance.now() - started) / 1000;
+    d.metrics.request(route.prefix, status, seconds);
+    d.metrics.cache(route.prefix, a.cache);
+    if (a.error !== null && !(a.error instanceof BackendFailed) && a.error.status >= 502)
+      d.metrics.failure(route.prefix, passthroughError(a.error).reason);
+    if (!log || (d.accessLog === 'misses' && a.cache === 'HIT')) return;
+    const err = a.error ?? a.res?.error ?? null;
+    request.log.info(
+      {
+        reqId: request.id,
+        passthrough: route.prefix,
+        cache: a.cache,
+        status,
+        upstreamMs: a.res?.upstreamMs ?? undefined,
+        ms: Math.round(seconds * 10_000) / 10,
+        stale: a.res?.staleReason ?? undefined,
+        err: err?.message ?? undefined,
+      },
+      'request',
+    );
+  };
+
+  return async (request, reply) => {
+    const url = request.raw.url ?? '';
+    if (route.policy?.kind === 'off' || requestBypasses(request.method, request.headers)) return false;
+    if (unusualPath(url.split('?', 1)[0]!)) return false;
+    const started = performance.now();
+    const req = passRequest(route, url, d.forward(request));
+    if (tooBig(req.key, d.clock())) return false;
+    const served = serve(d.entrance, {
+      url,
+      parsed: req,
+      // A backstop: the backend's own timeouts (headers, each pause in the body) answer first.
+      timeoutMs: 2 * d.timeoutMs + 1000,
+      clock: d.clock,
+      miss: () => ({ gone: clientGone(reply), payer: d.payer === null ? null : d.payer(request, reply) }),
+    });
+    let a = served instanceof Promise ? await served : served;
+    if (a.error instanceof Unstored) {
+      // The fetch's leader streams the answer; a request that joined it asks the backend itself.
+      const body = a.error.take();
+      if (body === null) return false;
+      reply
+        .code(a.error.backendStatus)
+        .headers(responseHeadersFor({ ...a.error.headers }))
+        .send(body);
+      return true;
+    }
+    if (a.error instanceof TooBig) {
+      remember(req.key, d.clock());
+      return false;
+    }
+    if (a.error instanceof BackendFailed) a = relayed(a, a.error);
+    finish(request, started, writeAnswer(request, reply, a, null, []), a);
+    return true;
+  };
+}
+
+/** A backend's 5xx with no copy to serve stale: its own answer, not stored. */
+function relayed(a: Answer<PassRequest>, e: BackendFailed): Answer<PassRequest> {
+  return {
+    status: e.entry.status,
+    cache: 'BYPASS',
+    req: a.req,
+    now: a.now,
+    parts: null,
+    synchronous: false,
+    res: {
+      result: 'BYPASS',
+      entry: e.entry,
+      mem: undefined,
+      upstream: null,
+      upstreamMs: null,
+      staleReason: null,
+      error: null,
+    },
+    failure: null,
+    error: null,
+  };
+}
