@@ -6,12 +6,12 @@
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
-import { randomBytes } from 'node:crypto';
 import type { ChainTracker } from './chain/tracker.js';
 import type { MemoryStore } from './cache/memory-store.js';
 import type { Config } from './config/types.js';
 import { drain, trackResponses } from './http/drain.js';
 import { fastServerFactory } from './http/fast-hit.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.js';
 import { installEnvelopeWriter } from './http/envelope-writer.js';
 import { applyEdgeLimits, edgeServerOptions } from './http/server-limits.js';
 import { registerSurface } from './surface.js';
@@ -42,11 +42,6 @@ export interface ProxyHandle {
   close(): Promise<void>;
 }
 
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-/** Request ids: a per-process random prefix and a counter (unique across replicas, cheap on the hit path). */
-const ID_PREFIX = randomBytes(4).toString('hex');
-let idCounter = 0;
-
 function createServer(config: Config, s: Stages): FastifyInstance {
   const app = Fastify({
     ...edgeServerOptions(config.http, s.writer),
@@ -55,17 +50,14 @@ function createServer(config: Config, s: Stages): FastifyInstance {
     loggerInstance: s.logger as FastifyBaseLogger,
     // One access-log line per request is written by the routes (ACCESS_LOG), not by Fastify.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
+    // The one trust of X-Forwarded-For (src/http/client-address.ts): request.ip and the fast path agree.
+    trustProxy: s.address.fastifyTrust,
     // During the drain a request on a busy keep-alive connection is served (Fastify adds
     // Connection: close); its own 503 body would not be an envelope. See http/drain.ts.
     return503OnClosing: false,
-    requestIdHeader: 'x-request-id',
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && SAFE_REQUEST_ID.test(given)
-        ? given
-        : `${ID_PREFIX}-${(++idCounter).toString(36)}`;
-    },
+    // Not Fastify's header reading (it takes any value): the client's id only when reasonable (request-id.ts).
+    requestIdHeader: false,
+    genReqId: (req) => requestIdOf(req.headers[REQUEST_ID_HEADER]),
     // No per-request child logger (it costs more than a cache hit): log lines carry reqId themselves.
     childLoggerFactory: (parent) => parent,
     // The API routes parse the raw query themselves (duplicates, encodings, control characters).

@@ -20,6 +20,8 @@ import { createAdminGate, type AdminGate } from './http/admin-gate.js';
 import { EnvelopeWriter } from './http/envelope-writer.js';
 import { readinessRule, readinessVerdict, type ReadinessVerdict } from './http/readiness.js';
 import { FastHits } from './http/fast-hit.js';
+import { Epilogue } from './http/epilogue.js';
+import { ClientAddress } from './http/client-address.js';
 import { createPrometheusMetrics, type PrometheusMetrics } from './metrics/prometheus.js';
 import type { Metrics } from './metrics/types.js';
 import { Pages } from './pages/engine.js';
@@ -76,6 +78,10 @@ export interface Stages {
   gate: RateLimitGate | null;
   /** null when every request must go through the router (ACCESS_LOG=all). */
   fast: FastHits | null;
+  /** Where every answer leaves: written, counted, logged (src/http/epilogue.ts). */
+  epilogue: Epilogue;
+  /** A request's client address (TRUST_PROXY), for the rate limit and Fastify's request.ip. */
+  address: ClientAddress;
   adminGate: AdminGate;
   /** Every envelope the proxy writes, and the headers of every API answer. */
   writer: EnvelopeWriter;
@@ -355,7 +361,6 @@ export function buildStages(
 
   const compiledPages = compilePages(PAGES, config.pages, catalogue);
   const pageMetrics = registerPageMetrics(prom.registry, [...compiledPages.keys()]);
-  writer.countInto(metrics, pageMetrics);
   const pages = new Pages({
     pages: compiledPages,
     resolver,
@@ -370,18 +375,18 @@ export function buildStages(
   });
 
   const gate = createRateLimitGate(config, { redis: fleet?.client ?? null, metrics, registry: prom.registry, clock });
-  const fast =
-    config.accessLog === 'all'
-      ? null
-      : new FastHits({
-          resolver,
-          chain: tracker,
-          metrics,
-          clock,
-          gate,
-          writer,
-          trustProxy: config.trustProxy.length > 0,
-        });
+  const address = new ClientAddress(config.trustProxy);
+  const epilogue = new Epilogue({
+    address,
+    accessLog: config.accessLog,
+    logger,
+    chain: tracker,
+    writer,
+    gate,
+    metrics,
+    pages: pageMetrics,
+  });
+  const fast = config.accessLog === 'all' ? null : new FastHits({ resolver, clock, epilogue });
   const adminGate = createAdminGate(config.adminAllow);
   const rule = readinessRule(
     config.upstream.probeIntervalMs,
@@ -410,6 +415,8 @@ export function buildStages(
     fast,
     adminGate,
     writer,
+    epilogue,
+    address,
     upstreamIsSimulator,
     readiness,
     quorum,

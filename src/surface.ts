@@ -17,6 +17,8 @@ import { opsOpenapi } from './openapi/ops-paths.js';
 import { registerOpenApiRoute } from './http/openapi-route.js';
 import { pagesOpenapi } from './pages/openapi.js';
 import { registerPassthrough } from './passthrough/register.js';
+import { passKeyOf } from './passthrough/request.js';
+import { passthroughStatus } from './passthrough/status.js';
 import type { Stages } from './stages.js';
 import { createHeadStream, type HeadStream } from './stream/index.js';
 import { streamOpenapi } from './stream/openapi.js';
@@ -32,11 +34,12 @@ import { registerPageRoutes } from './http/page-routes.js';
 import { PathRegistry, rateLimitExempt } from './catalogue/paths.js';
 import { payerOf } from './http/miss-payer.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { REQUEST_ID_HEADER } from './http/request-id.js';
 
 /** Registers every route; returns the head stream. */
 export async function registerSurface(app: FastifyInstance, config: Config, s: Stages): Promise<HeadStream> {
-  const { catalogue, resolver, tracker, metrics, prom, pages, gate, clock, logger } = s;
-  const common = { chain: tracker, accessLog: config.accessLog, clock };
+  const { catalogue, resolver, tracker, prom, pages, gate, clock, logger, epilogue } = s;
+  const common = { epilogue, clock };
 
   const registry = new PathRegistry(
     catalogue.all().map((e) => e.name),
@@ -44,32 +47,20 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   );
 
   // Answers that set no X-Cache of their own (operator routes, preflights, passthrough) were made now: BYPASS.
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  // Every answer carries its request id (the epilogue's and the envelope writer's set it themselves).
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (!reply.hasHeader('x-cache')) reply.header('x-cache', 'BYPASS');
+    if (!reply.hasHeader(REQUEST_ID_HEADER)) reply.header(REQUEST_ID_HEADER, request.id);
     done(null, payload);
   });
-  if (gate !== null) registerRateLimit(app, gate, rateLimitExempt(registry, s.adminGate));
+  if (gate !== null) registerRateLimit(app, gate, rateLimitExempt(registry, s.adminGate), s.address);
   const payer = gate === null ? null : payerOf(gate);
-  const answer = s.writer.answerHeaders;
-  registerApiRoutes(app, {
-    ...common,
-    catalogue,
-    resolver,
-    metrics,
-    limits: config.limits,
-    logger,
-    fast: s.fast,
-    payer,
-    answer,
-  });
+  registerApiRoutes(app, { ...common, catalogue, resolver, limits: config.limits, fast: s.fast, payer });
   registerPageRoutes(app, {
     ...common,
     pages,
-    metrics: s.pageMetrics,
     requestTimeoutMs: config.limits.requestTimeoutMs,
-    logger,
     payer,
-    answer,
     fast: s.fast,
   });
   // Batches count per item: the limiter's hook counted the POST, chargeBatch the other items.
@@ -77,7 +68,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     ...common,
     catalogue,
     resolver,
-    metrics,
+    chain: tracker,
     limits: config.limits,
     chargeBatch: gate === null ? null : chargeBatchWith(gate),
     payer,
@@ -125,15 +116,22 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     activity: () => stream.activity.status(),
     heads: () => s.headWatch.status(),
     fleet: () => s.fleet?.members.view() ?? null,
+    passthrough: () => (s.passthrough === null ? null : passthroughStatus(s.passthrough)),
   });
-  registerPurgeRoute(app, { purger: s.purge.purger, catalogue, limits: config.limits, adminGate: s.adminGate });
+  registerPurgeRoute(app, {
+    purger: s.purge.purger,
+    catalogue,
+    limits: config.limits,
+    adminGate: s.adminGate,
+    passKey: s.passthrough === null ? null : passKeyOf(s.passthrough.routes),
+  });
   if (s.passthrough !== null)
     await registerPassthrough(app, {
       config: config.passthrough,
       cache: s.passthrough,
       connectTimeoutMs: config.upstream.connectTimeoutMs,
       connections: config.upstream.connections,
-      accessLog: config.accessLog,
+      epilogue,
       trustProxy: config.trustProxy,
       payer,
       clock,

@@ -225,6 +225,11 @@ ${FLEET_SCRIPT}
       ' marks held' + (lastPurge ? '; last ' + clock(lastPurge.at) + ': ' + lastPurge.kind + ' ' + lastPurge.target +
       ' (' + lastPurge.mode + (lastPurge.origin === 'fleet' ? ', from the fleet' : '') + '), ' +
       fmtNum(lastPurge.entries) + ' entries here' : ''));
+    text('passthrough', !s.passthrough ? 'not configured' : s.passthrough.map(function (p) {
+      var n = p.answers;
+      return p.prefix + ' (' + p.policy + '): ' + fmtNum(n.HIT || 0) + ' hits, ' + fmtNum(n.MISS || 0) + ' misses, ' +
+        fmtNum(n.STALE || 0) + ' stale, ' + fmtNum(n.BYPASS || 0) + ' bypass, ' + fmtNum(n.TOO_BIG || 0) + ' too big';
+    }).join('; '));
     text('activity', a ? fmtNum(a.streams) + ' open, ' + fmtNum(a.watched) + ' watched (' + fmtNum(a.lingering) +
       ' lingering), history ' + fmtBytes(a.historyBytes) + ' of ' + fmtBytes(a.historyMaxBytes) : 'off');
     renderInvalidation(cache.invalidation || null);

@@ -157,6 +157,7 @@ export const DASHBOARD_HTML = /* html */ `<!doctype html>
       <p>Redis: <span id="redis" class="pill">-</span></p>
       <p>Activity streams: <span id="activity">-</span></p>
       <p>Purges: <span id="purges">-</span></p>
+      <p>Passthrough: <span id="passthrough">-</span></p>
       <p>Precise invalidation: <span id="invalidation">-</span></p>
       <table id="guarded"><thead><tr><th>facts not trusted (head rule instead)</th><th class="num">since start</th>
         </tr></thead><tbody></tbody></table>

@@ -25,6 +25,8 @@ export interface Wire {
   answer: readonly string[];
   /** X-Chain-Head (null: omitted). */
   head: number | null;
+  /** X-Request-Id (request-id.ts). */
+  id: string;
 }
 
 export interface Shaped {
@@ -78,10 +80,10 @@ export function shapeResolution(res: Resolution, now: number, wire: Wire): Shape
     !matchesEtag(inm, entry.etag)
   ) {
     const payload = hitPayload(mem, chooseEncoding(reqHeaders['accept-encoding']), now);
-    return { status: 200, headers: hitHeaders(entry, payload, now, head, wire.answer), body: payload.body };
+    return { status: 200, headers: hitHeaders(entry, payload, now, head, wire.answer, wire.id), body: payload.body };
   }
 
-  const headers = resolutionHeaders(res.result, entry, now, head, wire.answer);
+  const headers = resolutionHeaders(res.result, entry, now, head, wire.answer, wire.id);
   if (hasAny(earlier)) {
     for (const name in earlier) {
       const value = earlier[name];

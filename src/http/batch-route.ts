@@ -3,24 +3,24 @@
  * served like a direct request (serve() with its endpoint's entrance), all in
  * parallel. The answer lists, per item, the request, its HTTP status,
  * cache result and its own envelope (bytes as a direct request gets them).
- * One bad item does not fail the others; a malformed batch is a 400.
+ * One bad item does not fail the others; a malformed batch is a 400. Each
+ * item is counted by the epilogue like a direct request; the batch answer
+ * leaves through it too, with one log line for the batch.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalogue } from '../catalogue/index.js';
 import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
 import type { ParamLimits } from '../endpoints/types.js';
-import type { ChainView } from '../chain/types.js';
-import type { AccessLog } from '../config/types.js';
 import { blockMax } from '../endpoints/block-max.js';
 import { txDetail } from '../endpoints/tx-detail.js';
 import { ProxyError, toProxyError } from '../errors/catalog.js';
-import type { Metrics } from '../metrics/types.js';
 import type { Resolver } from '../pipeline/resolver.js';
 import { bodyOf } from './answer.js';
 import { sendEnvelope } from './envelope-writer.js';
 import { endpointEntrance } from './entrances.js';
+import { exitOf, NOT_COUNTED, type Epilogue, type Exit, type Family, type Outlet } from './epilogue.js';
 import { BATCH_PATH } from '../catalogue/paths.js';
-import { refused, serve, type Entrance } from './serve.js';
+import { enveloped, refused, serve, type Entrance } from './serve.js';
 import type { MissPayer } from '../ratelimit/payer.js';
 import type { PayerOf } from './miss-payer.js';
 
@@ -34,16 +34,19 @@ export type ChargeBatch = (request: FastifyRequest, items: number) => Promise<Pr
 export interface BatchRouteDeps {
   catalogue: Catalogue;
   resolver: Resolver;
-  chain: ChainView;
-  metrics: Metrics;
+  chain: { bestHead(): number | null };
+  epilogue: Epilogue;
   limits: ParamLimits & { maxBatchItems: number; requestTimeoutMs: number };
   /** null when rate limiting is off. */
   chargeBatch: ChargeBatch | null;
   /** Who pays for the upstream requests the items lead (null: nobody). */
   payer?: PayerOf | null;
-  accessLog: AccessLog;
   clock: () => number;
 }
+
+/** The batch answer: not counted itself (its items are), one log line. */
+const BATCH: Family = { count: NOT_COUNTED, msg: 'batch', field: 'endpoint' };
+const ITEM: Outlet = { kind: 'item' };
 
 interface ItemAnswer {
   request: string;
@@ -87,8 +90,33 @@ function batchItems(body: unknown, max: number): unknown[] {
   return list;
 }
 
+/** The batch answer's envelope: each item's request, status, cache result and body. */
+function batchBody(answers: readonly ItemAnswer[]): Buffer {
+  const chunks: Buffer[] = [Buffer.from('{"code":0,"msg":"success","data":[')];
+  answers.forEach((a, i) => {
+    chunks.push(
+      Buffer.from(
+        `${i === 0 ? '' : ','}{"request":${JSON.stringify(a.request)},` +
+          `"status":${a.status},"cache":"${a.cache}","body":`,
+      ),
+      a.body,
+      Buffer.from('}'),
+    );
+  });
+  chunks.push(Buffer.from(']}'));
+  return Buffer.concat(chunks);
+}
+
 export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): void {
-  const { catalogue, resolver, chain, metrics, limits, clock } = deps;
+  const { catalogue, resolver, chain, epilogue, limits, clock } = deps;
+  const other = exitOf(epilogue.endpoints, 'other');
+  const batchExit = exitOf(BATCH, 'batch');
+  const exits = new Map<EndpointDef, Exit>();
+  const exitFor = (endpoint: EndpointDef): Exit => {
+    let e = exits.get(endpoint);
+    if (e === undefined) exits.set(endpoint, (e = exitOf(epilogue.endpoints, endpoint.name)));
+    return e;
+  };
 
   const payerOf = deps.payer ?? null;
   const byEndpoint = new Map<EndpointDef, Entrance<CanonicalRequest>>();
@@ -106,7 +134,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
         `invalid batch item ${index}: expected a request string such as ${ITEM_EXAMPLES}`,
       );
       const a = refused(err);
-      metrics.request('other', a.status, a.cache, (performance.now() - started) / 1000);
+      epilogue.finish(other, a, started, ITEM);
       return { request: shownOf(raw), status: a.status, cache: a.cache, body: a.failure.body };
     }
     const shown = raw.length > 200 ? `${raw.slice(0, 200)}...` : raw;
@@ -117,7 +145,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     if (endpoint === undefined) {
       const err = new ProxyError('ROUTE_NOT_FOUND', `no such endpoint: ${path.slice(0, 80)}`);
       const a = refused(err);
-      metrics.request('other', a.status, a.cache, (performance.now() - started) / 1000);
+      epilogue.finish(other, a, started, ITEM);
       return { request: shown, status: a.status, cache: a.cache, body: a.failure.body };
     }
     const a = await serve(entrances(endpoint), {
@@ -126,7 +154,7 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
       clock,
       miss: () => ({ gone: undefined, payer }),
     });
-    metrics.request(endpoint.name, a.status, a.cache, (performance.now() - started) / 1000);
+    epilogue.finish(exitFor(endpoint), a, started, ITEM);
     return {
       request: shown,
       status: a.status,
@@ -150,30 +178,13 @@ export function registerBatchRoute(app: FastifyInstance, deps: BatchRouteDeps): 
     const started = performance.now();
     const payer = payerOf === null ? null : payerOf(request, reply);
     const answers = await Promise.all(items.map((raw, i) => item(raw, i, payer)));
-    if (deps.accessLog !== 'off' && (deps.accessLog === 'all' || answers.some((a) => a.cache !== 'HIT'))) {
-      request.log.info(
-        {
-          reqId: request.id,
-          batch: answers.length,
-          items: answers.map((a) => `${a.status}:${a.cache}`).join(','),
-          ms: Math.round(performance.now() - started),
-        },
-        'batch',
-      );
-    }
-    const chunks: Buffer[] = [Buffer.from('{"code":0,"msg":"success","data":[')];
-    answers.forEach((a, i) => {
-      chunks.push(
-        Buffer.from(
-          `${i === 0 ? '' : ','}{"request":${JSON.stringify(a.request)},` +
-            `"status":${a.status},"cache":"${a.cache}","body":`,
-        ),
-        a.body,
-        Buffer.from('}'),
-      );
-    });
-    chunks.push(Buffer.from(']}'));
-    return send(reply, 200, Buffer.concat(chunks), chain.bestHead());
+    const a = enveloped(200, batchBody(answers));
+    const note = {
+      fields: { batch: answers.length, items: answers.map((x) => `${x.status}:${x.cache}`).join(',') },
+      freshHit: answers.every((x) => x.cache === 'HIT'),
+    };
+    epilogue.finish(batchExit, a, started, { kind: 'routed', request, reply }, note);
+    return reply;
   });
   // Other methods and the CORS preflight: the registry's fallbacks (fallbacks.ts).
 }

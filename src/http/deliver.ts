@@ -23,7 +23,7 @@ export function writeResolution(out: ServerResponse, res: Resolution, now: numbe
 /**
  * An answer through a Fastify reply: a resolution on the hijacked reply (headers
  * set before on it carried over), a failure as its envelope (`X-Cache: ERROR`,
- * counted by the caller). Returns the status sent.
+ * counted by the caller, the epilogue). Returns the status sent.
  */
 export function writeAnswer(
   request: FastifyRequest,
@@ -31,6 +31,7 @@ export function writeAnswer(
   answer: Answer<unknown>,
   head: number | null,
   answerHeaders: readonly string[],
+  id: string,
 ): number {
   if (answer.res === null) {
     sendEnvelope(reply, answer.status, answer.failure.body, { head, counted: true });
@@ -43,5 +44,6 @@ export function writeAnswer(
     earlier,
     answer: answerHeaders,
     head,
+    id,
   });
 }

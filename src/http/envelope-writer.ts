@@ -2,43 +2,38 @@
  * The one writer of `{code, msg, data}` envelopes the proxy makes itself
  * (errors, refusals, 404/405, readiness, the batch answer): JSON content
  * type, `Cache-Control: no-store`, the CORS headers, `X-Cache`,
- * `X-Chain-Head` when given, `Retry-After` on every 503, and the headers every
- * API answer carries (`X-Chainproxy-Upstream: simulator` when the upstream is
- * the built-in simulator). Three sinks: a Fastify reply (its hooks still run),
- * a raw ServerResponse, and a whole HTTP/1.1 response text for a bare socket.
+ * `X-Chain-Head` when given, `Retry-After` on every 503, `X-Request-Id`, and
+ * the headers every API answer carries (`X-Chainproxy-Upstream: simulator`
+ * when the upstream is the built-in simulator). Three sinks: a Fastify reply
+ * (its hooks still run), a raw ServerResponse, and a whole HTTP/1.1 response
+ * text for a bare socket.
  *
  * X-Cache by serve.ts's rule for envelopes: an error envelope (status 400 and
  * up) says `ERROR`, any other envelope `BYPASS` (made now, never stored). Every
- * error envelope is counted as a client answer with cache `ERROR` unless the
- * caller counts it itself (`counted`): under /pages/ in `page_requests_total`
- * (page name from the path), elsewhere in `requests_total` (endpoint from the
- * path: a catalogue name, else `other`).
+ * error envelope is reported to the epilogue (counted and logged there as a
+ * client answer with cache `ERROR`, by the path asked) unless its caller is
+ * the epilogue or the answer is no client answer (`counted`).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { RETRY_AFTER_503_SECONDS, type ProxyError } from '../errors/catalog.js';
-import type { Metrics } from '../metrics/types.js';
-import type { PageMetrics } from '../pages/metrics.js';
 import { CORS_HEADERS, JSON_TYPE, NO_STORE } from './header-block.js';
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 import { envelopeVerdict } from './serve.js';
+
+/** Where error envelopes are reported (Epilogue.envelope): the URL asked, status, seconds, request id. */
+export type EnvelopeReport = (path: string | undefined, status: number, seconds: number, id: string) => void;
 
 export interface EnvelopeOptions {
   /** X-Chain-Head (omitted when null). */
   head?: number | null;
   /** More header pairs, lower-case names; one named here replaces the default of that name. */
   extra?: readonly string[];
-  /** The caller counts this answer in its own metric (or it is no client answer, like /readyz): not counted here. */
+  /** The epilogue counts this answer itself (or it is no client answer, like /readyz): not reported. */
   counted?: boolean;
+  /** X-Request-Id (default: the request's, else a new one). */
+  id?: string;
 }
-
-/** `tx/list` of `/tx/list?page=2`: the name a path is counted under (the metrics map unknown names to `other`). */
-function nameOfPath(url: string | undefined): string {
-  if (url === undefined) return '';
-  const q = url.indexOf('?');
-  return (q < 0 ? url : url.slice(0, q)).slice(1);
-}
-
-const PAGES = 'pages/';
 
 const NONE: EnvelopeOptions = {};
 const DECORATOR = 'envelopeWriter';
@@ -47,8 +42,7 @@ export class EnvelopeWriter {
   /** Header pairs of every API answer, hits included (precomputed: nothing per request). */
   readonly answerHeaders: readonly string[];
   readonly #defaults: readonly string[];
-  #metrics: Metrics | null = null;
-  #pages: PageMetrics | null = null;
+  #report: EnvelopeReport | null = null;
 
   constructor(o: { upstreamIsSimulator: boolean }) {
     this.answerHeaders = o.upstreamIsSimulator ? ['x-chainproxy-upstream', 'simulator'] : [];
@@ -65,19 +59,14 @@ export class EnvelopeWriter {
     ];
   }
 
-  /** Error envelopes are counted from now on (before: not counted). */
-  countInto(metrics: Metrics, pages: PageMetrics): void {
-    this.#metrics = metrics;
-    this.#pages = pages;
+  /** Error envelopes are reported from now on (before: not reported). */
+  reportTo(report: EnvelopeReport): void {
+    this.#report = report;
   }
 
-  /** Counts one error answer written for `path` (the bare-socket sink's callers count through this). */
-  count(path: string | undefined, status: number, seconds = 0): void {
-    if (status < 400) return;
-    const name = nameOfPath(path);
-    const cache = envelopeVerdict(status);
-    if (name.startsWith(PAGES)) this.#pages?.request(name.slice(PAGES.length), cache, status);
-    else this.#metrics?.request(name, status, cache, seconds);
+  /** Reports one error answer written for `path` (the bare-socket sink's callers report through this). */
+  count(path: string | undefined, status: number, seconds = 0, id = requestIdOf(undefined)): void {
+    if (status >= 400) this.#report?.(path, status, seconds, id);
   }
 
   /** The header pairs of an envelope of `length` bytes. */
@@ -93,24 +82,27 @@ export class EnvelopeWriter {
     out.push('x-cache', envelopeVerdict(status));
     if (o.head !== undefined && o.head !== null) out.push('x-chain-head', String(o.head));
     if (status === 503 && !named('retry-after')) out.push('retry-after', RETRY_AFTER_503_SECONDS);
+    if (o.id !== undefined) out.push(REQUEST_ID_HEADER, o.id);
     out.push(...extra, 'content-length', String(length));
     return out;
   }
 
   /** Through a Fastify reply. */
-  send(reply: FastifyReply, status: number, body: Buffer, o?: EnvelopeOptions): FastifyReply {
-    const h = this.headers(status, body.length, o);
+  send(reply: FastifyReply, status: number, body: Buffer, o: EnvelopeOptions = NONE): FastifyReply {
+    const id = o.id ?? reply.request.id;
+    const h = this.headers(status, body.length, { ...o, id });
     reply.code(status);
     for (let i = 0; i < h.length; i += 2) reply.header(h[i]!, h[i + 1]!);
-    if (o?.counted !== true) this.count(reply.request.raw.url, status, reply.elapsedTime / 1000);
+    if (o.counted !== true) this.count(reply.request.raw.url, status, reply.elapsedTime / 1000, id);
     return reply.send(body);
   }
 
   /** Straight to a response no framework owns (pre-router refusals, the drain's cut). */
-  write(res: ServerResponse, status: number, body: Buffer, o?: EnvelopeOptions): void {
-    res.writeHead(status, this.headers(status, body.length, o));
+  write(res: ServerResponse, status: number, body: Buffer, o: EnvelopeOptions = NONE): void {
+    const id = o.id ?? requestIdOf(res.req.headers[REQUEST_ID_HEADER]);
+    res.writeHead(status, this.headers(status, body.length, { ...o, id }));
     res.end(body);
-    if (o?.counted !== true) this.count(res.req.url, status);
+    if (o.counted !== true) this.count(res.req.url, status, 0, id);
   }
 
   /**

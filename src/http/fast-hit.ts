@@ -4,51 +4,39 @@
  * a fresh hit, with its canonical request; a later GET/HEAD with exactly that
  * URL is the same request after validation (canonicalization depends on the
  * URL and the fixed limits alone), so it is answered here through serve()
- * with the request parsed before (hits only): memory lookup, rate limit, the
- * entry's prebuilt header block (the one builder's, cached per payload), bytes.
+ * with the request parsed before (hits only), and leaves through the epilogue
+ * like any answer (epilogue.ts: rate limit, the entry's prebuilt header block,
+ * bytes, counting).
  * A key memory does not hold is read from the shared tier here too (one Redis
  * round trip, then the same rate limit and writing); when that is not a fresh
  * hit the request goes on to Fastify, which reads again. Anything else
- * (unknown URL, entry not fresh, X-Forwarded-For to interpret, shutting down)
+ * (unknown URL, entry not fresh, shutting down)
  * goes on to Fastify unchanged and uncharged.
  *
  * Fastify hooks do not run for these requests: anything that must see every
- * API request belongs here too. Not used when ACCESS_LOG=all (a hit then
- * needs its request id and log line). Composed pages are remembered the same
- * way, looked up and counted by the page layer (`PageHits`).
+ * API request belongs in the epilogue. Not used when ACCESS_LOG=all (a hit
+ * then needs its log line). Composed pages are remembered the same way, looked
+ * up by the page layer and counted under its exit (`PageHits`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
-import type { ChainView } from '../chain/types.js';
-import type { Metrics } from '../metrics/types.js';
 import type { Resolution, Resolver } from '../pipeline/resolver.js';
-import { writeResolution } from './deliver.js';
-import type { EnvelopeWriter } from './envelope-writer.js';
-import type { RateLimitGate } from '../ratelimit/index.js';
-import { charge, creditHeaders, hitCost, refuse } from './rate-limit.js';
-import type { Wire } from './answer.js';
+import { exitOf, type Epilogue, type Exit, type Outlet } from './epilogue.js';
 import { serve, servedShared, type Answer, type Entrance, type ServeRequest } from './serve.js';
 
 export interface FastHitDeps {
   resolver: Resolver;
-  chain: ChainView;
-  metrics: Metrics;
   clock: () => number;
-  gate: RateLimitGate | null;
-  /** TRUST_PROXY is set: requests with X-Forwarded-For go through Fastify (request.ip). */
-  trustProxy: boolean;
-  /** Refusals, and the header pairs every API answer carries. */
-  writer: EnvelopeWriter;
+  epilogue: Epilogue;
   /** URLs remembered (10 000; the oldest is forgotten first). */
   maxUrls?: number;
 }
 
-/** A page's own lookup and count (src/pages) for its remembered URLs. */
+/** A page's own lookup (src/pages) and its exit for its remembered URLs. */
 export interface PageHits {
   /** The fresh composed page as a HIT, or undefined (the page route decides). */
   hit(key: string, now: number): Resolution | undefined;
-  /** An answered hit (page metrics). */
-  counted(status: number): void;
+  exit: Exit;
 }
 
 interface Known {
@@ -57,6 +45,7 @@ interface Known {
   req: CanonicalRequest;
   /** Null: an endpoint, looked up by the resolver. */
   page: PageHits | null;
+  exit: Exit;
   entrance: Entrance<CanonicalRequest>;
   /** What serve() is asked for this URL (made once: nothing per request). */
   request: ServeRequest<CanonicalRequest> & { hitOnly: true };
@@ -79,15 +68,15 @@ export class FastHits {
   readonly #max: number;
   readonly #urls = new Map<string, Known>();
   readonly #endpoints: Entrance<CanonicalRequest>;
-  /** How a hit goes out, refilled per request (written synchronously: never shared across requests). */
-  readonly #wire: Wire;
+  /** How a hit goes out, refilled per request (used synchronously: never shared across requests). */
+  readonly #out: Outlet & { kind: 'raw' };
   #closing = false;
 
   constructor(deps: FastHitDeps) {
     this.#d = deps;
     this.#max = deps.maxUrls ?? 10_000;
     this.#endpoints = hitsOnly((req, now) => deps.resolver.hit(req, now));
-    this.#wire = { reqHeaders: {}, earlier: null, answer: deps.writer.answerHeaders, head: null };
+    this.#out = { kind: 'raw', req: undefined as never, res: undefined as never, name: '' };
   }
 
   get size(): number {
@@ -103,7 +92,8 @@ export class FastHits {
     }
     const entrance = page === null ? this.#endpoints : hitsOnly((r, now) => page.hit(r.key, now));
     const request = { url, parsed: req, hitOnly: true as const, timeoutMs: 0, clock: this.#d.clock, miss: NEVER };
-    this.#urls.set(url, { endpoint, req, page, entrance, request });
+    const exit = page === null ? exitOf(this.#d.epilogue.endpoints, endpoint.name) : page.exit;
+    this.#urls.set(url, { endpoint, req, page, exit, entrance, request });
   }
 
   /** From now on everything goes to Fastify (the drain decides what is still served). */
@@ -122,7 +112,6 @@ export class FastHits {
     const known = this.#urls.get(url);
     if (known === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     const d = this.#d;
-    if (d.trustProxy && req.headers['x-forwarded-for'] !== undefined) return false;
     const started = performance.now();
     const answer = serve(known.entrance, known.request);
     if (answer !== null && answer.res !== null) {
@@ -144,30 +133,13 @@ export class FastHits {
     return true;
   }
 
-  /** Charges the rate limit and writes a hit (or the refusal). */
+  /** A hit leaves through the epilogue (rate limit, header block, bytes, count). */
   #write(known: Known, req: IncomingMessage, res: ServerResponse, answer: Answer<CanonicalRequest>, started: number) {
-    const d = this.#d;
-    if (answer.res === null) return;
-    const gate = d.gate;
-    const name = known.endpoint.name;
-    let credits: Record<string, string> | null = null;
-    if (gate !== null) {
-      const key = gate.limiter.clientKey(req.socket.remoteAddress ?? '', req.headers['x-api-key']);
-      const wait = charge(gate, key, hitCost(gate, key, name));
-      if (wait !== 0) {
-        refuse(gate, d.writer, res, key, wait);
-        return;
-      }
-      credits = creditHeaders(gate, key);
-    }
-    const wire = this.#wire;
-    wire.reqHeaders = req.headers;
-    wire.earlier = credits;
-    wire.head = d.chain.bestHead();
-    const status = writeResolution(res, answer.res, answer.now, wire);
-    const page = known.page;
-    if (page === null) d.metrics.request(name, status, answer.cache, (performance.now() - started) / 1000);
-    else page.counted(status);
+    const out = this.#out;
+    out.req = req;
+    out.res = res;
+    out.name = known.endpoint.name;
+    this.#d.epilogue.finish(known.exit, answer, started, out);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The one header builder of answers: Cache-Control (formatted by
  * `cacheControl` alone), Age, ETag, X-Cache, X-Chain-Head, CORS, Vary,
- * Content-Type, the tag headers. Two lists: the header block of a fresh 200
+ * Content-Type, the tag headers, X-Request-Id. Two lists: the header block of a fresh 200
  * hit, built once per stored payload and re-stamped only when a value in it
  * changes (Age and max-age move once a second, X-Chain-Head once a block;
  * everything else depends on the entry and the payload alone; keyed weakly by
@@ -20,6 +20,8 @@ export const CORS_HEADERS = {
 } as const;
 
 interface Block {
+  /** Index of the X-Request-Id value, stamped per answer. */
+  idSlot: number;
   age: number;
   maxAge: number;
   head: number | null;
@@ -93,15 +95,17 @@ function build(
   if (payload.encoding !== 'identity') headers.push('content-encoding', payload.encoding);
   headers.push('content-length', String(payload.body.length), ...answer);
   if (entry.tagHeader !== undefined) headers.push(...tagHeaders(entry.tagHeader));
+  headers.push('x-request-id', '');
   // No chain head known: drop the pair (its slot is then never re-stamped).
   if (head === null) headers.splice(HEAD - 1, 2);
-  return { age, maxAge, head, headers };
+  return { idSlot: headers.length - 1, age, maxAge, head, headers };
 }
 
 /**
- * Headers of a fresh 200 hit sending `payload` at `now` (the returned array is
- * shared: do not modify). `answer`: the pairs every API answer carries (the
- * same array for the life of the proxy).
+ * Headers of a fresh 200 hit sending `payload` at `now` with request id `id`
+ * (the returned array is shared and re-stamped by the next call: write it
+ * before anything else runs, and do not modify it). `answer`: the pairs every
+ * API answer carries (the same array for the life of the proxy).
  */
 export function hitHeaders(
   entry: CacheEntry,
@@ -109,6 +113,7 @@ export function hitHeaders(
   now: number,
   head: number | null,
   answer: readonly string[],
+  id: string,
 ): string[] {
   const age = now > entry.createdAt ? Math.floor((now - entry.createdAt) / 1000) : 0;
   const maxAge = downstreamMaxAge(entry, now);
@@ -116,8 +121,8 @@ export function hitHeaders(
   if (b === undefined || (b.head === null) !== (head === null)) {
     b = build(entry, payload, age, maxAge, head, answer);
     blocks.set(payload, b);
-    return b.headers;
   }
+  b.headers[b.idSlot] = id;
   if (b.age !== age) {
     b.age = age;
     b.headers[AGE] = String(age);
@@ -146,6 +151,7 @@ export function resolutionHeaders(
   now: number,
   head: number | null,
   answer: readonly string[],
+  id: string,
 ): string[] {
   const fresh = result === 'HIT' || result === 'MISS';
   const headers: string[] = [
@@ -168,6 +174,8 @@ export function resolutionHeaders(
     'access-control-expose-headers',
     CORS_HEADERS['access-control-expose-headers'],
     ...answer,
+    'x-request-id',
+    id,
   ];
   if (head !== null) headers.push('x-chain-head', String(head));
   if (entry.tagHeader !== undefined) headers.push(...tagHeaders(entry.tagHeader));

@@ -39,6 +39,8 @@ export interface OpsDeps {
   heads?: (() => object) | undefined;
   /** The fleet's members (src/fleet/members.ts); null without Redis. */
   fleet?: (() => object | null) | undefined;
+  /** A line per passthrough prefix (src/passthrough/status.ts); null without PASSTHROUGH. */
+  passthrough?: (() => object | null) | undefined;
 }
 
 const ALIVE_BODY = envelopeBody(0, 'success', { status: 'alive' });
@@ -98,6 +100,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: OpsDeps): void {
           activity: deps.activity?.() ?? null,
           heads: deps.heads?.() ?? null,
           fleet: deps.fleet?.() ?? null,
+          passthrough: deps.passthrough?.() ?? null,
         }),
       );
   });

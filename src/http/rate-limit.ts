@@ -1,15 +1,16 @@
 /**
  * The rate limiter at the HTTP edge (the counting is src/ratelimit/): a
- * synchronous onRequest hook for requests that go through Fastify, and the
- * raw refusals shared with the pre-router fast path (fast-hit.ts).
+ * synchronous onRequest hook for requests that go through Fastify, and its
+ * one charge (`admit`), which the epilogue applies to the pre-router fast path.
  *
  * - Every request is charged one unit, hit or miss, valid or not (a client
  *   learns nothing about the cache from the limit), except those the path
  *   registry exempts (catalogue/paths.ts: /healthz, /readyz, and operator routes when
  *   an operator asks). A route registered with `config: { rateLimit:
  *   false }` is not charged by the hook (it charges itself, e.g. per item).
- * - Client IP is `request.ip` (TRUST_PROXY decides which X-Forwarded-For hop
- *   is believed); `X-API-Key` makes the key the client instead.
+ * - Client IP is the one client address (client-address.ts: TRUST_PROXY decides
+ *   which X-Forwarded-For hop is believed; `request.ip` agrees); `X-API-Key`
+ *   makes the key the client instead.
  * - An API key pays credits instead: the request's price (CREDITS_HIT_COST,
  *   or its endpoint's or page's in creditCosts), and every answer to it
  *   carries `X-Credits-Remaining` (whole credits left after this request).
@@ -18,13 +19,14 @@
  *   get no X-RateLimit-* headers (they would cost a hit string work for every
  *   request; the budget is documented instead).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ServerResponse } from 'node:http';
 import { EDGE_ERRORS, ProxyError, envelopeBody } from '../errors/catalog.js';
 import type { RateLimitGate } from '../ratelimit/index.js';
 import { UNKNOWN_API_KEY, type RateLimiter } from '../ratelimit/limiter.js';
 import { CORS_HEADERS } from './header-block.js';
 import { writerOf, type EnvelopeWriter } from './envelope-writer.js';
+import type { ClientAddress } from './client-address.js';
 
 /** Requests the limiter leaves alone (the path registry's: rateLimitExempt in catalogue/paths.ts). */
 export type RateLimitExempt = (request: FastifyRequest) => boolean;
@@ -49,18 +51,20 @@ const UNKNOWN_KEY_BODY = envelopeBody(EDGE_ERRORS.UNKNOWN_API_KEY.code, EDGE_ERR
 const EXPOSE =
   `${CORS_HEADERS['access-control-expose-headers']}, ` + 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset';
 
-/** Writes the 429 (retryMs > 0) or 401 (unknown key) for a refused request. */
-export function refuse(
+/** Writes the 429 (retryMs > 0) or 401 (unknown key) for a refused request (`id`: its X-Request-Id). */
+function refuse(
   gate: RateLimitGate,
   writer: EnvelopeWriter,
   res: ServerResponse,
   clientKey: string,
   retryMs: number,
+  id?: string,
 ): void {
   if (clientKey === UNKNOWN_API_KEY) {
     gate.rl.unknownKey();
     writer.write(res, EDGE_ERRORS.UNKNOWN_API_KEY.status, UNKNOWN_KEY_BODY, {
       extra: ['access-control-expose-headers', EXPOSE],
+      ...(id === undefined ? {} : { id }),
     });
     return;
   }
@@ -82,6 +86,7 @@ export function refuse(
       seconds,
       ...credits,
     ],
+    ...(id === undefined ? {} : { id }),
   });
 }
 
@@ -91,6 +96,35 @@ export function charge(gate: RateLimitGate, clientKey: string, cost: number): nu
   const wait = gate.limiter.take(clientKey, cost);
   if (wait === 0) gate.rl.admitted(clientKey, cost);
   return wait;
+}
+
+/**
+ * The one rate-limit step of a request, routed (the hook below) or answered
+ * before the router (the epilogue): charges the client at `ip` (its
+ * X-API-Key's key instead) the price of `name` (`tx/list`, `pages/home`).
+ * Returns the client key when admitted; null when refused, its refusal written
+ * to `out` (a Fastify reply is taken over first) with X-Request-Id `id`.
+ */
+export function admit(
+  gate: RateLimitGate,
+  writer: EnvelopeWriter,
+  out: ServerResponse | FastifyReply,
+  ip: string,
+  apiKey: string | string[] | undefined,
+  name: string,
+  id: string,
+): string | null {
+  const key = gate.limiter.clientKey(ip, apiKey);
+  const wait = charge(gate, key, hitCost(gate, key, name));
+  if (wait === 0) return key;
+  let res: ServerResponse;
+  if (out instanceof ServerResponse) res = out;
+  else {
+    out.hijack();
+    res = out.raw;
+  }
+  refuse(gate, writer, res, key, wait, id);
+  return null;
 }
 
 /** The client key of a request that went through Fastify (request.ip honours TRUST_PROXY). */
@@ -103,18 +137,27 @@ function pathOf(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
-export function registerRateLimit(app: FastifyInstance, gate: RateLimitGate, exempt: RateLimitExempt): void {
+export function registerRateLimit(
+  app: FastifyInstance,
+  gate: RateLimitGate,
+  exempt: RateLimitExempt,
+  address: ClientAddress,
+): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (exempt(request)) return done();
     if ((request.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return done();
-    const key = requestClientKey(gate.limiter, request);
-    const wait = charge(gate, key, isKey(key) ? gate.prices.hit(pathOf(request.raw.url ?? '/').slice(1)) : 1);
-    if (wait === 0) {
-      if (isKey(key)) reply.header(CREDITS_HEADER, String(gate.budget.remaining(key)));
-      return done();
-    }
-    const writer = writerOf(reply);
-    reply.hijack();
-    refuse(gate, writer, reply.raw, key, wait);
+    const name = pathOf(request.raw.url ?? '/').slice(1);
+    const key = admit(
+      gate,
+      writerOf(reply),
+      reply,
+      address.of(request.raw),
+      request.headers['x-api-key'],
+      name,
+      request.id,
+    );
+    if (key === null) return;
+    if (isKey(key)) reply.header(CREDITS_HEADER, String(gate.budget.remaining(key)));
+    done();
   });
 }

@@ -111,6 +111,18 @@ function errored<R>(req: R | null, e: unknown, now: number): Failed<R> {
   return failed(req, { status: err.status, body: err.toBody(), message: err.message }, err, now);
 }
 
+/** An envelope an adapter made whole (the batch answer): `X-Cache` by the envelope rule. */
+export function enveloped(status: number, body: Buffer): Answer<never> {
+  return { ...failed<never>(null, { status, body, message: '' }, null, 0), cache: envelopeVerdict(status) };
+}
+
+/** An answer an entrance relayed itself (a stream from a backend, never stored): `BYPASS`. */
+export function relayed(status: number): Answer<never> {
+  return { ...failed<never>(null, { status, body: EMPTY, message: '' }, null, 0), cache: 'BYPASS' };
+}
+
+const EMPTY = Buffer.alloc(0);
+
 /** The answer to a request refused before any entrance (a batch item that names no endpoint). */
 export function refused(err: ProxyError): Failed<never> {
   return errored<never>(null, err, 0);

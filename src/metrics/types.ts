@@ -10,13 +10,19 @@ export type TierName = 'memory' | 'redis';
 export type TierOp = 'get' | 'set' | 'delete' | 'publish';
 
 /**
+ * Counts one client answer under `label` (an endpoint, a page, a route): the
+ * one signature of every request metric family (src/http/epilogue.ts calls it).
+ */
+export type CountAnswer = (label: string, status: number, result: RequestResult, seconds: number) => void;
+
+/**
  * Events the components push. Label values come only from bounded sets
  * (catalogue endpoint names, configured upstream names, fixed enums).
  * Gauges (sizes, heads, breaker states) are pulled at scrape time from
  * `MetricSources` instead.
  */
 export interface Metrics {
-  request(endpoint: string, status: number, result: RequestResult, seconds: number): void;
+  request: CountAnswer;
   upstreamRequest(upstream: string, endpoint: string, outcome: UpstreamOutcome, seconds: number): void;
   /** An upstream request the proxy made for itself (head probes included), by why. */
   upstreamBackground(purpose: Purpose): void;

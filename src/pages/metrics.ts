@@ -6,9 +6,11 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../metrics/prometheus.js';
 import { statusClass } from '../metrics/status-class.js';
 import type { PartSummary } from '../cache/types.js';
+import type { CountAnswer } from '../metrics/types.js';
 
 export interface PageMetrics {
-  request(page: string, cache: string, status: number): void;
+  /** One answered page request (its duration is not kept). */
+  request: CountAnswer;
   /** One composition: its parts by cache result, and how long it took. */
   composed(page: string, parts: readonly PartSummary[], seconds: number): void;
 }
@@ -42,7 +44,7 @@ export function registerPageMetrics(registry: Registry, pages: readonly string[]
   // Hot path: one child per (page, cache, class), made once.
   const children = new Map<string, Counter.Internal>();
   return {
-    request(page, cache, status) {
+    request(page, status, cache) {
       const k = `${page}\0${cache}\0${status}`;
       let c = children.get(k);
       if (c === undefined) {

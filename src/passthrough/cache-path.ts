@@ -1,16 +1,15 @@
 /**
  * The cached way of a passthrough request: serve() through the passthrough
  * entrance, the answer written by the API's own writer (header builder,
- * ETag/304, compressed variants, CORS), counted and logged here (the reply
- * is hijacked). An answer the cache does not keep is streamed on the reply
- * as it arrives (counted by the route's hook, as every streamed answer). A
+ * ETag/304, compressed variants, CORS), counted and logged by the epilogue.
+ * An answer the cache does not keep is streamed on the reply as it arrives
+ * (counted by the route's hook, as every streamed answer). A
  * request that bypasses the cache (cache-rules.ts), a prefix whose policy is
  * `off`, an unusual path and a key whose body was over the bound are left to
  * the streaming proxy.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AccessLog } from '../config/types.js';
-import { writeAnswer } from '../http/deliver.js';
+import type { Epilogue, Exit } from '../http/epilogue.js';
 import { clientGone } from '../http/client-gone.js';
 import type { PayerOf } from '../http/miss-payer.js';
 import { serve, type Answer, type Entrance } from '../http/serve.js';
@@ -24,8 +23,10 @@ import { passRequest, type PassRequest, type PassRoute } from './request.js';
 
 export interface CachePathDeps {
   entrance: Entrance<PassRequest>;
+  /** Writes, counts and logs every answer of the cached way. */
+  epilogue: Epilogue;
+  exit: Exit;
   metrics: PassthroughMetrics;
-  accessLog: AccessLog;
   timeoutMs: number;
   clock: () => number;
   payer: PayerOf | null;
@@ -53,31 +54,6 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
     if (big.size >= BIG_KEYS_MAX) big.delete(big.keys().next().value!);
     big.set(key, now + BIG_KEPT_MS);
   };
-  const log = d.accessLog !== 'off';
-
-  const finish = (request: FastifyRequest, started: number, status: number, a: Answer<PassRequest>): void => {
-    const seconds = (performance.now() - started) / 1000;
-    d.metrics.request(route.prefix, status, seconds);
-    d.metrics.cache(route.prefix, a.cache);
-    if (a.error !== null && !(a.error instanceof BackendFailed) && a.error.status >= 502)
-      d.metrics.failure(route.prefix, passthroughError(a.error).reason);
-    if (!log || (d.accessLog === 'misses' && a.cache === 'HIT')) return;
-    const err = a.error ?? a.res?.error ?? null;
-    request.log.info(
-      {
-        reqId: request.id,
-        passthrough: route.prefix,
-        cache: a.cache,
-        status,
-        upstreamMs: a.res?.upstreamMs ?? undefined,
-        ms: Math.round(seconds * 10_000) / 10,
-        stale: a.res?.staleReason ?? undefined,
-        err: err?.message ?? undefined,
-      },
-      'request',
-    );
-  };
-
   return async (request, reply) => {
     const url = request.raw.url ?? '';
     if (route.policy?.kind === 'off' || requestBypasses(request.method, request.headers)) return false;
@@ -108,14 +84,16 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
       remember(req.key, d.clock());
       return false;
     }
-    if (a.error instanceof BackendFailed) a = relayed(a, a.error);
-    finish(request, started, writeAnswer(request, reply, a, null, []), a);
+    if (a.error instanceof BackendFailed) a = relayedFailure(a, a.error);
+    else if (a.error !== null && a.error.status >= 502)
+      d.metrics.failure(route.prefix, passthroughError(a.error).reason);
+    d.epilogue.finish(d.exit, a, started, { kind: 'routed', request, reply });
     return true;
   };
 }
 
 /** A backend's 5xx with no copy to serve stale: its own answer, not stored. */
-function relayed(a: Answer<PassRequest>, e: BackendFailed): Answer<PassRequest> {
+function relayedFailure(a: Answer<PassRequest>, e: BackendFailed): Answer<PassRequest> {
   return {
     status: e.entry.status,
     cache: 'BYPASS',

@@ -22,7 +22,7 @@ import type { PassCachePolicy } from '../config/types.js';
 
 /** What `head` keeps at most when no block comes. */
 export const PASS_HEAD_MAX_MS = 60_000;
-/** The longest freshness taken from a backend's headers (keeps purge marks and memory bounded). */
+/** The longest freshness (and stale window) taken from a backend's headers (keeps purge marks and memory bounded). */
 export const PASS_MAX_FRESH_MS = 60 * 60_000;
 /** Stale-if-error of a stored answer whose backend said nothing about it. */
 export const PASS_DEFAULT_SIE_MS = 5 * 60_000;
@@ -140,8 +140,8 @@ export function passTerms(
   const sie = seconds(d, 'stale-if-error');
   return {
     ttlMs,
-    swrMs: swr !== null ? swr * 1000 : policy?.kind === 'ttl' ? policy.ms : 0,
-    sieMs: sie !== null ? sie * 1000 : PASS_DEFAULT_SIE_MS,
+    swrMs: swr !== null ? Math.min(swr * 1000, PASS_MAX_FRESH_MS) : policy?.kind === 'ttl' ? policy.ms : 0,
+    sieMs: sie !== null ? Math.min(sie * 1000, PASS_MAX_FRESH_MS) : PASS_DEFAULT_SIE_MS,
     headDependent: policy?.kind === 'head',
     negative,
   };

@@ -5,16 +5,15 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX, UPSTREAM_BUCKETS } from '../metrics/prometheus.js';
 import { statusClass } from '../metrics/status-class.js';
+import type { CountAnswer } from '../metrics/types.js';
 
 export type PassthroughFailure = 'timeout' | 'unavailable' | 'bad_response';
 
 export interface PassthroughMetrics {
-  /** One answered request (relayed or turned into an envelope). */
-  request(route: string, status: number, seconds: number): void;
+  /** One answered request (relayed or turned into an envelope); counted by the epilogue. */
+  request: CountAnswer;
   /** A backend failure answered with a 502/504 envelope. */
   failure(route: string, reason: PassthroughFailure): void;
-  /** How an answer was served: its X-Cache. */
-  cache(route: string, result: string): void;
   /** A body over the cache bound, streamed uncached. */
   tooBig(route: string): void;
   /** Per route: answers by X-Cache (for the status page). */
@@ -58,12 +57,6 @@ export function createPassthroughMetrics(registry: Registry, routes: readonly st
   const seen: Record<string, Record<string, number>> = {};
   for (const r of routes) seen[r] = {};
   return {
-    cache(route, result) {
-      const r = label(route);
-      results.inc({ route: r, result });
-      const row = (seen[r] ??= {});
-      row[result] = (row[result] ?? 0) + 1;
-    },
     tooBig(route) {
       const r = label(route);
       big.inc({ route: r });
@@ -71,8 +64,11 @@ export function createPassthroughMetrics(registry: Registry, routes: readonly st
       row['TOO_BIG'] = (row['TOO_BIG'] ?? 0) + 1;
     },
     counts: () => seen,
-    request(route, status, seconds) {
+    request(route, status, cache, seconds) {
       const r = label(route);
+      results.inc({ route: r, result: cache });
+      const row = (seen[r] ??= {});
+      row[cache] = (row[cache] ?? 0) + 1;
       requests.inc({ route: r, status_class: statusClass(status) });
       if (Number.isFinite(seconds) && seconds >= 0) duration.observe({ route: r }, seconds);
     },

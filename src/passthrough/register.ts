@@ -20,11 +20,13 @@
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AddressList } from '../common/address-list.js';
-import type { AccessLog, PassthroughConfig } from '../config/types.js';
+import type { PassthroughConfig } from '../config/types.js';
 import { ProxyError, RETRY_AFTER_503_SECONDS } from '../errors/catalog.js';
 import { sendError } from '../http/envelope-writer.js';
+import { exitOf, type Epilogue, type Exit } from '../http/epilogue.js';
 import { CORS_HEADERS } from '../http/header-block.js';
 import type { PayerOf } from '../http/miss-payer.js';
+import { relayed } from '../http/serve.js';
 import { ALLOWED_REQUEST_HEADERS } from '../catalogue/paths.js';
 import type { PassCache } from './build.js';
 import { cachePath, type CachePath } from './cache-path.js';
@@ -44,8 +46,8 @@ export interface PassthroughDeps {
   connectTimeoutMs: number;
   /** Keep-alive connections per backend origin. */
   connections: number;
-  /** One line per request unless 'off' ('misses': not for hits). */
-  accessLog: AccessLog;
+  /** Counts and logs every answer (the cached way's, written by it; streamed ones, counted once sent). */
+  epilogue: Epilogue;
   /** TRUST_PROXY: peers whose forwarding headers are believed and relayed. */
   trustProxy: readonly string[];
   payer: PayerOf | null;
@@ -70,10 +72,11 @@ async function registerRoute(
   route: PassRoute,
   deps: PassthroughDeps,
   cached: CachePath,
+  exit: Exit,
   trusted: AddressList,
 ): Promise<void> {
   const metrics: PassthroughMetrics = deps.cache.metrics;
-  const log = deps.accessLog !== 'off';
+  const { epilogue } = deps;
   await app.register(async (scope) => {
     // Own handler: the plugin's scope would otherwise keep whichever handler existed when it was registered.
     scope.setErrorHandler((error: FastifyError, request, reply) => {
@@ -82,22 +85,10 @@ async function registerRoute(
       request.log.error({ reqId: request.id, err: error, passthrough: route.prefix }, 'passthrough error');
       return sendError(reply, new ProxyError('INTERNAL'));
     });
-    // Streamed answers only: the cached way counts and logs its own (its replies are hijacked).
+    // Streamed answers (and preflights, 405s): the cached way's leave through the epilogue themselves (hijacked).
     scope.addHook('onResponse', async (request, reply) => {
-      const ms = reply.elapsedTime;
-      metrics.request(route.prefix, reply.statusCode, ms / 1000);
-      metrics.cache(route.prefix, reply.statusCode >= 400 ? 'ERROR' : 'BYPASS');
-      if (log)
-        request.log.info(
-          {
-            reqId: request.id,
-            passthrough: route.prefix,
-            cache: 'BYPASS',
-            status: reply.statusCode,
-            ms: Math.round(ms * 10) / 10,
-          },
-          'request',
-        );
+      const started = performance.now() - reply.elapsedTime;
+      epilogue.finish(exit, relayed(reply.statusCode), started, { kind: 'sent', request });
     });
     await scope.register(httpProxy, {
       upstream: route.origin,
@@ -156,17 +147,20 @@ export async function registerPassthrough(app: FastifyInstance, deps: Passthroug
       if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : String(value);
     return out;
   };
+  const family = { count: cache.metrics.request, msg: 'request', field: 'passthrough' };
   for (const route of cache.routes) {
+    const exit = exitOf(family, route.prefix);
     const cached = cachePath(route, {
       entrance,
+      epilogue: deps.epilogue,
+      exit,
       metrics: cache.metrics,
-      accessLog: deps.accessLog,
       timeoutMs: deps.config.timeoutMs,
       clock: deps.clock,
       payer: deps.payer,
       forward,
     });
-    await registerRoute(app, route, deps, cached, trusted);
+    await registerRoute(app, route, deps, cached, exit, trusted);
   }
   app.addHook('onClose', async () => cache.fetcher.close());
 }

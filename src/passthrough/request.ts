@@ -61,3 +61,11 @@ export function passRequest(route: PassRoute, url: string, forward: Readonly<Rec
     forward,
   };
 }
+
+/** The cache key a purge's `key=` names when its path is under one of `routes` (else null). */
+export function passKeyOf(routes: readonly PassRoute[]): (path: string, query: string) => string | null {
+  return (path, query) => {
+    const route = routes.find((r) => path === r.prefix || path.startsWith(`${r.prefix}/`));
+    return route === undefined ? null : passKey(path, withoutParams(query, route.ignore));
+  };
+}

@@ -13,6 +13,7 @@ import { canonicalize } from '../catalogue/canonicalize.js';
 import type { ParamLimits } from '../endpoints/types.js';
 import { tagOfAddress, tagOfToken } from '../invalidation/tags.js';
 import { locate, numberAt, stringAt } from '../transform/json-scan.js';
+import { isPassKey, passTags } from '../passthrough/purge-tags.js';
 
 export const tagOfHeight = (height: string): string => `height:${height}`;
 
@@ -84,6 +85,7 @@ export class EntryTags {
 
   #derive(entry: CacheEntry): readonly string[] {
     if (entry.composed !== undefined) return NONE;
+    if (isPassKey(entry.key)) return passTags(entry.key);
     const q = entry.key.indexOf('?');
     const def = this.#catalogue.match(`/${q < 0 ? entry.key : entry.key.slice(0, q)}`);
     const deps = def?.module?.dependsOn;

@@ -2,7 +2,8 @@
  * A purge request's query: exactly one of `key` (a request as a client sends
  * it, `/tx/detail?hash=…`, percent-encoded; canonicalized like a client's, so
  * any spelling of it names the one cache key), `tag` (`address:<id>`,
- * `contract:<id>`, `token:<name>`, `height:<n>`) or `all=true`; `soft=true`
+ * `contract:<id>`, `token:<name>`, `height:<n>`, `prefix:/<path>` for
+ * passthrough answers) or `all=true`; `soft=true`
  * serves what it purged stale while it is fetched again. Anything else is a
  * 400 naming the parameter.
  */
@@ -15,6 +16,7 @@ import { txDetail } from '../endpoints/tx-detail.js';
 import { tagOfAddress, tagOfToken } from '../invalidation/tags.js';
 import { tagOfHeight } from './entry-tags.js';
 import { EVERYTHING } from './marks.js';
+import { isPassKey, PREFIX_TAG, prefixTagOf } from '../passthrough/purge-tags.js';
 
 export type PurgeKind = 'key' | 'tag' | 'all';
 
@@ -26,7 +28,7 @@ export interface PurgeRequest {
 }
 
 const NAMES = ['key', 'tag', 'all', 'soft'] as const;
-const TAG_EXPECTED = 'address:<address>, contract:<address>, token:<name> or height:<n>';
+const TAG_EXPECTED = 'address:<address>, contract:<address>, token:<name>, height:<n> or prefix:/<path>';
 const TAG_KINDS: Record<string, { spec: ParamSpec; tag: (v: string) => string }> = {
   address: { spec: P.address, tag: tagOfAddress },
   contract: { spec: P.address, tag: tagOfAddress },
@@ -42,10 +44,12 @@ function flag(name: string, raw: string): boolean {
 }
 
 /** The cache key a client request names (`tx/detail?hash=…`, with or without `/` or scheme and host). */
-function keyOf(raw: string, catalogue: Catalogue, limits: ParamLimits): string {
+function keyOf(raw: string, catalogue: Catalogue, limits: ParamLimits, passKey: PassKeyOf | null): string {
   const bare = raw.replace(/^https?:\/\/[^/?#]*/i, '');
   const q = bare.indexOf('?');
   const path = q < 0 ? bare : bare.slice(0, q);
+  const passthrough = passKey?.(path, q < 0 ? '' : bare.slice(q + 1)) ?? null;
+  if (passthrough !== null) return passthrough;
   const endpoint = catalogue.match(path.startsWith('/') ? path : `/${path}`);
   if (endpoint === undefined)
     throw new ProxyError(
@@ -60,6 +64,11 @@ function keyOf(raw: string, catalogue: Catalogue, limits: ParamLimits): string {
 }
 
 function tagOf(raw: string, limits: ParamLimits): string {
+  if (raw.startsWith(PREFIX_TAG)) {
+    const tag = prefixTagOf(raw);
+    if (tag === null) throw new ProxyError('BAD_PARAMETER', invalidMessage('tag', 'prefix:/<path>', raw));
+    return tag;
+  }
   const colon = raw.indexOf(':');
   const kind = colon < 0 ? undefined : TAG_KINDS[raw.slice(0, colon)];
   if (kind === undefined) throw new ProxyError('BAD_PARAMETER', invalidMessage('tag', TAG_EXPECTED, raw));
@@ -69,7 +78,15 @@ function tagOf(raw: string, limits: ParamLimits): string {
   return kind.tag(r.value);
 }
 
-export function parsePurge(rawQuery: string, catalogue: Catalogue, limits: ParamLimits): PurgeRequest {
+/** The passthrough cache key of a path and query (null: not a passthrough path). */
+export type PassKeyOf = (path: string, query: string) => string | null;
+
+export function parsePurge(
+  rawQuery: string,
+  catalogue: Catalogue,
+  limits: ParamLimits,
+  passKey: PassKeyOf | null = null,
+): PurgeRequest {
   const given = new Map<string, string>();
   for (const [name, value] of new URLSearchParams(rawQuery)) {
     if (!(NAMES as readonly string[]).includes(name)) {
@@ -96,10 +113,10 @@ export function parsePurge(rawQuery: string, catalogue: Catalogue, limits: Param
     if (!flag('all', raw)) throw new ProxyError('BAD_PARAMETER', invalidMessage('all', 'true', raw));
     return { kind, target: EVERYTHING, soft };
   }
-  return { kind, target: kind === 'key' ? keyOf(raw, catalogue, limits) : tagOf(raw, limits), soft };
+  return { kind, target: kind === 'key' ? keyOf(raw, catalogue, limits, passKey) : tagOf(raw, limits), soft };
 }
 
 /** The kind of a mark's target. */
 export function kindOf(target: string): PurgeKind {
-  return target === EVERYTHING ? 'all' : target.includes(':') ? 'tag' : 'key';
+  return target === EVERYTHING ? 'all' : isPassKey(target) || !target.includes(':') ? 'key' : 'tag';
 }

@@ -14,13 +14,15 @@ import { sendEnvelope, sendError } from '../http/envelope-writer.js';
 import { PURGE_PATH } from '../catalogue/paths.js';
 import { rawQuery } from '../http/request-util.js';
 import type { Purger } from './purger.js';
-import { parsePurge } from './request.js';
+import { parsePurge, type PassKeyOf } from './request.js';
 
 export interface PurgeRouteDeps {
   purger: Purger;
   catalogue: Catalogue;
   limits: ParamLimits;
   adminGate: AdminGate;
+  /** The cache key of a passthrough path (null: none configured). */
+  passKey?: PassKeyOf | null;
 }
 
 /**
@@ -50,7 +52,7 @@ export function registerPurgeRoute(app: FastifyInstance, deps: PurgeRouteDeps): 
   };
   app.post(PURGE_PATH, { onRequest }, async (request, reply) => {
     try {
-      const req = parsePurge(rawQuery(request.raw.url ?? ''), deps.catalogue, deps.limits);
+      const req = parsePurge(rawQuery(request.raw.url ?? ''), deps.catalogue, deps.limits, deps.passKey ?? null);
       const answer = await deps.purger.purge(req);
       return sendEnvelope(reply, 200, envelopeBody(0, 'success', answer));
     } catch (err) {

@@ -11,10 +11,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CanonicalRequest, EndpointDef } from '../../src/catalogue/types.js';
-import type { ChainView } from '../../src/chain/types.js';
-import { EnvelopeWriter } from '../../src/http/envelope-writer.js';
+import type { Epilogue } from '../../src/http/epilogue.js';
 import { FastHits } from '../../src/http/fast-hit.js';
-import type { Metrics } from '../../src/metrics/types.js';
 import type { Resolver } from '../../src/pipeline/resolver.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 
@@ -114,12 +112,8 @@ describe('fast-hit URLs', () => {
   it('are remembered up to their bound, the oldest forgotten first', () => {
     const fast = new FastHits({
       resolver: {} as Resolver,
-      chain: {} as ChainView,
-      metrics: {} as Metrics,
       clock: Date.now,
-      gate: null,
-      trustProxy: false,
-      writer: new EnvelopeWriter({ upstreamIsSimulator: false }),
+      epilogue: { endpoints: {} } as Epilogue,
       maxUrls: 10,
     });
     const def = {} as EndpointDef;

@@ -58,8 +58,13 @@ describe('EnvelopeWriter', () => {
     try {
       const a = await request(`${viaFastify}/f`);
       const b = await request(`http://127.0.0.1:${port}/`);
+      // Each answer has its own request id; the rest is the same.
       const strip = (h: Record<string, unknown>) =>
-        Object.fromEntries(Object.entries(h).filter(([k]) => !['date', 'connection', 'keep-alive'].includes(k)));
+        Object.fromEntries(
+          Object.entries(h).filter(([k]) => !['date', 'connection', 'keep-alive', 'x-request-id'].includes(k)),
+        );
+      expect(a.headers['x-request-id']).toBe('req-1'); // the Fastify request's id
+      expect(b.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
       expect(a.statusCode).toBe(503);
       expect(strip(a.headers)).toEqual(strip(b.headers));
       expect(Buffer.from(await a.body.arrayBuffer())).toEqual(BODY);

@@ -42,6 +42,8 @@ async function ask(path: string, method: string, headers: Record<string, string>
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers))
     if (k !== 'date') out[k] = Array.isArray(v) ? v.join(', ') : String(v);
+  // Each answer has its own request id: compared by presence.
+  if (out['x-request-id'] !== undefined) out['x-request-id'] = 'present';
   return { status: res.statusCode, headers: out, body };
 }
 

@@ -7,8 +7,11 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EnvelopeWriter } from '../../src/http/envelope-writer.js';
+import { ClientAddress } from '../../src/http/client-address.js';
+import { Epilogue } from '../../src/http/epilogue.js';
 import { FastHits } from '../../src/http/fast-hit.js';
 import { createPrometheusMetrics } from '../../src/metrics/prometheus.js';
 import { settableClock, withoutStamps } from '../helpers/proxy-kit.js';
@@ -32,20 +35,23 @@ async function fastFront(e: PagesEnv, clock: () => number): Promise<{ base: stri
     chain: proxy.tracker,
     redisHealthy: () => null,
   }).metrics;
-  const fast = new FastHits({
-    resolver: proxy.resolver,
+  const epilogue = new Epilogue({
+    address: new ClientAddress([]),
+    accessLog: 'off',
+    logger: pino({ enabled: false }),
     chain: proxy.tracker,
-    metrics,
-    clock,
-    gate: null,
-    trustProxy: false,
     writer: new EnvelopeWriter({ upstreamIsSimulator: false }),
+    gate: null,
+    metrics,
+    pages: { request: () => {}, composed: () => {} },
   });
+  const fast = new FastHits({ resolver: proxy.resolver, clock, epilogue });
   const page = proxy.pages.page('home')!;
   const counted: number[] = [];
+  const family = { count: (_page: string, status: number) => void counted.push(status), msg: 'page', field: 'page' };
   fast.remember('/pages/home', page.def, proxy.pages.request(page, ''), {
     hit: (key, now) => proxy.pages.freshHit(key, now),
-    counted: (s) => counted.push(s),
+    exit: { family, label: 'home' },
   });
   const routed = (_req: IncomingMessage, res: ServerResponse): void => {
     res.writeHead(599);

@@ -91,7 +91,7 @@ async function newBlock(height: number): Promise<void> {
 }
 
 describe('passthrough answers are browser-ready', () => {
-  it("no CORS and no Cache-Control, no policy: streamed, BYPASS, with the proxy's CORS in place of the backend's", async () => {
+  it("no CORS, no Cache-Control, no policy: streamed, BYPASS, the proxy's CORS in place of the backend's", async () => {
     const before = backend.count('/open/plain');
     for (let i = 0; i < 2; i++) {
       const r = await get('/open/plain', { origin: 'https://app.example' });
@@ -135,6 +135,23 @@ describe('the passthrough cache', () => {
     expect(backend.count('/explorer/tx/latest')).toBe(1);
     expect(a.headers['access-control-allow-origin']).toBe('*');
     expect(a.headers['content-type']).toBe('application/json');
+    expect(b.headers['x-request-id']).toBeDefined();
+  });
+
+  it('counts each answer once per prefix and X-Cache', async () => {
+    const count = async (result: string): Promise<number> => {
+      const text = await (await fetch(`${proxy.url}/metrics`)).text();
+      const m = new RegExp(
+        `^chainproxy_passthrough_cache_total\\{route="/explorer",result="${result}"\\} (\\d+)`,
+        'm',
+      ).exec(text);
+      return Number(m?.[1] ?? 0);
+    };
+    const [hits, misses] = [await count('HIT'), await count('MISS')];
+    await get('/explorer/counted');
+    await get('/explorer/counted');
+    await get('/explorer/counted');
+    expect([await count('HIT'), await count('MISS')]).toEqual([hits + 2, misses + 1]);
   });
 
   it('N concurrent cold requests cost the backend one request', async () => {
@@ -170,7 +187,7 @@ describe('the passthrough cache', () => {
     expect(backend.count('/explorer/nasinfo')).toBe(3);
   });
 
-  it('never stores no-store, private or a cookie-setting answer, whatever the policy; the cookie is not relayed', async () => {
+  it('never stores no-store, private or cookie-setting answers, whatever the policy; no cookie relayed', async () => {
     for (const path of ['/explorer/nostore', '/explorer/private', '/explorer/cookie', '/dur/nostore']) {
       const before = backend.count(path);
       for (let i = 0; i < 2; i++) {
@@ -235,7 +252,9 @@ describe('passthrough failures', () => {
     clock.advance(1500);
     const swr = await get('/dur/flaky');
     expect([swr.headers['x-cache'], body(swr).n]).toEqual(['STALE', 1]);
-    await waitFor(() => backend.count('/dur/flaky') === 2, 20_000, 'the background refresh');
+    // The background refresh stored: a fresh hit again.
+    await waitFor(async () => (await get('/dur/flaky')).headers['x-cache'] === 'HIT', 20_000, 'the refresh');
+    expect(backend.count('/dur/flaky')).toBe(2);
     clock.advance(5000);
     failing = true;
     const sie = await get('/dur/flaky');
@@ -252,5 +271,54 @@ describe('passthrough failures', () => {
     expect(reset.status).toBe(502);
     expect(reset.headers['x-cache']).toBe('ERROR');
     expect(reset.headers['access-control-allow-origin']).toBe('*');
+  });
+});
+
+describe('passthrough purge', () => {
+  const purge = (query: string) => raw(proxy.url, `/purge?${query}`, { method: 'POST' });
+  const data = (r: { body: Buffer }) => (JSON.parse(r.body.toString()) as { data: { memory: number } }).data;
+
+  it('by prefix: every answer under it is fetched again; other prefixes are kept', async () => {
+    for (const p of ['/explorer/p1', '/explorer/deep/p2?x=1', '/open/fresh']) await get(p);
+    for (const p of ['/explorer/p1', '/explorer/deep/p2?x=1', '/open/fresh'])
+      expect((await get(p)).headers['x-cache'], p).toBe('HIT');
+    const r = await purge('tag=prefix:/explorer');
+    expect(r.status).toBe(200);
+    expect(data(r).memory).toBeGreaterThanOrEqual(2);
+    clock.advance(1);
+    expect((await get('/explorer/p1')).headers['x-cache']).toBe('MISS');
+    expect((await get('/explorer/deep/p2?x=1')).headers['x-cache']).toBe('MISS');
+    expect((await get('/open/fresh')).headers['x-cache']).toBe('HIT');
+    expect(backend.count('/explorer/p1')).toBe(2);
+  });
+
+  it('by a path under a prefix, and by key (ignored parameters as in the cache key)', async () => {
+    await get('/explorer/deep/p3');
+    await get('/explorer/p4?page=1&timestamp=5');
+    const sub = await purge('tag=prefix:/explorer/deep/');
+    expect(data(sub).memory).toBeGreaterThanOrEqual(1);
+    const key = await purge(`key=${encodeURIComponent('/explorer/p4?page=1&timestamp=99')}`);
+    expect([key.status, data(key).memory]).toEqual([200, 1]);
+    clock.advance(1);
+    expect((await get('/explorer/deep/p3')).headers['x-cache']).toBe('MISS');
+    expect((await get('/explorer/p4?page=1')).headers['x-cache']).toBe('MISS');
+    expect((await purge('tag=prefix:explorer')).status).toBe(400);
+  });
+});
+
+describe('passthrough status', () => {
+  it('/status has a line per prefix: backend, policy, answers by X-Cache', async () => {
+    const r = await get('/status');
+    const lines = (JSON.parse(r.body.toString()) as { data: { passthrough: Array<Record<string, unknown>> } }).data
+      .passthrough;
+    expect(lines.map((l) => [l.prefix, l.policy])).toEqual([
+      ['/explorer', 'head'],
+      ['/open', 'backend'],
+      ['/dur', '1000ms'],
+    ]);
+    const explorer = lines[0]!.answers as Record<string, number>;
+    expect(explorer.HIT).toBeGreaterThan(0);
+    expect(explorer.MISS).toBeGreaterThan(0);
+    expect(lines[0]!.backend).toBe(backend.url);
   });
 });
