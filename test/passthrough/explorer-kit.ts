@@ -21,6 +21,7 @@ export const EXPLORER_GETS: readonly string[] = [
   '/explorer/tx/detail?hash=1f0b0e2c57a1f9d0c0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b',
   '/explorer/address?address=n1FF1nz6tarkDVwWQkMnnwFPuPKUaQTdptE',
   '/explorer/contract?contract=n1zUNqeBPvsyrw5zxp9mKcDdLTjuaEL7s39',
+  '/explorer/token/holders?contract=n1zUNqeBPvsyrw5zxp9mKcDdLTjuaEL7s39&p=1',
   '/explorer/search?q=4842000',
 ];
 
@@ -53,6 +54,7 @@ function dataFor(url: URL): unknown {
   if (p === '/explorer/tx/detail') return { hash: url.searchParams.get('hash') };
   if (p === '/explorer/address') return { address: { hash: url.searchParams.get('address') } };
   if (p === '/explorer/contract') return { contract: url.searchParams.get('contract') };
+  if (p === '/explorer/token/holders') return { holders: [], page: 1, totalPageCount: 1, totalHolderCount: 0 };
   return undefined;
 }
 
