@@ -21,7 +21,10 @@ let backend: FakeUpstream;
 let proxy: ProxyHandle;
 let release: () => void = () => {};
 let failing = false;
-const BIG = JSON.stringify({ rows: Array.from({ length: 200 }, (_, i) => ({ i, hash: `n1${'x'.repeat(20)}${i}` })) });
+const rows = (n: number) =>
+  JSON.stringify({ rows: Array.from({ length: n }, (_, i) => ({ i, hash: `n1${'x'.repeat(20)}${i}` })) });
+const BIG = rows(50);
+const HUGE = rows(300);
 
 function send(res: ServerResponse, status: number, headers: Record<string, string | string[]>, body: string): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -41,6 +44,7 @@ beforeAll(async () => {
     if (path === '/fresh') return send(res, 200, { 'cache-control': 'max-age=30' }, `{"n":${n}}`);
     if (path === '/html') return send(res, 200, { 'content-type': 'text/html; charset=utf-8' }, `<p>${n}</p>`);
     if (path === '/big') return send(res, 200, {}, BIG);
+    if (path === '/huge') return send(res, 200, {}, HUGE);
     if (path === '/missing') return send(res, 404, {}, '{"error":"no such tx"}');
     if (path === '/held') {
       release = () => send(res, 200, {}, `{"n":${n}}`);
@@ -62,7 +66,11 @@ beforeAll(async () => {
           { prefix: '/open', target: backend.url },
           { prefix: '/dur', target: backend.url },
         ],
-        { cache: { '/explorer': { kind: 'head' }, '/dur': { kind: 'ttl', ms: 1000 } }, ignoreParams: ['timestamp'] },
+        {
+          cache: { '/explorer': { kind: 'head' }, '/dur': { kind: 'ttl', ms: 1000 } },
+          ignoreParams: ['timestamp'],
+          cacheMaxBodyBytes: 4096,
+        },
       ),
     },
     clock.now,
@@ -234,6 +242,17 @@ describe('the passthrough cache', () => {
     expect([head.status, head.headers['x-cache'], head.body.length]).toEqual([200, 'HIT', 0]);
     expect(head.headers['content-length']).toBe(String(Buffer.byteLength(BIG)));
     expect(backend.count('/explorer/big')).toBe(1);
+  });
+
+  it('a body over the bound is streamed uncached and counted; its key then goes straight to the stream', async () => {
+    for (let i = 0; i < 2; i++) {
+      const r = await get('/explorer/huge');
+      expect([r.status, r.headers['x-cache'], r.body.toString()]).toEqual([200, 'BYPASS', HUGE]);
+    }
+    const text = await (await fetch(`${proxy.url}/metrics`)).text();
+    expect(text).toMatch(/^chainproxy_passthrough_too_big_total\{route="\/explorer"\} 1$/m);
+    // The first: the cache's fetch, cut at the bound, then the stream; the second: the stream alone.
+    expect(backend.count('/explorer/huge')).toBe(3);
   });
 
   it('a request with credentials bypasses the cache', async () => {
