@@ -135,6 +135,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
       trustProxy: config.trustProxy,
       payer,
       clock,
+      fast: s.fast,
     });
   registerDashboard(app, { adminGate: s.adminGate, registry: prom.registry });
   const full = buildOpenApiDocument({

@@ -55,7 +55,7 @@ interface ItemAnswer {
   body: Buffer;
 }
 
-/** The batch answer and its refusals: envelopes through the one writer. */
+/** The batch's refusals: envelopes through the one writer (the answer leaves through the epilogue). */
 function send(reply: FastifyReply, status: number, body: Buffer, head: number | null): void {
   sendEnvelope(reply, status, body, { head });
 }

@@ -151,7 +151,7 @@ export class Epilogue {
 
   /** An error envelope the writer made outside `finish` (`path`: the URL asked): counted and logged. */
   envelope(path: string | undefined, status: number, seconds: number, id: string): void {
-    const name = nameOfPath(path);
+    const name = nameOfPath(path).slice(0, 80);
     const cache = envelopeVerdict(status);
     const exit = name.startsWith(PAGES)
       ? exitOf(this.pages, name.slice(PAGES.length))

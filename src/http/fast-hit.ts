@@ -22,7 +22,7 @@ import { createServer, type IncomingMessage, type Server, type ServerOptions, ty
 import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
 import type { Resolution, Resolver } from '../pipeline/resolver.js';
 import { exitOf, type Epilogue, type Exit, type Outlet } from './epilogue.js';
-import { serve, servedShared, type Answer, type Entrance, type ServeRequest } from './serve.js';
+import { serve, servedShared, type Answer, type Entrance } from './serve.js';
 
 export interface FastHitDeps {
   resolver: Resolver;
@@ -40,16 +40,26 @@ export interface PageHits {
 }
 
 interface Known {
-  /** For a page, its parameters' definition (name `pages/<name>`, the price's name). */
-  endpoint: EndpointDef;
-  req: CanonicalRequest;
-  /** Null: an endpoint, looked up by the resolver. */
-  page: PageHits | null;
+  /** The name the rate limit prices it by (an endpoint's, a page's `pages/<name>`, a passthrough path's). */
+  name: string;
   exit: Exit;
-  entrance: Entrance<CanonicalRequest>;
-  /** What serve() is asked for this URL (made once: nothing per request). */
-  request: ServeRequest<CanonicalRequest> & { hitOnly: true };
+  /** serve() of the request parsed before, hits only (made once: nothing per request but the call). */
+  answer: () => Answer<unknown> | null;
+  /** The shared tier's fresh hit, read here (null: none to read). */
+  second: () => Promise<Answer<unknown> | undefined> | null;
+  /** Whether this request may be answered from the remembered one (absent: any GET or HEAD of the URL). */
+  admits?: (req: IncomingMessage) => boolean;
 }
+
+/** A URL answered by another entrance's hits (passthrough): what `rememberHit` takes. */
+export interface OtherHit {
+  name: string;
+  exit: Exit;
+  answer: () => Answer<unknown> | null;
+  admits: (req: IncomingMessage) => boolean;
+}
+
+const NO_SECOND = (): null => null;
 
 const NEVER = (): never => {
   throw new Error('the fast path answers hits only');
@@ -86,14 +96,30 @@ export class FastHits {
   /** A validated URL that was just answered with a fresh hit. */
   remember(url: string, endpoint: EndpointDef, req: CanonicalRequest, page: PageHits | null = null): void {
     if (url.length > MAX_URL_LENGTH || this.#urls.has(url)) return;
+    this.#forgetOldest();
+    const entrance = page === null ? this.#endpoints : hitsOnly((r, now) => page.hit(r.key, now));
+    const request = { url, parsed: req, hitOnly: true as const, timeoutMs: 0, clock: this.#d.clock, miss: NEVER };
+    const exit = page === null ? exitOf(this.#d.epilogue.endpoints, endpoint.name) : page.exit;
+    const { resolver, clock } = this.#d;
+    const second =
+      page !== null
+        ? NO_SECOND
+        : () => resolver.secondHit(req)?.then((r) => (r === undefined ? r : servedShared(req, r, clock()))) ?? null;
+    this.#urls.set(url, { name: endpoint.name, exit, answer: () => serve(entrance, request), second });
+  }
+
+  /** A URL another entrance (passthrough) just answered with a fresh hit. */
+  rememberHit(url: string, hit: OtherHit): void {
+    if (url.length > MAX_URL_LENGTH || this.#urls.has(url)) return;
+    this.#forgetOldest();
+    this.#urls.set(url, { ...hit, second: NO_SECOND });
+  }
+
+  #forgetOldest(): void {
     if (this.#urls.size >= this.#max) {
       const oldest = this.#urls.keys().next();
       if (oldest.done !== true) this.#urls.delete(oldest.value);
     }
-    const entrance = page === null ? this.#endpoints : hitsOnly((r, now) => page.hit(r.key, now));
-    const request = { url, parsed: req, hitOnly: true as const, timeoutMs: 0, clock: this.#d.clock, miss: NEVER };
-    const exit = page === null ? exitOf(this.#d.epilogue.endpoints, endpoint.name) : page.exit;
-    this.#urls.set(url, { endpoint, req, page, exit, entrance, request });
   }
 
   /** From now on everything goes to Fastify (the drain decides what is still served). */
@@ -111,19 +137,19 @@ export class FastHits {
     if (url === undefined || this.#closing) return false;
     const known = this.#urls.get(url);
     if (known === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
-    const d = this.#d;
+    if (known.admits !== undefined && !known.admits(req)) return false;
     const started = performance.now();
-    const answer = serve(known.entrance, known.request);
+    const answer = known.answer();
     if (answer !== null && answer.res !== null) {
       this.#write(known, req, res, answer, started);
       return true;
     }
-    const shared = known.page === null ? d.resolver.secondHit(known.req) : null;
+    const shared = known.second();
     if (shared === null) return false;
     shared
-      .then((r) => {
-        if (r === undefined || this.#closing) next(req, res);
-        else this.#write(known, req, res, servedShared(known.req, r, d.clock()), started);
+      .then((a) => {
+        if (a === undefined || this.#closing) next(req, res);
+        else this.#write(known, req, res, a, started);
       })
       .catch(() => {
         // Nothing sent yet: the router answers (and reports) it; else the answer is cut.
@@ -134,11 +160,11 @@ export class FastHits {
   }
 
   /** A hit leaves through the epilogue (rate limit, header block, bytes, count). */
-  #write(known: Known, req: IncomingMessage, res: ServerResponse, answer: Answer<CanonicalRequest>, started: number) {
+  #write(known: Known, req: IncomingMessage, res: ServerResponse, answer: Answer<unknown>, started: number) {
     const out = this.#out;
     out.req = req;
     out.res = res;
-    out.name = known.endpoint.name;
+    out.name = known.name;
     this.#d.epilogue.finish(known.exit, answer, started, out);
   }
 }

@@ -3,12 +3,12 @@
  * request timeout) → Answer, for every entrance (an API endpoint, a composed
  * page, a batch item, and the pre-router fast path, which starts from a
  * request parsed before). The route files are adapters around it: they take
- * the request off the wire, call serve and write the Answer.
+ * the request off the wire, call serve and hand the Answer to the epilogue
+ * (epilogue.ts), which charges, writes, counts and logs it.
  *
  * The Answer says what is sent (status, X-Cache, the resolution or the error
  * envelope, the instant it was served); its header list and bytes are shaped
- * by answer.ts from the one header builder, when the adapter writes it (the
- * fast path charges the rate limit in between).
+ * by answer.ts from the one header builder, when the epilogue writes it.
  *
  * The outcome → status and X-Cache mapping lives here and nowhere else: a
  * resolution says its own cache result, an entrance's failure and a request

@@ -10,6 +10,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Epilogue, Exit } from '../http/epilogue.js';
+import type { FastHits } from '../http/fast-hit.js';
 import { clientGone } from '../http/client-gone.js';
 import type { PayerOf } from '../http/miss-payer.js';
 import { serve, type Answer, type Entrance } from '../http/serve.js';
@@ -30,9 +31,15 @@ export interface CachePathDeps {
   timeoutMs: number;
   clock: () => number;
   payer: PayerOf | null;
+  /** Pre-router answers of repeated fresh hits (null: every request is routed). */
+  fast: FastHits | null;
   /** The forwarding headers the backend gets for `request` (forwarding.ts). */
   forward: (request: FastifyRequest) => Record<string, string>;
 }
+
+const NEVER = (): never => {
+  throw new Error('the fast path answers hits only');
+};
 
 /** Keys whose body was over the bound, streamed without asking the cache for a while. */
 const BIG_KEPT_MS = 5 * 60_000;
@@ -50,10 +57,21 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
     big.delete(key);
     return false;
   };
-  const remember = (key: string, now: number): void => {
+  const rememberBig = (key: string, now: number): void => {
     if (big.size >= BIG_KEYS_MAX) big.delete(big.keys().next().value!);
     big.set(key, now + BIG_KEPT_MS);
   };
+  /** The URL of a fresh hit, answered before the router from now on (hits only, as any request there). */
+  const remember = (fast: FastHits, url: string, req: PassRequest): void => {
+    const request = { url, parsed: req, hitOnly: true as const, timeoutMs: 0, clock: d.clock, miss: NEVER };
+    fast.rememberHit(url, {
+      name: url.split('?', 1)[0]!.slice(1),
+      exit: d.exit,
+      answer: () => serve(d.entrance, request),
+      admits: (r) => !requestBypasses(r.method ?? '', r.headers),
+    });
+  };
+
   return async (request, reply) => {
     const url = request.raw.url ?? '';
     if (route.policy?.kind === 'off' || requestBypasses(request.method, request.headers)) return false;
@@ -81,13 +99,14 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
       return true;
     }
     if (a.error instanceof TooBig) {
-      remember(req.key, d.clock());
+      rememberBig(req.key, d.clock());
       return false;
     }
     if (a.error instanceof BackendFailed) a = relayedFailure(a, a.error);
     else if (a.error !== null && a.error.status >= 502)
       d.metrics.failure(route.prefix, passthroughError(a.error).reason);
     d.epilogue.finish(d.exit, a, started, { kind: 'routed', request, reply });
+    if (a.cache === 'HIT' && d.fast !== null) remember(d.fast, url, req);
     return true;
   };
 }

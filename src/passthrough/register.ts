@@ -26,6 +26,7 @@ import { sendError } from '../http/envelope-writer.js';
 import { exitOf, type Epilogue, type Exit } from '../http/epilogue.js';
 import { CORS_HEADERS } from '../http/header-block.js';
 import type { PayerOf } from '../http/miss-payer.js';
+import type { FastHits } from '../http/fast-hit.js';
 import { relayed } from '../http/serve.js';
 import { ALLOWED_REQUEST_HEADERS } from '../catalogue/paths.js';
 import type { PassCache } from './build.js';
@@ -52,6 +53,8 @@ export interface PassthroughDeps {
   trustProxy: readonly string[];
   payer: PayerOf | null;
   clock: () => number;
+  /** Pre-router answers of repeated fresh hits (null: every request is routed). */
+  fast: FastHits | null;
 }
 
 const ALLOW = 'GET, HEAD, OPTIONS';
@@ -158,6 +161,7 @@ export async function registerPassthrough(app: FastifyInstance, deps: Passthroug
       timeoutMs: deps.config.timeoutMs,
       clock: deps.clock,
       payer: deps.payer,
+      fast: deps.fast,
       forward,
     });
     await registerRoute(app, route, deps, cached, exit, trusted);

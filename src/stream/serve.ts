@@ -12,6 +12,7 @@ import { CORS_HEADERS } from '../http/deliver.js';
 import type { ChannelMember, StreamHub } from './hub.js';
 import type { StreamMetrics } from './metrics.js';
 import { resumePoint, type ResumePlan } from './resume.js';
+import { REQUEST_ID_HEADER } from '../http/request-id.js';
 
 /** The channel a request subscribes to and what it is sent first. */
 interface StreamTarget {
@@ -82,7 +83,7 @@ export function serveStream(request: FastifyRequest, reply: FastifyReply, d: Ser
   socket.setNoDelay(true);
   socket.setKeepAlive(true);
   reply.hijack();
-  reply.raw.writeHead(200, STREAM_HEADERS);
+  reply.raw.writeHead(200, { ...STREAM_HEADERS, [REQUEST_ID_HEADER]: request.id });
   d.hub.open(reply.raw, client, target.member, target.plan, d.opening);
   d.onSubscribe?.();
   return reply;

@@ -144,6 +144,9 @@ describe('X-Request-Id', () => {
     const generated = await ask('/no/such/path');
     expect(generated.id).toMatch(GENERATED);
     expect(await lineOf(generated.id)).toMatchObject({ status: 404 });
+    const stream = await request(`${base}/stream/heads`, { headers: { 'x-request-id': 'stream-1' } });
+    expect([stream.statusCode, stream.headers['x-request-id']]).toEqual([200, 'stream-1']);
+    stream.body.destroy();
     for (const path of ['/healthz', '/readyz', '/openapi.json'])
       expect((await ask(path, { 'x-request-id': 'ops-1' })).id, path).toBe('ops-1');
     expect(

@@ -111,6 +111,16 @@ describe('passthrough answers are browser-ready', () => {
     expect(backend.count('/open/plain')).toBe(before + 2);
   });
 
+  it('HEAD on the streamed way: the headers, no body', async () => {
+    const r = await get('/open/plain', {}, 'HEAD');
+    expect([r.status, r.headers['x-cache'], r.headers['content-type'], r.body.length]).toEqual([
+      200,
+      'BYPASS',
+      'application/json',
+      0,
+    ]);
+  });
+
   it('OPTIONS preflights are answered by the proxy, never forwarded', async () => {
     const before = backend.requests.length;
     for (const path of ['/explorer/tx/latest', '/open/anything?x=1']) {
@@ -255,12 +265,15 @@ describe('the passthrough cache', () => {
     expect(backend.count('/explorer/huge')).toBe(3);
   });
 
-  it('a request with credentials bypasses the cache', async () => {
+  it('a request with credentials bypasses the cache, on the pre-router path too (a known hit URL)', async () => {
     await get('/explorer/creds');
+    expect((await get('/explorer/creds')).headers['x-cache']).toBe('HIT');
+    expect((await get('/explorer/creds')).headers['x-cache']).toBe('HIT');
     const before = backend.count('/explorer/creds');
     const r = await get('/explorer/creds', { authorization: 'Bearer x' });
     expect(r.headers['x-cache']).toBe('BYPASS');
-    expect(backend.count('/explorer/creds')).toBe(before + 1);
+    expect((await get('/explorer/creds', { cookie: 'a=1' })).headers['x-cache']).toBe('BYPASS');
+    expect(backend.count('/explorer/creds')).toBe(before + 2);
   });
 });
 
