@@ -5,7 +5,8 @@
  * (1) Uncacheable: the same 2 KiB answer (no freshness from the backend, no
  * policy for its prefix: `X-Cache: BYPASS`, streamed) through a bare
  * @fastify/http-proxy server (the library alone) and through a chainproxy
- * passthrough route; with `--baseline DIR`, also through the chainproxy of
+ * passthrough route, without a policy (the backend's headers decide, after
+ * the fetch) and with `off` (straight to the streaming proxy); with `--baseline DIR`, also through the chainproxy of
  * another checkout (its src/main.ts; DIR needs node_modules), for "unchanged"
  * judged in one run. The backend served directly is the reference row.
  * (2) Cached: on the same chainproxy process, a passthrough HIT
@@ -90,8 +91,8 @@ async function main(): Promise<void> {
   // The explorer's backend starts once the API hit's bytes are known (below); its port now.
   const explorerPort = await freePort();
   const proxy = await startProxyProc([], {
-    PASSTHROUGH: `/api=${backendUrl},/explorer=http://127.0.0.1:${explorerPort}`,
-    PASSTHROUGH_CACHE: '/explorer=head',
+    PASSTHROUGH: `/api=${backendUrl},/off=${backendUrl},/explorer=http://127.0.0.1:${explorerPort}`,
+    PASSTHROUGH_CACHE: '/explorer=head,/off=off',
     PASSTHROUGH_IGNORE_PARAMS: 'timestamp',
     UPSTREAM_URLS: '',
     SIM_BLOCK_INTERVAL_MS: '3600000',
@@ -107,6 +108,13 @@ async function main(): Promise<void> {
     sample: api,
   };
   const ours: RoundTarget = { name: 'chainproxy passthrough', url: proxy.url, pid, sample: api };
+  // The same backend under a prefix whose policy is `off`: never asks the cache.
+  const off: RoundTarget = {
+    name: 'chainproxy passthrough, policy off',
+    url: proxy.url,
+    pid,
+    sample: () => '/off/tx/abc',
+  };
   const base = values.baseline === undefined ? null : await baselineProxy(values.baseline, backendUrl);
   const direct = await runLoad({
     url: backendUrl,
@@ -115,7 +123,7 @@ async function main(): Promise<void> {
     duration: opts.durationS,
   });
   const bypass = (await getRaw(`${proxy.url}/api/tx/abc`)).headers['x-cache'] ?? '(none)';
-  const streamed = await interleaved([lib, ours, ...(base ? [base] : [])], opts);
+  const streamed = await interleaved([lib, ours, off, ...(base ? [base] : [])], opts);
 
   // (2) a passthrough HIT against an API memory hit of the same bytes
   const head = JSON.parse((await getRaw(`${proxy.url}/block/max`)).body.toString()) as { data: { height: number } };
@@ -166,7 +174,7 @@ async function main(): Promise<void> {
     `## Uncacheable passthrough (2 KiB body, X-Cache ${bypass}; backend directly ${Math.round(direct.rps)} req/s)`,
     '',
     head2,
-    ...[lib, ours, ...(base ? [base] : [])].map((t) => row(t.name, s(t.name))),
+    ...[lib, ours, off, ...(base ? [base] : [])].map((t) => row(t.name, s(t.name))),
     '',
     `- chainproxy / bare library: req/s ${ratio(s(ours.name), s(lib.name), 'rps')}; ` +
       `CPU ${ratio(s(ours.name), s(lib.name), 'cpuUs')}`,
@@ -174,6 +182,8 @@ async function main(): Promise<void> {
       ? [
           `- chainproxy / baseline checkout: req/s ${ratio(s(ours.name), s(base.name), 'rps')}; ` +
             `CPU ${ratio(s(ours.name), s(base.name), 'cpuUs')}`,
+          `- chainproxy, policy off / baseline checkout: req/s ${ratio(s(off.name), s(base.name), 'rps')}; ` +
+            `CPU ${ratio(s(off.name), s(base.name), 'cpuUs')}`,
         ]
       : []),
     '',
