@@ -81,12 +81,19 @@ export class FastHits {
   /** How a hit goes out, refilled per request (used synchronously: never shared across requests). */
   readonly #out: Outlet & { kind: 'raw' };
   #closing = false;
+  /** The URL another entrance remembered a request under (passthrough: ignored parameters dropped); null: none. */
+  #normalize: ((url: string) => string | null) | null = null;
 
   constructor(deps: FastHitDeps) {
     this.#d = deps;
     this.#max = deps.maxUrls ?? 10_000;
     this.#endpoints = hitsOnly((req, now) => deps.resolver.hit(req, now));
     this.#out = { kind: 'raw', req: undefined as never, res: undefined as never, name: '' };
+  }
+
+  /** How URLs of another entrance are looked up when not remembered as they are (set once, by passthrough). */
+  normalizeWith(normalize: (url: string) => string | null): void {
+    this.#normalize = normalize;
   }
 
   get size(): number {
@@ -135,7 +142,7 @@ export class FastHits {
   handle(req: IncomingMessage, res: ServerResponse, next: Handler): boolean {
     const url = req.url;
     if (url === undefined || this.#closing) return false;
-    const known = this.#urls.get(url);
+    const known = this.#urls.get(url) ?? this.#normalized(url);
     if (known === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     if (known.admits !== undefined && !known.admits(req)) return false;
     const started = performance.now();
@@ -157,6 +164,11 @@ export class FastHits {
         else res.destroy();
       });
     return true;
+  }
+
+  #normalized(url: string): Known | undefined {
+    const n = this.#normalize?.(url) ?? null;
+    return n === null || n === url ? undefined : this.#urls.get(n);
   }
 
   /** A hit leaves through the epilogue (rate limit, header block, bytes, count). */

@@ -138,6 +138,11 @@ function served<R>(
   return { status: res.entry.status, cache: res.result, req, res, now, failure: null, error: null, parts, synchronous };
 }
 
+/** The answer of a resolution an entrance made itself (a passthrough backend's 5xx, relayed): its own result. */
+export function servedResolution<R>(req: R, res: Resolution, now: number): Answer<R> {
+  return served(req, res, null, now, false);
+}
+
 /** The answer of a shared-tier hit the pre-router path read itself (Resolver.secondHit). */
 export function servedShared<R>(req: R, res: Resolution, now: number): Answer<R> {
   return served(req, res, null, now, false);

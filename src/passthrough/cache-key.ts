@@ -19,11 +19,12 @@ export function withoutParams(query: string, ignore: ReadonlySet<string>): strin
     const eq = part.indexOf('=');
     const rawName = eq < 0 ? part : part.slice(0, eq);
     let name = rawName;
-    try {
-      name = decodeURIComponent(rawName.replaceAll('+', ' '));
-    } catch {
-      // a malformed escape: compared as written
-    }
+    if (rawName.includes('%') || rawName.includes('+'))
+      try {
+        name = decodeURIComponent(rawName.replaceAll('+', ' '));
+      } catch {
+        // a malformed escape: compared as written
+      }
     if (!ignore.has(name)) kept.push(part);
   }
   return kept.join('&');

@@ -13,7 +13,7 @@ import type { Epilogue, Exit } from '../http/epilogue.js';
 import type { FastHits } from '../http/fast-hit.js';
 import { clientGone } from '../http/client-gone.js';
 import type { PayerOf } from '../http/miss-payer.js';
-import { serve, type Answer, type Entrance } from '../http/serve.js';
+import { serve, servedResolution, type Answer, type Entrance } from '../http/serve.js';
 import { BackendFailed, TooBig, Unstored } from './backend-answer.js';
 import { responseHeadersFor } from './headers.js';
 import { unusualPath } from './cache-key.js';
@@ -61,7 +61,10 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
     if (big.size >= BIG_KEYS_MAX) big.delete(big.keys().next().value!);
     big.set(key, now + BIG_KEPT_MS);
   };
-  /** The URL of a fresh hit, answered before the router from now on (hits only, as any request there). */
+  /**
+   * A fresh hit, answered before the router from now on (hits only, as any request there) under its key, the URL
+   * without its ignored parameters (what the pre-router path looks a passthrough URL up by: `passUrlKey`).
+   */
   const remember = (fast: FastHits, url: string, req: PassRequest): void => {
     const request = { url, parsed: req, hitOnly: true as const, timeoutMs: 0, clock: d.clock, miss: NEVER };
     fast.rememberHit(url, {
@@ -102,34 +105,17 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
       rememberBig(req.key, d.clock());
       return false;
     }
-    if (a.error instanceof BackendFailed) a = relayedFailure(a, a.error);
+    if (a.error instanceof BackendFailed) a = relayedFailure(req, a.now, a.error);
     else if (a.error !== null && a.error.status >= 502)
       d.metrics.failure(route.prefix, passthroughError(a.error).reason);
     d.epilogue.finish(d.exit, a, started, { kind: 'routed', request, reply });
-    if (a.cache === 'HIT' && d.fast !== null) remember(d.fast, url, req);
+    if (a.cache === 'HIT' && d.fast !== null) remember(d.fast, req.key, req);
     return true;
   };
 }
 
-/** A backend's 5xx with no copy to serve stale: its own answer, not stored. */
-function relayedFailure(a: Answer<PassRequest>, e: BackendFailed): Answer<PassRequest> {
-  return {
-    status: e.entry.status,
-    cache: 'BYPASS',
-    req: a.req,
-    now: a.now,
-    parts: null,
-    synchronous: false,
-    res: {
-      result: 'BYPASS',
-      entry: e.entry,
-      mem: undefined,
-      upstream: null,
-      upstreamMs: null,
-      staleReason: null,
-      error: null,
-    },
-    failure: null,
-    error: null,
-  };
+/** A backend's 5xx with no copy to serve stale: its own answer, not stored (`BYPASS`). */
+function relayedFailure(req: PassRequest, now: number, e: BackendFailed): Answer<PassRequest> {
+  const res = { result: 'BYPASS', entry: e.entry, mem: undefined, upstream: null, upstreamMs: null } as const;
+  return servedResolution(req, { ...res, staleReason: null, error: null }, now);
 }

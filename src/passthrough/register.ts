@@ -37,7 +37,7 @@ import { passthroughError } from './failure.js';
 import { cachedWayHeaders, forwardingHeaders } from './forwarding.js';
 import { requestHeadersFor, responseHeadersFor } from './headers.js';
 import type { PassthroughMetrics } from './metrics.js';
-import type { PassRoute } from './request.js';
+import { passUrlKey, type PassRoute } from './request.js';
 
 export interface PassthroughDeps {
   config: PassthroughConfig;
@@ -166,5 +166,7 @@ export async function registerPassthrough(app: FastifyInstance, deps: Passthroug
     });
     await registerRoute(app, route, deps, cached, exit, trusted);
   }
+  if (deps.fast !== null && cache.routes.some((r) => r.ignore.size > 0))
+    deps.fast.normalizeWith(passUrlKey(cache.routes));
   app.addHook('onClose', async () => cache.fetcher.close());
 }

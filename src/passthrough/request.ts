@@ -69,3 +69,20 @@ export function passKeyOf(routes: readonly PassRoute[]): (path: string, query: s
     return route === undefined ? null : passKey(path, withoutParams(query, route.ignore));
   };
 }
+
+/**
+ * The pre-router lookup of a passthrough URL: the URL without its ignored
+ * parameters (its cache key) when it lies under one of `routes`; else null.
+ */
+export function passUrlKey(routes: readonly PassRoute[]): (url: string) => string | null {
+  const ignoring = routes.filter((r) => r.ignore.size > 0);
+  return (url) => {
+    for (const r of ignoring) {
+      if (!url.startsWith(r.prefix) || (url.length > r.prefix.length && !'/?'.includes(url[r.prefix.length]!)))
+        continue;
+      const [path, query] = splitUrl(url);
+      return passKey(path, withoutParams(query, r.ignore));
+    }
+    return null;
+  };
+}

@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 describe('passthrough and the miss budget', () => {
-  it('each miss a client leads is charged; hits are free; past the budget a 429 without a backend request', async () => {
+  it('each miss a client leads is charged, hits are free; past the budget: 429, no backend request', async () => {
     for (const path of ['/explorer/a', '/explorer/b']) expect((await raw(env.proxy.url, path)).status).toBe(200);
     for (let i = 0; i < 3; i++) expect((await raw(env.proxy.url, '/explorer/a')).headers['x-cache']).toBe('HIT');
     const before = backend.requests.length;

@@ -1,7 +1,7 @@
 /** Passthrough cache keys and forwarded paths: ignored parameters dropped, the rest kept as sent. */
 import { describe, expect, it } from 'vitest';
 import { unusualPath, withoutParams } from '../../src/passthrough/cache-key.js';
-import { compileRoute, passRequest } from '../../src/passthrough/request.js';
+import { compileRoute, passRequest, passUrlKey } from '../../src/passthrough/request.js';
 
 describe('passthrough cache keys', () => {
   const route = compileRoute({ prefix: '/explorer', target: 'http://b:1' }, undefined, ['timestamp', '_']);
@@ -34,5 +34,15 @@ describe('passthrough cache keys', () => {
     for (const p of ['/explorer/../tx', '/explorer/./a', '/explorer/%2e%2e/x', '/explorer/a%2Fb', '/explorer\\a'])
       expect(unusualPath(p), p).toBe(true);
     expect(unusualPath('/explorer/tx/detail.json')).toBe(false);
+  });
+
+  it('the pre-router lookup: a URL under a prefix that ignores parameters, by its key; anything else null', () => {
+    const other = compileRoute({ prefix: '/api', target: 'http://b:2' }, undefined, []);
+    const lookup = passUrlKey([route, other]);
+    expect(lookup('/explorer/tx/latest?timestamp=17&page=1')).toBe('/explorer/tx/latest?page=1');
+    expect(lookup('/explorer?timestamp=1')).toBe('/explorer');
+    expect(lookup('/explorers/x?timestamp=1')).toBeNull();
+    expect(lookup('/api/x?timestamp=1')).toBeNull();
+    expect(lookup('/tx/list?page=1')).toBeNull();
   });
 });

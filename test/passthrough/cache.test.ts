@@ -55,6 +55,8 @@ beforeAll(async () => {
       return send(res, 500, {}, '{"error":"backend down"}');
     }
     if (path === '/reset') return void res.socket?.destroy();
+    if (path === '/busy')
+      return send(res, 503, { 'x-legacy': 'yes', 'access-control-allow-origin': 'https://x' }, '{}');
     return send(res, 200, {}, `{"n":${n},"url":${JSON.stringify(req.url)}}`);
   });
   proxy = await startTestProxy(
@@ -299,6 +301,10 @@ describe('passthrough failures', () => {
     const r = await get('/dur/flaky?other=1');
     expect([r.status, r.headers['x-cache']]).toEqual([500, 'BYPASS']);
     expect(r.body.toString()).toBe('{"error":"backend down"}');
+    const busy = await get('/dur/busy');
+    expect([busy.status, busy.headers['x-cache'], busy.headers['retry-after']]).toEqual([503, 'BYPASS', '1']);
+    expect([busy.headers['x-legacy'], busy.headers['access-control-allow-origin']]).toEqual(['yes', '*']);
+    expect(busy.headers['cache-control']).toBe('no-store');
     const reset = await get('/dur/reset');
     expect(reset.status).toBe(502);
     expect(reset.headers['x-cache']).toBe('ERROR');

@@ -10,6 +10,14 @@ describe('redis codec', () => {
     expect(await decodeEntry(await encodeEntry(e, 1024))).toEqual(e);
   });
 
+  it("carries a passthrough answer's Content-Type; the headers relayed with an unstored answer never", async () => {
+    const e = makeEntry('/explorer/x', { contentType: 'text/csv', relayed: ['x-a', '1'] });
+    const back = decodeEntry(await encodeEntry(e, 1 << 20))!;
+    expect(back.contentType).toBe('text/csv');
+    expect(back.relayed).toBeUndefined();
+    expect(decodeEntry(await encodeEntry(makeEntry('tx/list'), 1 << 20))!.contentType).toBeUndefined();
+  });
+
   it('stores the gzip variant beside bodies above the threshold and round-trips them exactly', async () => {
     const body = Buffer.from(
       JSON.stringify({ data: Array.from({ length: 500 }, (_, i) => ({ i, hash: 'ab'.repeat(16) })) }),
