@@ -97,8 +97,10 @@ const CONSENSUS_SCHEMA: SchemaObject = {
   },
 };
 
-const count: SchemaObject = { type: 'integer', minimum: 0 };
-const obj = (properties: Record<string, SchemaObject>, description?: string): SchemaObject => ({
+/** A count in a schema. */
+export const count: SchemaObject = { type: 'integer', minimum: 0 };
+/** An object schema whose properties are all required. */
+export const objectSchema = (properties: Record<string, SchemaObject>, description?: string): SchemaObject => ({
   type: 'object',
   required: Object.keys(properties),
   properties,
@@ -140,7 +142,7 @@ const INVALIDATION_SCHEMA: SchemaObject = {
   },
 };
 
-const REFETCHES_SCHEMA = obj(
+const REFETCHES_SCHEMA = objectSchema(
   { refetches: count, unchanged: count },
   'Fetched answers replacing an entry held in memory, and those whose content without stamps was the same.',
 );
@@ -173,7 +175,7 @@ const HEADS_SCHEMA: SchemaObject = {
     blocks: count,
     probes: count,
     probesPerBlockPerUpstream: { type: ['number', 'null'] },
-    detectionDelayMs: obj(
+    detectionDelayMs: objectSchema(
       { last: nullableMs, p50: nullableMs, p90: nullableMs, max: nullableMs, samples: count },
       'From the last in-sync probe answer to believing each new head, over the last 128 heads.',
     ),
@@ -209,7 +211,7 @@ const CACHE_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['memory', 'redis', 'invalidation', 'refetches', 'purge'],
   properties: {
-    memory: obj({ entries: count, bytes: count, maxBytes: count, flightsInProgress: count }),
+    memory: objectSchema({ entries: count, bytes: count, maxBytes: count, flightsInProgress: count }),
     redis: { type: ['object', 'null'], required: ['healthy'], properties: { healthy: { type: 'boolean' } } },
     invalidation: INVALIDATION_SCHEMA,
     refetches: REFETCHES_SCHEMA,

@@ -3,23 +3,15 @@
  * and its line in /status (`cache.purge`, the `PurgeStatus` schema).
  */
 import { txDetail } from '../endpoints/tx-detail.js';
-import { envelope } from '../openapi/ops-paths.js';
+import { count, envelope, objectSchema } from '../openapi/ops-paths.js';
 import type { OpenApiContribution, SchemaObject } from '../openapi/types.js';
 import { TAG_KINDS, tagShapes } from './tag-vocabulary.js';
-
-const count: SchemaObject = { type: 'integer', minimum: 0 };
-const obj = (properties: Record<string, SchemaObject>, description?: string): SchemaObject => ({
-  type: 'object',
-  required: Object.keys(properties),
-  properties,
-  ...(description === undefined ? {} : { description }),
-});
 
 const PURGE_KIND: SchemaObject = { type: 'string', enum: ['key', 'tag', 'all'] };
 const PURGE_MODE: SchemaObject = { type: 'string', enum: ['hard', 'soft'] };
 
 /** Purges applied by this replica and the marks it holds. */
-const PURGE_STATUS_SCHEMA: SchemaObject = obj(
+const PURGE_STATUS_SCHEMA: SchemaObject = objectSchema(
   {
     marks: {
       ...count,
@@ -44,7 +36,7 @@ const PURGE_STATUS_SCHEMA: SchemaObject = obj(
 );
 
 /** The answer of POST /purge. */
-const PURGE_SCHEMA: SchemaObject = obj({
+const PURGE_SCHEMA: SchemaObject = objectSchema({
   kind: PURGE_KIND,
   target: {
     type: 'string',
