@@ -34,8 +34,11 @@ let tarball = '';
 
 function run(cmd: string, args: string[], cwd: string): string {
   // A build and an install take minutes on a loaded machine: the deadline is not what is tested.
-  const r = spawnSync(cmd, args, { cwd, env: ENV, encoding: 'utf8', timeout: 300_000 });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  const r = spawnSync(cmd, args, { cwd, env: ENV, encoding: 'utf8', timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) {
+    const why = r.error?.message ?? r.signal ?? r.status;
+    throw new Error(`${cmd} ${args.join(' ')} failed (${String(why)}):\n${r.stdout}\n${r.stderr}`);
+  }
   return r.stdout;
 }
 
