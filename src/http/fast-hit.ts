@@ -23,6 +23,7 @@ import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
 import type { Resolution, Resolver } from '../pipeline/resolver.js';
 import { exitOf, type Epilogue, type Exit, type Outlet } from './epilogue.js';
 import { serve, servedShared, type Answer, type Entrance } from './serve.js';
+import { tracing } from '../tracing/tracing.js';
 
 export interface FastHitDeps {
   resolver: Resolver;
@@ -192,20 +193,20 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : und
 
 /**
  * Fastify `serverFactory`: the HTTP/1 server Fastify would make itself (same
- * timeouts), with the fast path, when there is one, in front of its handler.
+ * timeouts), with the fast path, when there is one, in front of its handler,
+ * and each request in its SERVER span when tracing is on (tracing.ts).
  */
 export function fastServerFactory(fast: FastHits | null): (handler: Handler, opts: Record<string, unknown>) => Server {
   return (handler, opts) => {
     // Fastify's `http` options (headersTimeout, connectionsCheckingInterval) are construction-time only.
     const http = (typeof opts['http'] === 'object' && opts['http'] !== null ? opts['http'] : {}) as ServerOptions;
-    const server = createServer(
-      http,
+    const entry: Handler =
       fast === null
         ? handler
         : (req, res) => {
             if (!fast.handle(req, res, handler)) handler(req, res);
-          },
-    );
+          };
+    const server = createServer(http, tracing()?.entrance(entry) ?? entry);
     const keepAlive = num(opts['keepAliveTimeout']);
     const requestTimeout = num(opts['requestTimeout']);
     const connectionTimeout = num(opts['connectionTimeout']);

@@ -1,0 +1,113 @@
+/**
+ * The OpenTelemetry SDK behind `Tracing` (tracing.ts), loaded only when an
+ * OTLP endpoint is configured. Everything is read from the standard
+ * variables, by the SDK itself where it can: the endpoint and headers by the
+ * exporter, OTEL_TRACES_SAMPLER / _ARG by the provider, OTEL_BSP_* by the
+ * batch processor, OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES by the
+ * resource detector; OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (or
+ * OTEL_EXPORTER_OTLP_PROTOCOL) picks the exporter: http/protobuf (the
+ * default) or http/json.
+ */
+import type { IncomingMessage } from 'node:http';
+import {
+  context,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { VERSION } from '../config/version.js';
+import type { Tracing } from './tracing.js';
+
+/** The exporter the protocol variables name (http/protobuf unless http/json is asked). */
+function exporterFor(env: NodeJS.ProcessEnv): JsonExporter | ProtoExporter {
+  const protocol = env['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'] || env['OTEL_EXPORTER_OTLP_PROTOCOL'];
+  return protocol === 'http/json' ? new JsonExporter() : new ProtoExporter();
+}
+
+const errorType = (err: unknown): string => {
+  const kind = typeof err === 'object' && err !== null ? (err as { kind?: unknown }).kind : undefined;
+  return typeof kind === 'string' ? kind : err instanceof Error ? err.name : 'Error';
+};
+
+const pathOf = (url: string | undefined): string => {
+  if (url === undefined) return '/';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+};
+
+export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const named = env['OTEL_SERVICE_NAME'] ? {} : { 'service.name': 'chainproxy' };
+  const resource = defaultResource()
+    .merge(resourceFromAttributes({ ...named, 'service.version': VERSION }))
+    .merge(detectResources({ detectors: [envDetector] }));
+  const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporterFor(env))] });
+  const tracer = provider.getTracer('chainproxy', VERSION);
+  const w3c = new W3CTraceContextPropagator();
+  const spans = new WeakMap<IncomingMessage, Span>();
+
+  return {
+    entrance: (handler) => (req, res) => {
+      const parent = w3c.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+      const method = req.method ?? 'GET';
+      const span = tracer.startSpan(
+        method,
+        { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': pathOf(req.url) } },
+        parent,
+      );
+      if (span.isRecording()) {
+        spans.set(req, span);
+        res.once('close', () => {
+          span.setAttribute('http.response.status_code', res.statusCode);
+          if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+        });
+      }
+      context.with(trace.setSpan(parent, span), handler, undefined, req, res);
+    },
+    annotate: (req, route, cache) => {
+      const span = spans.get(req);
+      if (span === undefined) return;
+      span.updateName(`${req.method ?? 'GET'} ${route}`);
+      span.setAttribute('http.route', route);
+      span.setAttribute('chainproxy.cache', cache);
+    },
+    client: async (call, headers, run) => {
+      const active = context.active();
+      if (trace.getSpan(active) === undefined) return run(headers);
+      const span = tracer.startSpan('GET', {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'http.request.method': 'GET',
+          'url.path': pathOf(call.path),
+          'chainproxy.upstream': call.upstream,
+        },
+      });
+      const ctx = trace.setSpan(active, span);
+      const sent: Record<string, string> = { ...headers };
+      w3c.inject(ctx, sent, defaultTextMapSetter);
+      try {
+        const answer = await context.with(ctx, run, undefined, sent);
+        span.setAttribute('http.response.status_code', answer.status);
+        return answer;
+      } catch (err) {
+        span.setAttribute('error.type', errorType(err));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+        throw err;
+      } finally {
+        span.end();
+      }
+    },
+    shutdown: () => provider.shutdown(),
+  };
+}
