@@ -31,7 +31,8 @@ import type { EnvelopeWriter } from './envelope-writer.js';
 import { admit, creditHeaders } from './rate-limit.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 import { envelopeVerdict, type Answer } from './serve.js';
-import { tracing, type Tracing } from '../tracing/tracing.js';
+import { tracing } from '../tracing/tracing.js';
+import type { Tracing } from '../tracing/types.js';
 
 /** A request metric family, and how its access-log lines name what was asked. */
 export interface Family {

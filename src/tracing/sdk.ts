@@ -26,7 +26,7 @@ import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trac
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { VERSION } from '../config/version.js';
-import type { Tracing } from './tracing.js';
+import type { Tracing } from './types.js';
 
 /** The exporter the protocol variables name (http/protobuf unless http/json is asked). */
 function exporterFor(env: NodeJS.ProcessEnv): JsonExporter | ProtoExporter {

@@ -10,34 +10,7 @@
  * is written), named by the epilogue (route, cache outcome); a CLIENT span per
  * upstream attempt (upstream/attempt.ts, sending `traceparent`).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-
-export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-
-/** What an upstream attempt's CLIENT span records. */
-export interface ClientCall {
-  upstream: string;
-  /** The URL path asked (with its query). */
-  path: string;
-}
-
-export interface Tracing {
-  /** The server's request handler, each request inside its SERVER span (continuing an incoming `traceparent`). */
-  entrance(handler: Handler): Handler;
-  /** Names a request's SERVER span: the route and the cache outcome (HIT, MISS, STALE, ...). */
-  annotate(req: IncomingMessage, route: string, cache: string): void;
-  /**
-   * Runs one upstream attempt in a CLIENT span (when a request's span is
-   * current), `run` given the headers to send (with `traceparent`).
-   */
-  client<T extends { status: number }>(
-    call: ClientCall,
-    headers: Readonly<Record<string, string>>,
-    run: (headers: Readonly<Record<string, string>>) => Promise<T>,
-  ): Promise<T>;
-  /** Exports the spans still queued. */
-  shutdown(): Promise<void>;
-}
+import type { Tracing } from './types.js';
 
 /** Whether the environment asks for traces: an OTLP endpoint is set and the SDK is not disabled. */
 export function tracingConfigured(env: NodeJS.ProcessEnv): boolean {

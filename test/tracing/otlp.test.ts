@@ -82,7 +82,7 @@ describe('OpenTelemetry tracing', { timeout: 120_000 }, () => {
     expect(at[0]?.headers['traceparent']).toBe(`00-${traceId}-${client?.spanId}-01`);
   });
 
-  it('http/protobuf (the default protocol): the spans arrive as protobuf at OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', async () => {
+  it('http/protobuf (the default): spans arrive at OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', async () => {
     const rx = await startOtlpReceiver();
     receiver = rx;
     const { url, upstream } = await started({
