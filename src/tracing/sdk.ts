@@ -17,6 +17,8 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  type Attributes,
+  type Context,
   type Span,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -56,6 +58,30 @@ export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
   const w3c = new W3CTraceContextPropagator();
   const spans = new WeakMap<IncomingMessage, Span>();
 
+  /** `run` in a CLIENT span under the current request's span (or plainly, outside any request). */
+  async function inSpan<T>(
+    name: string,
+    attributes: Attributes,
+    run: (ctx: Context) => Promise<T>,
+    done?: (span: Span, answer: T) => void,
+  ): Promise<T> {
+    const active = context.active();
+    if (trace.getSpan(active) === undefined) return run(active);
+    const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, active);
+    const ctx = trace.setSpan(active, span);
+    try {
+      const answer = await context.with(ctx, run, undefined, ctx);
+      done?.(span, answer);
+      return answer;
+    } catch (err) {
+      span.setAttribute('error.type', errorType(err));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
   return {
     entrance: (handler) => (req, res) => {
       const parent = w3c.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
@@ -82,32 +108,25 @@ export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
       span.setAttribute('http.route', route);
       span.setAttribute('chainproxy.cache', cache);
     },
-    client: async (call, headers, run) => {
-      const active = context.active();
-      if (trace.getSpan(active) === undefined) return run(headers);
-      const span = tracer.startSpan('GET', {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          'http.request.method': 'GET',
-          'url.path': pathOf(call.path),
-          'chainproxy.upstream': call.upstream,
+    client: (call, headers, run) => {
+      const attributes = {
+        'http.request.method': 'GET',
+        'url.path': pathOf(call.path),
+        'chainproxy.upstream': call.upstream,
+      };
+      return inSpan(
+        'GET',
+        attributes,
+        (ctx) => {
+          const sent: Record<string, string> = { ...headers };
+          w3c.inject(ctx, sent, defaultTextMapSetter);
+          return run(sent);
         },
-      });
-      const ctx = trace.setSpan(active, span);
-      const sent: Record<string, string> = { ...headers };
-      w3c.inject(ctx, sent, defaultTextMapSetter);
-      try {
-        const answer = await context.with(ctx, run, undefined, sent);
-        span.setAttribute('http.response.status_code', answer.status);
-        return answer;
-      } catch (err) {
-        span.setAttribute('error.type', errorType(err));
-        span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
-        throw err;
-      } finally {
-        span.end();
-      }
+        (span, answer) => span.setAttribute('http.response.status_code', answer.status),
+      );
     },
+    redis: (operation, run) =>
+      inSpan(`redis ${operation}`, { 'db.system.name': 'redis', 'db.operation.name': operation }, run),
     shutdown: () => provider.shutdown(),
   };
 }

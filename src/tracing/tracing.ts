@@ -8,7 +8,9 @@
  * Spans are made in one place per concern: the SERVER span per request at
  * the server's entrance (fast-hit.ts's server factory, ended when the answer
  * is written), named by the epilogue (route, cache outcome); a CLIENT span per
- * upstream attempt (upstream/attempt.ts, sending `traceparent`).
+ * upstream attempt (upstream/attempt.ts, sending `traceparent`) and per
+ * Redis read (redis/redis-store.ts). Spans outside a request (probes, the
+ * head watcher, the block reader) are not made.
  */
 import type { Tracing } from './types.js';
 

@@ -24,6 +24,8 @@ export interface Tracing {
     headers: Readonly<Record<string, string>>,
     run: (headers: Readonly<Record<string, string>>) => Promise<T>,
   ): Promise<T>;
+  /** Runs one Redis read (`operation`: GET) in a CLIENT span, when a request's span is current. */
+  redis<T>(operation: string, run: () => Promise<T>): Promise<T>;
   /** Exports the spans still queued. */
   shutdown(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { CLIENT, SERVER, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { listening, startProc } from '../process/kit.js';
 
@@ -17,7 +18,10 @@ const ASKED = '/tx/list?page=1&page_size=2';
 
 let fake: FakeUpstream | null = null;
 let receiver: OtlpReceiver | null = null;
+let redis: RedisServer | null = null;
 afterEach(async () => {
+  await redis?.stop();
+  redis = null;
   await fake?.close();
   await receiver?.close();
   fake = null;
@@ -104,5 +108,28 @@ describe('OpenTelemetry tracing', { timeout: 120_000 }, () => {
     const at = askedAtUpstream(upstream);
     expect(at).toHaveLength(1);
     expect(at[0]?.headers['traceparent']).toBeUndefined();
+  });
+});
+
+describeRedis()('OpenTelemetry tracing with Redis', { timeout: 120_000 }, () => {
+  it('a Redis read is a CLIENT span of the request that asked', async () => {
+    const rx = await startOtlpReceiver();
+    receiver = rx;
+    redis = await startRedisServer();
+    const { url } = await started({
+      REDIS_URL: redis.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: rx.url,
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    });
+    const traceId = hex(16);
+    expect(await ask(url, `00-${traceId}-${hex(8)}-01`)).toBe('MISS');
+    const ours = (): ReceivedSpan[] => rx.spans().filter((s) => s.traceId === traceId);
+    await waitFor(() => ours().some((s) => s.name === 'redis GET'), 30_000, 'the Redis span');
+    const server = ours().find((s) => s.kind === SERVER);
+    const read = ours().find((s) => s.name === 'redis GET');
+    expect(read?.kind).toBe(CLIENT);
+    expect(read?.parentSpanId).toBe(server?.spanId);
+    expect(read?.attributes).toMatchObject({ 'db.system.name': 'redis', 'db.operation.name': 'GET' });
   });
 });
