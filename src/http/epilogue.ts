@@ -5,7 +5,8 @@
  * charged by the limiter's hook, with the same `admit`), shaped and written
  * (deliver.ts), counted in its entrance's request metric family, and logged
  * (ACCESS_LOG) with the request id its `X-Request-Id` header carries
- * (request-id.ts), and names the request's trace span (route, cache outcome:
+ * (request-id.ts), and names the request's SERVER span (route, cache outcome;
+ * made here for the fast path, which the router's entrance does not see:
  * tracing.ts) when tracing is on. Envelopes the writer makes on its own (404/405, refusals,
  * Fastify's errors) are counted and logged by `envelope`, the writer's report.
  * Nothing else counts an answer in the request metrics or logs it
@@ -131,9 +132,6 @@ export class Epilogue {
    */
   finish(exit: Exit, answer: Answer<unknown>, started: number, out: Outlet, note?: Note): number {
     const d = this.#d;
-    if (this.#trace !== null && out.kind !== 'item') {
-      this.#trace.annotate(out.kind === 'raw' ? out.req : out.request.raw, exit.label, answer.cache);
-    }
     let status: number;
     let id: string;
     if (out.kind === 'routed') {
@@ -150,6 +148,9 @@ export class Epilogue {
     } else {
       this.#count(exit, answer.status, answer.cache, started);
       return answer.status;
+    }
+    if (this.#trace !== null) {
+      this.#trace.answered(out.kind === 'raw' ? out.req : out.request.raw, exit.label, answer.cache, status, started);
     }
     const seconds = this.#count(exit, status, answer.cache, started);
     if (isLogged(d.accessLog, note?.freshHit ?? answer.cache === 'HIT')) {

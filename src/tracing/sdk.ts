@@ -47,16 +47,34 @@ const pathOf = (url: string | undefined): string => {
   return q < 0 ? url : url.slice(0, q);
 };
 
+function named(span: Span, req: IncomingMessage, route: string, cache: string): void {
+  span.updateName(`${req.method ?? 'GET'} ${route}`);
+  span.setAttribute('http.route', route);
+  span.setAttribute('chainproxy.cache', cache);
+}
+
+function ended(span: Span, status: number): void {
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
 export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  const named = env['OTEL_SERVICE_NAME'] ? {} : { 'service.name': 'chainproxy' };
+  const serviceName = env['OTEL_SERVICE_NAME'] ? {} : { 'service.name': 'chainproxy' };
   const resource = defaultResource()
-    .merge(resourceFromAttributes({ ...named, 'service.version': VERSION }))
+    .merge(resourceFromAttributes({ ...serviceName, 'service.version': VERSION }))
     .merge(detectResources({ detectors: [envDetector] }));
   const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporterFor(env))] });
   const tracer = provider.getTracer('chainproxy', VERSION);
   const w3c = new W3CTraceContextPropagator();
   const spans = new WeakMap<IncomingMessage, Span>();
+
+  const serverSpan = (req: IncomingMessage, parent: Context, startTime: number | undefined): Span => {
+    const method = req.method ?? 'GET';
+    const attributes = { 'http.request.method': method, 'url.path': pathOf(req.url) };
+    return tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, startTime }, parent);
+  };
 
   /** `run` in a CLIENT span under the current request's span (or plainly, outside any request). */
   async function inSpan<T>(
@@ -85,28 +103,24 @@ export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
   return {
     entrance: (handler) => (req, res) => {
       const parent = w3c.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
-      const method = req.method ?? 'GET';
-      const span = tracer.startSpan(
-        method,
-        { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': pathOf(req.url) } },
-        parent,
-      );
+      const span = serverSpan(req, parent, undefined);
       if (span.isRecording()) {
         spans.set(req, span);
-        res.once('close', () => {
-          span.setAttribute('http.response.status_code', res.statusCode);
-          if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-          span.end();
-        });
+        res.once('close', () => ended(span, res.statusCode));
       }
       context.with(trace.setSpan(parent, span), handler, undefined, req, res);
     },
-    annotate: (req, route, cache) => {
-      const span = spans.get(req);
-      if (span === undefined) return;
-      span.updateName(`${req.method ?? 'GET'} ${route}`);
-      span.setAttribute('http.route', route);
-      span.setAttribute('chainproxy.cache', cache);
+    answered: (req, route, cache, status, started) => {
+      let span = spans.get(req);
+      if (span === undefined) {
+        // Answered before the router: no span was made at the entrance.
+        span = serverSpan(req, w3c.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter), started);
+        if (!span.isRecording()) return;
+        named(span, req, route, cache);
+        ended(span, status);
+        return;
+      }
+      named(span, req, route, cache);
     },
     client: (call, headers, run) => {
       const attributes = {

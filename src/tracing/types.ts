@@ -11,10 +11,15 @@ export interface ClientCall {
 }
 
 export interface Tracing {
-  /** The server's request handler, each request inside its SERVER span (continuing an incoming `traceparent`). */
+  /** The router's request handler, each request inside its SERVER span (continuing an incoming `traceparent`). */
   entrance(handler: Handler): Handler;
-  /** Names a request's SERVER span: the route and the cache outcome (HIT, MISS, STALE, ...). */
-  annotate(req: IncomingMessage, route: string, cache: string): void;
+  /**
+   * An answer sent to `req` (from `started`, performance.now()): names its
+   * SERVER span (route, cache outcome: HIT, MISS, STALE, ...), or, for a
+   * request answered before the router (no span made at the entrance), makes
+   * and ends that span now.
+   */
+  answered(req: IncomingMessage, route: string, cache: string, status: number, started: number): void;
   /**
    * Runs one upstream attempt in a CLIENT span (when a request's span is
    * current), `run` given the headers to send (with `traceparent`).

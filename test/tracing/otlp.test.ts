@@ -1,8 +1,9 @@
 /**
  * OpenTelemetry tracing on a real process, configured by the OTEL_* variables
- * alone, exporting to an OTLP/HTTP receiver the test runs: a MISS and a HIT
- * asked with a client `traceparent` give SERVER spans (route, cache outcome)
- * in the client's trace, the MISS a CLIENT span for its upstream call, and the
+ * alone, exporting to an OTLP/HTTP receiver the test runs: a MISS and two
+ * HITs (the second answered before the router) asked with a client
+ * `traceparent` give SERVER spans (route, cache outcome) in the client's
+ * trace, the MISS a CLIENT span for its upstream call, and the
  * upstream receives the `traceparent` of that CLIENT span. Without an
  * endpoint nothing is traced: no `traceparent` reaches the upstream.
  */
@@ -59,18 +60,26 @@ describe('OpenTelemetry tracing', { timeout: 120_000 }, () => {
       OTEL_BSP_SCHEDULE_DELAY: '50',
     });
     const traceId = hex(16);
-    const [first, second] = [hex(8), hex(8)];
+    const [first, second, third] = [hex(8), hex(8), hex(8)];
     expect(await ask(url, `00-${traceId}-${first}-01`)).toBe('MISS');
     expect(await ask(url, `00-${traceId}-${second}-01`)).toBe('HIT');
+    // Answered before the router (fast-hit.ts): its span is made by the epilogue.
+    expect(await ask(url, `00-${traceId}-${third}-01`)).toBe('HIT');
 
     const ours = (): ReceivedSpan[] => rx.spans().filter((s) => s.traceId === traceId);
-    await waitFor(() => ours().filter((s) => s.kind === SERVER).length === 2, 30_000, 'two SERVER spans');
+    await waitFor(() => ours().filter((s) => s.kind === SERVER).length === 3, 30_000, 'three SERVER spans');
     const servers = ours().filter((s) => s.kind === SERVER);
     const miss = servers.find((s) => s.parentSpanId === first);
     const hit = servers.find((s) => s.parentSpanId === second);
     expect(miss?.attributes).toMatchObject({ 'chainproxy.cache': 'MISS', 'http.route': 'tx/list' });
     expect(miss?.attributes['http.response.status_code']).toBe(200);
     expect(hit?.attributes).toMatchObject({ 'chainproxy.cache': 'HIT', 'http.route': 'tx/list' });
+    const fast = servers.find((s) => s.parentSpanId === third);
+    expect(fast?.attributes).toMatchObject({
+      'chainproxy.cache': 'HIT',
+      'http.route': 'tx/list',
+      'http.response.status_code': 200,
+    });
     expect(miss?.service).toBe('traced-proxy');
     expect(miss?.name).toBe('GET tx/list');
 
