@@ -70,10 +70,19 @@ export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
   const w3c = new W3CTraceContextPropagator();
   const spans = new WeakMap<IncomingMessage, Span>();
 
+  /** The incoming trace context (none: the root, without parsing anything). */
+  const parentOf = (req: IncomingMessage): Context =>
+    req.headers.traceparent === undefined ? ROOT_CONTEXT : w3c.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+
+  // Attributes are set once sampled: a span sampled out (most, at a ratio) costs no more than its decision.
   const serverSpan = (req: IncomingMessage, parent: Context, startTime: number | undefined): Span => {
     const method = req.method ?? 'GET';
-    const attributes = { 'http.request.method': method, 'url.path': pathOf(req.url) };
-    return tracer.startSpan(method, { kind: SpanKind.SERVER, attributes, startTime }, parent);
+    const span = tracer.startSpan(method, { kind: SpanKind.SERVER, startTime }, parent);
+    if (span.isRecording()) {
+      span.setAttribute('http.request.method', method);
+      span.setAttribute('url.path', pathOf(req.url));
+    }
+    return span;
   };
 
   /** `run` in a CLIENT span under the current request's span (or plainly, outside any request). */
@@ -102,7 +111,7 @@ export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
 
   return {
     entrance: (handler) => (req, res) => {
-      const parent = w3c.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+      const parent = parentOf(req);
       const span = serverSpan(req, parent, undefined);
       if (span.isRecording()) {
         spans.set(req, span);
@@ -114,7 +123,7 @@ export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
       let span = spans.get(req);
       if (span === undefined) {
         // Answered before the router: no span was made at the entrance.
-        span = serverSpan(req, w3c.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter), started);
+        span = serverSpan(req, parentOf(req), started);
         if (!span.isRecording()) return;
         named(span, req, route, cache);
         ended(span, status);
