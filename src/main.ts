@@ -30,6 +30,7 @@ import { workerNumber } from './cluster/worker-number.js';
 import { SIMULATOR_ENV } from './cluster/protocol.js';
 import { nodeLineWarning } from './startup/node-line.js';
 import { reload, type Running } from './startup/reload.js';
+import { startTracing, stopTracing } from './tracing/tracing.js';
 
 /** Past the drain deadline, only a close that hangs (a stuck Redis quit) can hold the process. */
 const LAST_RESORT_MS = 5000;
@@ -103,6 +104,8 @@ async function main(): Promise<void> {
   const simulated = simulator !== null || sharedSimulator !== undefined;
   // Loaded only to serve (as the check above): --help, --version and a bad setting answer without them.
   const { buildProxy } = await import('./app.js');
+  // Before the server is built: its entrance and the upstream attempts read it once.
+  await startTracing(process.env);
   const built = await buildProxy(config, {
     logger,
     upstreamIsSimulator: simulated,
@@ -138,6 +141,7 @@ async function main(): Promise<void> {
     force.unref();
     void (async () => {
       await built.close(lameDuckMs);
+      await stopTracing();
       await simulator?.close();
       logger.info('bye');
       process.exit(0);

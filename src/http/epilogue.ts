@@ -5,7 +5,9 @@
  * charged by the limiter's hook, with the same `admit`), shaped and written
  * (deliver.ts), counted in its entrance's request metric family, and logged
  * (ACCESS_LOG) with the request id its `X-Request-Id` header carries
- * (request-id.ts). Envelopes the writer makes on its own (404/405, refusals,
+ * (request-id.ts), and names the request's SERVER span (route, cache outcome;
+ * made here for the fast path, which the router's entrance does not see:
+ * tracing.ts) when tracing is on. Envelopes the writer makes on its own (404/405, refusals,
  * Fastify's errors) are counted and logged by `envelope`, the writer's report.
  * Nothing else counts an answer in the request metrics or logs it
  * (test/architecture/epilogue.unit.test.ts).
@@ -30,6 +32,8 @@ import type { EnvelopeWriter } from './envelope-writer.js';
 import { admit, creditHeaders } from './rate-limit.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js';
 import { envelopeVerdict, type Answer } from './serve.js';
+import { tracing } from '../tracing/tracing.js';
+import type { Tracing } from '../tracing/types.js';
 
 /** A request metric family, and how its access-log lines name what was asked. */
 export interface Family {
@@ -109,6 +113,8 @@ export class Epilogue {
   readonly #d: EpilogueDeps;
   /** How a raw answer goes out, refilled per answer (written synchronously: never shared across answers). */
   readonly #wire: Wire;
+  /** null: tracing is off. */
+  readonly #trace: Tracing | null = tracing();
 
   constructor(deps: EpilogueDeps) {
     this.#d = deps;
@@ -142,6 +148,9 @@ export class Epilogue {
     } else {
       this.#count(exit, answer.status, answer.cache, started);
       return answer.status;
+    }
+    if (this.#trace !== null) {
+      this.#trace.answered(out.kind === 'raw' ? out.req : out.request.raw, exit.label, answer.cache, status, started);
     }
     const seconds = this.#count(exit, status, answer.cache, started);
     if (isLogged(d.accessLog, note?.freshHit ?? answer.cache === 'HIT')) {

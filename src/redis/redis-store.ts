@@ -23,6 +23,8 @@
  * under one deadline and one breaker permit; a failed batch counts a tier
  * error per key. Redis Cluster clients send one GET and PTTL per key (an MGET
  * must not cross hash slots).
+ *
+ * With tracing on, each `get` is a CLIENT span of the request that asked (tracing.ts).
  */
 import type { CacheEntry, CacheStore } from '../cache/types.js';
 import type { RedisConfig } from '../config/types.js';
@@ -32,6 +34,8 @@ import { guarded, type RedisGuard } from './guard.js';
 import { Cluster } from 'ioredis';
 import { isReady, type RedisClient } from './client.js';
 import { decodeEntry, encodeEntry, ENTRY_KEY_PART } from './codec.js';
+import { tracing } from '../tracing/tracing.js';
+import type { Tracing } from '../tracing/types.js';
 
 export interface RedisStoreOptions {
   client: RedisClient;
@@ -115,7 +119,15 @@ export class RedisStore implements CacheStore {
     return this.#breaker;
   }
 
-  async get(key: string): Promise<CacheEntry | undefined> {
+  /** null: tracing is off. */
+  readonly #trace: Tracing | null = tracing();
+
+  get(key: string): Promise<CacheEntry | undefined> {
+    const t = this.#trace;
+    return t === null ? this.#get(key) : t.redis('GET', () => this.#get(key));
+  }
+
+  async #get(key: string): Promise<CacheEntry | undefined> {
     const read = await this.#read(this.redisKey(key));
     if (read === undefined || read === null) return undefined;
     const entry = decodeEntry(read.raw, { now: this.#clock(), remainingMs: read.remainingMs });

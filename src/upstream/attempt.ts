@@ -19,6 +19,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Dispatcher } from 'undici';
 import { ProxyError, toProxyError, type ErrorKind } from '../errors/catalog.js';
+import { tracing } from '../tracing/tracing.js';
 import type { UpstreamRequest, UpstreamResponse } from './types.js';
 
 export interface AttemptOptions {
@@ -100,7 +101,16 @@ function checkStatus(status: number): void {
   }
 }
 
-export async function attempt(dispatcher: Dispatcher, o: AttemptOptions): Promise<UpstreamResponse> {
+/** One attempt, in a CLIENT span carrying `traceparent` to the upstream when tracing is on (tracing.ts). */
+export function attempt(dispatcher: Dispatcher, o: AttemptOptions): Promise<UpstreamResponse> {
+  const t = tracing();
+  if (t === null) return attemptOnce(dispatcher, o);
+  return t.client({ upstream: o.upstream, path: o.path }, o.headers, (headers) =>
+    attemptOnce(dispatcher, { ...o, headers }),
+  );
+}
+
+async function attemptOnce(dispatcher: Dispatcher, o: AttemptOptions): Promise<UpstreamResponse> {
   const started = performance.now();
   const timer = new AbortController();
   const timeout = setTimeout(() => {

@@ -1,0 +1,155 @@
+/**
+ * The OpenTelemetry SDK behind `Tracing` (tracing.ts), loaded only when an
+ * OTLP endpoint is configured. Everything is read from the standard
+ * variables, by the SDK itself where it can: the endpoint and headers by the
+ * exporter, OTEL_TRACES_SAMPLER / _ARG by the provider, OTEL_BSP_* by the
+ * batch processor, OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES by the
+ * resource detector; OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (or
+ * OTEL_EXPORTER_OTLP_PROTOCOL) picks the exporter: http/protobuf (the
+ * default) or http/json.
+ */
+import type { IncomingMessage } from 'node:http';
+import {
+  context,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { VERSION } from '../config/version.js';
+import type { Tracing } from './types.js';
+
+/** The exporter the protocol variables name (http/protobuf unless http/json is asked). */
+function exporterFor(env: NodeJS.ProcessEnv): JsonExporter | ProtoExporter {
+  const protocol = env['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'] || env['OTEL_EXPORTER_OTLP_PROTOCOL'];
+  return protocol === 'http/json' ? new JsonExporter() : new ProtoExporter();
+}
+
+const errorType = (err: unknown): string => {
+  const kind = typeof err === 'object' && err !== null ? (err as { kind?: unknown }).kind : undefined;
+  return typeof kind === 'string' ? kind : err instanceof Error ? err.name : 'Error';
+};
+
+const pathOf = (url: string | undefined): string => {
+  if (url === undefined) return '/';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+};
+
+function named(span: Span, req: IncomingMessage, route: string, cache: string): void {
+  span.updateName(`${req.method ?? 'GET'} ${route}`);
+  span.setAttribute('http.route', route);
+  span.setAttribute('chainproxy.cache', cache);
+}
+
+function ended(span: Span, status: number): void {
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const serviceName = env['OTEL_SERVICE_NAME'] ? {} : { 'service.name': 'chainproxy' };
+  const resource = defaultResource()
+    .merge(resourceFromAttributes({ ...serviceName, 'service.version': VERSION }))
+    .merge(detectResources({ detectors: [envDetector] }));
+  const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporterFor(env))] });
+  const tracer = provider.getTracer('chainproxy', VERSION);
+  const w3c = new W3CTraceContextPropagator();
+  const spans = new WeakMap<IncomingMessage, Span>();
+
+  /** The incoming trace context (none: the root, without parsing anything). */
+  const parentOf = (req: IncomingMessage): Context =>
+    req.headers.traceparent === undefined ? ROOT_CONTEXT : w3c.extract(ROOT_CONTEXT, req.headers, defaultTextMapGetter);
+
+  // Attributes are set once sampled: a span sampled out (most, at a ratio) costs no more than its decision.
+  const serverSpan = (req: IncomingMessage, parent: Context, startTime: number | undefined): Span => {
+    const method = req.method ?? 'GET';
+    const span = tracer.startSpan(method, { kind: SpanKind.SERVER, startTime }, parent);
+    if (span.isRecording()) {
+      span.setAttribute('http.request.method', method);
+      span.setAttribute('url.path', pathOf(req.url));
+    }
+    return span;
+  };
+
+  /** `run` in a CLIENT span under the current request's span (or plainly, outside any request). */
+  async function inSpan<T>(
+    name: string,
+    attributes: Attributes,
+    run: (ctx: Context) => Promise<T>,
+    done?: (span: Span, answer: T) => void,
+  ): Promise<T> {
+    const active = context.active();
+    if (trace.getSpan(active) === undefined) return run(active);
+    const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, active);
+    const ctx = trace.setSpan(active, span);
+    try {
+      const answer = await context.with(ctx, run, undefined, ctx);
+      done?.(span, answer);
+      return answer;
+    } catch (err) {
+      span.setAttribute('error.type', errorType(err));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  return {
+    entrance: (handler) => (req, res) => {
+      const parent = parentOf(req);
+      const span = serverSpan(req, parent, undefined);
+      if (span.isRecording()) {
+        spans.set(req, span);
+        res.once('close', () => ended(span, res.statusCode));
+      }
+      context.with(trace.setSpan(parent, span), handler, undefined, req, res);
+    },
+    answered: (req, route, cache, status, started) => {
+      let span = spans.get(req);
+      if (span === undefined) {
+        // Answered before the router: no span was made at the entrance.
+        span = serverSpan(req, parentOf(req), started);
+        if (!span.isRecording()) return;
+        named(span, req, route, cache);
+        ended(span, status);
+        return;
+      }
+      named(span, req, route, cache);
+    },
+    client: (call, headers, run) => {
+      const attributes = {
+        'http.request.method': 'GET',
+        'url.path': pathOf(call.path),
+        'chainproxy.upstream': call.upstream,
+      };
+      return inSpan(
+        'GET',
+        attributes,
+        (ctx) => {
+          const sent: Record<string, string> = { ...headers };
+          w3c.inject(ctx, sent, defaultTextMapSetter);
+          return run(sent);
+        },
+        (span, answer) => span.setAttribute('http.response.status_code', answer.status),
+      );
+    },
+    redis: (operation, run) =>
+      inSpan(`redis ${operation}`, { 'db.system.name': 'redis', 'db.operation.name': operation }, run),
+    shutdown: () => provider.shutdown(),
+  };
+}

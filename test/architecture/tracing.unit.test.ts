@@ -1,0 +1,35 @@
+/**
+ * Tracing off costs no OpenTelemetry module: only src/tracing/sdk.ts imports
+ * `@opentelemetry/*`, and sdk.ts is reached by one dynamic import
+ * (tracing.ts, made only when an OTLP endpoint is configured), never by a
+ * static one.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = join(import.meta.dirname, '../../src');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return sources(p);
+    return e.name.endsWith('.ts') ? [p] : [];
+  });
+}
+
+const texts = sources(SRC).map((f) => ({ file: relative(SRC, f), text: readFileSync(f, 'utf8') }));
+
+describe('tracing is loaded only when configured', () => {
+  it('only src/tracing/sdk.ts imports an OpenTelemetry package', () => {
+    const importers = texts.filter((t) => /from '@opentelemetry\/|import\('@opentelemetry\//.test(t.text));
+    expect(importers.map((t) => t.file)).toEqual(['tracing/sdk.ts']);
+  });
+
+  it('sdk.ts is imported dynamically, by tracing.ts alone', () => {
+    const static_ = texts.filter((t) => /from '[./]*(tracing\/)?sdk\.js'/.test(t.text));
+    expect(static_.map((t) => t.file)).toEqual([]);
+    const dynamic = texts.filter((t) => /import\('[./]*(tracing\/)?sdk\.js'\)/.test(t.text));
+    expect(dynamic.map((t) => t.file)).toEqual(['tracing/tracing.ts']);
+  });
+});
