@@ -152,7 +152,7 @@ export class TagClock implements TouchedListener {
     return Number.isFinite(this.#joined) ? this.#joined : null;
   }
 
-  /** The hash block `height` was read with ('' when unknown or incomplete). */
+  /** The hash block `height` is known by ('' when nothing told it). */
   hashOf(height: number): string | undefined {
     return this.#hashes.get(height);
   }
@@ -173,7 +173,8 @@ export class TagClock implements TouchedListener {
     const seen = this.#hashes.get(set.height);
     if (seen !== undefined && seen !== '' && set.blockHash !== '' && seen !== set.blockHash)
       this.#rewritten(set.height);
-    this.#hashes.set(set.height, set.blockHash);
+    // A set that knows no hash (not read) leaves the one the height is known by.
+    if (seen === undefined || set.blockHash !== '') this.#hashes.set(set.height, set.blockHash);
     let n = 0;
     if (!set.complete) this.#incomplete = Math.max(this.#incomplete, set.height);
     else {
@@ -286,12 +287,13 @@ export class TagClock implements TouchedListener {
 
   /**
    * The reader saw block `height` under a new hash: what was fetched about it,
-   * or at or above it, until now is stale at once. Its recorded hash is
-   * forgotten, so the set read again does not mark it a second time.
+   * or at or above it, until now is stale at once. It is known by `hash` from
+   * now on, so the set read again does not mark it a second time (a set of
+   * yet another hash does), and a later change is seen again.
    */
-  rewrite(height: number): void {
+  rewrite(height: number, hash: string): void {
     this.#rewritten(height);
-    if (this.#hashes.has(height)) this.#hashes.set(height, '');
+    this.#hashes.set(height, hash);
   }
 
   #rewritten(height: number): void {

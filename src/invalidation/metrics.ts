@@ -22,6 +22,8 @@ export interface InvalidationMetrics {
   unnamed(endpoint: string): void;
   /** A fact precise invalidation would have relied on was not trusted (the head rule applied instead), by reason. */
   guarded(reason: GuardReason): void;
+  /** The reorg window read: blocks below the head it reaches, and whether its bound cut it short of a final block. */
+  window(depth: number, cut: boolean): void;
   snapshot(): InvalidationSnapshot;
 }
 
@@ -53,6 +55,10 @@ interface InvalidationSnapshot {
   tagsBumped: number;
   entriesInvalidated: number;
   unnamedChanges: number;
+  /** Blocks below the head the last reorg window reached. */
+  reorgWindow: number;
+  /** Windows cut by their bound before a final block. */
+  windowCuts: number;
   guarded: Record<GuardReason, number>;
 }
 
@@ -143,6 +149,18 @@ export function registerInvalidationMetrics(
       this.set(tagMap().bytes);
     },
   });
+  const windowBlocks = new Gauge({
+    name: `${METRIC_PREFIX}invalidation_reorg_window_blocks`,
+    help: 'Blocks below the head the last reorg window reached (down to the newest final block the block list shows).',
+    registers: [registry],
+  });
+  const windowCuts = new Counter({
+    name: `${METRIC_PREFIX}invalidation_reorg_window_cut_total`,
+    help:
+      'Reorg windows cut by their bound (300 blocks) before a final block was listed: ' +
+      'deeper non-final blocks are not watched for a new hash.',
+    registers: [registry],
+  });
   const snap: InvalidationSnapshot = {
     blocks: 0,
     readHere: 0,
@@ -152,6 +170,8 @@ export function registerInvalidationMetrics(
     tagsBumped: 0,
     entriesInvalidated: 0,
     unnamedChanges: 0,
+    reorgWindow: 0,
+    windowCuts: 0,
     guarded: Object.fromEntries(GUARD_REASONS.map((r) => [r, 0])) as Record<GuardReason, number>,
   };
   return {
@@ -188,6 +208,13 @@ export function registerInvalidationMetrics(
     guarded(reason) {
       snap.guarded[reason]++;
       guarded.inc({ reason });
+    },
+    window(depth, cut) {
+      snap.reorgWindow = depth;
+      windowBlocks.set(depth);
+      if (!cut) return;
+      snap.windowCuts++;
+      windowCuts.inc();
     },
     snapshot: () => ({ ...snap, guarded: { ...snap.guarded } }),
   };

@@ -17,8 +17,9 @@ import { hashOf } from './cross-check.js';
 import type { Fetched, OwnReads } from './own-reads.js';
 import type { PendingTouched, TouchedSet } from '../chain/touched.js';
 import { BlockVerifier, pagesOf, type Rec } from './verify-block.js';
+import { addRows, WINDOW_MAX, type RecentBlocks } from './reorg-window.js';
 
-/** Newest blocks checked for a changed hash (the page size of the home page's block list). */
+/** The reorg window's first page (the home page's block list). */
 const RECENT = 20;
 
 interface Parties {
@@ -188,21 +189,24 @@ export class BlockReading {
   }
 
   /**
-   * The newest blocks with their hashes, from the upstream now (stored for
-   * clients: the home page's block list); reading it also teaches the tracker
-   * the final height.
+   * The reorg window (reorg-window.ts): the newest blocks with their hashes,
+   * from the upstream now, down to the newest final one the list shows. The
+   * first page is the home page's (stored for clients), then pages of 100 as
+   * needed; reading it also teaches the tracker the final height.
    */
-  async recent(signal: AbortSignal): Promise<Map<number, string>> {
-    const { data: d, read } = await this.#verify.get(blockList.path, `page=1&page_size=${RECENT}`, signal, 'block');
-    await this.#reads.keep([read]);
-    const list = Array.isArray(d['list']) ? (d['list'] as Rec[]) : [];
-    const out = new Map<number, string>();
-    for (const b of list) {
-      const h = b['height'];
-      const hash = str(b['block_hash']);
-      if (typeof h === 'number' && hash !== null) out.set(h, hash);
-    }
-    return out;
+  async recent(signal: AbortSignal): Promise<RecentBlocks> {
+    const hashes = new Map<number, string>();
+    const page = async (query: string, size: number): Promise<boolean> => {
+      const { data: d, read } = await this.#verify.get(blockList.path, query, signal, 'block');
+      await this.#reads.keep([read]);
+      const list = Array.isArray(d['list']) ? (d['list'] as unknown[]) : [];
+      return addRows(list, hashes) || list.length < size;
+    };
+    let done = await page(`page=1&page_size=${RECENT}`, RECENT);
+    for (let n = 1; !done && hashes.size < WINDOW_MAX; n++) done = await page(`page=${n}&page_size=100`, 100);
+    let lowest: number | null = null;
+    for (const h of hashes.keys()) if (lowest === null || h < lowest) lowest = h;
+    return { hashes, lowest, cut: !done };
   }
 
   /**

@@ -141,8 +141,8 @@ describe('TagClock', () => {
       const older = entry(50, { tags: [tagOfAddress('x')], watchFinal: null }, 90);
       expect(c.stale(about, chain(52))).toBe(false);
       expect(c.stale(list, chain(52))).toBe(false);
-      c.rewrite(51);
-      expect(c.hashOf(51)).toBe('');
+      c.rewrite(51, 'new');
+      expect(c.hashOf(51)).toBe('new');
       expect(c.stale(about, chain(52))).toBe(true);
       expect(c.stale(list, chain(52))).toBe(true);
       expect(c.stale(older, chain(52))).toBe(false);
@@ -153,6 +153,14 @@ describe('TagClock', () => {
       expect(c.stale(since, chain(52))).toBe(false);
       // An answer about a block fetched before the proxy believed it is never fresh by tags.
       expect(c.stale(entry(50, { tags: [], watchFinal: 51 }, 190), chain(52))).toBe(true);
+      // A reading that failed knows no hash: the height keeps the one it is known by, and a later change marks it.
+      now = 300;
+      c.block(set(51, [], false, ''));
+      expect(c.hashOf(51)).toBe('new');
+      const later = entry(52, { tags: [], watchFinal: 51 }, 250);
+      expect(c.stale(later, chain(52))).toBe(false);
+      c.block(set(51, [], true, 'newer'));
+      expect(c.stale(later, chain(52))).toBe(true);
     },
   );
 
