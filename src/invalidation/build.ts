@@ -77,6 +77,7 @@ export function buildInvalidation(
   let closed = false;
   let unshare: (() => void) | null = null;
   let unready: (() => void) | null = null;
+  let unrebase: (() => void) | null = null;
   return {
     clock: tagClock,
     rule: new PreciseRule(config.invalidation, chain, metrics.guarded),
@@ -132,6 +133,12 @@ export function buildInvalidation(
           logger: d.logger,
         });
       };
+      // The chain went back: the fleet record's sets above the new head are of blocks no longer believed.
+      if (fleet?.record.forgetAbove !== undefined) {
+        const forget = (height: number) => void fleet.record.forgetAbove?.(height);
+        d.heads.on('rebase', forget);
+        unrebase = () => d.heads.off('rebase', forget);
+      }
       // With a fleet, reading starts once Redis answers (the lease and the bus need it; the first
       // blocks otherwise trip the Redis breaker), after the fleet's record is read.
       // Without one, at once (synchronously: the reader hears a new head before refresh-ahead does).
@@ -159,6 +166,7 @@ export function buildInvalidation(
       reader?.close();
       unshare?.();
       unready?.();
+      unrebase?.();
     },
   };
 }

@@ -272,12 +272,14 @@ export class TagClock implements TouchedListener {
   /**
    * The chain went back to `height` (every upstream followed down): what was
    * fetched above it is stale, its blocks are owed again, and every height
-   * recorded above it (tags, the incomplete block, the forgotten tags' floor)
-   * is lowered to it, so entries fetched at the new head are fresh until a
-   * block names them again.
+   * recorded above it (tags, the incomplete block, the forgotten tags' floor,
+   * the horizon entries are judged from) is lowered to it, so entries fetched
+   * at the new head are fresh until a block names them again.
    */
   rebase(height: number): void {
-    this.#rewritten(height + 1);
+    // Below what this clock could judge: entries fetched at the new head before now cannot be judged either.
+    this.#rewritten(this.#joined > height ? height : height + 1);
+    this.#joined = Math.min(this.#joined, height);
     for (const h of [...this.#hashes.keys()]) if (h > height) this.#hashes.delete(h);
     this.#covered = Math.min(this.#covered, height);
     for (const [tag, at] of this.#at) if (at > height) this.#at.set(tag, height);

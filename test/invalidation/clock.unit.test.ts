@@ -115,6 +115,27 @@ describe('TagClock', () => {
     },
   );
 
+  it('a rebase below the first block read lowers the horizon entries are judged from, and judges none made before', () => {
+    let now = 10;
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+    c.start(100);
+    for (let h = 100; h <= 110; h++) c.block(set(h, []));
+    expect(c.judgedFrom).toBe(99);
+    const before = entry(34, { tags: [tagOfAddress('q')], watchFinal: null }, 5);
+    now = 20;
+    c.rebase(34);
+    expect(c.judgedFrom).toBe(34);
+    expect(c.covered).toBe(34);
+    // Fetched at the new head after the rebase: judged, and fresh until a block names it.
+    const after = entry(34, { tags: [tagOfAddress('q')], watchFinal: null }, 25);
+    expect(c.stale(after, chain(34))).toBe(false);
+    // Made before it at that height: this clock never judged it.
+    expect(c.stale(before, chain(34))).toBe(true);
+    expect(c.stale(entry(33, { tags: [tagOfAddress('q')], watchFinal: null }, 25), chain(34))).toBe(true);
+    c.block(set(35, ['q']));
+    expect(c.stale(after, chain(35))).toBe(true);
+  });
+
   it(
     'a rewritten height stales what was fetched about it or at or above it until then, ' +
       'head-dependent entries included',
