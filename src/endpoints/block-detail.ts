@@ -20,5 +20,5 @@ export const blockDetail = endpoint({
   about: 'h',
   finalCapable: true,
   stamps: SERVER_TIMESTAMP,
-  dependsOn: [{ on: 'finality', param: 'h' }],
+  dependsOn: [{ on: 'finality', param: 'h', field: 'height' }],
 });

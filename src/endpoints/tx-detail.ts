@@ -18,5 +18,8 @@ export const txDetail = endpoint({
     return isFinal(bh, chain) ? answer(p, p.finalTtlMs, false) : answer(p, p.ttlMs, p.invalidateOnHead, bh);
   },
   finalCapable: true,
-  dependsOn: [{ on: 'pending' }, { on: 'finality', field: 'block_height' }],
+  dependsOn: [
+    { on: 'pending', param: 'hash' },
+    { on: 'finality', field: 'block_height' },
+  ],
 });

@@ -80,7 +80,7 @@ export function buildInvalidation(
   let unrebase: (() => void) | null = null;
   return {
     clock: tagClock,
-    rule: new PreciseRule(config.invalidation, chain, metrics.guarded),
+    rule: new PreciseRule(config.invalidation, chain, metrics.guarded, (h) => tagClock.hashOf(h)),
     metrics,
     start(d) {
       const fleet = d.fleet;

@@ -122,7 +122,7 @@ describe('a replica that joins a fleet', () => {
     expect(content(rz.text)).toBe(await truth(sim!.url, list(z)));
   });
 
-  it('after the chain went back, the record holds no set above the new head; a replica joining then uses it', async () => {
+  it('after the chain went back, the record holds no set above the new head; a replica joining uses it', async () => {
     const a = await replica();
     const s0 = sim!.chain.head();
     await covered(a.url, s0);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createEntry, entryState, type ChainHeights } from '../../src/cache/entry.js';
 import { TagClock } from '../../src/invalidation/clock.js';
 import type { EntryDeps } from '../../src/cache/types.js';
-import { DAY, DEPLOYED, PENDING, tagOfAddress } from '../../src/invalidation/tags.js';
+import { DAY, DEPLOYED, PENDING, tagOfAddress, tagOfTx } from '../../src/invalidation/tags.js';
 import type { TouchedSet } from '../../src/chain/touched.js';
 
 const chain = (head: number, final: number | null = null): ChainHeights => ({
@@ -115,7 +115,7 @@ describe('TagClock', () => {
     },
   );
 
-  it('a rebase below the first block read lowers the horizon entries are judged from, and judges none made before', () => {
+  it('a rebase below the first block read lowers the horizon entries are judged from, judging none made before', () => {
     let now = 10;
     const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
     c.start(100);
@@ -184,6 +184,31 @@ describe('TagClock', () => {
       expect(c.stale(later, chain(52))).toBe(true);
     },
   );
+
+  it('a pending transaction is fresh until the block it leaves the pool with, or a set that does not say', () => {
+    let now = 0;
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+    c.start(10);
+    c.block({ ...set(10, []), left: [] });
+    const tx = entry(10, { tags: [tagOfTx('aa')], watchFinal: null, clientMaxMs: 1000 }, 5);
+    c.poolChanged();
+    c.block({ ...set(11, ['x']), left: ['bb'] });
+    expect(c.stale(tx, chain(11))).toBe(false);
+    c.block({ ...set(12, []), left: ['aa'] });
+    expect(c.stale(tx, chain(12))).toBe(true);
+    // A replica on an older version says nothing of the pool: every pending transaction may have left.
+    const again = entry(12, { tags: [tagOfTx('cc')], watchFinal: null, clientMaxMs: 1000 }, 5);
+    expect(c.stale(again, chain(12))).toBe(false);
+    c.block(set(13, []));
+    expect(c.stale(again, chain(13))).toBe(true);
+    // The pool unknown: its own TTL.
+    const later = entry(13, { tags: [tagOfTx('dd')], watchFinal: null, clientMaxMs: 1000 }, 10);
+    c.poolUnknown();
+    now = 500;
+    expect(c.stale(later, chain(13))).toBe(false);
+    now = 1010;
+    expect(c.stale(later, chain(13))).toBe(true);
+  });
 
   it('stays within its byte budget; forgotten tags stale what they could have named', () => {
     const c = new TagClock({ maxBytes: 2000, clock: () => 0 });
