@@ -47,7 +47,7 @@ export interface HeadSource {
 }
 
 export interface BlockReaderDeps {
-  reading: BlockReading;
+  reading: Pick<BlockReading, 'read' | 'recent' | 'pending'>;
   touched: TouchedSets;
   clock: TagClock;
   heads: HeadSource;
