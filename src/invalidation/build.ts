@@ -18,6 +18,7 @@ import { BlockReading } from './read-block.js';
 import { BlockReader, type HeadSource } from './reader.js';
 import type { FleetDuty } from '../fleet/duty.js';
 import { PreciseRule } from './rule.js';
+import { PoolView } from './pool-view.js';
 import type { TouchedSets } from '../chain/touched.js';
 
 /** Longest wait for Redis before reading blocks anyway (the lease then acts alone). */
@@ -73,6 +74,8 @@ export function buildInvalidation(
   });
   const tagClock = tags;
   touched.subscribe(tagClock);
+  const pool = new PoolView();
+  touched.subscribe(pool);
   let reader: BlockReader | null = null;
   let closed = false;
   let unshare: (() => void) | null = null;
@@ -80,7 +83,13 @@ export function buildInvalidation(
   let unrebase: (() => void) | null = null;
   return {
     clock: tagClock,
-    rule: new PreciseRule(config.invalidation, chain, metrics.guarded, (h) => tagClock.hashOf(h)),
+    rule: new PreciseRule(
+      config.invalidation,
+      chain,
+      metrics.guarded,
+      (h) => tagClock.hashOf(h),
+      (hash) => pool.has(hash),
+    ),
     metrics,
     start(d) {
       const fleet = d.fleet;

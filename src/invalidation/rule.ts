@@ -28,18 +28,24 @@ export class PreciseRule {
   readonly #chain: ChainView;
   readonly #guarded: (reason: GuardReason) => void;
   readonly #hashOf: (height: number) => string | undefined;
+  readonly #inPool: (hash: string) => boolean;
 
-  /** `hashOf`: the hash the block reader knows a height by (the tag clock's). */
+  /**
+   * `hashOf`: the hash the block reader knows a height by (the tag clock's);
+   * `inPool`: the reader saw that transaction in the pool and not leave it (pool-view.ts).
+   */
   constructor(
     cfg: InvalidationConfig,
     chain: ChainView,
     guarded: (reason: GuardReason) => void,
     hashOf: (height: number) => string | undefined,
+    inPool: (hash: string) => boolean,
   ) {
     this.#cfg = cfg;
     this.#chain = chain;
     this.#guarded = guarded;
     this.#hashOf = hashOf;
+    this.#inPool = inPool;
   }
 
   /**
@@ -69,6 +75,8 @@ export class PreciseRule {
     if (deps.tags.length === 0 && deps.watchFinal !== null && final === null) return { kind: 'watch', deps };
     // A block named by its hash: kept by its height's watch only when the reader knows that height by that hash.
     if (byHash(req) && !this.#knownAs(deps.watchFinal, data)) return OWN_RULE;
+    // A pending transaction: by its own tag only while the reader would see it leave the pool.
+    if (deps.tags.some((t) => isTxTag(t) && !this.#inPool(t.slice(3)))) return OWN_RULE;
     // Only its block's finality or hash changes an answer about one block (a mined transaction, a block's record or
     // list), and only its leaving the pool a pending transaction.
     const oneBlock = deps.watchHead === undefined && deps.tags.every(isTxTag);

@@ -10,6 +10,8 @@ import { PreciseRule } from '../../src/invalidation/rule.js';
 import { ADDR, canon, chainAt } from '../catalogue/helpers.js';
 
 const ok = (data: unknown) => ({ code: 0, msg: 'success', data });
+/** The one transaction the reader saw in the pool. */
+const POOLED = 'ef'.repeat(32);
 /** The hash the reader knows height 995 by. */
 const KNOWN = 'ab'.repeat(32);
 
@@ -21,6 +23,7 @@ function decide(name: EndpointName, query: string, data: unknown, chain: ChainVi
     chain,
     (r) => guarded.push(r),
     (h) => (h === 995 ? KNOWN : undefined),
+    (hash) => hash === POOLED,
   );
   const req = canon(name, query);
   const cls = classify({ req, status: 200, json: ok(data), chain });
@@ -71,6 +74,10 @@ describe('PreciseRule.decide', () => {
       deps: { tags: [`tx:${hash}`], watchFinal: null },
       boundMs: 600_000,
     });
+    // One the reader has not seen in the pool (it would not see it leave): its own rule.
+    const other = '12'.repeat(32);
+    const data = { hash: other, status: 2, block_height: null };
+    expect(decide('tx/detail', `hash=${other}`, data, chain, 990).keeping).toEqual({ kind: 'own' });
   });
 
   it('a global list moves with every block: the head rule', () => {
