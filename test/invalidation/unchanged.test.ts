@@ -49,6 +49,8 @@ describe('unchanged answers are kept', () => {
     expect(r.cache).not.toBe('HIT');
     expect(dataOf(r.text)['block_height']).toBe(minedAt);
     expect(content(r.text)).toBe(await truth(sim.url, path));
+    // Fetched just after its block: kept until the block is final, not stamped behind it.
+    expect((await get(proxy.url, path)).cache).toBe('HIT');
   });
 
   it('a recent block named by its hash, until it is final', async () => {
