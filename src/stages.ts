@@ -272,6 +272,8 @@ export function buildStages(
           named: (e) => invalidation.clock.named(e, tracker),
           clock,
           onUnnamed: invalidation.metrics.unnamed,
+          headMoved: (e) => e.headDependent && e.head !== null && (tracker.bestHead() ?? -1) > e.head,
+          onUnchanged: invalidation.metrics.unchanged,
         });
   const fetcher = new FetchStage({
     pool,

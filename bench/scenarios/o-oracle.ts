@@ -12,6 +12,7 @@
 import type { Ctx, Scenario } from '../lib/context.js';
 import { modeHonoured, runMode, type InvalidationMode, type ModeRun } from '../lib/oracle/mode.js';
 import {
+  endedLine,
   internalLine,
   staleByEndpoint,
   summarize,
@@ -111,6 +112,9 @@ function runNotes(ctx: Ctx, target: string, run: ModeRun, d: Durations): void {
     `(o) ${target}: upstream requests by endpoint (first f, ` +
       `changed c, unchanged u, background b): ${upstreamByEndpoint(w)}`,
   );
+  const ended = endedLine(w);
+  if (ended !== null)
+    ctx.notes.push(`(o) ${target}: the proxy's unchanged refetches by what ended the entry: ${ended}`);
   const c = run.crawl;
   ctx.notes.push(
     `(o) ${target}: crawl ${c.requests} paths in ` +

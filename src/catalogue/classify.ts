@@ -53,7 +53,7 @@ function aboutHeight(req: CanonicalRequest): string | undefined {
 }
 
 /** The request names its block by hash. */
-function byHash(req: CanonicalRequest): boolean {
+export function byHash(req: CanonicalRequest): boolean {
   const about = req.endpoint.module?.about ?? null;
   return about !== null && req.params.get(about)?.length === 64;
 }

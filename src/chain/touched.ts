@@ -21,6 +21,11 @@ export interface TouchedSet {
   /** Token names whose contract the block names. */
   tokens: readonly string[];
   /**
+   * Transactions that left the pending pool with this block (mined in it, or gone from the pool since the
+   * previous read), lowercase; absent: not told (a replica on an older version), as if every one had.
+   */
+  left?: readonly string[];
+  /**
    * False when the block could not be read whole in time: every entry that
    * depends on the head is then treated as changed (today's rule).
    */

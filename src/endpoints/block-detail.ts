@@ -11,14 +11,17 @@ export const blockDetail = endpoint({
   policy: policy(5 * SEC, DAY, 5 * SEC, 5 * SEC, false),
   classify: ({ data, policy: p, chain }) => {
     const d = obj(data);
+    const h = height(d?.['height']);
+    // The answer shows its block: the upstream had it (a block the proxy believes: it teaches no new head).
+    const observedHead = withinHead(h, chain) ? h : null;
     // A "final" block above every head the proxy trusts is not believed final.
-    if (d?.['is_finality'] === true && withinHead(height(d['height']), chain))
-      return { ...answer(p, p.finalTtlMs, false), observedFinal: height(d['height']) };
+    if (d?.['is_finality'] === true && observedHead !== null)
+      return { ...answer(p, p.finalTtlMs, false), observedFinal: observedHead, observedHead };
     // Not final: the content itself (is_finality false) changes, so no promotion.
-    return answer(p, p.volatileTtlMs, p.invalidateOnHead);
+    return { ...answer(p, p.volatileTtlMs, p.invalidateOnHead), observedHead };
   },
   about: 'h',
   finalCapable: true,
   stamps: SERVER_TIMESTAMP,
-  dependsOn: [{ on: 'finality', param: 'h' }],
+  dependsOn: [{ on: 'finality', param: 'h', field: 'height' }],
 });

@@ -1,7 +1,7 @@
 /** One transaction by hash (2.3.2). */
 import { P } from './params.js';
 import { TxDetail } from './records.js';
-import { DAY, SEC, answer, endpoint, height, isFinal, obj, policy } from './kit.js';
+import { DAY, SEC, answer, endpoint, height, isFinal, obj, policy, withinHead } from './kit.js';
 
 export const txDetail = endpoint({
   path: 'tx/detail',
@@ -15,8 +15,14 @@ export const txDetail = endpoint({
     const bh = height(d['block_height']);
     // Pending (status 2) or not in a block yet: short, and stale once the head moves.
     if (d['status'] === 2 || bh === null) return answer(p, p.volatileTtlMs, true);
-    return isFinal(bh, chain) ? answer(p, p.finalTtlMs, false) : answer(p, p.ttlMs, p.invalidateOnHead, bh);
+    // The answer shows its block: the upstream had it (a block the proxy believes: it teaches no new head).
+    const observedHead = withinHead(bh, chain) ? bh : null;
+    const kept = isFinal(bh, chain) ? answer(p, p.finalTtlMs, false) : answer(p, p.ttlMs, p.invalidateOnHead, bh);
+    return { ...kept, observedHead };
   },
   finalCapable: true,
-  dependsOn: [{ on: 'pending' }, { on: 'finality', field: 'block_height' }],
+  dependsOn: [
+    { on: 'pending', param: 'hash' },
+    { on: 'finality', field: 'block_height' },
+  ],
 });

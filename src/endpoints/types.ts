@@ -85,8 +85,11 @@ export type Dependency<P extends string = string> =
   | { on: 'token'; param: P }
   /** Any contract deployed (a new token is a new contract). */
   | { on: 'deployment' }
-  /** The pending pool: every block, and changes the pending poll sees between blocks. */
-  | { on: 'pending' }
+  /**
+   * The pending pool: every block, and changes the pending poll sees between blocks; with `param` (a
+   * transaction's hash), only that transaction leaving the pool (mined, or dropped).
+   */
+  | { on: 'pending'; param?: P }
   /** The calendar day (daily series roll over at midnight). */
   | { on: 'day' }
   /** The NAX distribution stage (answers that do not state when it ends). */
@@ -96,8 +99,11 @@ export type Dependency<P extends string = string> =
    * height.
    */
   | { on: 'stage-end'; field: string }
-  /** Finality and hash of the block named by `param`, or by `field` of the answer's data. */
-  | { on: 'finality'; param: P }
+  /**
+   * Finality and hash of the block named by `param` (its height; a hash: the height in `field` of the answer's
+   * data, when given), or by `field` of the answer's data.
+   */
+  | { on: 'finality'; param: P; field?: string }
   | { on: 'finality'; field: string };
 
 /**

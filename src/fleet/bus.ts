@@ -93,6 +93,7 @@ export function isTouched(v: unknown): v is TouchedSet {
     strings(s.deployed) &&
     (s.day === null || Number.isSafeInteger(s.day)) &&
     strings(s.tokens) &&
+    (s.left === undefined || strings(s.left)) &&
     typeof s.complete === 'boolean'
   );
 }

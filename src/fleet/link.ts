@@ -22,8 +22,12 @@ export interface FleetLink {
   bus: Bus;
   /** A short lease on a job (`touched:block:N`): true when this replica does it. Never throws. */
   lease: { acquire(key: string): Promise<boolean> };
-  /** Recent touched sets, for replicas that join (record.ts). */
-  record: { read(): Promise<TouchedSet[] | null>; add(set: TouchedSet): Promise<void> };
+  /** Recent touched sets, for replicas that join (record.ts); absent `forgetAbove`: the record keeps them by height. */
+  record: {
+    read(): Promise<TouchedSet[] | null>;
+    add(set: TouchedSet): Promise<void>;
+    forgetAbove?(height: number): Promise<void>;
+  };
   /** Resolves true once leases and messages flow, false after timeoutMs. */
   ready(timeoutMs: number): Promise<boolean>;
   /** Calls `fn` each time the transport is back after a gap; returns the way to stop. */

@@ -11,7 +11,8 @@
  * grows and a fleet gone for a day leaves nothing behind. A block re-read
  * with another hash adds a second member at its height. A block nobody
  * recorded (a reader that died, Redis unreachable at that moment) is a gap:
- * the reader of the record uses only what lies above the newest gap.
+ * the reader of the record uses only what lies above the newest gap. A
+ * rebase (the chain going back) removes the sets above the new head.
  * Redis failure never blocks: `add` is lost, `read` answers null.
  */
 import type { RedisConfig } from '../config/types.js';
@@ -84,6 +85,14 @@ export class FleetRecord {
     await guarded(this.#guard, 'set', () =>
       this.#client.eval(ADD_LUA, 1, this.key, set.height, member, RECORD_SETS, RECORD_TTL_MS),
     );
+  }
+
+  /**
+   * The chain went back to `height` (a rebase): the sets above it are of
+   * blocks no longer believed, and would outrank the new ones (lost when Redis is unavailable).
+   */
+  async forgetAbove(height: number): Promise<void> {
+    await guarded(this.#guard, 'set', () => this.#client.zremrangebyscore(this.key, `(${height}`, '+inf'));
   }
 
   /** The recorded sets by height (two of one height in the order they were added); null: Redis unavailable. */

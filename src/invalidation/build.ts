@@ -18,6 +18,7 @@ import { BlockReading } from './read-block.js';
 import { BlockReader, type HeadSource } from './reader.js';
 import type { FleetDuty } from '../fleet/duty.js';
 import { PreciseRule } from './rule.js';
+import { PoolView } from './pool-view.js';
 import type { TouchedSets } from '../chain/touched.js';
 
 /** Longest wait for Redis before reading blocks anyway (the lease then acts alone). */
@@ -73,13 +74,22 @@ export function buildInvalidation(
   });
   const tagClock = tags;
   touched.subscribe(tagClock);
+  const pool = new PoolView();
+  touched.subscribe(pool);
   let reader: BlockReader | null = null;
   let closed = false;
   let unshare: (() => void) | null = null;
   let unready: (() => void) | null = null;
+  let unrebase: (() => void) | null = null;
   return {
     clock: tagClock,
-    rule: new PreciseRule(config.invalidation, chain, metrics.guarded),
+    rule: new PreciseRule(
+      config.invalidation,
+      chain,
+      metrics.guarded,
+      (h) => tagClock.hashOf(h),
+      (hash) => pool.has(hash),
+    ),
     metrics,
     start(d) {
       const fleet = d.fleet;
@@ -132,6 +142,12 @@ export function buildInvalidation(
           logger: d.logger,
         });
       };
+      // The chain went back: the fleet record's sets above the new head are of blocks no longer believed.
+      if (fleet?.record.forgetAbove !== undefined) {
+        const forget = (height: number) => void fleet.record.forgetAbove?.(height);
+        d.heads.on('rebase', forget);
+        unrebase = () => d.heads.off('rebase', forget);
+      }
       // With a fleet, reading starts once Redis answers (the lease and the bus need it; the first
       // blocks otherwise trip the Redis breaker), after the fleet's record is read.
       // Without one, at once (synchronously: the reader hears a new head before refresh-ahead does).
@@ -159,6 +175,7 @@ export function buildInvalidation(
       reader?.close();
       unshare?.();
       unready?.();
+      unrebase?.();
     },
   };
 }

@@ -31,7 +31,7 @@
 import type { CacheEntry, EntryDeps } from '../cache/types.js';
 import type { ChainHeights } from '../cache/entry.js';
 import type { TouchedListener, TouchedSet } from '../chain/touched.js';
-import { DAY, DEPLOYED, PENDING, tagOfAddress, tagOfToken } from './tags.js';
+import { DAY, DEPLOYED, isTxTag, PENDING, tagOfAddress, tagOfToken, tagOfTx } from './tags.js';
 import { joinable } from './joinable.js';
 import type { GuardReason } from './metrics.js';
 
@@ -79,6 +79,8 @@ export class TagClock implements TouchedListener {
   #poolSettling = false;
   /** Entries fetched below this height cannot be judged (before what this clock or the fleet record covers). */
   #joined = Number.POSITIVE_INFINITY;
+  /** Highest complete block that did not say which transactions left the pool (every one may have). */
+  #anyTx = -1;
 
   readonly #onStale: (entry: CacheEntry) => void;
   readonly #onGuarded: (reason: GuardReason) => void;
@@ -132,14 +134,19 @@ export class TagClock implements TouchedListener {
       const tag = d.tags[i]!;
       const at = this.#at.get(tag);
       if (at !== undefined && at > h) return true;
-      if (
-        tag === PENDING &&
-        (entry.createdAt <= this.#poolAt ||
-          (this.#poolUnknown && this.#clock() - entry.createdAt >= (d.clientMaxMs ?? 0)))
-      )
-        return true;
+      if (tag === PENDING) {
+        if (entry.createdAt <= this.#poolAt || this.#poolAged(entry, d)) return true;
+      } else if ((this.#anyTx > h || this.#poolUnknown) && isTxTag(tag)) {
+        // A pending transaction: only its leaving the pool changes it, told by the block it left with.
+        if (this.#anyTx > h || this.#poolAged(entry, d)) return true;
+      }
     }
     return false;
+  }
+
+  /** The pool cannot be read: what depends on it keeps its endpoint's own TTL. */
+  #poolAged(entry: CacheEntry, d: EntryDeps): boolean {
+    return this.#poolUnknown && this.#clock() - entry.createdAt >= (d.clientMaxMs ?? 0);
   }
 
   /** Highest height below which every block has a set. */
@@ -152,7 +159,7 @@ export class TagClock implements TouchedListener {
     return Number.isFinite(this.#joined) ? this.#joined : null;
   }
 
-  /** The hash block `height` was read with ('' when unknown or incomplete). */
+  /** The hash block `height` is known by ('' when nothing told it). */
   hashOf(height: number): string | undefined {
     return this.#hashes.get(height);
   }
@@ -173,7 +180,8 @@ export class TagClock implements TouchedListener {
     const seen = this.#hashes.get(set.height);
     if (seen !== undefined && seen !== '' && set.blockHash !== '' && seen !== set.blockHash)
       this.#rewritten(set.height);
-    this.#hashes.set(set.height, set.blockHash);
+    // A set that knows no hash (not read) leaves the one the height is known by.
+    if (seen === undefined || set.blockHash !== '') this.#hashes.set(set.height, set.blockHash);
     let n = 0;
     if (!set.complete) this.#incomplete = Math.max(this.#incomplete, set.height);
     else {
@@ -183,6 +191,7 @@ export class TagClock implements TouchedListener {
       if (set.deployed.length > 0) n += this.#bump(DEPLOYED, set.height);
       // Every block takes transactions out of the pool.
       n += this.#bump(PENDING, set.height);
+      n += this.#left(set);
       // A new day, or one that cannot be told (the first block read, a block without a timestamp).
       if (set.day === null || set.day !== this.#day) n += this.#bump(DAY, set.height);
       this.#day = set.day;
@@ -256,6 +265,7 @@ export class TagClock implements TouchedListener {
       for (const t of set.tokens) this.#bump(tagOfToken(t), set.height);
       if (set.deployed.length > 0) this.#bump(DEPLOYED, set.height);
       this.#bump(PENDING, set.height);
+      this.#left(set);
       if (set.day === null || set.day !== day) this.#bump(DAY, set.height);
       day = set.day;
     }
@@ -271,27 +281,31 @@ export class TagClock implements TouchedListener {
   /**
    * The chain went back to `height` (every upstream followed down): what was
    * fetched above it is stale, its blocks are owed again, and every height
-   * recorded above it (tags, the incomplete block, the forgotten tags' floor)
-   * is lowered to it, so entries fetched at the new head are fresh until a
-   * block names them again.
+   * recorded above it (tags, the incomplete block, the forgotten tags' floor,
+   * the horizon entries are judged from) is lowered to it, so entries fetched
+   * at the new head are fresh until a block names them again.
    */
   rebase(height: number): void {
-    this.#rewritten(height + 1);
+    // Below what this clock could judge: entries fetched at the new head before now cannot be judged either.
+    this.#rewritten(this.#joined > height ? height : height + 1);
+    this.#joined = Math.min(this.#joined, height);
     for (const h of [...this.#hashes.keys()]) if (h > height) this.#hashes.delete(h);
     this.#covered = Math.min(this.#covered, height);
     for (const [tag, at] of this.#at) if (at > height) this.#at.set(tag, height);
     this.#incomplete = Math.min(this.#incomplete, height);
     this.#floor = Math.min(this.#floor, height);
+    this.#anyTx = Math.min(this.#anyTx, height);
   }
 
   /**
    * The reader saw block `height` under a new hash: what was fetched about it,
-   * or at or above it, until now is stale at once. Its recorded hash is
-   * forgotten, so the set read again does not mark it a second time.
+   * or at or above it, until now is stale at once. It is known by `hash` from
+   * now on, so the set read again does not mark it a second time (a set of
+   * yet another hash does), and a later change is seen again.
    */
-  rewrite(height: number): void {
+  rewrite(height: number, hash: string): void {
     this.#rewritten(height);
-    if (this.#hashes.has(height)) this.#hashes.set(height, '');
+    this.#hashes.set(height, hash);
   }
 
   #rewritten(height: number): void {
@@ -313,6 +327,17 @@ export class TagClock implements TouchedListener {
   /** A head-dependent entry (no tags) fetched at or above a rewritten height before it was rewritten. */
   #rewrittenUnder(entry: CacheEntry): boolean {
     return entry.headDependent && this.#marks.length > 0 && this.#marked(entry.head ?? -1, entry.createdAt);
+  }
+
+  /** The transactions that left the pool with a complete block; a set that does not say: every one may have. */
+  #left(set: TouchedSet): number {
+    if (set.left === undefined) {
+      this.#anyTx = Math.max(this.#anyTx, set.height);
+      return 0;
+    }
+    let n = 0;
+    for (const hash of set.left) n += this.#bump(tagOfTx(hash), set.height);
+    return n;
   }
 
   #bump(tag: string, height: number): number {

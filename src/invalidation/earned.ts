@@ -31,6 +31,21 @@ export function evidenceOf(before: CacheEntry, after: CacheEntry, now: number, n
   return sameContent(before, after) ? 'same' : 'unnamed-change';
 }
 
+/**
+ * What ended the entry an unchanged answer replaced: a block named it (its tags, the fail-safe, its block's
+ * finality or a reorg: `named`), the head moved (the head rule), its own time ran out (`bound` for a tag-kept
+ * entry, `ttl` for the endpoint's own rule), or something else while it was fresh (a purge, a refresh).
+ */
+export type Ended = 'named' | 'head' | 'bound' | 'ttl' | 'other';
+
+/** Pure: why `before`, fresh until `before.freshUntil`, was fetched again at `now`. */
+export function endedBy(before: CacheEntry, now: number, named: boolean, headMoved: boolean): Ended {
+  if (named) return 'named';
+  if (headMoved) return 'head';
+  if (now >= before.freshUntil) return before.deps === undefined ? 'ttl' : 'bound';
+  return 'other';
+}
+
 export interface EarnedBoundsOptions {
   /** INVALIDATION_MAX_AGE_GROWTH: 1 keeps every bound at the endpoint's. */
   growth: number;
@@ -39,6 +54,10 @@ export interface EarnedBoundsOptions {
   clock: () => number;
   /** Content changed at the bound though no block named the entry. */
   onUnnamed: (endpoint: string) => void;
+  /** The head moved past a head-dependent entry's. */
+  headMoved: (entry: CacheEntry) => boolean;
+  /** An answer the same as the entry it replaces: what ended that entry. */
+  onUnchanged: (endpoint: string, ended: Ended) => void;
 }
 
 export class EarnedBounds {
@@ -50,9 +69,13 @@ export class EarnedBounds {
 
   /** The entry to store for `req` in place of `before` (the memory tier's, if any): `after`, its bound earned. */
   readonly settle = (req: CanonicalRequest, before: CacheEntry | undefined, after: CacheEntry): CacheEntry => {
-    if (before === undefined || before.deps === undefined || after.deps === undefined) return after;
+    if (before === undefined) return after;
     const o = this.#o;
-    const evidence = evidenceOf(before, after, o.clock(), o.named(before));
+    const named = o.named(before);
+    if (sameContent(before, after))
+      o.onUnchanged(req.endpoint.name, endedBy(before, o.clock(), named, o.headMoved(before)));
+    if (before.deps === undefined || after.deps === undefined) return after;
+    const evidence = evidenceOf(before, after, o.clock(), named);
     if (evidence === 'unnamed-change') o.onUnnamed(req.endpoint.name);
     const grows = req.endpoint.module?.everyChangeNamed === true;
     return earned(before, after, grows ? o.growth : 1, evidence);

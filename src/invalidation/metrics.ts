@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { ENDPOINT_LABELS, METRIC_PREFIX } from '../metrics/prometheus.js';
+import type { Ended } from './earned.js';
 
 export interface InvalidationMetrics {
   /** A block's touched set read whole, in seconds. */
@@ -20,8 +21,12 @@ export interface InvalidationMetrics {
   invalidated(endpoint: string): void;
   /** A refetch at the safety bound found content changed though no block named the entry. */
   unnamed(endpoint: string): void;
+  /** An answer fetched again the same as the entry it replaced, by what ended that entry. */
+  unchanged(endpoint: string, ended: Ended): void;
   /** A fact precise invalidation would have relied on was not trusted (the head rule applied instead), by reason. */
   guarded(reason: GuardReason): void;
+  /** The reorg window read: blocks below the head it reaches, and whether its bound cut it short of a final block. */
+  window(depth: number, cut: boolean): void;
   snapshot(): InvalidationSnapshot;
 }
 
@@ -53,6 +58,12 @@ interface InvalidationSnapshot {
   tagsBumped: number;
   entriesInvalidated: number;
   unnamedChanges: number;
+  /** Blocks below the head the last reorg window reached. */
+  reorgWindow: number;
+  /** Windows cut by their bound before a final block. */
+  windowCuts: number;
+  /** Answers fetched again unchanged, by endpoint and what ended the entry they replaced. */
+  unchangedRefetches: Record<string, Partial<Record<Ended, number>>>;
   guarded: Record<GuardReason, number>;
 }
 
@@ -143,6 +154,27 @@ export function registerInvalidationMetrics(
       this.set(tagMap().bytes);
     },
   });
+  const unchangedRefetches = new Counter({
+    name: `${METRIC_PREFIX}invalidation_unchanged_refetches_total`,
+    help:
+      'Answers fetched again the same as the entry they replaced, by endpoint and what ended that entry: named ' +
+      "(a block named a tag, the fail-safe, its block's finality or a reorg), head (the head rule), bound " +
+      "(a tag-kept entry's safety bound), ttl (the endpoint's own TTL), other (a purge, a refresh while fresh).",
+    labelNames: ['endpoint', 'ended'] as const,
+    registers: [registry],
+  });
+  const windowBlocks = new Gauge({
+    name: `${METRIC_PREFIX}invalidation_reorg_window_blocks`,
+    help: 'Blocks below the head the last reorg window reached (down to the newest final block the block list shows).',
+    registers: [registry],
+  });
+  const windowCuts = new Counter({
+    name: `${METRIC_PREFIX}invalidation_reorg_window_cut_total`,
+    help:
+      'Reorg windows cut by their bound (300 blocks) before a final block was listed: ' +
+      'deeper non-final blocks are not watched for a new hash.',
+    registers: [registry],
+  });
   const snap: InvalidationSnapshot = {
     blocks: 0,
     readHere: 0,
@@ -152,6 +184,9 @@ export function registerInvalidationMetrics(
     tagsBumped: 0,
     entriesInvalidated: 0,
     unnamedChanges: 0,
+    reorgWindow: 0,
+    windowCuts: 0,
+    unchangedRefetches: {},
     guarded: Object.fromEntries(GUARD_REASONS.map((r) => [r, 0])) as Record<GuardReason, number>,
   };
   return {
@@ -189,6 +224,22 @@ export function registerInvalidationMetrics(
       snap.guarded[reason]++;
       guarded.inc({ reason });
     },
-    snapshot: () => ({ ...snap, guarded: { ...snap.guarded } }),
+    unchanged(endpoint, ended) {
+      const by = (snap.unchangedRefetches[endpoint] ??= {});
+      by[ended] = (by[ended] ?? 0) + 1;
+      unchangedRefetches.inc({ endpoint, ended });
+    },
+    window(depth, cut) {
+      snap.reorgWindow = depth;
+      windowBlocks.set(depth);
+      if (!cut) return;
+      snap.windowCuts++;
+      windowCuts.inc();
+    },
+    snapshot: () => ({
+      ...snap,
+      guarded: { ...snap.guarded },
+      unchangedRefetches: Object.fromEntries(Object.entries(snap.unchangedRefetches).map(([k, v]) => [k, { ...v }])),
+    }),
   };
 }

@@ -17,8 +17,9 @@ import { hashOf } from './cross-check.js';
 import type { Fetched, OwnReads } from './own-reads.js';
 import type { PendingTouched, TouchedSet } from '../chain/touched.js';
 import { BlockVerifier, pagesOf, type Rec } from './verify-block.js';
+import { addRows, WINDOW_MAX, type RecentBlocks } from './reorg-window.js';
 
-/** Newest blocks checked for a changed hash (the page size of the home page's block list). */
+/** The reorg window's first page (the home page's block list). */
 const RECENT = 20;
 
 interface Parties {
@@ -50,8 +51,8 @@ export class BlockReading {
   #pool: Map<string, readonly string[]> | null = null;
   /** The pool's hashes in order at the previous read (null: none read yet). */
   #poolOrder: string | null = null;
-  /** Parties of pool entries seen by the poll since the last block read. */
-  #carry = { addresses: new Set<string>(), contracts: new Set<string>() };
+  /** Parties of pool entries seen by the poll since the last block read, and the transactions gone from it. */
+  #carry = { addresses: new Set<string>(), contracts: new Set<string>(), left: new Set<string>() };
 
   /** Token contracts by address as last read, and until when its entry was fresh. */
   #tokenMap: { map: ReadonlyMap<string, string>; until: number } | null = null;
@@ -161,8 +162,8 @@ export class BlockReading {
     }
     await this.#parties(txs, tokens, into, signal, height, keep);
     const carried = this.#carry;
-    this.#carry = { addresses: new Set<string>(), contracts: new Set<string>() };
-    const { pending, gone } = await this.#pending(
+    this.#carry = { addresses: new Set<string>(), contracts: new Set<string>(), left: new Set<string>() };
+    const { pending, gone, left } = await this.#pending(
       pool.flatMap((p) => p['list'] as Rec[]),
       tokens,
       signal,
@@ -181,6 +182,7 @@ export class BlockReading {
       contracts: [...into.contracts],
       deployed: [...into.deployed],
       tokens: [...into.tokens],
+      left: [...new Set([...txs.map((t) => String(t['tx_hash']).toLowerCase()), ...left, ...carried.left])],
       complete: true,
     };
     await this.#reads.keep(keep);
@@ -188,21 +190,24 @@ export class BlockReading {
   }
 
   /**
-   * The newest blocks with their hashes, from the upstream now (stored for
-   * clients: the home page's block list); reading it also teaches the tracker
-   * the final height.
+   * The reorg window (reorg-window.ts): the newest blocks with their hashes,
+   * from the upstream now, down to the newest final one the list shows. The
+   * first page is the home page's (stored for clients), then pages of 100 as
+   * needed; reading it also teaches the tracker the final height.
    */
-  async recent(signal: AbortSignal): Promise<Map<number, string>> {
-    const { data: d, read } = await this.#verify.get(blockList.path, `page=1&page_size=${RECENT}`, signal, 'block');
-    await this.#reads.keep([read]);
-    const list = Array.isArray(d['list']) ? (d['list'] as Rec[]) : [];
-    const out = new Map<number, string>();
-    for (const b of list) {
-      const h = b['height'];
-      const hash = str(b['block_hash']);
-      if (typeof h === 'number' && hash !== null) out.set(h, hash);
-    }
-    return out;
+  async recent(signal: AbortSignal): Promise<RecentBlocks> {
+    const hashes = new Map<number, string>();
+    const page = async (query: string, size: number): Promise<boolean> => {
+      const { data: d, read } = await this.#verify.get(blockList.path, query, signal, 'block');
+      await this.#reads.keep([read]);
+      const list = Array.isArray(d['list']) ? (d['list'] as unknown[]) : [];
+      return addRows(list, hashes) || list.length < size;
+    };
+    let done = await page(`page=1&page_size=${RECENT}`, RECENT);
+    for (let n = 1; !done && hashes.size < WINDOW_MAX; n++) done = await page(`page=${n}&page_size=100`, 100);
+    let lowest: number | null = null;
+    for (const h of hashes.keys()) if (lowest === null || h < lowest) lowest = h;
+    return { hashes, lowest, cut: !done };
   }
 
   /**
@@ -216,13 +221,18 @@ export class BlockReading {
     const before = this.#poolOrder;
     const keep: Fetched[] = [];
     const [tokens, pool] = await Promise.all([this.#tokens(signal, false, keep), this.#readPool(signal, keep)]);
-    const { pending: p, gone } = await this.#pending(
+    const {
+      pending: p,
+      gone,
+      left,
+    } = await this.#pending(
       pool.flatMap((d) => d['list'] as Rec[]),
       tokens,
       signal,
       keep,
     );
     for (const a of [...p.addresses, ...gone]) this.#carry.addresses.add(a);
+    for (const h of left) this.#carry.left.add(h);
     for (const c of p.contracts) this.#carry.contracts.add(c);
     await this.#reads.keep(keep);
     return { pending: p, changed: before !== this.#poolOrder };
@@ -232,14 +242,14 @@ export class BlockReading {
    * Transactions in the pool now that were not at the previous read, and whom
    * they name; `gone`: whom the entries gone since name, for the block's set
    * only (not news of the pool): one dropped unmined leaves the lists that
-   * showed it pending (a mined one is named by its block anyway).
+   * showed it pending (a mined one is named by its block anyway); `left`: those entries' hashes.
    */
   async #pending(
     txs: readonly Rec[],
     tokens: ReadonlyMap<string, string>,
     signal: AbortSignal,
     keep: Fetched[],
-  ): Promise<{ pending: PendingTouched; gone: string[] }> {
+  ): Promise<{ pending: PendingTouched; gone: string[]; left: string[] }> {
     const seen = this.#pool;
     const fresh = seen === null ? txs : txs.filter((t) => !seen.has(String(t['tx_hash'])));
     const into = parties();
@@ -247,7 +257,13 @@ export class BlockReading {
     const pool = new Map<string, readonly string[]>();
     for (const t of txs) pool.set(String(t['tx_hash']), namedBy(t));
     const gone: string[] = [];
-    if (seen !== null) for (const [hash, names] of seen) if (!pool.has(hash)) gone.push(...names);
+    const left: string[] = [];
+    if (seen !== null)
+      for (const [hash, names] of seen)
+        if (!pool.has(hash)) {
+          gone.push(...names);
+          left.push(hash.toLowerCase());
+        }
     this.#pool = pool;
     this.#poolOrder = [...pool.keys()].join(',');
     return {
@@ -257,6 +273,7 @@ export class BlockReading {
         contracts: [...into.contracts],
       },
       gone,
+      left,
     };
   }
 }

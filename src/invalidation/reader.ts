@@ -8,10 +8,13 @@
  * no upstream confirms (cross-check), is published incomplete (the head rule
  * for that block).
  *
- * The replica that reads a block reads the newest blocks' list once per
- * drain (the hashes the blocks read are checked against). A non-final height
- * whose hash changed there is a reorg: what was fetched about it is stale at
- * once, and it is read again and published anew (bus, streams).
+ * The replica that reads a block reads the reorg window once per drain
+ * (reorg-window.ts: the newest blocks' hashes down to the final height; the
+ * hashes the blocks read are checked against). Every height read, whole or
+ * not, keeps the hash it was known by; a non-final height whose hash changed
+ * in the window is a reorg: what was fetched about it is stale at once, and
+ * it is read again and published anew (bus, streams), and again while the
+ * window read after it shows another hash.
  */
 import type { Logger } from 'pino';
 import type { BlockReading } from './read-block.js';
@@ -20,6 +23,7 @@ import type { TagClock } from './clock.js';
 import type { InvalidationMetrics } from './metrics.js';
 import type { PendingTouched, TouchedSet, TouchedSets } from '../chain/touched.js';
 import type { PoolState } from '../fleet/messages.js';
+import { changedHashes, type RecentBlocks } from './reorg-window.js';
 
 /** The fleet's division of the pending-pool poll (src/fleet/duty.ts). */
 export interface PollDuty {
@@ -31,6 +35,8 @@ export interface PollDuty {
 
 /** Blocks behind the head read after an outage; older ones are published incomplete. */
 const MAX_GAP = 64;
+/** Windows read per drain while re-read blocks show yet another hash. */
+const REORG_ROUNDS = 3;
 
 export interface HeadSource {
   on(event: 'head', listener: (height: number) => void): unknown;
@@ -41,7 +47,7 @@ export interface HeadSource {
 }
 
 export interface BlockReaderDeps {
-  reading: BlockReading;
+  reading: Pick<BlockReading, 'read' | 'recent' | 'pending'>;
   touched: TouchedSets;
   clock: TagClock;
   heads: HeadSource;
@@ -58,9 +64,10 @@ export interface BlockReaderDeps {
   logger: Logger;
 }
 
-const incomplete = (height: number): TouchedSet => ({
+/** A block not read whole; `hash`: the one it is known by ('' when none is). */
+const incomplete = (height: number, hash = ''): TouchedSet => ({
   height,
-  blockHash: '',
+  blockHash: hash,
   addresses: [],
   contracts: [],
   deployed: [],
@@ -83,7 +90,7 @@ export class BlockReader {
    * The newest blocks' hashes, read once per drain by the first
    * block this replica reads in it (null: not read in this drain).
    */
-  #recent: Promise<ReadonlyMap<number, string> | null> | null = null;
+  #recent: Promise<RecentBlocks | null> | null = null;
 
   constructor(deps: BlockReaderDeps) {
     this.#d = deps;
@@ -178,6 +185,7 @@ export class BlockReader {
   }
 
   async #read(height: number): Promise<void> {
+    let listed: string | undefined;
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(new Error('touched set read timed out')), this.#d.timeoutMs);
     const started = performance.now();
@@ -186,8 +194,8 @@ export class BlockReader {
     );
     try {
       // Read beside the block (not before it): the hash it shows is checked once both are in.
-      this.#recent ??= this.#d.reading.recent(ac.signal).catch(() => null);
-      const known = this.#recent.then((r) => r?.get(height));
+      this.#recent ??= this.#window(ac.signal);
+      const known = this.#recent.then((r) => (listed = r?.hashes.get(height)));
       const { set, pending } = await Promise.race([this.#d.reading.read(height, ac.signal, known), aborted]);
       this.#d.metrics.read((performance.now() - started) / 1000);
       this.#d.touched.publishBlock(set);
@@ -200,7 +208,8 @@ export class BlockReader {
         'touched set not read: head rule for this block',
       );
       if (err instanceof CrossCheckFailed) this.#d.metrics.guarded('cross-check');
-      const set = incomplete(height);
+      // Known by the hash the window shows: a later change of it is a reorg.
+      const set = incomplete(height, listed ?? '');
       this.#fallback(set, ac.signal.aborted ? 'timeout' : 'error');
       this.#d.share?.(set, { hashes: [], addresses: [], contracts: [] });
     } finally {
@@ -208,26 +217,39 @@ export class BlockReader {
     }
   }
 
+  /** The reorg window now (null: not read); its depth and a cut are counted. */
+  #window(signal: AbortSignal): Promise<RecentBlocks | null> {
+    return this.#d.reading.recent(signal).then(
+      (r) => {
+        const head = this.#d.heads.bestHead();
+        this.#d.metrics.window(head === null || r.lowest === null ? 0 : head - r.lowest, r.cut);
+        return r;
+      },
+      () => null,
+    );
+  }
+
   /**
-   * Non-final blocks whose hash in this drain's block list differs from the
-   * one they were read with, oldest first: what was fetched about them is
-   * stale at once, and they are read again (their sets published anew).
+   * Non-final blocks whose hash in this drain's window differs from the one
+   * they are known by, oldest first: what was fetched about them is stale at
+   * once, and they are read again (their sets published anew). The window is
+   * then read again, and so are blocks replaced meanwhile.
    * Only the replica that read a block in this drain checks (the fleet's reader).
    */
   async #reorgs(): Promise<void> {
-    const recent = this.#recent === null ? null : await this.#recent;
-    if (recent === null) return;
-    const final = this.#d.heads.finalHeight();
-    const changed = [...recent].filter(([h, hash]) => {
-      const seen = this.#d.clock.hashOf(h);
-      return (final === null || h > final) && seen !== undefined && seen !== '' && seen !== hash;
-    });
-    for (const [height, hash] of changed.sort((a, b) => a[0] - b[0])) {
-      if (this.#closed) return;
-      this.#d.metrics.guarded('reorg');
-      this.#d.logger.warn({ height, from: this.#d.clock.hashOf(height), to: hash }, 'block hash changed: read again');
-      this.#d.clock.rewrite(height);
-      await this.#read(height);
+    for (let round = 0; round < REORG_ROUNDS && !this.#closed; round++) {
+      const recent = this.#recent === null ? null : await this.#recent;
+      if (recent === null) return;
+      const changed = changedHashes(recent.hashes, this.#d.heads.finalHeight(), (h) => this.#d.clock.hashOf(h));
+      if (changed.length === 0) return;
+      for (const [height, hash] of changed) {
+        if (this.#closed) return;
+        this.#d.metrics.guarded('reorg');
+        this.#d.logger.warn({ height, from: this.#d.clock.hashOf(height), to: hash }, 'block hash changed: read again');
+        this.#d.clock.rewrite(height, hash);
+        await this.#read(height);
+      }
+      this.#recent = this.#window(AbortSignal.timeout(this.#d.timeoutMs));
     }
   }
 

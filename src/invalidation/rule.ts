@@ -12,14 +12,14 @@
  * The rule states what keeps the answer (a `Keeping`); the lifetime module
  * (src/cache/lifetime.ts, `keptBy`) turns it into the entry's timing.
  */
-import { aboveHead } from '../catalogue/classify.js';
+import { aboveHead, byHash } from '../catalogue/classify.js';
 import { OWN_RULE, type Keeping } from '../cache/lifetime.js';
 import type { CanonicalRequest } from '../catalogue/types.js';
 import type { Classification } from '../endpoints/types.js';
 import type { ChainView } from '../chain/types.js';
 import type { InvalidationConfig } from '../config/types.js';
 import type { GuardReason } from './metrics.js';
-import { dependsOnHead, entryDeps } from './tags.js';
+import { dependsOnHead, entryDeps, isTxTag } from './tags.js';
 
 const HEAD_RULE: Keeping = { kind: 'head' };
 
@@ -27,11 +27,25 @@ export class PreciseRule {
   readonly #cfg: InvalidationConfig;
   readonly #chain: ChainView;
   readonly #guarded: (reason: GuardReason) => void;
+  readonly #hashOf: (height: number) => string | undefined;
+  readonly #inPool: (hash: string) => boolean;
 
-  constructor(cfg: InvalidationConfig, chain: ChainView, guarded: (reason: GuardReason) => void) {
+  /**
+   * `hashOf`: the hash the block reader knows a height by (the tag clock's);
+   * `inPool`: the reader saw that transaction in the pool and not leave it (pool-view.ts).
+   */
+  constructor(
+    cfg: InvalidationConfig,
+    chain: ChainView,
+    guarded: (reason: GuardReason) => void,
+    hashOf: (height: number) => string | undefined,
+    inPool: (hash: string) => boolean,
+  ) {
     this.#cfg = cfg;
     this.#chain = chain;
     this.#guarded = guarded;
+    this.#hashOf = hashOf;
+    this.#inPool = inPool;
   }
 
   /**
@@ -59,9 +73,21 @@ export class PreciseRule {
     // A finality watch alone keeps it longer only while the final height is tracked (the reader's block list teaches it
     // each block).
     if (deps.tags.length === 0 && deps.watchFinal !== null && final === null) return { kind: 'watch', deps };
+    // A block named by its hash: kept by its height's watch only when the reader knows that height by that hash.
+    if (byHash(req) && !this.#knownAs(deps.watchFinal, data)) return OWN_RULE;
+    // A pending transaction: by its own tag only while the reader would see it leave the pool.
+    if (deps.tags.some((t) => isTxTag(t) && !this.#inPool(t.slice(3)))) return OWN_RULE;
     // Only its block's finality or hash changes an answer about one block (a mined transaction, a block's record or
-    // list).
-    const oneBlock = deps.tags.length === 0 && deps.watchHead === undefined;
+    // list), and only its leaving the pool a pending transaction.
+    const oneBlock = deps.watchHead === undefined && deps.tags.every(isTxTag);
     return { kind: 'tags', deps, boundMs: this.maxAgeMs(req.endpoint.name, m.everyChangeNamed || oneBlock) };
+  }
+
+  /** The block record `data` has the hash the reader knows height `h` by (null `h`: final, nothing to watch). */
+  #knownAs(h: number | null, data: unknown): boolean {
+    if (h === null) return true;
+    const hash =
+      typeof data === 'object' && data !== null ? (data as Record<string, unknown>)['block_hash'] : undefined;
+    return typeof hash === 'string' && hash !== '' && this.#hashOf(h) === hash;
   }
 }

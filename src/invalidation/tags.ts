@@ -18,6 +18,10 @@ export const DEPLOYED = 'contract:deployed';
 export const DAY = 'day';
 /** The pending pool: bumped by every block and by the pending poll when the pool changed. */
 export const PENDING = 'pending';
+/** One pending transaction: bumped by the block with which it left the pool (mined in it, or dropped). */
+export const tagOfTx = (hash: string): string => `tx:${hash}`;
+/** Whether `tag` is a transaction's (checked only after a set that did not say which left the pool). */
+export const isTxTag = (tag: string): boolean => tag.startsWith('tx:');
 
 const heightOf = (v: unknown): number | null => {
   const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
@@ -41,6 +45,7 @@ export function entryDeps(
   let watchHead: number | null = null;
   let mined = false;
   let pending = false;
+  let pendingTx: string | undefined;
   for (const d of dependsOn) {
     switch (d.on) {
       case 'head':
@@ -56,15 +61,19 @@ export function entryDeps(
         break;
       case 'pending':
         pending = true;
+        if (d.param !== undefined) pendingTx = params.get(d.param);
         break;
       case 'stage-end':
         watchHead = heightOf(fieldOf(data, d.field));
         if (watchHead === null) return null;
         break;
       case 'finality': {
-        const h = heightOf('param' in d ? params.get(d.param) : fieldOf(data, d.field));
-        // A block named by hash: its height is not known here, so the endpoint's rule stays.
-        if (h === null && 'param' in d && params.has(d.param)) return null;
+        let h = heightOf('param' in d ? params.get(d.param) : fieldOf(data, d.field));
+        // A block named by hash: its record's height, else the endpoint's rule stays.
+        if (h === null && 'param' in d && params.has(d.param)) {
+          h = d.field === undefined ? null : heightOf(fieldOf(data, d.field));
+          if (h === null) return null;
+        }
         if (h !== null) {
           mined = true;
           watchFinal = final !== null && h <= final ? null : h;
@@ -81,7 +90,7 @@ export function entryDeps(
   // A mined transaction no longer depends on the pool.
   if (pending && !mined) {
     if (!pendingPolled) return null;
-    tags.push(PENDING);
+    tags.push(pendingTx !== undefined ? tagOfTx(pendingTx) : PENDING);
   }
   if (watchHead !== null) return { tags, watchFinal, watchHead };
   if (tags.length === 0 && watchFinal === null) return null;

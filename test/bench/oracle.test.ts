@@ -112,6 +112,7 @@ describe('truth oracle', () => {
           recorder: { requests: 0, first: 0, changed: 0, unchanged: 0, background: new Map(), byEndpoint: new Map() },
           blocks: 1,
           internalCredits: internalTransfers ? lock.creditsIn(h0, lock.head()) : null,
+          ended: null,
         };
         expect(t.requests).toBeGreaterThan(5);
         if (internalTransfers) {
@@ -173,7 +174,13 @@ describe('truth oracle', () => {
       expect(c0.requests).toBe(4); // a taken count no longer moves
       expect([c.requests, c.first, c.unchanged, c.background.size]).toEqual([1, 0, 1, 0]);
       // The summary splits upstream requests per 1000 client requests; the parts add up to the total.
-      const s = summarize({ tally: { ...tally(), requests: 1000 }, recorder: c, blocks: 0, internalCredits: null });
+      const s = summarize({
+        tally: { ...tally(), requests: 1000 },
+        recorder: c,
+        blocks: 0,
+        internalCredits: null,
+        ended: null,
+      });
       expect([s.upPer1000, s.firstPer1000, s.changedPer1000, s.unchangedPer1000, s.backgroundPer1000]).toEqual([
         1, 0, 0, 1, 0,
       ]);

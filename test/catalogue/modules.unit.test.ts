@@ -98,7 +98,7 @@ describe('endpoint registry', () => {
         }
       }
       expect(moduleOf('address/info')!.dependsOn).toEqual([{ on: 'address', param: 'address' }]);
-      expect(moduleOf('block/detail')!.dependsOn).toEqual([{ on: 'finality', param: 'h' }]);
+      expect(moduleOf('block/detail')!.dependsOn).toEqual([{ on: 'finality', param: 'h', field: 'height' }]);
     },
   );
 

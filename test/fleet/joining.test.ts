@@ -121,4 +121,25 @@ describe('a replica that joins a fleet', () => {
     expect(rz.cache).toBe('HIT');
     expect(content(rz.text)).toBe(await truth(sim!.url, list(z)));
   });
+
+  it('after the chain went back, the record holds no set above the new head; a replica joining uses it', async () => {
+    const a = await replica();
+    const s0 = sim!.chain.head();
+    await covered(a.url, s0);
+    sim!.chain.advance(5);
+    await covered(a.url, s0 + 5);
+    const top = async (): Promise<number> => Number((await raw!.zrange(RECORD, -1, -1, 'WITHSCORES'))[1] ?? -1);
+    await waitFor(async () => (await top()) === s0 + 5, 5000, 'the record to reach the head');
+    // The upstream process starts again from an older height on the same port; the replica follows it down.
+    const port = Number(new URL(sim!.url).port);
+    await sim!.close();
+    sim = await startSimulator({ port, seed: SEED, blockIntervalMs: 0, startHeight: s0 - 3 });
+    await waitFor(() => a.tracker.bestHead() === s0 - 3, 10_000, 'the rebase');
+    await waitFor(async () => (await top()) <= s0 - 3, 5000, 'the sets above the new head forgotten');
+    sim.chain.advance(2);
+    await covered(a.url, s0 - 1);
+    await waitFor(async () => (await top()) === s0 - 1, 5000, 'the new sets recorded');
+    const b = await replica();
+    await waitFor(async () => (await judgedFrom(b.url)) === s0 - 3, 5000, "B judging from the record's first new set");
+  });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createEntry, entryState, type ChainHeights } from '../../src/cache/entry.js';
 import { TagClock } from '../../src/invalidation/clock.js';
 import type { EntryDeps } from '../../src/cache/types.js';
-import { DAY, DEPLOYED, PENDING, tagOfAddress } from '../../src/invalidation/tags.js';
+import { DAY, DEPLOYED, PENDING, tagOfAddress, tagOfTx } from '../../src/invalidation/tags.js';
 import type { TouchedSet } from '../../src/chain/touched.js';
 
 const chain = (head: number, final: number | null = null): ChainHeights => ({
@@ -115,6 +115,27 @@ describe('TagClock', () => {
     },
   );
 
+  it('a rebase below the first block read lowers the horizon entries are judged from, judging none made before', () => {
+    let now = 10;
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+    c.start(100);
+    for (let h = 100; h <= 110; h++) c.block(set(h, []));
+    expect(c.judgedFrom).toBe(99);
+    const before = entry(34, { tags: [tagOfAddress('q')], watchFinal: null }, 5);
+    now = 20;
+    c.rebase(34);
+    expect(c.judgedFrom).toBe(34);
+    expect(c.covered).toBe(34);
+    // Fetched at the new head after the rebase: judged, and fresh until a block names it.
+    const after = entry(34, { tags: [tagOfAddress('q')], watchFinal: null }, 25);
+    expect(c.stale(after, chain(34))).toBe(false);
+    // Made before it at that height: this clock never judged it.
+    expect(c.stale(before, chain(34))).toBe(true);
+    expect(c.stale(entry(33, { tags: [tagOfAddress('q')], watchFinal: null }, 25), chain(34))).toBe(true);
+    c.block(set(35, ['q']));
+    expect(c.stale(after, chain(35))).toBe(true);
+  });
+
   it(
     'a rewritten height stales what was fetched about it or at or above it until then, ' +
       'head-dependent entries included',
@@ -141,8 +162,8 @@ describe('TagClock', () => {
       const older = entry(50, { tags: [tagOfAddress('x')], watchFinal: null }, 90);
       expect(c.stale(about, chain(52))).toBe(false);
       expect(c.stale(list, chain(52))).toBe(false);
-      c.rewrite(51);
-      expect(c.hashOf(51)).toBe('');
+      c.rewrite(51, 'new');
+      expect(c.hashOf(51)).toBe('new');
       expect(c.stale(about, chain(52))).toBe(true);
       expect(c.stale(list, chain(52))).toBe(true);
       expect(c.stale(older, chain(52))).toBe(false);
@@ -153,8 +174,41 @@ describe('TagClock', () => {
       expect(c.stale(since, chain(52))).toBe(false);
       // An answer about a block fetched before the proxy believed it is never fresh by tags.
       expect(c.stale(entry(50, { tags: [], watchFinal: 51 }, 190), chain(52))).toBe(true);
+      // A reading that failed knows no hash: the height keeps the one it is known by, and a later change marks it.
+      now = 300;
+      c.block(set(51, [], false, ''));
+      expect(c.hashOf(51)).toBe('new');
+      const later = entry(52, { tags: [], watchFinal: 51 }, 250);
+      expect(c.stale(later, chain(52))).toBe(false);
+      c.block(set(51, [], true, 'newer'));
+      expect(c.stale(later, chain(52))).toBe(true);
     },
   );
+
+  it('a pending transaction is fresh until the block it leaves the pool with, or a set that does not say', () => {
+    let now = 0;
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });
+    c.start(10);
+    c.block({ ...set(10, []), left: [] });
+    const tx = entry(10, { tags: [tagOfTx('aa')], watchFinal: null, clientMaxMs: 1000 }, 5);
+    c.poolChanged();
+    c.block({ ...set(11, ['x']), left: ['bb'] });
+    expect(c.stale(tx, chain(11))).toBe(false);
+    c.block({ ...set(12, []), left: ['aa'] });
+    expect(c.stale(tx, chain(12))).toBe(true);
+    // A replica on an older version says nothing of the pool: every pending transaction may have left.
+    const again = entry(12, { tags: [tagOfTx('cc')], watchFinal: null, clientMaxMs: 1000 }, 5);
+    expect(c.stale(again, chain(12))).toBe(false);
+    c.block(set(13, []));
+    expect(c.stale(again, chain(13))).toBe(true);
+    // The pool unknown: its own TTL.
+    const later = entry(13, { tags: [tagOfTx('dd')], watchFinal: null, clientMaxMs: 1000 }, 10);
+    c.poolUnknown();
+    now = 500;
+    expect(c.stale(later, chain(13))).toBe(false);
+    now = 1010;
+    expect(c.stale(later, chain(13))).toBe(true);
+  });
 
   it('stays within its byte budget; forgotten tags stale what they could have named', () => {
     const c = new TagClock({ maxBytes: 2000, clock: () => 0 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createEntry } from '../../src/cache/entry.js';
 import type { CacheEntry } from '../../src/cache/types.js';
 import { nextBound } from '../../src/cache/lifetime.js';
-import { evidenceOf } from '../../src/invalidation/earned.js';
+import { endedBy, evidenceOf } from '../../src/invalidation/earned.js';
 
 const entry = (body: string, createdAt: number, ttlMs: number, tagged = true): CacheEntry =>
   createEntry({
@@ -50,5 +50,16 @@ describe('nextBound', () => {
     // A bound from a longer setting than today's is brought within the cap; never below the base.
     expect(nextBound(5_000_000, 60_000, 16, 'none')).toBe(960_000);
     expect(nextBound(1_000, 60_000, 16, 'none')).toBe(60_000);
+  });
+});
+
+describe('endedBy', () => {
+  it('says what ended the entry an unchanged answer replaced', () => {
+    const kept = entry('{}', 0, 60_000);
+    expect(endedBy(kept, 1000, true, false)).toBe('named');
+    expect(endedBy(kept, 1000, false, true)).toBe('head');
+    expect(endedBy(kept, 60_000, false, false)).toBe('bound');
+    expect(endedBy(entry('{}', 0, 5000, false), 5000, false, false)).toBe('ttl');
+    expect(endedBy(kept, 1000, false, false)).toBe('other');
   });
 });

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_START_HEIGHT, startSimulator, touchedAt, txHash, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { get, startReplica, type Replica } from '../helpers/replica.js';
-import { covered, PRECISE, SEED } from './kit.js';
+import { covered, invalidationStatus, PRECISE, SEED } from './kit.js';
 
 const START = DEFAULT_START_HEIGHT;
 const UP = 30;
@@ -23,17 +23,17 @@ afterEach(async () => {
   sim = undefined;
 });
 
-/** One request per endpoint (all 22), about things that exist at the start height. */
-function paths(): string[] {
-  const a = [...touchedAt(SEED, START - 2).addresses][0]!;
+/** One request per endpoint (all 22), about things that exist at height `base`. */
+function paths(base = START): string[] {
+  const a = [...touchedAt(SEED, base - 2).addresses][0]!;
   return [
     '/block/max',
     '/block/list?page=1&page_size=20',
-    `/block/detail?h=${START - 5}`,
+    `/block/detail?h=${base - 5}`,
     '/tx/list?page=1&page_size=20',
-    `/tx/list?block_height=${START - 5}&page=1&page_size=20`,
+    `/tx/list?block_height=${base - 5}&page=1&page_size=20`,
     '/tx/list/pending?page=1&page_size=20',
-    `/tx/detail?hash=${txHash(SEED, START - 5, 0)}`,
+    `/tx/detail?hash=${txHash(SEED, base - 5, 0)}`,
     `/tx/listByAddress?address=${a}&page=1&page_size=20`,
     `/tx/nrc20?address=${a}`,
     `/address/info?address=${a}`,
@@ -53,34 +53,45 @@ function paths(): string[] {
   ];
 }
 
-describe('a head that went backwards', () => {
-  it('every endpoint hits again within two blocks of the rebase', async () => {
-    sim = await startSimulator({ seed: SEED, blockIntervalMs: 0, startHeight: START });
-    const port = Number(new URL(sim.url).port);
-    proxy = await startReplica([sim.url], {
-      upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
-      invalidation: PRECISE,
-    });
-    const p = proxy;
-    sim.chain.advance(UP);
-    await covered(p.url, START + UP);
-    for (const path of paths()) expect((await get(p.url, path)).status, path).toBe(200);
-
-    // The upstream starts again from the start height: every probe reports it, and the proxy follows it down.
-    await sim.close();
-    sim = await startSimulator({ port, seed: SEED, blockIntervalMs: 0, startHeight: START });
-    const again = sim;
-    await waitFor(() => p.tracker.bestHead() === START, 10_000, 'the rebase to the start height');
-    again.chain.advance(2);
-    await covered(p.url, START + 2);
-    await waitFor(() => p.tracker.bestHead() === START + 2, 5000, 'the second block after the rebase');
-
-    const missing: string[] = [];
-    for (const path of paths()) {
-      await get(p.url, path);
-      const r = await get(p.url, path);
-      if (r.cache !== 'HIT') missing.push(`${path}: ${r.cache ?? '-'}`);
-    }
-    expect(missing).toEqual([]);
+/**
+ * The upstream runs from START, the proxy reads 30 blocks, then the upstream process is stopped and started again
+ * from `restart` on the same port. Within two blocks every endpoint is a HIT on its second request.
+ */
+async function restartFrom(restart: number, pendingPollMs = 0): Promise<void> {
+  sim = await startSimulator({ seed: SEED, blockIntervalMs: 0, startHeight: START });
+  const port = Number(new URL(sim.url).port);
+  proxy = await startReplica([sim.url], {
+    upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
+    invalidation: { ...PRECISE, pendingPollMs },
   });
+  const p = proxy;
+  sim.chain.advance(UP);
+  await covered(p.url, START + UP);
+  for (const path of paths()) expect((await get(p.url, path)).status, path).toBe(200);
+
+  // The upstream starts again from an older height: every probe reports it, and the proxy follows it down.
+  await sim.close();
+  sim = await startSimulator({ port, seed: SEED, blockIntervalMs: 0, startHeight: restart });
+  const again = sim;
+  await waitFor(() => p.tracker.bestHead() === restart, 10_000, 'the rebase to the older height');
+  again.chain.advance(2);
+  await covered(p.url, restart + 2);
+  await waitFor(() => p.tracker.bestHead() === restart + 2, 5000, 'the second block after the rebase');
+
+  const missing: string[] = [];
+  for (const path of paths(restart)) {
+    await get(p.url, path);
+    const r = await get(p.url, path);
+    if (r.cache !== 'HIT') missing.push(`${path}: ${r.cache ?? '-'}`);
+  }
+  expect(missing).toEqual([]);
+  const status = await invalidationStatus(p.url);
+  expect(Number(status['judgedFrom'])).toBeLessThanOrEqual(restart + 2);
+}
+
+describe('a head that went backwards', () => {
+  it('every endpoint hits again within two blocks of the rebase', () => restartFrom(START));
+
+  it('to below the first block the proxy read (the pool polled): every endpoint hits again within two blocks', () =>
+    restartFrom(START - 66, 1000));
 });

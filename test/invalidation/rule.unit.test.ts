@@ -10,10 +10,21 @@ import { PreciseRule } from '../../src/invalidation/rule.js';
 import { ADDR, canon, chainAt } from '../catalogue/helpers.js';
 
 const ok = (data: unknown) => ({ code: 0, msg: 'success', data });
+/** The one transaction the reader saw in the pool. */
+const POOLED = 'ef'.repeat(32);
+/** The hash the reader knows height 995 by. */
+const KNOWN = 'ab'.repeat(32);
 
 function decide(name: EndpointName, query: string, data: unknown, chain: ChainView, final: number | null) {
   const guarded: GuardReason[] = [];
-  const rule = new PreciseRule(defaultConfig().invalidation, chain, (r) => guarded.push(r));
+  const cfg = { ...defaultConfig().invalidation, pendingPollMs: 1000 };
+  const rule = new PreciseRule(
+    cfg,
+    chain,
+    (r) => guarded.push(r),
+    (h) => (h === 995 ? KNOWN : undefined),
+    (hash) => hash === POOLED,
+  );
   const req = canon(name, query);
   const cls = classify({ req, status: 200, json: ok(data), chain });
   return { keeping: rule.decide(req, cls, data, final), cls, guarded };
@@ -41,6 +52,32 @@ describe('PreciseRule.decide', () => {
       kind: 'watch',
       deps: { tags: [], watchFinal: 995 },
     });
+  });
+
+  it('a block named by its hash: its height watched while the reader knows that height by that hash', () => {
+    const data = { height: 995, block_hash: KNOWN, is_finality: false };
+    expect(decide('block/detail', `h=${KNOWN}`, data, chain, 990).keeping).toEqual({
+      kind: 'tags',
+      deps: { tags: [], watchFinal: 995 },
+      boundMs: 600_000,
+    });
+    const other = { ...data, block_hash: 'cd'.repeat(32) };
+    expect(decide('block/detail', `h=${'cd'.repeat(32)}`, other, chain, 990).keeping).toEqual({ kind: 'own' });
+    const unread = { ...data, height: 996 };
+    expect(decide('block/detail', `h=${KNOWN}`, unread, chain, 990).keeping).toEqual({ kind: 'own' });
+  });
+
+  it('a pending transaction: kept by its own tag (its leaving the pool), at the lists’ bound', () => {
+    const hash = 'ef'.repeat(32);
+    expect(decide('tx/detail', `hash=${hash}`, { hash, status: 2, block_height: null }, chain, 990).keeping).toEqual({
+      kind: 'tags',
+      deps: { tags: [`tx:${hash}`], watchFinal: null },
+      boundMs: 600_000,
+    });
+    // One the reader has not seen in the pool (it would not see it leave): its own rule.
+    const other = '12'.repeat(32);
+    const data = { hash: other, status: 2, block_height: null };
+    expect(decide('tx/detail', `hash=${other}`, data, chain, 990).keeping).toEqual({ kind: 'own' });
   });
 
   it('a global list moves with every block: the head rule', () => {

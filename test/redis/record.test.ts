@@ -79,6 +79,16 @@ for (const suite of suites)
       const got = (await record.read())!;
       expect(got.every((s) => s.height > 6)).toBe(true);
     });
+
+    it('after the chain went back, forgets the sets above the new head (the blocks come again)', async () => {
+      const top = Math.max(...(await record.read())!.map((s) => s.height));
+      await record.forgetAbove(top - 10);
+      const got = (await record.read())!;
+      expect(got.length).toBeGreaterThan(0);
+      expect(Math.max(...got.map((s) => s.height))).toBe(top - 10);
+      await record.add(set(top - 9, 'again'));
+      expect((await record.read())!.at(-1)).toEqual(set(top - 9, 'again'));
+    });
   });
 
 describeRedis()('FleetRecord without Redis', () => {

@@ -103,6 +103,7 @@ export async function runFleet(o: FleetOptions): Promise<FleetRun> {
         recorder: recorder.take(),
         blocks: h1 - h0,
         internalCredits: lock.internalTransfers ? lock.creditsIn(h0, h1) : null,
+        ended: null,
       };
       log(`idle ${o.idleS} s`);
       await sleep(o.idleS * 1000);

@@ -22,6 +22,33 @@ export interface Window {
   blocks: number;
   /** internal transfers paid by the window's blocks; null when the chains pay none */
   internalCredits: number | null;
+  /** the proxy's unchanged refetches in the window by endpoint and what ended the entry (precise mode; else null) */
+  ended: Ended | null;
+}
+
+type Ended = Record<string, Record<string, number>>;
+
+/** The proxy's count of unchanged refetches by what ended the entry (`/status`), null when it has none. */
+async function endedCounts(proxyUrl: string): Promise<Ended | null> {
+  try {
+    const res = await fetch(`${proxyUrl}/status`);
+    const body = (await res.json()) as { data?: { cache?: { invalidation?: { unchangedRefetches?: Ended } } } };
+    return body.data?.cache?.invalidation?.unchangedRefetches ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** `b` − `a`, per endpoint and reason. */
+function endedIn(a: Ended | null, b: Ended | null): Ended | null {
+  if (a === null || b === null) return null;
+  const out: Ended = {};
+  for (const [endpoint, by] of Object.entries(b))
+    for (const [why, n] of Object.entries(by)) {
+      const d = n - (a[endpoint]?.[why] ?? 0);
+      if (d > 0) (out[endpoint] ??= {})[why] = d;
+    }
+  return out;
 }
 
 export interface ModeRun {
@@ -73,7 +100,13 @@ function firstRate(times: readonly number[], from: number, to: number): number[]
   return counts.map((n, i) => n / ((i === last ? to - from - i * span : span) / 1000));
 }
 
-async function measure(lock: Lockstep, recorder: Recorder, run: () => Promise<Tally>): Promise<Window> {
+async function measure(
+  lock: Lockstep,
+  recorder: Recorder,
+  proxyUrl: string,
+  run: () => Promise<Tally>,
+): Promise<Window> {
+  const e0 = await endedCounts(proxyUrl);
   recorder.take();
   const h0 = lock.head();
   const tally = await run();
@@ -83,6 +116,7 @@ async function measure(lock: Lockstep, recorder: Recorder, run: () => Promise<Ta
     recorder: recorder.take(),
     blocks: h1 - h0,
     internalCredits: lock.internalTransfers ? lock.creditsIn(h0, h1) : null,
+    ended: endedIn(e0, await endedCounts(proxyUrl)),
   };
 }
 
@@ -112,7 +146,7 @@ export async function runMode(o: ModeOptions): Promise<ModeRun> {
     let cold: Window | null = null;
     if (o.coldS > 0) {
       log(`cold window ${o.coldS} s`);
-      cold = await measure(lock, recorder, load(o.coldS));
+      cold = await measure(lock, recorder, proxy.url, load(o.coldS));
     }
     log('crawling the universe');
     let crawled: Crawl;
@@ -138,7 +172,7 @@ export async function runMode(o: ModeOptions): Promise<ModeRun> {
     }
     const crawledAt = Date.now();
     log(`measuring ${o.durationS} s`);
-    const window = await measure(lock, recorder, load(o.durationS));
+    const window = await measure(lock, recorder, proxy.url, load(o.durationS));
     return {
       mode: o.mode,
       honoured: modeHonoured(),

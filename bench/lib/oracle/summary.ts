@@ -101,6 +101,20 @@ export function upstreamByEndpoint(w: Window): string {
   return rows.map(([k, s]) => `${k} ${splitOf(s)}`).join(', ');
 }
 
+/** The proxy's unchanged refetches by endpoint and what ended the entry each replaced, most first. */
+export function endedLine(w: Window): string | null {
+  if (w.ended === null) return null;
+  const rows = Object.entries(w.ended)
+    .map(([k, by]) => [k, Object.values(by).reduce((a, b) => a + b, 0), by] as const)
+    .sort((a, b) => b[1] - a[1]);
+  if (rows.length === 0) return 'none';
+  const by = (o: Record<string, number>): string =>
+    Object.entries(o)
+      .map(([why, n]) => `${why} ${n}`)
+      .join(', ');
+  return rows.map(([k, n, o]) => `${k} ${n} (${by(o)})`).join('; ');
+}
+
 /** Internal transfers in the window, and the stale address/info answers they explain. */
 export function internalLine(w: Window): string {
   if (w.internalCredits === null) return 'internal transfers off (--oracle-no-internal)';
