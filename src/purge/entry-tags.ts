@@ -21,10 +21,11 @@ const NONE: readonly string[] = Object.freeze([]);
 function dataFields(body: Buffer, deps: readonly Dependency[]): Record<string, string | number> {
   const out: Record<string, string | number> = {};
   for (const d of deps) {
-    if (!('field' in d)) continue;
-    const r = locate(body, ['data', d.field]);
+    const field = 'field' in d ? d.field : undefined;
+    if (field === undefined) continue;
+    const r = locate(body, ['data', field]);
     const v = r === null ? null : (numberAt(body, r) ?? stringAt(body, r));
-    if (v !== null) out[d.field] = v;
+    if (v !== null) out[field] = v;
   }
   return out;
 }

@@ -134,6 +134,7 @@ export async function runRestarts(o: RestartOptions): Promise<PlanWindow[]> {
             recorder: recorder.take(),
             blocks: h1 - h0,
             internalCredits: lock.internalTransfers ? lock.creditsIn(h0, h1) : null,
+            ended: null,
           },
         });
       }
