@@ -139,6 +139,18 @@ const INVALIDATION_SCHEMA: SchemaObject = {
       additionalProperties: count,
       description: 'Facts not trusted, by reason (chainproxy_invalidation_guarded_total).',
     },
+    reorgWindow: {
+      ...count,
+      description: 'Blocks below the head the last reorg check looked at (down to the newest final block, bounded).',
+    },
+    windowCuts: { ...count, description: 'Reorg checks the bound cut before the newest final block.' },
+    unchangedRefetches: {
+      type: 'object',
+      additionalProperties: { type: 'object', additionalProperties: count },
+      description:
+        'Unchanged refetches by endpoint and the rule that ended the entry they replaced ' +
+        '(chainproxy_invalidation_unchanged_refetches_total).',
+    },
   },
 };
 
