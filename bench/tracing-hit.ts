@@ -9,10 +9,10 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runLoad } from './lib/load.js';
-import { stopAll } from './lib/proc.js';
+import { median } from './lib/context.js';
+import { cpuSeconds, stopAll } from './lib/proc.js';
 import { startProxyProc } from './lib/proxy.js';
 
 const { values } = parseArgs({
@@ -22,15 +22,6 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '4' },
   },
 });
-
-/** CPU seconds (user + system) a process has used so far (USER_HZ 100). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 0.01;
-}
-
-const median = (a: readonly number[]): number => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)]!;
 
 async function main(): Promise<void> {
   let exports = 0;
@@ -71,7 +62,7 @@ async function main(): Promise<void> {
     const order = Object.entries(procs) as Array<[keyof typeof procs, (typeof procs)['on']]>;
     for (const [name, p] of round % 2 === 0 ? order : order.reverse()) {
       const pid = p.child.proc.pid ?? 0;
-      const before = cpuSeconds(pid);
+      const before = cpuSeconds(pid) ?? 0;
       const r = await runLoad({
         url: p.url,
         path,
@@ -79,7 +70,7 @@ async function main(): Promise<void> {
         duration: Number(values.duration),
         rate: Number(values.rate),
       });
-      us[name].push(((cpuSeconds(pid) - before) / Math.max(r.total, 1)) * 1e6);
+      us[name].push((((cpuSeconds(pid) ?? 0) - before) / Math.max(r.total, 1)) * 1e6);
     }
     ratios.push(us.on.at(-1)! / us.off.at(-1)!);
   }
