@@ -8,7 +8,17 @@
  * (a unit test checks it), so a new setting is classified where it is added.
  */
 
-import type { Config } from './types.js';
+import type { Config, PassthroughRoute } from './types.js';
+
+const targetPath = (target: string): string => new URL(target).pathname.replace(/\/+$/, '');
+
+function samePrefixesAndPaths(a: readonly PassthroughRoute[], b: readonly PassthroughRoute[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((r, i) => {
+    const o = b[i];
+    return o !== undefined && r.prefix === o.prefix && targetPath(r.target) === targetPath(o.target);
+  });
+}
 
 /** Applied by a reload. */
 export const LIVE: readonly string[] = [
@@ -42,6 +52,8 @@ export const LIVE: readonly string[] = [
   // reconfigureRoutes (src/passthrough/reconfigure.ts): the routes' policy and ignored parameters, read per request.
   'PASSTHROUGH_CACHE',
   'PASSTHROUGH_IGNORE_PARAMS',
+  // reconfigureRoutes too: a route's backend origin, read per request (its prefix and target path are registered).
+  'PASSTHROUGH',
 ];
 
 /** Kept until the next start: bound sockets, processes, built tables, connections, or read once at start. */
@@ -89,8 +101,7 @@ export const RESTART: readonly string[] = [
   'REDIS_HEARTBEAT_MS',
   'RATE_LIMIT_ENABLED',
   'RATE_LIMIT_MAX_CLIENTS',
-  // Routes are registered with the server before it listens.
-  'PASSTHROUGH',
+  // The backends' timeouts are set on their connection pools once.
   'PASSTHROUGH_TIMEOUT_MS',
   // The passthrough fetcher's bound is set once.
   'PASSTHROUGH_CACHE_MAX_BODY_BYTES',
@@ -126,6 +137,11 @@ export const LIVE_IF: Readonly<Record<string, { when: string; holds: (running: C
     // Upstream names (u0, u1, ...) are metric labels: the set is fixed at start; none: the simulator runs.
     when: 'as many URLs as at start, and at least one',
     holds: (a, b) => a.upstreamUrls.length === b.upstreamUrls.length && a.upstreamUrls.length > 0,
+  },
+  PASSTHROUGH: {
+    // Each prefix is a route registered before the server listens; only its backend's origin is read per request.
+    when: 'the same prefixes in the same order, each target with the same path: only backend origins change',
+    holds: (a, b) => samePrefixesAndPaths(a.passthrough.routes, b.passthrough.routes),
   },
 };
 

@@ -94,7 +94,9 @@ async function registerRoute(
       epilogue.finish(exit, relayed(reply.statusCode), started, { kind: 'sent', request });
     });
     await scope.register(httpProxy, {
-      upstream: route.origin,
+      // No fixed upstream: the backend's origin is read at each request (a reload may re-point the route),
+      // through one undici Agent (a pool per origin).
+      upstream: '',
       prefix: route.prefix,
       rewritePrefix: route.rewritePrefix,
       // Error envelopes and the rate limiter reply themselves; keep Fastify from logging each request.
@@ -117,6 +119,7 @@ async function registerRoute(
         return undefined;
       },
       replyOptions: {
+        getUpstream: () => route.origin,
         // The route's parameters read at each request (a reload may change them; none: the query as it is).
         queryString: (search: string | undefined, url: string) =>
           withoutParams(search ? search.slice(1) : splitUrl(url)[1], route.ignore),
