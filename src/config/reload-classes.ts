@@ -12,12 +12,9 @@ import type { Config, PassthroughRoute } from './types.js';
 
 const targetPath = (target: string): string => new URL(target).pathname.replace(/\/+$/, '');
 
-function samePrefixesAndPaths(a: readonly PassthroughRoute[], b: readonly PassthroughRoute[]): boolean {
-  if (a.length !== b.length) return false;
-  return a.every((r, i) => {
-    const o = b[i];
-    return o !== undefined && r.prefix === o.prefix && targetPath(r.target) === targetPath(o.target);
-  });
+/** Whether every route of `b` is one of `a`'s, with the same target path (its origin may differ). */
+function fewerOrRepointed(a: readonly PassthroughRoute[], b: readonly PassthroughRoute[]): boolean {
+  return b.every((r) => a.some((o) => o.prefix === r.prefix && targetPath(o.target) === targetPath(r.target)));
 }
 
 /** Applied by a reload. */
@@ -52,7 +49,7 @@ export const LIVE: readonly string[] = [
   // reconfigureRoutes (src/passthrough/reconfigure.ts): the routes' policy and ignored parameters, read per request.
   'PASSTHROUGH_CACHE',
   'PASSTHROUGH_IGNORE_PARAMS',
-  // reconfigureRoutes too: a route's backend origin, read per request (its prefix and target path are registered).
+  // reconfigureRoutes too: a route's backend origin, or its removal (404), read per request.
   'PASSTHROUGH',
 ];
 
@@ -139,9 +136,9 @@ export const LIVE_IF: Readonly<Record<string, { when: string; holds: (running: C
     holds: (a, b) => a.upstreamUrls.length === b.upstreamUrls.length && a.upstreamUrls.length > 0,
   },
   PASSTHROUGH: {
-    // Each prefix is a route registered before the server listens; only its backend's origin is read per request.
-    when: 'the same prefixes in the same order, each target with the same path: only backend origins change',
-    holds: (a, b) => samePrefixesAndPaths(a.passthrough.routes, b.passthrough.routes),
+    // Each prefix is a route registered before the server listens; its backend's origin is read per request.
+    when: 'no new prefix and no changed target path: prefixes removed, backend origins changed',
+    holds: (a, b) => fewerOrRepointed(a.passthrough.routes, b.passthrough.routes),
   },
 };
 

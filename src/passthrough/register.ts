@@ -110,6 +110,10 @@ async function registerRoute(
         connect: { timeout: deps.connectTimeoutMs, rejectUnauthorized: true },
       },
       preHandler: async (request, reply) => {
+        if (route.removed) {
+          reply.callNotFound();
+          return reply;
+        }
         if (request.method === 'OPTIONS') return preflight(reply);
         if (!ANSWERED.has(request.method)) {
           sendError(reply, new ProxyError('METHOD_NOT_ALLOWED'), { extra: ['allow', ALLOW] });

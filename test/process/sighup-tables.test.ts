@@ -147,7 +147,7 @@ describe('SIGHUP applies policies and pages live', { timeout: 120_000 }, () => {
     }
   });
 
-  it('PASSTHROUGH re-points a prefix live; a new prefix waits for a restart; cached entries stay', async () => {
+  it('PASSTHROUGH re-points and removes prefixes live; a new one needs a restart; cached entries stay', async () => {
     const answer = (name: string) => (_req: unknown, res: Parameters<typeof sendJson>[0]) =>
       sendJson(res, 200, JSON.stringify({ from: name }));
     const a = await startFakeUpstream(answer('a'));
@@ -155,7 +155,7 @@ describe('SIGHUP applies policies and pages live', { timeout: 120_000 }, () => {
     try {
       const file = join(dir, 'passthrough-routes.yaml');
       const pass = (routes: string): string =>
-        `passthrough:\n  routes: "${routes}"\n  cache: "/legacy=60s,/live=off"\n`;
+        `passthrough:\n  routes: "${routes}"\n  cache: "/legacy=60s${routes.includes('/live=') ? ',/live=off' : ''}"\n`;
       writeFileSync(file, pass(`/legacy=${a.url},/live=${a.url}`));
       const p = startProc({ UPSTREAM_URLS: sim.url, CONFIG_FILE: file });
       const url = String((await listening(p))['url']);
@@ -182,6 +182,20 @@ describe('SIGHUP applies policies and pages live', { timeout: 120_000 }, () => {
       ]);
       expect((await get(`${url}/more/x`)).status).toBe(404);
       expect(await get(`${url}/legacy/other`)).toMatchObject({ cache: 'MISS', body: '{"from":"b"}' });
+
+      // A removed prefix answers as an unknown path, whatever the method; the others are served as before.
+      writeFileSync(file, pass(`/legacy=${b.url}`));
+      expect((await hup(p))['applied']).toEqual(['PASSTHROUGH', 'PASSTHROUGH_CACHE']);
+      const unknown = await get(`${url}/nowhere/x`);
+      expect(unknown.status).toBe(404);
+      for (const method of ['GET', 'POST'] as const) {
+        const gone = await get(`${url}/live/x`, method);
+        expect(gone.status).toBe(404);
+        expect(JSON.parse(gone.body)).toMatchObject({ code: JSON.parse(unknown.body).code });
+      }
+      expect(b.requests).toHaveLength(3);
+      expect(await get(`${url}/legacy/kept`)).toMatchObject({ cache: 'HIT', body: '{"from":"a"}' });
+      expect(await get(`${url}/block/detail?h=1`)).toMatchObject({ cache: 'HIT' });
       p.child.kill('SIGTERM');
       expect(await p.exited).toBe(0);
     } finally {
