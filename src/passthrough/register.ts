@@ -89,7 +89,9 @@ async function registerRoute(
       return sendError(reply, new ProxyError('INTERNAL'));
     });
     // Streamed answers (and preflights, 405s): the cached way's leave through the epilogue themselves (hijacked).
+    const ownExit = new WeakSet<FastifyRequest>(); // counted by the cached way
     scope.addHook('onResponse', async (request, reply) => {
+      if (ownExit.has(request)) return;
       const started = performance.now() - reply.elapsedTime;
       epilogue.finish(exit, relayed(reply.statusCode), started, { kind: 'sent', request });
     });
@@ -119,7 +121,9 @@ async function registerRoute(
           sendError(reply, new ProxyError('METHOD_NOT_ALLOWED'), { extra: ['allow', ALLOW] });
           return reply;
         }
-        if (await cached(request, reply)) return reply;
+        const way = await cached(request, reply);
+        if (way === 'counted') ownExit.add(request);
+        if (way !== false) return reply;
         return undefined;
       },
       replyOptions: {
