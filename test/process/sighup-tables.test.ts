@@ -194,6 +194,12 @@ describe('SIGHUP applies policies and pages live', { timeout: 120_000 }, () => {
         expect(JSON.parse(gone.body)).toMatchObject({ code: JSON.parse(unknown.body).code });
       }
       expect(b.requests).toHaveLength(3);
+      // Logged once, as an unknown path (not under the removed prefix).
+      const id = (await request(`${url}/live/y`)).headers['x-request-id'];
+      const logged = (): Line[] => p.lines.filter((l) => l['reqId'] === id && l['msg'] === 'request');
+      await waitFor(() => logged().length > 0, 5000, 'the access line');
+      await get(`${url}/nowhere/y`);
+      expect(logged()).toEqual([expect.objectContaining({ status: 404, endpoint: 'live/y' })]);
       expect(await get(`${url}/legacy/kept`)).toMatchObject({ cache: 'HIT', body: '{"from":"a"}' });
       expect(await get(`${url}/block/detail?h=1`)).toMatchObject({ cache: 'HIT' });
       p.child.kill('SIGTERM');
