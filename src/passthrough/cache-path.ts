@@ -45,8 +45,11 @@ const NEVER = (): never => {
 const BIG_KEPT_MS = 5 * 60_000;
 const BIG_KEYS_MAX = 1024;
 
-/** True when the request goes the cached way (then it is answered here). */
-export type CachePath = (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
+/**
+ * Whether the request went the cached way, then answered here: `counted` when the
+ * epilogue has its answer already, `sent` when it is counted once sent, as a streamed one.
+ */
+export type CachePath = (request: FastifyRequest, reply: FastifyReply) => Promise<false | 'sent' | 'counted'>;
 
 export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
   const big = new Map<string, number>();
@@ -99,7 +102,7 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
         .code(a.error.backendStatus)
         .headers(responseHeadersFor({ ...a.error.headers }))
         .send(body);
-      return true;
+      return 'sent';
     }
     if (a.error instanceof TooBig) {
       rememberBig(req.key, d.clock());
@@ -110,7 +113,7 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
       d.metrics.failure(route.prefix, passthroughError(a.error).reason);
     d.epilogue.finish(d.exit, a, started, { kind: 'routed', request, reply });
     if (a.cache === 'HIT' && d.fast !== null) remember(d.fast, req.key, req);
-    return true;
+    return 'counted';
   };
 }
 

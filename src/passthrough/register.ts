@@ -89,12 +89,16 @@ async function registerRoute(
       return sendError(reply, new ProxyError('INTERNAL'));
     });
     // Streamed answers (and preflights, 405s): the cached way's leave through the epilogue themselves (hijacked).
+    const ownExit = new WeakSet<FastifyRequest>(); // counted by the cached way
     scope.addHook('onResponse', async (request, reply) => {
+      if (ownExit.has(request)) return;
       const started = performance.now() - reply.elapsedTime;
       epilogue.finish(exit, relayed(reply.statusCode), started, { kind: 'sent', request });
     });
     await scope.register(httpProxy, {
-      upstream: route.origin,
+      // No fixed upstream: the backend's origin is read at each request (a reload may re-point the route),
+      // through one undici Agent (a pool per origin).
+      upstream: '',
       prefix: route.prefix,
       rewritePrefix: route.rewritePrefix,
       // Error envelopes and the rate limiter reply themselves; keep Fastify from logging each request.
@@ -108,15 +112,22 @@ async function registerRoute(
         connect: { timeout: deps.connectTimeoutMs, rejectUnauthorized: true },
       },
       preHandler: async (request, reply) => {
+        if (route.removed) {
+          reply.callNotFound();
+          return reply;
+        }
         if (request.method === 'OPTIONS') return preflight(reply);
         if (!ANSWERED.has(request.method)) {
           sendError(reply, new ProxyError('METHOD_NOT_ALLOWED'), { extra: ['allow', ALLOW] });
           return reply;
         }
-        if (await cached(request, reply)) return reply;
+        const way = await cached(request, reply);
+        if (way === 'counted') ownExit.add(request);
+        if (way !== false) return reply;
         return undefined;
       },
       replyOptions: {
+        getUpstream: () => route.origin,
         // The route's parameters read at each request (a reload may change them; none: the query as it is).
         queryString: (search: string | undefined, url: string) =>
           withoutParams(search ? search.slice(1) : splitUrl(url)[1], route.ignore),

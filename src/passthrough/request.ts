@@ -18,6 +18,8 @@ export interface PassRoute {
   policy: PassCachePolicy | undefined;
   /** PASSTHROUGH_IGNORE_PARAMS. */
   ignore: ReadonlySet<string>;
+  /** Dropped by a reload: its path answers 404 as an unknown one (the route stays registered). */
+  removed: boolean;
 }
 
 export interface PassRequest extends Lookup {
@@ -43,6 +45,7 @@ export function compileRoute(
     rewritePrefix: path === '' ? route.prefix : path,
     policy,
     ignore: new Set(ignore),
+    removed: false,
   };
 }
 

@@ -12,10 +12,12 @@ export interface PassStatusLine {
 
 export function passthroughStatus(cache: PassCache): PassStatusLine[] {
   const counts = cache.metrics.counts();
-  return cache.routes.map((r) => ({
-    prefix: r.prefix,
-    backend: r.origin,
-    policy: r.policy === undefined ? 'backend' : r.policy.kind === 'ttl' ? `${r.policy.ms}ms` : r.policy.kind,
-    answers: { ...counts[r.prefix] },
-  }));
+  return cache.routes
+    .filter((r) => !r.removed)
+    .map((r) => ({
+      prefix: r.prefix,
+      backend: r.origin,
+      policy: r.policy === undefined ? 'backend' : r.policy.kind === 'ttl' ? `${r.policy.ms}ms` : r.policy.kind,
+      answers: { ...counts[r.prefix] },
+    }));
 }

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startProxy, type ProxyHandle } from '../../src/app.js';
-import type { AccessLog } from '../../src/config/types.js';
+import type { AccessLog, PassthroughConfig } from '../../src/config/types.js';
 import { startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { testConfig } from '../helpers/proxy.js';
 
@@ -14,7 +14,10 @@ afterEach(async () => {
   await legacy?.close();
 });
 
-async function linesFor(accessLog: AccessLog): Promise<Array<Record<string, unknown>>> {
+async function linesFor(
+  accessLog: AccessLog,
+  cache: PassthroughConfig['cache'] = {},
+): Promise<Array<Record<string, unknown>>> {
   legacy = await startFakeUpstream((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('ok');
@@ -33,7 +36,7 @@ async function linesFor(accessLog: AccessLog): Promise<Array<Record<string, unkn
     passthrough: {
       routes: [{ prefix: '/api', target: legacy.url }],
       timeoutMs: 5000,
-      cache: {},
+      cache,
       ignoreParams: [],
       cacheMaxBodyBytes: 1024 * 1024,
     },
@@ -48,6 +51,17 @@ describe('passthrough access log', () => {
     const lines = await linesFor('misses');
     await waitFor(() => lines.some((l) => l.passthrough === '/api'), 5000, 'the access line');
     expect(lines.find((l) => l.passthrough === '/api')).toMatchObject({ msg: 'request', cache: 'BYPASS', status: 200 });
+  });
+
+  it('writes one line for an answer of the cached way, not a second one as if streamed', async () => {
+    const lines = await linesFor('misses', { '/api': { kind: 'ttl', ms: 60_000 } });
+    await waitFor(() => lines.some((l) => l.passthrough === '/api'), 5000, 'the access line');
+    // A later request's line: any second line of the first request was written before it.
+    await fetch(`${proxy!.url}/nowhere`);
+    await waitFor(() => lines.some((l) => l.status === 404), 5000, 'the 404 line');
+    expect(lines.filter((l) => l.passthrough === '/api')).toEqual([
+      expect.objectContaining({ msg: 'request', cache: 'MISS', status: 200 }),
+    ]);
   });
 
   it('writes none with ACCESS_LOG=off', async () => {

@@ -147,6 +147,69 @@ describe('SIGHUP applies policies and pages live', { timeout: 120_000 }, () => {
     }
   });
 
+  it('PASSTHROUGH re-points and removes prefixes live; a new one needs a restart; cached entries stay', async () => {
+    const answer = (name: string) => (_req: unknown, res: Parameters<typeof sendJson>[0]) =>
+      sendJson(res, 200, JSON.stringify({ from: name }));
+    const a = await startFakeUpstream(answer('a'));
+    const b = await startFakeUpstream(answer('b'));
+    try {
+      const file = join(dir, 'passthrough-routes.yaml');
+      const pass = (routes: string): string =>
+        `passthrough:\n  routes: "${routes}"\n  cache: "/legacy=60s${routes.includes('/live=') ? ',/live=off' : ''}"\n`;
+      writeFileSync(file, pass(`/legacy=${a.url},/live=${a.url}`));
+      const p = startProc({ UPSTREAM_URLS: sim.url, CONFIG_FILE: file });
+      const url = String((await listening(p))['url']);
+      await cached(url, '/block/detail?h=1');
+      await cached(url, '/legacy/kept');
+      expect((await get(`${url}/live/x`)).body).toBe('{"from":"a"}');
+
+      writeFileSync(file, pass(`/legacy=${b.url},/live=${b.url}`));
+      expect((await hup(p))['applied']).toEqual(['PASSTHROUGH']);
+      expect(await get(`${url}/block/detail?h=1`)).toMatchObject({ cache: 'HIT' });
+      expect(await get(`${url}/legacy/kept`)).toMatchObject({ cache: 'HIT', body: '{"from":"a"}' });
+      // The cached way and the streamed way both go to the new backend.
+      expect(await get(`${url}/legacy/new`)).toMatchObject({ cache: 'MISS', body: '{"from":"b"}' });
+      expect(await get(`${url}/live/x`)).toMatchObject({ cache: 'BYPASS', body: '{"from":"b"}' });
+      expect(b.requests.map((r) => r.url)).toEqual(['/legacy/new', '/live/x']);
+
+      // A new prefix needs a restart: named in the warning, not served, the running routes kept.
+      writeFileSync(file, pass(`/legacy=${a.url},/live=${b.url},/more=${a.url}`));
+      const warned = p.lines.filter((l) => l['restartNeeded'] !== undefined).length;
+      expect((await hup(p))['applied']).toEqual([]);
+      await waitFor(() => p.lines.filter((l) => l['restartNeeded'] !== undefined).length > warned, 5000, 'a warning');
+      expect(p.lines.filter((l) => l['restartNeeded'] !== undefined).at(-1)?.['restartNeeded']).toEqual([
+        'PASSTHROUGH',
+      ]);
+      expect((await get(`${url}/more/x`)).status).toBe(404);
+      expect(await get(`${url}/legacy/other`)).toMatchObject({ cache: 'MISS', body: '{"from":"b"}' });
+
+      // A removed prefix answers as an unknown path, whatever the method; the others are served as before.
+      writeFileSync(file, pass(`/legacy=${b.url}`));
+      expect((await hup(p))['applied']).toEqual(['PASSTHROUGH', 'PASSTHROUGH_CACHE']);
+      const unknown = await get(`${url}/nowhere/x`);
+      expect(unknown.status).toBe(404);
+      for (const method of ['GET', 'POST'] as const) {
+        const gone = await get(`${url}/live/x`, method);
+        expect(gone.status).toBe(404);
+        expect(JSON.parse(gone.body)).toMatchObject({ code: JSON.parse(unknown.body).code });
+      }
+      expect(b.requests).toHaveLength(3);
+      // Logged once, as an unknown path (not under the removed prefix).
+      const id = (await request(`${url}/live/y`)).headers['x-request-id'];
+      const logged = (): Line[] => p.lines.filter((l) => l['reqId'] === id && l['msg'] === 'request');
+      await waitFor(() => logged().length > 0, 5000, 'the access line');
+      await get(`${url}/nowhere/y`);
+      expect(logged()).toEqual([expect.objectContaining({ status: 404, endpoint: 'live/y' })]);
+      expect(await get(`${url}/legacy/kept`)).toMatchObject({ cache: 'HIT', body: '{"from":"a"}' });
+      expect(await get(`${url}/block/detail?h=1`)).toMatchObject({ cache: 'HIT' });
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('pages: added, changed and removed live; an unchanged page keeps its composed pages', async () => {
     const file = join(dir, 'pages.yaml');
     writeFileSync(file, 'logLevel: info\n');
