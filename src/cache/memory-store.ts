@@ -151,7 +151,7 @@ export class MemoryStore implements CacheStore {
 
   /**
    * Resolves once the compressed variants `put` began for `key` are in place
-   * (at once when none are being made): a MISS waits for them, so it and every
+   * (at once when none are being made): a MISS to a client that takes them waits, so it and every
    * hit after it go out compressed, while hits never compress.
    */
   made(key: string): Promise<void> {

@@ -17,6 +17,7 @@ import type { FastHits } from './fast-hit.js';
 import type { PayerOf } from './miss-payer.js';
 import { clientGone } from './client-gone.js';
 import { serve, type Answer } from './serve.js';
+import { chooseEncoding } from '../cache/negotiate.js';
 
 export interface ApiRouteDeps {
   catalogue: Catalogue;
@@ -49,7 +50,11 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiRouteDeps): voi
         url,
         timeoutMs: limits.requestTimeoutMs,
         clock,
-        miss: () => ({ gone: clientGone(reply), payer: payer === null ? null : payer(request, reply) }),
+        miss: () => ({
+          gone: clientGone(reply),
+          payer: payer === null ? null : payer(request, reply),
+          compressed: chooseEncoding(request.headers['accept-encoding']) !== 'identity',
+        }),
       });
       if (a instanceof Promise) void a.then(write);
       else write(a);

@@ -22,7 +22,11 @@ export function endpointEntrance(
   return {
     parse: (query) => canonicalize(endpoint, query, limits),
     hit: (req, now) => resolver.hit(req, now),
-    resolve: (req, miss) => resolver.resolve(req, miss.gone, miss.payer).then((res) => ({ res, parts: null })),
+    resolve: (req, miss) =>
+      resolver
+        .resolve(req, miss.gone, miss.payer)
+        .then((res) => (miss.compressed === true ? resolver.compressed(res) : res))
+        .then((res) => ({ res, parts: null })),
     partsOf: NO_PARTS,
   };
 }

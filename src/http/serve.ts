@@ -39,6 +39,8 @@ export type Outcome = { res: Resolution; parts: readonly PartSummary[] | null } 
 export interface MissContext {
   gone: AbortSignal | undefined;
   payer: MissPayer | null;
+  /** The client takes gzip or brotli: a MISS it is sent waits for the compressed variants (absent: it does not). */
+  compressed?: boolean;
 }
 
 /** One way in: how its requests are parsed, looked up and resolved. */

@@ -21,6 +21,7 @@ import { requestBypasses } from './cache-rules.js';
 import { passthroughError } from './failure.js';
 import type { PassthroughMetrics } from './metrics.js';
 import { passRequest, type PassRequest, type PassRoute } from './request.js';
+import { chooseEncoding } from '../cache/negotiate.js';
 
 export interface CachePathDeps {
   entrance: Entrance<PassRequest>;
@@ -91,7 +92,11 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
       // A backstop: the backend's own timeouts (headers, each pause in the body) answer first.
       timeoutMs: 2 * d.timeoutMs + 1000,
       clock: d.clock,
-      miss: () => ({ gone: clientGone(reply), payer: d.payer === null ? null : d.payer(request, reply) }),
+      miss: () => ({
+        gone: clientGone(reply),
+        payer: d.payer === null ? null : d.payer(request, reply),
+        compressed: chooseEncoding(request.headers['accept-encoding']) !== 'identity',
+      }),
     });
     let a = served instanceof Promise ? await served : served;
     if (a.error instanceof Unstored) {

@@ -14,7 +14,11 @@ export function passEntrance(resolver: Resolver<PassRequest>): Entrance<PassRequ
       throw new ProxyError('INTERNAL', undefined, { detail: 'a passthrough request is made by its route' });
     },
     hit: (req, now) => resolver.hit(req, now),
-    resolve: (req, miss) => resolver.resolve(req, miss.gone, miss.payer).then((res) => ({ res, parts: null })),
+    resolve: (req, miss) =>
+      resolver
+        .resolve(req, miss.gone, miss.payer)
+        .then((res) => (miss.compressed === true ? resolver.compressed(res) : res))
+        .then((res) => ({ res, parts: null })),
     partsOf: () => null,
   };
 }

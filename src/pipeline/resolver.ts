@@ -195,6 +195,18 @@ export class Resolver<R extends Lookup = CanonicalRequest> {
     }
   }
 
+  /**
+   * `res` once the compressed variants its store began are in place: a MISS to a client that takes gzip or brotli
+   * waits for them, so it and every hit after it go out compressed (hits never compress). Others need not wait.
+   */
+  async compressed(res: Resolution): Promise<Resolution> {
+    if (res.result !== 'MISS' || res.mem === undefined) return res;
+    const memory = this.#d.memory;
+    await memory.made(res.entry.key);
+    const mem = memory.peek(res.entry.key);
+    return mem === res.mem || mem === undefined || mem.entry !== res.entry ? res : { ...res, mem };
+  }
+
   /** The head guard may put another entry in place of the one found (served as STALE). */
   #guard(r: Resolution): Resolution {
     const guard = this.#d.headGuard;
@@ -266,8 +278,6 @@ export class Resolver<R extends Lookup = CanonicalRequest> {
       // Filled by another replica's fetch (fleet lease): no upstream request was made here.
       if (payer !== null && !joined && f.upstream === null) payer.refund(req.endpoint.name);
       const result = flightVerdict(f);
-      // Its compressed variants first: the answer and the hits after it go out compressed.
-      if (f.stored) await memory.made(req.key);
       const stored = f.stored ? memory.peek(req.key) : undefined;
       return {
         result,
