@@ -14,8 +14,8 @@ import { toProxyError } from '../../errors/catalog.js';
 import type { PendingTouched, TouchedListener, TouchedSet } from '../../chain/touched.js';
 import { rebaseFrame } from '../frames.js';
 import type { ActivityChannel } from './channel.js';
-import { chargeOf, type ActivityHistory, type TxRecord } from './history.js';
-import { blockTxs, namesIn, type TxReader } from './txs.js';
+import { blockRecord, type ActivityHistory, type TxRecord } from './history.js';
+import { txsNaming, type TxReader } from './txs.js';
 
 export interface ActivityFeedDeps {
   channel: ActivityChannel;
@@ -84,11 +84,7 @@ export class ActivityFeed implements TouchedListener {
     if (matched.size > 0) {
       const epoch = this.#epoch;
       try {
-        for (const bytes of await blockTxs(this.#d.reader, set.height)) {
-          const names = namesIn(bytes, matched);
-          // Copied: a slice would keep the whole tx/list page alive.
-          if (names.length > 0) txs.push({ bytes: Buffer.from(bytes), names });
-        }
+        txs = await txsNaming(this.#d.reader, set.height, matched);
       } catch (err) {
         this.#d.logger.warn(
           { err: toProxyError(err).message, height: set.height },
@@ -101,14 +97,7 @@ export class ActivityFeed implements TouchedListener {
       // Rebased while reading: this set may not be believed any more (the reader publishes the real one).
       if (epoch !== this.#epoch && set.height > this.#rebasedTo) return;
     }
-    const record = {
-      height: set.height,
-      hash: set.blockHash,
-      complete,
-      matched,
-      txs,
-      bytes: chargeOf(set.blockHash, matched, txs),
-    };
+    const record = blockRecord(set, matched, txs, complete);
     for (const r of [record, ...above]) {
       history.push(r);
       channel.publish(r);

@@ -13,9 +13,9 @@ import { gapFrame } from '../frames.js';
 import type { StreamEvent } from '../history.js';
 import type { ResumePlan } from '../resume.js';
 import { activityFrame } from './frames.js';
-import { chargeOf, type BlockRecord, type TxRecord } from './history.js';
+import { blockRecord, type BlockRecord, type TxRecord } from './history.js';
 import { planActivity, vouchedFrom, type ActivityResumeContext } from './resume.js';
-import { blockTxs, namesIn, type TxReader } from './txs.js';
+import { txsNaming, type TxReader } from './txs.js';
 
 /** The fleet's record of recent touched sets, by height (null: unavailable). */
 export interface TouchedRecord {
@@ -52,22 +52,12 @@ async function recordOf(set: TouchedSet, entities: ReadonlySet<string>, reader: 
   let txs: TxRecord[] = [];
   let complete = set.complete;
   try {
-    for (const bytes of await blockTxs(reader, set.height)) {
-      const names = namesIn(bytes, matched);
-      if (names.length > 0) txs.push({ bytes: Buffer.from(bytes), names });
-    }
+    txs = await txsNaming(reader, set.height, matched);
   } catch {
     txs = [];
     complete = false;
   }
-  return {
-    height: set.height,
-    hash: set.blockHash,
-    complete,
-    matched,
-    txs,
-    bytes: chargeOf(set.blockHash, matched, txs),
-  };
+  return blockRecord(set, matched, txs, complete);
 }
 
 /** The plan of a resume after `after` with the fleet's record (the local plan when the record is unavailable). */

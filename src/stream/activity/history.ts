@@ -30,10 +30,27 @@ export interface BlockRecord {
 const BLOCK_OVERHEAD = 160;
 const NAME_OVERHEAD = 64;
 
-export function chargeOf(hash: string, matched: ReadonlySet<string>, txs: readonly TxRecord[]): number {
+function chargeOf(hash: string, matched: ReadonlySet<string>, txs: readonly TxRecord[]): number {
   let n = BLOCK_OVERHEAD + hash.length + matched.size * NAME_OVERHEAD;
   for (const t of txs) n += t.bytes.length + NAME_OVERHEAD * (1 + t.names.length);
   return n;
+}
+
+/** The record of block `set` for the `matched` entities, with the transactions naming them, charged. */
+export function blockRecord(
+  set: { height: number; blockHash: string },
+  matched: ReadonlySet<string>,
+  txs: readonly TxRecord[],
+  complete: boolean,
+): BlockRecord {
+  return {
+    height: set.height,
+    hash: set.blockHash,
+    complete,
+    matched,
+    txs,
+    bytes: chargeOf(set.blockHash, matched, txs),
+  };
 }
 
 export class ActivityHistory {

@@ -10,6 +10,7 @@ import type { CanonicalRequest, EndpointDef } from '../../catalogue/types.js';
 import type { ParamLimits } from '../../endpoints/types.js';
 import type { CacheEntry } from '../../cache/types.js';
 import { forEachItem, locate, numberAt } from '../../transform/json-scan.js';
+import type { TxRecord } from './history.js';
 
 export interface TxReader {
   txList: EndpointDef;
@@ -29,7 +30,7 @@ function page(body: Buffer, out: Buffer[]): number {
 }
 
 /** Every transaction record of block `height`; throws when a page cannot be read. */
-export async function blockTxs(r: TxReader, height: number): Promise<Buffer[]> {
+async function blockTxs(r: TxReader, height: number): Promise<Buffer[]> {
   const size = Math.min(r.limits.maxPageSize, 100);
   const get = async (p: number, out: Buffer[]): Promise<number> =>
     page(
@@ -51,7 +52,18 @@ export async function blockTxs(r: TxReader, height: number): Promise<Buffer[]> {
 }
 
 /** The entities of `watched` a record names (anywhere in it: parties, contract, NRC20 arguments inside the payload). */
-export function namesIn(record: Buffer, watched: ReadonlySet<string>): string[] {
+/** The transactions of block `height` naming any of `matched`, each with those names (copied out of the page). */
+export async function txsNaming(r: TxReader, height: number, matched: ReadonlySet<string>): Promise<TxRecord[]> {
+  const txs: TxRecord[] = [];
+  for (const bytes of await blockTxs(r, height)) {
+    const names = namesIn(bytes, matched);
+    // Copied: a slice would keep the whole tx/list page alive.
+    if (names.length > 0) txs.push({ bytes: Buffer.from(bytes), names });
+  }
+  return txs;
+}
+
+function namesIn(record: Buffer, watched: ReadonlySet<string>): string[] {
   const out: string[] = [];
   for (const e of watched) if (record.indexOf(e, 0, 'latin1') >= 0) out.push(e);
   return out;
