@@ -150,8 +150,10 @@ describe('EventSource in headless chromium: rebases and long resumes', { timeout
     const log = (): Promise<Logged[]> => page.evaluate(() => (globalThis as unknown as { log: Logged[] }).log);
     const until = async (n: number, what: string): Promise<void> => {
       try {
+        // Hundreds of events through a browser starved of CPU by the rest of the suite: a deadline that only
+        // turns a hang into a failure (each wait may take seconds per hundred events there).
         await page.waitForFunction((k) => (globalThis as unknown as { log: unknown[] }).log.length >= k, n, {
-          timeout: LEAST_WAIT_MS,
+          timeout: 3 * LEAST_WAIT_MS,
         });
       } catch (err) {
         // What the page did get: how many events, and the last few (a gap, a rebase, a stall).
@@ -209,5 +211,7 @@ describe('EventSource in headless chromium: rebases and long resumes', { timeout
           .every((e) => e.type === 'message' && (e.data.block as { height: number }).height === e.data.height),
       ).toBe(true);
     },
+    // Seven waits of up to 3 * LEAST_WAIT_MS each on a loaded machine.
+    10 * LEAST_WAIT_MS,
   );
 });
