@@ -10,7 +10,8 @@ const describe = describeRedis();
 
 describe('FleetLease', () => {
   let server: RedisServer;
-  const cfg = redisTestConfig({ leaseMs: 400 });
+  // Command deadlines are not what these tests measure: generous, so a loaded machine does not end a wait early.
+  const cfg = redisTestConfig({ leaseMs: 400, commandTimeoutMs: 1000 });
   const clients: RedisClient[] = [];
   const replicas: { lease: FleetLease; store: RedisStore; bus: FleetBus }[] = [];
 
