@@ -49,7 +49,7 @@ import { HotBoard } from './refresh/board.js';
 import { buildRefresh } from './refresh/build.js';
 import type { RefreshEngine } from './refresh/engine.js';
 import { Resolver } from './pipeline/resolver.js';
-import { Admission } from './cache/admission.js';
+import { MemoryAdmission } from './cache/admission.js';
 import { registerAdmissionMetrics } from './metrics/admission.js';
 import { createRateLimitGate, type RateLimitGate } from './ratelimit/index.js';
 import { createUpstreamPool } from './upstream/pool.js';
@@ -315,7 +315,7 @@ export function buildStages(
     observe: scored ? hot.seen : null,
     tags: purge.judge,
     refetched: refetches.refetched,
-    admission: new Admission({ onVerdict: registerAdmissionMetrics(prom.registry) }),
+    admission: new MemoryAdmission({ onVerdict: registerAdmissionMetrics(prom.registry) }),
   });
   const passthrough = buildPassCache({
     config,

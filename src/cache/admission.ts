@@ -56,7 +56,7 @@ function rehash(h: number): number {
   return (mix(h + 0x9e3779b9) | 1) >>> 0;
 }
 
-export class Admission {
+export class MemoryAdmission {
   readonly #onVerdict: ((promoted: boolean) => void) | null;
   readonly #counts: Uint8Array;
   readonly #mask: number;

@@ -20,7 +20,7 @@ import type { CacheEntry, CacheResult, CacheStore } from '../cache/types.js';
 import { entryState, takesOver, type TagJudge } from '../cache/entry.js';
 import { promoteIfFinal } from '../cache/lifetime.js';
 import { MemoryEntry, type MemoryStore } from '../cache/memory-store.js';
-import { Admission } from '../cache/admission.js';
+import { MemoryAdmission } from '../cache/admission.js';
 import { carriedGzip } from '../cache/carried-gzip.js';
 import { toProxyError, type ProxyError } from '../errors/catalog.js';
 import type { FleetCoordinator } from '../fleet/connect.js';
@@ -96,7 +96,7 @@ export interface ResolverDeps<R extends Lookup = CanonicalRequest> {
   /** Sees each fetched entry with the memory entry it replaces (unchanged-refetch metric); null: none. */
   refetched?: ((endpoint: string, before: CacheEntry | undefined, after: CacheEntry) => void) | null;
   /** Which second-tier hits enter the memory tier (absent: a sketch of its own, no metrics). */
-  admission?: Admission;
+  admission?: MemoryAdmission;
   /** Whether a failed fetch may be answered by a stale copy (absent: every failure may). */
   staleFor?: (error: ProxyError) => boolean;
 }
@@ -116,14 +116,14 @@ export class Resolver<R extends Lookup = CanonicalRequest> {
   readonly #flights = new SingleFlight<Filled>();
   readonly #observe: (req: R) => void;
   readonly #tags: TagJudge | null;
-  readonly #admission: Admission;
+  readonly #admission: MemoryAdmission;
   readonly #learn = (facts: ChainFacts): void => this.#d.chain.apply(facts);
 
   constructor(deps: ResolverDeps<R>) {
     this.#d = deps;
     this.#observe = deps.observe ?? ignore;
     this.#tags = deps.tags ?? null;
-    this.#admission = deps.admission ?? new Admission();
+    this.#admission = deps.admission ?? new MemoryAdmission();
   }
 
   /** Synchronous fast path: a fresh memory entry, or undefined. Counted as an upstream request saved. */

@@ -25,7 +25,7 @@ export interface HubEvents {
   dropped(reason: DropReason): void;
 }
 
-export type Admission = 'ok' | 'full' | 'client';
+export type StreamAdmission = 'ok' | 'full' | 'client';
 
 /** Where an open stream's events come from (a channel, or one connection's view of one). */
 export interface ChannelMember {
@@ -58,7 +58,7 @@ export class StreamHub {
   }
 
   /** Whether a new stream from `client` (a client identity) may open. */
-  admit(client: string): Admission {
+  admit(client: string): StreamAdmission {
     if (this.#closed || this.#subs.size >= this.#limits.maxStreams) return 'full';
     if ((this.#perClient.get(client) ?? 0) >= this.#limits.maxPerClient) return 'client';
     return 'ok';

@@ -1,5 +1,5 @@
 /**
- * Admission to one upstream: at most `active` requests on the wire, at most
+ * Slots of one upstream: at most `active` requests on the wire, at most
  * `queued` more waiting for a slot; past that a request is refused at once
  * (UPSTREAM_OVERLOADED, 503 with Retry-After), instead of queueing without
  * bound and timing out slowly. Time spent waiting here is the proxy's, not the
@@ -8,7 +8,7 @@
  */
 import { ProxyError } from '../errors/catalog.js';
 
-export class Admission {
+export class UpstreamSlots {
   readonly #active: number;
   readonly #queued: number;
   #running = 0;

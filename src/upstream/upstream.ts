@@ -13,7 +13,7 @@ import { isHedgeLoss } from './hedge-loss.js';
 import { Breaker, type Permit } from '../common/breaker.js';
 import { LatencyStats } from './latency.js';
 import { isNegative } from '../transform/envelope.js';
-import { Admission } from './queue.js';
+import { UpstreamSlots } from './queue.js';
 import {
   PURPOSE_HEADER,
   type Purpose,
@@ -100,7 +100,7 @@ export class Upstream {
   readonly #purposed: Readonly<Record<Purpose, Record<string, string>>>;
   readonly #config: UpstreamConfig;
   readonly #metrics: Metrics;
-  readonly #admission: Admission;
+  readonly #slots: UpstreamSlots;
   readonly #onShed: ((upstream: string) => void) | null;
 
   constructor(opts: UpstreamOptions) {
@@ -110,7 +110,7 @@ export class Upstream {
     this.#basePath = basePath;
     this.#config = opts.config;
     this.#metrics = opts.metrics;
-    this.#admission = new Admission(opts.config.connections, opts.config.maxQueue ?? DEFAULT_MAX_QUEUE);
+    this.#slots = new UpstreamSlots(opts.config.connections, opts.config.maxQueue ?? DEFAULT_MAX_QUEUE);
     this.#onShed = opts.onShed ?? null;
     // Only what the upstream needs: never a client header.
     this.#headers = {
@@ -175,12 +175,12 @@ export class Upstream {
 
   /** Its admission queue is full: a request sent here now would be refused. */
   saturated(): boolean {
-    return this.#admission.full();
+    return this.#slots.full();
   }
 
   /** Requests waiting for a connection slot. */
   get queued(): number {
-    return this.#admission.waiting;
+    return this.#slots.waiting;
   }
 
   /** Another upstream contradicted a negative answer of this one: counts as a failure. */
@@ -204,7 +204,7 @@ export class Upstream {
     let release: (() => void) | null = null;
     try {
       if (o.gated) {
-        const slot = this.#admission.acquire(o.signal);
+        const slot = this.#slots.acquire(o.signal);
         release = typeof slot === 'function' ? slot : await slot;
       }
     } catch (e) {

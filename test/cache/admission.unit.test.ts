@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Admission } from '../../src/cache/admission.js';
+import { MemoryAdmission } from '../../src/cache/admission.js';
 
-describe('Admission (TinyLFU: Redis hits into memory)', () => {
+describe('MemoryAdmission (TinyLFU: Redis hits into memory)', () => {
   it('refuses a first read and admits the second while memory has room', () => {
     const verdicts: boolean[] = [];
-    const a = new Admission({ window: 64, onVerdict: (p) => verdicts.push(p) });
+    const a = new MemoryAdmission({ window: 64, onVerdict: (p) => verdicts.push(p) });
     expect(a.admit('a')).toBe(false);
     expect(a.admit('b')).toBe(false);
     expect(a.admit('a')).toBe(true);
@@ -13,7 +13,7 @@ describe('Admission (TinyLFU: Redis hits into memory)', () => {
   });
 
   it('asks for the victim only for a key read before (a first read costs no LRU walk)', () => {
-    const a = new Admission({ window: 64 });
+    const a = new MemoryAdmission({ window: 64 });
     let asked = 0;
     const victim = (): string | null => {
       asked++;
@@ -26,7 +26,7 @@ describe('Admission (TinyLFU: Redis hits into memory)', () => {
   });
 
   it('a scan (every key once) admits nothing', () => {
-    const a = new Admission({ window: 1024 });
+    const a = new MemoryAdmission({ window: 1024 });
     let admitted = 0;
     for (let i = 0; i < 10_000; i++) if (a.admit(`block/detail?h=${i}`)) admitted++;
     // Only 30-bit hash collisions within the doorkeeper's window could admit (none expected).
@@ -34,7 +34,7 @@ describe('Admission (TinyLFU: Redis hits into memory)', () => {
   });
 
   it('when memory is full, a key read as often as the entry it would evict stays out; read more, it gets in', () => {
-    const a = new Admission({ window: 1024 });
+    const a = new MemoryAdmission({ window: 1024 });
     for (let round = 0; round < 3; round++) {
       a.record('held'); // answered from memory
       const promoted = a.admit('candidate', () => 'held'); // read from Redis
@@ -49,7 +49,7 @@ describe('Admission (TinyLFU: Redis hits into memory)', () => {
 
   it('a cycle through more keys than memory holds does not churn memory', () => {
     // An LRU of 100 keys, 300 keys read in a cycle: what memory holds is hit, the rest read from Redis.
-    const a = new Admission({ window: 1024 });
+    const a = new MemoryAdmission({ window: 1024 });
     // Memory holds every third key, so the keys it holds and the others interleave in the cycle.
     const held: string[] = [];
     for (let i = 0; i < 300; i += 3) held.push(`k${i}`);
@@ -79,7 +79,7 @@ describe('Admission (TinyLFU: Redis hits into memory)', () => {
   });
 
   it('the sketch forgets: counts halve after ten lookups per counter', () => {
-    const a = new Admission({ window: 16 });
+    const a = new MemoryAdmission({ window: 16 });
     a.record('k');
     a.record('k');
     expect(a.frequency('k')).toBe(2);
@@ -88,24 +88,24 @@ describe('Admission (TinyLFU: Redis hits into memory)', () => {
   });
 
   it('the doorkeeper remembers a first read for one to two windows of other first reads, then forgets it', () => {
-    const a = new Admission({ window: 3 });
+    const a = new MemoryAdmission({ window: 3 });
     a.admit('k');
     for (const x of ['x1', 'x2', 'x3', 'x4']) expect(a.admit(x)).toBe(false);
     expect(a.admit('k')).toBe(true); // in the previous generation: still within the window
-    const b = new Admission({ window: 3 });
+    const b = new MemoryAdmission({ window: 3 });
     b.admit('k');
     for (let i = 0; i < 6; i++) expect(b.admit(`y${i}`)).toBe(false);
     expect(b.admit('k')).toBe(false); // two generations later: a first read again
   });
 
   it('counts stay within 4 bits', () => {
-    const a = new Admission({ window: 1024 });
+    const a = new MemoryAdmission({ window: 1024 });
     for (let i = 0; i < 40; i++) a.record('hot');
     expect(a.frequency('hot')).toBe(15);
   });
 
   it('rejects a window that is not a positive integer', () => {
-    expect(() => new Admission({ window: 0 })).toThrow(RangeError);
-    expect(() => new Admission({ window: 1.5 })).toThrow(RangeError);
+    expect(() => new MemoryAdmission({ window: 0 })).toThrow(RangeError);
+    expect(() => new MemoryAdmission({ window: 1.5 })).toThrow(RangeError);
   });
 });
