@@ -23,7 +23,7 @@ import type { MissPayer } from '../ratelimit/payer.js';
 import { rawQuery, withTimeout } from './request-util.js';
 
 /** X-Cache of an answer. */
-export type Verdict = Resolution['result'] | 'ERROR';
+export type CacheOutcome = Resolution['result'] | 'ERROR';
 
 /** An answer an entrance could not make (a page's required part failed): its envelope. */
 export interface Failure {
@@ -72,7 +72,7 @@ export interface ServeRequest<R> {
 interface AnswerBase<R> {
   /** Status (a resolution's; 304 is decided when shaped, from If-None-Match). */
   status: number;
-  cache: Verdict;
+  cache: CacheOutcome;
   /** The parsed request (null when validation failed). */
   req: R | null;
   /** The instant it was served (stamps, Age, max-age). */
