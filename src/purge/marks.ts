@@ -27,7 +27,7 @@ export type PurgeMode = 'hard' | 'soft';
 export const heardAt = (mark: PurgeMark, now: number): PurgeMark => ({ ...mark, at: now });
 
 /** How an entry is purged, and by the mark of which time. */
-export interface Verdict {
+export interface PurgeVerdict {
   mode: PurgeMode;
   at: number;
 }
@@ -94,7 +94,7 @@ export class PurgeMarks {
   }
 
   /** How `entry` is purged (null: it is not). */
-  verdict(entry: CacheEntry): Verdict | null {
+  verdict(entry: CacheEntry): PurgeVerdict | null {
     const created = entry.createdAt;
     if (created > this.#newest) return null;
     let hard = this.#all.hard;
