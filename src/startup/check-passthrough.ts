@@ -7,7 +7,7 @@ import { connect as tls } from 'node:tls';
 import { withoutCredentials } from '../common/shown-url.js';
 import type { PassthroughRoute } from '../config/types.js';
 
-export interface Verdict {
+export interface CheckVerdict {
   ok: boolean;
   line: string;
 }
@@ -21,7 +21,7 @@ function failure(code: string | undefined, hostPort: string, message: string): s
 }
 
 /** Connects to the target of `route` within `timeoutMs`. */
-export function checkPassthrough(route: PassthroughRoute, timeoutMs: number): Promise<Verdict> {
+export function checkPassthrough(route: PassthroughRoute, timeoutMs: number): Promise<CheckVerdict> {
   const u = new URL(route.target);
   const secure = u.protocol === 'https:';
   const port = Number(u.port || (secure ? 443 : 80));
@@ -33,7 +33,7 @@ export function checkPassthrough(route: PassthroughRoute, timeoutMs: number): Pr
     const socket: Socket = secure
       ? tls({ host, port, servername: /^[\d.:]+$/.test(host) ? undefined : host })
       : tcp({ host, port });
-    const done = (v: Verdict): void => {
+    const done = (v: CheckVerdict): void => {
       socket.destroy();
       resolve(v);
     };

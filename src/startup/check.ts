@@ -15,12 +15,12 @@ import { diagnose, diagnosisLine } from '../upstream/diagnose.js';
 import { parseHeight, PROBE } from '../upstream/prober.js';
 import { Upstream } from '../upstream/upstream.js';
 import { defaultBaseUrlWarning } from './shared-namespace.js';
-import { checkPassthrough, type Verdict } from './check-passthrough.js';
+import { checkPassthrough, type CheckVerdict } from './check-passthrough.js';
 
 /** Redis gets this long to connect and answer PING. */
 const REDIS_WAIT_MS = 3000;
 
-async function checkUpstream(url: string, config: Config): Promise<Verdict> {
+async function checkUpstream(url: string, config: Config): Promise<CheckVerdict> {
   const u = new Upstream({ name: 'check', url, config: config.upstream, metrics: noopMetrics });
   const started = performance.now();
   try {
@@ -34,7 +34,7 @@ async function checkUpstream(url: string, config: Config): Promise<Verdict> {
   }
 }
 
-async function checkRedis(url: string, config: Config): Promise<Verdict> {
+async function checkRedis(url: string, config: Config): Promise<CheckVerdict> {
   const shown = withoutCredentials(url);
   let last: Error | null = null;
   const client = createRedis(url, config.redis, { onError: (err) => (last = err) });
@@ -61,7 +61,7 @@ async function checkRedis(url: string, config: Config): Promise<Verdict> {
 /** Runs the checks, writing one line each to `out`; returns the exit code (0 all good, 2 otherwise). */
 export async function runCheck(config: Config, out: (line: string) => void): Promise<number> {
   out('ok     configuration: valid');
-  const checks: Array<Promise<Verdict>> = config.upstreamUrls.map((url) => checkUpstream(url, config));
+  const checks: Array<Promise<CheckVerdict>> = config.upstreamUrls.map((url) => checkUpstream(url, config));
   if (config.upstreamUrls.length === 0)
     out('ok     upstream: none configured (the built-in chain simulator would be started)');
   if (config.redisUrl !== null) checks.push(checkRedis(config.redisUrl, config));
