@@ -22,7 +22,7 @@ import { compileSpec, dataSpecOf, type Conforms } from '../schema/index.js';
 import { forEachMember, keyIs, root } from '../transform/json-scan.js';
 import { isNegative, isSuccessEnvelope } from '../transform/envelope.js';
 
-export type Verdict = 'good' | 'negative' | 'bad';
+export type AnswerVerdict = 'good' | 'negative' | 'bad';
 
 const conformers = new Map<string, Conforms>();
 
@@ -102,7 +102,7 @@ export function judge(
   status: number,
   json: Record<string, unknown>,
   body: Buffer | null,
-): Verdict {
+): AnswerVerdict {
   if (isNegative(status, json)) return body !== null && hasDuplicateEnvelopeKeys(body) ? 'bad' : 'negative';
   if (status < 200 || status >= 300 || json['code'] !== 0) return 'bad';
   return successProblem(endpoint, json, body) === null ? 'good' : 'bad';
