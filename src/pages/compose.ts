@@ -110,7 +110,7 @@ function summarize(outcomes: readonly PartOutcome[]): PartSummary[] {
 
 const OPEN = Buffer.from('{"code":0,"msg":"success","data":{');
 
-export async function compose(
+export async function composePage(
   page: CompiledPage,
   params: ReadonlyMap<string, string>,
   key: string,

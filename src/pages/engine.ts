@@ -19,7 +19,7 @@ import { toProxyError } from '../errors/catalog.js';
 import type { Resolution } from '../pipeline/resolver.js';
 import { SingleFlight } from '../pipeline/single-flight.js';
 import { unpaid, type MissPayer } from '../ratelimit/payer.js';
-import { compose, type ComposeDeps, type Composition } from './compose.js';
+import { composePage, type ComposeDeps, type Composition } from './compose.js';
 import type { PageMetrics } from './metrics.js';
 import type { CompiledPage } from '../page-table/plan.js';
 
@@ -159,7 +159,7 @@ export class Pages {
 
   async #compose(page: CompiledPage, req: CanonicalRequest, payer: MissPayer | null): Promise<PageResult> {
     const started = performance.now();
-    const c = await compose(page, req.params, req.key, payer === null ? this.#d : { ...this.#d, payer });
+    const c = await composePage(page, req.params, req.key, payer === null ? this.#d : { ...this.#d, payer });
     const summaries = c.ok
       ? c.composed.parts
       : c.outcomes.map((o) => ({ name: o.part.name, cache: o.res?.result ?? (o.skipped ? 'SKIPPED' : 'ERROR') }));
