@@ -32,8 +32,8 @@ interface DispatchHints {
 export type Dispatch = (plan: Plan, signal: AbortSignal, hints?: DispatchHints) => Promise<UpstreamResponse>;
 export type Layer = (next: Dispatch) => Dispatch;
 
-/** compose(base, a, b) = b(a(base)): the last layer is the outermost. */
-export function compose(base: Dispatch, ...layers: Layer[]): Dispatch {
+/** composeDispatch(base, a, b) = b(a(base)): the last layer is the outermost. */
+export function composeDispatch(base: Dispatch, ...layers: Layer[]): Dispatch {
   return layers.reduce<Dispatch>((next, layer) => layer(next), base);
 }
 

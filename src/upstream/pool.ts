@@ -28,7 +28,7 @@ import { ProxyError } from '../errors/catalog.js';
 import type { ChainTracker } from '../chain/tracker.js';
 import type { UpstreamConfig } from '../config/types.js';
 import { noopMetrics, type Metrics } from '../metrics/types.js';
-import { baseDispatch, compose, type Plan } from './dispatch.js';
+import { baseDispatch, composeDispatch, type Plan } from './dispatch.js';
 import { hedgeDelay, hedgeLayer } from './hedge.js';
 import { confirmLayer } from './confirm.js';
 import { Prober, type FirstFailureSink, type ProbeDuty } from './prober.js';
@@ -152,7 +152,7 @@ export function createUpstreamPool(opts: UpstreamPoolOptions): ManagedUpstreamPo
       sittingOut,
     }),
   });
-  const dispatch = compose(
+  const dispatch = composeDispatch(
     base,
     hedgeLayer({ delayFor, onHedge: (plan) => metrics.upstreamHedge(plan.req.endpoint) }),
     retryLayer({ onRetry: (plan) => metrics.upstreamRetry(plan.req.endpoint) }),
