@@ -31,7 +31,7 @@
 import type { CacheEntry, EntryDeps } from '../cache/types.js';
 import type { ChainHeights } from '../cache/entry.js';
 import type { TouchedListener, TouchedSet } from '../chain/touched.js';
-import { DAY, DEPLOYED, isTxTag, PENDING, tagOfAddress, tagOfToken, tagOfTx } from './tags.js';
+import { DAY_TAG, DEPLOYED, isTxTag, PENDING, tagOfAddress, tagOfToken, tagOfTx } from './tags.js';
 import { joinable } from './joinable.js';
 import type { GuardReason } from './metrics.js';
 
@@ -193,7 +193,7 @@ export class TagClock implements TouchedListener {
       n += this.#bump(PENDING, set.height);
       n += this.#left(set);
       // A new day, or one that cannot be told (the first block read, a block without a timestamp).
-      if (set.day === null || set.day !== this.#day) n += this.#bump(DAY, set.height);
+      if (set.day === null || set.day !== this.#day) n += this.#bump(DAY_TAG, set.height);
       this.#day = set.day;
     }
     while (this.#hashes.has(this.#covered + 1)) this.#covered++;
@@ -266,7 +266,7 @@ export class TagClock implements TouchedListener {
       if (set.deployed.length > 0) this.#bump(DEPLOYED, set.height);
       this.#bump(PENDING, set.height);
       this.#left(set);
-      if (set.day === null || set.day !== day) this.#bump(DAY, set.height);
+      if (set.day === null || set.day !== day) this.#bump(DAY_TAG, set.height);
       day = set.day;
     }
     if (!started) {

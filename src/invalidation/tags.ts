@@ -15,7 +15,7 @@ export const tagOfToken = (name: string): string => `token:${name}`;
 /** Any contract deployed (the contract and token lists). */
 export const DEPLOYED = 'contract:deployed';
 /** The calendar day (UTC, chain time): bumped by the first block of a day. */
-export const DAY = 'day';
+export const DAY_TAG = 'day';
 /** The pending pool: bumped by every block and by the pending poll when the pool changed. */
 export const PENDING = 'pending';
 /** One pending transaction: bumped by the block with which it left the pool (mined in it, or dropped). */
@@ -81,7 +81,7 @@ export function entryDeps(
         break;
       }
       case 'day':
-        tags.push(DAY);
+        tags.push(DAY_TAG);
         break;
       case 'nax-stage':
         return null;

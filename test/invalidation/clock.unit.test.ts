@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createEntry, entryState, type ChainHeights } from '../../src/cache/entry.js';
 import { TagClock } from '../../src/invalidation/clock.js';
 import type { EntryDeps } from '../../src/cache/types.js';
-import { DAY, DEPLOYED, PENDING, tagOfAddress, tagOfTx } from '../../src/invalidation/tags.js';
+import { DAY_TAG, DEPLOYED, PENDING, tagOfAddress, tagOfTx } from '../../src/invalidation/tags.js';
 import type { TouchedSet } from '../../src/chain/touched.js';
 
 const chain = (head: number, final: number | null = null): ChainHeights => ({
@@ -307,15 +307,15 @@ describe('TagClock', () => {
       const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
       c.start(70);
       c.block({ ...set(70, []), day: 100 });
-      const series = entry(70, { tags: [DAY], watchFinal: null });
+      const series = entry(70, { tags: [DAY_TAG], watchFinal: null });
       c.block({ ...set(71, []), day: 100 });
       expect(c.stale(series, chain(71))).toBe(false);
       c.block({ ...set(72, []), day: 101 });
       expect(c.stale(series, chain(72))).toBe(true);
-      const next = entry(72, { tags: [DAY], watchFinal: null });
+      const next = entry(72, { tags: [DAY_TAG], watchFinal: null });
       c.block({ ...set(73, []), day: null });
       expect(c.stale(next, chain(73))).toBe(true);
-      const later = entry(73, { tags: [DAY], watchFinal: null });
+      const later = entry(73, { tags: [DAY_TAG], watchFinal: null });
       c.block(set(74, [], false));
       expect(c.stale(later, chain(74))).toBe(true);
     },
