@@ -60,7 +60,7 @@ export async function pagesOf(
 }
 
 /** One reading of a block and the answers it was made of. */
-export interface Reading extends BlockVersion {
+export interface ReadVersion extends BlockVersion {
   reads: Fetched[];
   /** Upstreams that answered part of it. */
   from: Set<string>;
@@ -108,7 +108,7 @@ export class BlockVerifier {
   }
 
   /** Block `height`'s record and pages, as the pool picks upstreams. */
-  async #reading(height: number, signal: AbortSignal): Promise<Reading> {
+  async #reading(height: number, signal: AbortSignal): Promise<ReadVersion> {
     const reads: Fetched[] = [];
     const [{ data: block, read }, pages] = await Promise.all([
       this.get(blockDetail.path, `h=${height}`, signal, 'block'),
@@ -119,7 +119,7 @@ export class BlockVerifier {
   }
 
   /** A whole reading from one upstream not in `tried` (its record, then its pages); null when none is left. */
-  async #another(height: number, signal: AbortSignal, tried: ReadonlySet<string>): Promise<Reading | null> {
+  async #another(height: number, signal: AbortSignal, tried: ReadonlySet<string>): Promise<ReadVersion | null> {
     const req = this.#req(blockDetail.path, `h=${height}`);
     const first = await this.#reads.readFrom(req, signal, 'block', [...tried]);
     if (first === null) return null;
@@ -138,7 +138,7 @@ export class BlockVerifier {
    * hash a second source vouches for: `known` (the block list's hash for that
    * height, if it lists it: read meanwhile) or another upstream's agreeing reading.
    */
-  async verified(height: number, signal: AbortSignal, listed: Promise<string | undefined>): Promise<Reading> {
+  async verified(height: number, signal: AbortSignal, listed: Promise<string | undefined>): Promise<ReadVersion> {
     const [first, known] = await Promise.all([this.#reading(height, signal), listed]);
     const problem = mismatch(height, first, known, PAGE_SIZE);
     if (problem === null) return first;
