@@ -14,6 +14,7 @@
  * So the probes per block stay bounded: at most MAX_DENSE_PROBES plus the
  * sparse ones (today's fixed cadence), however the chain behaves.
  */
+import { nearestRank } from '../common/nearest-rank.js';
 
 export interface CadenceSettings {
   /** Probe interval outside the window, and while learning (UPSTREAM_PROBE_INTERVAL_MS). */
@@ -43,18 +44,12 @@ const HIGH = 0.95;
 /** Intervals needed before the cadence adapts. */
 const MIN_SAMPLES = 3;
 
-/** The q-quantile (0..1) of `sorted` (ascending, not empty), nearest rank. */
-export function quantile(sorted: readonly number[], q: number): number {
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[i] ?? 0;
-}
-
 /** The window, in ms after the last new head, where the next block is expected; null while learning. */
 export function expectedWindow(intervals: readonly number[], denseMs: number): { from: number; to: number } | null {
   if (intervals.length < MIN_SAMPLES) return null;
   const sorted = [...intervals].sort((a, b) => a - b);
-  const guard = Math.max(denseMs, Math.min(GUARD_MAX_MS, quantile(sorted, 0.5) * GUARD_SHARE));
-  return { from: Math.max(0, quantile(sorted, LOW) - guard), to: quantile(sorted, HIGH) + guard };
+  const guard = Math.max(denseMs, Math.min(GUARD_MAX_MS, nearestRank(sorted, 0.5) * GUARD_SHARE));
+  return { from: Math.max(0, nearestRank(sorted, LOW) - guard), to: nearestRank(sorted, HIGH) + guard };
 }
 
 export function nextProbe(

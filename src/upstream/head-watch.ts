@@ -17,7 +17,8 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { ChainView } from '../chain/types.js';
-import { expectedWindow, nextProbe, quantile, type CadenceMode, type CadenceSettings } from './cadence.js';
+import { nearestRank } from '../common/nearest-rank.js';
+import { expectedWindow, nextProbe, type CadenceMode, type CadenceSettings } from './cadence.js';
 
 /** Per-block intervals kept for the estimate. */
 const INTERVALS = 32;
@@ -136,7 +137,7 @@ export class HeadWatch {
     return {
       adaptive: this.#o.settings.denseMs > 0,
       mode: this.#mode,
-      blockIntervalMs: sortedI.length === 0 ? null : round(quantile(sortedI, 0.5)),
+      blockIntervalMs: sortedI.length === 0 ? null : round(nearestRank(sortedI, 0.5)),
       windowMs: this.#window === null ? null : { from: round(this.#window.from), to: round(this.#window.to) },
       blocks: this.#blocks,
       probes: this.#probes,
@@ -144,8 +145,8 @@ export class HeadWatch {
         this.#blocks === 0 || n === 0 ? null : Math.round((this.#probes / this.#blocks / n) * 10) / 10,
       detectionDelayMs: {
         last: this.#delays.length === 0 ? null : round(this.#delays[this.#delays.length - 1] ?? 0),
-        p50: sortedD.length === 0 ? null : round(quantile(sortedD, 0.5)),
-        p90: sortedD.length === 0 ? null : round(quantile(sortedD, 0.9)),
+        p50: sortedD.length === 0 ? null : round(nearestRank(sortedD, 0.5)),
+        p90: sortedD.length === 0 ? null : round(nearestRank(sortedD, 0.9)),
         max: sortedD.length === 0 ? null : round(sortedD[sortedD.length - 1] ?? 0),
         samples: sortedD.length,
       },

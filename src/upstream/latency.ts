@@ -3,6 +3,8 @@
  * hedge quantile) and an EWMA (the selection tie-breaker, which reacts to a
  * backend slowing down within a few samples).
  */
+import { nearestRank } from '../common/nearest-rank.js';
+
 /** Answers the quantiles of one upstream are taken over (its most recent ones). */
 export const LATENCY_SAMPLES = 64;
 
@@ -49,7 +51,6 @@ export class LatencyStats {
   quantile(q: number): number | null {
     if (this.#count === 0) return null;
     const sorted = this.#ring.slice(0, this.#count).sort((a, b) => a - b);
-    const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-    return sorted[rank] ?? null;
+    return nearestRank(sorted, q);
   }
 }

@@ -1,6 +1,7 @@
 /** The cadence rule (pure): learning, waiting for the window, dense inside it, backing off when late. */
 import { describe, expect, it } from 'vitest';
-import { expectedWindow, nextProbe, quantile } from '../../src/upstream/cadence.js';
+import { nearestRank } from '../../src/common/nearest-rank.js';
+import { expectedWindow, nextProbe } from '../../src/upstream/cadence.js';
 
 const S = { sparseMs: 1000, denseMs: 100 };
 
@@ -20,7 +21,7 @@ describe('cadence', () => {
     () => {
       const w = expectedWindow([4000, 5000, 6000, 5000, 4500, 5500, 5000, 5200, 4800, 5100], 100);
       expect(w).toEqual({ from: 3750, to: 6250 });
-      expect(quantile([1, 2, 3, 4], 0.5)).toBe(2);
+      expect(nearestRank([1, 2, 3, 4], 0.5)).toBe(2);
       // A regular 15 s chain: the margin is capped at 250 ms.
       expect(expectedWindow([15_000, 15_000, 15_000], 100)).toEqual({ from: 14_750, to: 15_250 });
     },

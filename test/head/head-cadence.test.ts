@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { startTestProxy } from '../helpers/proxy.js';
 import type { ProxyHandle } from '../../src/app.js';
-import { quantile } from '../../src/upstream/cadence.js';
+import { nearestRank } from '../../src/common/nearest-rank.js';
 
 /** Block intervals (ms): 1.5 s ± 200 ms, irregular. */
 const INTERVALS = [1300, 1700, 1450, 1600, 1350, 1550, 1650, 1400, 1500, 1700, 1300, 1600, 1450, 1550, 1400, 1650];
@@ -61,10 +61,10 @@ describe('probe cadence adapted to the block interval', () => {
     const probes = (sim.stats()['block/max'] ?? 0) - probesAtLearned;
     const perBlock = probes / (INTERVALS.length - LEARN);
     const sorted = [...delays].sort((a, b) => a - b);
-    const p90 = quantile(sorted, 0.9);
+    const p90 = nearestRank(sorted, 0.9);
     const s = await status(proxy.url);
     console.log(
-      `head detection through the proxy: p50 ${quantile(sorted, 0.5).toFixed(0)} ms, p90 ` +
+      `head detection through the proxy: p50 ${nearestRank(sorted, 0.5).toFixed(0)} ms, p90 ` +
         `${p90.toFixed(0)} ms, max ${sorted[sorted.length - 1]?.toFixed(0)} ms;` +
         ` ${perBlock.toFixed(1)} probes per block (fixed ${DENSE_MS} ms probing: ` +
         `${(1500 / DENSE_MS).toFixed(0)}); status ${JSON.stringify(s.heads)}`,
