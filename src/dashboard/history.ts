@@ -7,7 +7,7 @@
  */
 import type { Registry } from 'prom-client';
 import { EventLog, eventsBetween, type EventGroup } from './events.js';
-import { quantile, takeReading, type Reading } from './reading.js';
+import { bucketQuantile, takeReading, type Reading } from './reading.js';
 
 const HISTORY_MS = 15 * 60_000;
 export const POINTS = 900;
@@ -114,8 +114,8 @@ export class History {
       s5xx: reading.byStatus['5xx'] ?? 0,
       shed: reading.shed,
       rateLimited: reading.rateLimited,
-      upstreamP50Ms: ms(quantile(0.5, reading.upstreamBuckets, base?.upstreamBuckets ?? null)),
-      upstreamP99Ms: ms(quantile(0.99, reading.upstreamBuckets, base?.upstreamBuckets ?? null)),
+      upstreamP50Ms: ms(bucketQuantile(0.5, reading.upstreamBuckets, base?.upstreamBuckets ?? null)),
+      upstreamP99Ms: ms(bucketQuantile(0.99, reading.upstreamBuckets, base?.upstreamBuckets ?? null)),
     });
     if (this.points.length > POINTS) this.points.shift();
     if (minuteDue) {
@@ -138,7 +138,7 @@ export class History {
       const requests = e.requests - (was?.requests ?? 0);
       if (requests <= 0) continue;
       const latency = this.withBuckets?.endpoints[endpoint]?.buckets ?? null;
-      const p99Ms = latency === null ? null : ms(quantile(0.99, latency, was?.buckets ?? null));
+      const p99Ms = latency === null ? null : ms(bucketQuantile(0.99, latency, was?.buckets ?? null));
       endpoints.push({ endpoint, requests, hitRatio: (e.hits - (was?.hits ?? 0)) / requests, p99Ms });
     }
     endpoints.sort((a, b) => b.requests - a.requests);

@@ -141,7 +141,7 @@ export async function takeReading(registry: Registry, withEndpointBuckets: boole
 }
 
 /** The q-quantile of the observations between two cumulative bucket readings (Prometheus' interpolation), or null. */
-export function quantile(q: number, now: Buckets, before: Buckets | null): number | null {
+export function bucketQuantile(q: number, now: Buckets, before: Buckets | null): number | null {
   const counts = now.counts.map((c, i) => c - (before?.counts[before.le.indexOf(now.le[i]!)] ?? 0));
   const n = counts[counts.length - 1] ?? 0;
   if (n <= 0) return null;

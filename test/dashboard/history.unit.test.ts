@@ -7,7 +7,7 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { History, POINTS } from '../../src/dashboard/history.js';
-import { quantile } from '../../src/dashboard/reading.js';
+import { bucketQuantile } from '../../src/dashboard/reading.js';
 import { registerDashboard } from '../../src/dashboard/routes.js';
 import { OperatorAccess } from '../../src/http/admin-gate.js';
 import { createPrometheusMetrics } from '../../src/metrics/prometheus.js';
@@ -140,9 +140,9 @@ describe('history', () => {
 
   it('interpolates quantiles like Prometheus, and has none without observations', () => {
     const b = { le: [0.1, 1, Infinity], counts: [50, 100, 100] };
-    expect(quantile(0.5, b, null)).toBeCloseTo(0.1);
-    expect(quantile(0.75, b, null)).toBeCloseTo(0.55);
-    expect(quantile(0.5, b, b)).toBeNull();
+    expect(bucketQuantile(0.5, b, null)).toBeCloseTo(0.1);
+    expect(bucketQuantile(0.75, b, null)).toBeCloseTo(0.55);
+    expect(bucketQuantile(0.5, b, b)).toBeNull();
   });
 });
 
