@@ -43,7 +43,7 @@ export function budgetLeft(plan: Plan): boolean {
 
 export interface BaseDispatchOptions {
   upstreams: () => readonly Upstream[];
-  selectOptions: (plan: Plan) => Omit<SelectOptions, 'tried' | 'untriedOnly'>;
+  selectOptions: (plan: Plan) => Omit<SelectOptions, 'tried' | 'untriedOnly' | 'strict'>;
 }
 
 /**
@@ -53,25 +53,14 @@ export interface BaseDispatchOptions {
 export function baseDispatch(o: BaseDispatchOptions): Dispatch {
   return (plan, signal, hints) => {
     const confirm = hints?.confirm === true || hints?.vote === true;
-    const so = o.selectOptions(plan);
-    const benched = so.sittingOut ?? null;
-    const candidates = confirm
-      ? o
-          .upstreams()
-          .filter(
-            (u) =>
-              u.healthy() &&
-              !u.saturated() &&
-              u.fresh(so.bestHead, so.maxLagBlocks) &&
-              (benched === null || !benched(u.name)),
-          )
-      : o.upstreams();
-    const sel = selectUpstream(candidates, {
-      ...so,
+    // Untried only: selection returns null rather than a lagging or uncovered upstream (select.ts).
+    const sel = selectUpstream(o.upstreams(), {
+      ...o.selectOptions(plan),
       tried: new Set(plan.tried),
       untriedOnly: hints?.hedge === true || confirm,
+      strict: confirm,
     });
-    if (sel === null || (confirm && (sel.laggingFallback || sel.uncovered))) {
+    if (sel === null) {
       return Promise.reject(
         new ProxyError('UPSTREAM_UNAVAILABLE', undefined, { detail: 'no upstream can take the request' }),
       );

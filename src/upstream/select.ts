@@ -1,8 +1,9 @@
 /**
  * Picks the upstream for the next attempt. Narrowing, each step falling back
  * to the previous set when it would leave nothing:
- *  1. breaker lets a call through (closed, or half-open with its trial slot free),
- *     and not sitting out (sit-out.ts);
+ *  1. eligible (eligible.ts, no fallback): the breaker lets a call through
+ *     (closed, or half-open with its trial slot free), and the stricter
+ *     tests of hedges, confirmations and ballots; then not sitting out (sit-out.ts);
  *  2. for 'head' requests: fresh (head ≥ bestHead − maxLagBlocks). When no
  *     permitted upstream is fresh, fall back to the permitted one(s) with the
  *     highest known head rather than failing, and mark the choice
@@ -28,21 +29,15 @@
  * its latency catches up.
  */
 import type { Freshness } from '../catalogue/types.js';
+import { eligible, type EligibilityContext } from './eligible.js';
 import type { Upstream } from './upstream.js';
 
-export interface SelectOptions {
+/** Benched upstreams (`sittingOut`) are used only when nothing else can be (never when `strict`). */
+export interface SelectOptions extends EligibilityContext {
   freshness: Freshness;
-  bestHead: number | null;
-  maxLagBlocks: number;
-  /** Names already tried by this request. */
-  tried: ReadonlySet<string>;
-  /** Only an untried upstream will do (hedging). */
-  untriedOnly?: boolean;
   /** The block height the request is about, if any. */
   height?: { value: number; final: boolean } | null | undefined;
   finalHeight?: number | null;
-  /** Benched upstreams (sit-out.ts) are used only when nothing else can be. */
-  sittingOut?: ((name: string) => boolean) | null;
 }
 
 export interface Selection {
@@ -78,8 +73,7 @@ function rank(a: Upstream, b: Upstream): number {
 }
 
 export function selectUpstream(upstreams: readonly Upstream[], o: SelectOptions): Selection | null {
-  let pool = upstreams.filter((u) => u.breaker.canPass());
-  if (o.untriedOnly) pool = pool.filter((u) => !o.tried.has(u.name));
+  let pool = upstreams.filter((u) => eligible(u, o));
   if (pool.length === 0) return null;
   const benched = o.sittingOut ?? null;
   if (benched !== null) pool = narrow(pool, (u) => !benched(u.name));

@@ -1,5 +1,6 @@
 /** How an upstream is picked (load, latency, breaker, tries, probes, head) and the latency statistics behind it. */
 import { afterEach, describe, expect, it } from 'vitest';
+import { eligible } from '../../src/upstream/eligible.js';
 import { selectUpstream, type SelectOptions } from '../../src/upstream/select.js';
 import { Upstream } from '../../src/upstream/upstream.js';
 import { LatencyStats } from '../../src/upstream/latency.js';
@@ -135,6 +136,50 @@ describe('selectUpstream (unit)', () => {
     b.head = 10;
     expect(pick([a, b], { freshness: 'head', bestHead: 10, maxLagBlocks: 0, tried: new Set() })).toBe('u1');
     expect(pick([a, b], { freshness: 'head', bestHead: null, maxLagBlocks: 0, tried: new Set() })).toBe('u0');
+  });
+});
+
+describe('eligible: which upstreams may take an attempt at all', () => {
+  const strict = (tried: string[] = [], sittingOut: string[] = []): SelectOptions => ({
+    freshness: 'any',
+    bestHead: 100,
+    maxLagBlocks: 2,
+    tried: new Set(tried),
+    untriedOnly: true,
+    strict: true,
+    sittingOut: (name) => sittingOut.includes(name),
+  });
+
+  it('any attempt: the breaker lets a call through; a hedge: also untried', () => {
+    const [a] = upstreams(1) as [Upstream];
+    expect(eligible(a, any(['u0']))).toBe(true);
+    expect(eligible(a, { ...any(['u0']), untriedOnly: true })).toBe(false);
+    a.breaker.failure('pass');
+    expect(eligible(a, any())).toBe(false);
+  });
+
+  it('a confirmation or ballot (strict): also healthy by its probe, fresh and not sitting out', () => {
+    const [a] = upstreams(1) as [Upstream];
+    a.head = 100;
+    expect(eligible(a, strict())).toBe(false); // not probed yet
+    a.probeOk = true;
+    expect(eligible(a, strict())).toBe(true);
+    expect(eligible(a, strict(['u0']))).toBe(false);
+    expect(eligible(a, strict([], ['u0']))).toBe(false);
+    a.head = 97;
+    expect(eligible(a, strict())).toBe(false);
+    expect(eligible(a, { ...strict(), strict: false })).toBe(true);
+  });
+
+  it('strict selection falls back to no upstream, never to a benched, lagging or unprobed one', () => {
+    const [a, b, c] = upstreams(3) as [Upstream, Upstream, Upstream];
+    for (const u of [a, b, c]) u.head = 100;
+    a.probeOk = true;
+    b.probeOk = true;
+    b.head = 90;
+    expect(pick([a, b, c], strict([], ['u1']))).toBe('u0');
+    expect(pick([a, b, c], strict([], ['u0']))).toBeNull();
+    expect(pick([a, b, c], { ...strict([], ['u0']), strict: false })).toBe('u1');
   });
 });
 
