@@ -1,6 +1,6 @@
 /**
  * The cluster primary as its workers' fleet without Redis: it relays every bus
- * message (whatever its kind) to every other worker, grants named leases
+ * message (whatever its kind) to every other worker (the sender too for a kind marked `echo`), grants named leases
  * (the fleet single flight, the block reader's `block:N` jobs, a leader
  * role), hands a released lease's entry to the workers that were refused it,
  * keeps the last touched sets for workers that join later, and answers a
@@ -14,6 +14,7 @@
  * peer has nothing newer or is silent past the lend wait (WORKERS_LEND_WAIT_MS), granted the lease.
  */
 import type { TouchedSet } from '../chain/touched.js';
+import { isKind, KINDS } from '../fleet/messages.js';
 import { Fillers } from './fillers.js';
 import { mergeMetrics } from './merge-metrics.js';
 import type { ToPrimary, ToWorker } from './protocol.js';
@@ -104,10 +105,12 @@ export class Hub {
 
   receive(from: number, m: ToPrimary): void {
     switch (m.t) {
-      case 'bus':
+      case 'bus': {
         if (m.m.t === 'head') this.#learnHead(...m.m.a);
-        for (const [id, send] of this.#peers) if (id !== from) send({ cp: 1, t: 'bus', m: m.m });
+        const echo = isKind(m.m.t) && KINDS[m.m.t].echo;
+        for (const [id, send] of this.#peers) if (id !== from || echo) send({ cp: 1, t: 'bus', m: m.m });
         return;
+      }
       case 'acquire': {
         const ok = this.#acquire(from, m);
         if (ok !== null) this.#send(from, { cp: 1, t: 'granted', id: m.id, ok });

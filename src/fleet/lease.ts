@@ -82,7 +82,7 @@ export class FleetLease {
     if (token === undefined) return;
     this.#tokens.delete(key);
     await this.#run(() => this.#client.eval(RELEASE_LUA, 1, this.leaseKey(key), token));
-    if (this.#bus !== null) await this.#bus.publishFilled(this.#ns + key);
+    if (this.#bus !== null) await this.#bus.publish('filled', this.#ns + key);
   }
 
   /** The leader's entry once it is in `store`, or undefined (leader gone, deadline, Redis down). */
