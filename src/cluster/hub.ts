@@ -7,6 +7,16 @@
  * /metrics scrape with every worker's document merged (merge-metrics.ts).
  * A worker that leaves loses its leases at once: whoever waited fetches itself.
  *
+ * Its leases are the fleet's NamedLease (src/fleet/named-lease.ts: token-checked,
+ * expiring, renewable), served from a map instead of Redis keys. A flight's lease
+ * asks for more, because the workers share no cache tier: a refused asker that
+ * `wait`s is kept as a waiter and handed the entry the holder's release carries
+ * (with Redis the follower polls the shared tier; 'filled' is a hint), and the
+ * primary may lend a peer's entry (below), which needs to know who filled what.
+ * A dead holder's leases drop when its process exits (Redis cannot tell: there
+ * a lease is given up only when it expires). Both act alone when their server
+ * does not answer (Redis down; the primary silent past the lease time).
+ *
  * Peer fill: a flight's lease asked for while nobody holds it, for a key
  * another live worker filled recently (fillers.ts), is held for the asker
  * while that worker is asked for its fresh entry (`lend`); the asker is then
