@@ -6,8 +6,9 @@
  * arguments a listener of that kind receives (`bus.on(kind, …)`), what
  * `bus.publish(kind, …)` takes, their JSON fields in a Redis message, the
  * check of a received message, and an example (the wire shape, which
- * test/fleet/messages.unit.test.ts sends through both transports). A new
- * kind is one row here plus its publisher and listener where the work is.
+ * test/fleet/messages.unit.test.ts sends through both transports and
+ * `npm run docs` shows in docs/architecture.md). A new kind is one row here
+ * plus its publisher and listener where the work is.
  * The JSON of a kind must not change: during a rolling restart replicas of
  * two versions read each other's messages (one that does not know a kind
  * drops it).
@@ -44,6 +45,8 @@ export type PoolState = { known: false } | { known: true; stale: boolean; pendin
 type Fields = Record<string, unknown>;
 
 interface Row<A extends unknown[]> {
+  /** What it says, from whom to whom, and the file that publishes and hears it (shown in docs/architecture.md). */
+  doc: string;
   /** The arguments → the fields of a Redis message. */
   fields(...a: A): Fields;
   /** A received message's fields → the arguments; undefined when malformed (the message is dropped). */
@@ -97,23 +100,23 @@ const isPending = (v: unknown): v is PendingTouched =>
 const none: PendingTouched = { hashes: [], addresses: [], contracts: [] };
 
 export const KINDS = {
-  /** A replica's chain head or final height (src/fleet/bus.ts connectTrackerToBus). */
   head: row<[height: number, final: boolean]>({
+    doc: "A replica's new chain head or final height (src/fleet/tracker-bus.ts), to the others.",
     fields: (height, final) => ({ height, final }),
     read: (o) =>
       Number.isSafeInteger(o.height) && typeof o.final === 'boolean' ? [o.height as number, o.final] : undefined,
     echo: false,
     example: [123, false],
   }),
-  /** The leader of a fleet-wide flight is done (lease.ts): its fill is in the shared tier. */
   filled: row<[key: string]>({
+    doc: "A flight's leader is done: its fill is in the shared tier (src/fleet/lease.ts; Redis only); to all.",
     fields: (key) => ({ key }),
     read: (o) => (typeof o.key === 'string' ? [o.key] : undefined),
     echo: true,
     example: ['b1:/v1/blocks/1'],
   }),
-  /** A block's touched set and the pool's, shared by the replica that read it (src/invalidation/). */
   touched: row<[set: TouchedSet, pending: PendingTouched]>({
+    doc: "A block's touched set and the pool's, from the replica that read the block (src/invalidation/build.ts).",
     fields: (set, pending) => ({ set, pending }),
     read: (o) => (isTouched(o.set) && isPending(o.pending) ? [o.set, o.pending] : undefined),
     echo: false,
@@ -131,22 +134,22 @@ export const KINDS = {
       { hashes: ['0x2'], addresses: [], contracts: [] },
     ],
   }),
-  /** An operator's purge (src/purge/purger.ts). */
   purge: row<[mark: PurgeMark]>({
+    doc: "An operator's purge (src/purge/purger.ts), to the others.",
     fields: (mark) => ({ mark }),
     read: (o) => (isMark(o.mark) ? [o.mark] : undefined),
     echo: false,
     example: [{ target: '/v1/blocks/*', soft: true, at: 1_700_000_000_000 }],
   }),
-  /** The leader's per-upstream probe results, also its heartbeat (duty.ts). */
   heads: row<[lease: string, heads: UpstreamHead[]]>({
+    doc: "The leader's per-upstream probe results, also its heartbeat (src/fleet/duty.ts), to its followers.",
     fields: (lease, heads) => ({ lease, heads }),
     read: (o) => (typeof o.lease === 'string' && isHeads(o.heads) ? [o.lease, o.heads] : undefined),
     echo: false,
     example: ['leader:b1:', [{ id: 'u1', head: 12, ok: true, ageMs: 40, answer: '{"height":12}' }]],
   }),
-  /** The leader's pending-pool poll (duty.ts); its state is spread into the Redis message. */
   pool: row<[lease: string, state: PoolState]>({
+    doc: "The leader's pending-pool poll, its state spread into the Redis message (src/fleet/duty.ts).",
     fields: (lease, state) => ({ lease, ...state }),
     read: (o) => {
       if (typeof o.lease !== 'string') return undefined;
@@ -159,8 +162,8 @@ export const KINDS = {
     echo: false,
     example: ['leader:b1:', { known: true, stale: false, pending: none }],
   }),
-  /** The leader's refreshed entries of one round (duty.ts; shared-entries.ts: base64 of the entry codec). */
   entries: row<[lease: string, entries: string[]]>({
+    doc: "The leader's refreshed entries of one round, base64 of the entry codec (src/fleet/duty.ts).",
     fields: (lease, entries) => ({ lease, entries }),
     read: (o) => (typeof o.lease === 'string' && strings(o.entries) ? [o.lease, o.entries] : undefined),
     echo: false,
