@@ -53,6 +53,7 @@ interface Row<A extends unknown[]> {
   read(o: Fields): A | undefined;
   /** Delivered to its sender too (else only to the other replicas). */
   echo: boolean;
+  /** One message of this kind: the docs show it, the round-trip test sends it. */
   example: A;
 }
 
