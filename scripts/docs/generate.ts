@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { fleetMessageTable } from './fleet-messages.js';
 import { collectMetrics, metricsTable } from './metrics.js';
 import { configByTopic, endpointTable, errorTable, policyTable, purgeTagTable, reloadTable } from './tables.js';
 
@@ -20,6 +21,7 @@ export async function generatedParts(): Promise<Record<string, string>> {
     endpoints: endpointTable(),
     metrics: metricsTable(await collectMetrics()),
     'purge-tags': purgeTagTable(),
+    'fleet-messages': fleetMessageTable(),
   };
 }
 
@@ -29,6 +31,7 @@ export const GENERATED_FILES = [
   'docs/metrics.md',
   'docs/api.md',
   'docs/operations.md',
+  'docs/architecture.md',
 ] as const;
 
 const MARKER = /<!-- generated:([a-z-]+) -->\n[\s\S]*?<!-- generated:\1:end -->/g;

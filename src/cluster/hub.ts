@@ -1,11 +1,21 @@
 /**
  * The cluster primary as its workers' fleet without Redis: it relays every bus
- * message (whatever its kind) to every other worker, grants named leases
+ * message (whatever its kind) to every other worker (the sender too for a kind marked `echo`), grants named leases
  * (the fleet single flight, the block reader's `block:N` jobs, a leader
  * role), hands a released lease's entry to the workers that were refused it,
  * keeps the last touched sets for workers that join later, and answers a
  * /metrics scrape with every worker's document merged (merge-metrics.ts).
  * A worker that leaves loses its leases at once: whoever waited fetches itself.
+ *
+ * Its leases are the fleet's NamedLease (src/fleet/named-lease.ts: token-checked,
+ * expiring, renewable), served from a map instead of Redis keys. A flight's lease
+ * asks for more, because the workers share no cache tier: a refused asker that
+ * `wait`s is kept as a waiter and handed the entry the holder's release carries
+ * (with Redis the follower polls the shared tier; 'filled' is a hint), and the
+ * primary may lend a peer's entry (below), which needs to know who filled what.
+ * A dead holder's leases drop when its process exits (Redis cannot tell: there
+ * a lease is given up only when it expires). Both act alone when their server
+ * does not answer (Redis down; the primary silent past the lease time).
  *
  * Peer fill: a flight's lease asked for while nobody holds it, for a key
  * another live worker filled recently (fillers.ts), is held for the asker
@@ -14,6 +24,7 @@
  * peer has nothing newer or is silent past the lend wait (WORKERS_LEND_WAIT_MS), granted the lease.
  */
 import type { TouchedSet } from '../chain/touched.js';
+import { isKind, KINDS } from '../fleet/messages.js';
 import { Fillers } from './fillers.js';
 import { mergeMetrics } from './merge-metrics.js';
 import type { ToPrimary, ToWorker } from './protocol.js';
@@ -104,10 +115,12 @@ export class Hub {
 
   receive(from: number, m: ToPrimary): void {
     switch (m.t) {
-      case 'bus':
+      case 'bus': {
         if (m.m.t === 'head') this.#learnHead(...m.m.a);
-        for (const [id, send] of this.#peers) if (id !== from) send({ cp: 1, t: 'bus', m: m.m });
+        const echo = isKind(m.m.t) && KINDS[m.m.t].echo;
+        for (const [id, send] of this.#peers) if (id !== from || echo) send({ cp: 1, t: 'bus', m: m.m });
         return;
+      }
       case 'acquire': {
         const ok = this.#acquire(from, m);
         if (ok !== null) this.#send(from, { cp: 1, t: 'granted', id: m.id, ok });

@@ -4,8 +4,8 @@
  * node itself or of libraries on the same channel are told apart.
  *
  * worker → primary
- *   bus        a fleet message (a FleetBusEvents kind and its arguments: head, touched, purge,
- *              and the leader's heads and pool): relayed to every other worker
+ *   bus        a fleet message `{ t: kind, a: [...its arguments] }`, any kind of the table in
+ *              src/fleet/messages.ts: relayed to every other worker (the sender too for an `echo` kind)
  *   acquire    a named lease (name, token, ttlMs); answered by `granted`; `wait`: a refused
  *              worker wants the holder's fill; `lend` (a flight's: the createdAt of the
  *              asker's own copy, -1 none): a newer fresh entry of a peer that filled the key
@@ -24,14 +24,22 @@
  *   this worker's fresh entry of a flight's key)
  */
 import type { TouchedSet } from '../chain/touched.js';
-import type { FleetBusEvents } from '../fleet/messages.js';
+import { isKind, payloadFields, readPayload, type Kind, type Payload } from '../fleet/messages.js';
 
-/** The bus events only a transport raises itself (IPC fills go by `filled` below). */
-type Local = 'subscribed' | 'filled';
-/** Kinds a worker publishes to the others: every fleet bus event but the transport's own. */
-type Relayed = Exclude<keyof FleetBusEvents, Local>;
-/** One bus event as it travels: its kind and the listener's arguments (JSON over the IPC channel). */
-export type BusMessage = { [K in Relayed]: { t: K; a: FleetBusEvents[K] } }[Relayed];
+/** One bus message as it travels: its kind and the listener's arguments (JSON over the IPC channel). */
+export type BusMessage = { [K in Kind]: { t: K; a: Payload<K> } }[Kind];
+
+export const toIpc = <K extends Kind>(kind: K, payload: Payload<K>): BusMessage =>
+  ({ t: kind, a: payload }) as unknown as BusMessage;
+
+/** A relayed message's kind and arguments, checked by its kind's row as a Redis message is; undefined: dropped. */
+export function fromIpc(m: unknown): { t: Kind; a: unknown[] } | undefined {
+  if (typeof m !== 'object' || m === null) return undefined;
+  const { t, a } = m as { t?: unknown; a?: unknown };
+  if (!isKind(t) || !Array.isArray(a)) return undefined;
+  const read = readPayload(t, payloadFields(t, a as Payload<Kind>));
+  return read === undefined ? undefined : { t, a: read };
+}
 
 export type ToPrimary =
   | { cp: 1; t: 'bus'; m: BusMessage }
@@ -52,7 +60,7 @@ export type ToWorker =
   | { cp: 1; t: 'scraped'; id: number; text: string }
   | { cp: 1; t: 'lend'; id: number; name: string; after: number };
 
-/** Ours (`cp: 1` and a type); the fields are trusted: both ends are this program. */
+/** Ours (`cp: 1` and a type); the fields are trusted (both ends are this program), a bus message's are checked. */
 export function isOurs<T extends { cp: 1; t: string }>(m: unknown): m is T {
   return (
     typeof m === 'object' &&

@@ -16,15 +16,14 @@ import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { CacheEntry } from '../cache/types.js';
 import type { ChainTracker } from '../chain/tracker.js';
-import type { PendingTouched, TouchedSet } from '../chain/touched.js';
 import type { FleetCoordinator } from '../fleet/connect.js';
-import { connectTrackerToBus } from '../fleet/bus.js';
-import type { FleetBusEvents, PoolState, PurgeMark, UpstreamHead } from '../fleet/messages.js';
+import { connectTrackerToBus } from '../fleet/tracker-bus.js';
+import type { FleetBusEvents, Kind, Payload } from '../fleet/messages.js';
 import type { NamedLease } from '../fleet/named-lease.js';
 import type { DutyTransport } from '../fleet/duty.js';
-import type { FleetLink } from '../fleet/link.js';
+import type { Bus, FleetLink } from '../fleet/link.js';
 import { decodeEntry, encodeEntry } from '../redis/codec.js';
-import { isOurs, type BusMessage, type ToPrimary, type ToWorker } from './protocol.js';
+import { fromIpc, isOurs, toIpc, type BusMessage, type ToPrimary, type ToWorker } from './protocol.js';
 
 /** The IPC channel of a cluster worker (`process` there). */
 export interface Channel {
@@ -58,7 +57,7 @@ export interface WorkerFleet {
   scrape(): Promise<string>;
 }
 
-class IpcBus extends EventEmitter<FleetBusEvents> {
+class IpcBus extends EventEmitter<FleetBusEvents> implements Bus {
   readonly #send: (m: BusMessage) => boolean;
 
   constructor(send: (m: BusMessage) => boolean) {
@@ -66,34 +65,15 @@ class IpcBus extends EventEmitter<FleetBusEvents> {
     this.#send = send;
   }
 
-  async publishHead(height: number, final: boolean): Promise<void> {
-    this.#send({ t: 'head', a: [height, final] });
+  async publish<K extends Kind>(kind: K, ...payload: Payload<K>): Promise<boolean> {
+    return this.#send(toIpc(kind, payload));
   }
 
-  async publishTouched(set: TouchedSet, pending: PendingTouched): Promise<void> {
-    this.#send({ t: 'touched', a: [set, pending] });
-  }
-
-  async publishPurge(mark: PurgeMark): Promise<boolean> {
-    return this.#send({ t: 'purge', a: [mark] });
-  }
-
-  async publishHeads(lease: string, heads: UpstreamHead[]): Promise<void> {
-    this.#send({ t: 'heads', a: [lease, heads] });
-  }
-
-  async publishPool(lease: string, state: PoolState): Promise<void> {
-    this.#send({ t: 'pool', a: [lease, state] });
-  }
-
-  async publishEntries(lease: string, entries: string[]): Promise<void> {
-    this.#send({ t: 'entries', a: [lease, entries] });
-  }
-
-  /** Any kind: raised with the arguments it was published with. */
-  deliver(m: BusMessage): void {
+  /** A relayed message: raised with its arguments; a malformed one or an unknown kind is dropped. */
+  deliver(raw: unknown): void {
+    const m = fromIpc(raw);
     // The union of kinds is not one call signature: each message's arguments are its kind's.
-    (this.emit as (t: string, ...a: unknown[]) => boolean).call(this, m.t, ...m.a);
+    if (m !== undefined) (this.emit as (t: string, ...a: unknown[]) => boolean).call(this, m.t, ...m.a);
   }
 }
 

@@ -6,33 +6,16 @@
  * (messages published while a replica is disconnected are lost: pub/sub is
  * at-most-once; the chain tracker is monotonic, so the next head heals it).
  *
- * Message (JSON, one per PUBLISH):
- *   { "v": 1, "from": "<replica id>", "t": "head",       "height": 123, "final": false }
- *   { "v": 1, "from": "<replica id>", "t": "filled",     "key": "k" }
- *   { "v": 1, "from": "<replica id>", "t": "touched",    "set": TouchedSet, "pending": PendingTouched }
- *   { "v": 1, "from": "<replica id>", "t": "purge",      "mark": PurgeMark }
- *   { "v": 1, "from": "<replica id>", "t": "heads",      "lease": "<leader lease>",
- *     "heads": [{ "id": "<upstream id>", "head": 123 | null, "ok": true, "ageMs": 40, "answer"?: "<body>" }] }
- *   { "v": 1, "from": "<replica id>", "t": "pool",       "lease": "<leader lease>",
- *     "known": true, "stale": false, "pending": PendingTouched }
- *   { "v": 1, "from": "<replica id>", "t": "entries",    "lease": "<leader lease>", "entries": ["<base64>"] }
- * 'heads' (the fleet leader's per-upstream probe results, also its heartbeat),
- * 'pool' (its pending-pool poll) and 'entries' (its refreshed entries,
- * shared-entries.ts) come from the leader (src/fleet/duty.ts).
- * 'touched' (the replica that read a block's touched set shares it, src/invalidation/reader.ts)
- * and 'purge' (an operator's purge, src/purge/purger.ts) are, like 'head', not delivered back to their sender.
- * A replica ignores its own 'head' messages (no echo). 'filled'
- * (lease.ts: the leader of a fleet-wide flight is done) is delivered to every
- * replica, the sender included. Malformed messages are dropped.
+ * A message is one JSON object per PUBLISH: `{ "v": 1, "from": "<replica id>", "t": "<kind>", ...fields }`,
+ * the kind's fields and check from the one table of kinds (messages.ts). A kind not marked `echo` there
+ * ('filled' is) is not delivered back to its sender. Malformed messages and unknown kinds are dropped.
  */
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
-import type { ChainTracker } from '../chain/tracker.js';
 import { noopMetrics, type Metrics } from '../metrics/types.js';
 import type { RedisClient } from '../redis/client.js';
-import type { PendingTouched, TouchedSet } from '../chain/touched.js';
 import type { Bus } from './link.js';
-import type { FleetBusEvents, PoolState, PurgeMark, UpstreamHead } from './messages.js';
+import { isKind, KINDS, payloadFields, readPayload, type FleetBusEvents, type Kind, type Payload } from './messages.js';
 
 export interface FleetBusOptions {
   /** Command connection used for PUBLISH. */
@@ -43,68 +26,14 @@ export interface FleetBusOptions {
   replicaId?: string;
   metrics?: Metrics;
 }
-type Message =
-  | { v: 1; from: string; t: 'head'; height: number; final: boolean }
-  | { v: 1; from: string; t: 'filled'; key: string }
-  | { v: 1; from: string; t: 'touched'; set: TouchedSet; pending: PendingTouched }
-  | { v: 1; from: string; t: 'purge'; mark: PurgeMark }
-  | { v: 1; from: string; t: 'heads'; lease: string; heads: UpstreamHead[] }
-  | ({ v: 1; from: string; t: 'pool'; lease: string } & PoolState)
-  | { v: 1; from: string; t: 'entries'; lease: string; entries: string[] };
 
-/** Longest probe answer a 'heads' message may carry (a head answer is about 100 bytes). */
-const MAX_ANSWER = 16 * 1024;
-
-const isAnswer = (a: unknown): boolean => a === undefined || (typeof a === 'string' && a.length <= MAX_ANSWER);
-
-function isHeads(v: unknown): v is UpstreamHead[] {
-  return (
-    Array.isArray(v) &&
-    v.every(
-      (h: unknown) =>
-        typeof h === 'object' &&
-        h !== null &&
-        typeof (h as UpstreamHead).id === 'string' &&
-        typeof (h as UpstreamHead).ok === 'boolean' &&
-        Number.isFinite((h as UpstreamHead).ageMs) &&
-        isAnswer((h as UpstreamHead).answer) &&
-        ((h as UpstreamHead).head === null || Number.isSafeInteger((h as UpstreamHead).head)),
-    )
-  );
+/** One message as a Redis PUBLISH carries it. */
+export function encodeRedis<K extends Kind>(from: string, kind: K, payload: Payload<K>): string {
+  return JSON.stringify({ v: 1, from, t: kind, ...payloadFields(kind, payload) });
 }
 
-function isMark(v: unknown): v is PurgeMark {
-  if (typeof v !== 'object' || v === null) return false;
-  const m = v as Record<string, unknown>;
-  return typeof m.target === 'string' && typeof m.soft === 'boolean' && Number.isSafeInteger(m.at);
-}
-
-const strings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
-
-/** A touched set of the current shape (a replica on an older version sends none: dropped). */
-export function isTouched(v: unknown): v is TouchedSet {
-  if (typeof v !== 'object' || v === null) return false;
-  const s = v as Record<string, unknown>;
-  return (
-    Number.isSafeInteger(s.height) &&
-    typeof s.blockHash === 'string' &&
-    strings(s.addresses) &&
-    strings(s.contracts) &&
-    strings(s.deployed) &&
-    (s.day === null || Number.isSafeInteger(s.day)) &&
-    strings(s.tokens) &&
-    (s.left === undefined || strings(s.left)) &&
-    typeof s.complete === 'boolean'
-  );
-}
-
-function isPending(v: unknown): v is PendingTouched {
-  if (typeof v !== 'object' || v === null) return false;
-  const p = v as Record<string, unknown>;
-  return strings(p.hashes) && strings(p.addresses) && strings(p.contracts);
-}
-
-function parse(text: string): Message | undefined {
+/** A received message: its sender, kind and arguments; undefined when malformed. */
+export function decodeRedis(text: string): { from: string; t: Kind; a: unknown[] } | undefined {
   let m: unknown;
   try {
     m = JSON.parse(text);
@@ -113,23 +42,12 @@ function parse(text: string): Message | undefined {
   }
   if (typeof m !== 'object' || m === null) return undefined;
   const o = m as Record<string, unknown>;
-  if (o.v !== 1 || typeof o.from !== 'string') return undefined;
-  if (o.t === 'head' && Number.isSafeInteger(o.height) && typeof o.final === 'boolean') return o as Message;
-  if (o.t === 'filled' && typeof o.key === 'string') return o as Message;
-  if (o.t === 'touched' && isTouched(o.set) && isPending(o.pending)) return o as Message;
-  if (o.t === 'purge' && isMark(o.mark)) return o as Message;
-  if (o.t === 'heads' && typeof o.lease === 'string' && isHeads(o.heads)) return o as Message;
-  if (o.t === 'entries' && typeof o.lease === 'string' && strings(o.entries)) return o as Message;
-  if (
-    o.t === 'pool' &&
-    typeof o.lease === 'string' &&
-    (o.known === false || (o.known === true && typeof o.stale === 'boolean' && isPending(o.pending)))
-  )
-    return o as Message;
-  return undefined;
+  if (o.v !== 1 || typeof o.from !== 'string' || !isKind(o.t)) return undefined;
+  const a = readPayload(o.t, o);
+  return a === undefined ? undefined : { from: o.from, t: o.t, a };
 }
 
-export class FleetBus extends EventEmitter<FleetBusEvents> {
+export class FleetBus extends EventEmitter<FleetBusEvents> implements Bus {
   readonly replicaId: string;
   readonly channel: string;
   readonly #pub: RedisClient;
@@ -172,33 +90,9 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
     return Promise.race([this.#subscribed, new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref())]);
   }
 
-  publishHead(height: number, final: boolean): Promise<void> {
-    return this.#publish({ v: 1, from: this.replicaId, t: 'head', height, final });
-  }
-
-  publishTouched(set: TouchedSet, pending: PendingTouched): Promise<void> {
-    return this.#publish({ v: 1, from: this.replicaId, t: 'touched', set, pending });
-  }
-
-  publishFilled(key: string): Promise<void> {
-    return this.#publish({ v: 1, from: this.replicaId, t: 'filled', key });
-  }
-
-  publishHeads(lease: string, heads: UpstreamHead[]): Promise<void> {
-    return this.#publish({ v: 1, from: this.replicaId, t: 'heads', lease, heads });
-  }
-
-  publishPool(lease: string, state: PoolState): Promise<void> {
-    return this.#publish({ v: 1, from: this.replicaId, t: 'pool', lease, ...state });
-  }
-
-  publishEntries(lease: string, entries: string[]): Promise<void> {
-    return this.#publish({ v: 1, from: this.replicaId, t: 'entries', lease, entries });
-  }
-
-  /** True once Redis took the message. */
-  publishPurge(mark: PurgeMark): Promise<boolean> {
-    return this.#send({ v: 1, from: this.replicaId, t: 'purge', mark });
+  /** Sends one message of `kind` to the fleet; true once Redis took it. */
+  publish<K extends Kind>(kind: K, ...payload: Payload<K>): Promise<boolean> {
+    return this.#send(encodeRedis(this.replicaId, kind, payload));
   }
 
   async close(): Promise<void> {
@@ -212,14 +106,10 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
     }
   }
 
-  async #publish(msg: Message): Promise<void> {
-    await this.#send(msg);
-  }
-
-  async #send(msg: Message): Promise<boolean> {
+  async #send(text: string): Promise<boolean> {
     try {
       if (this.#pub.status !== 'ready') throw new Error('redis not connected');
-      await this.#pub.publish(this.channel, JSON.stringify(msg));
+      await this.#pub.publish(this.channel, text);
       return true;
     } catch {
       this.#metrics.tierError('redis', 'publish');
@@ -228,60 +118,9 @@ export class FleetBus extends EventEmitter<FleetBusEvents> {
   }
 
   #receive(text: string): void {
-    const m = parse(text);
-    if (m === undefined) return;
-    if (m.t === 'filled') {
-      this.emit('filled', m.key);
-      return;
-    }
-    if (m.from === this.replicaId) return;
-    if (m.t === 'touched') this.emit('touched', m.set, m.pending);
-    else if (m.t === 'purge') this.emit('purge', m.mark);
-    else if (m.t === 'heads') this.emit('heads', m.lease, m.heads);
-    else if (m.t === 'entries') this.emit('entries', m.lease, m.entries);
-    else if (m.t === 'pool')
-      this.emit('pool', m.lease, m.known ? { known: true, stale: m.stale, pending: m.pending } : { known: false });
-    else this.emit('head', m.height, m.final);
+    const m = decodeRedis(text);
+    if (m === undefined || (m.from === this.replicaId && !KINDS[m.t].echo)) return;
+    // The union of kinds is not one call signature: each message's arguments are its kind's.
+    (this.emit as (t: string, ...a: unknown[]) => boolean).call(this, m.t, ...m.a);
   }
-}
-
-/**
- * Local head/final advances are published; remote ones are applied with
- * observeHead/observeFinal. The tracker is monotonic and remote applications
- * are not re-published, so there is no echo loop. Returns a disconnect function.
- */
-export function connectTrackerToBus(tracker: ChainTracker, bus: Bus): () => void {
-  let applying = false;
-  const onHead = (h: number) => {
-    if (!applying) void bus.publishHead(h, false);
-  };
-  const onFinal = (h: number) => {
-    if (!applying) void bus.publishHead(h, true);
-  };
-  const onRemote = (height: number, final: boolean) => {
-    applying = true;
-    try {
-      if (final) tracker.observeFinal(height);
-      else tracker.observeHead(height);
-    } finally {
-      applying = false;
-    }
-  };
-  // After a reconnect, tell the fleet what this replica knows (peers may have missed it).
-  const onSubscribed = () => {
-    const head = tracker.bestHead();
-    const final = tracker.finalHeight();
-    if (head !== null) void bus.publishHead(head, false);
-    if (final !== null) void bus.publishHead(final, true);
-  };
-  tracker.on('head', onHead);
-  tracker.on('final', onFinal);
-  bus.on('head', onRemote);
-  bus.on('subscribed', onSubscribed);
-  return () => {
-    tracker.off('head', onHead);
-    tracker.off('final', onFinal);
-    bus.off('head', onRemote);
-    bus.off('subscribed', onSubscribed);
-  };
 }

@@ -33,16 +33,9 @@ import type { NamedLease } from './named-lease.js';
 
 export type Turn = 'leader' | 'follower' | 'alone';
 
-/** What the duty needs of a bus: the leader's heads and pool polls, out and in. */
-export interface DutyBus extends Pick<Bus, 'on' | 'off'> {
-  publishHeads(lease: string, heads: UpstreamHead[]): Promise<void>;
-  publishPool(lease: string, state: PoolState): Promise<void>;
-  publishEntries(lease: string, entries: string[]): Promise<void>;
-}
-
 export interface FleetDutyOptions {
   leader: FleetLeader;
-  bus: DutyBus;
+  bus: Bus;
   /** The leader lease's name: heartbeats of other leases are ignored. */
   lease: string;
   /** The probe interval: longest silence a follower waits, and twice the heartbeat period. */
@@ -77,7 +70,7 @@ export class FleetDuty {
     };
     o.bus.on('subscribed', onSubscribed);
     const beat = (): void => {
-      if (o.leader.isLeader()) void o.bus.publishHeads(o.lease, this.#snapshot());
+      if (o.leader.isLeader()) void o.bus.publish('heads', o.lease, this.#snapshot());
     };
     this.#timer = setInterval(beat, Math.max(1, Math.floor(o.intervalMs / 2)));
     this.#timer.unref();
@@ -122,7 +115,7 @@ export class FleetDuty {
     const key = heads.map((h) => `${h.id}:${h.head}:${h.ok}`).join(',');
     if (key === this.#lastKey) return;
     this.#lastKey = key;
-    if (this.#o.leader.isLeader()) void this.#o.bus.publishHeads(this.#o.lease, heads);
+    if (this.#o.leader.isLeader()) void this.#o.bus.publish('heads', this.#o.lease, heads);
   }
 
   /** The leader's heads for each upstream, while this replica follows. */
@@ -134,14 +127,14 @@ export class FleetDuty {
 
   /** The leader's pending-pool poll goes to the followers. */
   sharePool(state: PoolState): void {
-    if (this.#o.leader.isLeader()) void this.#o.bus.publishPool(this.#o.lease, state);
+    if (this.#o.leader.isLeader()) void this.#o.bus.publish('pool', this.#o.lease, state);
   }
 
   /** The leader's refreshed entries go to the followers (shared-entries.ts). */
   shareEntries(entries: readonly CacheEntry[]): void {
     if (!this.#o.leader.isLeader()) return;
     void encodeShared(entries).then((encoded) =>
-      encoded.length === 0 ? undefined : this.#o.bus.publishEntries(this.#o.lease, encoded),
+      encoded.length === 0 ? undefined : this.#o.bus.publish('entries', this.#o.lease, encoded),
     );
   }
 
@@ -172,7 +165,7 @@ export interface DutyTransport {
   lease: NamedLease;
   /** The lease's name: one leader per name (per namespace with Redis). */
   name: string;
-  bus: DutyBus;
+  bus: Bus;
 }
 
 /**

@@ -1,13 +1,17 @@
 /**
  * Fleet-wide single flight: a short Redis lease so N replicas asking for the
- * same cold key make one upstream request.
+ * same cold key make one upstream request. The lease is a NamedLease
+ * (named-lease.ts) under this tier's breaker; what is particular to a flight
+ * is how a follower gets the fill: from the shared tier, the bus's 'filled'
+ * only a hint to look now. (The workers of one machine share no tier: their
+ * fill travels in the release through the primary, src/cluster/hub.ts.)
  *
  * Protocol (per cache key K, lease key `keyPrefix + 'lease:' + K`):
- *   1. acquire:  SET lease:K <random token> NX PX leaseMs
+ *   1. acquire:  SET lease:K <random token> NX PX leaseMs (NamedLease.acquire)
  *                OK   → this replica is the leader: fetch, store the entry in
  *                       the Redis tier, then release.
  *                nil  → a follower: waitForFill.
- *   2. release:  compare-and-delete (Lua: DEL only if the value is our token, so a
+ *   2. release:  compare-and-delete (NamedLease.release: DEL only if the value is our token, so a
  *                lease that expired and was taken by another replica is left
  *                alone), then PUBLISH a 'filled' bus message for K.
  *   3. waitForFill: the follower reads the entry from the store at once, then
@@ -28,8 +32,7 @@ import { Breaker } from '../common/breaker.js';
 import type { RedisClient } from '../redis/client.js';
 import { guarded, type RedisGuard } from '../redis/guard.js';
 import type { FleetBus } from './bus.js';
-
-const RELEASE_LUA = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+import { guardedNamedLease, type NamedLease } from './named-lease.js';
 
 export interface FleetLeaseOptions {
   client: RedisClient;
@@ -48,6 +51,7 @@ export class FleetLease {
   readonly #bus: FleetBus | null;
   readonly #metrics: Metrics;
   readonly #guard: RedisGuard;
+  readonly #named: NamedLease;
   readonly #tokens = new Map<string, string>();
   readonly #ns: string;
 
@@ -60,18 +64,24 @@ export class FleetLease {
       opts.breaker ?? new Breaker({ failures: opts.config.breakerFailures, cooldownMs: opts.config.breakerCooldownMs });
     this.#guard = { client: opts.client, breaker, timeoutMs: opts.config.commandTimeoutMs, metrics: this.#metrics };
     this.#ns = opts.namespace ?? '';
+    this.#named = guardedNamedLease(this.#guard, opts.config.keyPrefix, 'get');
+  }
+
+  /** The lease's name (a NamedLease's, under the key prefix). */
+  #name(key: string): string {
+    return `lease:${this.#ns}${key}`;
   }
 
   leaseKey(key: string): string {
-    return `${this.#cfg.keyPrefix}lease:${this.#ns}${key}`;
+    return `${this.#cfg.keyPrefix}${this.#name(key)}`;
   }
 
   /** True: lead the fetch (also when Redis is unavailable). False: wait for the leader. */
   async acquire(key: string): Promise<boolean> {
     const token = randomBytes(12).toString('base64url');
-    const res = await this.#run(() => this.#client.set(this.leaseKey(key), token, 'PX', this.#cfg.leaseMs, 'NX'));
-    if (res === undefined) return true;
-    if (res !== 'OK') return false;
+    const ok = await this.#named.acquire(this.#name(key), token, this.#cfg.leaseMs);
+    if (ok === null) return true;
+    if (!ok) return false;
     this.#tokens.set(key, token);
     return true;
   }
@@ -81,8 +91,8 @@ export class FleetLease {
     const token = this.#tokens.get(key);
     if (token === undefined) return;
     this.#tokens.delete(key);
-    await this.#run(() => this.#client.eval(RELEASE_LUA, 1, this.leaseKey(key), token));
-    if (this.#bus !== null) await this.#bus.publishFilled(this.#ns + key);
+    await this.#named.release(this.#name(key), token);
+    if (this.#bus !== null) await this.#bus.publish('filled', this.#ns + key);
   }
 
   /** The leader's entry once it is in `store`, or undefined (leader gone, deadline, Redis down). */

@@ -4,18 +4,15 @@
  * between the worker processes of one machine (src/cluster/worker-fleet.ts).
  * The block reader, the chain tracker and operator purges use only this.
  */
-import type { PendingTouched, TouchedSet } from '../chain/touched.js';
-import type { PurgeMark } from './messages.js';
-import type { FleetBusEvents } from './messages.js';
+import type { TouchedSet } from '../chain/touched.js';
+import type { FleetBusEvents, Kind, Payload } from './messages.js';
 
-/** Fleet messages: heads, touched sets and purges reach every other replica. */
+/** Fleet messages of every kind in the table (messages.ts), whatever the transport. */
 export interface Bus {
   on<K extends keyof FleetBusEvents>(event: K, listener: (...args: FleetBusEvents[K]) => void): unknown;
   off<K extends keyof FleetBusEvents>(event: K, listener: (...args: FleetBusEvents[K]) => void): unknown;
-  publishHead(height: number, final: boolean): Promise<void>;
-  publishTouched(set: TouchedSet, pending: PendingTouched): Promise<void>;
-  /** True once the transport took it. */
-  publishPurge(mark: PurgeMark): Promise<boolean>;
+  /** Sends one message of `kind` to the fleet; true once the transport took it. */
+  publish<K extends Kind>(kind: K, ...payload: Payload<K>): Promise<boolean>;
 }
 
 export interface FleetLink {

@@ -21,7 +21,7 @@ import { noopMetrics, type Metrics } from '../metrics/types.js';
 import { Breaker } from '../common/breaker.js';
 import type { RedisClient } from '../redis/client.js';
 import { guarded, type RedisGuard } from '../redis/guard.js';
-import { isTouched } from './bus.js';
+import { isTouched } from './messages.js';
 
 /** Sets kept: about 21 min of 5 s blocks, an hour of 15 s ones. */
 const RECORD_SETS = 256;

@@ -132,7 +132,7 @@ export function buildInvalidation(
             fleet === null
               ? null
               : (set, pending) => {
-                  void fleet.bus.publishTouched(set, pending);
+                  void fleet.bus.publish('touched', set, pending);
                   void fleet.record.add(set);
                 },
           timeoutMs: config.invalidation.readTimeoutMs,

@@ -116,7 +116,7 @@ export class Purger {
       const [deleted, stored, published] = await Promise.all([
         req.kind === 'key' && !req.soft ? fleet.marks.delete(fleet.redisKey(req.target)) : 0,
         fleet.marks.store(mark),
-        fleet.bus.publishPurge(mark),
+        fleet.bus.publish('purge', mark),
       ]);
       redis = deleted ?? 0;
       shared = { stored, published };
@@ -124,7 +124,7 @@ export class Purger {
       if (!stored || !published) failure = shared;
     } else if (this.#o.peers !== null) {
       reach = 'workers';
-      if (!(await this.#o.peers.publishPurge(mark))) failure = 'workers';
+      if (!(await this.#o.peers.publish('purge', mark))) failure = 'workers';
     }
     const mode: PurgeMode = req.soft ? 'soft' : 'hard';
     const fields = { kind: req.kind, target: req.target, mode, memory, redis, reach, fleet: shared };

@@ -29,6 +29,7 @@ describe('generated docs', () => {
     expect(partsIn(readDoc('docs/metrics.md'))).toEqual(['metrics']);
     expect(partsIn(readDoc('docs/api.md'))).toEqual(['endpoints', 'errors', 'policies']);
     expect(partsIn(readDoc('docs/operations.md'))).toEqual(['purge-tags']);
+    expect(partsIn(readDoc('docs/architecture.md'))).toEqual(['fleet-messages']);
   });
 
   it('notice a stale part', () => {

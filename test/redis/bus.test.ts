@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
-import { connectTrackerToBus, FleetBus } from '../../src/fleet/bus.js';
+import { FleetBus } from '../../src/fleet/bus.js';
+import { connectTrackerToBus } from '../../src/fleet/tracker-bus.js';
 import { closeRedis, createRedis, waitReady, type RedisClient } from '../../src/redis/client.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { redisTestConfig, sleep } from './fixtures.js';
@@ -42,9 +43,9 @@ describe('FleetBus', () => {
     const seenB: unknown[] = [];
     a.on('head', (h, f) => seenA.push(['head', h, f]));
     b.on('head', (h, f) => seenB.push(['head', h, f]));
-    await a.publishHead(100, false);
-    await a.publishHead(90, true);
-    await b.publishHead(50, false);
+    await a.publish('head', 100, false);
+    await a.publish('head', 90, true);
+    await b.publish('head', 50, false);
     await waitFor(() => seenB.length === 2 && seenA.length === 1);
     await sleep(50);
     expect(seenB).toEqual([
@@ -60,7 +61,7 @@ describe('FleetBus', () => {
     const got: string[] = [];
     a.on('filled', (k) => got.push(`a:${k}`));
     b.on('filled', (k) => got.push(`b:${k}`));
-    await a.publishFilled('x');
+    await a.publish('filled', 'x');
     await waitFor(() => got.length === 2);
     expect(got.sort()).toEqual(['a:x', 'b:x']);
     a.removeAllListeners('filled');

@@ -46,7 +46,7 @@ describe('the bus subscriber after a reconnect', () => {
     a.bus.on('head', (h: number) => void heard.push(h));
     await waitFor(
       async () => {
-        await b.bus.publishHead(4_842_100, false);
+        await b.bus.publish('head', 4_842_100, false);
         return heard.includes(4_842_100);
       },
       20_000,

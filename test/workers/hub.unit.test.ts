@@ -66,6 +66,13 @@ describe('cluster hub', () => {
     ]);
   });
 
+  it("relays a kind the table marks echo ('filled') to its sender too, as the Redis bus delivers it", () => {
+    const { hub, of } = rig(2);
+    const m: ToWorker = { cp: 1, t: 'bus', m: { t: 'filled', a: ['k'] } };
+    hub.receive(1, m);
+    expect([of(1), of(2)]).toEqual([[m], [m]]);
+  });
+
   it('grants a lease to one token until it expires; only the holder renews it', () => {
     const { clock, hub, of, acquire } = rig();
     expect(acquire(1, 'flight:k', 'a')).toBe(true);

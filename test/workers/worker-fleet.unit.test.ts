@@ -118,7 +118,7 @@ describe('workers of one machine, without Redis', () => {
       tokens: [],
       complete: true,
     };
-    await fleets[1]!.link.bus.publishTouched(set, { hashes: [], addresses: [], contracts: [] });
+    await fleets[1]!.link.bus.publish('touched', set, { hashes: [], addresses: [], contracts: [] });
     await fleets[1]!.link.record.add(set);
     expect(await fleets[2]!.link.record.read()).toEqual([set]);
     expect(heard).toEqual([[5], [], [5]]);
@@ -147,8 +147,8 @@ describe('workers of one machine, without Redis', () => {
     });
     const heads = [{ id: 'u', head: 12, ok: true, ageMs: 3 }];
     const pool = { known: true as const, stale: false, pending: { hashes: ['0x1'], addresses: [], contracts: [] } };
-    await fleets[0]!.duty.bus.publishHeads(fleets[0]!.duty.name, heads);
-    await fleets[0]!.duty.bus.publishPool(fleets[0]!.duty.name, pool);
+    await fleets[0]!.duty.bus.publish('heads', fleets[0]!.duty.name, heads);
+    await fleets[0]!.duty.bus.publish('pool', fleets[0]!.duty.name, pool);
     await new Promise((r) => setImmediate(r));
     const want = [
       ['heads', 'leader:workers', heads],
@@ -162,7 +162,7 @@ describe('workers of one machine, without Redis', () => {
     const { fleets } = workers(3);
     const heard: unknown[][] = [[], [], []];
     fleets.forEach((f, i) => f.duty.bus.on('entries', (lease, entries) => heard[i]!.push([lease, entries])));
-    await fleets[2]!.duty.bus.publishEntries(fleets[2]!.duty.name, ['ZW50cnk=']);
+    await fleets[2]!.duty.bus.publish('entries', fleets[2]!.duty.name, ['ZW50cnk=']);
     await new Promise((r) => setImmediate(r));
     expect(heard).toEqual([[['leader:workers', ['ZW50cnk=']]], [['leader:workers', ['ZW50cnk=']]], []]);
   });
