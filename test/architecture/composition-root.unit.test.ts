@@ -1,6 +1,6 @@
 /**
- * The composition root builds in order: src/stages.ts and its builders
- * (src/root/) declare no `let` (no reference filled in after construction),
+ * The composition root builds in order: src/app.ts, src/stages.ts and its
+ * builders (src/root/) declare no `let` (no reference filled in after construction),
  * and no closure names a stage declared further down (a forward reference
  * that only works because the closure runs later). A stage that must tell a
  * later one does it through an event the later one subscribes to, or a
@@ -13,10 +13,10 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../..');
 
-/** The composition root's files: the root itself and its builders. */
+/** The composition root's files: the server's, the stages' and their builders. */
 function rootFiles(): string[] {
   const builders = readdirSync(join(ROOT, 'src/root')).filter((f) => f.endsWith('.ts'));
-  return ['src/stages.ts', ...builders.map((f) => `src/root/${f}`)];
+  return ['src/app.ts', 'src/stages.ts', ...builders.map((f) => `src/root/${f}`)];
 }
 
 const parse = (text: string): ts.SourceFile => ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, true);
@@ -119,12 +119,14 @@ describe('the checks themselves', () => {
   });
 });
 
-describe('the composition root (src/stages.ts, src/root/)', () => {
+describe('the composition root (src/app.ts, src/stages.ts, src/root/)', () => {
   const files = rootFiles();
   const texts = new Map(files.map((f) => [f, readFileSync(join(ROOT, f), 'utf8')] as const));
 
   it('is read whole: the root and a builder per subsystem', () => {
-    expect(files).toEqual(expect.arrayContaining(['src/stages.ts', 'src/root/chain.ts', 'src/root/fleet.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining(['src/app.ts', 'src/stages.ts', 'src/root/chain.ts', 'src/root/fleet.ts']),
+    );
     expect(files.length).toBeGreaterThanOrEqual(8);
   });
 
