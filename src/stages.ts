@@ -106,23 +106,12 @@ export function buildStages(
   upstreamIsSimulator: boolean,
   worker: number | null = null,
 ): Stages {
-  // The push side first (every stage counts into it); the gauges it reads at scrape time once their stages exist.
+  // The push side first (every stage counts into it); its scrape-time gauges once their stages exist (upstreams).
   const b: Basics = { config, logger, clock, prom: createPrometheusMetrics() };
   const chain = buildChain(b);
   const cache = buildCache(b, chain);
   const fleet = buildFleet(b, chain, cache, worker);
-  const upstreams = buildUpstreams(b, chain, fleet);
-  const { memory } = cache;
-  const { pool } = upstreams;
-  b.prom.pull({
-    tiers: () => [
-      { tier: 'memory', entries: memory.entries, bytes: memory.bytes, maxBytes: config.cacheMaxBytes },
-      ...(fleet.fleet ? [fleet.fleet.tierStats()] : []),
-    ],
-    upstreams: () => pool.status(),
-    chain: chain.tracker,
-    redisHealthy: () => (fleet.fleet ? fleet.fleet.healthy() : null),
-  });
+  const upstreams = buildUpstreams(b, chain, cache, fleet);
   const pipeline = buildPipeline(b, chain, cache, fleet, upstreams);
   const { refresh } = buildBlockWork(b, chain, cache, fleet, upstreams, pipeline);
   const edges = buildEdges(b, chain, cache, fleet, upstreams, pipeline, upstreamIsSimulator);
@@ -136,10 +125,10 @@ export function buildStages(
     tracker: chain.tracker,
     prom: workerFleet === null ? b.prom : { ...b.prom, render: workerFleet.scrape },
     metrics: b.prom.metrics,
-    memory,
+    memory: cache.memory,
     fleet: fleet.fleet,
     duty: fleet.duty,
-    pool,
+    pool: upstreams.pool,
     refresh,
     resolver: pipeline.resolver,
     pageMetrics: edges.pageMetrics,

@@ -2,6 +2,7 @@
  * The upstreams builder: head detection (probe cadence), the upstream pool
  * and the quorum. A probe's head goes out as events (`heads`): the head entry,
  * built later over the fetch stage that reads this pool, subscribes to them.
+ * Then the gauges read at scrape time: the tiers, the upstreams, the chain.
  */
 import { buildQuorum } from '../consensus/build.js';
 import type { Quorum } from '../consensus/quorum.js';
@@ -12,6 +13,7 @@ import { createUpstreamPool, type ManagedUpstreamPool } from '../upstream/pool.j
 import { registerTrustMetrics } from '../upstream/trust-metrics.js';
 import type { UpstreamResponse } from '../upstream/types.js';
 import type { Basics } from './basics.js';
+import type { CacheStages } from './cache.js';
 import type { ChainStages } from './chain.js';
 import type { FleetStages } from './fleet.js';
 
@@ -37,7 +39,8 @@ export interface UpstreamStages {
 export function buildUpstreams(
   { config, logger, clock, prom }: Basics,
   { tracker, sitOuts, upstreamNames, consensusMetrics }: ChainStages,
-  { duty }: FleetStages,
+  { memory }: CacheStages,
+  { fleet, duty }: FleetStages,
 ): UpstreamStages {
   const trust = registerTrustMetrics(prom.registry, upstreamNames);
   const headMetrics = registerHeadMetrics(prom.registry);
@@ -64,5 +67,14 @@ export function buildUpstreams(
     duty,
   });
   const quorum = buildQuorum(config.upstream, { pool, sitOuts, metrics: consensusMetrics, logger, clock });
+  prom.pull({
+    tiers: () => [
+      { tier: 'memory', entries: memory.entries, bytes: memory.bytes, maxBytes: config.cacheMaxBytes },
+      ...(fleet ? [fleet.tierStats()] : []),
+    ],
+    upstreams: () => pool.status(),
+    chain: tracker,
+    redisHealthy: () => (fleet ? fleet.healthy() : null),
+  });
   return { headWatch, pool, quorum, heads };
 }
