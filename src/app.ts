@@ -10,6 +10,8 @@ import type { ChainTracker } from './chain/tracker.js';
 import type { MemoryStore } from './cache/memory-store.js';
 import type { Config } from './config/types.js';
 import { drain, trackResponses } from './http/drain.js';
+import { LameDuck } from './http/lame-duck.js';
+import { once } from './common/once.js';
 import { fastServerFactory } from './http/fast-hit.js';
 import { REQUEST_ID_HEADER, requestIdOf } from './http/request-id.js';
 import { installEnvelopeWriter } from './http/envelope-writer.js';
@@ -86,21 +88,14 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   pool.start();
 
   const open = trackResponses(app.server);
-  let poolClosed: Promise<void> | undefined;
-  const closePool = (): Promise<void> => (poolClosed ??= pool.close());
-  let endLameDuck = (): void => undefined;
+  const closePool = once(() => pool.close());
+  const lameDuck = new LameDuck();
   /** `lameDuckMs`: readiness says not ready this long, everything still served, before the drain begins. */
   const close = async (lameDuckMs = 0) => {
     s.serving.draining = true;
     if (lameDuckMs > 0) {
       logger.info({ drainDelayMs: lameDuckMs }, 'lame duck: /readyz answers 503, requests still served');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, lameDuckMs);
-        endLameDuck = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      await lameDuck.wait(lameDuckMs);
     }
     fast?.close();
     s.refresh.close();
@@ -141,7 +136,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     operators,
     close,
     /** Ends the lame duck now (a second signal): the drain begins. */
-    hurry: () => endLameDuck(),
+    hurry: () => lameDuck.hurry(),
     live: s.live,
   };
 }

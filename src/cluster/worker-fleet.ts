@@ -37,8 +37,8 @@ export interface WorkerFleetOptions {
   tracker: ChainTracker | null;
   /** This worker's entry of a key, sent with the release of its flight. */
   peek: (key: string) => CacheEntry | undefined;
-  /** This worker's entry of a key if fresh, lent to another worker's miss. */
-  fresh: (key: string) => CacheEntry | undefined;
+  /** This worker's entry of a key if fresh, lent to another worker's miss; absent: nothing lent until `lendFrom`. */
+  fresh?: (key: string) => CacheEntry | undefined;
   /** This worker's own /metrics text. */
   render: () => Promise<string>;
   /** Single-flight lease time (REDIS_LEASE_MS: the same rule as a Redis fleet). */
@@ -55,6 +55,8 @@ export interface WorkerFleet {
   duty: DutyTransport;
   /** The machine's /metrics document, every worker's samples labelled `worker`. */
   scrape(): Promise<string>;
+  /** From now on another worker's miss is lent what `fresh` finds (the stage judging freshness is built later). */
+  lendFrom(fresh: (key: string) => CacheEntry | undefined): void;
 }
 
 class IpcBus extends EventEmitter<FleetBusEvents> implements Bus {
@@ -86,6 +88,7 @@ export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
   /** Refused flights: the leader's fill (an entry, or null: fetch yourself). */
   const fills = new Map<string, { settled: Promise<string | null>; settle: (entry: string | null) => void }>();
   const held = new Map<string, { token: string; since: number }>();
+  let freshOf = o.fresh ?? null;
 
   const send = (m: ToPrimary): boolean => {
     if (channel.send === undefined || channel.connected === false) return false;
@@ -135,7 +138,7 @@ export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
     (await encodeEntry(e, Number.POSITIVE_INFINITY)).toString('base64');
   /** This worker's fresh entry of a flight's key, when created after `after`. */
   async function lend(name: string, after: number): Promise<string | null> {
-    const e = name.startsWith('flight:') ? o.fresh(name.slice('flight:'.length)) : undefined;
+    const e = freshOf !== null && name.startsWith('flight:') ? freshOf(name.slice('flight:'.length)) : undefined;
     return e !== undefined && e.createdAt > after ? encoded(e) : null;
   }
 
@@ -218,6 +221,9 @@ export function connectWorkerFleet(o: WorkerFleetOptions): WorkerFleet {
     async scrape() {
       const a = await ask((id) => ({ cp: 1, t: 'scrape', id }), 5000);
       return a !== null && a.t === 'scraped' ? a.text : o.render();
+    },
+    lendFrom(fresh) {
+      freshOf = fresh;
     },
   };
 }

@@ -3,10 +3,11 @@
  * connection (cache tier, lease, bus publishing, rate-limit counters), one
  * subscriber connection (bus), the RedisStore, the FleetLease, the FleetBus
  * wired to the chain tracker, the record of recent touched sets, and the
- * `FleetCoordinator` the resolver uses, and the heartbeat of the fleet's
- * member list. Store, lease and record share one breaker (the heartbeat has
- * its own). Never throws on a down Redis: everything degrades to "memory tier
- * + upstream" and resumes by itself.
+ * `FleetCoordinator` the resolver uses, the leader duty (when asked), and the
+ * heartbeat of the fleet's member list, which shows the duty's turn. Store,
+ * lease and record share one breaker (the heartbeat has its own). Never
+ * throws on a down Redis: everything degrades to "memory tier + upstream"
+ * and resumes by itself.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -24,6 +25,8 @@ import { FleetRecord } from './record.js';
 import { FleetMembers } from './members.js';
 import { VERSION } from '../config/version.js';
 import type { FleetLink } from './link.js';
+import { startFleetDuty, type FleetDuty } from './duty.js';
+import { redisNamedLease } from './named-lease.js';
 
 /** Fleet-wide single flight, as the resolver uses it: one replica leads a key's fetch, the others wait for its fill. */
 export interface FleetCoordinator {
@@ -43,8 +46,11 @@ export interface FleetOptions {
   publicBaseUrl?: string;
   /** How often tierStats() is refreshed (INFO memory + DBSIZE). */
   statsIntervalMs?: number;
-  /** This replica's role in the fleet, shown in the member list; null or absent: 'replica'. */
-  role?: (() => string) | null;
+  /**
+   * The leader duty over this Redis (its lease named per namespace), its turn shown in the member list; null or
+   * absent: no duty, every member shown as 'replica'.
+   */
+  duty?: { intervalMs: number; onSelfProbe: () => void } | null;
   /** The replica's clock (entries' times and their judgement); absent: Date.now. */
   clock?: () => number;
 }
@@ -60,6 +66,8 @@ export interface Fleet extends FleetLink {
   record: FleetRecord;
   /** The fleet's members, from their heartbeats (src/fleet/members.ts). */
   members: FleetMembers;
+  /** Who does the fleet's background work (src/fleet/duty.ts); null: not asked for. */
+  duty: FleetDuty | null;
   coordinator: FleetCoordinator;
   healthy(): boolean;
   /** Last figures (refreshed in the background): entries = DBSIZE (all keys of the
@@ -123,6 +131,16 @@ export function connectFleet(opts: FleetOptions): Fleet {
   });
   const record = new FleetRecord({ client, config, metrics, breaker });
   const disconnectTracker = connectTrackerToBus(opts.tracker, bus);
+  const asked = opts.duty ?? null;
+  const duty =
+    asked === null
+      ? null
+      : startFleetDuty(
+          { lease: redisNamedLease(client, config), name: `leader:${namespace ?? ''}`, bus },
+          asked.intervalMs,
+          asked.onSelfProbe,
+          logger,
+        );
   const members = new FleetMembers({
     client,
     config,
@@ -130,7 +148,7 @@ export function connectFleet(opts: FleetOptions): Fleet {
     version: VERSION,
     namespace: namespace ?? '',
     publicBaseUrl: opts.publicBaseUrl ?? '',
-    role: opts.role ?? null,
+    role: duty === null ? null : () => duty.turn(),
     clock,
     logger,
   });
@@ -165,6 +183,7 @@ export function connectFleet(opts: FleetOptions): Fleet {
     namespace: namespace ?? '',
     record,
     members,
+    duty,
     coordinator: {
       acquire: (key) => lease.acquire(key),
       waitForFill: (key) => lease.waitForFill(key, store),

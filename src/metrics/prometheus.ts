@@ -1,6 +1,7 @@
 /**
  * Prometheus exposition of the proxy: the `Metrics` push interface for the
- * components plus gauges pulled from `MetricSources` at scrape time.
+ * components plus gauges pulled from `MetricSources` at scrape time (given
+ * at creation, or by `pull` once the stages they read exist).
  *
  * Label values come only from bounded sets: catalogue endpoint names (anything
  * else becomes 'other'), fixed enums, and configured upstream names (capped).
@@ -38,6 +39,8 @@ export interface PrometheusMetrics {
   registry: Registry;
   contentType: string;
   render(): Promise<string>;
+  /** Registers the gauges read from `sources` at scrape time (once). */
+  pull(sources: MetricSources): void;
 }
 
 const N_ENDPOINTS = ENDPOINT_LABELS.length;
@@ -74,7 +77,8 @@ function registerDefaultMetrics(registry: Registry): void {
   }
 }
 
-export function createPrometheusMetrics(sources: MetricSources): PrometheusMetrics {
+/** `sources`: the scrape-time gauges at once; absent: they come with `pull`. */
+export function createPrometheusMetrics(sources?: MetricSources): PrometheusMetrics {
   const registry = new Registry();
   registerDefaultMetrics(registry);
   const p = METRIC_PREFIX;
@@ -176,70 +180,75 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
   };
 
   // --- pulled at scrape time --------------------------------------------
-  const gauge = (name: string, help: string, read: () => Array<{ labels: Labels; value: number }>) =>
-    new CallbackGauge(`${p}${name}`, help, read).register(registry);
-  const perUpstream = (pick: (u: ReturnType<MetricSources['upstreams']>[number]) => number | null) => () =>
-    sources.upstreams().flatMap((u) => {
-      const v = pick(u);
-      return v === null ? [] : [{ labels: { upstream: upstreamLabel(u.name) }, value: v }];
-    });
-  const single = (v: number | null) => (v === null ? [] : [{ labels: {}, value: v }]);
+  const pull = (sources: MetricSources): void => {
+    const gauge = (name: string, help: string, read: () => Array<{ labels: Labels; value: number }>) =>
+      new CallbackGauge(`${p}${name}`, help, read).register(registry);
+    const perUpstream = (pick: (u: ReturnType<MetricSources['upstreams']>[number]) => number | null) => () =>
+      sources.upstreams().flatMap((u) => {
+        const v = pick(u);
+        return v === null ? [] : [{ labels: { upstream: upstreamLabel(u.name) }, value: v }];
+      });
+    const single = (v: number | null) => (v === null ? [] : [{ labels: {}, value: v }]);
 
-  gauge('cache_entries', 'Entries held by a cache tier.', () =>
-    sources.tiers().map((t) => ({ labels: { tier: t.tier }, value: t.entries })),
-  );
-  gauge('cache_bytes', 'Bytes held by a cache tier.', () =>
-    sources.tiers().map((t) => ({ labels: { tier: t.tier }, value: t.bytes })),
-  );
-  gauge('cache_max_bytes', 'Configured capacity of a cache tier in bytes.', () =>
-    sources.tiers().flatMap((t) => (t.maxBytes === undefined ? [] : [{ labels: { tier: t.tier }, value: t.maxBytes }])),
-  );
-  gauge(
-    'upstream_head',
-    'Latest block height reported by an upstream.',
-    perUpstream((u) => u.head),
-  );
-  gauge(
-    'upstream_lag_blocks',
-    'Blocks an upstream is behind the best head.',
-    perUpstream((u) => u.lag),
-  );
-  gauge(
-    'upstream_up',
-    '1 when the upstream is healthy (probes succeed, breaker not open), else 0.',
-    perUpstream((u) => (u.healthy ? 1 : 0)),
-  );
-  gauge(
-    'upstream_lagging',
-    '1 when the upstream is too far behind the best head to serve head-fresh requests, else 0.',
-    perUpstream((u) => (u.lagging ? 1 : 0)),
-  );
-  gauge(
-    'upstream_in_flight',
-    'Upstream requests currently in flight.',
-    perUpstream((u) => u.inFlight),
-  );
-  gauge(
-    'upstream_breaker_state',
-    'Circuit breaker state of an upstream: 1 for the current state, 0 for the others.',
-    () =>
-      sources.upstreams().flatMap((u) =>
-        (['closed', 'open', 'half-open'] as const).map((state) => ({
-          labels: { upstream: upstreamLabel(u.name), state },
-          value: u.breaker === state ? 1 : 0,
-        })),
-      ),
-  );
-  gauge('chain_best_head', 'Highest block height the proxy trusts (monotonic).', () =>
-    single(sources.chain.bestHead()),
-  );
-  gauge('chain_final_height', 'Highest block height seen final in upstream data.', () =>
-    single(sources.chain.finalHeight()),
-  );
-  gauge('redis_up', '1 when the Redis cache tier is healthy, 0 when not; absent without a Redis tier.', () => {
-    const h = sources.redisHealthy();
-    return h === null ? [] : [{ labels: {}, value: h ? 1 : 0 }];
-  });
+    gauge('cache_entries', 'Entries held by a cache tier.', () =>
+      sources.tiers().map((t) => ({ labels: { tier: t.tier }, value: t.entries })),
+    );
+    gauge('cache_bytes', 'Bytes held by a cache tier.', () =>
+      sources.tiers().map((t) => ({ labels: { tier: t.tier }, value: t.bytes })),
+    );
+    gauge('cache_max_bytes', 'Configured capacity of a cache tier in bytes.', () =>
+      sources
+        .tiers()
+        .flatMap((t) => (t.maxBytes === undefined ? [] : [{ labels: { tier: t.tier }, value: t.maxBytes }])),
+    );
+    gauge(
+      'upstream_head',
+      'Latest block height reported by an upstream.',
+      perUpstream((u) => u.head),
+    );
+    gauge(
+      'upstream_lag_blocks',
+      'Blocks an upstream is behind the best head.',
+      perUpstream((u) => u.lag),
+    );
+    gauge(
+      'upstream_up',
+      '1 when the upstream is healthy (probes succeed, breaker not open), else 0.',
+      perUpstream((u) => (u.healthy ? 1 : 0)),
+    );
+    gauge(
+      'upstream_lagging',
+      '1 when the upstream is too far behind the best head to serve head-fresh requests, else 0.',
+      perUpstream((u) => (u.lagging ? 1 : 0)),
+    );
+    gauge(
+      'upstream_in_flight',
+      'Upstream requests currently in flight.',
+      perUpstream((u) => u.inFlight),
+    );
+    gauge(
+      'upstream_breaker_state',
+      'Circuit breaker state of an upstream: 1 for the current state, 0 for the others.',
+      () =>
+        sources.upstreams().flatMap((u) =>
+          (['closed', 'open', 'half-open'] as const).map((state) => ({
+            labels: { upstream: upstreamLabel(u.name), state },
+            value: u.breaker === state ? 1 : 0,
+          })),
+        ),
+    );
+    gauge('chain_best_head', 'Highest block height the proxy trusts (monotonic).', () =>
+      single(sources.chain.bestHead()),
+    );
+    gauge('chain_final_height', 'Highest block height seen final in upstream data.', () =>
+      single(sources.chain.finalHeight()),
+    );
+    gauge('redis_up', '1 when the Redis cache tier is healthy, 0 when not; absent without a Redis tier.', () => {
+      const h = sources.redisHealthy();
+      return h === null ? [] : [{ labels: {}, value: h ? 1 : 0 }];
+    });
+  };
+  if (sources !== undefined) pull(sources);
 
   const epIndex = (endpoint: string): number => ENDPOINT_INDEX.get(endpoint) ?? OTHER;
 
@@ -284,5 +293,5 @@ export function createPrometheusMetrics(sources: MetricSources): PrometheusMetri
     },
   };
 
-  return { metrics, registry, contentType: registry.contentType, render: () => registry.metrics() };
+  return { metrics, registry, contentType: registry.contentType, render: () => registry.metrics(), pull };
 }

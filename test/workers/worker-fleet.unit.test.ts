@@ -13,10 +13,12 @@ import type { CacheEntry } from '../../src/cache/types.js';
 import type { TouchedSet } from '../../src/chain/touched.js';
 import { makeEntry } from '../redis/fixtures.js';
 
-function workers(n: number) {
+/** `lendLater`: the workers are built without `fresh` and given it by `lendFrom` (as the composition root does). */
+function workers(n: number, lendLater = false) {
   const hub = new Hub(50);
   const memories: Array<Map<string, CacheEntry>> = [];
   const fleets: WorkerFleet[] = [];
+  const lenders: Array<() => void> = [];
   /** Keys whose memory entries are no longer fresh. */
   const stale = new Set<string>();
   for (let w = 1; w <= n; w++) {
@@ -30,18 +32,19 @@ function workers(n: number) {
     hub.join(w, (m) => queueMicrotask(() => wire.emit('message', m)));
     const memory = new Map<string, CacheEntry>();
     memories.push(memory);
-    fleets.push(
-      connectWorkerFleet({
-        tracker: null,
-        peek: (k) => memory.get(k),
-        fresh: (k) => (stale.has(k) ? undefined : memory.get(k)),
-        render: async () => `m_total ${w}\n`,
-        leaseMs: 5000,
-        channel,
-      }),
-    );
+    const fresh = (k: string) => (stale.has(k) ? undefined : memory.get(k));
+    const fleet = connectWorkerFleet({
+      tracker: null,
+      peek: (k) => memory.get(k),
+      ...(lendLater ? {} : { fresh }),
+      render: async () => `m_total ${w}\n`,
+      leaseMs: 5000,
+      channel,
+    });
+    fleets.push(fleet);
+    lenders.push(() => fleet.lendFrom(fresh));
   }
-  return { hub, memories, fleets, stale };
+  return { hub, memories, fleets, stale, lend: () => lenders.forEach((l) => l()) };
 }
 
 describe('workers of one machine, without Redis', () => {
@@ -102,6 +105,22 @@ describe('workers of one machine, without Redis', () => {
     await a!.release('j');
     stale.add('j');
     expect(await b!.acquire('j')).toBe(true);
+  });
+
+  it('a worker lends nothing until given what to lend (lendFrom), then its fresh entries', async () => {
+    const { memories, fleets, lend } = workers(2, true);
+    const [a, b] = fleets.map((f) => f.coordinator);
+    /** Worker 1 fills `key`; then worker 2's miss of it: false when worker 1 lent its entry. */
+    const missAfterFill = async (key: string): Promise<boolean> => {
+      expect(await a!.acquire(key)).toBe(true);
+      memories[0]!.set(key, makeEntry(key, { createdAt: Date.now() + 1 }));
+      await a!.release(key);
+      return b!.acquire(key);
+    };
+    expect(await missAfterFill('k')).toBe(true);
+    lend();
+    expect(await missAfterFill('j')).toBe(false);
+    expect((await b!.waitForFill('j'))?.key).toBe('j');
   });
 
   it('bus messages reach the other workers, not the sender; a scrape merges every worker', async () => {
