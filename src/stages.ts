@@ -64,7 +64,6 @@ import type { Quorum } from './consensus/quorum.js';
 import { buildPurge, type Purge } from './purge/build.js';
 import { LiveSettings } from './startup/live-settings.js';
 import { buildPassCache, type PassCache } from './passthrough/build.js';
-import { reconfigureRoutes } from './passthrough/reconfigure.js';
 
 export interface Stages {
   logger: Logger;
@@ -114,8 +113,8 @@ export interface Stages {
   purge: Purge;
   /** The running configuration and the swap points a reload (SIGHUP) goes through. */
   live: LiveSettings;
-  /** The passthrough cache (src/passthrough/build.ts); null without PASSTHROUGH. */
-  passthrough: PassCache | null;
+  /** The passthrough cache (src/passthrough/build.ts), built without PASSTHROUGH too: a reload may add prefixes. */
+  passthrough: PassCache;
 }
 
 /** `worker`: this process is cluster worker number `worker` (WORKERS > 1); null: the only one. */
@@ -435,11 +434,11 @@ export function buildStages(
       });
       gate.prices.replace(next.credits, next.creditCosts);
     });
-  // Passthrough: each route's cache policy and ignored parameters; remembered fast hits are routed again.
-  if (passthrough !== null)
-    live.onChange((next) => {
-      if (reconfigureRoutes(passthrough.routes, next.passthrough)) fast?.forget();
-    });
+  // Passthrough: the table of prefixes (added, removed, re-pointed), each one's cache policy and ignored
+  // parameters, the timeout and the body bound; remembered fast hits are routed again.
+  live.onChange((next) => {
+    if (passthrough.reconfigure(next.passthrough)) fast?.forget();
+  });
   const ruleOf = (): ReadinessRule =>
     readinessRule(config.upstream.probeIntervalMs, Math.max(0, ...catalogue.all().map((e) => e.policy.sieMs)));
   let rule = ruleOf();
