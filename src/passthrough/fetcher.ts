@@ -8,6 +8,7 @@
  * stale or relayed, streamed); network failures and timeouts are the
  * catalogue's 502/504.
  */
+import type { Readable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Pool } from 'undici';
 import type { CacheEntry } from '../cache/types.js';
@@ -144,18 +145,24 @@ export class PassFetcher implements Fetcher<PassRequest> {
   }
 }
 
+/** Drops a body not read to its end (its abort is the expected outcome, not an error to crash on). */
+function discard(body: Readable): void {
+  body.once('error', () => undefined);
+  body.destroy();
+}
+
 /** The whole body, or TooBig as soon as it (or its announced length) passes `max`. */
-async function readBounded(body: AsyncIterable<Buffer> & { destroy(): unknown }, length: number, max: number) {
+async function readBounded(body: Readable, length: number, max: number): Promise<Buffer> {
   if (Number.isFinite(length) && length > max) {
-    body.destroy();
+    discard(body);
     throw new TooBig();
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
+  for await (const chunk of body as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > max) {
-      body.destroy();
+      discard(body);
       throw new TooBig();
     }
     chunks.push(chunk);
