@@ -70,7 +70,7 @@ const ORIGIN = { origin: 'https://explorer.example' };
 const STREAMED = { authorization: 'Bearer t' };
 
 describe('SIGHUP changes the passthrough prefixes live', { timeout: 120_000 }, () => {
-  it('adds, removes and re-points prefixes while a request and a stream are open; an invalid file changes nothing', async () => {
+  it('adds, removes, re-points prefixes with a request and a stream open; an invalid file: no change', async () => {
     let release = (): void => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
     const a = await startFakeUpstream(async (req, res) => {
