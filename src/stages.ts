@@ -94,8 +94,8 @@ export interface Stages {
   purge: Purge;
   /** The running configuration and the swap points a reload (SIGHUP) goes through. */
   live: LiveSettings;
-  /** The passthrough cache (src/passthrough/build.ts); null without PASSTHROUGH. */
-  passthrough: PassCache | null;
+  /** The passthrough cache (src/passthrough/build.ts), built without PASSTHROUGH too: a reload may add prefixes. */
+  passthrough: PassCache;
 }
 
 /** `worker`: this process is cluster worker number `worker` (WORKERS > 1); null: the only one. */

@@ -52,10 +52,8 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
   );
 
   limitConnections(app.server, config.http, config.trustProxy, registerConnectionMetrics(prom.registry));
-  registerClientLog(
-    app,
-    config.passthrough.routes.map((r) => r.prefix),
-  );
+  const passthrough = s.passthrough;
+  registerClientLog(app, (url) => passthrough.table.match(url) !== null);
   registerFramingGuard(app);
   // Answers that set no X-Cache of their own (operator routes, preflights, passthrough) were made now: BYPASS.
   // Every answer carries its request id (the epilogue's and the envelope writer's set it themselves).
@@ -139,27 +137,26 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     heads: () => s.headWatch.status(),
     fleet: () => s.fleet?.members.view() ?? null,
     reload: () => s.live.status(),
-    passthrough: () => (s.passthrough === null ? null : passthroughStatus(s.passthrough)),
+    passthrough: () => passthroughStatus(passthrough),
   });
   registerPurgeRoute(app, {
     purger: s.purge.purger,
     catalogue,
     limits: config.limits,
     gate: s.operators.purge,
-    passKey: s.passthrough === null ? null : passKeyOf(s.passthrough.routes),
+    passKey: passKeyOf(passthrough.table),
   });
-  if (s.passthrough !== null)
-    await registerPassthrough(app, {
-      config: config.passthrough,
-      cache: s.passthrough,
-      connectTimeoutMs: config.upstream.connectTimeoutMs,
-      connections: config.upstream.connections,
-      epilogue,
-      trustProxy: config.trustProxy,
-      payer,
-      clock,
-      fast: s.fast,
-    });
+  // Registered without PASSTHROUGH too: a reload may add the first prefix.
+  await registerPassthrough(app, {
+    cache: passthrough,
+    connectTimeoutMs: config.upstream.connectTimeoutMs,
+    connections: config.upstream.connections,
+    epilogue,
+    trustProxy: config.trustProxy,
+    payer,
+    clock,
+    fast: s.fast,
+  });
   registerDashboard(app, { adminGate: s.operators.admin, registry: prom.registry });
   const documents = (): OpenApiDocuments => {
     const full = buildOpenApiDocument({

@@ -8,14 +8,7 @@
  * (a unit test checks it), so a new setting is classified where it is added.
  */
 
-import type { Config, PassthroughRoute } from './types.js';
-
-const targetPath = (target: string): string => new URL(target).pathname.replace(/\/+$/, '');
-
-/** Whether every route of `b` is one of `a`'s, with the same target path (its origin may differ). */
-function fewerOrRepointed(a: readonly PassthroughRoute[], b: readonly PassthroughRoute[]): boolean {
-  return b.every((r) => a.some((o) => o.prefix === r.prefix && targetPath(o.target) === targetPath(r.target)));
-}
+import type { Config } from './types.js';
 
 /** Applied by a reload. */
 export const LIVE: readonly string[] = [
@@ -46,11 +39,14 @@ export const LIVE: readonly string[] = [
   'policies',
   // PageTableSwap.apply (src/pages/table-swap.ts): the one /pages/* route looks each page up in the new table.
   'pages',
-  // reconfigureRoutes (src/passthrough/reconfigure.ts): the routes' policy and ignored parameters, read per request.
+  // PassCache.reconfigure (src/passthrough/build.ts): the table of prefixes the one passthrough dispatcher reads
+  // per request (added, removed, re-pointed to another backend or target path), each one's policy and parameters.
+  'PASSTHROUGH',
   'PASSTHROUGH_CACHE',
   'PASSTHROUGH_IGNORE_PARAMS',
-  // reconfigureRoutes too: a route's backend origin, or its removal (404), read per request.
-  'PASSTHROUGH',
+  // Given with each backend request, and the cached way's bound read at each fetch.
+  'PASSTHROUGH_TIMEOUT_MS',
+  'PASSTHROUGH_CACHE_MAX_BODY_BYTES',
 ];
 
 /** Kept until the next start: bound sockets, processes, built tables, connections, or read once at start. */
@@ -98,10 +94,6 @@ export const RESTART: readonly string[] = [
   'REDIS_HEARTBEAT_MS',
   'RATE_LIMIT_ENABLED',
   'RATE_LIMIT_MAX_CLIENTS',
-  // The backends' timeouts are set on their connection pools once.
-  'PASSTHROUGH_TIMEOUT_MS',
-  // The passthrough fetcher's bound is set once.
-  'PASSTHROUGH_CACHE_MAX_BODY_BYTES',
   'SIM_BLOCK_INTERVAL_MS',
   'SIM_SEED',
   'MAX_STREAMS',
@@ -134,11 +126,6 @@ export const LIVE_IF: Readonly<Record<string, { when: string; holds: (running: C
     // Upstream names (u0, u1, ...) are metric labels: the set is fixed at start; none: the simulator runs.
     when: 'as many URLs as at start, and at least one',
     holds: (a, b) => a.upstreamUrls.length === b.upstreamUrls.length && a.upstreamUrls.length > 0,
-  },
-  PASSTHROUGH: {
-    // Each prefix is a route registered before the server listens; its backend's origin is read per request.
-    when: 'no new prefix and no changed target path: prefixes removed, backend origins changed',
-    holds: (a, b) => fewerOrRepointed(a.passthrough.routes, b.passthrough.routes),
   },
 };
 

@@ -8,20 +8,10 @@
  */
 import type { FastifyInstance } from 'fastify';
 
-/** Whether `url` falls under one of `prefixes` (`/api` covers `/api`, `/api/…`, `/api?…`). */
-function underPrefix(url: string, prefixes: readonly string[]): boolean {
-  for (const p of prefixes) {
-    if (!url.startsWith(p)) continue;
-    const next = url.charCodeAt(p.length);
-    if (Number.isNaN(next) || next === 0x2f || next === 0x3f) return true;
-  }
-  return false;
-}
-
-export function registerClientLog(app: FastifyInstance, prefixes: readonly string[]): void {
-  if (prefixes.length === 0) return;
+/** `under`: whether a URL (path and query as received) lies under a passthrough prefix served now. */
+export function registerClientLog(app: FastifyInstance, under: (url: string) => boolean): void {
   app.addHook('onRequest', (request, _reply, done) => {
-    if (underPrefix(request.raw.url ?? '', prefixes)) request.log = request.log.child({ client: request.ip });
+    if (under(request.raw.url ?? '')) request.log = request.log.child({ client: request.ip });
     done();
   });
 }

@@ -1,8 +1,9 @@
 /**
  * The passthrough cache, assembled once: a Resolver of its own (the same
  * class, tiers and single flight as the API's, over the same memory and
- * shared tiers and purge judge) with the passthrough fetcher, the compiled
- * routes and their metrics. Null without PASSTHROUGH.
+ * shared tiers and purge judge) with the passthrough fetcher, the table of
+ * routes and their metrics. Built without PASSTHROUGH too (an empty table),
+ * so a reload may add the first prefix.
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -15,15 +16,21 @@ import type { FleetCoordinator } from '../fleet/connect.js';
 import type { Metrics } from '../metrics/types.js';
 import { Resolver } from '../pipeline/resolver.js';
 import { Unstored } from './backend-answer.js';
-import { PassFetcher } from './fetcher.js';
+import type { PassthroughConfig } from '../config/types.js';
+import { PassFetcher, type PassLimits } from './fetcher.js';
 import { createPassthroughMetrics, type PassthroughMetrics } from './metrics.js';
-import { compileRoute, type PassRequest, type PassRoute } from './request.js';
+import type { PassRequest } from './request.js';
+import { PassTable } from './route-table.js';
 
 export interface PassCache {
   resolver: Resolver<PassRequest>;
   fetcher: PassFetcher;
-  routes: readonly PassRoute[];
+  table: PassTable;
   metrics: PassthroughMetrics;
+  /** PASSTHROUGH_TIMEOUT_MS and PASSTHROUGH_CACHE_MAX_BODY_BYTES as last reloaded. */
+  limits: Readonly<PassLimits>;
+  /** A reload's passthrough settings, in force from the next request; true when a route changed. */
+  reconfigure(p: PassthroughConfig): boolean;
 }
 
 export interface PassCacheDeps {
@@ -40,21 +47,20 @@ export interface PassCacheDeps {
   tags: TagJudge;
 }
 
-export function buildPassCache(d: PassCacheDeps): PassCache | null {
+export function buildPassCache(d: PassCacheDeps): PassCache {
   const p = d.config.passthrough;
-  if (p.routes.length === 0) return null;
-  const routes = p.routes.map((r) => compileRoute(r, p.cache[r.prefix], p.ignoreParams));
+  const table = new PassTable(p);
   const metrics = createPassthroughMetrics(
     d.registry,
-    routes.map((r) => r.prefix),
+    table.live.map((r) => r.prefix),
   );
+  const limits: PassLimits = { timeoutMs: p.timeoutMs, maxBodyBytes: p.cacheMaxBodyBytes };
   const fetcher = new PassFetcher({
     chain: d.chain,
     clock: d.clock,
-    timeoutMs: p.timeoutMs,
+    limits,
     connectTimeoutMs: d.config.upstream.connectTimeoutMs,
     connections: d.config.upstream.connections,
-    maxBodyBytes: p.cacheMaxBodyBytes,
     tooBig: (prefix) => metrics.tooBig(prefix),
   });
   const resolver = new Resolver<PassRequest>({
@@ -71,5 +77,12 @@ export function buildPassCache(d: PassCacheDeps): PassCache | null {
     // An answer the cache does not keep is the backend's answer, not a failure a stale copy stands in for.
     staleFor: (e) => !(e instanceof Unstored),
   });
-  return { resolver, fetcher, routes, metrics };
+  const reconfigure = (next: PassthroughConfig): boolean => {
+    limits.timeoutMs = next.timeoutMs;
+    limits.maxBodyBytes = next.cacheMaxBodyBytes;
+    const change = table.apply(next);
+    for (const prefix of change.added) metrics.adopt(prefix);
+    return change.changed;
+  };
+  return { resolver, fetcher, table, metrics, limits, reconfigure };
 }

@@ -15,6 +15,7 @@ import { clientGone } from '../http/client-gone.js';
 import type { PayerOf } from '../http/miss-payer.js';
 import { serve, servedResolution, type Answer, type Entrance } from '../http/serve.js';
 import { BackendFailed, TooBig, Unstored } from './backend-answer.js';
+import type { PassLimits } from './fetcher.js';
 import { responseHeadersFor } from './headers.js';
 import { unusualPath } from './cache-key.js';
 import { requestBypasses } from './cache-rules.js';
@@ -29,7 +30,8 @@ export interface CachePathDeps {
   epilogue: Epilogue;
   exit: Exit;
   metrics: PassthroughMetrics;
-  timeoutMs: number;
+  /** PASSTHROUGH_TIMEOUT_MS as last reloaded. */
+  limits: Readonly<PassLimits>;
   clock: () => number;
   payer: PayerOf | null;
   /** Pre-router answers of repeated fresh hits (null: every request is routed). */
@@ -90,7 +92,7 @@ export function cachePath(route: PassRoute, d: CachePathDeps): CachePath {
       url,
       parsed: req,
       // A backstop: the backend's own timeouts (headers, each pause in the body) answer first.
-      timeoutMs: 2 * d.timeoutMs + 1000,
+      timeoutMs: 2 * d.limits.timeoutMs + 1000,
       clock: d.clock,
       miss: () => ({
         gone: clientGone(reply),

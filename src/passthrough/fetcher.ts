@@ -8,6 +8,7 @@
  * stale or relayed, streamed); network failures and timeouts are the
  * catalogue's 502/504.
  */
+import type { Readable } from 'node:stream';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { Pool } from 'undici';
 import type { CacheEntry } from '../cache/types.js';
@@ -20,14 +21,19 @@ import { BackendFailed, relayedHeaders, TooBig, Unstored } from './backend-answe
 import { passTerms, type HeaderBag } from './cache-rules.js';
 import type { PassRequest } from './request.js';
 
+/** PASSTHROUGH_TIMEOUT_MS and PASSTHROUGH_CACHE_MAX_BODY_BYTES as last reloaded: read at each request. */
+export interface PassLimits {
+  /** Time to the response headers, and the longest pause in the body. */
+  timeoutMs: number;
+  maxBodyBytes: number;
+}
+
 export interface PassFetcherDeps {
   chain: ChainView;
   clock: () => number;
-  /** Time to the response headers, and the longest pause in the body. */
-  timeoutMs: number;
+  limits: Readonly<PassLimits>;
   connectTimeoutMs: number;
   connections: number;
-  maxBodyBytes: number;
   /** A body over the bound (the route streams it instead). */
   tooBig: (prefix: string) => void;
 }
@@ -69,26 +75,24 @@ export class PassFetcher implements Fetcher<PassRequest> {
     let p = this.#pools.get(origin);
     if (p === undefined) {
       const d = this.#d;
-      p = new Pool(origin, {
-        connections: d.connections,
-        pipelining: 1,
-        headersTimeout: d.timeoutMs,
-        bodyTimeout: d.timeoutMs,
-        connect: { timeout: d.connectTimeoutMs },
-      });
+      // The timeouts are given with each request (a reload may change them).
+      p = new Pool(origin, { connections: d.connections, pipelining: 1, connect: { timeout: d.connectTimeoutMs } });
       this.#pools.set(origin, p);
     }
     return p;
   }
 
   async fetch(req: PassRequest, signal?: AbortSignal): Promise<Fetched> {
-    const { chain, clock, maxBodyBytes } = this.#d;
+    const { chain, clock, limits } = this.#d;
+    const { maxBodyBytes, timeoutMs } = limits;
     const head = chain.bestHead();
     const started = performance.now();
     const res = await this.#pool(req.route.origin).request({
       method: 'GET',
       path: req.path,
       headers: { ...req.forward, 'accept-encoding': 'identity' },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
       ...(signal !== undefined ? { signal } : {}),
     });
     const headers = res.headers as HeaderBag;
@@ -141,18 +145,24 @@ export class PassFetcher implements Fetcher<PassRequest> {
   }
 }
 
+/** Drops a body not read to its end (its abort is the expected outcome, not an error to crash on). */
+function discard(body: Readable): void {
+  body.once('error', () => undefined);
+  body.destroy();
+}
+
 /** The whole body, or TooBig as soon as it (or its announced length) passes `max`. */
-async function readBounded(body: AsyncIterable<Buffer> & { destroy(): unknown }, length: number, max: number) {
+async function readBounded(body: Readable, length: number, max: number): Promise<Buffer> {
   if (Number.isFinite(length) && length > max) {
-    body.destroy();
+    discard(body);
     throw new TooBig();
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
+  for await (const chunk of body as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > max) {
-      body.destroy();
+      discard(body);
       throw new TooBig();
     }
     chunks.push(chunk);

@@ -1,6 +1,7 @@
 /**
  * Passthrough metrics on the shared registry. The `route` label is a
- * configured prefix (a bounded set known at start), never a request path.
+ * configured prefix (those configured at start and those a reload added:
+ * a set bounded by the configuration), never a request path.
  */
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX, UPSTREAM_BUCKETS } from '../metrics/prometheus.js';
@@ -18,6 +19,8 @@ export interface PassthroughMetrics {
   tooBig(route: string): void;
   /** Per route: answers by X-Cache (for the status page). */
   counts(): Record<string, Record<string, number>>;
+  /** A prefix a reload added: counted under its own label from now on. */
+  adopt(route: string): void;
 }
 
 export function createPassthroughMetrics(registry: Registry, routes: readonly string[]): PassthroughMetrics {
@@ -57,6 +60,10 @@ export function createPassthroughMetrics(registry: Registry, routes: readonly st
   const seen: Record<string, Record<string, number>> = {};
   for (const r of routes) seen[r] = {};
   return {
+    adopt(route) {
+      known.add(route);
+      seen[route] ??= {};
+    },
     tooBig(route) {
       const r = label(route);
       big.inc({ route: r });

@@ -1,7 +1,21 @@
 /**
- * Passthrough routes: legacy path prefixes forwarded to a backend.
- * Registered as plugins of the app, so the app's onRequest hooks (the rate
- * limiter) run for them as for the API.
+ * Passthrough: legacy path prefixes forwarded to a backend, all served by
+ * one dispatcher that reads the table of routes as it is now
+ * (route-table.ts), so a reload adds, removes or re-points a prefix without
+ * registering a route.
+ *
+ * Design: the dispatcher is one @fastify/http-proxy route on `/*` (the
+ * forwarding engine stays its reply.from over undici) that exists for a
+ * request only when its URL lies under a served prefix: a router constraint
+ * derived from the URL at each lookup is the switch. Any other request is
+ * routed as if the route were not there, so the API, page and operator
+ * routes, and the fallbacks' 404 envelope for an unknown path or a removed
+ * prefix (src/http/fallbacks.ts, body parsing included), are unchanged. The
+ * route is looked up again in the preHandler (one removed in between: the
+ * 404 envelope) and kept for the request: it gives reply.from the backend's
+ * origin, the path, the query and the timeout as last reloaded. It is an app
+ * route, so the app's onRequest hooks (the rate limiter) run for it as for
+ * the API.
  *
  * - OPTIONS is answered by the proxy's one CORS policy (never forwarded);
  *   methods other than GET, HEAD and OPTIONS get the 405 envelope.
@@ -20,7 +34,6 @@
 import httpProxy from '@fastify/http-proxy';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AddressList } from '../common/address-list.js';
-import type { PassthroughConfig } from '../config/types.js';
 import { ProxyError, RETRY_AFTER_503_SECONDS } from '../errors/catalog.js';
 import { sendError } from '../http/envelope-writer.js';
 import { exitOf, type Epilogue, type Exit } from '../http/epilogue.js';
@@ -36,11 +49,10 @@ import { passEntrance } from './entrance.js';
 import { passthroughError } from './failure.js';
 import { cachedWayHeaders, forwardingHeaders } from './forwarding.js';
 import { requestHeadersFor, responseHeadersFor } from './headers.js';
-import type { PassthroughMetrics } from './metrics.js';
 import { passUrlKey, type PassRoute } from './request.js';
+import type { PassTable } from './route-table.js';
 
 export interface PassthroughDeps {
-  config: PassthroughConfig;
   /** The cache, routes and metrics (src/passthrough/build.ts). */
   cache: PassCache;
   /** Connect timeout to a backend. */
@@ -59,6 +71,7 @@ export interface PassthroughDeps {
 
 const ALLOW = 'GET, HEAD, OPTIONS';
 const ANSWERED: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+const NONE: ReadonlySet<string> = new Set();
 
 function preflight(reply: FastifyReply): FastifyReply {
   return reply
@@ -70,87 +83,46 @@ function preflight(reply: FastifyReply): FastifyReply {
     .send();
 }
 
-async function registerRoute(
-  app: FastifyInstance,
-  route: PassRoute,
-  deps: PassthroughDeps,
-  cached: CachePath,
-  exit: Exit,
-  trusted: AddressList,
-): Promise<void> {
-  const metrics: PassthroughMetrics = deps.cache.metrics;
-  const { epilogue } = deps;
-  await app.register(async (scope) => {
-    // Own handler: the plugin's scope would otherwise keep whichever handler existed when it was registered.
-    scope.setErrorHandler((error: FastifyError, request, reply) => {
-      if ((error.statusCode ?? 500) < 500)
-        return sendError(reply, new ProxyError('BAD_REQUEST', `bad request: ${error.message.slice(0, 120)}`));
-      request.log.error({ reqId: request.id, err: error, passthrough: route.prefix }, 'passthrough error');
-      return sendError(reply, new ProxyError('INTERNAL'));
-    });
-    // Streamed answers (and preflights, 405s): the cached way's leave through the epilogue themselves (hijacked).
-    const ownExit = new WeakSet<FastifyRequest>(); // counted by the cached way
-    scope.addHook('onResponse', async (request, reply) => {
-      if (ownExit.has(request)) return;
-      const started = performance.now() - reply.elapsedTime;
-      epilogue.finish(exit, relayed(reply.statusCode), started, { kind: 'sent', request });
-    });
-    await scope.register(httpProxy, {
-      // No fixed upstream: the backend's origin is read at each request (a reload may re-point the route),
-      // through one undici Agent (a pool per origin).
-      upstream: '',
-      prefix: route.prefix,
-      rewritePrefix: route.rewritePrefix,
-      // Error envelopes and the rate limiter reply themselves; keep Fastify from logging each request.
-      disableRequestLogging: true,
-      retryMethods: [],
-      undici: {
-        connections: deps.connections,
-        pipelining: 1,
-        headersTimeout: deps.config.timeoutMs,
-        bodyTimeout: deps.config.timeoutMs,
-        connect: { timeout: deps.connectTimeoutMs, rejectUnauthorized: true },
-      },
-      preHandler: async (request, reply) => {
-        if (route.removed) {
-          reply.callNotFound();
-          return reply;
-        }
-        if (request.method === 'OPTIONS') return preflight(reply);
-        if (!ANSWERED.has(request.method)) {
-          sendError(reply, new ProxyError('METHOD_NOT_ALLOWED'), { extra: ['allow', ALLOW] });
-          return reply;
-        }
-        const way = await cached(request, reply);
-        if (way === 'counted') ownExit.add(request);
-        if (way !== false) return reply;
-        return undefined;
-      },
-      replyOptions: {
-        getUpstream: () => route.origin,
-        // The route's parameters read at each request (a reload may change them; none: the query as it is).
-        queryString: (search: string | undefined, url: string) =>
-          withoutParams(search ? search.slice(1) : splitUrl(url)[1], route.ignore),
-        rewriteRequestHeaders: (request, headers) => forwardingHeaders(request, requestHeadersFor(headers), trusted),
-        rewriteHeaders: (headers) => responseHeadersFor(headers),
-        onResponse: (_request, reply, res) => {
-          if (res.statusCode === 503 && !reply.hasHeader('retry-after'))
-            reply.header('retry-after', RETRY_AFTER_503_SECONDS);
-          reply.send(res.stream);
-        },
-        onError: (reply, { error }) => {
-          const { err, reason } = passthroughError(error);
-          metrics.failure(route.prefix, reason);
-          sendError(reply as FastifyReply, err);
-        },
-      },
-    });
-  });
+/** What the dispatcher keeps per prefix (made at its first request; a prefix keeps its route object). */
+interface Served {
+  route: PassRoute;
+  exit: Exit;
+  cached: CachePath;
+}
+
+/** The router constraint that makes the `/*` route exist for URLs under a served prefix only. */
+const CONSTRAINT = 'passthrough';
+const SERVED = 'served';
+
+type Strategy = Parameters<FastifyInstance['addConstraintStrategy']>[0];
+type RouteHandler = NonNullable<ReturnType<ReturnType<Strategy['storage']>['get']>>;
+
+function servedConstraint(table: PassTable): Strategy {
+  return {
+    name: CONSTRAINT,
+    storage: () => {
+      const handlers = new Map<unknown, RouteHandler>();
+      return {
+        get: (value) => handlers.get(value) ?? null,
+        set: (value, handler) => void handlers.set(value, handler),
+      };
+    },
+    deriveConstraint: (req: { url?: string }) => (table.match(req.url ?? '') === null ? undefined : SERVED),
+  };
+}
+
+/** The Location of a backend's redirect in the proxy's terms (its target path back to the prefix). */
+function locationFor(location: string, route: PassRoute): string {
+  if (route.rewritePrefix === route.prefix || !location.startsWith(route.rewritePrefix)) return location;
+  const next = location.charCodeAt(route.rewritePrefix.length);
+  if (!Number.isNaN(next) && next !== 0x2f && next !== 0x3f) return location;
+  return route.prefix + location.slice(route.rewritePrefix.length);
 }
 
 export async function registerPassthrough(app: FastifyInstance, deps: PassthroughDeps): Promise<void> {
   const trusted = new AddressList(deps.trustProxy);
-  const { cache } = deps;
+  const { cache, epilogue } = deps;
+  const { table, metrics, limits } = cache;
   const entrance = passEntrance(cache.resolver);
   const forward = (request: FastifyRequest): Record<string, string> => {
     const out: Record<string, string> = {};
@@ -158,23 +130,106 @@ export async function registerPassthrough(app: FastifyInstance, deps: Passthroug
       if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : String(value);
     return out;
   };
-  const family = { count: cache.metrics.request, msg: 'request', field: 'passthrough' };
-  for (const route of cache.routes) {
-    const exit = exitOf(family, route.prefix);
-    const cached = cachePath(route, {
-      entrance,
-      epilogue: deps.epilogue,
-      exit,
-      metrics: cache.metrics,
-      timeoutMs: deps.config.timeoutMs,
-      clock: deps.clock,
-      payer: deps.payer,
-      fast: deps.fast,
-      forward,
+  const family = { count: metrics.request, msg: 'request', field: 'passthrough' };
+  const byRoute = new Map<PassRoute, Served>();
+  const servedFor = (route: PassRoute): Served => {
+    let s = byRoute.get(route);
+    if (s === undefined) {
+      const exit = exitOf(family, route.prefix);
+      const c = { entrance, epilogue, exit, metrics, limits, clock: deps.clock, payer: deps.payer, fast: deps.fast };
+      s = { route, exit, cached: cachePath(route, { ...c, forward }) };
+      byRoute.set(route, s);
+    }
+    return s;
+  };
+  /** The prefix each dispatched request is served by (read by the forwarding options and the hooks). */
+  const routed = new WeakMap<object, Served>();
+  const ownExit = new WeakSet<object>(); // counted by the cached way
+  const routeOf = (request: object | undefined): PassRoute | undefined =>
+    request === undefined ? undefined : routed.get(request)?.route;
+
+  app.addConstraintStrategy(servedConstraint(table));
+  await app.register(async (scope) => {
+    // Own handler: the plugin's scope would otherwise keep whichever handler existed when it was registered.
+    scope.setErrorHandler((error: FastifyError, request, reply) => {
+      if ((error.statusCode ?? 500) < 500)
+        return sendError(reply, new ProxyError('BAD_REQUEST', `bad request: ${error.message.slice(0, 120)}`));
+      request.log.error({ reqId: request.id, err: error, passthrough: routeOf(request)?.prefix }, 'passthrough error');
+      return sendError(reply, new ProxyError('INTERNAL'));
     });
-    await registerRoute(app, route, deps, cached, exit, trusted);
-  }
+    // Streamed answers (and preflights, 405s): the cached way's leave through the epilogue themselves (hijacked).
+    scope.addHook('onResponse', async (request, reply) => {
+      const served = routed.get(request);
+      if (served === undefined || ownExit.has(request)) return;
+      const started = performance.now() - reply.elapsedTime;
+      epilogue.finish(served.exit, relayed(reply.statusCode), started, { kind: 'sent', request });
+    });
+    await scope.register(httpProxy, {
+      // No fixed upstream: the backend's origin is read at each request, through one undici Agent (a pool per origin).
+      upstream: '',
+      routes: ['/*'],
+      constraints: { [CONSTRAINT]: SERVED },
+      // Error envelopes and the rate limiter reply themselves; keep Fastify from logging each request.
+      disableRequestLogging: true,
+      retryMethods: [],
+      // Location is rewritten per route (locationFor), not by the plugin's one prefix.
+      internalRewriteLocationHeader: false,
+      undici: {
+        connections: deps.connections,
+        pipelining: 1,
+        connect: { timeout: deps.connectTimeoutMs, rejectUnauthorized: true },
+      },
+      preHandler: async (request, reply) => {
+        const route = table.match(request.raw.url ?? '');
+        if (route === null) {
+          // Removed by a reload since the router matched: as an unknown path.
+          reply.callNotFound();
+          return reply;
+        }
+        const served = servedFor(route);
+        routed.set(request, served);
+        if (request.method === 'OPTIONS') return preflight(reply);
+        if (!ANSWERED.has(request.method)) {
+          sendError(reply, new ProxyError('METHOD_NOT_ALLOWED'), { extra: ['allow', ALLOW] });
+          return reply;
+        }
+        const way = await served.cached(request, reply);
+        if (way === 'counted') ownExit.add(request);
+        if (way !== false) return reply;
+        return undefined;
+      },
+      // `dest` is the request's path (validated by the plugin): its prefix replaced by the route's target path.
+      handler: (request, reply, dest, options) => {
+        const route = routeOf(request)!;
+        const path = `${route.rewritePrefix}${dest.slice(route.prefix.length)}`;
+        return reply.from(path, { ...options, timeout: limits.timeoutMs });
+      },
+      replyOptions: {
+        getUpstream: (request) => routeOf(request)?.origin ?? '',
+        // The route's parameters read at each request (a reload may change them; none: the query as it is).
+        queryString: (search, url, request) =>
+          withoutParams(search ? search.slice(1) : splitUrl(url)[1], routeOf(request)?.ignore ?? NONE),
+        rewriteRequestHeaders: (request, headers) => forwardingHeaders(request, requestHeadersFor(headers), trusted),
+        rewriteHeaders: (headers, request) => {
+          const out = responseHeadersFor(headers);
+          const route = routeOf(request);
+          if (typeof out.location === 'string' && route !== undefined) out.location = locationFor(out.location, route);
+          return out;
+        },
+        onResponse: (_request, reply, res) => {
+          if (res.statusCode === 503 && !reply.hasHeader('retry-after'))
+            reply.header('retry-after', RETRY_AFTER_503_SECONDS);
+          reply.send(res.stream);
+        },
+        onError: (reply, { error }) => {
+          const { err, reason } = passthroughError(error);
+          metrics.failure(routeOf(reply.request)?.prefix ?? '', reason);
+          sendError(reply as FastifyReply, err);
+        },
+      },
+    });
+  });
   // Set even when no route ignores a parameter yet: PASSTHROUGH_IGNORE_PARAMS reloads live.
-  if (deps.fast !== null) deps.fast.normalizeWith(passUrlKey(cache.routes));
+  if (deps.fast !== null) deps.fast.normalizeWith(passUrlKey(table));
   app.addHook('onClose', async () => cache.fetcher.close());
 }

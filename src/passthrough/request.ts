@@ -18,8 +18,11 @@ export interface PassRoute {
   policy: PassCachePolicy | undefined;
   /** PASSTHROUGH_IGNORE_PARAMS. */
   ignore: ReadonlySet<string>;
-  /** Dropped by a reload: its path answers 404 as an unknown one (the route stays registered). */
-  removed: boolean;
+}
+
+/** The routes served now (route-table.ts), read at each use. */
+export interface LiveRoutes {
+  readonly live: readonly PassRoute[];
 }
 
 export interface PassRequest extends Lookup {
@@ -45,7 +48,6 @@ export function compileRoute(
     rewritePrefix: path === '' ? route.prefix : path,
     policy,
     ignore: new Set(ignore),
-    removed: false,
   };
 }
 
@@ -65,22 +67,22 @@ export function passRequest(route: PassRoute, url: string, forward: Readonly<Rec
   };
 }
 
-/** The cache key a purge's `key=` names when its path is under one of `routes` (else null). */
-export function passKeyOf(routes: readonly PassRoute[]): (path: string, query: string) => string | null {
+/** The cache key a purge's `key=` names when its path is under one of the routes served now (else null). */
+export function passKeyOf(routes: LiveRoutes): (path: string, query: string) => string | null {
   return (path, query) => {
-    const route = routes.find((r) => path === r.prefix || path.startsWith(`${r.prefix}/`));
+    const route = routes.live.find((r) => path === r.prefix || path.startsWith(`${r.prefix}/`));
     return route === undefined ? null : passKey(path, withoutParams(query, route.ignore));
   };
 }
 
 /**
  * The pre-router lookup of a passthrough URL: the URL without its ignored
- * parameters (its cache key) when it lies under one of `routes`; else null.
+ * parameters (its cache key) when it lies under one of the routes; else null.
  */
-export function passUrlKey(routes: readonly PassRoute[]): (url: string) => string | null {
+export function passUrlKey(routes: LiveRoutes): (url: string) => string | null {
   return (url) => {
-    // Each route's parameters as they are now (a reload may change them).
-    for (const r of routes) {
+    // The routes and their parameters as they are now (a reload may change them).
+    for (const r of routes.live) {
       if (
         r.ignore.size === 0 ||
         !url.startsWith(r.prefix) ||

@@ -10,14 +10,14 @@ export interface PassStatusLine {
   answers: Readonly<Record<string, number>>;
 }
 
-export function passthroughStatus(cache: PassCache): PassStatusLine[] {
+/** Null when no prefix is served (PASSTHROUGH unset, or every prefix removed by a reload). */
+export function passthroughStatus(cache: PassCache): PassStatusLine[] | null {
   const counts = cache.metrics.counts();
-  return cache.routes
-    .filter((r) => !r.removed)
-    .map((r) => ({
-      prefix: r.prefix,
-      backend: r.origin,
-      policy: r.policy === undefined ? 'backend' : r.policy.kind === 'ttl' ? `${r.policy.ms}ms` : r.policy.kind,
-      answers: { ...counts[r.prefix] },
-    }));
+  if (cache.table.live.length === 0) return null;
+  return cache.table.live.map((r) => ({
+    prefix: r.prefix,
+    backend: r.origin,
+    policy: r.policy === undefined ? 'backend' : r.policy.kind === 'ttl' ? `${r.policy.ms}ms` : r.policy.kind,
+    answers: { ...counts[r.prefix] },
+  }));
 }

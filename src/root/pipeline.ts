@@ -3,7 +3,7 @@
  * resolver, the passthrough cache and the head entry (subscribed to the
  * probes' heads). A cluster worker lends its fresh entries from here on.
  */
-import { Admission } from '../cache/admission.js';
+import { MemoryAdmission } from '../cache/admission.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
 import { EarnedBounds } from '../invalidation/earned.js';
 import { registerAdmissionMetrics } from '../metrics/admission.js';
@@ -27,7 +27,8 @@ export interface PipelineStages {
   resolver: Resolver;
   refetches: RefetchMetrics;
   /** null without PASSTHROUGH. */
-  passthrough: PassCache | null;
+  /** Built without PASSTHROUGH too: a reload may add prefixes. */
+  passthrough: PassCache;
 }
 
 export function buildPipeline(
@@ -91,7 +92,7 @@ export function buildPipeline(
     observe: scored ? hot.seen : null,
     tags: purge.judge,
     refetched: refetches.refetched,
-    admission: new Admission({ onVerdict: registerAdmissionMetrics(prom.registry) }),
+    admission: new MemoryAdmission({ onVerdict: registerAdmissionMetrics(prom.registry) }),
   });
   workerFleet?.lendFrom((key) => resolver.freshHeld(key));
   const passthrough = buildPassCache({

@@ -4,7 +4,6 @@
  * (src/config/reload-classes.ts says which settings).
  */
 import { PageTableSwap } from '../pages/table-swap.js';
-import { reconfigureRoutes } from '../passthrough/reconfigure.js';
 import { LiveSettings } from '../startup/live-settings.js';
 import type { Basics } from './basics.js';
 import type { ChainStages } from './chain.js';
@@ -44,11 +43,11 @@ export function buildReload(
       });
       gate.prices.replace(next.credits, next.creditCosts);
     });
-  // Passthrough: each route's cache policy and ignored parameters; remembered fast hits are routed again.
-  if (passthrough !== null)
-    live.onChange((next) => {
-      if (reconfigureRoutes(passthrough.routes, next.passthrough)) fast?.forget();
-    });
+  // Passthrough: the table of prefixes (added, removed, re-pointed), each one's cache policy and ignored
+  // parameters, the timeout and the body bound; remembered fast hits are routed again.
+  live.onChange((next) => {
+    if (passthrough.reconfigure(next.passthrough)) fast?.forget();
+  });
   // Policies: the endpoint definitions' policy objects rewritten (every reader uses the new one from its next use,
   // the readiness rule too), then the purge marks' horizon.
   live.onChange((next) => {

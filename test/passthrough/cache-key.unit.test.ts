@@ -38,7 +38,7 @@ describe('passthrough cache keys', () => {
 
   it('the pre-router lookup: a URL under a prefix that ignores parameters, by its key; anything else null', () => {
     const other = compileRoute({ prefix: '/api', target: 'http://b:2' }, undefined, []);
-    const lookup = passUrlKey([route, other]);
+    const lookup = passUrlKey({ live: [route, other] });
     expect(lookup('/explorer/tx/latest?timestamp=17&page=1')).toBe('/explorer/tx/latest?page=1');
     expect(lookup('/explorer?timestamp=1')).toBe('/explorer');
     expect(lookup('/explorers/x?timestamp=1')).toBeNull();

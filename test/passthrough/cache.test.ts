@@ -45,6 +45,7 @@ beforeAll(async () => {
     if (path === '/html') return send(res, 200, { 'content-type': 'text/html; charset=utf-8' }, `<p>${n}</p>`);
     if (path === '/big') return send(res, 200, {}, BIG);
     if (path === '/huge') return send(res, 200, {}, HUGE);
+    if (path === '/sized') return send(res, 200, { 'content-length': String(HUGE.length) }, HUGE);
     if (path === '/missing') return send(res, 404, {}, '{"error":"no such tx"}');
     if (path === '/held') {
       release = () => send(res, 200, {}, `{"n":${n}}`);
@@ -267,6 +268,15 @@ describe('the passthrough cache', () => {
     expect(text).toMatch(/^chainproxy_passthrough_too_big_total\{route="\/explorer"\} 1$/m);
     // The first: the cache's fetch, cut at the bound, then the stream; the second: the stream alone.
     expect(backend.count('/explorer/huge')).toBe(3);
+  });
+
+  it('a body announced over the bound (Content-Length) is streamed uncached; the proxy keeps serving', async () => {
+    for (let i = 0; i < 2; i++) {
+      const r = await get('/explorer/sized');
+      expect([r.status, r.headers['x-cache'], r.body.toString()]).toEqual([200, 'BYPASS', HUGE]);
+    }
+    expect((await get('/explorer/plain')).status).toBe(200);
+    expect(backend.count('/explorer/sized')).toBe(3);
   });
 
   it('a request with credentials bypasses the cache, on the pre-router path too (a known hit URL)', async () => {
