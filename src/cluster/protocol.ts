@@ -24,12 +24,12 @@
  *   this worker's fresh entry of a flight's key)
  */
 import type { TouchedSet } from '../chain/touched.js';
-import { isKind, payloadFields, readPayload, type Kind, type Payload } from '../fleet/messages.js';
+import { isKind, payloadFields, readPayload, type Kind, type MessagePayload } from '../fleet/messages.js';
 
 /** One bus message as it travels: its kind and the listener's arguments (JSON over the IPC channel). */
-export type BusMessage = { [K in Kind]: { t: K; a: Payload<K> } }[Kind];
+export type BusMessage = { [K in Kind]: { t: K; a: MessagePayload<K> } }[Kind];
 
-export const toIpc = <K extends Kind>(kind: K, payload: Payload<K>): BusMessage =>
+export const toIpc = <K extends Kind>(kind: K, payload: MessagePayload<K>): BusMessage =>
   ({ t: kind, a: payload }) as unknown as BusMessage;
 
 /** A relayed message's kind and arguments, checked by its kind's row as a Redis message is; undefined: dropped. */
@@ -37,7 +37,7 @@ export function fromIpc(m: unknown): { t: Kind; a: unknown[] } | undefined {
   if (typeof m !== 'object' || m === null) return undefined;
   const { t, a } = m as { t?: unknown; a?: unknown };
   if (!isKind(t) || !Array.isArray(a)) return undefined;
-  const read = readPayload(t, payloadFields(t, a as Payload<Kind>));
+  const read = readPayload(t, payloadFields(t, a as MessagePayload<Kind>));
   return read === undefined ? undefined : { t, a: read };
 }
 

@@ -18,7 +18,7 @@ import type { CacheEntry } from '../cache/types.js';
 import type { ChainTracker } from '../chain/tracker.js';
 import type { FleetCoordinator } from '../fleet/connect.js';
 import { connectTrackerToBus } from '../fleet/tracker-bus.js';
-import type { FleetBusEvents, Kind, Payload } from '../fleet/messages.js';
+import type { FleetBusEvents, Kind, MessagePayload } from '../fleet/messages.js';
 import type { NamedLease } from '../fleet/named-lease.js';
 import type { DutyTransport } from '../fleet/duty.js';
 import type { Bus, FleetLink } from '../fleet/link.js';
@@ -67,7 +67,7 @@ class IpcBus extends EventEmitter<FleetBusEvents> implements Bus {
     this.#send = send;
   }
 
-  async publish<K extends Kind>(kind: K, ...payload: Payload<K>): Promise<boolean> {
+  async publish<K extends Kind>(kind: K, ...payload: MessagePayload<K>): Promise<boolean> {
     return this.#send(toIpc(kind, payload));
   }
 

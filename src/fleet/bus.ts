@@ -15,7 +15,15 @@ import { randomUUID } from 'node:crypto';
 import { noopMetrics, type Metrics } from '../metrics/types.js';
 import type { RedisClient } from '../redis/client.js';
 import type { Bus } from './link.js';
-import { isKind, KINDS, payloadFields, readPayload, type FleetBusEvents, type Kind, type Payload } from './messages.js';
+import {
+  isKind,
+  KINDS,
+  payloadFields,
+  readPayload,
+  type FleetBusEvents,
+  type Kind,
+  type MessagePayload,
+} from './messages.js';
 
 export interface FleetBusOptions {
   /** Command connection used for PUBLISH. */
@@ -28,7 +36,7 @@ export interface FleetBusOptions {
 }
 
 /** One message as a Redis PUBLISH carries it. */
-export function encodeRedis<K extends Kind>(from: string, kind: K, payload: Payload<K>): string {
+export function encodeRedis<K extends Kind>(from: string, kind: K, payload: MessagePayload<K>): string {
   return JSON.stringify({ v: 1, from, t: kind, ...payloadFields(kind, payload) });
 }
 
@@ -91,7 +99,7 @@ export class FleetBus extends EventEmitter<FleetBusEvents> implements Bus {
   }
 
   /** Sends one message of `kind` to the fleet; true once Redis took it. */
-  publish<K extends Kind>(kind: K, ...payload: Payload<K>): Promise<boolean> {
+  publish<K extends Kind>(kind: K, ...payload: MessagePayload<K>): Promise<boolean> {
     return this.#send(encodeRedis(this.replicaId, kind, payload));
   }
 

@@ -5,14 +5,14 @@
  * The block reader, the chain tracker and operator purges use only this.
  */
 import type { TouchedSet } from '../chain/touched.js';
-import type { FleetBusEvents, Kind, Payload } from './messages.js';
+import type { FleetBusEvents, Kind, MessagePayload } from './messages.js';
 
 /** Fleet messages of every kind in the table (messages.ts), whatever the transport. */
 export interface Bus {
   on<K extends keyof FleetBusEvents>(event: K, listener: (...args: FleetBusEvents[K]) => void): unknown;
   off<K extends keyof FleetBusEvents>(event: K, listener: (...args: FleetBusEvents[K]) => void): unknown;
   /** Sends one message of `kind` to the fleet; true once the transport took it. */
-  publish<K extends Kind>(kind: K, ...payload: Payload<K>): Promise<boolean>;
+  publish<K extends Kind>(kind: K, ...payload: MessagePayload<K>): Promise<boolean>;
 }
 
 export interface FleetLink {

@@ -175,18 +175,18 @@ export const KINDS = {
 export type Kind = keyof typeof KINDS;
 
 /** A kind's arguments: what its listeners receive and what publishing it takes. */
-export type Payload<K extends Kind> = (typeof KINDS)[K] extends Row<infer A> ? A : never;
+export type MessagePayload<K extends Kind> = (typeof KINDS)[K] extends Row<infer A> ? A : never;
 
 /** The bus's events: one per kind, and `subscribed`, which a transport raises itself (it is, again, subscribed). */
-export type FleetBusEvents = { [K in Kind]: Payload<K> } & { subscribed: [] };
+export type FleetBusEvents = { [K in Kind]: MessagePayload<K> } & { subscribed: [] };
 
 /** Kinds are the table's keys, so `t` of a received message is one only if named there. */
 export const isKind = (t: unknown): t is Kind => typeof t === 'string' && Object.hasOwn(KINDS, t);
 
 /** A received message's fields → its kind's arguments (the one check both transports use). */
-export const readPayload = <K extends Kind>(kind: K, o: Fields): Payload<K> | undefined =>
-  (KINDS[kind] as unknown as Row<Payload<K>>).read(o);
+export const readPayload = <K extends Kind>(kind: K, o: Fields): MessagePayload<K> | undefined =>
+  (KINDS[kind] as unknown as Row<MessagePayload<K>>).read(o);
 
 /** A kind's arguments → its Redis fields. */
-export const payloadFields = <K extends Kind>(kind: K, a: Payload<K>): Fields =>
-  (KINDS[kind] as unknown as Row<Payload<K>>).fields(...a);
+export const payloadFields = <K extends Kind>(kind: K, a: MessagePayload<K>): Fields =>
+  (KINDS[kind] as unknown as Row<MessagePayload<K>>).fields(...a);

@@ -7,11 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeRedis, encodeRedis } from '../../src/fleet/bus.js';
-import { KINDS, type Kind, type Payload } from '../../src/fleet/messages.js';
+import { KINDS, type Kind, type MessagePayload } from '../../src/fleet/messages.js';
 import { fromIpc, toIpc } from '../../src/cluster/protocol.js';
 
 const kinds = Object.keys(KINDS) as Kind[];
-const example = <K extends Kind>(k: K): Payload<K> => KINDS[k].example as unknown as Payload<K>;
+const example = <K extends Kind>(k: K): MessagePayload<K> => KINDS[k].example as unknown as MessagePayload<K>;
 /** As the IPC channel carries it (node:cluster serializes messages as JSON). */
 const overIpc = (m: unknown): unknown => JSON.parse(JSON.stringify(m));
 
@@ -73,7 +73,7 @@ const PREVIOUS: Array<[string, Kind, unknown[]]> = [
 describe('the wire of the previous version', () => {
   it.each(PREVIOUS)('%s is read, and written byte for byte', (text, kind, a) => {
     expect(decodeRedis(text)).toEqual({ from: 'r', t: kind, a });
-    expect(encodeRedis('r', kind, a as Payload<typeof kind>)).toBe(text);
+    expect(encodeRedis('r', kind, a as MessagePayload<typeof kind>)).toBe(text);
   });
 
   it('an IPC bus message is its kind and its listener arguments', () => {
