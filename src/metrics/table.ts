@@ -36,8 +36,8 @@ export const METRICS = {
   // Client answers (the hot path: dense, src/metrics/prometheus.ts)
   requests_total: counter(
     ['endpoint', 'cache', 'status_class'],
-    'Client answers, by endpoint (other: error envelopes for any other path), HTTP status class and ' +
-      'cache result: the X-Cache word (HIT, MISS, STALE, BYPASS, ERROR).',
+    'Client answers, by endpoint (other: error envelopes for any other path), HTTP status class and cache ' +
+      'result: the X-Cache word (HIT, MISS, STALE, BYPASS, ERROR).',
   ),
   request_duration_seconds: histogram(
     ['endpoint', 'cache'],
@@ -64,7 +64,7 @@ export const METRICS = {
   rate_limited_total: counter([], 'Client requests refused by the rate limiter.'),
   log_lines_dropped_total: counter(
     [],
-    'Log lines dropped because standard output (a pipe or socket) was not read fast enough or was ' + 'closed.',
+    'Log lines dropped because standard output (a pipe or socket) was not read fast enough or was closed.',
   ),
   // Upstream requests
   upstream_requests_total: counter(
@@ -73,8 +73,8 @@ export const METRICS = {
   ),
   upstream_background_requests_total: counter(
     ['purpose'],
-    "The proxy's own upstream requests (attempts, head probes included) by purpose (probe, block, " +
-      "pending, refresh): the x-chainproxy-purpose header; clients' misses are the rest.",
+    "The proxy's own upstream requests (attempts, head probes included) by purpose (probe, block, pending, " +
+      "refresh): the x-chainproxy-purpose header; clients' misses are the rest.",
   ),
   upstream_request_duration_seconds: histogram(
     ['upstream', 'endpoint'],
@@ -107,21 +107,21 @@ export const METRICS = {
   ),
   refetches_unchanged_total: counter(
     ['endpoint'],
-    'Refetches whose answer equalled the entry it replaced (same status, same content without ' +
-      'volatile stamps), by endpoint.',
+    'Refetches whose answer equalled the entry it replaced (same status, same content without volatile ' +
+      'stamps), by endpoint.',
   ),
   cache_admissions_total: counter(
     ['verdict'],
-    'Redis-tier hits by admission verdict: promoted into the memory tier (read before, and more ' +
-      'often than the entry it evicts), or refused (answered from the Redis value alone).',
+    'Redis-tier hits by admission verdict: promoted into the memory tier (read before, and more often than the ' +
+      'entry it evicts), or refused (answered from the Redis value alone).',
   ),
   // Head detection and trust (src/upstream/head-metrics.ts, trust-metrics.ts, src/consensus/metrics.ts)
   head_detection_delay_seconds: histogram(
     [],
     [0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10],
-    'Per new head: time from the end of the last probe answer still in sync (reporting the best ' +
-      'head, nothing newer) to the moment the proxy believed the new head; an upper bound of how long ' +
-      'the upstreams had it first.',
+    'Per new head: time from the end of the last probe answer still in sync (reporting the best head, nothing ' +
+      'newer) to the moment the proxy believed the new head; an upper bound of how long the upstreams had it ' +
+      'first.',
   ),
   head_blocks_total: counter([], 'Blocks the trusted chain head moved forward by.'),
   head_probes_total: counter([], 'Head probes answered or failed, all upstreams together.'),
@@ -132,30 +132,28 @@ export const METRICS = {
   ),
   chain_head_rebases_total: counter(
     [],
-    'Times every upstream reported a lower head for several probe intervals and the proxy followed ' + 'them down.',
+    'Times every upstream reported a lower head for several probe intervals and the proxy followed them down.',
   ),
   quorum_votes_total: counter(
     ['endpoint', 'outcome'],
-    'Quorum votes before a final answer is stored, by outcome: agreed, majority (a dispute the ' +
-      'majority settled), disputed (no majority: served short-lived), short (too few upstreams ' +
-      'answered).',
+    'Quorum votes before a final answer is stored, by outcome: agreed, majority (a dispute the majority ' +
+      'settled), disputed (no majority: served short-lived), short (too few upstreams answered).',
   ),
   upstream_sit_outs_total: counter(
     ['upstream', 'reason'],
-    'Times an upstream was benched: reason head (a head the other upstreams refuted) or disputes ' +
-      '(the minority of too many disputes).',
+    'Times an upstream was benched: reason head (a head the other upstreams refuted) or disputes (the minority ' +
+      'of too many disputes).',
   ),
   // Invalidation and refresh (src/invalidation/metrics.ts, src/refresh/metrics.ts)
   invalidation_blocks_total: counter(
     ['outcome'],
-    'Touched sets published (read here or received from the fleet), by outcome: complete, or ' +
-      'incomplete (head rule for that block).',
+    'Touched sets published (read here or received from the fleet), by outcome: complete, or incomplete (head ' +
+      'rule for that block).',
   ),
   invalidation_fallbacks_total: counter(
     ['reason'],
-    'Blocks that fell back to the head rule, by reason: timeout, error (upstream failure, partial ' +
-      'pages), gap (too far behind after an outage), not-shared (the fleet reader did not share it in ' +
-      'time).',
+    'Blocks that fell back to the head rule, by reason: timeout, error (upstream failure, partial pages), gap ' +
+      '(too far behind after an outage), not-shared (the fleet reader did not share it in time).',
   ),
   invalidation_tags_per_block: histogram(
     [],
@@ -168,26 +166,24 @@ export const METRICS = {
   ),
   invalidation_unnamed_changes_total: counter(
     ['endpoint'],
-    'Refetches at the safety bound whose content had changed though no block named the entry (a ' +
-      'change the API cannot show, such as an internal transfer), by endpoint. Each resets that key to ' +
-      'its endpoint bound.',
+    'Refetches at the safety bound whose content had changed though no block named the entry (a change the API ' +
+      'cannot show, such as an internal transfer), by endpoint. Each resets that key to its endpoint bound.',
   ),
   invalidation_guarded_total: counter(
     ['reason'],
-    "Facts precise invalidation did not trust, so the head rule or the entry's own TTL applied, by " +
-      "reason: cross-check (a block's pages disagreed with each other or with its record), " +
-      'behind-upstream (an answer from an upstream behind the best head), future-height (an answer ' +
-      "about a height above the trusted head), reorg (a non-final height's hash changed), joined-late " +
-      '(an entry older than what this replica or the fleet record covers), pool-unknown (the pending ' +
-      'pool could not be read).',
+    "Facts precise invalidation did not trust, so the head rule or the entry's own TTL applied, by reason: " +
+      "cross-check (a block's pages disagreed with each other or with its record), behind-upstream (an answer " +
+      'from an upstream behind the best head), future-height (an answer about a height above the trusted head), ' +
+      "reorg (a non-final height's hash changed), joined-late (an entry older than what this replica or the " +
+      'fleet record covers), pool-unknown (the pending pool could not be read).',
   ),
   invalidation_pending_seen_total: counter(
     [],
-    'Pending transactions newly seen by the poll between blocks (published to the touched-set ' + 'subscribers).',
+    'Pending transactions newly seen by the poll between blocks (published to the touched-set subscribers).',
   ),
   invalidation_refresh_ahead_total: counter(
     ['outcome'],
-    'Hot entries invalidated by a block and fetched again before clients asked, by outcome (ok, ' + 'error).',
+    'Hot entries invalidated by a block and fetched again before clients asked, by outcome (ok, error).',
   ),
   invalidation_read_seconds: histogram(
     [],
@@ -198,31 +194,30 @@ export const METRICS = {
   invalidation_tag_bytes: gauge([], 'Estimated bytes of the tag map (charged to CACHE_MAX_BYTES).'),
   invalidation_unchanged_refetches_total: counter(
     ['endpoint', 'ended'],
-    'Answers fetched again the same as the entry they replaced, by endpoint and what ended that ' +
-      "entry: named (a block named a tag, the fail-safe, its block's finality or a reorg), head (the " +
-      "head rule), bound (a tag-kept entry's safety bound), ttl (the endpoint's own TTL), other (a " +
-      'purge, a refresh while fresh).',
+    'Answers fetched again the same as the entry they replaced, by endpoint and what ended that entry: named ' +
+      "(a block named a tag, the fail-safe, its block's finality or a reorg), head (the head rule), bound (a " +
+      "tag-kept entry's safety bound), ttl (the endpoint's own TTL), other (a purge, a refresh while fresh).",
   ),
   invalidation_reorg_window_blocks: gauge(
     [],
-    'Blocks below the head the last reorg window reached (down to the newest final block the block ' + 'list shows).',
+    'Blocks below the head the last reorg window reached (down to the newest final block the block list shows).',
   ),
   invalidation_reorg_window_cut_total: counter(
     [],
-    'Reorg windows cut by their bound (300 blocks) before a final block was listed: deeper non-final ' +
-      'blocks are not watched for a new hash.',
+    'Reorg windows cut by their bound (300 blocks) before a final block was listed: deeper non-final blocks ' +
+      'are not watched for a new hash.',
   ),
   refresh_ahead_total: counter(['outcome'], 'Entries refreshed ahead of clients on a new head, by outcome.'),
   // Purges (src/purge/metrics.ts)
   purges_total: counter(
     ['kind', 'mode', 'origin'],
-    'Purges applied by this replica, by kind (key, tag, all), mode (hard, soft) and origin (here: ' +
-      'asked of this replica; fleet: heard on the bus).',
+    'Purges applied by this replica, by kind (key, tag, all), mode (hard, soft) and origin (here: asked of ' +
+      'this replica; fleet: heard on the bus).',
   ),
   purged_entries_total: counter(
     ['kind', 'mode'],
-    "Entries of this replica's memory tier reached by purges, by kind and mode (hard: dropped; soft: " +
-      'expired, served stale while fetched again).',
+    "Entries of this replica's memory tier reached by purges, by kind and mode (hard: dropped; soft: expired, " +
+      'served stale while fetched again).',
   ),
   purge_marks: gauge([], 'Purge marks held (targets with their purge times; bounded in number and age).'),
   // Rate limits (src/ratelimit/metrics.ts)
@@ -235,22 +230,22 @@ export const METRICS = {
   api_key_unknown_total: counter([], 'Requests refused with 401 for an X-API-Key that is not configured.'),
   miss_budget_charged_total: counter(
     ['client'],
-    'Upstream requests led by a client and charged to it (miss budget, or credits for an API key), ' +
-      'by client class (anonymous, or the API key name).',
+    'Upstream requests led by a client and charged to it (miss budget, or credits for an API key), by client ' +
+      'class (anonymous, or the API key name).',
   ),
   miss_budget_refused_total: counter(
     ['client'],
-    'Requests refused with 429 (code 4292) because they would lead an upstream request beyond the ' +
-      'client budget, by client class.',
+    'Requests refused with 429 (code 4292) because they would lead an upstream request beyond the client ' +
+      'budget, by client class.',
   ),
   rate_limit_buckets: gauge([], 'Client rate-limit buckets held in memory (bounded).'),
   miss_budget_buckets: gauge([], 'Client miss-budget buckets held in memory (bounded).'),
   // Connections and reloads (src/http/connection-limits.ts, src/startup/live-settings.ts)
   connections_shed_total: counter(
     ['reason'],
-    'Client connections closed by the connection caps: idle (an idle connection closed for a new ' +
-      'one), cap (a new one refused at MAX_CONNECTIONS, every held one busy), client (a new one ' +
-      'refused at MAX_CONNECTIONS_PER_CLIENT, every one of its address busy).',
+    'Client connections closed by the connection caps: idle (an idle connection closed for a new one), cap (a ' +
+      'new one refused at MAX_CONNECTIONS, every held one busy), client (a new one refused at ' +
+      'MAX_CONNECTIONS_PER_CLIENT, every one of its address busy).',
   ),
   config_reloads_total: counter(
     ['result'],
@@ -263,53 +258,51 @@ export const METRICS = {
   // Fleet (src/fleet/duty.ts, member-metrics.ts)
   fleet_leader: gauge(
     [],
-    "This replica holds the fleet leader lease (1): it alone probes the upstreams' heads, polls the " +
-      'pending pool and refreshes ahead for the fleet (or for the workers of one machine without ' +
-      'Redis). 0 for a single process without Redis.',
+    "This replica holds the fleet leader lease (1): it alone probes the upstreams' heads, polls the pending " +
+      'pool and refreshes ahead for the fleet (or for the workers of one machine without Redis). 0 for a single ' +
+      'process without Redis.',
   ),
   fleet_leader_changes_total: counter([], 'Times this replica gained or lost the fleet leader lease.'),
   fleet_self_probes_total: counter(
     [],
-    'Head probes a follower made on its own because it heard no leader heartbeat for longer than a ' +
-      'probe interval.',
+    'Head probes a follower made on its own because it heard no leader heartbeat for longer than a probe interval.',
   ),
   fleet_members: gauge(
     [],
-    'Replicas of the fleet (sharing REDIS_URL and REDIS_KEY_PREFIX) seen in the last heartbeat, this ' +
-      'one included.',
+    'Replicas of the fleet (sharing REDIS_URL and REDIS_KEY_PREFIX) seen in the last heartbeat, this one included.',
   ),
   fleet_namespace_mismatch: gauge(
     [],
-    '1 when a member of the fleet has another PUBLIC_BASE_URL than this replica: they share no ' +
-      'cached entries (each fetches for itself). 0 when all agree.',
+    '1 when a member of the fleet has another PUBLIC_BASE_URL than this replica: they share no cached entries ' +
+      '(each fetches for itself). 0 when all agree.',
   ),
   // Streams (src/stream/metrics.ts, src/stream/activity/metrics.ts)
   stream_open: gauge([], 'Open stream subscriber connections (/stream/heads and /stream/activity).'),
   stream_queued_bytes: gauge(
     [],
-    'Bytes queued for slow stream subscribers, all together (STREAM_MAX_BUFFER_TOTAL_BYTES bounds ' + 'it).',
+    'Bytes queued for slow stream subscribers, all together (STREAM_MAX_BUFFER_TOTAL_BYTES bounds it).',
   ),
   stream_events_sent_total: counter(
     [],
-    'Events written to stream subscribers (one per subscriber per event, replays included; ' +
-      '/stream/heads and /stream/activity).',
+    'Events written to stream subscribers (one per subscriber per event, replays included; /stream/heads and ' +
+      '/stream/activity).',
   ),
   stream_clients_dropped_total: counter(
     ['reason'],
     'Stream subscribers disconnected by the proxy because they read too slowly (/stream/heads and ' +
-      '/stream/activity): past their own STREAM_MAX_BUFFER_BYTES (slow), or when what all of them ' +
-      'queue reached STREAM_MAX_BUFFER_TOTAL_BYTES (total).',
+      '/stream/activity): past their own STREAM_MAX_BUFFER_BYTES (slow), or when what all of them queue reached ' +
+      'STREAM_MAX_BUFFER_TOTAL_BYTES (total).',
   ),
   stream_refused_total: counter(
     ['reason'],
-    'Stream requests refused by a cap: MAX_STREAMS (max_streams), STREAM_MAX_PER_CLIENT ' +
-      '(per_client), STREAM_ACTIVITY_WATCH_BYTES (watch_budget).',
+    'Stream requests refused by a cap: MAX_STREAMS (max_streams), STREAM_MAX_PER_CLIENT (per_client), ' +
+      'STREAM_ACTIVITY_WATCH_BYTES (watch_budget).',
   ),
   activity_streams: gauge([], 'Open /stream/activity connections.'),
   activity_watched_entities: gauge(
     ['state'],
-    'Distinct addresses and contracts watched: by an open connection (open), or after their last one ' +
-      'closed (lingering).',
+    'Distinct addresses and contracts watched: by an open connection (open), or after their last one closed ' +
+      '(lingering).',
   ),
   activity_history_bytes: gauge(
     [],
@@ -317,31 +310,31 @@ export const METRICS = {
   ),
   activity_watch_bytes: gauge(
     [],
-    'Memory charged to the /stream/activity watches, open and lingering (STREAM_ACTIVITY_WATCH_BYTES ' + 'bounds it).',
+    'Memory charged to the /stream/activity watches, open and lingering (STREAM_ACTIVITY_WATCH_BYTES bounds it).',
   ),
   activity_lingering_forgotten_total: counter(
     ['reason'],
-    'Lingering watches forgotten before STREAM_ACTIVITY_LINGER_MS: their client left more than its ' +
-      'share (client), or a new stream needed the room in STREAM_ACTIVITY_WATCH_BYTES (budget).',
+    'Lingering watches forgotten before STREAM_ACTIVITY_LINGER_MS: their client left more than its share ' +
+      '(client), or a new stream needed the room in STREAM_ACTIVITY_WATCH_BYTES (budget).',
   ),
   activity_events_delivered_total: counter(
     [],
-    'Block events handed to /stream/activity subscribers (one per subscriber per block, replays ' + 'included).',
+    'Block events handed to /stream/activity subscribers (one per subscriber per block, replays included).',
   ),
   activity_dropped_total: counter([], '/stream/activity subscribers disconnected because they read too slowly.'),
   activity_tx_reads_failed_total: counter(
     [],
-    'Blocks naming a watched entity whose transactions could not be read (event sent with complete: ' + 'false).',
+    'Blocks naming a watched entity whose transactions could not be read (event sent with complete: false).',
   ),
   // Pages (src/pages/metrics.ts)
   page_requests_total: counter(
     ['page', 'cache', 'status_class'],
-    'Page requests answered, by page, cache result of the composed page (HIT, MISS, STALE, BYPASS, ' +
-      'ERROR) and status class.',
+    'Page requests answered, by page, cache result of the composed page (HIT, MISS, STALE, BYPASS, ERROR) and ' +
+      'status class.',
   ),
   page_parts_total: counter(
     ['page', 'cache'],
-    'Parts resolved by page compositions, by page and cache result (HIT, MISS, STALE, BYPASS, ERROR, ' + 'SKIPPED).',
+    'Parts resolved by page compositions, by page and cache result (HIT, MISS, STALE, BYPASS, ERROR, SKIPPED).',
   ),
   page_composition_seconds: histogram(
     ['page'],
