@@ -19,7 +19,7 @@ export async function generatedParts(): Promise<Record<string, string>> {
     errors: errorTable(),
     policies: policyTable(),
     endpoints: endpointTable(),
-    metrics: metricsTable(await collectMetrics()),
+    metrics: metricsTable(collectMetrics()),
     'purge-tags': purgeTagTable(),
     'fleet-messages': fleetMessageTable(),
   };

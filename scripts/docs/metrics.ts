@@ -1,19 +1,9 @@
 /**
- * The metrics reference, read from the registry of a proxy built the way
- * main.ts builds it (every optional feature on, one probed simulator
- * upstream so the scrape-time gauges have their labels), so a metric
- * registered anywhere appears without being listed here.
+ * The metrics reference, generated from the one table of metrics
+ * (src/metrics/table.ts); test/metrics/table.test.ts checks that a fully
+ * featured proxy registers exactly its rows.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Fastify from 'fastify';
-import { pino } from 'pino';
-import { loadConfig } from '../../src/config/load.js';
-import { installEnvelopeWriter } from '../../src/http/envelope-writer.js';
-import { registerSurface } from '../../src/surface.js';
-import { startSimulator } from '../../src/sim/index.js';
-import { buildStages } from '../../src/stages.js';
+import { METRICS, METRIC_PREFIX, type MetricDecl } from '../../src/metrics/table.js';
 
 export interface MetricDoc {
   name: string;
@@ -22,65 +12,16 @@ export interface MetricDoc {
   help: string;
 }
 
-interface RegisteredMetric {
-  name: string;
-  help: string;
-  type?: unknown;
-  /** prom-client metrics. */
-  labelNames?: readonly string[];
-  /** The proxy's dense collectors (src/metrics/collectors.ts): their fixed label sets. */
-  series?: ReadonlyArray<Record<string, string>>;
-  /** Histogram buckets: prom-client's, then the dense histogram's. */
-  upperBounds?: readonly number[];
-  bounds?: readonly number[];
-  get(): Promise<{ type: string; values: Array<{ labels: Record<string, unknown> }> }>;
-}
-
-/** Every `chainproxy_*` metric of a fully featured proxy, sorted by name. */
-export async function collectMetrics(): Promise<MetricDoc[]> {
-  const sim = await startSimulator({ seed: 1, blockIntervalMs: 3_600_000 });
-  const dir = mkdtempSync(join(tmpdir(), 'chainproxy-docs-'));
-  const file = join(dir, 'config.json');
-  writeFileSync(file, JSON.stringify({ apiKeys: [{ name: 'docs', key: 'docs-key-0123456789', max: 10 }] }));
-  const config = loadConfig(
-    {
-      UPSTREAM_URLS: sim.url,
-      PASSTHROUGH: '/legacy=http://127.0.0.1:9',
-      UPSTREAM_PROBE_INTERVAL_MS: '100',
-      LOG_LEVEL: 'silent',
-    },
-    ['--config', file],
-  );
-  const stages = buildStages(config, pino({ level: 'silent' }), Date.now, false);
-  const app = Fastify({ logger: false });
-  try {
-    installEnvelopeWriter(app, stages.writer);
-    await registerSurface(app, config, stages);
-    stages.pool.start();
-    const until = Date.now() + 10_000;
-    while (!stages.pool.ready() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    const out: MetricDoc[] = [];
-    for (const m of stages.prom.registry.getMetricsAsArray() as unknown as RegisteredMetric[]) {
-      if (!m.name.startsWith('chainproxy_')) continue;
-      const snap = await m.get();
-      const labels = new Set<string>([...(m.labelNames ?? []), ...Object.keys(m.series?.[0] ?? {})]);
-      for (const v of snap.values)
-        for (const k of Object.keys(v.labels)) if (k !== 'le' && k !== 'quantile') labels.add(k);
-      const buckets = m.upperBounds ?? m.bounds ?? [];
-      const type =
-        buckets.length > 0
-          ? `${snap.type} (${seconds(buckets[0]!)} … ${seconds(buckets[buckets.length - 1]!)})`
-          : snap.type;
-      out.push({ name: m.name, type, labels: [...labels], help: m.help });
-    }
-    return out.sort((a, b) => a.name.localeCompare(b.name));
-  } finally {
-    await app.close();
-    await stages.pool.close();
-    await stages.gate?.limiter.close();
-    await sim.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+/** Every `chainproxy_*` metric, sorted by name; a histogram's type shows its bucket range. */
+export function collectMetrics(): MetricDoc[] {
+  const rows: Array<[string, MetricDecl]> = Object.entries(METRICS);
+  return rows
+    .map(([name, m]) => {
+      const b = m.buckets ?? [];
+      const type = b.length > 0 ? `${m.type} (${seconds(b[0]!)} … ${seconds(b[b.length - 1]!)})` : m.type;
+      return { name: `${METRIC_PREFIX}${name}`, type, labels: m.labels, help: m.help };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** A bucket bound in seconds, as people say it. */

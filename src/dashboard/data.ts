@@ -3,7 +3,7 @@
  * registry at request time, so serving the page costs the hot path nothing.
  */
 import type { Registry } from 'prom-client';
-import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import { METRIC_PREFIX } from '../metrics/table.js';
 
 export interface TrafficSnapshot {
   /** Server clock, ms. */

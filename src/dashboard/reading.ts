@@ -4,7 +4,7 @@
  * does not show. Taken once a second by the sampler, never on a request.
  */
 import type { Registry } from 'prom-client';
-import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import { METRIC_PREFIX } from '../metrics/table.js';
 
 interface Sample {
   labels: Record<string, string | number | undefined>;

@@ -22,8 +22,8 @@
  * primary's (src/cluster/) for the workers of one machine without Redis.
  */
 import type { Logger } from 'pino';
-import { Counter, Gauge, type Registry } from 'prom-client';
-import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import type { Registry } from 'prom-client';
+import { counter, gauge } from '../metrics/declare.js';
 import type { Bus } from './link.js';
 import type { PoolState, UpstreamHead } from './messages.js';
 import { FleetLeader } from './leader.js';
@@ -199,35 +199,10 @@ export function startFleetDuty(
  * chainproxy_fleet_leader_changes_total, chainproxy_fleet_self_probes_total.
  */
 export function registerFleetMetrics(registry: Registry): { selfProbe: () => void; watch: (duty: FleetDuty) => void } {
-  const p = METRIC_PREFIX;
   let watched: FleetDuty | null = null;
-  new Gauge({
-    name: `${p}fleet_leader`,
-    help:
-      "This replica holds the fleet leader lease (1): it alone probes the upstreams' " +
-      'heads, polls the pending pool and refreshes ahead for the fleet (or for the ' +
-      'workers of one machine without Redis). 0 for a single process without Redis.',
-    registers: [registry],
-    collect() {
-      this.set(watched?.isLeader() === true ? 1 : 0);
-    },
-  });
-  new Counter({
-    name: `${p}fleet_leader_changes_total`,
-    help: 'Times this replica gained or lost the fleet leader lease.',
-    registers: [registry],
-    collect() {
-      this.reset();
-      if (watched !== null) this.inc(watched.changes);
-    },
-  });
-  const self = new Counter({
-    name: `${p}fleet_self_probes_total`,
-    help:
-      'Head probes a follower made on its own because it heard no ' +
-      'leader heartbeat for longer than a probe interval.',
-    registers: [registry],
-  });
+  gauge(registry, 'fleet_leader', (g) => g.set(watched?.isLeader() === true ? 1 : 0));
+  counter(registry, 'fleet_leader_changes_total', { total: () => watched?.changes ?? 0 });
+  const self = counter(registry, 'fleet_self_probes_total');
   return {
     selfProbe: () => self.inc(),
     watch: (duty) => {

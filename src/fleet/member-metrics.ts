@@ -6,8 +6,7 @@
  *   chainproxy_fleet_namespace_mismatch   1 when some member's PUBLIC_BASE_URL namespace differs from this replica's
  */
 import type { Registry } from 'prom-client';
-import { CallbackGauge } from '../metrics/collectors.js';
-import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import { callbackGauge } from '../metrics/declare.js';
 import type { MembersView } from './members.js';
 
 export function registerMemberMetrics(registry: Registry, view: () => MembersView | null): void {
@@ -15,15 +14,14 @@ export function registerMemberMetrics(registry: Registry, view: () => MembersVie
     const v = view();
     return v === null || v.checkedAgoMs === null ? [] : [{ labels: {}, value: value(v) }];
   };
-  new CallbackGauge(
-    `${METRIC_PREFIX}fleet_members`,
-    'Replicas of the fleet (sharing REDIS_URL and REDIS_KEY_PREFIX) seen in the last heartbeat, this one included.',
+  callbackGauge(
+    registry,
+    'fleet_members',
     one((v) => v.members.length),
-  ).register(registry);
-  new CallbackGauge(
-    `${METRIC_PREFIX}fleet_namespace_mismatch`,
-    '1 when a member of the fleet has another PUBLIC_BASE_URL than this replica: ' +
-      'they share no cached entries (each fetches for itself). 0 when all agree.',
+  );
+  callbackGauge(
+    registry,
+    'fleet_namespace_mismatch',
     one((v) => (v.namespaceMismatch ? 1 : 0)),
-  ).register(registry);
+  );
 }

@@ -17,9 +17,9 @@
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { AddressList } from '../common/address-list.js';
-import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import { counter } from '../metrics/declare.js';
 
 /** Why a connection was closed by the caps. */
 type Shed = 'idle' | 'cap' | 'client';
@@ -27,16 +27,7 @@ const SHED: readonly Shed[] = ['idle', 'cap', 'client'];
 
 /** chainproxy_connections_shed_total{reason}, every series from the start. */
 export function registerConnectionMetrics(registry: Registry): (reason: Shed) => void {
-  const shed = new Counter({
-    name: `${METRIC_PREFIX}connections_shed_total`,
-    help:
-      'Client connections closed by the connection caps: idle (an idle connection closed for a new one), ' +
-      'cap (a new one refused at MAX_CONNECTIONS, every held one busy), client (a new one refused at ' +
-      'MAX_CONNECTIONS_PER_CLIENT, every one of its address busy).',
-    labelNames: ['reason'] as const,
-    registers: [registry],
-  });
-  for (const reason of SHED) shed.inc({ reason }, 0);
+  const shed = counter(registry, 'connections_shed_total', { start: SHED.map((reason) => ({ reason })) });
   return (reason) => shed.inc({ reason });
 }
 

@@ -3,8 +3,9 @@
  * outcome, tags named per block, fallbacks to the head rule by reason, entries
  * found invalidated by a tag, the tag map's size.
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { ENDPOINT_LABELS, METRIC_PREFIX } from '../metrics/prometheus.js';
+import type { Registry } from 'prom-client';
+import { counter, gauge, histogram } from '../metrics/declare.js';
+import { ENDPOINT_LABELS } from '../metrics/prometheus.js';
 import type { Ended } from './earned.js';
 
 export interface InvalidationMetrics {
@@ -71,110 +72,25 @@ export function registerInvalidationMetrics(
   registry: Registry,
   tagMap: () => { tags: number; bytes: number },
 ): InvalidationMetrics {
-  const blocks = new Counter({
-    name: `${METRIC_PREFIX}invalidation_blocks_total`,
-    help:
-      'Touched sets published (read here or received from the fleet), by ' +
-      'outcome: complete, or incomplete (head rule for that block).',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
-  const fallbacks = new Counter({
-    name: `${METRIC_PREFIX}invalidation_fallbacks_total`,
-    help:
-      'Blocks that fell back to the head rule, by reason: timeout, error (upstream failure, partial ' +
-      'pages), gap (too far behind after an outage), not-shared (the fleet reader did not share it in time).',
-    labelNames: ['reason'] as const,
-    registers: [registry],
-  });
-  const tags = new Histogram({
-    name: `${METRIC_PREFIX}invalidation_tags_per_block`,
-    help: 'Tags a complete block invalidated (addresses, contracts, tokens).',
-    buckets: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
-    registers: [registry],
-  });
-  const entries = new Counter({
-    name: `${METRIC_PREFIX}invalidation_entries_total`,
-    help: 'Cache entries found invalidated by a touched set at lookup, by endpoint.',
-    labelNames: ['endpoint'] as const,
-    registers: [registry],
-  });
-  const unnamed = new Counter({
-    name: `${METRIC_PREFIX}invalidation_unnamed_changes_total`,
-    help:
-      'Refetches at the safety bound whose content had changed though no block named the entry (a change the API ' +
-      'cannot show, such as an internal transfer), by endpoint. Each resets that key to its endpoint bound.',
-    labelNames: ['endpoint'] as const,
-    registers: [registry],
-  });
+  const blocks = counter(registry, 'invalidation_blocks_total');
+  const fallbacks = counter(registry, 'invalidation_fallbacks_total');
+  const tags = histogram(registry, 'invalidation_tags_per_block');
+  const entries = counter(registry, 'invalidation_entries_total');
   // Every endpoint's series from the start: a dashboard shows a zero, not "no data".
-  for (const endpoint of ENDPOINT_LABELS) unnamed.inc({ endpoint }, 0);
-  const guarded = new Counter({
-    name: `${METRIC_PREFIX}invalidation_guarded_total`,
-    help:
-      "Facts precise invalidation did not trust, so the head rule or the entry's own TTL applied, by " +
-      "reason: cross-check (a block's pages disagreed with each other or with its record), behind-upstream " +
-      '(an answer from an upstream behind the best head), future-height (an answer about a height above the ' +
-      "trusted head), reorg (a non-final height's hash changed), joined-late (an entry older than what this " +
-      'replica or the fleet record covers), pool-unknown (the pending pool could not be read).',
-    labelNames: ['reason'] as const,
-    registers: [registry],
+  const unnamed = counter(registry, 'invalidation_unnamed_changes_total', {
+    start: ENDPOINT_LABELS.map((endpoint) => ({ endpoint })),
   });
-  for (const reason of GUARD_REASONS) guarded.inc({ reason }, 0);
-  const pendingSeen = new Counter({
-    name: `${METRIC_PREFIX}invalidation_pending_seen_total`,
-    help: 'Pending transactions newly seen by the poll between blocks (published to the touched-set subscribers).',
-    registers: [registry],
+  const guarded = counter(registry, 'invalidation_guarded_total', {
+    start: GUARD_REASONS.map((reason) => ({ reason })),
   });
-  const refreshed = new Counter({
-    name: `${METRIC_PREFIX}invalidation_refresh_ahead_total`,
-    help: 'Hot entries invalidated by a block and fetched again before clients asked, by outcome (ok, error).',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
-  const readSeconds = new Histogram({
-    name: `${METRIC_PREFIX}invalidation_read_seconds`,
-    help: "Time to read a block's touched set whole.",
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
-  new Gauge({
-    name: `${METRIC_PREFIX}invalidation_tags`,
-    help: 'Tags remembered with the height of the last block naming them.',
-    registers: [registry],
-    collect() {
-      this.set(tagMap().tags);
-    },
-  });
-  new Gauge({
-    name: `${METRIC_PREFIX}invalidation_tag_bytes`,
-    help: 'Estimated bytes of the tag map (charged to CACHE_MAX_BYTES).',
-    registers: [registry],
-    collect() {
-      this.set(tagMap().bytes);
-    },
-  });
-  const unchangedRefetches = new Counter({
-    name: `${METRIC_PREFIX}invalidation_unchanged_refetches_total`,
-    help:
-      'Answers fetched again the same as the entry they replaced, by endpoint and what ended that entry: named ' +
-      "(a block named a tag, the fail-safe, its block's finality or a reorg), head (the head rule), bound " +
-      "(a tag-kept entry's safety bound), ttl (the endpoint's own TTL), other (a purge, a refresh while fresh).",
-    labelNames: ['endpoint', 'ended'] as const,
-    registers: [registry],
-  });
-  const windowBlocks = new Gauge({
-    name: `${METRIC_PREFIX}invalidation_reorg_window_blocks`,
-    help: 'Blocks below the head the last reorg window reached (down to the newest final block the block list shows).',
-    registers: [registry],
-  });
-  const windowCuts = new Counter({
-    name: `${METRIC_PREFIX}invalidation_reorg_window_cut_total`,
-    help:
-      'Reorg windows cut by their bound (300 blocks) before a final block was listed: ' +
-      'deeper non-final blocks are not watched for a new hash.',
-    registers: [registry],
-  });
+  const pendingSeen = counter(registry, 'invalidation_pending_seen_total');
+  const refreshed = counter(registry, 'invalidation_refresh_ahead_total');
+  const readSeconds = histogram(registry, 'invalidation_read_seconds');
+  gauge(registry, 'invalidation_tags', (g) => g.set(tagMap().tags));
+  gauge(registry, 'invalidation_tag_bytes', (g) => g.set(tagMap().bytes));
+  const unchangedRefetches = counter(registry, 'invalidation_unchanged_refetches_total');
+  const windowBlocks = gauge(registry, 'invalidation_reorg_window_blocks');
+  const windowCuts = counter(registry, 'invalidation_reorg_window_cut_total');
   const snap: InvalidationSnapshot = {
     blocks: 0,
     readHere: 0,

@@ -7,17 +7,18 @@
  * else becomes 'other'), fixed enums, and configured upstream names (capped).
  * The per-request families (`request()`, `upstreamSaved()`) are dense arrays
  * indexed by enum position, so a cache hit does no label hashing or allocation.
- * The metrics list with meanings is in ./README.md.
+ * Every family's name, labels and help are rows of ./table.ts.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { VERSION } from '../config/version.js';
 import { ENDPOINT_NAMES } from '../catalogue/types.js';
-import { CallbackGauge, DenseCounter, DenseHistogram, type Labels } from './collectors.js';
+import type { Labels } from './collectors.js';
+import { callbackGauge, counter, denseCounter, denseHistogram, gauge, histogram } from './declare.js';
+import { METRICS } from './table.js';
 import type { Metrics, MetricSources, RequestResult, TierName, UpstreamOutcome } from './types.js';
 import { droppedLogLines } from '../common/log-destination.js';
 import { STATUS_CLASSES, statusClassIndex } from './status-class.js';
 
-export const METRIC_PREFIX = 'chainproxy_';
 /**
  * Endpoint label values: the catalogue names plus 'other' (error envelopes
  * for any other path: unknown paths, streams, batch, passthrough).
@@ -26,11 +27,8 @@ export const ENDPOINT_LABELS: readonly string[] = [...ENDPOINT_NAMES, 'other'];
 const REQUEST_RESULTS: readonly RequestResult[] = ['HIT', 'MISS', 'STALE', 'BYPASS', 'ERROR'];
 const TIER_NAMES: readonly TierName[] = ['memory', 'redis'];
 const TIER_OPS = ['get', 'set', 'delete', 'publish'] as const;
-/** Client latency: sub-millisecond memory hits up to 10 s cold misses. */
-export const REQUEST_BUCKETS = [
-  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
-];
-export const UPSTREAM_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Client latency buckets (their row in ./table.ts). */
+export const REQUEST_BUCKETS = METRICS.request_duration_seconds.buckets;
 /** Distinct upstream label values kept before further names collapse into 'other'. */
 const MAX_UPSTREAM_LABELS = 32;
 
@@ -58,10 +56,11 @@ function endpointLabel(endpoint: string): string {
   return ENDPOINT_INDEX.has(endpoint) ? endpoint : 'other';
 }
 
-function cross(...dims: Array<{ name: string; values: readonly string[] }>): Labels[] {
+/** Every combination of the dimensions' values, as label sets. */
+function cross<N extends string>(...dims: Array<{ name: N; values: readonly string[] }>): Array<Record<N, string>> {
   let out: Labels[] = [{}];
   for (const dim of dims) out = out.flatMap((l) => dim.values.map((v) => ({ ...l, [dim.name]: v })));
-  return out;
+  return out as Array<Record<N, string>>;
 }
 
 /**
@@ -81,96 +80,38 @@ function registerDefaultMetrics(registry: Registry): void {
 export function createPrometheusMetrics(sources?: MetricSources): PrometheusMetrics {
   const registry = new Registry();
   registerDefaultMetrics(registry);
-  const p = METRIC_PREFIX;
-  const endpointDim = { name: 'endpoint', values: ENDPOINT_LABELS };
+  const endpointDim = { name: 'endpoint' as const, values: ENDPOINT_LABELS };
   const perEndpoint = cross(endpointDim);
 
   // --- pushed: client requests (hot path) -------------------------------
-  const requests = new DenseCounter(
-    `${p}requests_total`,
-    'Client answers, by endpoint (other: error envelopes for any other path), HTTP ' +
-      'status class and cache result: the X-Cache word (HIT, MISS, STALE, BYPASS, ERROR).',
+  const requests = denseCounter(
+    registry,
+    'requests_total',
     cross(endpointDim, { name: 'cache', values: REQUEST_RESULTS }, { name: 'status_class', values: STATUS_CLASSES }),
-  ).register(registry);
-  const requestDuration = new DenseHistogram(
-    `${p}request_duration_seconds`,
-    'Time from receiving a client request to sending the answer, by endpoint and cache result.',
-    REQUEST_BUCKETS,
+  );
+  const requestDuration = denseHistogram(
+    registry,
+    'request_duration_seconds',
     cross(endpointDim, { name: 'cache', values: REQUEST_RESULTS }),
-  ).register(registry);
-  const saved = new DenseCounter(
-    `${p}upstream_requests_saved_total`,
-    'Client requests answered without an upstream request of their own (hit, stale, joined flight).',
-    perEndpoint,
-  ).register(registry);
-  const joins = new DenseCounter(
-    `${p}singleflight_joins_total`,
-    'Requests that joined an upstream fetch already in flight for the same key.',
-    perEndpoint,
-  ).register(registry);
-  const retries = new DenseCounter(
-    `${p}upstream_retries_total`,
-    'Upstream attempts retried after a failed attempt.',
-    perEndpoint,
-  ).register(registry);
-  const hedges = new DenseCounter(
-    `${p}upstream_hedges_total`,
-    'Hedged upstream attempts started because the first one was slow.',
-    perEndpoint,
-  ).register(registry);
-  const evictions = new DenseCounter(
-    `${p}cache_evictions_total`,
-    'Entries evicted from a cache tier to make room.',
-    cross({ name: 'tier', values: TIER_NAMES }),
-  ).register(registry);
-  const tierErrors = new DenseCounter(
-    `${p}cache_tier_errors_total`,
-    'Failed operations on a cache tier, by operation.',
+  );
+  const saved = denseCounter(registry, 'upstream_requests_saved_total', perEndpoint);
+  const joins = denseCounter(registry, 'singleflight_joins_total', perEndpoint);
+  const retries = denseCounter(registry, 'upstream_retries_total', perEndpoint);
+  const hedges = denseCounter(registry, 'upstream_hedges_total', perEndpoint);
+  const evictions = denseCounter(registry, 'cache_evictions_total', cross({ name: 'tier', values: TIER_NAMES }));
+  const tierErrors = denseCounter(
+    registry,
+    'cache_tier_errors_total',
     cross({ name: 'tier', values: TIER_NAMES }, { name: 'op', values: TIER_OPS }),
-  ).register(registry);
-  new Gauge({
-    name: `${p}build_info`,
-    help: 'Always 1; the labels name this build: the package version and the Node.js version running it.',
-    labelNames: ['version', 'node'] as const,
-    registers: [registry],
-  }).set({ version: VERSION, node: process.version }, 1);
-  const rateLimited = new Counter({
-    name: `${p}rate_limited_total`,
-    help: 'Client requests refused by the rate limiter.',
-    registers: [registry],
-  });
-  new Counter({
-    name: `${p}log_lines_dropped_total`,
-    help: 'Log lines dropped because standard output (a pipe or socket) was not read fast enough or was closed.',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(droppedLogLines());
-    },
-  });
+  );
+  gauge(registry, 'build_info').set({ version: VERSION, node: process.version }, 1);
+  const rateLimited = counter(registry, 'rate_limited_total');
+  counter(registry, 'log_lines_dropped_total', { total: droppedLogLines });
 
   // --- pushed: upstream requests (per upstream fetch, not per hit) ------
-  const upstreamRequests = new Counter({
-    name: `${p}upstream_requests_total`,
-    help: 'Upstream requests (attempts) by upstream, endpoint and outcome.',
-    labelNames: ['upstream', 'endpoint', 'outcome'] as const,
-    registers: [registry],
-  });
-  const upstreamBackground = new Counter({
-    name: `${p}upstream_background_requests_total`,
-    help:
-      "The proxy's own upstream requests (attempts, head probes included) by purpose (probe, " +
-      "block, pending, refresh): the x-chainproxy-purpose header; clients' misses are the rest.",
-    labelNames: ['purpose'] as const,
-    registers: [registry],
-  });
-  const upstreamDuration = new Histogram({
-    name: `${p}upstream_request_duration_seconds`,
-    help: 'Duration of upstream requests (attempts), by upstream and endpoint.',
-    labelNames: ['upstream', 'endpoint'] as const,
-    buckets: UPSTREAM_BUCKETS,
-    registers: [registry],
-  });
+  const upstreamRequests = counter(registry, 'upstream_requests_total');
+  const upstreamBackground = counter(registry, 'upstream_background_requests_total');
+  const upstreamDuration = histogram(registry, 'upstream_request_duration_seconds');
   const upstreamNames = new Set<string>();
   const upstreamLabel = (name: string): string => {
     if (upstreamNames.has(name)) return name;
@@ -181,8 +122,6 @@ export function createPrometheusMetrics(sources?: MetricSources): PrometheusMetr
 
   // --- pulled at scrape time --------------------------------------------
   const pull = (sources: MetricSources): void => {
-    const gauge = (name: string, help: string, read: () => Array<{ labels: Labels; value: number }>) =>
-      new CallbackGauge(`${p}${name}`, help, read).register(registry);
     const perUpstream = (pick: (u: ReturnType<MetricSources['upstreams']>[number]) => number | null) => () =>
       sources.upstreams().flatMap((u) => {
         const v = pick(u);
@@ -190,60 +129,53 @@ export function createPrometheusMetrics(sources?: MetricSources): PrometheusMetr
       });
     const single = (v: number | null) => (v === null ? [] : [{ labels: {}, value: v }]);
 
-    gauge('cache_entries', 'Entries held by a cache tier.', () =>
+    callbackGauge(registry, 'cache_entries', () =>
       sources.tiers().map((t) => ({ labels: { tier: t.tier }, value: t.entries })),
     );
-    gauge('cache_bytes', 'Bytes held by a cache tier.', () =>
+    callbackGauge(registry, 'cache_bytes', () =>
       sources.tiers().map((t) => ({ labels: { tier: t.tier }, value: t.bytes })),
     );
-    gauge('cache_max_bytes', 'Configured capacity of a cache tier in bytes.', () =>
+    callbackGauge(registry, 'cache_max_bytes', () =>
       sources
         .tiers()
         .flatMap((t) => (t.maxBytes === undefined ? [] : [{ labels: { tier: t.tier }, value: t.maxBytes }])),
     );
-    gauge(
+    callbackGauge(
+      registry,
       'upstream_head',
-      'Latest block height reported by an upstream.',
       perUpstream((u) => u.head),
     );
-    gauge(
+    callbackGauge(
+      registry,
       'upstream_lag_blocks',
-      'Blocks an upstream is behind the best head.',
       perUpstream((u) => u.lag),
     );
-    gauge(
+    callbackGauge(
+      registry,
       'upstream_up',
-      '1 when the upstream is healthy (probes succeed, breaker not open), else 0.',
       perUpstream((u) => (u.healthy ? 1 : 0)),
     );
-    gauge(
+    callbackGauge(
+      registry,
       'upstream_lagging',
-      '1 when the upstream is too far behind the best head to serve head-fresh requests, else 0.',
       perUpstream((u) => (u.lagging ? 1 : 0)),
     );
-    gauge(
+    callbackGauge(
+      registry,
       'upstream_in_flight',
-      'Upstream requests currently in flight.',
       perUpstream((u) => u.inFlight),
     );
-    gauge(
-      'upstream_breaker_state',
-      'Circuit breaker state of an upstream: 1 for the current state, 0 for the others.',
-      () =>
-        sources.upstreams().flatMap((u) =>
-          (['closed', 'open', 'half-open'] as const).map((state) => ({
-            labels: { upstream: upstreamLabel(u.name), state },
-            value: u.breaker === state ? 1 : 0,
-          })),
-        ),
+    callbackGauge(registry, 'upstream_breaker_state', () =>
+      sources.upstreams().flatMap((u) =>
+        (['closed', 'open', 'half-open'] as const).map((state) => ({
+          labels: { upstream: upstreamLabel(u.name), state },
+          value: u.breaker === state ? 1 : 0,
+        })),
+      ),
     );
-    gauge('chain_best_head', 'Highest block height the proxy trusts (monotonic).', () =>
-      single(sources.chain.bestHead()),
-    );
-    gauge('chain_final_height', 'Highest block height seen final in upstream data.', () =>
-      single(sources.chain.finalHeight()),
-    );
-    gauge('redis_up', '1 when the Redis cache tier is healthy, 0 when not; absent without a Redis tier.', () => {
+    callbackGauge(registry, 'chain_best_head', () => single(sources.chain.bestHead()));
+    callbackGauge(registry, 'chain_final_height', () => single(sources.chain.finalHeight()));
+    callbackGauge(registry, 'redis_up', () => {
       const h = sources.redisHealthy();
       return h === null ? [] : [{ labels: {}, value: h ? 1 : 0 }];
     });

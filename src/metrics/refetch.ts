@@ -11,8 +11,8 @@
 import type { Registry } from 'prom-client';
 import { sameContent } from '../cache/entry.js';
 import type { CacheEntry } from '../cache/types.js';
-import { DenseCounter } from './collectors.js';
-import { ENDPOINT_LABELS, METRIC_PREFIX } from './prometheus.js';
+import { denseCounter } from './declare.js';
+import { ENDPOINT_LABELS } from './prometheus.js';
 
 export interface RefetchMetrics {
   /** A fetched entry of `endpoint` about to replace `before` (undefined: nothing held). */
@@ -25,17 +25,8 @@ export function registerRefetchMetrics(registry: Registry): RefetchMetrics {
   const series = ENDPOINT_LABELS.map((endpoint) => ({ endpoint }));
   const index = new Map(ENDPOINT_LABELS.map((e, i) => [e, i]));
   const other = ENDPOINT_LABELS.length - 1;
-  const refetches = new DenseCounter(
-    `${METRIC_PREFIX}refetches_total`,
-    'Fetched answers that replaced an entry held in the memory tier, by endpoint.',
-    series,
-  ).register(registry);
-  const unchanged = new DenseCounter(
-    `${METRIC_PREFIX}refetches_unchanged_total`,
-    'Refetches whose answer equalled the entry it replaced (same ' +
-      'status, same content without volatile stamps), by endpoint.',
-    series,
-  ).register(registry);
+  const refetches = denseCounter(registry, 'refetches_total', series);
+  const unchanged = denseCounter(registry, 'refetches_unchanged_total', series);
   let total = 0;
   let same = 0;
   return {

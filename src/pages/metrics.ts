@@ -2,8 +2,8 @@
  * Page metrics on the shared registry. Label values: the configured page
  * names (bounded by the page table), cache results, status classes.
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
-import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import type { Counter, Registry } from 'prom-client';
+import { counter, histogram } from '../metrics/declare.js';
 import { statusClass } from '../metrics/status-class.js';
 import type { PartSummary } from '../cache/types.js';
 import type { CountAnswer } from '../metrics/types.js';
@@ -17,32 +17,12 @@ export interface PageMetrics {
   declare(pages: readonly string[]): void;
 }
 
-const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
 export function registerPageMetrics(registry: Registry, pages: readonly string[]): PageMetrics {
   const known = new Set(pages);
   const label = (page: string): string => (known.has(page) ? page : 'other');
-  const requests = new Counter({
-    name: `${METRIC_PREFIX}page_requests_total`,
-    help:
-      'Page requests answered, by page, cache result of the composed ' +
-      'page (HIT, MISS, STALE, BYPASS, ERROR) and status class.',
-    labelNames: ['page', 'cache', 'status_class'] as const,
-    registers: [registry],
-  });
-  const parts = new Counter({
-    name: `${METRIC_PREFIX}page_parts_total`,
-    help: 'Parts resolved by page compositions, by page and cache result (HIT, MISS, STALE, BYPASS, ERROR, SKIPPED).',
-    labelNames: ['page', 'cache'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: `${METRIC_PREFIX}page_composition_seconds`,
-    help: 'Time to compose a page from its parts (cache lookups and upstream requests included).',
-    labelNames: ['page'] as const,
-    buckets: BUCKETS,
-    registers: [registry],
-  });
+  const requests = counter(registry, 'page_requests_total');
+  const parts = counter(registry, 'page_parts_total');
+  const duration = histogram(registry, 'page_composition_seconds');
   // Hot path: one child per (page, cache, class), made once.
   const children = new Map<string, Counter.Internal>();
   return {

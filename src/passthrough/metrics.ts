@@ -3,8 +3,8 @@
  * configured prefix (those configured at start and those a reload added:
  * a set bounded by the configuration), never a request path.
  */
-import { Counter, Histogram, type Registry } from 'prom-client';
-import { METRIC_PREFIX, UPSTREAM_BUCKETS } from '../metrics/prometheus.js';
+import type { Registry } from 'prom-client';
+import { counter, histogram } from '../metrics/declare.js';
 import { statusClass } from '../metrics/status-class.js';
 import type { CountAnswer } from '../metrics/types.js';
 
@@ -26,37 +26,11 @@ export interface PassthroughMetrics {
 export function createPassthroughMetrics(registry: Registry, routes: readonly string[]): PassthroughMetrics {
   const known = new Set(routes);
   const label = (route: string): string => (known.has(route) ? route : 'other');
-  const requests = new Counter({
-    name: `${METRIC_PREFIX}passthrough_requests_total`,
-    help: 'Requests on passthrough routes, by route prefix and HTTP status class.',
-    labelNames: ['route', 'status_class'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: `${METRIC_PREFIX}passthrough_request_duration_seconds`,
-    help: 'Time from receiving a passthrough request to the end of its answer, by route prefix.',
-    labelNames: ['route'] as const,
-    buckets: UPSTREAM_BUCKETS,
-    registers: [registry],
-  });
-  const failures = new Counter({
-    name: `${METRIC_PREFIX}passthrough_failures_total`,
-    help: 'Passthrough backend failures answered with an envelope, by route prefix and reason.',
-    labelNames: ['route', 'reason'] as const,
-    registers: [registry],
-  });
-  const results = new Counter({
-    name: `${METRIC_PREFIX}passthrough_cache_total`,
-    help: 'Passthrough answers by route prefix and X-Cache (HIT, MISS, STALE, BYPASS, ERROR).',
-    labelNames: ['route', 'result'] as const,
-    registers: [registry],
-  });
-  const big = new Counter({
-    name: `${METRIC_PREFIX}passthrough_too_big_total`,
-    help: 'Passthrough bodies over PASSTHROUGH_CACHE_MAX_BODY_BYTES, streamed uncached, by route prefix.',
-    labelNames: ['route'] as const,
-    registers: [registry],
-  });
+  const requests = counter(registry, 'passthrough_requests_total');
+  const duration = histogram(registry, 'passthrough_request_duration_seconds');
+  const failures = counter(registry, 'passthrough_failures_total');
+  const results = counter(registry, 'passthrough_cache_total');
+  const big = counter(registry, 'passthrough_too_big_total');
   const seen: Record<string, Record<string, number>> = {};
   for (const r of routes) seen[r] = {};
   return {

@@ -13,8 +13,7 @@
  *   chainproxy_miss_budget_buckets                miss-budget buckets held in memory
  */
 import type { Registry } from 'prom-client';
-import { CallbackGauge, DenseCounter } from '../metrics/collectors.js';
-import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import { callbackGauge, denseCounter } from '../metrics/declare.js';
 
 export interface RateLimitMetrics {
   /** A 429 for this client key. */
@@ -40,7 +39,6 @@ export function createRateLimitMetrics(
   keyNames: readonly string[],
   sizes: BucketCounts,
 ): RateLimitMetrics {
-  const p = METRIC_PREFIX;
   const clients = ['ip', ...keyNames];
   const classes = ['anonymous', ...keyNames];
   const index = new Map<string, number>(keyNames.map((n, i) => [`key:${n}`, i]));
@@ -49,44 +47,34 @@ export function createRateLimitMetrics(
     const i = clientKey.charCodeAt(0) === 107 /* 'k' */ ? index.get(clientKey) : undefined;
     return i === undefined ? 0 : i + 1;
   };
-  const refused = new DenseCounter(
-    `${p}rate_limit_refused_total`,
-    'Requests refused with 429 by the rate limiter, by client (ip, or the API key name).',
+  const refused = denseCounter(
+    registry,
+    'rate_limit_refused_total',
     clients.map((c) => ({ client: c })),
-  ).register(registry);
-  const perKey = new DenseCounter(
-    `${p}api_key_requests_total`,
-    'Requests admitted per API key (by name).',
+  );
+  const perKey = denseCounter(
+    registry,
+    'api_key_requests_total',
     keyNames.map((k) => ({ key: k })),
-  ).register(registry);
-  const credits = new DenseCounter(
-    `${p}api_key_credits_total`,
-    'Credits charged per API key (by name): request prices and miss prices.',
+  );
+  const credits = denseCounter(
+    registry,
+    'api_key_credits_total',
     keyNames.map((k) => ({ key: k })),
-  ).register(registry);
-  const unknown = new DenseCounter(
-    `${p}api_key_unknown_total`,
-    'Requests refused with 401 for an X-API-Key that is not configured.',
-    [{}],
-  ).register(registry);
-  const charged = new DenseCounter(
-    `${p}miss_budget_charged_total`,
-    'Upstream requests led by a client and charged to it (miss budget, or ' +
-      'credits for an API key), by client class (anonymous, or the API key name).',
+  );
+  const unknown = denseCounter(registry, 'api_key_unknown_total', [{}]);
+  const charged = denseCounter(
+    registry,
+    'miss_budget_charged_total',
     classes.map((c) => ({ client: c })),
-  ).register(registry);
-  const missRefused = new DenseCounter(
-    `${p}miss_budget_refused_total`,
-    'Requests refused with 429 (code 4292) because they would lead an ' +
-      'upstream request beyond the client budget, by client class.',
+  );
+  const missRefused = denseCounter(
+    registry,
+    'miss_budget_refused_total',
     classes.map((c) => ({ client: c })),
-  ).register(registry);
-  new CallbackGauge(`${p}rate_limit_buckets`, 'Client rate-limit buckets held in memory (bounded).', () => [
-    { labels: {}, value: sizes.buckets() },
-  ]).register(registry);
-  new CallbackGauge(`${p}miss_budget_buckets`, 'Client miss-budget buckets held in memory (bounded).', () => [
-    { labels: {}, value: sizes.missBuckets() },
-  ]).register(registry);
+  );
+  callbackGauge(registry, 'rate_limit_buckets', () => [{ labels: {}, value: sizes.buckets() }]);
+  callbackGauge(registry, 'miss_budget_buckets', () => [{ labels: {}, value: sizes.missBuckets() }]);
   return {
     refused(clientKey) {
       refused.inc(slot(clientKey));

@@ -8,9 +8,9 @@
  *   chainproxy_config_reloads_total{result}   result: applied | invalid
  *   chainproxy_config_restart_pending         1 while CONFIG_FILE changes a restart-only setting
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
 import type { Config } from '../config/types.js';
-import { METRIC_PREFIX } from '../metrics/prometheus.js';
+import { counter, gauge } from '../metrics/declare.js';
 
 export type ReloadResult = 'applied' | 'invalid';
 
@@ -36,18 +36,10 @@ export class LiveSettings {
 
   constructor(config: Config, registry: Registry) {
     this.#current = config;
-    this.#reloads = new Counter({
-      name: `${METRIC_PREFIX}config_reloads_total`,
-      help: 'Configuration reloads (SIGHUP), by result: applied, or invalid (the running configuration kept).',
-      labelNames: ['result'],
-      registers: [registry],
+    this.#reloads = counter(registry, 'config_reloads_total', {
+      start: [{ result: 'applied' }, { result: 'invalid' }],
     });
-    for (const result of ['applied', 'invalid'] as const) this.#reloads.inc({ result }, 0);
-    this.#pending = new Gauge({
-      name: `${METRIC_PREFIX}config_restart_pending`,
-      help: '1 when the last reload found a changed setting that only a restart applies, else 0.',
-      registers: [registry],
-    });
+    this.#pending = gauge(registry, 'config_restart_pending');
   }
 
   /** The running configuration (live settings as last reloaded). */

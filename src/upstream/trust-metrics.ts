@@ -3,7 +3,8 @@
  * registry: requests shed because an upstream's queue was full, and the times
  * the tracker followed every upstream down to a lower head.
  */
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { counter } from '../metrics/declare.js';
 
 export interface TrustMetrics {
   shed(upstream: string): void;
@@ -15,17 +16,8 @@ const MAX_UPSTREAM_LABELS = 32;
 
 export function registerTrustMetrics(registry: Registry, upstreamNames: readonly string[]): TrustMetrics {
   const known = new Set(upstreamNames.slice(0, MAX_UPSTREAM_LABELS));
-  const shed = new Counter({
-    name: 'chainproxy_upstream_shed_total',
-    help: "Upstream requests refused at once (503, Retry-After) because the upstream's queue was full.",
-    labelNames: ['upstream'] as const,
-    registers: [registry],
-  });
-  const rebases = new Counter({
-    name: 'chainproxy_chain_head_rebases_total',
-    help: 'Times every upstream reported a lower head for several probe intervals and the proxy followed them down.',
-    registers: [registry],
-  });
+  const shed = counter(registry, 'upstream_shed_total');
+  const rebases = counter(registry, 'chain_head_rebases_total');
   return {
     shed: (upstream) => shed.inc({ upstream: known.has(upstream) ? upstream : 'other' }),
     rebase: () => rebases.inc(),

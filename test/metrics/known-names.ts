@@ -1,7 +1,7 @@
 /**
  * Every sample name the proxy can expose: the shared registry exercised with
  * fake sources (default process metrics included) plus every metric a fully
- * featured proxy registers (scripts/docs/metrics.ts), histograms with their
+ * featured proxy registers (its table, listed by scripts/docs/metrics.ts), histograms with their
  * _bucket, _sum and _count series.
  */
 import { createPrometheusMetrics } from '../../src/metrics/prometheus.js';
