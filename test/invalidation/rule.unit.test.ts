@@ -80,6 +80,17 @@ describe('PreciseRule.decide', () => {
     expect(decide('tx/detail', `hash=${other}`, data, chain, 990).keeping).toEqual({ kind: 'own' });
   });
 
+  it('one pending test for both modes: status 2 with a block height is pending (short, head rule; its own tag)', () => {
+    const data = { hash: POOLED, status: 2, block_height: 995 };
+    const { keeping, cls } = decide('tx/detail', `hash=${POOLED}`, data, chain, 990);
+    expect(cls).toMatchObject({ ttlMs: 1000, headDependent: true, finalAt: null });
+    expect(keeping).toEqual({ kind: 'tags', deps: { tags: [`tx:${POOLED}`], watchFinal: null }, boundMs: 600_000 });
+    // Mined (any other status, with its block): its block's finality in both modes.
+    const mined = decide('tx/detail', `hash=${POOLED}`, { ...data, status: 1 }, chain, 990);
+    expect(mined.cls).toMatchObject({ ttlMs: 5000, finalAt: 995 });
+    expect(mined.keeping).toEqual({ kind: 'tags', deps: { tags: [], watchFinal: 995 }, boundMs: 600_000 });
+  });
+
   it('a global list moves with every block: the head rule', () => {
     expect(decide('holders', 'page=1&page_size=20', { list: [] }, chain, 990).keeping).toEqual({ kind: 'head' });
   });
