@@ -39,7 +39,8 @@ export const blockDetail = endpoint({
       ...answer(p, p.volatileTtlMs, p.invalidateOnHead || (byHash && p.volatileTtlMs < p.finalTtlMs)),
       observedHead,
     };
-    // Named by its hash: watched only while the reader knows its height by that hash (a final one needs no watch).
+    // Named by its hash: watched only while the reader knows its height by that hash (a final one needs no watch;
+    // while the final height is unknown, the precise rule's watch keeps its own timing).
     const f = chain.finalHeight();
     const unwatched = byHash && f !== null && (h === null || h > f) && !knownAs(reader, h, data);
     return unwatched ? { cls, keep: KEEP_OWN } : { cls };

@@ -8,6 +8,11 @@ import { TxDetail } from './records.js';
 import { DAY, SEC, KEEP_OWN, answer, endpoint, keepBy, policy } from './kit.js';
 import { isFinalHeight, minedIn, withinHead } from './facts.js';
 
+/** Pending: its own tag, which the block it leaves the pool with names (a block names every change). */
+const BY_OWN_TAG = keepBy([{ on: 'pending', param: 'hash' }], true);
+/** Mined: only its block's finality (or a new hash for that block) changes it. */
+const BY_ITS_BLOCK = keepBy([{ on: 'finality', field: 'block_height' }], true);
+
 export const txDetail = endpoint({
   path: 'tx/detail',
   params: [P.hash],
@@ -17,11 +22,12 @@ export const txDetail = endpoint({
   decide: ({ params, data, policy: p, chain, reader }) => {
     const bh = minedIn(data);
     if (bh === null) {
+      // Pending: short, stale once the head moves; its own tag only while the reader would see it leave the pool.
       const hash = params.get('hash');
       const seen = hash !== undefined && reader?.inPool(hash) === true;
       return {
         cls: answer(p, p.volatileTtlMs, true),
-        keep: seen ? keepBy([{ on: 'pending', param: 'hash' }], true) : KEEP_OWN,
+        keep: seen ? BY_OWN_TAG : KEEP_OWN,
       };
     }
     // The answer shows its block: the upstream had it (a block the proxy believes: it teaches no new head).
@@ -29,8 +35,7 @@ export const txDetail = endpoint({
     const kept = isFinalHeight(bh, chain.finalHeight())
       ? answer(p, p.finalTtlMs, false)
       : answer(p, p.ttlMs, p.invalidateOnHead, bh);
-    // Only its block's finality (or a new hash for it) changes it.
-    return { cls: { ...kept, observedHead }, keep: keepBy([{ on: 'finality', field: 'block_height' }], true) };
+    return { cls: { ...kept, observedHead }, keep: BY_ITS_BLOCK };
   },
   finalCapable: true,
   dependsOn: [
