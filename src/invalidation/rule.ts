@@ -5,10 +5,12 @@
  * dropped on every block; it stays fresh until a touched set names one of its
  * tags, at most its endpoint's safety max-age for what the API cannot show
  * (INVALIDATION_MAX_AGE_MS; INVALIDATION_LIST_MAX_AGE_MS for transaction
- * lists, which only a missed read could leave behind, and for answers about
- * one block, which only its finality or a new hash changes;
- * invalidation.maxAgeByEndpoint). An answer about a block above the trusted
- * head is never kept by tags (the head rule and its volatile TTL).
+ * lists, which only a missed read could leave behind;
+ * invalidation.maxAgeByEndpoint). An answer about one block, which only its
+ * finality or a new hash changes, and a pending transaction, which only its
+ * leaving the pool changes, are kept as long as a final answer. An answer
+ * about a block above the trusted head is never kept by tags (the head rule
+ * and its volatile TTL).
  * The rule states what keeps the answer (a `Keeping`); the lifetime module
  * (src/cache/lifetime.ts, `keptBy`) turns it into the entry's timing.
  */
@@ -78,9 +80,14 @@ export class PreciseRule {
     // A pending transaction: by its own tag only while the reader would see it leave the pool.
     if (deps.tags.some((t) => isTxTag(t) && !this.#inPool(t.slice(3)))) return OWN_RULE;
     // Only its block's finality or hash changes an answer about one block (a mined transaction, a block's record or
-    // list), and only its leaving the pool a pending transaction.
+    // list), and only its leaving the pool a pending transaction: the reader tells both, so it is kept as long as a
+    // final answer (no safety bound cuts it first).
     const oneBlock = deps.watchHead === undefined && deps.tags.every(isTxTag);
-    return { kind: 'tags', deps, boundMs: this.maxAgeMs(req.endpoint.name, m.everyChangeNamed || oneBlock) };
+    const name = req.endpoint.name;
+    const boundMs = oneBlock
+      ? (this.#cfg.maxAgeByEndpoint[name] ?? req.endpoint.policy.finalTtlMs)
+      : this.maxAgeMs(name, m.everyChangeNamed);
+    return { kind: 'tags', deps, boundMs };
   }
 
   /** The block record `data` has the hash the reader knows height `h` by (null `h`: final, nothing to watch). */
