@@ -3,7 +3,7 @@
  * checked by the compiler), policy rows, and the helpers of their lifetime
  * rules (`decide`: timing and keep; `livesOf`: a module's rule or the default).
  */
-import type { Classification, EndpointPolicy, Keep, Lives, ParamSpec } from './types.js';
+import type { Bound, Classification, EndpointPolicy, Keep, Lives, ParamSpec } from './types.js';
 import type { FieldSpec } from './language.js';
 import { MISSING_PREFIX } from './params.js';
 import type { Dependency, EndpointModule, EndpointReference, StampDecl, SuccessInput } from './types.js';
@@ -120,9 +120,9 @@ export function ordinary(p: EndpointPolicy): Classification {
 /** Kept by its own timing only (no tags, no watch). */
 export const KEEP_OWN: Keep = { by: 'own' };
 
-/** Kept by the dependencies `on`; `named`: every change is named by a block (the lists' bound). */
-export function keepBy(on: readonly Dependency[], named: boolean): Keep {
-  return { by: 'deps', on, named };
+/** Kept by the dependencies `on`, at most `bound`. */
+export function keepBy(on: readonly Dependency[], bound: Bound): Keep {
+  return { by: 'deps', on, bound };
 }
 
 /**
@@ -133,7 +133,7 @@ export function livesOf(m: EndpointModule, input: SuccessInput): Required<Lives>
   const own = m.decide?.(input);
   return {
     cls: own?.cls ?? ordinary(input.policy),
-    keep: own?.keep ?? keepBy(m.dependsOn, m.everyChangeNamed),
+    keep: own?.keep ?? keepBy(m.dependsOn, m.everyChangeNamed ? 'list' : 'max-age'),
   };
 }
 

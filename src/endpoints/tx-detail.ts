@@ -8,10 +8,10 @@ import { TxDetail } from './records.js';
 import { DAY, SEC, KEEP_OWN, answer, endpoint, keepBy, policy } from './kit.js';
 import { isFinalHeight, minedIn, withinHead } from './facts.js';
 
-/** Pending: its own tag, which the block it leaves the pool with names (a block names every change). */
-const BY_OWN_TAG = keepBy([{ on: 'pending', param: 'hash' }], true);
-/** Mined: only its block's finality (or a new hash for that block) changes it. */
-const BY_ITS_BLOCK = keepBy([{ on: 'finality', field: 'block_height' }], true);
+/** Pending: its own tag, which the block it leaves the pool with names (the reader tells it). */
+const BY_OWN_TAG = keepBy([{ on: 'pending', param: 'hash' }], 'told');
+/** Mined: only its block's finality (or a new hash for that block) changes it (the reader tells it). */
+const BY_ITS_BLOCK = keepBy([{ on: 'finality', field: 'block_height' }], 'told');
 
 export const txDetail = endpoint({
   path: 'tx/detail',

@@ -137,15 +137,20 @@ export interface SuccessInput {
   reader: ReaderFacts | null;
 }
 
+/**
+ * How long a tag-kept answer may stay fresh at most: 'max-age' (INVALIDATION_MAX_AGE_MS: changes the API cannot
+ * show), 'list' (a block names every change: INVALIDATION_LIST_MAX_AGE_MS, earned up), 'told' (the block reader
+ * tells every change: its finality, a new hash, its leaving the pool; a final answer's TTL).
+ * invalidation.maxAgeByEndpoint overrides each.
+ */
+export type Bound = 'max-age' | 'list' | 'told';
+
 /** Under precise invalidation, what keeps an answer beyond its own timing. */
 export type Keep =
   /** Its own timing only (the classification's TTL and head rule). */
   | { by: 'own' }
-  /**
-   * The dependencies that apply to this answer (its tags, its finality watch, its head rule);
-   * `named`: every change of it is named by a block, so it is kept up to the lists' bound.
-   */
-  | { by: 'deps'; on: readonly Dependency[]; named: boolean };
+  /** The dependencies that apply to this answer (its tags, its finality watch, its head rule), and its bound. */
+  | { by: 'deps'; on: readonly Dependency[]; bound: Bound };
 
 /** How a success answer lives: its timing in both modes and, unless given, the default keep (all `dependsOn`). */
 export interface Lives {

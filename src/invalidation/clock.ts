@@ -303,6 +303,19 @@ export class TagClock implements TouchedListener {
   }
 
   /**
+   * A height below the first block this clock has a set for, as the reader's
+   * reorg window shows it: known by that hash from now on, like a height read
+   * (an answer naming it by that hash is kept by its finality watch, and a
+   * later change of the hash is a reorg). A height known already, or not yet
+   * covered, is left as it is.
+   */
+  watch(height: number, hash: string): void {
+    if (height > this.#covered || hash === '' || this.#hashes.has(height)) return;
+    this.#hashes.set(height, hash);
+    this.#trimHashes();
+  }
+
+  /**
    * The reader saw block `height` under a new hash: what was fetched about it,
    * or at or above it, until now is stale at once. It is known by `hash` from
    * now on, so the set read again does not mark it a second time (a set of

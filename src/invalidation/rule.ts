@@ -1,16 +1,19 @@
 /**
  * Precise invalidation at store time: what keeps an answer is its endpoint
  * module's rule (`decide` in src/endpoints/*.ts: the dependencies that apply,
- * and whether a block names every change), given what the block reader knows
- * (`ReaderFacts`). Here only what holds for every endpoint: an answer whose
- * applicable dependencies are all tags (addresses, contracts, tokens,
- * deployments, the polled pending pool, a block's finality, a stage's end
- * height) is no longer dropped on every block; it stays fresh until a touched
- * set names one of its tags, at most its endpoint's safety max-age for what the
- * API cannot show (INVALIDATION_MAX_AGE_MS; INVALIDATION_LIST_MAX_AGE_MS when a
- * block names every change, and for answers about one block, which only its
- * finality or a new hash changes; invalidation.maxAgeByEndpoint). An answer about a
- * block above the trusted head is never kept by tags (the head rule and its volatile TTL).
+ * and which bound), given what the block reader knows (`ReaderFacts`). Here
+ * only what holds for every endpoint: an answer whose applicable dependencies
+ * are all tags (addresses, contracts, tokens, deployments, the polled pending
+ * pool, a block's finality, a stage's end height) is no longer dropped on every
+ * block; it stays fresh until a touched set names one of its tags, at most its
+ * endpoint's safety max-age for what the API cannot show
+ * (INVALIDATION_MAX_AGE_MS; INVALIDATION_LIST_MAX_AGE_MS when a block names
+ * every change, which only a missed read could leave behind;
+ * invalidation.maxAgeByEndpoint). An answer the reader tells every change of
+ * (about one block, which only its finality or a new hash changes, or a
+ * pending transaction, which only its leaving the pool changes) is kept as long
+ * as a final answer. An answer about a block above the trusted head is never
+ * kept by tags (the head rule and its volatile TTL).
  * The rule states what keeps the answer (a `Keeping`); the lifetime module
  * (src/cache/lifetime.ts, `keptBy`) turns it into the entry's timing.
  */
@@ -77,8 +80,13 @@ export class PreciseRule {
     // A finality watch alone keeps it longer only while the final height is tracked (the reader's block list teaches it
     // each block).
     if (deps.tags.length === 0 && deps.watchFinal !== null && final === null) return { kind: 'watch', deps };
-    // Only its block's finality or hash changes an answer about one block (a block's record or list).
-    const oneBlock = deps.watchHead === undefined && deps.tags.length === 0;
-    return { kind: 'tags', deps, boundMs: this.maxAgeMs(req.endpoint.name, keep.named || oneBlock) };
+    // Only its block's finality or hash changes an answer about one block (a block's record or list): the reader
+    // tells it, so it is kept as long as a final answer (no safety bound cuts it first).
+    const told = keep.bound === 'told' || (deps.watchHead === undefined && deps.tags.length === 0);
+    const name = req.endpoint.name;
+    const boundMs = told
+      ? (this.#cfg.maxAgeByEndpoint[name] ?? req.endpoint.policy.finalTtlMs)
+      : this.maxAgeMs(name, keep.bound === 'list');
+    return { kind: 'tags', deps, boundMs };
   }
 }
