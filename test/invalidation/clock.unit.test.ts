@@ -76,7 +76,7 @@ describe('TagClock', () => {
     expect(c.stale(entry(20, { tags: [], watchFinal: 18 }, 300), chain(20, 10))).toBe(false);
   });
 
-  it('a height below the first block read is watched by the hash the window shows, nothing above what it covers', () => {
+  it('a height below the first block read is watched by the hash the window shows, none above what it covers', () => {
     const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
     c.start(20);
     c.block(set(20, []));

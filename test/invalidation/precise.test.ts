@@ -46,7 +46,7 @@ describe('precise invalidation', () => {
     expect(await invalidationStatus(proxy.url)).toMatchObject({ mode: 'precise', fallbacks: 0 });
   });
 
-  it('INVALIDATION_MODE=head drops every per-address answer on every block (the older rule), counting the refetch', async () => {
+  it('INVALIDATION_MODE=head drops every per-address answer on every block (the older rule), counted', async () => {
     const { sim, proxy } = await rig.start({
       invalidation: {
         mode: 'head',

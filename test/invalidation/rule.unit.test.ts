@@ -43,7 +43,7 @@ describe('PreciseRule.decide', () => {
     expect(kept.deps?.clientMaxMs).toBe(cls.ttlMs);
   });
 
-  it('a block awaiting finality: a final answer’s lifetime while the final height is known, its own timing else', () => {
+  it('a block awaiting finality: a final answer’s lifetime while the final height is known, else its own', () => {
     const data = { height: 995, is_finality: false };
     expect(decide('block/detail', 'h=995', data, chain, 990).keeping).toEqual({
       kind: 'tags',
