@@ -39,6 +39,7 @@ import { TouchedSets } from './chain/touched.js';
 import { buildInvalidation, tagBudget, type Invalidation } from './invalidation/build.js';
 import { storeFor } from './invalidation/own-reads.js';
 import { EarnedBounds } from './invalidation/earned.js';
+import { UnchangedCount } from './invalidation/unchanged-count.js';
 import { FetchStage } from './pipeline/fetch-stage.js';
 import { HeadEntry } from './pipeline/head-entry.js';
 import { installShared } from './fleet/shared-entries.js';
@@ -107,6 +108,8 @@ export interface Stages {
   touched: TouchedSets;
   /** Precise invalidation (src/invalidation/build.ts); null: INVALIDATION_MODE=head. */
   invalidation: Invalidation | null;
+  /** Head mode's unchanged refetches by what ended the entry (precise mode counts its own). */
+  headRefetches: UnchangedCount;
   /** New heads: probe cadence, probes per block, detection delay. */
   headWatch: HeadWatch;
   refetches: RefetchMetrics;
@@ -264,17 +267,16 @@ export function buildStages(
   const quorum = buildQuorum(config.upstream, { pool, sitOuts, metrics: consensusMetrics, logger, clock });
 
   const headGuard = new HeadGuard(tracker, clock);
-  const earned =
-    invalidation === null
-      ? null
-      : new EarnedBounds({
-          growth: config.invalidation.maxAgeGrowth,
-          named: (e) => invalidation.clock.named(e, tracker),
-          clock,
-          onUnnamed: invalidation.metrics.unnamed,
-          headMoved: (e) => e.headDependent && e.head !== null && (tracker.bestHead() ?? -1) > e.head,
-          onUnchanged: invalidation.metrics.unchanged,
-        });
+  // Head mode names nothing and earns no bound, but counts its unchanged refetches by what ended them too.
+  const headRefetches = new UnchangedCount();
+  const earned = new EarnedBounds({
+    growth: config.invalidation.maxAgeGrowth,
+    named: invalidation === null ? () => false : (e) => invalidation.clock.named(e, tracker),
+    clock,
+    onUnnamed: invalidation?.metrics.unnamed ?? (() => {}),
+    headMoved: (e) => e.headDependent && e.head !== null && (tracker.bestHead() ?? -1) > e.head,
+    onUnchanged: invalidation?.metrics.unchanged ?? headRefetches.unchanged,
+  });
   const fetcher = new FetchStage({
     pool,
     chain: tracker,
@@ -285,7 +287,7 @@ export function buildStages(
     precise: invalidation?.rule ?? null,
     tagHeaders: config.cacheTagHeaders,
     guarded: invalidation?.metrics.guarded ?? null,
-    settle: earned?.settle ?? null,
+    settle: earned.settle,
   });
   // Purges judge every lookup in front of precise invalidation, and filter what the shared tier returns.
   const purge = buildPurge({
@@ -484,6 +486,7 @@ export function buildStages(
     quorum,
     touched,
     invalidation,
+    headRefetches,
     headWatch,
     refetches,
     purge,

@@ -82,7 +82,7 @@ describe('kept until the reader tells', () => {
     expect(asked(r, path)).toBe(once + 1);
   });
 
-  it('a recent block by height and by hash: hits across blocks and past the bound until final', async () => {
+  it('a recent block by height and by hash: hits across blocks and past the bound, one fetch when final', async () => {
     const depth = 4;
     const { s, r, p, clock } = await start(depth);
     const n = s.chain.head();

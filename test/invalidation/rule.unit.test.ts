@@ -17,9 +17,16 @@ const KNOWN = 'ab'.repeat(32);
 /** A final answer's TTL (block/detail, tx/detail): what keeps an answer about one block or a pending transaction. */
 const DAY = 86_400_000;
 
-function decide(name: EndpointName, query: string, data: unknown, chain: ChainView, final: number | null) {
+function decide(
+  name: EndpointName,
+  query: string,
+  data: unknown,
+  chain: ChainView,
+  final: number | null,
+  maxAgeByEndpoint: Partial<Record<EndpointName, number>> = {},
+) {
   const guarded: GuardReason[] = [];
-  const cfg = { ...defaultConfig().invalidation, pendingPollMs: 1000 };
+  const cfg = { ...defaultConfig().invalidation, pendingPollMs: 1000, maxAgeByEndpoint };
   const rule = new PreciseRule(
     cfg,
     chain,
@@ -53,6 +60,11 @@ describe('PreciseRule.decide', () => {
     expect(decide('block/detail', 'h=995', data, chain, null).keeping).toEqual({
       kind: 'watch',
       deps: { tags: [], watchFinal: 995 },
+    });
+    // An operator's bound for the endpoint still applies.
+    expect(decide('block/detail', 'h=995', data, chain, 990, { 'block/detail': 30_000 }).keeping).toMatchObject({
+      kind: 'tags',
+      boundMs: 30_000,
     });
   });
 
