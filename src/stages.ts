@@ -32,6 +32,7 @@ import type { RateLimitGate } from './ratelimit/index.js';
 import type { ManagedUpstreamPool } from './upstream/pool.js';
 import type { HeadWatch } from './upstream/head-watch.js';
 import type { RefetchMetrics } from './metrics/refetch.js';
+import type { UnchangedCount } from './invalidation/unchanged-count.js';
 import type { Quorum } from './consensus/quorum.js';
 import type { Purge } from './purge/build.js';
 import type { LiveSettings } from './startup/live-settings.js';
@@ -90,6 +91,8 @@ export interface Stages {
   /** New heads: probe cadence, probes per block, detection delay. */
   headWatch: HeadWatch;
   refetches: RefetchMetrics;
+  /** Head mode's unchanged refetches by what ended the entry (precise mode counts its own). */
+  headRefetches: UnchangedCount;
   /** Operator purges (src/purge/build.ts). */
   purge: Purge;
   /** The running configuration and the swap points a reload (SIGHUP) goes through. */
@@ -147,6 +150,7 @@ export function buildStages(
     invalidation: cache.invalidation,
     headWatch: upstreams.headWatch,
     refetches: pipeline.refetches,
+    headRefetches: pipeline.headRefetches,
     purge: pipeline.purge,
     live,
     passthrough: pipeline.passthrough,

@@ -123,7 +123,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
         flightsInProgress: resolver.inFlight,
       },
       redis: s.fleet ? { healthy: s.fleet.healthy() } : null,
-      invalidation: s.invalidation?.status() ?? { mode: 'head' },
+      invalidation: s.invalidation?.status() ?? { mode: 'head', unchangedRefetches: s.headRefetches.snapshot() },
       refetches: s.refetches.totals(),
       purge: s.purge.purger.status(),
     }),

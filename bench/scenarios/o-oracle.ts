@@ -132,6 +132,11 @@ function runNotes(ctx: Ctx, target: string, run: ModeRun, d: Durations): void {
       `(o) ${target}: cold start (first ${d.coldS} s of a fresh proxy, ` +
         `before the crawl): hit ratio ${pct(s.hitRatio)}; ${note(s)}`,
     );
+    const coldEnded = endedLine(run.cold);
+    if (coldEnded !== null)
+      ctx.notes.push(
+        `(o) ${target}: cold start: the proxy's unchanged refetches by what ended the entry: ${coldEnded}`,
+      );
   }
   const errs = w.tally.errors + w.tally.dropped;
   if (errs > 0)

@@ -133,7 +133,7 @@ export const termsOfEntry = (e: CacheEntry): FinalTerms => ({
  * (`finalCapable`, a final TTL longer than its ordinary one), kept at least
  * that final TTL, not waiting for finality, not moving with the head, not an error.
  */
-export function isFinal(t: FinalTerms, policy: EndpointPolicy, finalCapable: boolean): boolean {
+export function isFinalContent(t: FinalTerms, policy: EndpointPolicy, finalCapable: boolean): boolean {
   return (
     finalCapable &&
     policy.finalTtlMs > policy.ttlMs &&

@@ -1,10 +1,13 @@
 /**
- * Content-aware cache decisions for one upstream answer (see policies.ts for
- * the columns; each endpoint module classifies its own success answers), plus
- * the routing freshness a request needs.
+ * The timing of one upstream answer (see policies.ts for the columns): a
+ * success answer's is its endpoint module's rule (`decide`, src/endpoints/*.ts);
+ * here only what holds for every endpoint (envelopes, negative answers, an
+ * answer about a block above the trusted head), plus the routing freshness a
+ * request needs.
  */
 import type { ChainView } from '../chain/types.js';
-import { height, isFinal, NOT_CACHEABLE, obj, ordinary } from '../endpoints/kit.js';
+import { height, livesOf, NOT_CACHEABLE, obj, ordinary } from '../endpoints/kit.js';
+import { isFinalHeight } from '../endpoints/facts.js';
 import { isNegative, isSuccessEnvelope } from '../transform/envelope.js';
 import type { Classification, EndpointPolicy } from '../endpoints/types.js';
 import type { CanonicalRequest, ClassifyInput, Freshness } from './types.js';
@@ -20,13 +23,13 @@ export function classify(input: ClassifyInput): Classification {
   const body = obj(json);
   if (body === null) return NOT_CACHEABLE;
   if (isSuccessEnvelope(status, body)) {
-    const own = req.endpoint.module?.classify ?? null;
+    const m = req.endpoint.module;
     const policy = req.endpoint.policy;
-    const cls = own === null ? ordinary(policy) : own({ params: req.params, data: body['data'], policy, chain });
+    const data = body['data'];
+    const cls =
+      m === undefined ? ordinary(policy) : livesOf(m, { params: req.params, data, policy, chain, reader: null }).cls;
     if (!cls.cacheable) return cls;
-    if (aboveHead(req, body['data'], chain)) return { ...distrusted(cls, policy), headDependent: true };
-    // A block named by its hash and not final: the head rule (the proxy may never have seen that hash).
-    return byHash(req) && cls.ttlMs < policy.finalTtlMs ? { ...cls, headDependent: true } : cls;
+    return aboveHead(req, data, chain) ? { ...distrusted(cls, policy), headDependent: true } : cls;
   }
   const code = body['code'];
   if (!isNegative(status, body)) return { ...NOT_CACHEABLE, negative: typeof code === 'number' && code !== 0 };
@@ -50,12 +53,6 @@ function aboutHeight(req: CanonicalRequest): string | undefined {
   const about = req.endpoint.module?.about ?? null;
   const h = about === null ? undefined : req.params.get(about);
   return h === undefined || h.length === 64 ? undefined : h;
-}
-
-/** The request names its block by hash. */
-export function byHash(req: CanonicalRequest): boolean {
-  const about = req.endpoint.module?.about ?? null;
-  return about !== null && req.params.get(about)?.length === 64;
 }
 
 /**
@@ -94,7 +91,7 @@ export function heightOf(req: CanonicalRequest, chain: ChainView): { value: numb
   if (h === undefined) return null;
   const value = Number(h);
   if (!Number.isSafeInteger(value)) return null;
-  return { value, final: isFinal(value, chain) };
+  return { value, final: isFinalHeight(value, chain.finalHeight()) };
 }
 
 /** 'any': the answer cannot depend on how far an upstream has synced (final blocks, slow data). */
@@ -102,5 +99,5 @@ export function freshnessOf(req: CanonicalRequest, chain: ChainView): Freshness 
   if (req.endpoint.module?.freshness === 'any') return 'any';
   // A hash names a block a lagging upstream may not have yet.
   const h = aboutHeight(req);
-  return h !== undefined && isFinal(Number(h), chain) ? 'any' : 'head';
+  return h !== undefined && isFinalHeight(Number(h), chain.finalHeight()) ? 'any' : 'head';
 }

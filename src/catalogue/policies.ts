@@ -1,7 +1,7 @@
 /**
  * Cache policies: each endpoint module declares its defaults (src/endpoints,
  * rows built by `policy()`/`flat()` in kit.ts). Which column applies is decided
- * per answer by the module's classification from the content:
+ * per answer by the module's rule (`decide`) from the content:
  *
  * - ttl:      an ordinary answer. For tx/detail: a confirmed tx in a block not
  *             final yet (then kept finalTtl once that block is final).

@@ -23,7 +23,7 @@
 import type { Logger } from 'pino';
 import type { CanonicalRequest } from '../catalogue/types.js';
 import type { Classification } from '../endpoints/types.js';
-import { isFinal } from '../cache/lifetime.js';
+import { isFinalContent } from '../cache/lifetime.js';
 import { distrusted } from '../catalogue/classify.js';
 import type { UpstreamPool, UpstreamRequest, UpstreamResponse } from '../upstream/types.js';
 import { VOTED } from './compared.js';
@@ -51,7 +51,7 @@ export interface Settled {
 
 /** Whether the classification keeps the answer as final content (the lifetime module's one test). */
 function keptFinal(req: CanonicalRequest, cls: Classification): boolean {
-  return cls.cacheable && isFinal(cls, req.endpoint.policy, req.endpoint.module?.finalCapable === true);
+  return cls.cacheable && isFinalContent(cls, req.endpoint.policy, req.endpoint.module?.finalCapable === true);
 }
 
 export class Quorum {

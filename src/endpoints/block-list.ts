@@ -22,13 +22,10 @@ export const blockList = endpoint({
   reference: { data: 'paged Blocks (4.4), highest first' },
   data: pagedOf(Block, {}, 'BlockPage'),
   policy: flat(3 * SEC, true),
-  classify: ({ data, policy }) => {
+  decide: ({ data, policy }) => {
     const list = obj(data)?.['list'];
-    return {
-      ...ordinary(policy),
-      observedHead: highestIn(data, 'height'),
-      observedFinal: Array.isArray(list) ? highestFinal(list) : null,
-    };
+    const observedFinal = Array.isArray(list) ? highestFinal(list) : null;
+    return { cls: { ...ordinary(policy), observedHead: highestIn(data, 'height'), observedFinal } };
   },
   hot: true,
   dependsOn: [{ on: 'head' }],

@@ -8,7 +8,7 @@ export const blockMax = endpoint({
   reference: { data: '`{height, server_timestamp}`: the highest block' },
   data: BlockMax,
   policy: flat(1 * SEC, false),
-  classify: ({ data, policy }) => ({ ...ordinary(policy), observedHead: height(obj(data)?.['height']) }),
+  decide: ({ data, policy }) => ({ cls: { ...ordinary(policy), observedHead: height(obj(data)?.['height']) } }),
   hot: true,
   reportsHead: true,
   stamps: SERVER_TIMESTAMP,

@@ -9,6 +9,6 @@ export const chainSummary = endpoint({
   data: ChainSummary,
   policy: flat(10 * SEC, true),
   // Heights start at 1: the block count is the head.
-  classify: ({ data, policy }) => ({ ...ordinary(policy), observedHead: height(obj(data)?.['block_count']) }),
+  decide: ({ data, policy }) => ({ cls: { ...ordinary(policy), observedHead: height(obj(data)?.['block_count']) } }),
   dependsOn: [{ on: 'head' }],
 });

@@ -1,10 +1,9 @@
 /**
  * What endpoint modules share: `endpoint()` (defaults, and parameter names
- * checked by the compiler), policy rows, and the helpers of content-aware
- * classification.
+ * checked by the compiler), policy rows, and the helpers of their lifetime
+ * rules (`decide`: timing and keep; `livesOf`: a module's rule or the default).
  */
-import type { ChainView } from '../chain/types.js';
-import type { Classification, EndpointPolicy, ParamSpec } from './types.js';
+import type { Bound, Classification, EndpointPolicy, Keep, Lives, ParamSpec } from './types.js';
 import type { FieldSpec } from './language.js';
 import { MISSING_PREFIX } from './params.js';
 import type { Dependency, EndpointModule, EndpointReference, StampDecl, SuccessInput } from './types.js';
@@ -16,7 +15,7 @@ interface Decl<Name extends string, P extends string> {
   check?: (params: ReadonlyMap<string, string>) => string | null;
   data: FieldSpec;
   policy: EndpointPolicy;
-  classify?: (input: SuccessInput) => Classification;
+  decide?: (input: SuccessInput) => Lives;
   about?: NoInfer<P>;
   freshness?: 'head' | 'any';
   hot?: boolean;
@@ -38,7 +37,7 @@ export function endpoint<const Name extends string, const P extends string = nev
     check: d.check ?? null,
     data: d.data,
     policy: Object.freeze({ ...d.policy }),
-    classify: d.classify ?? null,
+    decide: d.decide ?? null,
     about: d.about ?? null,
     freshness: d.freshness ?? 'head',
     hot: d.hot ?? false,
@@ -91,16 +90,6 @@ export function height(v: unknown): number | null {
   return Number.isSafeInteger(h) ? h : null;
 }
 
-export function isFinal(h: number, chain: ChainView): boolean {
-  const f = chain.finalHeight();
-  return f !== null && h <= f;
-}
-
-export function withinHead(h: number | null, chain: ChainView): boolean {
-  const head = chain.bestHead();
-  return h !== null && head !== null && h <= head;
-}
-
 export const NOT_CACHEABLE: Classification = {
   cacheable: false,
   negative: false,
@@ -126,6 +115,26 @@ export function answer(
 /** The ordinary answer: the policy's ttl and head rule. */
 export function ordinary(p: EndpointPolicy): Classification {
   return answer(p, p.ttlMs, p.invalidateOnHead);
+}
+
+/** Kept by its own timing only (no tags, no watch). */
+export const KEEP_OWN: Keep = { by: 'own' };
+
+/** Kept by the dependencies `on`, at most `bound`. */
+export function keepBy(on: readonly Dependency[], bound: Bound): Keep {
+  return { by: 'deps', on, bound };
+}
+
+/**
+ * How an answer of module `m` lives: its own rule, or the policy's ttl and head
+ * rule; kept (unless the rule says) by every dependency it declares.
+ */
+export function livesOf(m: EndpointModule, input: SuccessInput): Required<Lives> {
+  const own = m.decide?.(input);
+  return {
+    cls: own?.cls ?? ordinary(input.policy),
+    keep: own?.keep ?? keepBy(m.dependsOn, m.everyChangeNamed ? 'list' : 'max-age'),
+  };
 }
 
 /** token/tx/list and token/holders: exactly one of token or contract. */

@@ -1,8 +1,23 @@
 /** The newest transactions, or those of one block (2.3.1). */
 import { P } from './params.js';
 import { Transaction, pagedOf } from './records.js';
-import { DAY, SEC, SERVER_TIMESTAMP, answer, endpoint, isFinal, ordinary, policy } from './kit.js';
+import { DAY, SEC, SERVER_TIMESTAMP, answer, endpoint, ordinary, policy } from './kit.js';
+import type { Classification, SuccessInput } from './types.js';
 import { highestIn } from './heights.js';
+import { isFinalHeight } from './facts.js';
+
+/** The newest page: the head rule; one block's: a day once final, else short and promoted when it is. */
+function timing({ params, policy: p, chain, data }: SuccessInput): Classification {
+  const seen = { observedHead: highestIn(data, 'block_height') };
+  const bh = params.get('block_height');
+  if (bh === undefined) return { ...ordinary(p), ...seen };
+  const h = Number(bh);
+  if (isFinalHeight(h, chain.finalHeight())) return { ...answer(p, p.finalTtlMs, false), ...seen };
+  // Promotion only for a block known to exist: a list fetched for a block above
+  // the head (empty or partial) must never be kept for a day.
+  const head = chain.bestHead();
+  return { ...answer(p, p.volatileTtlMs, false, head !== null && h <= head ? h : null), ...seen };
+}
 
 export const txList = endpoint({
   path: 'tx/list',
@@ -10,17 +25,7 @@ export const txList = endpoint({
   reference: { data: 'paged Transactions (4.1), newest first', notes: { block_height: 'one block only' } },
   data: pagedOf(Transaction, { serverTimestamp: true }, 'TransactionPage'),
   policy: policy(3 * SEC, DAY, 5 * SEC, 3 * SEC, true),
-  classify: ({ params, policy: p, chain, data }) => {
-    const seen = { observedHead: highestIn(data, 'block_height') };
-    const bh = params.get('block_height');
-    if (bh === undefined) return { ...ordinary(p), ...seen };
-    const h = Number(bh);
-    if (isFinal(h, chain)) return { ...answer(p, p.finalTtlMs, false), ...seen };
-    // Promotion only for a block known to exist: a list fetched for a block above
-    // the head (empty or partial) must never be kept for a day.
-    const head = chain.bestHead();
-    return { ...answer(p, p.volatileTtlMs, false, head !== null && h <= head ? h : null), ...seen };
-  },
+  decide: (input) => ({ cls: timing(input) }),
   about: 'block_height',
   hot: true,
   finalCapable: true,

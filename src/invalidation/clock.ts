@@ -128,19 +128,24 @@ export class TagClock implements TouchedListener {
     const best = chain.bestHead();
     if (d.watchHead !== undefined && (best === null || best >= d.watchHead)) return true;
     if (d.tags.length === 0) return false;
+    // The fail-safe: a block above `h` without a set, an incomplete one, forgotten tags, before what is judged.
     if (best !== null && best > h && this.#covered < best) return true;
     if (this.#incomplete > h || this.#floor > h || this.#joined > h) return true;
-    for (let i = 0; i < d.tags.length; i++) {
-      const tag = d.tags[i]!;
-      const at = this.#at.get(tag);
-      if (at !== undefined && at > h) return true;
-      if (tag === PENDING) {
-        if (entry.createdAt <= this.#poolAt || this.#poolAged(entry, d)) return true;
-      } else if ((this.#anyTx > h || this.#poolUnknown) && isTxTag(tag)) {
-        // A pending transaction: only its leaving the pool changes it, told by the block it left with.
-        if (this.#anyTx > h || this.#poolAged(entry, d)) return true;
-      }
-    }
+    for (let i = 0; i < d.tags.length; i++) if (this.#namedAfter(d.tags[i]!, h, entry, d)) return true;
+    return false;
+  }
+
+  /**
+   * The one question about a tag: was it named after height `h` (by a block above it; for the pool's
+   * tags also by the pending poll since the entry was made, or unknown for longer than its own TTL)?
+   */
+  #namedAfter(tag: string, h: number, entry: CacheEntry, d: EntryDeps): boolean {
+    const at = this.#at.get(tag);
+    if (at !== undefined && at > h) return true;
+    if (tag === PENDING) return entry.createdAt <= this.#poolAt || this.#poolAged(entry, d);
+    // A pending transaction: only its leaving the pool changes it, told by the block it left with (a block that
+    // did not say which left names every one).
+    if ((this.#anyTx > h || this.#poolUnknown) && isTxTag(tag)) return this.#anyTx > h || this.#poolAged(entry, d);
     return false;
   }
 
@@ -295,6 +300,19 @@ export class TagClock implements TouchedListener {
     this.#incomplete = Math.min(this.#incomplete, height);
     this.#floor = Math.min(this.#floor, height);
     this.#anyTx = Math.min(this.#anyTx, height);
+  }
+
+  /**
+   * A height below the first block this clock has a set for, as the reader's
+   * reorg window shows it: known by that hash from now on, like a height read
+   * (an answer naming it by that hash is kept by its finality watch, and a
+   * later change of the hash is a reorg). A height known already, or not yet
+   * covered, is left as it is.
+   */
+  watch(height: number, hash: string): void {
+    if (height > this.#covered || hash === '' || this.#hashes.has(height)) return;
+    this.#hashes.set(height, hash);
+    this.#trimHashes();
   }
 
   /**

@@ -240,7 +240,10 @@ export class BlockReader {
     for (let round = 0; round < REORG_ROUNDS && !this.#closed; round++) {
       const recent = this.#recent === null ? null : await this.#recent;
       if (recent === null) return;
-      const changed = changedHashes(recent.hashes, this.#d.heads.finalHeight(), (h) => this.#d.clock.hashOf(h));
+      const final = this.#d.heads.finalHeight();
+      // Non-final heights this replica never read (below its first block) are watched from the window's hashes.
+      for (const [h, hash] of recent.hashes) if (final === null || h > final) this.#d.clock.watch(h, hash);
+      const changed = changedHashes(recent.hashes, final, (h) => this.#d.clock.hashOf(h));
       if (changed.length === 0) return;
       for (const [height, hash] of changed) {
         if (this.#closed) return;

@@ -1,6 +1,7 @@
 /**
- * An entry's dependency tags, computed once at store time from its endpoint
- * module's `dependsOn` (src/endpoints/*.ts), its request parameters and its
+ * An entry's dependency tags, computed once at store time from the
+ * dependencies its endpoint module's rule says apply (`decide`, by default
+ * every `dependsOn`: src/endpoints/*.ts), its request parameters and its
  * data. Only entries whose every applicable dependency is an address, a
  * contract, a token, deployments, the pending pool (while polled), the day, a
  * block's finality or a stage's end height are kept by tags; any other
@@ -9,6 +10,7 @@
  */
 import type { EntryDeps } from '../cache/types.js';
 import type { Dependency } from '../endpoints/types.js';
+import { isFinalHeight } from '../endpoints/facts.js';
 
 export const tagOfAddress = (id: string): string => `address:${id}`;
 export const tagOfToken = (name: string): string => `token:${name}`;
@@ -43,7 +45,6 @@ export function entryDeps(
   const tags: string[] = [];
   let watchFinal: number | null = null;
   let watchHead: number | null = null;
-  let mined = false;
   let pending = false;
   let pendingTx: string | undefined;
   for (const d of dependsOn) {
@@ -74,10 +75,7 @@ export function entryDeps(
           h = d.field === undefined ? null : heightOf(fieldOf(data, d.field));
           if (h === null) return null;
         }
-        if (h !== null) {
-          mined = true;
-          watchFinal = final !== null && h <= final ? null : h;
-        }
+        if (h !== null) watchFinal = isFinalHeight(h, final) ? null : h;
         break;
       }
       case 'day':
@@ -87,8 +85,7 @@ export function entryDeps(
         return null;
     }
   }
-  // A mined transaction no longer depends on the pool.
-  if (pending && !mined) {
+  if (pending) {
     if (!pendingPolled) return null;
     tags.push(pendingTx !== undefined ? tagOfTx(pendingTx) : PENDING);
   }

@@ -107,7 +107,7 @@ export const objectSchema = (properties: Record<string, SchemaObject>, descripti
   ...(description === undefined ? {} : { description }),
 });
 
-/** How entries are invalidated; only `mode` under the head rule. */
+/** How entries are invalidated; only `mode` and `unchangedRefetches` under the head rule. */
 const INVALIDATION_SCHEMA: SchemaObject = {
   type: 'object',
   required: ['mode'],
@@ -149,7 +149,7 @@ const INVALIDATION_SCHEMA: SchemaObject = {
       additionalProperties: { type: 'object', additionalProperties: count },
       description:
         'Unchanged refetches by endpoint and the rule that ended the entry they replaced ' +
-        '(chainproxy_invalidation_unchanged_refetches_total).',
+        '(chainproxy_invalidation_unchanged_refetches_total; under the head rule, here only).',
     },
   },
 };

@@ -8,7 +8,7 @@
  * if it is still older, or a head part (`reportsHead`) shows a lower height, the part
  * is marked `behind_head` in meta.
  */
-import { isFinal, termsOfEntry, type PageLimit } from '../cache/lifetime.js';
+import { isFinalContent, termsOfEntry, type PageLimit } from '../cache/lifetime.js';
 import type { CacheEntry, Composed, PartSummary } from '../cache/types.js';
 import type { Stamp } from '../transform/stamps.js';
 import type { ChainView } from '../chain/types.js';
@@ -39,7 +39,7 @@ export type Composition =
 function isFinalPart(o: PartOutcome): boolean {
   const e = o.res?.entry;
   const ep = o.part.endpoint;
-  return e !== undefined && isFinal(termsOfEntry(e), ep.policy, ep.module?.finalCapable === true);
+  return e !== undefined && isFinalContent(termsOfEntry(e), ep.policy, ep.module?.finalCapable === true);
 }
 
 /** The part is the chain head itself (its module `reportsHead`). */

@@ -6,6 +6,7 @@
 import { MemoryAdmission } from '../cache/admission.js';
 import { canonicalize } from '../catalogue/canonicalize.js';
 import { EarnedBounds } from '../invalidation/earned.js';
+import { UnchangedCount } from '../invalidation/unchanged-count.js';
 import { registerAdmissionMetrics } from '../metrics/admission.js';
 import { registerRefetchMetrics, type RefetchMetrics } from '../metrics/refetch.js';
 import { buildPassCache, type PassCache } from '../passthrough/build.js';
@@ -26,7 +27,8 @@ export interface PipelineStages {
   purge: Purge;
   resolver: Resolver;
   refetches: RefetchMetrics;
-  /** null without PASSTHROUGH. */
+  /** Head mode's unchanged refetches by what ended the entry (precise mode counts its own). */
+  headRefetches: UnchangedCount;
   /** Built without PASSTHROUGH too: a reload may add prefixes. */
   passthrough: PassCache;
 }
@@ -40,17 +42,16 @@ export function buildPipeline(
 ): PipelineStages {
   const { config, logger, clock, prom } = b;
   const headGuard = new HeadGuard(tracker, clock);
-  const earned =
-    invalidation === null
-      ? null
-      : new EarnedBounds({
-          growth: config.invalidation.maxAgeGrowth,
-          named: (e) => invalidation.clock.named(e, tracker),
-          clock,
-          onUnnamed: invalidation.metrics.unnamed,
-          headMoved: (e) => e.headDependent && e.head !== null && (tracker.bestHead() ?? -1) > e.head,
-          onUnchanged: invalidation.metrics.unchanged,
-        });
+  // Head mode names nothing and earns no bound, but counts its unchanged refetches by what ended them too.
+  const headRefetches = new UnchangedCount();
+  const earned = new EarnedBounds({
+    growth: config.invalidation.maxAgeGrowth,
+    named: invalidation === null ? () => false : (e) => invalidation.clock.named(e, tracker),
+    clock,
+    onUnnamed: invalidation?.metrics.unnamed ?? (() => {}),
+    headMoved: (e) => e.headDependent && e.head !== null && (tracker.bestHead() ?? -1) > e.head,
+    onUnchanged: invalidation?.metrics.unchanged ?? headRefetches.unchanged,
+  });
   const fetcher = new FetchStage({
     pool,
     chain: tracker,
@@ -61,7 +62,7 @@ export function buildPipeline(
     precise: invalidation?.rule ?? null,
     tagHeaders: config.cacheTagHeaders,
     guarded: invalidation?.metrics.guarded ?? null,
-    settle: earned?.settle ?? null,
+    settle: earned.settle,
   });
   // Purges judge every lookup in front of precise invalidation, and filter what the shared tier returns.
   const purge = buildPurge({
@@ -121,5 +122,5 @@ export function buildPipeline(
     heads.confirm.on(head.renew);
     heads.install.on(head.install);
   }
-  return { fetcher, purge, resolver, refetches, passthrough };
+  return { fetcher, purge, resolver, refetches, headRefetches, passthrough };
 }

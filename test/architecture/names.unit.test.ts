@@ -16,14 +16,6 @@ const ROOT = join(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
 const ASIDE = 'src/sim/';
 
-/**
- * Temporary: names still declared twice while their rename lands elsewhere
- * (`isFinal`: the lifetime rule's height test and content test, renamed with
- * the rule per endpoint). A listed name leaves once it is declared in one file
- * (the last test fails while a listed name is no longer duplicated).
- */
-const NOT_RENAMED_YET: readonly string[] = ['isFinal'];
-
 const exported = (node: ts.Node): boolean =>
   ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
 
@@ -131,12 +123,7 @@ describe('exported names in src/ (the simulator aside)', () => {
   });
 
   it('are each declared in one file', () => {
-    const found = [...twice].filter(([name]) => !NOT_RENAMED_YET.includes(name));
+    const found = [...twice];
     expect(found.map(([name, files]) => `${name}: ${files.join(', ')}`)).toEqual([]);
-  });
-
-  it('leave the temporary list once renamed', () => {
-    const renamed = NOT_RENAMED_YET.filter((name) => !twice.has(name));
-    expect(renamed, 'names declared in one file now: take them off NOT_RENAMED_YET').toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import {
   earned,
   expiredAt,
   FAILED_PART_TTL_MS,
-  isFinal,
+  isFinalContent,
   keptBy,
   PAGE_KEPT_MS,
   pageWindows,
@@ -131,31 +131,31 @@ describe('a soft purge', () => {
 describe('the one "is final" test', () => {
   it('holds for a final classification and for an entry kept the final TTL, promoted or not', () => {
     const c = fakeClock();
-    expect(isFinal(cls({ ttlMs: DAY }), POLICY, true)).toBe(true);
-    expect(isFinal(termsOfEntry(entry(c.now(), { ttlMs: DAY })), POLICY, true)).toBe(true);
+    expect(isFinalContent(cls({ ttlMs: DAY }), POLICY, true)).toBe(true);
+    expect(isFinalContent(termsOfEntry(entry(c.now(), { ttlMs: DAY })), POLICY, true)).toBe(true);
     // A promoted entry: fresh for the final TTL from the promotion, longer than that from its creation.
     const promoted = { ...entry(c.now()), freshUntil: c.now() + 5000 + DAY };
-    expect(isFinal(termsOfEntry(promoted), POLICY, true)).toBe(true);
+    expect(isFinalContent(termsOfEntry(promoted), POLICY, true)).toBe(true);
   });
 
   it('fails for content still moving, an error, a shorter TTL, or an endpoint that cannot be final', () => {
     const t = fakeClock().now();
-    expect(isFinal(cls(), POLICY, true)).toBe(false);
-    expect(isFinal(cls({ ttlMs: DAY, negative: true }), POLICY, true)).toBe(false);
-    expect(isFinal(cls({ ttlMs: DAY, headDependent: true }), POLICY, true)).toBe(false);
-    expect(isFinal(cls({ ttlMs: DAY, finalAt: 95 }), POLICY, true)).toBe(false);
-    expect(isFinal(cls({ ttlMs: DAY }), POLICY, false)).toBe(false);
-    expect(isFinal(termsOfEntry(entry(t, { ttlMs: DAY, headDependent: true })), POLICY, true)).toBe(false);
+    expect(isFinalContent(cls(), POLICY, true)).toBe(false);
+    expect(isFinalContent(cls({ ttlMs: DAY, negative: true }), POLICY, true)).toBe(false);
+    expect(isFinalContent(cls({ ttlMs: DAY, headDependent: true }), POLICY, true)).toBe(false);
+    expect(isFinalContent(cls({ ttlMs: DAY, finalAt: 95 }), POLICY, true)).toBe(false);
+    expect(isFinalContent(cls({ ttlMs: DAY }), POLICY, false)).toBe(false);
+    expect(isFinalContent(termsOfEntry(entry(t, { ttlMs: DAY, headDependent: true })), POLICY, true)).toBe(false);
     // Tag-kept while its block awaits finality, however long its bound.
     const watched = entry(t, { ttlMs: 2 * DAY, deps: { tags: [], watchFinal: 95 } });
-    expect(isFinal(termsOfEntry(watched), POLICY, true)).toBe(false);
-    expect(isFinal(termsOfEntry({ ...watched, deps: { tags: [], watchFinal: null } }), POLICY, true)).toBe(true);
+    expect(isFinalContent(termsOfEntry(watched), POLICY, true)).toBe(false);
+    expect(isFinalContent(termsOfEntry({ ...watched, deps: { tags: [], watchFinal: null } }), POLICY, true)).toBe(true);
   });
 
   it('fails when the final TTL is not longer than the ordinary one (every ordinary answer would look final)', () => {
     const flat = { ...POLICY, finalTtlMs: 5000 };
-    expect(isFinal(cls(), flat, true)).toBe(false);
-    expect(isFinal(termsOfEntry(entry(0, { ttlMs: 5000 })), flat, true)).toBe(false);
+    expect(isFinalContent(cls(), flat, true)).toBe(false);
+    expect(isFinalContent(termsOfEntry(entry(0, { ttlMs: 5000 })), flat, true)).toBe(false);
   });
 });
 

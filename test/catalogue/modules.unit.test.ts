@@ -112,7 +112,7 @@ describe('endpoint registry', () => {
       dependsOn: [{ on: 'address', param: 'address' }],
     });
     expect(ok.check).toBeNull();
-    expect(ok.classify).toBeNull();
+    expect(ok.decide).toBeNull();
     endpoint({
       path: 'x/bad',
       params: [P.address],

@@ -76,6 +76,21 @@ describe('TagClock', () => {
     expect(c.stale(entry(20, { tags: [], watchFinal: 18 }, 300), chain(20, 10))).toBe(false);
   });
 
+  it('a height below the first block read is watched by the hash the window shows, none above what it covers', () => {
+    const c = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });
+    c.start(20);
+    c.block(set(20, []));
+    c.watch(18, 'w18');
+    c.watch(20, 'other');
+    c.watch(21, 'w21');
+    expect([c.hashOf(18), c.hashOf(20), c.hashOf(21), c.covered]).toEqual(['w18', 'h20', undefined, 20]);
+    // Known by it from now on: a set of another hash for it is a reorg.
+    const block = entry(20, { tags: [], watchFinal: 18 }, -1);
+    expect(c.stale(block, chain(20, 10))).toBe(false);
+    c.block(set(18, [], true, 'replaced'));
+    expect(c.stale(block, chain(20, 10))).toBe(true);
+  });
+
   it('a rebase stales what was fetched at or above the new head, and owes the blocks above it again', () => {
     let now = 10;
     const c = new TagClock({ maxBytes: 1 << 20, clock: () => now });

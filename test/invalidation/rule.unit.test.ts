@@ -14,10 +14,19 @@ const ok = (data: unknown) => ({ code: 0, msg: 'success', data });
 const POOLED = 'ef'.repeat(32);
 /** The hash the reader knows height 995 by. */
 const KNOWN = 'ab'.repeat(32);
+/** A final answer's TTL (block/detail, tx/detail): what keeps an answer about one block or a pending transaction. */
+const DAY = 86_400_000;
 
-function decide(name: EndpointName, query: string, data: unknown, chain: ChainView, final: number | null) {
+function decide(
+  name: EndpointName,
+  query: string,
+  data: unknown,
+  chain: ChainView,
+  final: number | null,
+  maxAgeByEndpoint: Partial<Record<EndpointName, number>> = {},
+) {
   const guarded: GuardReason[] = [];
-  const cfg = { ...defaultConfig().invalidation, pendingPollMs: 1000 };
+  const cfg = { ...defaultConfig().invalidation, pendingPollMs: 1000, maxAgeByEndpoint };
   const rule = new PreciseRule(
     cfg,
     chain,
@@ -41,16 +50,21 @@ describe('PreciseRule.decide', () => {
     expect(kept.deps?.clientMaxMs).toBe(cls.ttlMs);
   });
 
-  it('a block awaiting finality: the lists’ bound while the final height is known, its own timing else', () => {
+  it('a block awaiting finality: a final answer’s lifetime while the final height is known, else its own', () => {
     const data = { height: 995, is_finality: false };
     expect(decide('block/detail', 'h=995', data, chain, 990).keeping).toEqual({
       kind: 'tags',
       deps: { tags: [], watchFinal: 995 },
-      boundMs: 600_000,
+      boundMs: DAY,
     });
     expect(decide('block/detail', 'h=995', data, chain, null).keeping).toEqual({
       kind: 'watch',
       deps: { tags: [], watchFinal: 995 },
+    });
+    // An operator's bound for the endpoint still applies.
+    expect(decide('block/detail', 'h=995', data, chain, 990, { 'block/detail': 30_000 }).keeping).toMatchObject({
+      kind: 'tags',
+      boundMs: 30_000,
     });
   });
 
@@ -59,7 +73,7 @@ describe('PreciseRule.decide', () => {
     expect(decide('block/detail', `h=${KNOWN}`, data, chain, 990).keeping).toEqual({
       kind: 'tags',
       deps: { tags: [], watchFinal: 995 },
-      boundMs: 600_000,
+      boundMs: DAY,
     });
     const other = { ...data, block_hash: 'cd'.repeat(32) };
     expect(decide('block/detail', `h=${'cd'.repeat(32)}`, other, chain, 990).keeping).toEqual({ kind: 'own' });
@@ -67,17 +81,28 @@ describe('PreciseRule.decide', () => {
     expect(decide('block/detail', `h=${KNOWN}`, unread, chain, 990).keeping).toEqual({ kind: 'own' });
   });
 
-  it('a pending transaction: kept by its own tag (its leaving the pool), at the lists’ bound', () => {
+  it('a pending transaction: kept by its own tag (its leaving the pool), as long as a final answer', () => {
     const hash = 'ef'.repeat(32);
     expect(decide('tx/detail', `hash=${hash}`, { hash, status: 2, block_height: null }, chain, 990).keeping).toEqual({
       kind: 'tags',
       deps: { tags: [`tx:${hash}`], watchFinal: null },
-      boundMs: 600_000,
+      boundMs: DAY,
     });
     // One the reader has not seen in the pool (it would not see it leave): its own rule.
     const other = '12'.repeat(32);
     const data = { hash: other, status: 2, block_height: null };
     expect(decide('tx/detail', `hash=${other}`, data, chain, 990).keeping).toEqual({ kind: 'own' });
+  });
+
+  it('one pending test for both modes: status 2 with a block height is pending (short, head rule; its own tag)', () => {
+    const data = { hash: POOLED, status: 2, block_height: 995 };
+    const { keeping, cls } = decide('tx/detail', `hash=${POOLED}`, data, chain, 990);
+    expect(cls).toMatchObject({ ttlMs: 1000, headDependent: true, finalAt: null });
+    expect(keeping).toEqual({ kind: 'tags', deps: { tags: [`tx:${POOLED}`], watchFinal: null }, boundMs: DAY });
+    // Mined (any other status, with its block): its block's finality in both modes.
+    const mined = decide('tx/detail', `hash=${POOLED}`, { ...data, status: 1 }, chain, 990);
+    expect(mined.cls).toMatchObject({ ttlMs: 5000, finalAt: 995 });
+    expect(mined.keeping).toEqual({ kind: 'tags', deps: { tags: [], watchFinal: 995 }, boundMs: DAY });
   });
 
   it('a global list moves with every block: the head rule', () => {
