@@ -30,7 +30,7 @@ import { chargeBatchWith } from './http/batch-charge.js';
 import { registerBatchRoute } from './http/batch-route.js';
 import { registerPurgeRoute } from './purge/route.js';
 import { purgeOpenapi } from './purge/openapi.js';
-import { registerFallbacks } from './http/fallbacks.js';
+import { registerErrorHandler, registerFallbacks } from './http/fallbacks.js';
 import { registerFramingGuard } from './http/framing-guard.js';
 import { registerClientLog } from './http/client-log.js';
 import { limitConnections, registerConnectionMetrics } from './http/connection-limits.js';
@@ -51,6 +51,7 @@ export async function registerSurface(app: FastifyInstance, config: Config, s: S
     pages.names(),
   );
 
+  registerErrorHandler(app);
   limitConnections(app.server, config.http, config.trustProxy, registerConnectionMetrics(prom.registry));
   const passthrough = s.passthrough;
   registerClientLog(app, (url) => passthrough.table.match(url) !== null);

@@ -43,7 +43,14 @@ export function registerFallbacks(app: FastifyInstance, registry: PathRegistry, 
       extra: ['allow', allowOf(rule)],
     });
   });
+}
 
+/**
+ * The one error handler (a 4xx from parsing becomes the 400 envelope, anything else the 500 one). Set before any
+ * route: a route takes the handler its scope has when Fastify creates it, and an awaited plugin registration
+ * (passthrough) creates the routes queued before it.
+ */
+export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status < 500) {
