@@ -12,7 +12,7 @@
 import { FIELDS } from '../../src/config/fields.js';
 import { median, type Ctx, type Scenario } from '../lib/context.js';
 import { runRestarts, type PlanWindow } from '../lib/fleet/restart.js';
-import { byAge, byAgeLine, type ByAge } from '../lib/fleet/young.js';
+import { byAge, byAgeLine, pooled } from '../lib/fleet/young.js';
 import { NGINX_BIN } from '../lib/nginx.js';
 import { REDIS_BIN } from '../lib/redis.js';
 import { staleByEndpoint, summarize } from '../lib/oracle/summary.js';
@@ -101,16 +101,10 @@ function report(ctx: Ctx, balancer: string, runs: readonly PlanWindow[]): void {
       const b = bases.find((x) => x.round === r.round);
       return b === undefined ? [] : [[b, r] as [PlanWindow, PlanWindow]];
     });
-    const ages = windows.map((w) => byAge(w.judged, w.readied, YOUNG_MS));
-    const sum = (k: keyof ByAge, f: 'answers' | 'stale'): number => ages.reduce((a, b) => a + b[k][f], 0);
-    const pooled: ByAge = {
-      unready: { answers: sum('unready', 'answers'), stale: sum('unready', 'stale') },
-      young: { answers: sum('young', 'answers'), stale: sum('young', 'stale') },
-      rest: { answers: sum('rest', 'answers'), stale: sum('rest', 'stale') },
-    };
+    const ages = pooled(windows.map((w) => byAge(w.judged, w.readied, YOUNG_MS)));
     ctx.notes.push(
       `(l) ${balancer}, restarts ${plan}: stale answers by who answered, over ${windows.length} rounds: ` +
-        `${byAgeLine(pooled, YOUNG_MS)}; stale by endpoint, round 1: ${staleByEndpoint(windows[0]!.window)}.`,
+        `${byAgeLine(ages, YOUNG_MS)}; stale by endpoint, round 1: ${staleByEndpoint(windows[0]!.window)}.`,
     );
     if (balancer !== 'recipe') continue;
     const tag = `l: rolling restart ${plan}`;

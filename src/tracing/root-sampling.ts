@@ -9,7 +9,11 @@
  * chosen so that the XOR is the word drawn. A sampled root's id is handed to
  * the SDK (`idGenerator`), whose sampler then agrees.
  */
-import { RandomIdGenerator, type IdGenerator } from '@opentelemetry/sdk-trace-base';
+/** The SDK's id generator (its IdGenerator), by shape: this file imports no OpenTelemetry package. */
+export interface Ids {
+  generateTraceId(): string;
+  generateSpanId(): string;
+}
 
 const RATIO_SAMPLERS = new Set(['traceidratio', 'parentbased_traceidratio']);
 
@@ -52,14 +56,16 @@ const hex8 = (w: number): string => w.toString(16).padStart(8, '0');
 
 export class RootSampler {
   readonly #bound: number;
-  readonly #ids: IdGenerator = new RandomIdGenerator();
+  /** The SDK's random ids, for every id not drawn here. */
+  readonly #ids: Ids;
   /** The XOR of the last drawn id's words (never 0: an all-zero id is invalid). */
   #xor = 1;
   /** A sampled root's id, for the SDK's next root span. */
   #handed: string | null = null;
 
-  constructor(ratio: number) {
+  constructor(ratio: number, ids: Ids) {
     this.#bound = upperBound(ratio);
+    this.#ids = ids;
   }
 
   /** Draws a root's trace id (its words' XOR only): whether the SDK's sampler samples it. */
@@ -87,7 +93,7 @@ export class RootSampler {
   }
 
   /** The SDK's id generator: the handed id once, else random ids. */
-  readonly idGenerator: IdGenerator = {
+  readonly idGenerator: Ids = {
     generateTraceId: () => {
       const id = this.#handed;
       this.#handed = null;

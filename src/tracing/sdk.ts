@@ -31,6 +31,7 @@ import {
   BasicTracerProvider,
   BatchSpanProcessor,
   ParentBasedSampler,
+  RandomIdGenerator,
   TraceIdRatioBasedSampler,
   type Sampler,
 } from '@opentelemetry/sdk-trace-base';
@@ -81,7 +82,7 @@ export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
     .merge(detectResources({ detectors: [envDetector] }));
   // A sampler deciding roots by trace id: a root request is decided before any span is built (root-sampling.ts).
   const sampling = ratioSampling(env);
-  const roots = sampling === null ? null : new RootSampler(sampling.ratio);
+  const roots = sampling === null ? null : new RootSampler(sampling.ratio, new RandomIdGenerator());
   const provider = new BasicTracerProvider({
     resource,
     spanProcessors: [new BatchSpanProcessor(exporterFor(env))],

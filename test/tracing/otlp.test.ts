@@ -111,7 +111,7 @@ describe('OpenTelemetry tracing', { timeout: 120_000 }, () => {
     expect(askedAtUpstream(upstream)[0]?.headers['traceparent']).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
   });
 
-  it('parentbased_traceidratio: a root is decided before its span; sampled out, its context still goes upstream', async () => {
+  it('parentbased_traceidratio: a root decided before its span; sampled out, its context goes upstream', async () => {
     const rx = await startOtlpReceiver();
     receiver = rx;
     const ratio = (arg: string) =>

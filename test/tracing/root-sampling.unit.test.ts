@@ -3,6 +3,7 @@ import { ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 import {
   BasicTracerProvider,
   ParentBasedSampler,
+  RandomIdGenerator,
   SamplingDecision,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
@@ -14,7 +15,7 @@ const sdkSamples = (sdk: TraceIdRatioBasedSampler, traceId: string): boolean =>
 
 describe('RootSampler', () => {
   it.each([0, 1e-9, 0.01, 0.5, 0.999, 1])('decides as the SDK does of the id it makes (ratio %s)', (ratio) => {
-    const roots = new RootSampler(ratio);
+    const roots = new RootSampler(ratio, new RandomIdGenerator());
     const sdk = new TraceIdRatioBasedSampler(ratio);
     let sampled = 0;
     const disagreed: string[] = [];
@@ -31,7 +32,7 @@ describe('RootSampler', () => {
   });
 
   it('samples about `ratio` of the roots', () => {
-    const roots = new RootSampler(0.01);
+    const roots = new RootSampler(0.01, new RandomIdGenerator());
     let sampled = 0;
     for (let i = 0; i < 200_000; i++) if (roots.draw()) sampled++;
     // 2000 expected, sd ~ 44.5
@@ -39,7 +40,7 @@ describe('RootSampler', () => {
   });
 
   it("hands a sampled root's id to the SDK, whose sampler then records the span with it", () => {
-    const roots = new RootSampler(0.5);
+    const roots = new RootSampler(0.5, new RandomIdGenerator());
     const provider = new BasicTracerProvider({
       sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.5) }),
       idGenerator: roots.idGenerator,

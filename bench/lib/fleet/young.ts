@@ -9,6 +9,10 @@ import type { Restarted } from './restart.js';
 export interface Count {
   answers: number;
   stale: number;
+  /** Stale answers per endpoint. */
+  byEndpoint: Map<string, number>;
+  /** Client latencies, ms. */
+  ms: number[];
 }
 
 export interface ByAge {
@@ -19,7 +23,21 @@ export interface ByAge {
   rest: Count;
 }
 
-const zero = (): Count => ({ answers: 0, stale: 0 });
+const zero = (): Count => ({ answers: 0, stale: 0, byEndpoint: new Map(), ms: [] });
+
+/** Several windows' counts as one. */
+export function pooled(all: readonly ByAge[]): ByAge {
+  const out: ByAge = { unready: zero(), young: zero(), rest: zero() };
+  for (const b of all)
+    for (const k of ['unready', 'young', 'rest'] as const) {
+      const o = out[k];
+      o.answers += b[k].answers;
+      o.stale += b[k].stale;
+      o.ms.push(...b[k].ms);
+      for (const [e, n] of b[k].byEndpoint) o.byEndpoint.set(e, (o.byEndpoint.get(e) ?? 0) + n);
+    }
+  return out;
+}
 
 export function byAge(judged: readonly Judged[], restarts: readonly Restarted[], youngMs: number): ByAge {
   const out: ByAge = { unready: zero(), young: zero(), rest: zero() };
@@ -27,16 +45,30 @@ export function byAge(judged: readonly Judged[], restarts: readonly Restarted[],
     const r = restarts.find((x) => x.upstream === a.upstream && a.at >= x.exited && a.at < x.ready + youngMs);
     const c = r === undefined ? out.rest : a.at < r.ready ? out.unready : out.young;
     c.answers++;
-    if (a.stale) c.stale++;
+    c.ms.push(a.ms);
+    if (!a.stale) continue;
+    c.stale++;
+    c.byEndpoint.set(a.endpoint, (c.byEndpoint.get(a.endpoint) ?? 0) + 1);
   }
   return out;
 }
 
 const pct = (c: Count): string => (c.answers === 0 ? '–' : `${((c.stale / c.answers) * 100).toFixed(2)} %`);
 
-/** "new before ready 2/40 (5.00 %), new first 10 s 9/600 (1.50 %), others 30/4000 (0.75 %)". */
+const p50 = (xs: readonly number[]): string =>
+  xs.length === 0 ? '–' : `${[...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(1)} ms`;
+
+const endpoints = (c: Count): string =>
+  [...c.byEndpoint]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([e, n]) => `${e} ${n}`)
+    .join(', ');
+
+/** "new process first 10 s 9/600 (1.50 %; p50 2.1 ms; tx/list 4, block/max 3), others ...". */
 export function byAgeLine(b: ByAge, youngMs: number): string {
-  const one = (name: string, c: Count): string => `${name} ${c.stale}/${c.answers} (${pct(c)})`;
+  const one = (name: string, c: Count): string =>
+    `${name} ${c.stale}/${c.answers} (${pct(c)}; p50 ${p50(c.ms)}${c.stale > 0 ? `; ${endpoints(c)}` : ''})`;
   return [
     one('new process before /readyz 200', b.unready),
     one(`new process first ${youngMs / 1000} s`, b.young),

@@ -52,6 +52,8 @@ export interface Judged {
   endpoint: string;
   at: number;
   stale: boolean;
+  /** Client latency, ms. */
+  ms: number;
   /** The replica that answered (the last address of nginx's `$upstream_addr`), when the balancer says. */
   upstream: string | undefined;
 }
@@ -118,7 +120,7 @@ export async function drive(o: DriveOptions): Promise<Tally> {
       if (m !== null) headSeen(Number(m[1]), seenAt);
     }
     const v = truth.judge(endpoint, search, status, body, from, to);
-    o.onJudged?.({ endpoint, at: seenAt, stale: v.stale, upstream });
+    o.onJudged?.({ endpoint, at: seenAt, stale: v.stale, ms: performance.now() - sentAt, upstream });
     const e = t.byEndpoint.get(endpoint) ?? { requests: 0, stale: 0, maxBehind: 0 };
     e.requests++;
     if (v.stale) {
