@@ -86,7 +86,7 @@ export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
   const provider = new BasicTracerProvider({
     resource,
     spanProcessors: [new BatchSpanProcessor(exporterFor(env))],
-    ...(sampling === null || roots === null ? {} : { sampler: samplerOf(sampling), idGenerator: roots.idGenerator }),
+    ...(roots === null || sampling === null ? {} : { sampler: samplerOf(sampling), idGenerator: roots.idGenerator }),
   });
   const tracer = provider.getTracer('chainproxy', VERSION);
   const w3c = new W3CTraceContextPropagator();
@@ -108,10 +108,11 @@ export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
   };
 
   /**
-   * A root request's span (`parent`: ROOT_CONTEXT) when roots are decided by
-   * ratio: drawn first; sampled, the SDK makes it with the drawn id; sampled
-   * out, none (null) until `carried` makes a non-recording one for the context
-   * (the `traceparent` sent upstream), as the SDK would.
+   * The span of a request with no incoming trace context when roots are
+   * decided by ratio: drawn first; sampled, the SDK makes it with the drawn
+   * id; sampled out, none (null), or from `carried` a non-recording one for a
+   * request whose context is read (the `traceparent` sent upstream), as the SDK
+   * would make it.
    */
   const rootSpan = (req: IncomingMessage, startTime: number | undefined, roots: RootSampler): Span | null => {
     if (!roots.draw()) return null;
