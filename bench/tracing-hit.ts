@@ -81,7 +81,9 @@ async function main(): Promise<void> {
       `memory hit, tracing off, CPU µs/req: ${fmt(us.off)}`,
       `memory hit, tracing on (parentbased_traceidratio 0.01), CPU µs/req: ${fmt(us.on)}`,
       `OTLP exports received: ${exports}`,
-      `median ratio on / off: ${median(ratios).toFixed(2)} (target <= 1.1)`,
+      `ratio on / off per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}`,
+      `median ratio on / off: ${median(ratios).toFixed(2)} (target <= 1.1), ` +
+        `range ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`,
       '',
     ].join('\n'),
   );

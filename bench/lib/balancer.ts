@@ -58,6 +58,7 @@ ${servers}
       proxy_set_header Connection "";
 ${retries}
       proxy_read_timeout 30s;
+      add_header X-Upstream $upstream_addr always;
     }
   }
 }

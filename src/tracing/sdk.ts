@@ -17,6 +17,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Attributes,
   type Context,
   type Span,
@@ -26,8 +27,16 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  RandomIdGenerator,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+} from '@opentelemetry/sdk-trace-base';
 import { VERSION } from '../config/version.js';
+import { ratioSampling, RootSampler, type RatioSampling } from './root-sampling.js';
 import type { Tracing } from './types.js';
 
 /** The exporter the protocol variables name (http/protobuf unless http/json is asked). */
@@ -59,13 +68,26 @@ function ended(span: Span, status: number): void {
   span.end();
 }
 
+/** The SDK's sampler for a ratio sampling (the same the SDK would build from the variables). */
+function samplerOf(s: RatioSampling): Sampler {
+  const byId = new TraceIdRatioBasedSampler(s.ratio);
+  return s.parentBased ? new ParentBasedSampler({ root: byId }) : byId;
+}
+
 export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const serviceName = env['OTEL_SERVICE_NAME'] ? {} : { 'service.name': 'chainproxy' };
   const resource = defaultResource()
     .merge(resourceFromAttributes({ ...serviceName, 'service.version': VERSION }))
     .merge(detectResources({ detectors: [envDetector] }));
-  const provider = new BasicTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporterFor(env))] });
+  // A sampler deciding roots by trace id: a root request is decided before any span is built (root-sampling.ts).
+  const sampling = ratioSampling(env);
+  const roots = sampling === null ? null : new RootSampler(sampling.ratio, new RandomIdGenerator());
+  const provider = new BasicTracerProvider({
+    resource,
+    spanProcessors: [new BatchSpanProcessor(exporterFor(env))],
+    ...(roots === null || sampling === null ? {} : { sampler: samplerOf(sampling), idGenerator: roots.idGenerator }),
+  });
   const tracer = provider.getTracer('chainproxy', VERSION);
   const w3c = new W3CTraceContextPropagator();
   const spans = new WeakMap<IncomingMessage, Span>();
@@ -84,6 +106,21 @@ export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
     }
     return span;
   };
+
+  /**
+   * The span of a request with no incoming trace context when roots are
+   * decided by ratio: drawn first; sampled, the SDK makes it with the drawn
+   * id; sampled out, none (null), or from `carried` a non-recording one for a
+   * request whose context is read (the `traceparent` sent upstream), as the SDK
+   * would make it.
+   */
+  const rootSpan = (req: IncomingMessage, startTime: number | undefined, roots: RootSampler): Span | null => {
+    if (!roots.draw()) return null;
+    roots.hand();
+    return serverSpan(req, ROOT_CONTEXT, startTime);
+  };
+  const carried = (roots: RootSampler): Span =>
+    trace.wrapSpanContext({ traceId: roots.traceId(), spanId: roots.spanId(), traceFlags: TraceFlags.NONE });
 
   /** `run` in a CLIENT span under the current request's span (or plainly, outside any request). */
   async function inSpan<T>(
@@ -112,7 +149,10 @@ export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
   return {
     entrance: (handler) => (req, res) => {
       const parent = parentOf(req);
-      const span = serverSpan(req, parent, undefined);
+      const span =
+        roots === null || parent !== ROOT_CONTEXT
+          ? serverSpan(req, parent, undefined)
+          : (rootSpan(req, undefined, roots) ?? carried(roots));
       if (span.isRecording()) {
         spans.set(req, span);
         res.once('close', () => ended(span, res.statusCode));
@@ -122,9 +162,12 @@ export function otelTracing(env: NodeJS.ProcessEnv): Tracing {
     answered: (req, route, cache, status, started) => {
       let span = spans.get(req);
       if (span === undefined) {
-        // Answered before the router: no span was made at the entrance.
-        span = serverSpan(req, parentOf(req), started);
-        if (!span.isRecording()) return;
+        // Answered before the router: no span was made at the entrance (and nothing reads its context).
+        const parent = parentOf(req);
+        const made =
+          roots === null || parent !== ROOT_CONTEXT ? serverSpan(req, parent, started) : rootSpan(req, started, roots);
+        if (made === null || !made.isRecording()) return;
+        span = made;
         named(span, req, route, cache);
         ended(span, status);
         return;

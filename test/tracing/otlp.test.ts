@@ -111,6 +111,46 @@ describe('OpenTelemetry tracing', { timeout: 120_000 }, () => {
     expect(askedAtUpstream(upstream)[0]?.headers['traceparent']).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
   });
 
+  it('parentbased_traceidratio: a root decided before its span; sampled out, its context goes upstream', async () => {
+    const rx = await startOtlpReceiver();
+    receiver = rx;
+    const ratio = (arg: string) =>
+      started({
+        OTEL_EXPORTER_OTLP_ENDPOINT: rx.url,
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: arg,
+      });
+    // Every root sampled: a MISS, a HIT and a HIT answered before the router, each its own trace.
+    const all = await ratio('1');
+    expect([await ask(all.url), await ask(all.url), await ask(all.url)]).toEqual(['MISS', 'HIT', 'HIT']);
+    await waitFor(() => rx.spans().filter((s) => s.kind === SERVER).length === 3, 30_000, 'three SERVER spans');
+    const servers = rx.spans().filter((s) => s.kind === SERVER);
+    expect(new Set(servers.map((s) => s.traceId)).size).toBe(3);
+    expect(servers.map((s) => s.attributes['chainproxy.cache']).sort()).toEqual(['HIT', 'HIT', 'MISS']);
+    const miss = servers.find((s) => s.attributes['chainproxy.cache'] === 'MISS');
+    expect(askedAtUpstream(all.upstream)[0]?.headers['traceparent']).toMatch(
+      new RegExp(`^00-${miss?.traceId}-[0-9a-f]{16}-01$`),
+    );
+    await fake?.close();
+
+    // No root sampled: nothing exported, the upstream still gets an unsampled traceparent; a sampled client's kept.
+    const none = await ratio('0');
+    const before = rx.spans().length;
+    expect([await ask(none.url), await ask(none.url), await ask(none.url)]).toEqual(['MISS', 'HIT', 'HIT']);
+    expect(askedAtUpstream(none.upstream)[0]?.headers['traceparent']).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    const traceId = hex(16);
+    expect(await ask(none.url, `00-${traceId}-${hex(8)}-01`)).toBe('HIT');
+    await waitFor(() => rx.spans().some((s) => s.traceId === traceId), 30_000, "the sampled client's span");
+    expect(
+      rx
+        .spans()
+        .slice(before)
+        .map((s) => s.traceId),
+    ).toEqual([traceId]);
+  });
+
   it('off without an endpoint: other OTEL variables alone trace nothing', async () => {
     const { url, upstream } = await started({ OTEL_SERVICE_NAME: 'untraced', OTEL_TRACES_SAMPLER: 'always_on' });
     expect(await ask(url, `00-${hex(16)}-${hex(8)}-01`)).toBe('MISS');
@@ -134,7 +174,12 @@ describeRedis()('OpenTelemetry tracing with Redis', { timeout: 120_000 }, () => 
     const traceId = hex(16);
     expect(await ask(url, `00-${traceId}-${hex(8)}-01`)).toBe('MISS');
     const ours = (): ReceivedSpan[] => rx.spans().filter((s) => s.traceId === traceId);
-    await waitFor(() => ours().some((s) => s.name === 'redis GET'), 30_000, 'the Redis span');
+    // The SERVER span ends after the read's (when the answer is written): it may come in a later export.
+    await waitFor(
+      () => ours().some((s) => s.name === 'redis GET') && ours().some((s) => s.kind === SERVER),
+      30_000,
+      'the Redis span and its SERVER span',
+    );
     const server = ours().find((s) => s.kind === SERVER);
     const read = ours().find((s) => s.name === 'redis GET');
     expect(read?.kind).toBe(CLIENT);

@@ -43,6 +43,19 @@ export interface DriveOptions {
   durationS: number;
   maxInFlight?: number;
   connections?: number;
+  /** Told of every judged answer: when (Date.now()), whether stale, and the balancer's `x-upstream` if any. */
+  onJudged?: (a: Judged) => void;
+}
+
+/** One judged answer, for a scenario that attributes stale answers (bench (l)). */
+export interface Judged {
+  endpoint: string;
+  at: number;
+  stale: boolean;
+  /** Client latency, ms. */
+  ms: number;
+  /** The replica that answered (the last address of nginx's `$upstream_addr`), when the balancer says. */
+  upstream: string | undefined;
 }
 
 function emptyTally(): Tally {
@@ -80,11 +93,14 @@ export async function drive(o: DriveOptions): Promise<Tally> {
     let status: number;
     let body: Buffer;
     let cache: string;
+    let upstream: string | undefined;
     try {
       const r = await pool.request({ path, method: 'GET' });
       status = r.statusCode;
       body = Buffer.from(await r.body.arrayBuffer());
       cache = String(r.headers['x-cache'] ?? '');
+      const via = r.headers['x-upstream'];
+      upstream = typeof via === 'string' ? via.split(',').at(-1)?.trim() : undefined;
     } catch {
       t.requests++;
       t.errors++;
@@ -104,6 +120,7 @@ export async function drive(o: DriveOptions): Promise<Tally> {
       if (m !== null) headSeen(Number(m[1]), seenAt);
     }
     const v = truth.judge(endpoint, search, status, body, from, to);
+    o.onJudged?.({ endpoint, at: seenAt, stale: v.stale, ms: performance.now() - sentAt, upstream });
     const e = t.byEndpoint.get(endpoint) ?? { requests: 0, stale: 0, maxBehind: 0 };
     e.requests++;
     if (v.stale) {
