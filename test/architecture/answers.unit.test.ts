@@ -4,10 +4,11 @@
  * src/http/serve.ts alone. Read from the source text with TypeScript's parser
  * (string literals and template pieces, never comments).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { tsFiles, walk } from '../helpers/source-tree.js';
 
 const SRC = join(import.meta.dirname, '../../src');
 const BUILDER = 'http/header-block.ts';
@@ -17,14 +18,6 @@ const SERVE = 'http/serve.ts';
 const CACHE_CONTROL = /max-age=|stale-while-revalidate=|stale-if-error=|, immutable/;
 const VERDICTS = new Set(['ERROR', 'BYPASS']);
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) return sources(p);
-    return e.name.endsWith('.ts') ? [p] : [];
-  });
-}
-
 interface Found {
   line: number;
   text: string;
@@ -32,11 +25,6 @@ interface Found {
 
 function parse(text: string): ts.SourceFile {
   return ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, true);
-}
-
-function walk(node: ts.Node, visit: (n: ts.Node) => void): void {
-  visit(node);
-  node.forEachChild((c) => walk(c, visit));
 }
 
 const lineOf = (sf: ts.SourceFile, n: ts.Node): number => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1;
@@ -89,7 +77,7 @@ function httpVerdicts(text: string): Found[] {
   return out;
 }
 
-const files = sources(SRC).map((f) => ({
+const files = tsFiles(SRC).map((f) => ({
   name: relative(SRC, f).split('\\').join('/'),
   text: readFileSync(f, 'utf8'),
 }));

@@ -6,28 +6,16 @@
  * parses a page request), an access-log line is a logger call whose fields
  * name a `status` or whose message is `request`, `page` or `batch`.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { tsFiles, walk } from '../helpers/source-tree.js';
 
 const SRC = join(import.meta.dirname, '../../src');
 const EPILOGUE = 'http/epilogue.ts';
 const LOG_METHODS = new Set(['info', 'warn', 'error', 'debug', 'trace', 'fatal']);
 const ACCESS_MESSAGES = new Set(['request', 'page', 'batch']);
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) return sources(p);
-    return e.name.endsWith('.ts') ? [p] : [];
-  });
-}
-
-function walk(node: ts.Node, visit: (n: ts.Node) => void): void {
-  visit(node);
-  node.forEachChild((c) => walk(c, visit));
-}
 
 const hasStatus = (n: ts.Expression | undefined): boolean =>
   n !== undefined &&
@@ -75,7 +63,7 @@ describe('the check itself', () => {
 });
 
 describe('one epilogue', () => {
-  const found = sources(SRC).flatMap((f) => {
+  const found = tsFiles(SRC).flatMap((f) => {
     const name = relative(SRC, f).split('\\').join('/');
     return answersRecorded(readFileSync(f, 'utf8')).map((l) => `${name}:${l}`);
   });

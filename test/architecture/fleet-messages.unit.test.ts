@@ -6,10 +6,11 @@
  * table is published and heard in one file besides the table. A bus is
  * reached as `bus` or `peers` (`bus.publish('kind', …)`, `bus.on('kind', …)`).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KINDS, type Kind } from '../../src/fleet/messages.js';
+import { tsFiles } from '../helpers/source-tree.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const kinds = Object.keys(KINDS) as Kind[];
@@ -25,15 +26,7 @@ const TRANSPORTS: Record<string, readonly string[]> = {
 /** The source without comments. */
 const code = (text: string): string => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
-    const p = join(dir, d.name);
-    if (d.isDirectory()) return sources(p);
-    return d.name.endsWith('.ts') ? [p] : [];
-  });
-}
-
-const files = sources(join(ROOT, 'src')).map((p) => ({ path: relative(ROOT, p), src: code(readFileSync(p, 'utf8')) }));
+const files = tsFiles(join(ROOT, 'src')).map((p) => ({ path: relative(ROOT, p), src: code(readFileSync(p, 'utf8')) }));
 
 /** Kinds named as string literals in `src`. */
 const named = (src: string): string[] => kinds.filter((k) => src.includes(`'${k}'`));

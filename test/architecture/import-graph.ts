@@ -4,20 +4,13 @@
  * `export ... from`, `import()`), as paths relative to that folder. Comments
  * and strings do not count (TypeScript's own pre-processor reads them).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
 import ts from 'typescript';
+import { tsFiles } from '../helpers/source-tree.js';
 
 /** File → the files it imports (paths relative to the source root, `/`-separated). */
 export type Graph = ReadonlyMap<string, ReadonlySet<string>>;
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) return tsFiles(p);
-    return e.name.endsWith('.ts') ? [p] : [];
-  });
-}
 
 /** Every module specifier a source text imports or re-exports. */
 export function specifiersOf(text: string): string[] {

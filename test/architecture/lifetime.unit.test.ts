@@ -6,9 +6,10 @@
  * A window set to anything else (`freshUntil: now + ttl`, `e.swrUntil = …`, a
  * local `const sieUntil = …`) fails this test.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tsFiles } from '../helpers/source-tree.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const LIFETIME = 'src/cache/lifetime.ts';
@@ -41,14 +42,6 @@ function windowArithmetic(text: string, copies: boolean): string[] {
   return found;
 }
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
-    const p = join(dir, d.name);
-    if (d.isDirectory()) return sources(p);
-    return d.name.endsWith('.ts') ? [p] : [];
-  });
-}
-
 describe('the check itself', () => {
   it('finds windows set outside the lifetime module, and not types, reads or comments', () => {
     expect(windowArithmetic('return { ...e, freshUntil: now + ttl };', false)).toEqual(['freshUntil: now + ttl']);
@@ -68,7 +61,7 @@ describe('the check itself', () => {
 describe('one lifetime module', () => {
   it('no window arithmetic in src/ outside src/cache/lifetime.ts (copies only in the encoding)', () => {
     const found: string[] = [];
-    for (const file of sources(join(ROOT, 'src'))) {
+    for (const file of tsFiles(join(ROOT, 'src'))) {
       const rel = relative(ROOT, file).split('\\').join('/');
       if (rel === LIFETIME) continue;
       for (const f of windowArithmetic(readFileSync(file, 'utf8'), COPIES.has(rel))) found.push(`${rel}: ${f}`);

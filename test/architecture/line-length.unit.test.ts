@@ -5,9 +5,10 @@
  * to be over (none today); a listed file leaves it once wrapped (the test
  * fails while a listed file has no long line left).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tsFiles } from '../helpers/source-tree.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const FOLDERS = ['src', 'test', 'bench', 'scripts'];
@@ -20,14 +21,6 @@ function longLines(text: string, max = MAX): string[] {
   return text.split('\n').flatMap((line, i) => {
     const n = [...line].length;
     return n > max ? [`line ${i + 1}: ${n} characters`] : [];
-  });
-}
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) return tsFiles(p);
-    return e.name.endsWith('.ts') ? [p] : [];
   });
 }
 

@@ -5,11 +5,12 @@
  * family class and no `new` of a family class; every row is named by the code
  * that builds it (a row nothing builds would be documented yet never exposed).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { METRICS } from '../../src/metrics/table.js';
+import { tsFiles, walk } from '../helpers/source-tree.js';
 
 const SRC = join(import.meta.dirname, '../../src');
 const DECLARE = 'metrics/declare.ts';
@@ -22,19 +23,6 @@ const FAMILIES = new Set([
   'DenseHistogram',
   'CallbackGauge',
 ]);
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) return sources(p);
-    return e.name.endsWith('.ts') ? [p] : [];
-  });
-}
-
-function walk(node: ts.Node, visit: (n: ts.Node) => void): void {
-  visit(node);
-  node.forEachChild((c) => walk(c, visit));
-}
 
 /**
  * Where a source builds a family by hand (`new Counter(…)`, or a value import
@@ -72,7 +60,7 @@ describe('the checks themselves', () => {
 });
 
 describe('metrics', () => {
-  const files = sources(SRC).map((p) => ({ rel: relative(SRC, p), ...read(readFileSync(p, 'utf8')) }));
+  const files = tsFiles(SRC).map((p) => ({ rel: relative(SRC, p), ...read(readFileSync(p, 'utf8')) }));
 
   it('are built only by src/metrics/declare.ts', () => {
     const byHand = files.filter((f) => f.rel !== DECLARE).flatMap((f) => f.handBuilt.map((h) => `${f.rel}: ${h}`));

@@ -7,10 +7,11 @@
  * (`export { a as b } from`). A re-export under the same name is the same
  * thing, not a second one. Overloads and merged declarations in one file count once.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { tsFiles } from '../helpers/source-tree.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
@@ -62,14 +63,6 @@ function duplicated(files: ReadonlyMap<string, string>): Map<string, string[]> {
     for (const name of declaredExports(text)) where.set(name, [...(where.get(name) ?? []), path]);
   }
   return new Map([...where].filter(([, paths]) => paths.length > 1));
-}
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) return tsFiles(p);
-    return e.name.endsWith('.ts') ? [p] : [];
-  });
 }
 
 describe('the check itself', () => {

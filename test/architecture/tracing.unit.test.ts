@@ -4,21 +4,14 @@
  * (tracing.ts, made only when an OTLP endpoint is configured), never by a
  * static one.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tsFiles } from '../helpers/source-tree.js';
 
 const SRC = join(import.meta.dirname, '../../src');
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) return sources(p);
-    return e.name.endsWith('.ts') ? [p] : [];
-  });
-}
-
-const texts = sources(SRC).map((f) => ({ file: relative(SRC, f), text: readFileSync(f, 'utf8') }));
+const texts = tsFiles(SRC).map((f) => ({ file: relative(SRC, f), text: readFileSync(f, 'utf8') }));
 
 describe('tracing is loaded only when configured', () => {
   it('only src/tracing/sdk.ts imports an OpenTelemetry package', () => {

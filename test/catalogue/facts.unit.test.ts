@@ -1,19 +1,12 @@
 /** The chain facts the endpoint rules read, declared once (src/endpoints/facts.ts). */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isFinalHeight, minedIn, withinHead } from '../../src/endpoints/facts.js';
 import { chainAt } from './helpers.js';
+import { tsFiles } from '../helpers/source-tree.js';
 
 const ROOT = join(import.meta.dirname, '../..');
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
-    const p = join(dir, d.name);
-    if (d.isDirectory()) return sources(p);
-    return d.name.endsWith('.ts') ? [p] : [];
-  });
-}
 
 describe('chain facts', () => {
   it('pending: status 2, no block height, or no record; else the block it is in', () => {
@@ -38,7 +31,7 @@ describe('chain facts', () => {
 
   it('the pending test is written once: no other source file (the simulator aside) compares a status to 2', () => {
     const found: string[] = [];
-    for (const file of sources(join(ROOT, 'src'))) {
+    for (const file of tsFiles(join(ROOT, 'src'))) {
       const rel = relative(ROOT, file).split('\\').join('/');
       if (rel === 'src/endpoints/facts.ts' || rel.startsWith('src/sim/')) continue;
       if (/\bstatus'?\]?\s*[!=]==?\s*2\b/.test(readFileSync(file, 'utf8'))) found.push(rel);
