@@ -67,7 +67,8 @@ describe('abandoned flights', () => {
 
     // A later client starts a new flight rather than joining the cancelled one.
     const later = get(env.base, PATH);
-    await waitFor(() => env!.count('/tx/detail') === 2, 5000, 'a new upstream request');
+    await env.up.arrived(2, '/tx/detail', 'a new upstream request');
+    expect(env.count('/tx/detail')).toBe(2);
     slow.release();
     expect((await later).status).toBe(200);
   });

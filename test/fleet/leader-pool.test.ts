@@ -57,8 +57,7 @@ describe('fleet leader: the pending-pool poll once per fleet', () => {
     return r;
   };
   const polls = async (n: number): Promise<void> => {
-    const seen = upstream.count(LIST);
-    await waitFor(() => upstream.count(LIST) >= seen + n, 10_000, `${n} polls`);
+    await upstream.arrived(upstream.count(LIST) + n, LIST, `${n} polls`);
   };
 
   it("a follower's pending list is staled by the leader's poll that saw the pool change", async () => {

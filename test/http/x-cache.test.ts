@@ -171,7 +171,7 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
     mode.fail = 'hold';
     const asked = env.count(FAIL);
     const held = get(env.base, `/${FAIL}`);
-    await waitFor(() => env.count(FAIL) > asked, 2000, 'the held request upstream');
+    await env.up.arrived(asked + 1, FAIL, 'the held request upstream');
     await expectWord('/contracts', 503, 'ERROR', 'endpoint="contracts",cache="ERROR",status_class="5xx"');
     hold.resolve();
     await held;

@@ -12,6 +12,7 @@ import { testConfig } from '../helpers/proxy.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { get, metric, settableClock } from '../helpers/proxy-kit.js';
 import { promtoolAvailable, runPromtool } from '../helpers/prometheus.js';
+import { untilHead } from '../helpers/until.js';
 
 let sim: SimulatorHandle;
 let proxy: ProxyHandle;
@@ -30,7 +31,7 @@ beforeAll(async () => {
     logger: pino({ level: 'info' }, sink),
     clock: settableClock().now,
   }); // nothing expires during the test
-  await waitFor(() => proxy.tracker.bestHead() !== null, 5000, 'first probe');
+  await untilHead(proxy.tracker, (h) => h !== null, 'first probe', 5000);
 });
 afterAll(async () => {
   await proxy.close();

@@ -6,6 +6,7 @@ import { closeRedis, createRedis, waitReady, type RedisClient } from '../../src/
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { redisTestConfig, sleep } from './fixtures.js';
 import { waitFor } from '../helpers/fake-upstream.js';
+import { untilEmitted, untilHead } from '../helpers/until.js';
 
 const describe = describeRedis();
 
@@ -76,10 +77,10 @@ describe('FleetBus', () => {
     let headEventsA = 0;
     ta.on('head', () => headEventsA++);
     ta.observeHead(500);
-    await waitFor(() => tb.bestHead() === 500);
+    await untilHead(tb, (h) => h === 500);
     tb.observeHead(501);
     tb.observeFinal(480);
-    await waitFor(() => ta.bestHead() === 501 && ta.finalHeight() === 480);
+    await untilEmitted(ta, ['head', 'final'], () => ta.bestHead() === 501 && ta.finalHeight() === 480);
     await sleep(100);
     expect(headEventsA).toBe(2); // 500 locally, 501 from b; nothing echoed back
 
@@ -94,7 +95,7 @@ describe('FleetBus', () => {
       'the bus back after the restart',
     );
     tb.observeHead(900);
-    await waitFor(() => ta.bestHead() === 900, 5000);
+    await untilHead(ta, (h) => h === 900, undefined, 5000);
     offA();
     offB();
   });

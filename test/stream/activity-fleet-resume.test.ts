@@ -13,6 +13,7 @@ import { describeRedis } from '../helpers/redis-server.js';
 import { redisFleet, type Replica } from '../helpers/replica.js';
 import { ACTIVITY, onlyAt, truthSet, type ActivityData } from './activity-kit.js';
 import { openStream, type SseClient } from './sse-client.js';
+import { untilHead } from '../helpers/until.js';
 
 const describe = describeRedis();
 const data = (d: string): ActivityData => JSON.parse(d) as ActivityData;
@@ -20,7 +21,7 @@ const data = (d: string): ActivityData => JSON.parse(d) as ActivityData;
 /** Block h published on every replica; its tx/list page read on `reader` (cached fleet-wide) and recorded once. */
 async function publish(reader: Replica, all: readonly Replica[], h: number): Promise<void> {
   const set = truthSet(h);
-  for (const r of all) await waitFor(() => (r.tracker.bestHead() ?? 0) >= h, 15_000, `head ${h}`);
+  for (const r of all) await untilHead(r.tracker, (b) => (b ?? 0) >= h, `head ${h}`, 15_000);
   const page = await fetch(`${reader.url}/tx/list?block_height=${h}&page=1&page_size=100`);
   expect(page.status).toBe(200);
   await page.arrayBuffer();

@@ -8,7 +8,7 @@
  * kept event, paced.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LEAST_WAIT_MS } from '../helpers/fake-upstream.js';
+import { LEAST_WAIT_MS } from '../helpers/until.js';
 import type { Browser } from 'playwright-core';
 import type { ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';

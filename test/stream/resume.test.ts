@@ -3,6 +3,7 @@ import { startSimulator } from '../../src/sim/index.js';
 import { startTestProxy } from '../helpers/proxy.js';
 import { openStream } from './sse-client.js';
 import { rig, streamConfig, waitFor } from './kit.js';
+import { untilHead } from '../helpers/until.js';
 
 const r = rig();
 
@@ -59,7 +60,7 @@ describe('resuming with Last-Event-ID', () => {
     const proxy = await startTestProxy([sim.url], { upstream: { probeIntervalMs: 100 } });
     try {
       // The head is known, but no stream has opened yet: the history is empty.
-      await waitFor(() => proxy.tracker.bestHead() !== null, 'the first probe');
+      await untilHead(proxy.tracker, (h) => h !== null, 'the first probe');
       const head = sim.chain.head();
       const c = await openStream(proxy.url, { lastEventId: String(head - 10) });
       try {

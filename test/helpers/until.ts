@@ -1,0 +1,61 @@
+/**
+ * Event-driven waits: a condition checked now and again on each event that
+ * can change it, never polled. A wait's deadline only turns a hang into a
+ * failure; it is not what a test measures.
+ */
+import type { ChainTracker } from '../../src/chain/tracker.js';
+
+/**
+ * The least time a wait gives its condition. On a loaded machine (several
+ * test workers on two cores) a condition that takes milliseconds alone can
+ * take seconds.
+ */
+export const LEAST_WAIT_MS = 20_000;
+
+/** What the waits listen to: a Node EventEmitter, typed or not. */
+interface Emitter {
+  on(event: string, listener: () => void): unknown;
+  off(event: string, listener: () => void): unknown;
+}
+
+/**
+ * Resolves when `predicate` holds, checked now and after each of `events`
+ * from `emitter`; fails after max(timeoutMs, 20 s) naming `what`.
+ */
+export function untilEmitted(
+  emitter: Emitter,
+  events: string | readonly string[],
+  predicate: () => boolean,
+  what = 'condition',
+  timeoutMs = LEAST_WAIT_MS,
+): Promise<void> {
+  if (predicate()) return Promise.resolve();
+  const names = typeof events === 'string' ? [events] : events;
+  const limit = Math.max(timeoutMs, LEAST_WAIT_MS);
+  return new Promise<void>((resolve, reject) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      for (const e of names) emitter.off(e, check);
+    };
+    const check = (): void => {
+      if (!predicate()) return;
+      done();
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`timed out after ${limit} ms waiting for ${what}`));
+    }, limit);
+    for (const e of names) emitter.on(e, check);
+  });
+}
+
+/** Resolves when the tracker's best head satisfies `holds` (checked on every head and rebase). */
+export function untilHead(
+  tracker: ChainTracker,
+  holds: (head: number | null) => boolean,
+  what = 'the head',
+  timeoutMs?: number,
+): Promise<void> {
+  return untilEmitted(tracker, ['head', 'rebase'], () => holds(tracker.bestHead()), what, timeoutMs);
+}
