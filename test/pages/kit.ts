@@ -74,6 +74,7 @@ export async function startPagesEnv(patch: ConfigPatch = {}, clock?: () => numbe
     memory: built.memory,
     pages: built.pages,
     stream: built.stream,
+    firstProbe: built.pool.firstProbe,
     operators: built.operators,
     close: built.close,
   };
