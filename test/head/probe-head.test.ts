@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { fakeClock } from '../helpers/clock.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { bestHead, pathOf, headRig } from './kit.js';
+import { pathOf, headRig } from './kit.js';
+import { untilHead } from '../helpers/until.js';
 
 const HEAD = '/block/max';
 
@@ -37,7 +38,7 @@ for (const mode of ['head', 'precise'] as const) {
         await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
         const from = rig.rec.log.length;
         const height = rig.sim.chain.advance(1);
-        await waitFor(async () => (await bestHead(rig.proxy.url)) === height, 5000, `head ${height}`);
+        await untilHead(rig.proxy.tracker, (h) => h === height, `head ${height}`, 5000);
         const r = await fetch(`${rig.proxy.url}${HEAD}`);
         const body = (await r.json()) as { data: { height: number } };
         expect(body.data.height).toBe(height);

@@ -25,6 +25,8 @@ export interface FakeUpstream {
   count(path?: string): number;
   /** Resolves once `count(path)` reaches `n`, on the request's arrival (no polling). */
   arrived(n: number, path?: string, what?: string): Promise<void>;
+  /** Resolves once `holds` does, checked as each request arrives (after its handler started). */
+  until(holds: () => boolean, what: string): Promise<void>;
   setHandler(handler: Handler): void;
   close(): Promise<void>;
 }
@@ -36,11 +38,12 @@ export async function startFakeUpstream(handler: Handler = serveFixtures()): Pro
   const arrivals = new EventEmitter();
   const server = createServer((req, res) => {
     requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
-    arrivals.emit('request');
     Promise.resolve(current(req, res)).catch((err: unknown) => {
       res.statusCode = 599;
       res.end(String(err));
     });
+    // After the handler's first synchronous steps (a recorder's log entry, say).
+    arrivals.emit('request');
   });
   server.keepAliveTimeout = 60_000;
   server.on('connection', (s) => {
@@ -60,6 +63,9 @@ export async function startFakeUpstream(handler: Handler = serveFixtures()): Pro
     count,
     arrived(n, path, what = `${n} requests for ${path ?? 'anything'}`) {
       return untilEmitted(arrivals, 'request', () => count(path) >= n, what);
+    },
+    until(holds, what) {
+      return untilEmitted(arrivals, 'request', holds, what);
     },
     setHandler(h) {
       current = h;

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { bestHead, pathOf, headRig } from '../head/kit.js';
+import { pathOf, headRig } from '../head/kit.js';
+import { untilHead } from '../helpers/until.js';
 
 const STATS = ['/chain/summary', '/tx/count/today'];
 
@@ -18,7 +19,7 @@ describe('refresh-ahead of the statistics that move with the head', () => {
     await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
     const from = rig.rec.log.length;
     const height = rig.sim.chain.advance(1);
-    await waitFor(async () => (await bestHead(rig.proxy.url)) === height, 5000, `head ${height}`);
+    await untilHead(rig.proxy.tracker, (h) => h === height, `head ${height}`, 5000);
     await waitFor(
       () => STATS.every((p) => rig.rec.log.slice(from).some((e) => pathOf(e.url) === p)),
       5000,
