@@ -8,7 +8,7 @@
 import { expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { describeRedis } from '../helpers/redis-server.js';
-import { counter, get, redisFleet, type Replica } from '../helpers/replica.js';
+import { counter, get, redisFleet, type Replica, untilFollows } from '../helpers/replica.js';
 import { untilHead } from '../helpers/until.js';
 
 const describe = describeRedis();
@@ -28,7 +28,7 @@ describe("fleet: the leader's head answer", () => {
     const a = await replica();
     await waitFor(() => a.duty?.isLeader() === true, INTERVAL * 4, 'the first replica leads');
     const b = await replica();
-    await waitFor(() => b.duty?.turn() === 'follower', INTERVAL * 4, 'the second replica follows');
+    await untilFollows(b, 'the second replica follows', INTERVAL * 4);
     const h0 = fleet.sim.chain.head();
     expect(await shown(a)).toBe(h0);
     expect(await shown(b)).toBe(h0);
