@@ -19,7 +19,7 @@ import {
   type Env,
   settableClock,
 } from '../helpers/proxy-kit.js';
-import { untilHead } from '../helpers/until.js';
+import { untilHead, within } from '../helpers/until.js';
 
 const HOUR = 3_600_000;
 const TX_BLOCK = 4841297; // block of the tx/detail fixture
@@ -205,7 +205,7 @@ describe('policies with a fake clock', () => {
     expect((await xc(env, '/block/max')).cache).toBe('HIT');
     clock.advance(1_000);
     expect((await xc(env, '/block/max')).cache).not.toBe('HIT');
-    await waitFor(() => env.proxy.resolver.inFlight === 0);
+    await within(env.proxy.resolver.idle(), 'no flight under way');
     clock.advance(5_000);
     expect((await xc(env, '/block/max')).cache).toBe('MISS');
     expect(env.count('block/max')).toBe(before + 3);

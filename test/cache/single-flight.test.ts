@@ -19,7 +19,7 @@ import {
   type Env,
   type Got,
 } from '../helpers/proxy-kit.js';
-import { untilEmitted } from '../helpers/until.js';
+import { untilEmitted, within } from '../helpers/until.js';
 
 const N = 200;
 const PATH = 'tx/list';
@@ -166,7 +166,7 @@ describe('single flight', () => {
     await reached(5);
     for (const ac of acs) ac.abort();
     await Promise.all(all);
-    await waitFor(() => env.proxy.resolver.inFlight === 0, 5000, 'flight cancelled');
+    await within(env.proxy.resolver.idle(), 'flight cancelled', 5000);
     release.resolve(200);
     const g = await get(env.base, URL_);
     expect(g.status).toBe(200);

@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { headRig } from './kit.js';
-import { untilHead } from '../helpers/until.js';
+import { untilHead, within } from '../helpers/until.js';
 
 const LIST = '/block/list?page=1&page_size=5';
 
@@ -38,7 +38,7 @@ for (const mode of ['head', 'precise'] as const) {
       },
     });
     beforeAll(async () => {
-      await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+      await within(rig.proxy.resolver.idle(), 'no flight under way', 5000);
     });
 
     it('the late client gets the new block, the early one the block it asked at', async () => {

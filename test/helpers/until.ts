@@ -59,3 +59,13 @@ export function untilHead(
 ): Promise<void> {
   return untilEmitted(tracker, ['head', 'rebase'], () => holds(tracker.bestHead()), what, timeoutMs);
 }
+
+/** `promise`, or a failure naming `what` after max(timeoutMs, 20 s). */
+export function within<T>(promise: Promise<T>, what: string, timeoutMs = LEAST_WAIT_MS): Promise<T> {
+  const limit = Math.max(timeoutMs, LEAST_WAIT_MS);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${limit} ms waiting for ${what}`)), limit);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

@@ -9,7 +9,7 @@ import { startTestProxy } from '../helpers/proxy.js';
 import { counter } from '../helpers/replica.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { pathOf, headRig } from '../head/kit.js';
-import { untilHead } from '../helpers/until.js';
+import { untilHead, within } from '../helpers/until.js';
 
 describe('x-chainproxy-purpose on upstream requests', () => {
   const rig = headRig({
@@ -31,7 +31,7 @@ describe('x-chainproxy-purpose on upstream requests', () => {
     expect(hot.status).toBe(200);
     const miss = await fetch(`${rig.proxy.url}/tx/list?page=2&page_size=7`);
     expect(miss.headers.get('x-cache')).toBe('MISS');
-    await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+    await within(rig.proxy.resolver.idle(), 'no flight under way', 5000);
     const height = rig.sim.chain.advance(1);
     await untilHead(rig.proxy.tracker, (h) => h === height, `head ${height}`, 5000);
     const purposeOf = (url: string): Array<string | null> =>
@@ -44,7 +44,7 @@ describe('x-chainproxy-purpose on upstream requests', () => {
       () => rig.rec.log.some((e) => e.url.startsWith(`/tx/list?block_height=${height}&`)),
       `block ${height} read`,
     );
-    await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+    await within(rig.proxy.resolver.idle(), 'no flight under way', 5000);
 
     expect(purposeOf('/tx/list?page=2&page_size=7')).toEqual([null]);
     const probes = rig.rec.log.filter((e) => pathOf(e.url) === '/block/max').map((e) => e.purpose);
