@@ -17,10 +17,10 @@ import {
   sendJson,
   settableClock,
   startEnv,
-  waitFor,
   type Env,
   type Got,
 } from '../helpers/proxy-kit.js';
+import { within } from '../helpers/until.js';
 
 const TOKEN = 'token/detail';
 const FAIL = 'tx/count/today';
@@ -145,11 +145,8 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
     clock.advance(2000);
     await expectWord(`/${TOKEN}?token=NAX`, 200, 'STALE', 'endpoint="token/detail"');
     // The background refresh stored a fresh copy.
-    await waitFor(
-      async () => (await get(env.base, `/${TOKEN}?token=NAX`)).header('x-cache') === 'HIT',
-      2000,
-      'the refreshed copy',
-    );
+    await within(env.proxy.resolver.idle(), 'the background refresh');
+    expect((await get(env.base, `/${TOKEN}?token=NAX`)).header('x-cache')).toBe('HIT');
     clock.advance(10_000);
     mode.token = '500';
     await expectWord(`/${TOKEN}?token=NAX`, 200, 'STALE', 'endpoint="token/detail"');
