@@ -18,24 +18,28 @@ interface Emitter {
   off(event: string, listener: () => void): unknown;
 }
 
+/** Where a wait listens: an emitter and the events of it that can change the condition. */
+type Source = readonly [emitter: Emitter, events: string | readonly string[]];
+
 /**
- * Resolves when `predicate` holds, checked now and after each of `events`
- * from `emitter`; fails after max(timeoutMs, 20 s) naming `what`.
+ * Resolves when `predicate` holds, checked now and after each event of
+ * `sources`; fails after max(timeoutMs, 20 s) naming `what`.
  */
-export function untilEmitted(
-  emitter: Emitter,
-  events: string | readonly string[],
+export function untilAny(
+  sources: readonly Source[],
   predicate: () => boolean,
   what = 'condition',
   timeoutMs = LEAST_WAIT_MS,
 ): Promise<void> {
   if (predicate()) return Promise.resolve();
-  const names = typeof events === 'string' ? [events] : events;
+  const each = sources.flatMap(([emitter, events]) =>
+    (typeof events === 'string' ? [events] : events).map((e) => [emitter, e] as const),
+  );
   const limit = Math.max(timeoutMs, LEAST_WAIT_MS);
   return new Promise<void>((resolve, reject) => {
     const done = (): void => {
       clearTimeout(timer);
-      for (const e of names) emitter.off(e, check);
+      for (const [emitter, e] of each) emitter.off(e, check);
     };
     const check = (): void => {
       if (!predicate()) return;
@@ -46,8 +50,19 @@ export function untilEmitted(
       done();
       reject(new Error(`timed out after ${limit} ms waiting for ${what}`));
     }, limit);
-    for (const e of names) emitter.on(e, check);
+    for (const [emitter, e] of each) emitter.on(e, check);
   });
+}
+
+/** untilAny with one emitter. */
+export function untilEmitted(
+  emitter: Emitter,
+  events: string | readonly string[],
+  predicate: () => boolean,
+  what = 'condition',
+  timeoutMs = LEAST_WAIT_MS,
+): Promise<void> {
+  return untilAny([[emitter, events]], predicate, what, timeoutMs);
 }
 
 /** Resolves when the tracker's best head satisfies `holds` (checked on every head and rebase). */
