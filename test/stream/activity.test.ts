@@ -3,7 +3,7 @@
  * block naming a watched entity, resume, rebase, cost, metrics.
  */
 import { describe, expect, it } from 'vitest';
-import { rig, streamConfig, untilHub, waitFor } from './kit.js';
+import { rig, streamConfig, untilHub } from './kit.js';
 import {
   ACTIVITY,
   onlyAt,
@@ -13,6 +13,7 @@ import {
   untouched,
   type ActivityData,
 } from './activity-kit.js';
+import { untilEmitted } from '../helpers/until.js';
 
 const r = rig();
 const data = (d: string): ActivityData => JSON.parse(d) as ActivityData;
@@ -174,7 +175,7 @@ describe('/stream/activity', () => {
       sock.on('data', (d: string) => (text += d));
       // HTTP/1.0: no chunked framing between the frames.
       sock.write(`GET ${ACTIVITY}?address=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef HTTP/1.0\r\nHost: ${url.host}\r\n\r\n`);
-      await waitFor(() => text.split(': heartbeat').length > 2, 'two heartbeats');
+      await untilEmitted(sock, 'data', () => text.split(': heartbeat').length > 2, 'two heartbeats');
       sock.destroy();
       expect(text).toContain(`retry: 3000\n\n: chainproxy activity stream\n\nid: ${h0 + 1}\n\n`);
     },
