@@ -42,6 +42,8 @@ export interface ProxyHandle {
   /** The aggregation layer; `pages.refresh('home')` recomposes a page in the background. */
   pages: Pages;
   stream: HeadStream;
+  /** Resolves when every upstream has answered (or failed) its first probe. */
+  firstProbe: Promise<void>;
   /** ADMIN_ALLOW, PURGE_ALLOW and ADMIN_HOSTS as the gates read them: `operators.set(…)` swaps them live. */
   operators: OperatorAccess;
   /** `lameDuckMs`: /readyz answers 503 this long, everything still served, before the drain. */
@@ -153,6 +155,7 @@ export async function startProxy(config: Config, opts: ProxyOptions = {}): Promi
     memory: built.memory,
     pages: built.pages,
     stream: built.stream,
+    firstProbe: built.pool.firstProbe,
     operators: built.operators,
     close: built.close,
   };

@@ -520,4 +520,9 @@ export class Resolver<R extends Lookup = CanonicalRequest> {
   get inFlight(): number {
     return this.#flights.size;
   }
+
+  /** Resolves once no flight is under way (at once when none is). */
+  idle(): Promise<void> {
+    return this.#flights.idle();
+  }
 }

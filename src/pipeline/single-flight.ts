@@ -31,6 +31,8 @@ interface Flight<T> {
 
 export class SingleFlight<T> {
   readonly #flights = new Map<string, Flight<T>>();
+  /** Resolvers of idle() calls, told when the table empties. */
+  #idle: Array<() => void> = [];
 
   /**
    * `joined` is true when the caller attached to a flight already under way.
@@ -58,7 +60,7 @@ export class SingleFlight<T> {
       try {
         return await work(ctx);
       } finally {
-        if (this.#flights.get(key) === flight) this.#flights.delete(key);
+        this.#end(key, flight);
       }
     })();
     this.#flights.set(key, flight);
@@ -76,7 +78,7 @@ export class SingleFlight<T> {
     const leave = () => {
       flight.waiters -= 1;
       if (flight.waiters > 0 || flight.pinned || flight.controller.signal.aborted) return;
-      if (this.#flights.get(key) === flight) this.#flights.delete(key);
+      this.#end(key, flight);
       flight.controller.abort(new FlightCancelled(key));
     };
     caller.addEventListener('abort', leave, { once: true });
@@ -84,8 +86,23 @@ export class SingleFlight<T> {
     flight.promise.then(detach, detach);
   }
 
+  #end(key: string, flight: Flight<T>): void {
+    if (this.#flights.get(key) !== flight) return;
+    this.#flights.delete(key);
+    if (this.#flights.size > 0 || this.#idle.length === 0) return;
+    const idle = this.#idle;
+    this.#idle = [];
+    for (const resolve of idle) resolve();
+  }
+
   get size(): number {
     return this.#flights.size;
+  }
+
+  /** Resolves once no flight is under way (at once when none is). */
+  idle(): Promise<void> {
+    if (this.#flights.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
   }
 
   has(key: string): boolean {

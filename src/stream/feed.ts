@@ -12,6 +12,7 @@
  * read with another hash than the event made for its height (a reorg) is a
  * rebase below that height: the events from there on are made again.
  */
+import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { canonicalize } from '../catalogue/canonicalize.js';
 import type { CanonicalRequest, EndpointDef } from '../catalogue/types.js';
@@ -44,7 +45,12 @@ export interface FeedDeps {
   logger: Logger;
 }
 
-export class HeadFeed {
+/** `emitted`: the height of the last event published changed (tests await it). */
+interface HeadFeedEvents {
+  emitted: [height: number | null];
+}
+
+export class HeadFeed extends EventEmitter<HeadFeedEvents> {
   readonly #d: FeedDeps;
   #emitted: number | null = null;
   /** `block_hash` of the records of the events made, by height (the newest HASHES). */
@@ -60,6 +66,7 @@ export class HeadFeed {
   readonly #onRebase = (height: number, from: number): void => this.#rebase(height, from);
 
   constructor(deps: FeedDeps) {
+    super();
     this.#d = deps;
     deps.tracker.on('head', this.#onHead);
     deps.tracker.on('rebase', this.#onRebase);
@@ -116,6 +123,7 @@ export class HeadFeed {
       );
       // Heights up to the real head not kept are made again (the newest one at least).
       this.#emitted = kept?.height ?? null;
+      this.emit('emitted', this.#emitted);
     }
     this.kick();
   }
@@ -164,6 +172,7 @@ export class HeadFeed {
       this.#hashes.delete(h);
     }
     this.#emitted = head;
+    this.emit('emitted', head);
   }
 
   /** The newest `size` block records; fetched again once when the page ends below `head` (a lagging answer). */

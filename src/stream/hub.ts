@@ -4,6 +4,7 @@
  * and the shutdown close. Nothing here is per-subscriber work beyond a socket
  * write.
  */
+import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { ResumePlan } from './resume.js';
 import { QueueBudget } from './queue-budget.js';
@@ -37,7 +38,12 @@ export interface ChannelMember {
   readonly dropped: (() => void) | null;
 }
 
-export class StreamHub {
+/** `change`: a stream opened or left (tests await it). */
+interface StreamHubEvents {
+  change: [];
+}
+
+export class StreamHub extends EventEmitter<StreamHubEvents> {
   readonly #limits: HubLimits;
   readonly #subEvents: SubscriberEvents;
   readonly #subs = new Set<Subscriber>();
@@ -48,6 +54,7 @@ export class StreamHub {
   #closed = false;
 
   constructor(limits: HubLimits, events: HubEvents, heartbeatFrame: Buffer) {
+    super();
     this.#limits = limits;
     this.#budget = new QueueBudget(limits.maxBufferTotalBytes, () => this.#subs);
     this.#subEvents = { sent: (n) => events.sent(n), slow: (reason) => events.dropped(reason) };
@@ -95,6 +102,7 @@ export class StreamHub {
     });
     sub.comment(opening);
     sub.pump();
+    this.emit('change');
   }
 
   get size(): number {
@@ -123,5 +131,6 @@ export class StreamHub {
     const n = (this.#perClient.get(sub.client) ?? 1) - 1;
     if (n <= 0) this.#perClient.delete(sub.client);
     else this.#perClient.set(sub.client, n);
+    this.emit('change');
   }
 }

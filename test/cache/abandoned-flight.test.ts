@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadFixtures } from '../helpers/fake-upstream.js';
 import { get, routes, startEnv, waitFor, type Env, type Handler } from '../helpers/proxy-kit.js';
+import { within } from '../helpers/until.js';
 
 /** A recorded tx/detail answer: a good answer by the record schema. */
 const RECORDED = loadFixtures().find((f) => f.path === 'tx/detail')!;
@@ -63,11 +64,12 @@ describe('abandoned flights', () => {
     clients[1]!.abort();
     await Promise.all(requests);
     await waitFor(() => slow.abandoned() === 1, 5000, 'the upstream request aborted');
-    await waitFor(() => env!.proxy.resolver.inFlight === 0, 5000, 'the flight gone');
+    await within(env!.proxy.resolver.idle(), 'the flight gone', 5000);
 
     // A later client starts a new flight rather than joining the cancelled one.
     const later = get(env.base, PATH);
-    await waitFor(() => env!.count('/tx/detail') === 2, 5000, 'a new upstream request');
+    await env.up.arrived(2, '/tx/detail', 'a new upstream request');
+    expect(env.count('/tx/detail')).toBe(2);
     slow.release();
     expect((await later).status).toBe(200);
   });

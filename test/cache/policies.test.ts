@@ -19,6 +19,7 @@ import {
   type Env,
   settableClock,
 } from '../helpers/proxy-kit.js';
+import { untilHead, within } from '../helpers/until.js';
 
 const HOUR = 3_600_000;
 const TX_BLOCK = 4841297; // block of the tx/detail fixture
@@ -204,7 +205,7 @@ describe('policies with a fake clock', () => {
     expect((await xc(env, '/block/max')).cache).toBe('HIT');
     clock.advance(1_000);
     expect((await xc(env, '/block/max')).cache).not.toBe('HIT');
-    await waitFor(() => env.proxy.resolver.inFlight === 0);
+    await within(env.proxy.resolver.idle(), 'no flight under way');
     clock.advance(5_000);
     expect((await xc(env, '/block/max')).cache).toBe('MISS');
     expect(env.count('block/max')).toBe(before + 3);
@@ -229,7 +230,7 @@ describe('policies with a fake clock', () => {
       state.head = HEAD + 5;
       clock.advance(2_500);
       await xc(env, '/block/max');
-      await waitFor(() => env.proxy.tracker.bestHead() === HEAD + 5, 2000, 'head to move');
+      await untilHead(env.proxy.tracker, (h) => h === HEAD + 5, 'head to move', 2000);
       expect((await xc(env, headUrl)).cache).not.toBe('HIT');
       expect((await xc(env, finalUrl)).cache).toBe('HIT');
 

@@ -19,6 +19,7 @@ import {
   type Env,
   type Got,
 } from '../helpers/proxy-kit.js';
+import { untilEmitted, within } from '../helpers/until.js';
 
 const N = 200;
 const PATH = 'tx/list';
@@ -32,7 +33,12 @@ describe('single flight', () => {
   });
 
   /** Upstream holding /tx/list until `release` resolves with the status to answer. */
-  async function setup(): Promise<{ env: Env; requested: Deferred; release: Deferred<number>; seen: () => number }> {
+  async function setup(): Promise<{
+    env: Env;
+    requested: Deferred;
+    release: Deferred<number>;
+    reached: (n: number, what?: string) => Promise<void>;
+  }> {
     const requested = deferred();
     const release = deferred<number>();
     const e = await startEnv({
@@ -56,14 +62,17 @@ describe('single flight', () => {
     e.proxy.app.server.on('request', (req) => {
       if ((req.url ?? '').startsWith(`/${PATH}`)) seen++;
     });
-    return { env: e, requested, release, seen: () => seen };
+    // Resolves once `n` requests for PATH have reached the proxy's server (on its request event).
+    const reached = (n: number, what = `${n} requests at the proxy`): Promise<void> =>
+      untilEmitted(e.proxy.app.server, 'request', () => seen === n, what);
+    return { env: e, requested, release, reached };
   }
 
   it(`${N} concurrent cold requests make one upstream request and get the same 200 body`, async () => {
-    const { env, requested, release, seen } = await setup();
+    const { env, requested, release, reached } = await setup();
     const all = Array.from({ length: N }, () => get(env.base, URL_));
     await requested.promise;
-    await waitFor(() => seen() === N, 10_000, `${N} requests at the proxy`);
+    await reached(N, `${N} requests at the proxy`);
     await waitFor(
       async () => (await metric(env.base, 'singleflight_joins_total', { endpoint: PATH })) === N - 1,
       10_000,
@@ -83,11 +92,11 @@ describe('single flight', () => {
   });
 
   it("a leader's failure reaches every follower as one error, not N retries", async () => {
-    const { env, requested, release, seen } = await setup();
+    const { env, requested, release, reached } = await setup();
     const n = 50;
     const all = Array.from({ length: n }, () => get(env.base, URL_));
     await requested.promise;
-    await waitFor(() => seen() === n, 10_000, `${n} requests at the proxy`);
+    await reached(n, `${n} requests at the proxy`);
     await waitFor(
       async () => (await metric(env.base, 'singleflight_joins_total', { endpoint: PATH })) === n - 1,
       10_000,
@@ -105,7 +114,7 @@ describe('single flight', () => {
   });
 
   it('a follower disconnecting does not cancel the leader', async () => {
-    const { env, requested, release, seen } = await setup();
+    const { env, requested, release, reached } = await setup();
     const leader = get(env.base, URL_);
     await requested.promise;
     const ac = new AbortController();
@@ -113,7 +122,7 @@ describe('single flight', () => {
       () => 'answered',
       () => 'aborted',
     );
-    await waitFor(() => seen() === 2);
+    await reached(2);
     await waitFor(async () => (await metric(env.base, 'singleflight_joins_total', { endpoint: PATH })) === 1);
     ac.abort();
     expect(await follower).toBe('aborted');
@@ -128,7 +137,7 @@ describe('single flight', () => {
   it(
     "the leader's own client disconnecting cancels nothing: " + 'followers are answered and the entry is stored',
     async () => {
-      const { env, requested, release, seen } = await setup();
+      const { env, requested, release, reached } = await setup();
       const ac = new AbortController();
       const leader = get(env.base, URL_, { signal: ac.signal }).then(
         () => 'answered',
@@ -136,7 +145,7 @@ describe('single flight', () => {
       );
       await requested.promise;
       const follower = get(env.base, URL_);
-      await waitFor(() => seen() === 2);
+      await reached(2);
       await waitFor(async () => (await metric(env.base, 'singleflight_joins_total', { endpoint: PATH })) === 1);
       ac.abort();
       expect(await leader).toBe('aborted');
@@ -150,14 +159,14 @@ describe('single flight', () => {
   );
 
   it('every client gone before the answer: the flight is cancelled, the next request fetches afresh', async () => {
-    const { env, requested, release, seen } = await setup();
+    const { env, requested, release, reached } = await setup();
     const acs = Array.from({ length: 5 }, () => new AbortController());
     const all = acs.map((ac) => get(env.base, URL_, { signal: ac.signal }).catch(() => null));
     await requested.promise;
-    await waitFor(() => seen() === 5);
+    await reached(5);
     for (const ac of acs) ac.abort();
     await Promise.all(all);
-    await waitFor(() => env.proxy.resolver.inFlight === 0, 5000, 'flight cancelled');
+    await within(env.proxy.resolver.idle(), 'flight cancelled', 5000);
     release.resolve(200);
     const g = await get(env.base, URL_);
     expect(g.status).toBe(200);

@@ -20,6 +20,7 @@ import {
   type Handler,
   settableClock,
 } from '../helpers/proxy-kit.js';
+import { within } from '../helpers/until.js';
 
 const URL_ = '/token/detail?token=NAX';
 const PATH = 'token/detail';
@@ -113,7 +114,7 @@ describe('stale serving', () => {
     expect(env.count(PATH)).toBe(2);
 
     s.hold.resolve();
-    await waitFor(() => env.proxy.resolver.inFlight === 0, 5000, 'background refresh');
+    await within(env.proxy.resolver.idle(), 'background refresh', 5000);
     const fresh = await get(env.base, URL_);
     expect(fresh.header('x-cache')).toBe('HIT');
     expect(fresh.text).toBe(body(2));

@@ -8,6 +8,7 @@ import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { describeRedisCluster, startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { get, startReplica, type Got, type Replica } from '../helpers/replica.js';
+import { untilHead } from '../helpers/until.js';
 
 const describe = describeRedisCluster();
 const LIST = '/tx/list?page=1&page_size=20';
@@ -43,7 +44,7 @@ describe('Redis Cluster: head invalidation over the bus', () => {
     const bProbes = simB.stats()['block/max'] ?? 0;
     simA.chain.advance(1);
     simB.chain.advance(1);
-    await waitFor(() => b.tracker.bestHead() === head0 + 1, 10_000, 'B learning the head over the bus');
+    await untilHead(b.tracker, (h) => h === head0 + 1, 'B learning the head over the bus', 10_000);
     let next: Got | undefined;
     await waitFor(
       async () => {

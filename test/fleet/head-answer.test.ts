@@ -8,7 +8,8 @@
 import { expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { describeRedis } from '../helpers/redis-server.js';
-import { counter, get, redisFleet, type Replica } from '../helpers/replica.js';
+import { counter, get, redisFleet, type Replica, untilFollows } from '../helpers/replica.js';
+import { untilHead } from '../helpers/until.js';
 
 const describe = describeRedis();
 const INTERVAL = 1000;
@@ -27,14 +28,14 @@ describe("fleet: the leader's head answer", () => {
     const a = await replica();
     await waitFor(() => a.duty?.isLeader() === true, INTERVAL * 4, 'the first replica leads');
     const b = await replica();
-    await waitFor(() => b.duty?.turn() === 'follower', INTERVAL * 4, 'the second replica follows');
+    await untilFollows(b, 'the second replica follows', INTERVAL * 4);
     const h0 = fleet.sim.chain.head();
     expect(await shown(a)).toBe(h0);
     expect(await shown(b)).toBe(h0);
 
     for (let i = 1; i <= 2; i++) {
       fleet.sim.chain.advance(1);
-      await waitFor(() => b.tracker.bestHead() === h0 + i, INTERVAL * 5, `the follower believes ${h0 + i}`);
+      await untilHead(b.tracker, (h) => h === h0 + i, `the follower believes ${h0 + i}`, INTERVAL * 5);
       const before = await counter(b.url, 'chainproxy_upstream_requests_total');
       // The heads message follows the head message: the follower installs the answer it carries.
       await waitFor(() => b.memory.peek('block/max')?.entry.head === h0 + i, INTERVAL * 3, 'the installed answer');

@@ -9,6 +9,7 @@ import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { dataOf, get, startReplica, unstamped, type Got, type Replica } from '../helpers/replica.js';
+import { untilHead } from '../helpers/until.js';
 
 const describe = describeRedis();
 const LIST = '/tx/list?page=1&page_size=20';
@@ -49,7 +50,7 @@ describe('head invalidation across replicas', () => {
     simA.chain.advance(1);
     simB.chain.advance(1);
 
-    await waitFor(() => a.tracker.bestHead() === head0 + 1, 5000, 'A probing the new head');
+    await untilHead(a.tracker, (h) => h === head0 + 1, 'A probing the new head', 5000);
     let next: Got | undefined;
     await waitFor(
       async () => {

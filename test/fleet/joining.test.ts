@@ -16,6 +16,7 @@ import { testConfig } from '../helpers/proxy.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { get, startReplica, type Replica } from '../helpers/replica.js';
 import { content, covered, invalidationStatus, PRECISE, SEED, truth } from '../invalidation/kit.js';
+import { untilHead } from '../helpers/until.js';
 
 const describe = describeRedis();
 const RECORD = 'chainproxy:touched:record';
@@ -134,7 +135,7 @@ describe('a replica that joins a fleet', () => {
     const port = Number(new URL(sim!.url).port);
     await sim!.close();
     sim = await startSimulator({ port, seed: SEED, blockIntervalMs: 0, startHeight: s0 - 3 });
-    await waitFor(() => a.tracker.bestHead() === s0 - 3, 10_000, 'the rebase');
+    await untilHead(a.tracker, (h) => h === s0 - 3, 'the rebase', 10_000);
     await waitFor(async () => (await top()) <= s0 - 3, 5000, 'the sets above the new head forgotten');
     sim.chain.advance(2);
     await covered(a.url, s0 - 1);

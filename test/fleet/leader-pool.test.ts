@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { counter, get, startReplica, type Replica } from '../helpers/replica.js';
+import { counter, get, startReplica, type Replica, untilFollows } from '../helpers/replica.js';
 import { content, covered, PRECISE, SEED, truth } from '../invalidation/kit.js';
 
 const describe = describeRedis();
@@ -57,15 +57,14 @@ describe('fleet leader: the pending-pool poll once per fleet', () => {
     return r;
   };
   const polls = async (n: number): Promise<void> => {
-    const seen = upstream.count(LIST);
-    await waitFor(() => upstream.count(LIST) >= seen + n, 10_000, `${n} polls`);
+    await upstream.arrived(upstream.count(LIST) + n, LIST, `${n} polls`);
   };
 
   it("a follower's pending list is staled by the leader's poll that saw the pool change", async () => {
     const a = await start();
     await waitFor(() => a.duty?.isLeader() === true, INTERVAL * 4, 'the first replica leads');
     const b = await start();
-    await waitFor(() => b.duty?.turn() === 'follower', INTERVAL * 4, 'the second replica follows');
+    await untilFollows(b, 'the second replica follows', INTERVAL * 4);
     await covered(b.url, chain.chain.head());
     await polls(3);
     const first = await get(b.url, LIST);

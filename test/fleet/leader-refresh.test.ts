@@ -7,7 +7,7 @@ import { expect, it, onTestFinished } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { describeRedis } from '../helpers/redis-server.js';
-import { counter, get, redisFleet, type Replica } from '../helpers/replica.js';
+import { counter, get, redisFleet, type Replica, untilFollows } from '../helpers/replica.js';
 import { openStream, type SseClient } from '../stream/sse-client.js';
 
 const describe = describeRedis();
@@ -32,7 +32,7 @@ describe('fleet leader: refresh-ahead once per fleet', () => {
     const a = await replica();
     await waitFor(() => a.duty?.isLeader() === true, INTERVAL * 4, 'the first replica leads');
     const b = await replica();
-    await waitFor(() => b.duty?.turn() === 'follower', INTERVAL * 4, 'the second replica follows');
+    await untilFollows(b, 'the second replica follows', INTERVAL * 4);
     // Explorer traffic on both: the newest transactions at page size 10.
     for (const r of [a, b]) for (let i = 0; i < 3; i++) await get(r.url, '/tx/list?page_size=10');
     const [sa, sb] = [await stream(a.url), await stream(b.url)];

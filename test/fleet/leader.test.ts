@@ -8,13 +8,15 @@
  * bus speaks.
  */
 import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
+import { untilEmitted } from '../helpers/until.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { counter, dataOf, get, startReplica, type Replica } from '../helpers/replica.js';
+import { counter, dataOf, get, startReplica, type Replica, untilFollows } from '../helpers/replica.js';
 
 const describe = describeRedis();
 
@@ -173,8 +175,10 @@ describe('fleet leader: background work once per fleet', () => {
       const id = createHash('sha1').update(url).digest('base64url').slice(0, 12);
       const told = sim.chain.head() + 3;
       let beats = 0;
+      const ticks = new EventEmitter();
       const beat = () => {
         beats++;
+        ticks.emit('beat');
         void ghost.publish(
           `${prefix}bus`,
           JSON.stringify({ v: 1, from: 'ghost', t: 'heads', lease, heads: [{ id, head: told, ok: true, ageMs: 0 }] }),
@@ -183,11 +187,18 @@ describe('fleet leader: background work once per fleet', () => {
       beat();
       const timer = setInterval(beat, INTERVAL / 2);
       closeLater(async () => clearInterval(timer));
-      await waitFor(() => f.pool.status()[0]?.head === told, INTERVAL * 10, "the leader's head of the upstream");
+      if (f.fleet === null) throw new Error('no fleet');
+      await untilEmitted(
+        f.fleet.bus,
+        'heads',
+        () => f.pool.status()[0]?.head === told,
+        "the leader's head of the upstream",
+        INTERVAL * 10,
+      );
       expect(f.duty?.turn()).toBe('follower');
       const self = await counter(f.url, 'chainproxy_fleet_self_probes_total');
       const from = beats;
-      await waitFor(() => beats >= from + 8, INTERVAL * 40, 'four intervals of heartbeats');
+      await untilEmitted(ticks, 'beat', () => beats >= from + 8, 'four intervals of heartbeats', INTERVAL * 40);
       // At most one probe already under way when the bus spoke.
       expect(await counter(f.url, 'chainproxy_fleet_self_probes_total')).toBeLessThanOrEqual(self + 1);
       expect(f.duty?.turn()).toBe('follower');
@@ -200,7 +211,7 @@ describe('fleet leader: background work once per fleet', () => {
     await waitFor(() => leaders(fleet).length === 1, INTERVAL * 4, 'one leader');
     const f = fleet.find((r) => r.duty?.isLeader() !== true);
     if (f === undefined) throw new Error('no follower');
-    await waitFor(() => f.duty?.turn() === 'follower', INTERVAL * 4, 'the other follows');
+    await untilFollows(f, 'the other follows', INTERVAL * 4);
     const first = await get(f.url, '/block/max');
     expect(first.status).toBe(200);
     // The leader's heartbeats, heard on the bus like any replica hears them.
@@ -212,7 +223,7 @@ describe('fleet leader: background work once per fleet', () => {
     });
     await listener.subscribe(`${prefix}bus`);
     // Five heartbeats: over two seconds, twice block/max's 1 s TTL.
-    await waitFor(() => beats >= 5, INTERVAL * 20, 'five heartbeats');
+    await untilEmitted(listener, 'message', () => beats >= 5, 'five heartbeats', INTERVAL * 20);
     const again = await get(f.url, '/block/max');
     expect(again.cache).toBe('HIT');
     expect(again.headers['etag']).toBe(first.headers['etag']);

@@ -8,7 +8,7 @@ import { expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { describeRedis } from '../helpers/redis-server.js';
-import { counter, get, redisFleet, type Replica } from '../helpers/replica.js';
+import { counter, get, redisFleet, type Replica, untilFollows } from '../helpers/replica.js';
 
 const describe = describeRedis();
 const INTERVAL = 1000;
@@ -25,7 +25,7 @@ describe("fleet: the leader's refreshed entries", () => {
     const a = await replica();
     await waitFor(() => a.duty?.isLeader() === true, INTERVAL * 4, 'the first replica leads');
     const b = await replica();
-    await waitFor(() => b.duty?.turn() === 'follower', INTERVAL * 4, 'the second replica follows');
+    await untilFollows(b, 'the second replica follows', INTERVAL * 4);
     // Explorer traffic on both makes the list hot; b reads it twice from Redis, so it is in b's memory.
     for (const r of [a, b]) for (let i = 0; i < 3; i++) await get(r.url, PATH);
     const key = b.memory.held().find((e) => e.key.startsWith('tx/list?'))?.key;

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { startTestProxy } from '../helpers/proxy.js';
-import { waitFor } from '../helpers/fake-upstream.js';
 import type { ProxyHandle } from '../../src/app.js';
+import { untilHead } from '../helpers/until.js';
 
 async function bestHead(base: string): Promise<number | null> {
   const body = (await (await fetch(`${base}/status`)).json()) as { data: { chain: { bestHead: number | null } } };
@@ -29,7 +29,7 @@ describe('heads learned from answers', () => {
     // Probes an hour apart: only the first one runs during the test.
     proxy = await startTestProxy([sim.url], { upstream: { probeIntervalMs: 3_600_000 } });
     const start = sim.chain.head();
-    await waitFor(async () => (await bestHead(proxy.url)) === start, 5000, 'the first probe');
+    await untilHead(proxy.tracker, (h) => h === start, 'the first probe', 5000);
     expect(await bestHead(proxy.url)).toBe(start);
   });
   afterAll(async () => {

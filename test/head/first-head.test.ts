@@ -12,6 +12,7 @@ import { closeAfterEach } from '../helpers/teardown.js';
 import { startTestProxy } from '../helpers/proxy.js';
 import { counter, get } from '../helpers/replica.js';
 import { PRECISE } from '../invalidation/kit.js';
+import { untilHead } from '../helpers/until.js';
 
 const AHEAD = 50_000;
 
@@ -37,7 +38,7 @@ describe.each(['precise', 'head'] as const)(
       const p = proxy;
       const early = await Promise.all([1, 2, 3, 4].map((i) => get(p.url, `/tx/list?page=${i}&page_size=20`)));
       expect(early.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-      await waitFor(() => p.tracker.bestHead() !== null, 5000, 'a head believed');
+      await untilHead(p.tracker, (h) => h !== null, 'a head believed', 5000);
       expect(p.tracker.bestHead()).toBeLessThanOrEqual(honest);
       await waitFor(
         async () =>

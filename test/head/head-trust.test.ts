@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { sendJson, waitFor } from '../helpers/fake-upstream.js';
 import { counter, dataOf, get, maxAge, startReplica } from '../helpers/replica.js';
 import { blockDetailAt, startChainFake, perTest, type ChainFake } from '../helpers/chain-fake.js';
+import { untilHead } from '../helpers/until.js';
 
 const HEAD = 4_842_503;
 const PROBE_MS = 50;
@@ -73,11 +74,11 @@ describe('a jump far ahead', () => {
       expect(Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height'])).toBe(HEAD);
       fake.head.value = HEAD + 1000;
       const probes = fake.count('/block/max');
-      await waitFor(() => fake.count('/block/max') >= probes + 10, 5000, 'ten more probes');
+      await fake.arrived(probes + 10, '/block/max', 'ten more probes');
       expect(t.proxy!.tracker.bestHead()).toBe(HEAD);
       expect(Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height'])).toBe(HEAD);
       fake.head.value = HEAD + 1; // the upstream comes back to a plausible head: believed at once
-      await waitFor(() => t.proxy!.tracker.bestHead() === HEAD + 1, 5000, 'plausible head believed');
+      await untilHead(t.proxy!.tracker, (h) => h === HEAD + 1, 'plausible head believed', 5000);
     },
   );
 
@@ -114,7 +115,7 @@ describe('every upstream reports a lower head', () => {
     const fake = await one();
     expect(Number(dataOf((await get(t.proxy!.url, '/block/max')).text)['height'])).toBe(HEAD);
     fake.head.value = HEAD - 50; // restored from an older snapshot
-    await waitFor(() => t.proxy!.tracker.bestHead() === HEAD - 50, 5000, 'followed down');
+    await untilHead(t.proxy!.tracker, (h) => h === HEAD - 50, 'followed down', 5000);
     expect(await counter(t.proxy!.url, 'chainproxy_chain_head_rebases_total')).toBe(1);
     expect((await get(t.proxy!.url, '/readyz')).status).toBe(200);
     await waitFor(

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { get, simulatorTrio } from '../helpers/replica.js';
+import { untilHead } from '../helpers/until.js';
 
 const trio = simulatorTrio();
 const PROBE_MS = 100;
@@ -22,7 +23,7 @@ describe('one upstream hangs', () => {
       sims[0]!.chain.advance(1);
       sims[1]!.chain.advance(1);
       const at = performance.now();
-      await waitFor(() => proxy.tracker.bestHead() === head0 + round, 5000, `head ${head0 + round} seen`);
+      await untilHead(proxy.tracker, (h) => h === head0 + round, `head ${head0 + round} seen`, 5000);
       const ms = performance.now() - at;
       // One probe interval, plus the probe itself and scheduling slack on a loaded machine.
       // without independent timers: the 4 s attempt timeout

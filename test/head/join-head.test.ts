@@ -7,7 +7,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { bestHead, headRig } from './kit.js';
+import { headRig } from './kit.js';
+import { untilHead, within } from '../helpers/until.js';
 
 const LIST = '/block/list?page=1&page_size=5';
 
@@ -37,7 +38,7 @@ for (const mode of ['head', 'precise'] as const) {
       },
     });
     beforeAll(async () => {
-      await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+      await within(rig.proxy.resolver.idle(), 'no flight under way', 5000);
     });
 
     it('the late client gets the new block, the early one the block it asked at', async () => {
@@ -46,7 +47,7 @@ for (const mode of ['head', 'precise'] as const) {
       const early = fetch(`${rig.proxy.url}${LIST}`);
       await held.reached;
       const height = rig.sim.chain.advance(1);
-      await waitFor(async () => (await bestHead(rig.proxy.url)) === height, 5000, `head ${height}`);
+      await untilHead(rig.proxy.tracker, (h) => h === height, `head ${height}`, 5000);
       const joined = await joins(rig.proxy.url);
       const late = fetch(`${rig.proxy.url}${LIST}`);
       await waitFor(async () => (await joins(rig.proxy.url)) > joined, 5000, 'the late client joined the flight');

@@ -4,11 +4,12 @@
  * path and `x-chainproxy-purpose` header, and which can hold chosen answers.
  */
 import { afterAll, beforeAll } from 'vitest';
-import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestProxy, type ConfigPatch } from '../helpers/proxy.js';
 import { PURPOSE_HEADER } from '../../src/upstream/types.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import type { ProxyHandle } from '../../src/app.js';
+import { untilHead } from '../helpers/until.js';
 
 export interface Recorder {
   up: FakeUpstream;
@@ -61,11 +62,6 @@ async function recordingUpstream(target: string): Promise<Recorder> {
   };
 }
 
-export async function bestHead(base: string): Promise<number | null> {
-  const body = (await (await fetch(`${base}/status`)).json()) as { data: { chain: { bestHead: number | null } } };
-  return body.data.chain.bestHead;
-}
-
 /** Path without query. */
 export const pathOf = (url: string): string => url.split('?')[0] ?? url;
 
@@ -86,7 +82,7 @@ export function headRig(patch: ConfigPatch, clock?: () => number): HeadRig {
     rig.sim = await startSimulator({ blockIntervalMs: 0 });
     rig.rec = await recordingUpstream(rig.sim.url);
     rig.proxy = await startTestProxy([rig.rec.up.url], patch, clock);
-    await waitFor(async () => (await bestHead(rig.proxy.url)) === rig.sim.chain.head(), 5000, 'the first head');
+    await untilHead(rig.proxy.tracker, (h) => h === rig.sim.chain.head(), 'the first head', 5000);
   });
   afterAll(async () => {
     await rig.proxy.close();

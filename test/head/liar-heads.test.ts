@@ -10,6 +10,7 @@ import { counter, dataOf, get, startReplica } from '../helpers/replica.js';
 import { PRECISE } from '../invalidation/kit.js';
 import { perTest } from '../helpers/chain-fake.js';
 import { benchOf, fakesAt, HEAD } from '../quorum/kit.js';
+import { untilHead } from '../helpers/until.js';
 
 const t = perTest();
 
@@ -34,7 +35,7 @@ describe.each(MODES)('three upstreams, one lying about the head on every probe (
       expect(r.status).toBe(200);
       expect(Number(dataOf(r.text)['height'])).toBe(HEAD);
     }
-    await waitFor(() => liar.count('/block/max') >= liarProbes + 10, 5000, 'ten more lies told');
+    await liar.arrived(liarProbes + 10, '/block/max', 'ten more lies told');
     expect(proxy.tracker.bestHead()).toBe(HEAD);
 
     await waitFor(
@@ -61,9 +62,9 @@ describe.each(MODES)('three upstreams, one lying about the head on every probe (
     t.proxy = await startReplica([a.url, b.url, c.url], { upstream: { probeIntervalMs: 50 }, ...patch });
     a.head.value = HEAD + 500;
     b.head.value = HEAD + 500;
-    await waitFor(() => t.proxy!.tracker.bestHead() === HEAD + 500, 5000, 'the jump confirmed');
+    await untilHead(t.proxy!.tracker, (h) => h === HEAD + 500, 'the jump confirmed', 5000);
     const probes = c.count('/block/max');
-    await waitFor(() => c.count('/block/max') >= probes + 25, 5000, 'a few windows of probes');
+    await c.arrived(probes + 25, '/block/max', 'a few windows of probes');
     expect(await counter(t.proxy.url, 'chainproxy_upstream_sit_outs_total')).toBe(0);
   });
 });

@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { blockNames, startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { waitFor } from '../helpers/fake-upstream.js';
 import { closeAfterEach } from '../helpers/teardown.js';
 import { counter, get, startReplica, type Replica } from '../helpers/replica.js';
 import { PRECISE } from '../invalidation/kit.js';
+import { untilHead } from '../helpers/until.js';
 
 const AHEAD = 50_000;
 
@@ -48,7 +48,7 @@ describe.each(['precise', 'head'] as const)('a persistent liar 50 000 blocks ahe
     }
     expect(worst).toBeLessThanOrEqual(0);
     expect(benched).toBe(true);
-    await waitFor(() => (p.tracker.bestHead() ?? 0) >= honest() - 1, 5000, 'the honest head followed');
+    await untilHead(p.tracker, (h) => (h ?? 0) >= honest() - 1, 'the honest head followed', 5000);
     expect(p.tracker.bestHead()).toBeLessThanOrEqual(honest());
   }, 30_000);
 });

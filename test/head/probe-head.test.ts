@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { fakeClock } from '../helpers/clock.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { bestHead, pathOf, headRig } from './kit.js';
+import { pathOf, headRig } from './kit.js';
+import { untilHead, within } from '../helpers/until.js';
 
 const HEAD = '/block/max';
 
@@ -34,17 +35,17 @@ for (const mode of ['head', 'precise'] as const) {
         const warm = await fetch(`${rig.proxy.url}${HEAD}`);
         expect(warm.status).toBe(200);
         // Nothing under way (the block reader's reads would teach the new head before a probe does).
-        await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+        await within(rig.proxy.resolver.idle(), 'no flight under way', 5000);
         const from = rig.rec.log.length;
         const height = rig.sim.chain.advance(1);
-        await waitFor(async () => (await bestHead(rig.proxy.url)) === height, 5000, `head ${height}`);
+        await untilHead(rig.proxy.tracker, (h) => h === height, `head ${height}`, 5000);
         const r = await fetch(`${rig.proxy.url}${HEAD}`);
         const body = (await r.json()) as { data: { height: number } };
         expect(body.data.height).toBe(height);
         expect(r.headers.get('x-cache')).toBe('HIT');
         // Refresh-ahead (and the block reader) started their flights on the head event: once they are done, who asked
         // block/max?
-        await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+        await within(rig.proxy.resolver.idle(), 'no flight under way', 5000);
         const asked = rig.rec.log.slice(from).filter((e) => pathOf(e.url) === HEAD);
         expect(asked.filter((e) => e.purpose !== 'probe')).toEqual([]);
       }
@@ -68,7 +69,7 @@ describe('a probe showing the same head keeps the block/max entry fresh', () => 
       5000,
       'a probe answered',
     );
-    await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+    await within(rig.proxy.resolver.idle(), 'no flight under way', 5000);
     const r = await fetch(`${rig.proxy.url}${HEAD}`);
     expect(r.headers.get('x-cache')).toBe('HIT');
     expect(((await r.json()) as { data: { height: number } }).data.height).toBe(rig.sim.chain.head());

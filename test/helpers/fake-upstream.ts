@@ -7,6 +7,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { EventEmitter } from 'node:events';
+import { LEAST_WAIT_MS, untilEmitted } from './until.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
@@ -21,6 +23,10 @@ export interface FakeUpstream {
   requests: RecordedRequest[];
   /** Requests whose path (without query) equals `path` (leading slash optional). */
   count(path?: string): number;
+  /** Resolves once `count(path)` reaches `n`, on the request's arrival (no polling). */
+  arrived(n: number, path?: string, what?: string): Promise<void>;
+  /** Resolves once `holds` does, checked as each request arrives (after its handler started). */
+  until(holds: () => boolean, what: string): Promise<void>;
   setHandler(handler: Handler): void;
   close(): Promise<void>;
 }
@@ -29,12 +35,15 @@ export async function startFakeUpstream(handler: Handler = serveFixtures()): Pro
   let current = handler;
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
+  const arrivals = new EventEmitter();
   const server = createServer((req, res) => {
     requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
     Promise.resolve(current(req, res)).catch((err: unknown) => {
       res.statusCode = 599;
       res.end(String(err));
     });
+    // After the handler's first synchronous steps (a recorder's log entry, say).
+    arrivals.emit('request');
   });
   server.keepAliveTimeout = 60_000;
   server.on('connection', (s) => {
@@ -43,13 +52,20 @@ export async function startFakeUpstream(handler: Handler = serveFixtures()): Pro
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const count = (path?: string): number => {
+    if (path === undefined) return requests.length;
+    const want = path.startsWith('/') ? path : `/${path}`;
+    return requests.filter((r) => r.url.split('?')[0] === want).length;
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    count(path?: string) {
-      if (path === undefined) return requests.length;
-      const want = path.startsWith('/') ? path : `/${path}`;
-      return requests.filter((r) => r.url.split('?')[0] === want).length;
+    count,
+    arrived(n, path, what = `${n} requests for ${path ?? 'anything'}`) {
+      return untilEmitted(arrivals, 'request', () => count(path) >= n, what);
+    },
+    until(holds, what) {
+      return untilEmitted(arrivals, 'request', holds, what);
     },
     setHandler(h) {
       current = h;
@@ -108,15 +124,9 @@ export function heldFixtures(prefix: string): { handler: Handler; release: () =>
 }
 
 /**
- * The least time a wait gives its condition. Tests wait for a condition,
- * never for time to pass, and a wait's deadline is not what a test measures
- * (a test that bounds a delay measures it and asserts the bound): it only
- * turns a hang into a failure. On a loaded machine (several test workers on
- * two cores) a condition that takes milliseconds alone can take seconds.
+ * Resolves when `predicate` holds (polled every 5 ms; prefer an event: test/helpers/until.ts);
+ * fails after max(timeoutMs, 20 s) naming `what`.
  */
-export const LEAST_WAIT_MS = 20_000;
-
-/** Resolves when `predicate` holds (polled every 5 ms); fails after max(timeoutMs, 20 s) naming `what`. */
 export async function waitFor(
   predicate: () => boolean | Promise<boolean>,
   timeoutMs = LEAST_WAIT_MS,

@@ -44,7 +44,7 @@ export function fleetSingleFlight(
 
   it(`makes one upstream request for 2 x ${total / 2} concurrent cold requests`, async () => {
     const all = Promise.all(Array.from({ length: total }, (_, i) => get(i % 2 === 0 ? a.url : b.url, '/token/list')));
-    await waitFor(() => upstream.count('/token/list') === 1, 5000, 'the leader reaching the upstream');
+    await upstream.arrived(1, '/token/list', 'the leader reaching the upstream');
     // Both replicas hold a flight for the key: the leader's fetch on one, the lease wait on the other.
     await waitFor(
       () => a.resolver.inFlight === 1 && b.resolver.inFlight === 1,

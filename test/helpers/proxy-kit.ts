@@ -114,19 +114,14 @@ export async function startEnv(o: EnvOptions = {}): Promise<Env> {
   };
   if (o.waitProbe !== false) {
     try {
-      await waitFor(
-        async () => {
-          if (up.count('/block/max') < 1) return false;
-          const s = await get(env.base, '/status');
-          if (s.status !== 200) return false;
-          const ups =
-            (s.json as { data?: { upstreams?: Array<{ healthy: boolean; lastError: string | null }> } }).data
-              ?.upstreams ?? [];
-          return ups.length > 0 && ups.every((u) => u.healthy || u.lastError !== null);
-        },
-        5000,
-        'first upstream probe',
-      );
+      await up.arrived(1, '/block/max', 'first upstream probe');
+      await proxy.firstProbe;
+      const s = await get(env.base, '/status');
+      const ups =
+        (s.json as { data?: { upstreams?: Array<{ healthy: boolean; lastError: string | null }> } }).data?.upstreams ??
+        [];
+      if (s.status !== 200 || ups.length === 0 || !ups.every((u) => u.healthy || u.lastError !== null))
+        throw new Error(`first upstream probe: /status ${s.status} ${s.text.slice(0, 300)}`);
     } catch (e) {
       await env.close();
       throw e;

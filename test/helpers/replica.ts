@@ -15,6 +15,7 @@ import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { closeAfterEach } from './teardown.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
+import { untilEmitted } from './until.js';
 
 type Built = Awaited<ReturnType<typeof buildProxy>>;
 
@@ -56,6 +57,12 @@ export async function startReplica(
     stream: built.stream,
     close: () => (closed ??= built.close()),
   };
+}
+
+/** Resolves when `r` follows a leader, checked as its bus hears heartbeats (or subscribes again). */
+export function untilFollows(r: Replica, what: string, timeoutMs?: number): Promise<void> {
+  if (r.fleet === null) throw new Error('untilFollows: a replica without a fleet never follows');
+  return untilEmitted(r.fleet.bus, ['heads', 'subscribed'], () => r.duty?.turn() === 'follower', what, timeoutMs);
 }
 
 export interface Got {

@@ -3,12 +3,14 @@
  * test-friendly values, a Metrics recorder, a block/max-serving handler with a
  * settable head, and a "gate" that holds responses until the test opens it.
  */
+import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UpstreamConfig } from '../../src/config/types.js';
 import type { Metrics, UpstreamOutcome } from '../../src/metrics/types.js';
 import type { UpstreamRequest } from '../../src/upstream/types.js';
 import type { Freshness } from '../../src/catalogue/types.js';
 import { sendJson, type Handler } from './fake-upstream.js';
+import { untilEmitted } from './until.js';
 
 export function upstreamConfig(patch: Partial<UpstreamConfig> = {}): UpstreamConfig {
   return {
@@ -40,20 +42,25 @@ export interface RecordingMetrics extends Metrics {
   retries: string[];
   hedges: string[];
   outcomes(upstream: string): UpstreamOutcome[];
+  /** Resolves once `holds` does, checked as each upstream request is recorded. */
+  until(holds: () => boolean, what: string): Promise<void>;
 }
 
 export function recordingMetrics(): RecordingMetrics {
   const calls: UpstreamCall[] = [];
   const retries: string[] = [];
   const hedges: string[] = [];
+  const recorded = new EventEmitter();
   return {
     calls,
     retries,
     hedges,
     outcomes: (upstream) => calls.filter((c) => c.upstream === upstream).map((c) => c.outcome),
+    until: (holds, what) => untilEmitted(recorded, 'call', holds, what),
     request() {},
     upstreamRequest(upstream, endpoint, outcome, seconds) {
       calls.push({ upstream, endpoint, outcome, seconds });
+      recorded.emit('call');
     },
     upstreamBackground() {},
     upstreamRetry(endpoint) {
@@ -95,8 +102,18 @@ export function chainHandler(tag: string, head: { value: number }): Handler {
   };
 }
 
-/** Holds every request until `open()`; `held` counts requests waiting; `closed` counts requests the client aborted. */
-export function gate(inner: Handler): { handler: Handler; open(): void; held: () => number; aborted: () => number } {
+interface Gate {
+  handler: Handler;
+  open(): void;
+  held: () => number;
+  aborted: () => number;
+  /** Resolves once `holds` does, checked as a request is held, let go or aborted. */
+  until(holds: () => boolean, what: string): Promise<void>;
+}
+
+/** Holds every request until `open()`; `held` counts requests waiting; `aborted` counts requests the client aborted. */
+export function gate(inner: Handler): Gate {
+  const moved = new EventEmitter();
   let opened = false;
   let waiting: Array<() => void> = [];
   let held = 0;
@@ -104,12 +121,15 @@ export function gate(inner: Handler): { handler: Handler; open(): void; held: ()
   const handler: Handler = (req: IncomingMessage, res: ServerResponse) => {
     res.on('close', () => {
       if (!res.writableFinished) aborted++;
+      moved.emit('move');
     });
     if (opened) return inner(req, res);
     held++;
+    moved.emit('move');
     return new Promise<void>((resolve) => {
       waiting.push(() => {
         held--;
+        moved.emit('move');
         if (!res.destroyed) void inner(req, res);
         resolve();
       });
@@ -125,5 +145,6 @@ export function gate(inner: Handler): { handler: Handler; open(): void; held: ()
     },
     held: () => held,
     aborted: () => aborted,
+    until: (holds, what) => untilEmitted(moved, 'move', holds, what),
   };
 }

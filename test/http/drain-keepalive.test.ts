@@ -27,7 +27,8 @@ describe('drain and keep-alive', () => {
 
     const first = client.request({ path: '/tx/list?page=1&page_size=2', method: 'GET' });
     const second = client.request({ path: '/block/max', method: 'GET' });
-    await waitFor(() => fake.count('/tx/list') === 1, 5000, 'the first upstream request');
+    await fake.arrived(1, '/tx/list', 'the first upstream request');
+    expect(fake.count('/tx/list')).toBe(1);
     const closed = proxy.close();
     await waitFor(() => !proxy.app.server.listening, 5000, 'the server to stop accepting');
     release();

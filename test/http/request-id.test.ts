@@ -6,14 +6,15 @@
  * and the operator routes. The fast path charges the rate limit to the same
  * client as the router, X-Forwarded-For from a trusted proxy included.
  */
+import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProxy } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { waitFor } from '../helpers/fake-upstream.js';
 import { testConfig } from '../helpers/proxy.js';
+import { untilEmitted } from '../helpers/until.js';
 
 type Line = Record<string, unknown>;
 const GENERATED = /^[0-9a-f]{8}-[0-9a-z]+$/;
@@ -24,12 +25,15 @@ describe('X-Request-Id', () => {
   let base: string;
   let routed = 0;
   const lines: Line[] = [];
+  // Told after each chunk of log lines is taken in.
+  const logged = new EventEmitter();
 
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, blockIntervalMs: 0, seed: 7 });
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
         for (const l of chunk.toString().split('\n')) if (l.trim() !== '') lines.push(JSON.parse(l) as Line);
+        logged.emit('line');
         done();
       },
     });
@@ -65,7 +69,12 @@ describe('X-Request-Id', () => {
   }
 
   const lineOf = async (id: unknown): Promise<Line> => {
-    await waitFor(() => lines.some((l) => l['reqId'] === id), 5000, `a log line with reqId ${String(id)}`);
+    await untilEmitted(
+      logged,
+      'line',
+      () => lines.some((l) => l['reqId'] === id),
+      `a log line with reqId ${String(id)}`,
+    );
     return lines.find((l) => l['reqId'] === id)!;
   };
 

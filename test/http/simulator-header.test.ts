@@ -15,6 +15,7 @@ import { startProxy, type ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { testConfig } from '../helpers/proxy.js';
+import { untilHead } from '../helpers/until.js';
 
 const HEADER = 'x-chainproxy-upstream';
 let sim: SimulatorHandle;
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const config = testConfig([sim.url], { rateLimit: { enabled: true, max: 40, windowMs: 60_000 } });
   proxy = await startProxy(config, { logger: pino({ level: 'silent' }), upstreamIsSimulator: true });
   plain = await startProxy(testConfig([sim.url]), { logger: pino({ level: 'silent' }) });
-  await waitFor(() => proxy.tracker.bestHead() !== null && plain.tracker.bestHead() !== null, 5000, 'first probes');
+  await Promise.all([proxy, plain].map((p) => untilHead(p.tracker, (h) => h !== null, 'first probes', 5000)));
 });
 afterAll(async () => {
   await proxy?.close();

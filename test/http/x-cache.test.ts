@@ -17,10 +17,10 @@ import {
   sendJson,
   settableClock,
   startEnv,
-  waitFor,
   type Env,
   type Got,
 } from '../helpers/proxy-kit.js';
+import { within } from '../helpers/until.js';
 
 const TOKEN = 'token/detail';
 const FAIL = 'tx/count/today';
@@ -145,11 +145,8 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
     clock.advance(2000);
     await expectWord(`/${TOKEN}?token=NAX`, 200, 'STALE', 'endpoint="token/detail"');
     // The background refresh stored a fresh copy.
-    await waitFor(
-      async () => (await get(env.base, `/${TOKEN}?token=NAX`)).header('x-cache') === 'HIT',
-      2000,
-      'the refreshed copy',
-    );
+    await within(env.proxy.resolver.idle(), 'the background refresh');
+    expect((await get(env.base, `/${TOKEN}?token=NAX`)).header('x-cache')).toBe('HIT');
     clock.advance(10_000);
     mode.token = '500';
     await expectWord(`/${TOKEN}?token=NAX`, 200, 'STALE', 'endpoint="token/detail"');
@@ -171,7 +168,7 @@ describe('X-Cache: one word per answer, the same in the metric label', () => {
     mode.fail = 'hold';
     const asked = env.count(FAIL);
     const held = get(env.base, `/${FAIL}`);
-    await waitFor(() => env.count(FAIL) > asked, 2000, 'the held request upstream');
+    await env.up.arrived(asked + 1, FAIL, 'the held request upstream');
     await expectWord('/contracts', 503, 'ERROR', 'endpoint="contracts",cache="ERROR",status_class="5xx"');
     hold.resolve();
     await held;

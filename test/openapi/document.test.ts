@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
 import type { OpenApiDocument, SchemaObject } from '../../src/openapi/types.js';
 import { startSimulator } from '../../src/sim/index.js';
-import { LEAST_WAIT_MS } from '../helpers/fake-upstream.js';
+import { LEAST_WAIT_MS } from '../helpers/until.js';
 import { startTestProxy } from '../helpers/proxy.js';
 
 /** Paths of fields in `value` that `schema` (followed where it declares properties) does not declare. */

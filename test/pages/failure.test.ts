@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { settableClock } from '../helpers/proxy-kit.js';
-import { waitFor } from '../helpers/fake-upstream.js';
 import { get, metaOf, startPagesEnv, type PagesEnv } from './kit.js';
+import { within } from '../helpers/until.js';
 
 let env: PagesEnv | undefined;
 afterEach(async () => {
@@ -89,7 +89,7 @@ describe('optional parts', () => {
       const again = await get(env.base, '/pages/home');
       expect(again.header('x-cache')).toBe('STALE');
       expect(again.header('etag')).toBe(page.header('etag'));
-      await waitFor(() => env!.proxy.resolver.inFlight === 0, 5000, 'background refreshes done');
+      await within(env!.proxy.resolver.idle(), 'background refreshes done', 5000);
       // The refreshed parts are fresh again: recomposed at once, without waiting out the 250 ms.
       const fresh = await get(env.base, '/pages/home');
       expect(fresh.header('x-cache')).toBe('MISS');

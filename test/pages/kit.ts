@@ -11,6 +11,7 @@ import { locate } from '../../src/transform/json-scan.js';
 import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { testConfig, type ConfigPatch } from '../helpers/proxy.js';
 import { get, withoutStamps, type Got } from '../helpers/proxy-kit.js';
+import { untilHead } from '../helpers/until.js';
 
 interface Fault {
   latencyMs?: number;
@@ -73,10 +74,11 @@ export async function startPagesEnv(patch: ConfigPatch = {}, clock?: () => numbe
     memory: built.memory,
     pages: built.pages,
     stream: built.stream,
+    firstProbe: built.pool.firstProbe,
     operators: built.operators,
     close: built.close,
   };
-  await waitFor(() => proxy.tracker.bestHead() !== null, 5000, 'first probe');
+  await untilHead(proxy.tracker, (h) => h !== null, 'first probe', 5000);
   Object.assign(env, {
     sim,
     relay,

@@ -3,19 +3,22 @@
  * cache result, composition time) and access-log lines naming the page and
  * its part results.
  */
+import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy, type ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { testConfig } from '../helpers/proxy.js';
-import { waitFor } from '../helpers/fake-upstream.js';
 import { get, metric, settableClock } from '../helpers/proxy-kit.js';
 import { promtoolAvailable, runPromtool } from '../helpers/prometheus.js';
+import { untilEmitted, untilHead } from '../helpers/until.js';
 
 let sim: SimulatorHandle;
 let proxy: ProxyHandle;
 const lines: Array<Record<string, unknown>> = [];
+// Told after each chunk of log lines is taken in.
+const logged = new EventEmitter();
 
 beforeAll(async () => {
   sim = await startSimulator({ seed: 1, blockIntervalMs: 0 });
@@ -23,6 +26,7 @@ beforeAll(async () => {
     write(chunk: Buffer, _enc, cb) {
       for (const l of chunk.toString().split('\n'))
         if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
+      logged.emit('line');
       cb();
     },
   });
@@ -30,7 +34,7 @@ beforeAll(async () => {
     logger: pino({ level: 'info' }, sink),
     clock: settableClock().now,
   }); // nothing expires during the test
-  await waitFor(() => proxy.tracker.bestHead() !== null, 5000, 'first probe');
+  await untilHead(proxy.tracker, (h) => h !== null, 'first probe', 5000);
 });
 afterAll(async () => {
   await proxy.close();
@@ -56,12 +60,12 @@ describe('page metrics and access log', () => {
   it('access-log lines name the page and each part’s result', async () => {
     lines.length = 0;
     await get(proxy.url, '/pages/tx?hash=' + 'f'.repeat(64));
-    await waitFor(() => lines.some((l) => l['msg'] === 'page'), 2000, 'page log line');
+    await untilEmitted(logged, 'line', () => lines.some((l) => l['msg'] === 'page'), 'page log line');
     const line = lines.find((l) => l['msg'] === 'page')!;
     expect(line).toMatchObject({ page: 'tx', status: 404, cache: 'ERROR', err: 'required part tx: not found' });
     lines.length = 0;
     await get(proxy.url, '/pages/home?page_size=2');
-    await waitFor(() => lines.some((l) => l['msg'] === 'page'), 2000, 'page log line');
+    await untilEmitted(logged, 'line', () => lines.some((l) => l['msg'] === 'page'), 'page log line');
     expect(lines.find((l) => l['msg'] === 'page')).toMatchObject({
       page: 'home',
       cache: 'MISS',
@@ -76,7 +80,7 @@ describe('page metrics and access log', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ requests: ['block/max', 'tx/list?page=x'] }),
     });
-    await waitFor(() => lines.some((l) => l['msg'] === 'batch'), 2000, 'batch log line');
+    await untilEmitted(logged, 'line', () => lines.some((l) => l['msg'] === 'batch'), 'batch log line');
     expect(lines.find((l) => l['msg'] === 'batch')).toMatchObject({ batch: 2, items: '200:HIT,400:ERROR' });
   });
 

@@ -9,7 +9,8 @@ import { createConnection } from 'node:net';
 import type { Stream } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
-import { waitFor } from '../helpers/fake-upstream.js';
+import { EventEmitter } from 'node:events';
+import { untilEmitted } from '../helpers/until.js';
 import { built } from '../helpers/test-build.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -23,6 +24,8 @@ export interface Proc {
   stderr: () => string;
   /** Exit code (null when ended by a signal). */
   exited: Promise<number | null>;
+  /** Resolves once `holds` does, checked on each output chunk and on exit; fails after max(ms, 20 s). */
+  until(holds: () => boolean, what: string, timeoutMs?: number): Promise<void>;
 }
 
 export interface StartOptions {
@@ -40,6 +43,8 @@ export function startProc(env: Record<string, string>, opts: StartOptions = {}):
     stdio: ['ignore', opts.stdout ?? 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, unknown>> = [];
+  // Told after each chunk of output is taken in, and on exit.
+  const news = new EventEmitter();
   let out = '';
   let buf = '';
   let err = '';
@@ -56,21 +61,32 @@ export function startProc(env: Record<string, string>, opts: StartOptions = {}):
         // not a log line
       }
     }
+    news.emit('news');
   });
-  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+    news.emit('news');
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      resolve(code);
+      news.emit('news');
+    }),
+  );
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  return { child, lines, stdout: () => out, stderr: () => err, exited };
+  const until = (holds: () => boolean, what: string, timeoutMs?: number): Promise<void> =>
+    untilEmitted(news, 'news', holds, what, timeoutMs);
+  return { child, lines, stdout: () => out, stderr: () => err, exited, until };
 }
 
 /** The `chainproxy listening` log line, once written. */
 export async function listening(p: Proc, timeoutMs = 90_000): Promise<Record<string, unknown>> {
-  await waitFor(
+  await p.until(
     () => p.lines.some((l) => l['msg'] === 'chainproxy listening') || p.child.exitCode !== null,
-    timeoutMs,
     'the listening log line',
+    timeoutMs,
   );
   const line = p.lines.find((l) => l['msg'] === 'chainproxy listening');
   if (line === undefined) throw new Error(`exited ${p.child.exitCode} before listening; stderr:\n${p.stderr()}`);
@@ -79,10 +95,10 @@ export async function listening(p: Proc, timeoutMs = 90_000): Promise<Record<str
 
 /** Standard error once the start-up line for humans (written after the listening log line) is in. */
 export async function withStartupLine(p: Proc, timeoutMs = 90_000): Promise<string> {
-  await waitFor(
+  await p.until(
     () => /is serving the API at .*\n/.test(p.stderr()) || p.child.exitCode !== null,
-    timeoutMs,
     'the start-up line',
+    timeoutMs,
   );
   return p.stderr();
 }

@@ -50,10 +50,10 @@ describe('the chainproxy entry point', { timeout: 120_000 }, () => {
       expect(line['heapLimitMiB']).toBe(368 + 48);
       const url = String(line['url']);
       p.child.kill('SIGKILL');
-      await waitFor(
+      await p.until(
         () => p.lines.some((l) => l['msg'] === 'bye' && l['pid'] === line['pid']),
-        30_000,
         'the orphaned server to drain',
+        30_000,
       );
       await waitFor(async () => !(await accepts(url)), 30_000, 'the port to close');
     },

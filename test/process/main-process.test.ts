@@ -7,13 +7,7 @@
  */
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  heldFixtures,
-  serveFixtures,
-  startFakeUpstream,
-  waitFor,
-  type FakeUpstream,
-} from '../helpers/fake-upstream.js';
+import { heldFixtures, serveFixtures, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { listening, startProc, type Proc } from './kit.js';
 
 const startMain = (env: Record<string, string>): Proc => startProc(env);
@@ -58,16 +52,15 @@ describe('npm start (src/main.ts)', { timeout: 120_000 }, () => {
 
     const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
     // This exact request (the block reader of precise invalidation asks tx/list too).
-    await waitFor(
+    await fake.until(
       () => fake.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1,
-      5000,
       'the upstream request',
     );
     p.child.kill('SIGTERM');
-    await waitFor(
+    await p.until(
       () => p.lines.some((l) => String(l['msg']).startsWith('shutting down')),
-      5000,
       'the shutdown log line',
+      5000,
     );
     expect(p.child.exitCode).toBeNull(); // still draining
     release();
@@ -100,9 +93,8 @@ describe('npm start (src/main.ts)', { timeout: 120_000 }, () => {
 
       const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
       // This exact request (the block reader of precise invalidation asks tx/list too).
-      await waitFor(
+      await fake.until(
         () => fake.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1,
-        5000,
         'the upstream request',
       );
       const signalled = performance.now();

@@ -32,7 +32,7 @@ async function hup(p: Proc): Promise<Line> {
   const done = (): Line[] => p.lines.filter((l) => l['msg'] === 'configuration reloaded');
   const before = done().length;
   p.child.kill('SIGHUP');
-  await waitFor(() => done().length > before || p.child.exitCode !== null, 20_000, 'the reload');
+  await p.until(() => done().length > before || p.child.exitCode !== null, 'the reload', 20_000);
   expect(p.child.exitCode).toBeNull();
   return done().at(-1)!;
 }
@@ -193,7 +193,7 @@ describe('SIGHUP applies policies and pages live', { timeout: 120_000 }, () => {
       // Logged once, as an unknown path (not under the removed prefix).
       const id = (await request(`${url}/live/y`)).headers['x-request-id'];
       const logged = (): Line[] => p.lines.filter((l) => l['reqId'] === id && l['msg'] === 'request');
-      await waitFor(() => logged().length > 0, 5000, 'the access line');
+      await p.until(() => logged().length > 0, 'the access line', 5000);
       await get(`${url}/nowhere/y`);
       expect(logged()).toEqual([expect.objectContaining({ status: 404, endpoint: 'live/y' })]);
       expect(await get(`${url}/legacy/kept`)).toMatchObject({ cache: 'HIT', body: '{"from":"a"}' });

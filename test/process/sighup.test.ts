@@ -36,7 +36,7 @@ function linesWith(p: Proc, msg: string): Line[] {
 async function hup(p: Proc, msg: string): Promise<Line> {
   const before = linesWith(p, msg).length;
   p.child.kill('SIGHUP');
-  await waitFor(() => linesWith(p, msg).length > before || p.child.exitCode !== null, 20_000, `"${msg}"`);
+  await p.until(() => linesWith(p, msg).length > before || p.child.exitCode !== null, `"${msg}"`, 20_000);
   expect(p.child.exitCode).toBeNull();
   return linesWith(p, msg).at(-1)!;
 }
@@ -176,13 +176,16 @@ describe('SIGHUP reloads CONFIG_FILE', { timeout: 120_000 }, () => {
 
       writeFileSync(file, `upstreamUrls: [${b.url}]\n`);
       expect((await hup(p, 'configuration reloaded'))['applied']).toEqual(['UPSTREAM_URLS']);
-      expect(linesWith(p, 'reload: upstreams replaced under the same names').at(-1)?.['upstreams']).toEqual(['u0']);
+      // Logged as the reload is applied, after 'configuration reloaded' (perhaps in a later chunk of output).
+      const replaced = 'reload: upstreams replaced under the same names';
+      await p.until(() => linesWith(p, replaced).length > 0, `"${replaced}"`);
+      expect(linesWith(p, replaced).at(-1)?.['upstreams']).toEqual(['u0']);
       expect((await get(cached)).cache).toBe('HIT');
       const before = a.requests.length;
       expect((await get(`${url}/block/detail?h=3`)).status).toBe(200);
       expect(b.requests.some((r) => r.url === '/block/detail?h=3')).toBe(true);
       expect(a.requests.slice(before).some((r) => r.url === '/block/detail?h=3')).toBe(false);
-      await waitFor(() => b.requests.some((r) => r.url.startsWith('/block/max')), 20_000, 'a probe of the new one');
+      await b.until(() => b.requests.some((r) => r.url.startsWith('/block/max')), 'a probe of the new one');
       const status = JSON.parse((await get(`${url}/status`)).body) as { data: { upstreams: Array<{ url: string }> } };
       expect(status.data.upstreams.map((u) => u.url)).toEqual([b.url]);
       p.child.kill('SIGTERM');
@@ -201,7 +204,7 @@ describe('SIGHUP reloads CONFIG_FILE', { timeout: 120_000 }, () => {
     const url = String((await listening(p))['url']);
     const access = (): number => p.lines.filter((l) => l['level'] === 30 && typeof l['reqId'] === 'string').length;
     expect((await get(`${url}/block/max`)).status).toBe(200);
-    await waitFor(() => access() > 0, 20_000, 'an access-log line at info');
+    await p.until(() => access() > 0, 'an access-log line at info', 20_000);
     writeFileSync(file, 'logLevel: warn\n');
     expect((await hup(p, 'configuration reloaded'))['applied']).toEqual(['LOG_LEVEL']);
     const before = access();

@@ -91,7 +91,7 @@ describe('miss budget shared by two replicas', () => {
     // Another client leads key 77 on replica a (held upstream); y asks b for it: b leads
     // locally (charging y its last miss) and waits on a's fleet lease.
     const leader = get(a.url, cold(77), client('203.0.113.4'));
-    await waitFor(() => up.count('/holders') === before + 1, 5000, 'a reaching the upstream');
+    await up.arrived(before + 1, '/holders', 'a reaching the upstream');
     const follower = get(b.url, cold(77), y);
     await waitFor(() => b.resolver.inFlight === 1, 5000, 'b waiting on the lease');
     held.release();

@@ -77,7 +77,7 @@ describe('per-client miss budget', () => {
     expect((await get(r.url, cold(1), spent)).status).toBe(200);
     expect((await get(r.url, cold(2), spent)).status).toBe(429);
     const leader = get(r.url, cold(99), client('203.0.113.6'));
-    await waitFor(() => up.count('/holders') === 2, 5000, 'the leader upstream request');
+    await up.arrived(2, '/holders', 'the leader upstream request');
     const follower = get(r.url, cold(99), spent);
     // The follower is attached to the flight before the upstream answers.
     await waitFor(

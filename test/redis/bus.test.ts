@@ -6,6 +6,7 @@ import { closeRedis, createRedis, waitReady, type RedisClient } from '../../src/
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { redisTestConfig, sleep } from './fixtures.js';
 import { waitFor } from '../helpers/fake-upstream.js';
+import { untilAny, untilEmitted, untilHead } from '../helpers/until.js';
 
 const describe = describeRedis();
 
@@ -46,7 +47,14 @@ describe('FleetBus', () => {
     await a.publish('head', 100, false);
     await a.publish('head', 90, true);
     await b.publish('head', 50, false);
-    await waitFor(() => seenB.length === 2 && seenA.length === 1);
+    await untilAny(
+      [
+        [a, 'head'],
+        [b, 'head'],
+      ],
+      () => seenB.length === 2 && seenA.length === 1,
+      'the head messages',
+    );
     await sleep(50);
     expect(seenB).toEqual([
       ['head', 100, false],
@@ -62,7 +70,14 @@ describe('FleetBus', () => {
     a.on('filled', (k) => got.push(`a:${k}`));
     b.on('filled', (k) => got.push(`b:${k}`));
     await a.publish('filled', 'x');
-    await waitFor(() => got.length === 2);
+    await untilAny(
+      [
+        [a, 'filled'],
+        [b, 'filled'],
+      ],
+      () => got.length === 2,
+      'both filled notifications',
+    );
     expect(got.sort()).toEqual(['a:x', 'b:x']);
     a.removeAllListeners('filled');
     b.removeAllListeners('filled');
@@ -76,10 +91,10 @@ describe('FleetBus', () => {
     let headEventsA = 0;
     ta.on('head', () => headEventsA++);
     ta.observeHead(500);
-    await waitFor(() => tb.bestHead() === 500);
+    await untilHead(tb, (h) => h === 500);
     tb.observeHead(501);
     tb.observeFinal(480);
-    await waitFor(() => ta.bestHead() === 501 && ta.finalHeight() === 480);
+    await untilEmitted(ta, ['head', 'final'], () => ta.bestHead() === 501 && ta.finalHeight() === 480);
     await sleep(100);
     expect(headEventsA).toBe(2); // 500 locally, 501 from b; nothing echoed back
 
@@ -94,7 +109,7 @@ describe('FleetBus', () => {
       'the bus back after the restart',
     );
     tb.observeHead(900);
-    await waitFor(() => ta.bestHead() === 900, 5000);
+    await untilHead(ta, (h) => h === 900, undefined, 5000);
     offA();
     offB();
   });
@@ -107,7 +122,7 @@ describe('FleetBus', () => {
     await pub.publish(b.channel, JSON.stringify({ v: 2, from: 'z', t: 'head', height: 1, final: false }));
     await pub.publish(b.channel, JSON.stringify({ v: 1, from: 'z', t: 'head', height: 'x', final: false }));
     await pub.publish(b.channel, JSON.stringify({ v: 1, from: 'z', t: 'head', height: 7, final: false }));
-    await waitFor(() => got.length === 1);
+    await untilEmitted(b, 'head', () => got.length === 1, 'the one well-formed message');
     expect(got).toEqual([7]);
     b.removeAllListeners('head');
   });

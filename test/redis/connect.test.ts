@@ -7,6 +7,7 @@ import { waitReady } from '../../src/redis/client.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { makeEntry, redisTestConfig } from './fixtures.js';
 import { waitFor } from '../helpers/fake-upstream.js';
+import { untilHead } from '../helpers/until.js';
 
 const describe = describeRedis();
 
@@ -46,7 +47,7 @@ describe('connectFleet', () => {
     expect(await b.store.get('shared')).toEqual(e);
 
     trackers[0]!.observeHead(42);
-    await waitFor(() => trackers[1]!.bestHead() === 42);
+    await untilHead(trackers[1]!, (h) => h === 42);
 
     expect(await a.coordinator.acquire('cold')).toBe(true);
     expect(await b.coordinator.acquire('cold')).toBe(false);

@@ -12,6 +12,7 @@ import { closeRedis, createRedis, waitReady, type RedisClient } from '../../src/
 import { waitFor } from '../helpers/fake-upstream.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { redisTestConfig } from './fixtures.js';
+import { untilAny, untilEmitted } from '../helpers/until.js';
 
 const describe = describeRedis();
 
@@ -41,7 +42,14 @@ describe('the bus subscriber after a reconnect', () => {
     const a = await bus('a');
     const b = await bus('b');
     await server.restart();
-    await waitFor(() => a.sub.status === 'ready' && b.pub.status === 'ready', 20_000, 'both reconnected');
+    await untilAny(
+      [
+        [a.sub, 'ready'],
+        [b.pub, 'ready'],
+      ],
+      () => a.sub.status === 'ready' && b.pub.status === 'ready',
+      'both reconnected',
+    );
     const heard: number[] = [];
     a.bus.on('head', (h: number) => void heard.push(h));
     await waitFor(
@@ -90,7 +98,7 @@ describe('the bus subscriber after a reconnect', () => {
       await server.restart();
       await waitFor(() => dropped > 0, 20_000, 'a SUBSCRIBE after the restart');
       sub.disconnect();
-      await waitFor(() => sub.status === 'end', 20_000, 'the subscriber closed');
+      await untilEmitted(sub, 'end', () => sub.status === 'end', 'the subscriber closed');
       for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
       expect(unhandled.map(String)).toEqual([]);
     } finally {

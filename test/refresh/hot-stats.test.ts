@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { bestHead, pathOf, headRig } from '../head/kit.js';
+import { pathOf, headRig } from '../head/kit.js';
+import { untilHead, within } from '../helpers/until.js';
 
 const STATS = ['/chain/summary', '/tx/count/today'];
 
@@ -15,16 +16,16 @@ describe('refresh-ahead of the statistics that move with the head', () => {
 
   it('the next ask after a block is a HIT with the new answer, fetched once by refresh-ahead', async () => {
     for (const p of STATS) for (let i = 0; i < 3; i++) expect((await fetch(`${rig.proxy.url}${p}`)).status).toBe(200);
-    await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+    await within(rig.proxy.resolver.idle(), 'no flight under way', 5000);
     const from = rig.rec.log.length;
     const height = rig.sim.chain.advance(1);
-    await waitFor(async () => (await bestHead(rig.proxy.url)) === height, 5000, `head ${height}`);
+    await untilHead(rig.proxy.tracker, (h) => h === height, `head ${height}`, 5000);
     await waitFor(
       () => STATS.every((p) => rig.rec.log.slice(from).some((e) => pathOf(e.url) === p)),
       5000,
       'the statistics fetched again',
     );
-    await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+    await within(rig.proxy.resolver.idle(), 'no flight under way', 5000);
     for (const p of STATS) {
       const r = await fetch(`${rig.proxy.url}${p}`);
       expect(r.headers.get('x-cache'), p).toBe('HIT');

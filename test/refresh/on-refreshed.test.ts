@@ -12,9 +12,9 @@ import type { CacheEntry } from '../../src/cache/types.js';
 import { HotBoard } from '../../src/refresh/board.js';
 import { RefreshEngine } from '../../src/refresh/engine.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { waitFor } from '../helpers/fake-upstream.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { get, startReplica } from '../helpers/replica.js';
+import { untilHead } from '../helpers/until.js';
 
 const describe = describeRedis();
 
@@ -39,7 +39,7 @@ describe('onRefreshed on a real resolver', () => {
     const list = canonicalize(buildCatalogue().get(txList.path), 'page_size=10', { maxPageSize: 100, maxDays: 365 });
     expect((await get(replica.url, '/tx/list?page_size=10')).status).toBe(200);
     const head = sim.chain.advance(1);
-    await waitFor(() => replica.tracker.bestHead() === head, 10_000, `head ${head}`);
+    await untilHead(replica.tracker, (h) => h === head, `head ${head}`, 10_000);
 
     const rounds: CacheEntry[][] = [];
     const seen: Array<{ inMemory: boolean; inRedis: Promise<CacheEntry | undefined> }> = [];

@@ -7,13 +7,13 @@
  * browser's own Last-Event-ID), no gap, no duplicate.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LEAST_WAIT_MS } from '../helpers/fake-upstream.js';
+import { LEAST_WAIT_MS } from '../helpers/until.js';
 import type { Browser } from 'playwright-core';
 import type { ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { artifactPath, describeChromium, launchChromium, servePage, type PageSite } from '../helpers/chromium.js';
 import { startTestProxy, testConfig } from '../helpers/proxy.js';
-import { waitFor } from './kit.js';
+import { untilHub } from './kit.js';
 import { onlyAt, readAndPublish, SEED, untouched } from './activity-kit.js';
 
 const describe = describeChromium();
@@ -78,7 +78,7 @@ describe('EventSource on /stream/activity in headless chromium', { timeout: 120_
     await page.waitForFunction(() => (globalThis as unknown as { opens: number }).opens === 1, undefined, {
       timeout: LEAST_WAIT_MS,
     });
-    await waitFor(() => proxy.stream.activity.status().watched === 2, 'the watch');
+    await untilHub(proxy, () => proxy.stream.activity.status().watched === 2, 'the watch');
 
     // h0+1 names a; h0+2 names neither (a is only at h0+1 among h0+1..h0+2, b nowhere).
     sim.chain.advance();
@@ -108,7 +108,7 @@ describe('EventSource on /stream/activity in headless chromium', { timeout: 120_
     await page.waitForFunction(() => (globalThis as unknown as { opens: number }).opens >= 2, undefined, {
       timeout: LEAST_WAIT_MS,
     });
-    await waitFor(() => proxy.stream.activity.status().streams === 1, 'the resumed connection');
+    await untilHub(proxy, () => proxy.stream.activity.status().streams === 1, 'the resumed connection');
     sim.chain.advance();
     await readAndPublish(proxy, h0 + 4, {
       height: h0 + 4,

@@ -7,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../../src/openapi/types.js';
 import { touchedAt } from '../../src/sim/index.js';
-import { rig, waitFor } from './kit.js';
+import { rig, untilHub } from './kit.js';
 import { ACTIVITY, onlyAt, readAndPublish, SEED, truthSet } from './activity-kit.js';
 
 const r = rig();
@@ -29,7 +29,7 @@ describe('/stream/activity conforms to /openapi.json', () => {
     const heights = Array.from({ length: 8 }, (_, i) => h0 + 1 + i);
     const a = onlyAt(h0 + 1, heights);
     const c = await r.stream(proxy.url, { path: ACTIVITY, query: `?address=${a}` });
-    await waitFor(() => proxy.stream.activity.status().watched === 1, 'the watch');
+    await untilHub(proxy, () => proxy.stream.activity.status().watched === 1, 'the watch');
     sim.chain.advance();
     await readAndPublish(proxy, h0 + 1);
     proxy.stream.activity.touched.publishPending({

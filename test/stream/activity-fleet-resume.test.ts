@@ -8,11 +8,12 @@
  * recorded once in Redis, as the reader holding the block's lease does.
  */
 import { expect, it } from 'vitest';
-import { waitFor } from '../helpers/fake-upstream.js';
 import { describeRedis } from '../helpers/redis-server.js';
 import { redisFleet, type Replica } from '../helpers/replica.js';
 import { ACTIVITY, onlyAt, truthSet, type ActivityData } from './activity-kit.js';
 import { openStream, type SseClient } from './sse-client.js';
+import { untilHead } from '../helpers/until.js';
+import { untilHub } from './kit.js';
 
 const describe = describeRedis();
 const data = (d: string): ActivityData => JSON.parse(d) as ActivityData;
@@ -20,7 +21,7 @@ const data = (d: string): ActivityData => JSON.parse(d) as ActivityData;
 /** Block h published on every replica; its tx/list page read on `reader` (cached fleet-wide) and recorded once. */
 async function publish(reader: Replica, all: readonly Replica[], h: number): Promise<void> {
   const set = truthSet(h);
-  for (const r of all) await waitFor(() => (r.tracker.bestHead() ?? 0) >= h, 15_000, `head ${h}`);
+  for (const r of all) await untilHead(r.tracker, (b) => (b ?? 0) >= h, `head ${h}`, 15_000);
   const page = await fetch(`${reader.url}/tx/list?block_height=${h}&page=1&page_size=100`);
   expect(page.status).toBe(200);
   await page.arrayBuffer();
@@ -47,7 +48,7 @@ describe('activity stream resume across a fleet', () => {
       const q = `?address=${a1}&address=${a3}`;
       const c1 = await openStream(a.url, { path: ACTIVITY, query: q });
       clients.push(c1);
-      await waitFor(() => a.stream.activity.status().watched === 2, 15_000, 'the watch on A');
+      await untilHub(a, () => a.stream.activity.status().watched === 2, 'the watch on A', 15_000);
       sim.chain.advance();
       await publish(a, [a, b], h0 + 1);
       await c1.until(() => c1.events.length === 1, 15_000, 'the first event on A');

@@ -5,8 +5,8 @@
  */
 import { blockHash, touchedAt, txNames, type SimulatorHandle } from '../../src/sim/index.js';
 import type { ProxyHandle } from '../../src/app.js';
-import { waitFor } from '../helpers/fake-upstream.js';
 import type { TouchedSet } from '../../src/chain/touched.js';
+import { untilHead } from '../helpers/until.js';
 
 export const SEED = 5;
 export const ACTIVITY = '/stream/activity';
@@ -30,7 +30,7 @@ export function truthSet(h: number, hash = blockHash(SEED, h)): TouchedSet {
  * height, kept only until the head moves, and the stream's own read would then miss.
  */
 export async function readAndPublish(proxy: ProxyHandle, h: number, set = truthSet(h)): Promise<void> {
-  await waitFor(() => (proxy.tracker.bestHead() ?? 0) >= h, undefined, `the proxy's head at ${h}`);
+  await untilHead(proxy.tracker, (b) => (b ?? 0) >= h, `the proxy's head at ${h}`);
   const r = await fetch(`${proxy.url}/tx/list?block_height=${h}&page=1&page_size=100`);
   if (r.status !== 200) throw new Error(`tx/list ${h}: ${r.status}`);
   await r.arrayBuffer();

@@ -8,7 +8,7 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { counter } from '../helpers/replica.js';
-import { rig, streamConfig, waitFor } from './kit.js';
+import { rig, streamConfig, untilHub } from './kit.js';
 import { ACTIVITY, onlyAt, truthSet } from './activity-kit.js';
 
 const r = rig();
@@ -24,9 +24,9 @@ describe('/stream/activity slow consumers', () => {
     const sock = connect(Number(url.port), url.hostname);
     sock.write(`GET ${ACTIVITY}?address=${a} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\n\r\n`);
     sock.pause();
-    await waitFor(() => proxy.stream.activity.status().streams === 1, 'the slow stream to open');
+    await untilHub(proxy, () => proxy.stream.activity.status().streams === 1, 'the slow stream to open');
     const reader = await r.stream(proxy.url, { path: ACTIVITY, query: `?address=${a}` });
-    await waitFor(() => proxy.stream.activity.status().streams === 2, 'the reading stream');
+    await untilHub(proxy, () => proxy.stream.activity.status().streams === 2, 'the reading stream');
     let dropped = 0;
     let h = h0;
     while (dropped === 0 && h < h0 + 400) {

@@ -3,7 +3,7 @@
  * block naming a watched entity, resume, rebase, cost, metrics.
  */
 import { describe, expect, it } from 'vitest';
-import { rig, streamConfig, waitFor } from './kit.js';
+import { rig, streamConfig, untilHub } from './kit.js';
 import {
   ACTIVITY,
   onlyAt,
@@ -13,6 +13,7 @@ import {
   untouched,
   type ActivityData,
 } from './activity-kit.js';
+import { untilEmitted } from '../helpers/until.js';
 
 const r = rig();
 const data = (d: string): ActivityData => JSON.parse(d) as ActivityData;
@@ -66,7 +67,7 @@ describe('/stream/activity', () => {
       expect(c.headers['access-control-allow-origin']).toBe('*');
       await c.until(() => c.comments.includes('chainproxy activity stream'), 5000, 'the opening');
       expect(c.retry).toBe(3000);
-      await waitFor(() => proxy.stream.activity.status().watched === 2, 'the watch');
+      await untilHub(proxy, () => proxy.stream.activity.status().watched === 2, 'the watch');
       for (const h of range) {
         sim.chain.advance();
         const before = txListRequests(sim);
@@ -103,12 +104,12 @@ describe('/stream/activity', () => {
       const a3 = onlyAt(h0 + 3, range);
       const q = `?address=${a1}&address=${a3}`;
       const c1 = await r.stream(proxy.url, { path: ACTIVITY, query: q });
-      await waitFor(() => proxy.stream.activity.status().watched === 2, 'the watch');
+      await untilHub(proxy, () => proxy.stream.activity.status().watched === 2, 'the watch');
       sim.chain.advance();
       await readAndPublish(proxy, h0 + 1);
       await c1.until(() => c1.events.length === 1, 5000, 'the first event');
       c1.close();
-      await waitFor(() => proxy.stream.activity.status().streams === 0, 'the close');
+      await untilHub(proxy, () => proxy.stream.activity.status().streams === 0, 'the close');
       expect(proxy.stream.activity.status().lingering).toBe(2);
       for (const h of [h0 + 2, h0 + 3, h0 + 4]) {
         sim.chain.advance();
@@ -136,7 +137,7 @@ describe('/stream/activity', () => {
       const heights = Array.from({ length: 12 }, (_, i) => h0 + 1 + i);
       const a = onlyAt(h0 + 1, [h0 + 1]);
       const c = await r.stream(proxy.url, { path: ACTIVITY, query: `?address=${a}` });
-      await waitFor(() => proxy.stream.activity.status().watched === 1, 'the watch');
+      await untilHub(proxy, () => proxy.stream.activity.status().watched === 1, 'the watch');
       // Every block names a (the set says so): each is kept with a's transactions, if any.
       for (const h of heights) {
         sim.chain.advance();
@@ -174,7 +175,7 @@ describe('/stream/activity', () => {
       sock.on('data', (d: string) => (text += d));
       // HTTP/1.0: no chunked framing between the frames.
       sock.write(`GET ${ACTIVITY}?address=n1ATWyHVcJ5pxFWC6eT7e8BQABJrHFWhbef HTTP/1.0\r\nHost: ${url.host}\r\n\r\n`);
-      await waitFor(() => text.split(': heartbeat').length > 2, 'two heartbeats');
+      await untilEmitted(sock, 'data', () => text.split(': heartbeat').length > 2, 'two heartbeats');
       sock.destroy();
       expect(text).toContain(`retry: 3000\n\n: chainproxy activity stream\n\nid: ${h0 + 1}\n\n`);
     },
@@ -197,12 +198,12 @@ describe('/stream/activity', () => {
     const h0 = sim.chain.head();
     const a = onlyAt(h0 + 1, [h0 + 1, h0 + 2, h0 + 3]);
     const c1 = await r.stream(proxy.url, { path: ACTIVITY, query: `?address=${a}` });
-    await waitFor(() => proxy.stream.activity.status().watched === 1, 'the watch');
+    await untilHub(proxy, () => proxy.stream.activity.status().watched === 1, 'the watch');
     sim.chain.advance();
     await readAndPublish(proxy, h0 + 1);
     await c1.until(() => c1.events.length === 1, 5000, 'the event');
     c1.close();
-    await waitFor(() => proxy.stream.activity.status().streams === 0, 'the close');
+    await untilHub(proxy, () => proxy.stream.activity.status().streams === 0, 'the close');
     expect(proxy.stream.activity.status().lingering).toBe(0);
     for (const h of [h0 + 2, h0 + 3]) {
       sim.chain.advance();
@@ -222,7 +223,7 @@ describe('/stream/activity', () => {
       const h0 = sim.chain.head();
       const a = onlyAt(h0 + 1, [h0 + 1, h0 + 2]);
       const c = await r.stream(proxy.url, { path: ACTIVITY, query: `?address=${a}` });
-      await waitFor(() => proxy.stream.activity.status().watched === 1, 'the watch');
+      await untilHub(proxy, () => proxy.stream.activity.status().watched === 1, 'the watch');
       sim.chain.advance();
       await readAndPublish(proxy, h0 + 1);
       await c.until(() => c.events.length === 1, 5000, 'the event');
@@ -249,7 +250,7 @@ describe('/stream/activity', () => {
     const h0 = sim.chain.head();
     const a = onlyAt(h0 + 1, [h0 + 1]);
     const c = await r.stream(proxy.url, { path: ACTIVITY, query: `?address=${a}` });
-    await waitFor(() => proxy.stream.activity.status().watched === 1, 'the watch');
+    await untilHub(proxy, () => proxy.stream.activity.status().watched === 1, 'the watch');
     sim.chain.advance();
     await readAndPublish(proxy, h0 + 1);
     await c.until(() => c.events.length === 1, 5000, 'the event');

@@ -8,14 +8,14 @@
  * kept event, paced.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LEAST_WAIT_MS } from '../helpers/fake-upstream.js';
+import { LEAST_WAIT_MS } from '../helpers/until.js';
 import type { Browser } from 'playwright-core';
 import type { ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { artifactPath, describeChromium, launchChromium, servePage, type PageSite } from '../helpers/chromium.js';
 import { startTestProxy, testConfig } from '../helpers/proxy.js';
 import { startRelay, type Relay } from './relay.js';
-import { waitFor } from './kit.js';
+import { untilFeed } from './kit.js';
 
 const describe = describeChromium();
 
@@ -170,7 +170,7 @@ describe('EventSource in headless chromium: rebases and long resumes', { timeout
     for (let left = n; left > 0; left -= 100) {
       sim.chain.advance(Math.min(100, left));
       const target = sim.chain.head();
-      await waitFor(() => proxy.stream.feed.emitted === target, `head ${target}`);
+      await untilFeed(proxy, (e) => e === target, `head ${target}`);
     }
   }
 

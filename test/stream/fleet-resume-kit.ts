@@ -10,12 +10,12 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import type { SharedBackend } from '../helpers/fleet-single-flight.js';
 import type { ConfigPatch } from '../helpers/proxy.js';
-import { waitFor } from '../helpers/fake-upstream.js';
 import { startReplica, type Replica } from '../helpers/replica.js';
 import { openStream, type SseClient } from './sse-client.js';
+import { untilHead } from '../helpers/until.js';
 
 async function waitHead(r: Replica, height: number): Promise<void> {
-  await waitFor(() => (r.tracker.bestHead() ?? -1) >= height, 15_000, `head ${height}`);
+  await untilHead(r.tracker, (h) => (h ?? -1) >= height, `head ${height}`, 15_000);
 }
 
 export function resumeAcrossReplicas(

@@ -8,6 +8,7 @@ import type { StreamConfig } from '../../src/config/types.js';
 import { openStream, type SseClient } from './sse-client.js';
 import { startRelay, type Relay } from './relay.js';
 import { waitFor as waitUntil } from '../helpers/fake-upstream.js';
+import { untilEmitted } from '../helpers/until.js';
 
 export interface Rig {
   sim: SimulatorHandle;
@@ -63,7 +64,7 @@ export function rig(): {
       const first = await openStream(proxy.url);
       await first.until(() => first.events.length === 1, 10_000, 'the first head event');
       first.close();
-      await waitFor(() => proxy.stream.hub.size === 0, 'the first subscriber to leave');
+      await untilHub(proxy, () => proxy.stream.hub.size === 0, 'the first subscriber to leave');
       return { sim, proxy, relays: own };
     },
     async stream(base, o) {
@@ -77,4 +78,24 @@ export function rig(): {
 /** Waits for in-process state (HTTP waits use SseClient.until); helpers/fake-upstream.ts's waitFor, `what` first. */
 export function waitFor(pred: () => boolean, what: string, ms?: number): Promise<void> {
   return waitUntil(pred, ms, what);
+}
+
+/** Resolves when `holds` does, checked as each head event is published (the feed's `emitted`). */
+export function untilFeed(
+  proxy: Pick<ProxyHandle, 'stream'>,
+  holds: (emitted: number | null) => boolean,
+  what: string,
+): Promise<void> {
+  const feed = proxy.stream.feed;
+  return untilEmitted(feed, 'emitted', () => holds(feed.emitted), what);
+}
+
+/** Resolves when `holds` does, checked as each stream (head or activity) opens or leaves. */
+export function untilHub(
+  proxy: Pick<ProxyHandle, 'stream'>,
+  holds: () => boolean,
+  what: string,
+  ms?: number,
+): Promise<void> {
+  return untilEmitted(proxy.stream.hub, 'change', holds, what, ms);
 }

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { counter } from '../helpers/replica.js';
-import { rig, streamConfig, waitFor } from './kit.js';
+import { rig, streamConfig, untilFeed, untilHub } from './kit.js';
 
 const r = rig();
 
@@ -18,7 +18,7 @@ describe('stream limits and backpressure', () => {
     expect(await counter(proxy.url, 'chainproxy_stream_refused_total', { reason: 'max_streams' })).toBe(1);
     expect(await counter(proxy.url, 'chainproxy_stream_open')).toBe(2);
     a.close();
-    await waitFor(() => proxy.stream.hub.size === 1, 'the closed stream to leave');
+    await untilHub(proxy, () => proxy.stream.hub.size === 1, 'the closed stream to leave');
     const d = await r.stream(proxy.url);
     expect(d.status).toBe(200);
   });
@@ -46,14 +46,14 @@ describe('stream limits and backpressure', () => {
     const sock = connect(Number(url.port), url.hostname);
     sock.write(`GET /stream/heads HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\n\r\n`);
     sock.pause();
-    await waitFor(() => proxy.stream.hub.size === 1, 'the slow stream to open');
+    await untilHub(proxy, () => proxy.stream.hub.size === 1, 'the slow stream to open');
     const watcher = await r.stream(proxy.url);
     const start = sim.chain.head();
     let dropped = 0;
     for (let round = 0; round < 300 && dropped === 0; round++) {
       sim.chain.advance(100);
       const target = sim.chain.head();
-      await waitFor(() => proxy.stream.feed.emitted === target, `head ${target}`);
+      await untilFeed(proxy, (e) => e === target, `head ${target}`);
       dropped = await counter(proxy.url, 'chainproxy_stream_clients_dropped_total', { reason: 'slow' });
     }
     sock.destroy();

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Rig } from './kit.js';
 import { counter } from '../helpers/replica.js';
-import { rig, streamConfig, waitFor } from './kit.js';
+import { rig, streamConfig, untilFeed } from './kit.js';
 
 const r = rig();
 
@@ -17,7 +17,7 @@ async function heads(t: Rig, n: number): Promise<void> {
   for (let left = n; left > 0; left -= 100) {
     t.sim.chain.advance(Math.min(100, left));
     const target = t.sim.chain.head();
-    await waitFor(() => t.proxy.stream.feed.emitted === target, `head ${target}`);
+    await untilFeed(t.proxy, (e) => e === target, `head ${target}`);
   }
 }
 

@@ -9,7 +9,7 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { counter } from '../helpers/replica.js';
-import { rig, streamConfig, waitFor } from './kit.js';
+import { rig, streamConfig, untilFeed, untilHub, waitFor } from './kit.js';
 
 const r = rig();
 const TOTAL = 96 * 1024;
@@ -31,13 +31,13 @@ describe('stream queues, all subscribers together', () => {
         sock.pause();
         return sock;
       });
-      await waitFor(() => proxy.stream.hub.size === 3, 'the slow streams to open');
+      await untilHub(proxy, () => proxy.stream.hub.size === 3, 'the slow streams to open');
       const watcher = await r.stream(proxy.url);
       const start = sim.chain.head();
       for (let round = 0; round < 300 && proxy.stream.hub.size > 1; round++) {
         sim.chain.advance(100);
         const target = sim.chain.head();
-        await waitFor(() => proxy.stream.feed.emitted === target, `head ${target}`);
+        await untilFeed(proxy, (e) => e === target, `head ${target}`);
       }
       // All three went for the total, none for its own 4 MiB cap.
       expect(await counter(proxy.url, 'chainproxy_stream_clients_dropped_total', { reason: 'total' })).toBe(3);

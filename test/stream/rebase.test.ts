@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { headOf } from './sse-client.js';
 import { rig, waitFor } from './kit.js';
+import { untilHead } from '../helpers/until.js';
 
 const r = rig();
 
@@ -98,7 +99,7 @@ describe('rebase', () => {
       'the feed reading the page for the phantom head',
     );
     for (const x of relays) x.lie(null);
-    await waitFor(() => proxy.tracker.bestHead() === real, 'the follow-down');
+    await untilHead(proxy.tracker, (h) => h === real, 'the follow-down');
     for (const x of relays) x.release();
     sim.chain.advance(1);
     await a.until(() => a.heights().at(-1) === real + 1, 10_000, 'the next real head');

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/sim/index.js';
 import { startTestProxy } from '../helpers/proxy.js';
 import { openStream } from './sse-client.js';
-import { rig, streamConfig, waitFor } from './kit.js';
+import { rig, streamConfig, untilFeed } from './kit.js';
+import { untilHead } from '../helpers/until.js';
 
 const r = rig();
 
@@ -14,7 +15,7 @@ describe('resuming with Last-Event-ID', () => {
     const seen = Number(first.events[0]!.id);
     first.close();
     sim.chain.advance(4);
-    await waitFor(() => proxy.stream.feed.emitted === seen + 4, 'the missed heads');
+    await untilFeed(proxy, (e) => e === seen + 4, 'the missed heads');
     const again = await r.stream(proxy.url, { lastEventId: String(seen) });
     await again.until(() => again.events.length === 4, 10_000, 'the replay');
     expect(again.heights()).toEqual([seen + 1, seen + 2, seen + 3, seen + 4]);
@@ -27,7 +28,7 @@ describe('resuming with Last-Event-ID', () => {
     const { sim, proxy } = await r.start();
     const head = sim.chain.head();
     sim.chain.advance(2);
-    await waitFor(() => proxy.stream.feed.emitted === head + 2, 'two heads');
+    await untilFeed(proxy, (e) => e === head + 2, 'two heads');
     const q = await r.stream(proxy.url, { query: `?lastEventId=${head}` });
     await q.until(() => q.events.length === 2);
     expect(q.heights()).toEqual([head + 1, head + 2]);
@@ -42,7 +43,7 @@ describe('resuming with Last-Event-ID', () => {
     const head = sim.chain.head();
     for (let i = 1; i <= 6; i++) {
       sim.chain.advance(1);
-      await waitFor(() => proxy.stream.feed.emitted === head + i, `head ${head + i}`);
+      await untilFeed(proxy, (e) => e === head + i, `head ${head + i}`);
     }
     const c = await r.stream(proxy.url, { lastEventId: String(head) });
     await c.until(() => c.events.length === 4);
@@ -59,7 +60,7 @@ describe('resuming with Last-Event-ID', () => {
     const proxy = await startTestProxy([sim.url], { upstream: { probeIntervalMs: 100 } });
     try {
       // The head is known, but no stream has opened yet: the history is empty.
-      await waitFor(() => proxy.tracker.bestHead() !== null, 'the first probe');
+      await untilHead(proxy.tracker, (h) => h !== null, 'the first probe');
       const head = sim.chain.head();
       const c = await openStream(proxy.url, { lastEventId: String(head - 10) });
       try {

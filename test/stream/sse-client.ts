@@ -4,7 +4,7 @@
  * blank line ends an event. Tests wait on conditions, never on sleeps.
  */
 import { request, type IncomingMessage } from 'node:http';
-import { LEAST_WAIT_MS } from '../helpers/fake-upstream.js';
+import { LEAST_WAIT_MS } from '../helpers/until.js';
 
 export interface SseEvent {
   /** The `event:` field; `message` when absent. */

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { normalAddress } from '../../src/sim/ids.js';
-import { rig, streamConfig, waitFor } from './kit.js';
+import { rig, streamConfig, untilHub } from './kit.js';
 import { ACTIVITY } from './activity-kit.js';
 
 const r = rig();
@@ -56,7 +56,7 @@ describe('activity watch bounds', () => {
           });
           expect(sse.status).toBe(200);
           sse.close();
-          await waitFor(() => activity.status().streams === 0, 'the close');
+          await untilHub(proxy, () => activity.status().streams === 0, 'the close');
         }
       }
       // Each client keeps 2 x 100 lingering (STREAM_MAX_PER_CLIENT x STREAM_ACTIVITY_MAX_WATCH), not 800.
@@ -111,11 +111,15 @@ describe('activity watch bounds', () => {
       });
       expect(shared.status).toBe(200);
       shared.close();
-      await waitFor(() => activity.status().streams === 2, 'the shared stream to close');
+      await untilHub(proxy, () => activity.status().streams === 2, 'the shared stream to close');
 
       // A's watches linger (80 000 + 92 000 open): C now fits once the 3 oldest of A's are forgotten.
       sa.close();
-      await waitFor(() => activity.status().lingering === 100 && activity.status().streams === 1, 'A to linger');
+      await untilHub(
+        proxy,
+        () => activity.status().lingering === 100 && activity.status().streams === 1,
+        'A to linger',
+      );
       const sc = await r.stream(proxy.url, { path: ACTIVITY, query: query(c), headers: as('198.51.100.3') });
       expect(sc.status).toBe(200);
       const s = activity.status();

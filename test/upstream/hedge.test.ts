@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
-import { startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { chainHandler, gate, recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';
 import { closeAfterEach } from '../helpers/teardown.js';
 import type { UpstreamConfig } from '../../src/config/types.js';
@@ -33,10 +33,10 @@ describe('hedging', () => {
     expect(res.attempts).toBe(2);
     expect(metrics.hedges).toEqual(['tx/list']);
     expect(metrics.retries).toEqual([]);
-    await waitFor(() => metrics.outcomes('u0').length === 1, 2000, 'loser outcome');
+    await metrics.until(() => metrics.outcomes('u0').length === 1, 'loser outcome');
     expect(metrics.outcomes('u0')).toEqual(['cancelled']);
     expect(metrics.outcomes('u1')).toEqual(['ok']);
-    await waitFor(() => slow.aborted() === 1, 2000, 'slow upstream to see the request aborted');
+    await slow.until(() => slow.aborted() === 1, 'slow upstream to see the request aborted');
     // A cancelled attempt is not a failure: the slow upstream's breaker stays closed.
     expect(pool.status()[0]!.breaker).toBe('closed');
     expect(pool.status()[0]!.inFlight).toBe(0);
@@ -54,7 +54,7 @@ describe('hedging', () => {
   it('hedgeAfterMs = 0 disables hedging', async () => {
     const { pool, metrics, slow } = await setup({ hedgeAfterMs: 0 });
     const p = pool.fetch(request());
-    await waitFor(() => slow.held() === 1, 2000, 'request to reach u0');
+    await slow.until(() => slow.held() === 1, 'request to reach u0');
     slow.open();
     expect((await p).upstream).toBe('u0');
     expect(metrics.hedges).toEqual([]);
@@ -65,7 +65,7 @@ describe('hedging', () => {
     const { pool, metrics, slow } = await setup({ hedgeAfterMs: 20 });
     await fakes[1]!.close(); // the hedge target is down
     const p = pool.fetch(request());
-    await waitFor(() => metrics.outcomes('u1').length === 1, 2000, 'hedge to fail');
+    await metrics.until(() => metrics.outcomes('u1').length === 1, 'hedge to fail');
     slow.open();
     const res = await p;
     expect(res.upstream).toBe('u0');
@@ -77,14 +77,12 @@ describe('hedging', () => {
     async function holding(patch: Partial<UpstreamConfig>) {
       let held = 0;
       const inner = chainHandler('u0', { value: 100 });
-      fakes.push(
-        await startFakeUpstream((req, res) => {
-          if ((req.url ?? '').startsWith('/block/max')) return inner(req, res);
-          held++;
-          return new Promise<void>((resolve) => res.on('close', () => resolve()));
-        }),
-        await startFakeUpstream(chainHandler('u1', { value: 100 })),
-      );
+      const u0 = await startFakeUpstream((req, res) => {
+        if ((req.url ?? '').startsWith('/block/max')) return inner(req, res);
+        held++;
+        return new Promise<void>((resolve) => res.on('close', () => resolve()));
+      });
+      fakes.push(u0, await startFakeUpstream(chainHandler('u1', { value: 100 })));
       const metrics = recordingMetrics();
       const pool = (scope.front = createUpstreamPool({
         urls: fakes.map((f) => f.url),
@@ -92,23 +90,24 @@ describe('hedging', () => {
         tracker: new ChainTracker(),
         metrics,
       }));
-      return { pool, metrics, held: () => held };
+      return { pool, metrics, held: () => held, u0 };
     }
 
     it('counts against the breaker of an upstream that answered nothing meanwhile (hung)', async () => {
       const { pool, metrics, held } = await holding({ hedgeAfterMs: 30 });
       expect((await pool.fetch(request())).upstream).toBe('u1');
-      await waitFor(() => metrics.outcomes('u0').length === 1 && held() === 1, 2000, 'loser outcome');
+      await metrics.until(() => metrics.outcomes('u0').length === 1, 'loser outcome');
+      expect(held()).toBe(1);
       expect(pool.status()[0]!.breaker).toBe('open');
     });
 
     it('does not count against one that answered well meanwhile (busy, not failing)', async () => {
-      const { pool, metrics, held } = await holding({ hedgeAfterMs: 400 });
+      const { pool, metrics, held, u0 } = await holding({ hedgeAfterMs: 400 });
       const p = pool.fetch(request());
-      await waitFor(() => held() === 1, 2000, 'the first attempt held by u0');
+      await u0.until(() => held() === 1, 'the first attempt held by u0');
       await pool.probeNow(); // u0 answers its probe well while the attempt waits
       expect((await p).upstream).toBe('u1');
-      await waitFor(() => metrics.outcomes('u0').length === 1, 2000, 'loser outcome');
+      await metrics.until(() => metrics.outcomes('u0').length === 1, 'loser outcome');
       expect(metrics.outcomes('u0')).toEqual(['cancelled']);
       expect(pool.status()[0]!.breaker).toBe('closed');
     });

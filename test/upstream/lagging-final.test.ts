@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { waitFor } from '../helpers/fake-upstream.js';
 import { closeAfterEach } from '../helpers/teardown.js';
 import { dataOf, get, maxAge, startReplica, type Replica } from '../helpers/replica.js';
+import { untilHead } from '../helpers/until.js';
 
 const scope = closeAfterEach<SimulatorHandle, Replica>();
 const sims = scope.upstreams;
@@ -27,7 +27,7 @@ describe('one upstream frozen 60 blocks behind, and faster', () => {
       upstream: { probeIntervalMs: 50, hedgeAfterMs: 0 },
     }));
     const head = fresh.chain.head();
-    await waitFor(() => proxy!.tracker.bestHead() === head, 5000, 'best head known');
+    await untilHead(proxy!.tracker, (h) => h === head, 'best head known', 5000);
     // The proxy learns the final height from a final block (through the fresh upstream: head-sensitive until then).
     const learn = await get(proxy.url, `/block/detail?h=${head - 16}`);
     expect(dataOf(learn.text)).toMatchObject({ is_finality: true });

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { counter, dataOf, get, upstreamStatus, simulatorTrio } from '../helpers/replica.js';
+import { untilHead } from '../helpers/until.js';
 
 const trio = simulatorTrio();
 
@@ -57,7 +58,7 @@ describe('three simulators, one frozen', () => {
         // Wait for a probe to see it: otherwise, on a fast machine, 40 requests finish within
         // one probe interval, several advances merge into one, and the run crosses fewer heads.
         const want = fast0.chain.head();
-        await waitFor(() => proxy.tracker.bestHead() === want, 5000, `head ${want} seen`);
+        await untilHead(proxy.tracker, (h) => h === want, `head ${want} seen`, 5000);
       }
       const r = await get(proxy.url, '/block/max');
       expect(r.status).toBe(200);

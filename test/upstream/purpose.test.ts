@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { startTestProxy } from '../helpers/proxy.js';
 import { counter } from '../helpers/replica.js';
 import { waitFor } from '../helpers/fake-upstream.js';
-import { bestHead, pathOf, headRig } from '../head/kit.js';
+import { pathOf, headRig } from '../head/kit.js';
+import { untilHead, within } from '../helpers/until.js';
 
 describe('x-chainproxy-purpose on upstream requests', () => {
   const rig = headRig({
@@ -30,22 +31,20 @@ describe('x-chainproxy-purpose on upstream requests', () => {
     expect(hot.status).toBe(200);
     const miss = await fetch(`${rig.proxy.url}/tx/list?page=2&page_size=7`);
     expect(miss.headers.get('x-cache')).toBe('MISS');
-    await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+    await within(rig.proxy.resolver.idle(), 'no flight under way', 5000);
     const height = rig.sim.chain.advance(1);
-    await waitFor(async () => (await bestHead(rig.proxy.url)) === height, 5000, `head ${height}`);
+    await untilHead(rig.proxy.tracker, (h) => h === height, `head ${height}`, 5000);
     const purposeOf = (url: string): Array<string | null> =>
       rig.rec.log.filter((e) => e.url === url).map((e) => e.purpose);
-    await waitFor(
+    await rig.rec.up.until(
       () => purposeOf('/tx/list?page=1&page_size=20').includes('refresh'),
-      5000,
       'the hot first page refreshed',
     );
-    await waitFor(
+    await rig.rec.up.until(
       () => rig.rec.log.some((e) => e.url.startsWith(`/tx/list?block_height=${height}&`)),
-      5000,
       `block ${height} read`,
     );
-    await waitFor(() => rig.proxy.resolver.inFlight === 0, 5000, 'no flight under way');
+    await within(rig.proxy.resolver.idle(), 'no flight under way', 5000);
 
     expect(purposeOf('/tx/list?page=2&page_size=7')).toEqual([null]);
     const probes = rig.rec.log.filter((e) => pathOf(e.url) === '/block/max').map((e) => e.purpose);
@@ -84,14 +83,14 @@ describe('x-chainproxy-purpose on upstream requests', () => {
       },
     });
     try {
-      await waitFor(async () => (await bestHead(polled.url)) === rig.sim.chain.head(), 5000, 'the first head');
+      await untilHead(polled.tracker, (h) => h === rig.sim.chain.head(), 'the first head', 5000);
       const from = rig.rec.log.length;
       const pool = (): Array<string | null> =>
         rig.rec.log
           .slice(from)
           .filter((e) => pathOf(e.url) === '/tx/list/pending')
           .map((e) => e.purpose);
-      await waitFor(() => pool().length >= 3, 5000, 'three pending polls');
+      await rig.rec.up.until(() => pool().length >= 3, 'three pending polls');
       expect(new Set(pool())).toEqual(new Set(['pending']));
     } finally {
       await polled.close();

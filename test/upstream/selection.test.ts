@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
-import { startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { chainHandler, gate, recordingMetrics, request, upstreamConfig } from '../helpers/upstream-kit.js';
 import { closeAfterEach } from '../helpers/teardown.js';
 
@@ -20,7 +20,7 @@ describe('least-loaded selection in the pool', () => {
       metrics,
     }));
     const pending = Array.from({ length: 6 }, () => pool!.fetch(request()));
-    await waitFor(() => gates.every((g) => g.held() === 2), 3000, 'two held requests per upstream');
+    await Promise.all(gates.map((g) => g.until(() => g.held() === 2, 'two held requests per upstream')));
     expect(pool.status().map((s) => s.inFlight)).toEqual([2, 2, 2]);
     for (const g of gates) g.open();
     const answers = await Promise.all(pending);
@@ -37,7 +37,7 @@ describe('least-loaded selection in the pool', () => {
       tracker: new ChainTracker(),
     }));
     const stuck = pool.fetch(request());
-    await waitFor(() => slow.held() === 1);
+    await slow.until(() => slow.held() === 1, 'a request held');
     const answers = [];
     for (let i = 0; i < 5; i++) answers.push((await pool.fetch(request())).upstream);
     expect(answers).toEqual(['u1', 'u1', 'u1', 'u1', 'u1']);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ChainTracker } from '../../src/chain/tracker.js';
 import { createUpstreamPool, type ManagedUpstreamPool } from '../../src/upstream/pool.js';
-import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { chainHandler, gate, request, upstreamConfig } from '../helpers/upstream-kit.js';
 import { closeAfterEach } from '../helpers/teardown.js';
 
@@ -59,7 +59,7 @@ describe('status()', () => {
     fakes[0]!.setHandler(slow.handler);
     fakes[1]!.setHandler(slow.handler);
     const p = pool.fetch(request());
-    await waitFor(() => slow.held() === 1);
+    await slow.until(() => slow.held() === 1, 'a request held');
     expect(pool.status().reduce((n, u) => n + u.inFlight, 0)).toBe(1);
     slow.open();
     await p;
@@ -104,7 +104,7 @@ describe('close()', () => {
     }));
     pool.start();
     const p = pool.fetch(request()).catch((e: unknown) => e);
-    await waitFor(() => hang.held() >= 1);
+    await hang.until(() => hang.held() >= 1, 'a request held');
     await pool.close();
     await expect(p).resolves.toMatchObject({ kind: 'SHUTTING_DOWN' });
     await expect(pool.fetch(request())).rejects.toMatchObject({ kind: 'SHUTTING_DOWN' });

@@ -38,7 +38,7 @@ function listening(p: Proc): Map<number, Line> {
 }
 
 async function listeningAs(p: Proc, n: number): Promise<void> {
-  await waitFor(() => listening(p).size === n || p.child.exitCode !== null, 120_000, `${n} listening`);
+  await p.until(() => listening(p).size === n || p.child.exitCode !== null, `${n} listening`, 120_000);
   if (listening(p).size !== n) throw new Error(`exited ${p.child.exitCode}; stderr:\n${p.stderr()}`);
 }
 
@@ -120,18 +120,18 @@ describe('WORKERS=2 without Redis: background work once', { timeout: 300_000 }, 
     try {
       const p = startProc(env(upstream.url, 2));
       await listeningAs(p, 2);
-      await waitFor(() => leaders(p).length === 1, 10 * INTERVAL, 'one leader');
+      await p.until(() => leaders(p).length === 1, 'one leader', 10 * INTERVAL);
       const [old] = leaders(p);
       const other = old === 1 ? 2 : 1;
       const pid = Number(listening(p).get(old!)!['pid']);
       const killedAt = Date.now();
       process.kill(pid, 'SIGKILL');
-      await waitFor(() => leaders(p).includes(other), 20 * INTERVAL, 'the other worker to lead');
+      await p.until(() => leaders(p).includes(other), 'the other worker to lead', 20 * INTERVAL);
       const took = p.lines.find((l) => l['worker'] === other && l['msg'] === GAINED && Number(l['time']) >= killedAt);
       expect(Number(took?.['time']) - killedAt).toBeLessThanOrEqual(2 * INTERVAL);
 
       // The replacement (same number) follows: the upstream again sees one prober.
-      await waitFor(() => listening(p).get(old!)?.['pid'] !== pid, 120_000, 'a replacement worker');
+      await p.until(() => listening(p).get(old!)?.['pid'] !== pid, 'a replacement worker', 120_000);
       await settled(upstream);
       const from = background(upstream);
       await new Promise((r) => setTimeout(r, SPAN));

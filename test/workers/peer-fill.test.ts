@@ -7,7 +7,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startProc } from '../process/kit.js';
 
 /** A request on a connection of its own (the cluster hands each connection to the next worker). */
@@ -50,7 +50,7 @@ describe('WORKERS=2 without Redis: a miss answered from the other worker', { tim
       p.lines
         .filter((l) => l['msg'] === 'chainproxy listening' && typeof l['worker'] === 'number')
         .map((l) => l['url']);
-    await waitFor(() => urls().length === 2 || p.child.exitCode !== null, 120_000, 'two listening workers');
+    await p.until(() => urls().length === 2 || p.child.exitCode !== null, 'two listening workers', 120_000);
     if (urls().length !== 2) throw new Error(`exited ${p.child.exitCode}; stderr:\n${p.stderr()}`);
     const url = String(urls()[0]);
     const path = `/block/detail?h=${sim.chain.head() - 100}`;

@@ -37,21 +37,21 @@ describe('WORKERS=2: every worker killed', { timeout: 180_000 }, () => {
     // A fixed port: with PORT=0 the replacements of a cluster with no worker left would bind another one.
     const port = String(await freePort());
     const p = startProc({ WORKERS: '2', PORT: port, UPSTREAM_URLS: sim.url, UPSTREAM_PROBE_INTERVAL_MS: '200' });
-    await waitFor(() => listeningByWorker(p).size === 2 || p.child.exitCode !== null, 120_000, 'two workers');
+    await p.until(() => listeningByWorker(p).size === 2 || p.child.exitCode !== null, 'two workers', 120_000);
     const first = listeningByWorker(p);
     expect(first.size).toBe(2);
     const url = String(first.get(1)!['url']);
     expect(url).toContain(`:${port}`);
     for (const l of first.values()) process.kill(Number(l['pid']), 'SIGKILL');
-    await waitFor(
+    await p.until(
       () =>
         p.child.exitCode !== null ||
         [1, 2].every((n) => {
           const now = listeningByWorker(p).get(n);
           return now !== undefined && now['pid'] !== first.get(n)!['pid'];
         }),
-      120_000,
       'both workers replaced',
+      120_000,
     );
     expect(p.child.exitCode).toBeNull();
     const replaced = p.lines.filter((l) => l['msg'] === 'worker exited; starting a replacement');
@@ -69,11 +69,11 @@ describe('WORKERS=2: every worker killed', { timeout: 180_000 }, () => {
       const file = join(dir, 'c.yaml');
       writeFileSync(file, 'rateLimit:\n  max: 1000\n');
       const p = startProc({ WORKERS: '2', UPSTREAM_URLS: sim.url, CONFIG_FILE: file });
-      await waitFor(() => listeningByWorker(p).size === 2 || p.child.exitCode !== null, 120_000, 'two workers');
+      await p.until(() => listeningByWorker(p).size === 2 || p.child.exitCode !== null, 'two workers', 120_000);
       writeFileSync(file, 'rateLimit:\n  max: 5\n');
       p.child.kill('SIGHUP');
       const reloaded = (): Line[] => p.lines.filter((l) => l['msg'] === 'configuration reloaded');
-      await waitFor(() => reloaded().length === 2 || p.child.exitCode !== null, 20_000, 'both workers reloaded');
+      await p.until(() => reloaded().length === 2 || p.child.exitCode !== null, 'both workers reloaded', 20_000);
       expect(
         reloaded()
           .map((l) => l['worker'])
@@ -91,7 +91,7 @@ describe('WORKERS=2: every worker killed', { timeout: 180_000 }, () => {
 
   it('DRAIN_DELAY_MS: SIGTERM to the primary puts every worker in its lame duck; a second one drains', async () => {
     const p = startProc({ WORKERS: '2', UPSTREAM_URLS: sim.url, DRAIN_DELAY_MS: '600000' });
-    await waitFor(() => listeningByWorker(p).size === 2 || p.child.exitCode !== null, 120_000, 'two workers');
+    await p.until(() => listeningByWorker(p).size === 2 || p.child.exitCode !== null, 'two workers', 120_000);
     const url = String(listeningByWorker(p).get(1)!['url']);
     const fresh = async (path: string): Promise<number> => {
       const res = await request(`${url}${path}`, { reset: true });
@@ -101,7 +101,7 @@ describe('WORKERS=2: every worker killed', { timeout: 180_000 }, () => {
     await waitFor(async () => (await fresh('/readyz')) === 200, 20_000, 'ready');
     p.child.kill('SIGTERM');
     const lameDucks = (): number => p.lines.filter((l) => String(l['msg']).startsWith('lame duck')).length;
-    await waitFor(() => lameDucks() === 2, 20_000, 'both workers in their lame duck');
+    await p.until(() => lameDucks() === 2, 'both workers in their lame duck', 20_000);
     for (let i = 0; i < 4; i++) expect(await fresh('/readyz')).toBe(503);
     for (let i = 0; i < 4; i++) expect(await fresh('/block/max')).toBe(200);
     expect(p.child.exitCode).toBeNull();

@@ -26,7 +26,7 @@ function listeningLines(p: Proc): Map<number, Line> {
 }
 
 async function bothListening(p: Proc): Promise<string> {
-  await waitFor(() => listeningLines(p).size === 2 || p.child.exitCode !== null, 120_000, 'two listening workers');
+  await p.until(() => listeningLines(p).size === 2 || p.child.exitCode !== null, 'two listening workers', 120_000);
   const lines = [...listeningLines(p).values()];
   if (lines.length !== 2) throw new Error(`exited ${p.child.exitCode}; stderr:\n${p.stderr()}`);
   return String(lines[0]!['url']);
@@ -136,7 +136,7 @@ describe('WORKERS=2 without Redis', { timeout: 300_000 }, () => {
   async function replacesKilled(p: Proc, url: string): Promise<void> {
     const first = listeningLines(p).get(1)!;
     process.kill(Number(first['pid']), 'SIGKILL');
-    await waitFor(() => listeningLines(p).get(1)?.['pid'] !== first['pid'], 120_000, 'a replacement worker 1');
+    await p.until(() => listeningLines(p).get(1)?.['pid'] !== first['pid'], 'a replacement worker 1', 120_000);
     expect(
       p.lines.some(
         (l) => l['msg'] === 'worker exited; starting a replacement' && l['worker'] === 1 && l['signal'] === 'SIGKILL',
