@@ -51,6 +51,7 @@ export class FleetDuty {
   readonly #clock: () => number;
   #heardAt: number;
   #snapshot: () => UpstreamHead[] = () => [];
+  #intervals: () => number[] = () => [];
   #lastKey = '';
   #timer: NodeJS.Timeout | null = null;
   readonly #unsubscribe: () => void;
@@ -70,7 +71,7 @@ export class FleetDuty {
     };
     o.bus.on('subscribed', onSubscribed);
     const beat = (): void => {
-      if (o.leader.isLeader()) void o.bus.publish('heads', o.lease, this.#snapshot());
+      if (o.leader.isLeader()) this.#sendHeads(this.#snapshot());
     };
     this.#timer = setInterval(beat, Math.max(1, Math.floor(o.intervalMs / 2)));
     this.#timer.unref();
@@ -105,23 +106,32 @@ export class FleetDuty {
     this.#o.onSelfProbe();
   }
 
+  /** The leader's heads, with its recent block intervals when it has any (older replicas ignore them). */
+  #sendHeads(heads: UpstreamHead[]): void {
+    const intervals = this.#intervals();
+    if (intervals.length === 0) void this.#o.bus.publish('heads', this.#o.lease, heads);
+    else void this.#o.bus.publish('heads', this.#o.lease, heads, intervals);
+  }
+
   /**
-   * This replica probed: `snapshot` gives every upstream's head now; the leader
-   * publishes it when a head or probe result changed (and on every heartbeat).
+   * This replica probed: `snapshot` gives every upstream's head now, `intervals`
+   * the recent block intervals; the leader publishes them when a head or probe
+   * result changed (and on every heartbeat).
    */
-  probed(snapshot: () => UpstreamHead[]): void {
+  probed(snapshot: () => UpstreamHead[], intervals: () => number[] = () => []): void {
     this.#snapshot = snapshot;
+    this.#intervals = intervals;
     const heads = snapshot();
     const key = heads.map((h) => `${h.id}:${h.head}:${h.ok}`).join(',');
     if (key === this.#lastKey) return;
     this.#lastKey = key;
-    if (this.#o.leader.isLeader()) void this.#o.bus.publish('heads', this.#o.lease, heads);
+    if (this.#o.leader.isLeader()) this.#sendHeads(heads);
   }
 
-  /** The leader's heads for each upstream, while this replica follows. */
-  onHeads(apply: (heads: UpstreamHead[]) => void): void {
-    this.#o.bus.on('heads', (lease, heads) => {
-      if (lease === this.#o.lease && !this.acting()) apply(heads);
+  /** The leader's heads for each upstream (and its block intervals, if sent), while this replica follows. */
+  onHeads(apply: (heads: UpstreamHead[], intervals: number[] | undefined) => void): void {
+    this.#o.bus.on('heads', (lease, heads, intervals) => {
+      if (lease === this.#o.lease && !this.acting()) apply(heads, intervals);
     });
   }
 

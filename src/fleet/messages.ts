@@ -11,7 +11,7 @@
  * plus its publisher and listener where the work is.
  * The JSON of a kind must not change: during a rolling restart replicas of
  * two versions read each other's messages (one that does not know a kind
- * drops it).
+ * drops it). A new optional field is allowed: an older replica ignores it.
  */
 import type { PendingTouched, TouchedSet } from '../chain/touched.js';
 
@@ -75,6 +75,12 @@ const isHead = (h: unknown): boolean =>
   (h.head === null || Number.isSafeInteger(h.head));
 
 const isHeads = (v: unknown): v is UpstreamHead[] => Array.isArray(v) && v.every(isHead);
+
+/** Most block intervals a 'heads' message may carry. */
+const MAX_INTERVALS = 64;
+
+const isIntervals = (v: unknown): v is number[] =>
+  Array.isArray(v) && v.length <= MAX_INTERVALS && v.every((x) => typeof x === 'number' && Number.isFinite(x) && x > 0);
 
 const isMark = (v: unknown): v is PurgeMark =>
   isObject(v) && typeof v.target === 'string' && typeof v.soft === 'boolean' && Number.isSafeInteger(v.at);
@@ -142,12 +148,18 @@ export const KINDS = {
     echo: false,
     example: [{ target: '/v1/blocks/*', soft: true, at: 1_700_000_000_000 }],
   }),
-  heads: row<[lease: string, heads: UpstreamHead[]]>({
-    doc: "The leader's per-upstream probe results, also its heartbeat (src/fleet/duty.ts), to its followers.",
-    fields: (lease, heads) => ({ lease, heads }),
-    read: (o) => (typeof o.lease === 'string' && isHeads(o.heads) ? [o.lease, o.heads] : undefined),
+  heads: row<[lease: string, heads: UpstreamHead[], intervals?: number[]]>({
+    doc:
+      "The leader's per-upstream probe results, also its heartbeat (src/fleet/duty.ts), to its followers; " +
+      'optionally its recent block intervals in ms, which a replica that has not learned them yet takes.',
+    fields: (lease, heads, intervals) => (intervals === undefined ? { lease, heads } : { lease, heads, intervals }),
+    read: (o) => {
+      if (typeof o.lease !== 'string' || !isHeads(o.heads)) return undefined;
+      // Malformed intervals are left out: the heads still count.
+      return isIntervals(o.intervals) ? [o.lease, o.heads, o.intervals] : [o.lease, o.heads];
+    },
     echo: false,
-    example: ['leader:b1:', [{ id: 'u1', head: 12, ok: true, ageMs: 40, answer: '{"height":12}' }]],
+    example: ['leader:b1:', [{ id: 'u1', head: 12, ok: true, ageMs: 40, answer: '{"height":12}' }], [2000, 2010]],
   }),
   pool: row<[lease: string, state: PoolState]>({
     doc: "The leader's pending-pool poll, its state spread into the Redis message (src/fleet/duty.ts).",

@@ -52,6 +52,16 @@ export function expectedWindow(intervals: readonly number[], denseMs: number): {
   return { from: Math.max(0, nearestRank(sorted, LOW) - guard), to: nearestRank(sorted, HIGH) + guard };
 }
 
+/**
+ * The intervals the cadence plans with: this replica's own once it has
+ * `minSamples` of them; before that the fleet's (a leader's 'heads' message),
+ * the oldest replaced by its own as they come.
+ */
+export function plannedIntervals(own: readonly number[], fleet: readonly number[]): readonly number[] {
+  if (own.length >= MIN_SAMPLES || fleet.length < MIN_SAMPLES) return own;
+  return [...fleet.slice(own.length), ...own];
+}
+
 export function nextProbe(
   now: number,
   lastAt: number | null,

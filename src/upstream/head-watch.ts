@@ -18,7 +18,7 @@
 import type { EventEmitter } from 'node:events';
 import type { ChainView } from '../chain/types.js';
 import { nearestRank } from '../common/nearest-rank.js';
-import { expectedWindow, nextProbe, type CadenceMode, type CadenceSettings } from './cadence.js';
+import { expectedWindow, nextProbe, plannedIntervals, type CadenceMode, type CadenceSettings } from './cadence.js';
 
 /** Per-block intervals kept for the estimate. */
 const INTERVALS = 32;
@@ -55,6 +55,8 @@ export class HeadWatch {
   readonly #o: HeadWatchOptions;
   readonly #clock: () => number;
   readonly #intervals: number[] = [];
+  /** The fleet's intervals (the leader's), planned with until this replica has learned its own. */
+  #fleet: readonly number[] = [];
   readonly #delays: number[] = [];
   readonly #upstreams = new Set<string>();
   #window: { from: number; to: number } | null = null;
@@ -92,7 +94,7 @@ export class HeadWatch {
     if (prevAt !== null) {
       this.#intervals.push((now - prevAt) / (height - prevH));
       if (this.#intervals.length > INTERVALS) this.#intervals.shift();
-      this.#window = expectedWindow(this.#intervals, this.#o.settings.denseMs);
+      this.#plan();
     }
     if (this.#quietAt !== null) {
       const delay = now - this.#quietAt;
@@ -100,6 +102,21 @@ export class HeadWatch {
       if (this.#delays.length > DELAYS) this.#delays.shift();
       this.#o.onDelay?.(delay / 1000);
     }
+  }
+
+  #plan(): void {
+    this.#window = expectedWindow(plannedIntervals(this.#intervals, this.#fleet), this.#o.settings.denseMs);
+  }
+
+  /** The recent per-block intervals (ms) the cadence plans with: what a leader shares with the fleet. */
+  intervals(): number[] {
+    return [...plannedIntervals(this.#intervals, this.#fleet)];
+  }
+
+  /** The fleet's recent per-block intervals (a leader's): planned with until this replica has learned its own. */
+  seed(intervals: readonly number[]): void {
+    this.#fleet = intervals.slice(-INTERVALS);
+    this.#plan();
   }
 
   /** A probe answer of `upstream` (its head, or null when it failed), after the head was reported. */
@@ -130,7 +147,7 @@ export class HeadWatch {
   }
 
   status(): HeadWatchStatus {
-    const sortedI = [...this.#intervals].sort((a, b) => a - b);
+    const sortedI = this.intervals().sort((a, b) => a - b);
     const sortedD = [...this.#delays].sort((a, b) => a - b);
     const n = this.#upstreams.size;
     const round = (v: number): number => Math.round(v);

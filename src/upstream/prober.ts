@@ -78,10 +78,10 @@ export interface ProbeDuty {
   turn(): 'leader' | 'follower' | 'alone';
   /** A probe made while 'alone'. */
   selfProbe(): void;
-  /** After each probe of this replica: every upstream's head and last probe result, now. */
-  probed(snapshot: () => UpstreamHead[]): void;
-  /** The leader's heads reach `apply` while this replica follows. */
-  onHeads(apply: (heads: UpstreamHead[]) => void): void;
+  /** After each probe of this replica: every upstream's head and last probe result, and the block intervals, now. */
+  probed(snapshot: () => UpstreamHead[], intervals: () => number[]): void;
+  /** The leader's heads (and block intervals, if it sent them) reach `apply` while this replica follows. */
+  onHeads(apply: (heads: UpstreamHead[], intervals: number[] | undefined) => void): void;
 }
 
 /** A leader's shared probe answer as an upstream response of `name` (null: not a JSON object). */
@@ -173,7 +173,11 @@ export class Prober {
     this.#duty = o.duty ?? null;
     this.#idOf = new Map(o.upstreams.map((u) => [u, upstreamId(u.url)]));
     this.#ids = new Map([...this.#idOf].map(([u, id]) => [id, u]));
-    this.#duty?.onHeads((heads) => this.#follow(heads));
+    this.#duty?.onHeads((heads, intervals) => {
+      // The fleet's cadence, planned with until this replica has learned its own.
+      if (intervals !== undefined) watch?.seed(intervals);
+      this.#follow(heads);
+    });
   }
 
   /**
@@ -231,8 +235,10 @@ export class Prober {
     }));
   };
 
+  readonly #intervals = (): number[] => this.#watch?.intervals() ?? [];
+
   #share(): void {
-    this.#duty?.probed(this.#snapshot);
+    this.#duty?.probed(this.#snapshot, this.#intervals);
   }
 
   /** From now on the first failed probe of each upstream goes to `sink` (those before it at once). */

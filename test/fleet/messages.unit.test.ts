@@ -105,6 +105,17 @@ describe('what is dropped', () => {
     expect(fromIpc({ t: 'purge', a: [{ target: '/x', soft: 'no', at: 1 }] })).toBeUndefined();
   });
 
+  it("a 'heads' message's malformed block intervals are left out, its heads kept", () => {
+    const heads = [{ id: 'u', head: 1, ok: true, ageMs: 0 }];
+    for (const bad of [[-1], ['x'], 'no', new Array(65).fill(1000)])
+      expect(fromIpc({ t: 'heads', a: ['l', heads, bad] })).toEqual({ t: 'heads', a: ['l', heads] });
+    expect(decodeRedis('{"v":1,"from":"r","t":"heads","lease":"l","heads":[],"intervals":[0]}')).toEqual({
+      from: 'r',
+      t: 'heads',
+      a: ['l', []],
+    });
+  });
+
   it("only 'filled' goes back to its sender", () => {
     expect(kinds.filter((k) => KINDS[k].echo)).toEqual(['filled']);
   });

@@ -1,7 +1,7 @@
 /** The cadence rule (pure): learning, waiting for the window, dense inside it, backing off when late. */
 import { describe, expect, it } from 'vitest';
 import { nearestRank } from '../../src/common/nearest-rank.js';
-import { expectedWindow, nextProbe } from '../../src/upstream/cadence.js';
+import { expectedWindow, nextProbe, plannedIntervals } from '../../src/upstream/cadence.js';
 
 const S = { sparseMs: 1000, denseMs: 100 };
 
@@ -40,5 +40,18 @@ describe('cadence', () => {
 
   it('holds at most 20 dense probes in a wide window (an irregular chain)', () => {
     expect(nextProbe(14_000, 0, { from: 12_000, to: 18_000 }, S)).toEqual({ delayMs: 300, mode: 'dense' });
+  });
+
+  it("plans with the fleet's intervals until its own reach the minimum, its own replacing the oldest", () => {
+    const fleet = [2000, 2100, 1900, 2000];
+    expect(plannedIntervals([], fleet)).toEqual(fleet);
+    expect(expectedWindow(plannedIntervals([], fleet), 100)).not.toBeNull();
+    expect(plannedIntervals([2050], fleet)).toEqual([2100, 1900, 2000, 2050]);
+    expect(plannedIntervals([2050, 2060], fleet)).toEqual([1900, 2000, 2050, 2060]);
+    // Learned: only its own.
+    expect(plannedIntervals([3000, 3000, 3000], fleet)).toEqual([3000, 3000, 3000]);
+    // Too few from the fleet to plan with: its own (still learning).
+    expect(plannedIntervals([3000], [2000, 2000])).toEqual([3000]);
+    expect(expectedWindow(plannedIntervals([], [2000, 2000]), 100)).toBeNull();
   });
 });

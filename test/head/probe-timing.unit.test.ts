@@ -53,4 +53,29 @@ describe('probe timing', () => {
     at(10_300);
     expect(watch.nextDelay(60)).toBe(600);
   });
+
+  it("plans with the fleet's intervals from its first head, its own replacing them as they come", () => {
+    let now = 0;
+    const tracker = new ChainTracker();
+    const watch = new HeadWatch({ tracker, settings: { sparseMs: 1000, denseMs: 100 }, clock: () => now });
+    tracker.observeHead(100);
+    expect(watch.nextDelay()).toBe(1000);
+    expect(watch.status().mode).toBe('learning');
+    // The leader learned a 2 s chain.
+    watch.seed([2000, 2000, 2000, 2000]);
+    expect(watch.status().windowMs).toEqual({ from: 1900, to: 2100 });
+    now = 1950;
+    watch.nextDelay();
+    expect(watch.status().mode).toBe('dense');
+    expect(watch.status().blocks).toBe(0);
+    // Its own intervals (3 s) replace the fleet's, the oldest first, then alone.
+    tracker.observeHead(101);
+    expect(watch.intervals()).toEqual([2000, 2000, 2000, 1950]);
+    for (let k = 2; k <= 3; k++) {
+      now = 1950 + 3000 * (k - 1);
+      tracker.observeHead(100 + k);
+    }
+    expect(watch.intervals()).toEqual([1950, 3000, 3000]);
+    expect(watch.status().blockIntervalMs).toBe(3000);
+  });
 });
