@@ -67,7 +67,7 @@ describe('cross-checked blocks', () => {
       l.emptyBlockLists(true);
       l.hold();
       c.chain.advance(1);
-      await waitFor(() => l.held() > 0, 5000, "the reader's tx/list read at the liar");
+      await l.until(() => l.held() > 0, "the reader's tx/list read at the liar");
       a.chain.advance(1);
       b.chain.advance(1);
       await waitFor(

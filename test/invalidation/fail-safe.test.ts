@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { touchedAt } from '../../src/sim/index.js';
-import { waitFor } from '../helpers/fake-upstream.js';
+import { untilFinal } from '../helpers/until.js';
 import { dataOf, get } from '../helpers/replica.js';
 import { content, covered, invalidationStatus, PRECISE, preciseRig, SEED, truth } from './kit.js';
 
@@ -47,12 +47,7 @@ describe('fail safe', () => {
 
     sim.chain.advance(1);
     await covered(proxy.url, h0 + 1);
-    await waitFor(
-      async () =>
-        (dataOf((await get(proxy.url, '/status')).text)['chain'] as { finalHeight: number | null }).finalHeight! >= f,
-      5000,
-      'final height',
-    );
+    await untilFinal(proxy.tracker, f);
     const r = await get(proxy.url, p);
     expect(r.cache).toBe('MISS');
     expect(dataOf(r.text)['is_finality']).toBe(true);

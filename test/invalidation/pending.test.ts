@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { blockNames, startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { get, startReplica, type Replica } from '../helpers/replica.js';
 import { content, covered, PRECISE, SEED, truth } from './kit.js';
 
@@ -67,8 +67,7 @@ function withoutTx(body: Buffer, hash: string): Buffer {
 
 /** Waits until the poll has read the pool `n` more times. */
 async function polls(upstream: FakeUpstream, n: number): Promise<void> {
-  const seen = upstream.count(LIST);
-  await waitFor(() => upstream.count(LIST) >= seen + n, 10_000, `${n} polls`);
+  await upstream.arrived(upstream.count(LIST) + n, LIST, `${n} polls`);
 }
 
 describe('the pending pool as a tag', () => {

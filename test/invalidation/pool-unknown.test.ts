@@ -61,8 +61,7 @@ async function start(): Promise<{
 
 /** Waits until the poll has asked for the pool `n` more times. */
 async function polls(up: FakeUpstream, n: number): Promise<void> {
-  const seen = up.count(LIST);
-  await waitFor(() => up.count(LIST) >= seen + n, 10_000, `${n} polls`);
+  await up.arrived(up.count(LIST) + n, LIST, `${n} polls`);
 }
 
 async function poolUnknown(url: string): Promise<number> {
