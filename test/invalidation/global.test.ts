@@ -65,7 +65,7 @@ describe('global lists kept by what changes them', () => {
     async () => {
       const deploy = nextDeploy(4_842_000);
       const { sim, proxy } = await rig.start({}, { startHeight: deploy - 5 });
-      await covered(proxy.url, deploy - 5);
+      await covered(proxy, deploy - 5);
       const quiet = deploy - 4; // carries a token transfer (height mod 8 = 5), deploys nothing
       expect(deployedAt(quiet)).toBeLessThan(0);
       const before = await truth(sim.url, '/contracts?page=1&page_size=5');
@@ -83,7 +83,7 @@ describe('global lists kept by what changes them', () => {
   it('nax/summary stays fresh until the head reaches its end_height, then is refetched', async () => {
     const end = 4_848_000; // a stage boundary (6000 blocks a stage)
     const { sim, proxy } = await rig.start({}, { startHeight: end - 3 });
-    await covered(proxy.url, end - 3);
+    await covered(proxy, end - 3);
     const p = '/nax/summary';
     const before = await truth(sim.url, p);
     expect(JSON.parse(before)).toMatchObject({ end_height: end });
@@ -99,7 +99,7 @@ describe('global lists kept by what changes them', () => {
       const midnight = Math.floor(Date.now() / 86_400_000) * 86_400_000;
       const { sim, proxy } = await rig.start({}, { startTime: midnight - 45_000 });
       const h0 = sim.chain.head();
-      await covered(proxy.url, h0);
+      await covered(proxy, h0);
       const paths = ['/tx/count/history?days=3', '/address/count/history?days=4'];
       const before = await Promise.all(paths.map((p) => truth(sim.url, p)));
       await keptUntil(sim, proxy.url, paths, h0 + 2, h0 + 3);
@@ -112,12 +112,12 @@ describe('global lists kept by what changes them', () => {
     async () => {
       const { sim, proxy } = await rig.start();
       const h0 = sim.chain.head();
-      await covered(proxy.url, h0);
+      await covered(proxy, h0);
       const p = '/holders?page=1&page_size=20';
       await get(proxy.url, p);
       expect((await get(proxy.url, p)).cache).toBe('HIT');
       sim.chain.advance(1);
-      await covered(proxy.url, h0 + 1);
+      await covered(proxy, h0 + 1);
       const r = await get(proxy.url, p);
       expect(r.cache).toBe('MISS');
       expect(content(r.text)).toBe(await truth(sim.url, p));

@@ -40,14 +40,14 @@ async function start(
     { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: { ...PRECISE, pendingPollMs } },
     clock.now,
   );
-  await covered(proxy.url, sim.chain.head());
+  await covered(proxy, sim.chain.head());
   return { s: sim, r: relay, p: proxy, clock };
 }
 
 /** One block more, read by the proxy. */
 async function block(s: SimulatorHandle, p: Replica): Promise<void> {
   s.chain.advance(1);
-  await covered(p.url, s.chain.head());
+  await covered(p, s.chain.head());
 }
 
 const asked = (r: Liar, path: string): number => r.requests.filter((q) => q.url === path).length;

@@ -43,7 +43,7 @@ describe('an answer about one block', () => {
     );
     const p = proxy;
     const h0 = s.chain.head();
-    await covered(p.url, h0);
+    await covered(p, h0);
     const mined = h0 - 3;
     const path = `/tx/detail?hash=${txHash(SEED, mined, 0)}`;
     const upstream = (): number => r.requests.filter((q) => q.url === path).length;
@@ -60,7 +60,7 @@ describe('an answer about one block', () => {
 
     // Its block becomes final (finality depth 15): promoted, not fetched again.
     s.chain.advance(mined + FINALITY_DEPTH - h0);
-    await covered(p.url, mined + FINALITY_DEPTH);
+    await covered(p, mined + FINALITY_DEPTH);
     await untilFinal(p.tracker, mined);
     const promoted = await get(p.url, path);
     expect(promoted.cache).toBe('HIT');

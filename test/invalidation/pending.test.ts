@@ -53,7 +53,7 @@ async function start(): Promise<{
     upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
     invalidation: { ...PRECISE, pendingPollMs: POLL_MS },
   });
-  await covered(proxy.url, a.chain.head());
+  await covered(proxy, a.chain.head());
   // The poll's first reads (its baseline) are behind us.
   await polls(upstream, 3);
   return { chain: a, pool: b, upstream, proxy };
@@ -86,7 +86,7 @@ describe('the pending pool as a tag', () => {
       const h = chain.chain.head();
       chain.chain.advance(1);
       pool.chain.advance(1);
-      await covered(proxy.url, h + 1);
+      await covered(proxy, h + 1);
       const after = await get(proxy.url, LIST);
       expect(content(after.text)).not.toBe(content(kept.text));
       expect(content(after.text)).toBe(await truth(pool.url, LIST));
@@ -126,7 +126,7 @@ describe('the pending pool as a tag', () => {
       await polls(upstream, 2);
       const h = chain.chain.head();
       chain.chain.advance(1);
-      await covered(proxy.url, h + 1);
+      await covered(proxy, h + 1);
       expect((await get(proxy.url, path)).cache).toBe('MISS');
     },
   );

@@ -52,7 +52,7 @@ async function start(): Promise<{
     { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: { ...PRECISE, pendingPollMs: 20 } },
     clock.now,
   );
-  await covered(proxy.url, s.chain.head());
+  await covered(proxy, s.chain.head());
   await polls(front, 3);
   // The poll's first reads (its baseline) are behind us, at an earlier time than what follows.
   clock.advance(1);

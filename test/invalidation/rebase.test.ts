@@ -66,7 +66,7 @@ async function restartFrom(restart: number, pendingPollMs = 0): Promise<void> {
   });
   const p = proxy;
   sim.chain.advance(UP);
-  await covered(p.url, START + UP);
+  await covered(p, START + UP);
   for (const path of paths()) expect((await get(p.url, path)).status, path).toBe(200);
 
   // The upstream starts again from an older height: every probe reports it, and the proxy follows it down.
@@ -75,7 +75,7 @@ async function restartFrom(restart: number, pendingPollMs = 0): Promise<void> {
   const again = sim;
   await untilHead(p.tracker, (h) => h === restart, 'the rebase to the older height');
   again.chain.advance(2);
-  await covered(p.url, restart + 2);
+  await covered(p, restart + 2);
   await untilHead(p.tracker, (h) => h === restart + 2, 'the second block after the rebase');
 
   const missing: string[] = [];
