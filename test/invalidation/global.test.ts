@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { deployedAt } from '../../src/sim/records/layout.js';
-import { get } from '../helpers/replica.js';
+import { get, type Replica } from '../helpers/replica.js';
 import { content, covered, preciseRig, truth } from './kit.js';
 
 const rig = preciseRig();
@@ -28,11 +28,12 @@ const asked = (sim: Sim, path: string): number => sim.stats()[path.slice(1).spli
  */
 async function keptUntil(
   sim: Sim,
-  url: string,
+  proxy: Replica,
   paths: readonly string[],
   quiet: number,
   changing: number,
 ): Promise<void> {
+  const url = proxy.url;
   for (const p of paths) {
     await get(url, p);
     expect((await get(url, p)).cache, p).toBe('HIT');
@@ -40,7 +41,7 @@ async function keptUntil(
   // Upstream counts are read before asking the truth (the same simulator).
   const kept = paths.map((p) => asked(sim, p));
   sim.chain.advance(quiet - sim.chain.head());
-  await covered(url, quiet);
+  await covered(proxy, quiet);
   const across = await Promise.all(paths.map((p) => get(url, p)));
   for (const [i, p] of paths.entries()) {
     expect(across[i]!.cache, `${p} across block ${quiet}`).toBe('HIT');
@@ -51,7 +52,7 @@ async function keptUntil(
 
   const before = paths.map((p) => asked(sim, p));
   sim.chain.advance(changing - sim.chain.head());
-  await covered(url, changing);
+  await covered(proxy, changing);
   const after = await Promise.all(paths.map((p) => get(url, p)));
   for (const [i, p] of paths.entries())
     expect(asked(sim, p), `${p} after block ${changing}`).toBeGreaterThan(before[i]!);
@@ -71,7 +72,7 @@ describe('global lists kept by what changes them', () => {
       const before = await truth(sim.url, '/contracts?page=1&page_size=5');
       await keptUntil(
         sim,
-        proxy.url,
+        proxy,
         ['/contracts?page=1&page_size=5', '/contracts?page=2&page_size=5', '/token/list'],
         quiet,
         deploy,
@@ -87,7 +88,7 @@ describe('global lists kept by what changes them', () => {
     const p = '/nax/summary';
     const before = await truth(sim.url, p);
     expect(JSON.parse(before)).toMatchObject({ end_height: end });
-    await keptUntil(sim, proxy.url, [p], end - 1, end);
+    await keptUntil(sim, proxy, [p], end - 1, end);
     expect(await truth(sim.url, p)).not.toBe(before);
   });
 
@@ -102,7 +103,7 @@ describe('global lists kept by what changes them', () => {
       await covered(proxy, h0);
       const paths = ['/tx/count/history?days=3', '/address/count/history?days=4'];
       const before = await Promise.all(paths.map((p) => truth(sim.url, p)));
-      await keptUntil(sim, proxy.url, paths, h0 + 2, h0 + 3);
+      await keptUntil(sim, proxy, paths, h0 + 2, h0 + 3);
       for (const [i, p] of paths.entries()) expect(await truth(sim.url, p), p).not.toBe(before[i]);
     },
   );
