@@ -140,6 +140,10 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     /** Ends the lame duck now (a second signal): the drain begins. */
     hurry: () => lameDuck.hurry(),
     live: s.live,
+    /** What each block changed, as published here (tests wait on it). */
+    touched: s.touched,
+    /** Precise invalidation (null: INVALIDATION_MODE=head). */
+    invalidation: s.invalidation,
   };
 }
 

@@ -3,10 +3,11 @@
  * upstream request is aborted at once (not left running to its timeout) and a
  * later client starts afresh. While one client still waits, nothing is cancelled.
  */
+import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadFixtures } from '../helpers/fake-upstream.js';
-import { get, routes, startEnv, waitFor, type Env, type Handler } from '../helpers/proxy-kit.js';
-import { within } from '../helpers/until.js';
+import { get, routes, startEnv, type Env, type Handler } from '../helpers/proxy-kit.js';
+import { untilEmitted, within } from '../helpers/until.js';
 
 /** A recorded tx/detail answer: a good answer by the record schema. */
 const RECORDED = loadFixtures().find((f) => f.path === 'tx/detail')!;
@@ -16,9 +17,12 @@ const PATH = `/tx/detail?${RECORDED.query}`;
 function slowDetail() {
   const pending: Array<() => void> = [];
   let abandoned = 0;
+  // Told as each upstream request's connection closes.
+  const closes = new EventEmitter();
   const handler: Handler = (req, res) => {
     res.on('close', () => {
       if (!res.writableFinished) abandoned += 1;
+      closes.emit('close');
     });
     pending.push(() => {
       if (res.destroyed) return;
@@ -30,6 +34,7 @@ function slowDetail() {
   return {
     handler,
     abandoned: () => abandoned,
+    closes,
     waiting: () => pending.length,
     release: () => pending.splice(0).forEach((f) => f()),
   };
@@ -54,7 +59,7 @@ describe('abandoned flights', () => {
     env = await startEnv({ handler: routes({ 'tx/detail': slow.handler }), patch });
     const clients = [new AbortController(), new AbortController()];
     const requests = clients.map((c) => get(env!.base, PATH, { signal: c.signal }).catch(() => 'aborted'));
-    await waitFor(() => slow.waiting() === 1, 5000, 'one upstream request (the clients share a flight)');
+    await env.up.until(() => slow.waiting() === 1, 'one upstream request (the clients share a flight)');
     expect(env.count('/tx/detail')).toBe(1);
 
     clients[0]!.abort();
@@ -63,7 +68,7 @@ describe('abandoned flights', () => {
 
     clients[1]!.abort();
     await Promise.all(requests);
-    await waitFor(() => slow.abandoned() === 1, 5000, 'the upstream request aborted');
+    await untilEmitted(slow.closes, 'close', () => slow.abandoned() === 1, 'the upstream request aborted');
     await within(env!.proxy.resolver.idle(), 'the flight gone', 5000);
 
     // A later client starts a new flight rather than joining the cancelled one.
@@ -80,7 +85,7 @@ describe('abandoned flights', () => {
     const leaving = new AbortController();
     const gone = get(env.base, PATH, { signal: leaving.signal }).catch(() => 'aborted');
     const staying = get(env.base, PATH);
-    await waitFor(() => slow.waiting() === 1, 5000, 'the shared upstream request');
+    await env.up.until(() => slow.waiting() === 1, 'the shared upstream request');
     leaving.abort();
     await gone;
     slow.release();

@@ -13,8 +13,9 @@ import { cacheStoreContract, contractEntry } from './store-contract.js';
 import { fakeClock } from '../helpers/clock.js';
 
 cacheStoreContract('memory', async () => {
-  const store = new MemoryStore({ maxBytes: 64 * 1024 * 1024, purgeIntervalMs: 0 });
-  return { store, cleanup: () => store.close() };
+  const clock = fakeClock(Date.now());
+  const store = new MemoryStore({ maxBytes: 64 * 1024 * 1024, purgeIntervalMs: 0, clock: clock.now });
+  return { store, cleanup: () => store.close(), clock };
 });
 
 const T0 = 1_700_000_000_000;

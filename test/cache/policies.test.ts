@@ -15,7 +15,6 @@ import {
   routes,
   sendJson,
   startEnv,
-  waitFor,
   type Env,
   settableClock,
 } from '../helpers/proxy-kit.js';
@@ -150,7 +149,11 @@ describe('policies with a fake clock', () => {
     clock.advance(15_000);
     const r = await xc(env, url);
     // Either fetched again or refreshed in the background: is_finality true within seconds.
-    if (r.cache === 'STALE') await waitFor(() => env.count('block/detail') === 3 && env.proxy.resolver.inFlight === 0);
+    if (r.cache === 'STALE') {
+      await env.up.arrived(3, 'block/detail', 'the background refresh');
+      await within(env.proxy.resolver.idle(), 'the refresh settled');
+      expect(env.count('block/detail')).toBe(3);
+    }
     const now = await xc(env, url);
     expect(now.g.text).toContain('"is_finality":true');
   });

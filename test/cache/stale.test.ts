@@ -14,7 +14,6 @@ import {
   routes,
   sendJson,
   startEnv,
-  waitFor,
   type Deferred,
   type Env,
   type Handler,
@@ -128,7 +127,9 @@ describe('stale serving', () => {
     clock.advance(2_000);
     const a = await get(env.base, URL_);
     expect(a.header('x-cache')).toBe('STALE');
-    await waitFor(() => env.count(PATH) === 2 && env.proxy.resolver.inFlight === 0);
+    await env.up.arrived(2, PATH, 'the background refresh');
+    await within(env.proxy.resolver.idle(), 'the refresh settled');
+    expect(env.count(PATH)).toBe(2);
     const b = await get(env.base, URL_);
     expect(b.status).toBe(200);
     expect(b.header('x-cache')).toBe('STALE');

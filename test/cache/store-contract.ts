@@ -2,17 +2,20 @@
  * The one shared contract every CacheStore tier passes (memory, Redis), in the
  * spirit of undici's cache-store-test-utils: call `cacheStoreContract(name,
  * factory)` from a tier's test file. The factory makes a fresh, empty store per
- * test; `cleanup` closes it. Times are real (Date.now): expiry is checked by
- * polling for the condition, never by a blind sleep.
+ * test; `cleanup` closes it. A tier that takes a clock hands it over and expiry
+ * is checked by moving it; a tier on wall time (Redis) is polled, never slept on.
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CacheEntry, CacheStore } from '../../src/cache/types.js';
+import type { FakeClock } from '../helpers/clock.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 
 export interface StoreUnderTest {
   store: CacheStore;
   cleanup(): Promise<void>;
+  /** The store's clock, when the test can move it (absent: the store runs on wall time). */
+  clock?: FakeClock;
 }
 
 let seq = 0;
@@ -136,16 +139,25 @@ export function cacheStoreContract(name: string, factory: () => Promise<StoreUnd
     });
 
     it('does not return an entry whose sieUntil has passed', async () => {
-      const now = Date.now();
+      const now = sut.clock?.now() ?? Date.now();
       await store.set(contractEntry('dead', { freshUntil: now - 30, swrUntil: now - 20, sieUntil: now - 10 }, now));
       expect(await store.get('dead')).toBeUndefined();
     });
 
     it('expires an entry after sieUntil', async () => {
-      const now = Date.now();
+      const clock = sut.clock;
+      const now = clock?.now() ?? Date.now();
       const e = contractEntry('short', { freshUntil: now + 100, swrUntil: now + 200, sieUntil: now + 400 }, now);
       await store.set(e);
       const back = await store.get(e.key);
+      if (clock !== undefined) {
+        expectSameEntry(back, e);
+        clock.set(e.sieUntil - 1);
+        expectSameEntry(await store.get(e.key), e);
+        clock.set(e.sieUntil);
+        expect(await store.get(e.key)).toBeUndefined();
+        return;
+      }
       // Only check presence if we are still inside the window (slow CI tolerance).
       if (Date.now() < e.sieUntil - 50) expectSameEntry(back, e);
       await waitFor(async () => (await store.get(e.key)) === undefined, 5000);

@@ -34,7 +34,7 @@ describeChromium()('status page: precise invalidation', () => {
 
   it('shows the blocks read, the fallbacks and the facts not trusted by reason', async () => {
     const head = sim.chain.head();
-    await covered(proxy.url, head);
+    await covered(proxy, head);
     await get(proxy.url, `/tx/list?block_height=${head + 3}&page=1&page_size=100`);
     const page = await browser.newPage();
     const errors: string[] = [];

@@ -29,6 +29,8 @@ export interface Replica {
   resolver: Built['resolver'];
   memory: Built['memory'];
   stream: Built['stream'];
+  touched: Built['touched'];
+  invalidation: Built['invalidation'];
   close(): Promise<void>;
 }
 
@@ -55,6 +57,8 @@ export async function startReplica(
     resolver: built.resolver,
     memory: built.memory,
     stream: built.stream,
+    touched: built.touched,
+    invalidation: built.invalidation,
     close: () => (closed ??= built.close()),
   };
 }

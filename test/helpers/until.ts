@@ -84,3 +84,14 @@ export function within<T>(promise: Promise<T>, what: string, timeoutMs = LEAST_W
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
+
+/** Resolves when the tracker's final height reaches `height` (checked on every final and rebase). */
+export function untilFinal(tracker: ChainTracker, height: number, timeoutMs?: number): Promise<void> {
+  return untilEmitted(
+    tracker,
+    ['final', 'rebase'],
+    () => (tracker.finalHeight() ?? -1) >= height,
+    `block ${height} final`,
+    timeoutMs,
+  );
+}

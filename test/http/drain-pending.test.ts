@@ -5,10 +5,12 @@
  * right after a keep-alive response that was in flight when the drain began
  * (its client may be sending the next request).
  */
+import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/fake-upstream.js';
+import { untilEmitted } from '../helpers/until.js';
 import { drainServed, serve } from './drain-kit.js';
 
 /** A raw client: sends `raw` at once, collects every byte until the server closes. */
@@ -24,15 +26,17 @@ function rawClient(url: string, raw: string): { socket: Socket; received: Promis
 
 const get = (path: string): string => `GET ${path} HTTP/1.1\r\nhost: test\r\n\r\n`;
 
-/** Counts the calls of `server.closeIdleConnections()` (the drain's sweeps) from now on. */
-function countSweeps(server: { closeIdleConnections(): void }): () => number {
+/** Counts the calls of `server.closeIdleConnections()` (the drain's sweeps) from now on; `told` hears each. */
+function countSweeps(server: { closeIdleConnections(): void }): { count: () => number; told: EventEmitter } {
   const sweep = server.closeIdleConnections.bind(server);
+  const told = new EventEmitter();
   let n = 0;
   server.closeIdleConnections = () => {
     n++;
     sweep();
+    told.emit('sweep');
   };
-  return () => n;
+  return { count: () => n, told };
 }
 
 describe('drain: connections with a response pending', () => {
@@ -85,8 +89,11 @@ describe('drain: connections with a response pending', () => {
     const done = drainServed({ app, open }, 20_000);
     const sweeps = countSweeps(app.server);
     let drained = false;
-    void done.then(() => (drained = true));
-    await waitFor(() => sweeps() >= 2 || drained, 5000, 'two idle sweeps');
+    void done.then(() => {
+      drained = true;
+      sweeps.told.emit('drained');
+    });
+    await untilEmitted(sweeps.told, ['sweep', 'drained'], () => sweeps.count() >= 2 || drained, 'two idle sweeps');
     expect(big?.writableFinished, 'the response still flushing after the sweeps').toBe(false);
     client.socket.resume();
 
@@ -103,26 +110,36 @@ describe('drain: connections with a response pending', () => {
     async () => {
       let release: () => void = () => {};
       let held = false;
+      const handled = new EventEmitter();
       const { app, open, url } = await serve((a) => {
         a.get('/held', async () => {
           held = true;
+          handled.emit('held');
           await new Promise<void>((r) => (release = r));
           return 'first-body';
         });
         a.get('/next', async () => 'next-body');
       });
       const client = rawClient(url, get('/held'));
-      await waitFor(() => held, 5000, 'the first handler');
+      await untilEmitted(handled, 'held', () => held, 'the first handler');
       const done = drainServed({ app, open }, 10_000);
-      let drained = false;
-      void done.then(() => (drained = true));
       const sweeps = countSweeps(app.server);
+      let drained = false;
+      void done.then(() => {
+        drained = true;
+        sweeps.told.emit('drained');
+      });
       release();
-      await waitFor(() => client.sofar().endsWith('first-body'), 5000, 'the first response');
+      await untilEmitted(client.socket, 'data', () => client.sofar().endsWith('first-body'), 'the first response');
       expect(client.sofar()).toMatch(/connection: keep-alive/i);
       // Idle sweeps run between the response and the client's next request.
-      const before = sweeps();
-      await waitFor(() => sweeps() >= before + 2 || drained, 5000, 'two idle sweeps');
+      const before = sweeps.count();
+      await untilEmitted(
+        sweeps.told,
+        ['sweep', 'drained'],
+        () => sweeps.count() >= before + 2 || drained,
+        'two idle sweeps',
+      );
       client.socket.write(get('/next'));
 
       const text = (await client.received).toString('latin1');

@@ -7,7 +7,7 @@
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { drain } from '../../src/http/drain.js';
-import { waitFor } from '../helpers/fake-upstream.js';
+import { untilEmitted } from '../helpers/until.js';
 import { drainServed, serve, writer } from './drain-kit.js';
 
 describe('drain', () => {
@@ -20,7 +20,7 @@ describe('drain', () => {
       }),
     );
     const res = request(`${url}/slow`);
-    await waitFor(() => open.size === 1, 5000, 'the open response');
+    await untilEmitted(app.server, 'request', () => open.size === 1, 'the open response');
     let aborted = false;
     const done = drain({
       server: app.server,
@@ -58,7 +58,7 @@ describe('drain', () => {
       });
       const viaUpstream = request(`${url}/upstream`);
       const stuck = request(`${url}/stuck`);
-      await waitFor(() => open.size === 2, 5000, 'two open responses');
+      await untilEmitted(app.server, 'request', () => open.size === 2, 'two open responses');
       const started = performance.now();
       const result = await drain({
         server: app.server,

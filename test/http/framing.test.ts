@@ -6,11 +6,13 @@
  * It is answered 400 and the connection closed; every request that reaches a
  * backend is logged with its client.
  */
+import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy, type ProxyHandle } from '../../src/app.js';
-import { serveFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { serveFixtures, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { untilEmitted } from '../helpers/until.js';
 import { defaultConfig } from '../../src/config/defaults.js';
 import { testConfig } from '../helpers/proxy.js';
 import { parseRaw, rawConnect } from './raw.js';
@@ -21,6 +23,8 @@ describe('requests the parser refuses', () => {
   let proxy: ProxyHandle;
   const forwarded: Array<{ url: string; xff: string | undefined }> = [];
   const lines: Array<Record<string, unknown>> = [];
+  // Told after each chunk of log lines is taken in.
+  const logged = new EventEmitter();
 
   beforeAll(async () => {
     api = await startFakeUpstream(serveFixtures());
@@ -37,6 +41,7 @@ describe('requests the parser refuses', () => {
       write(chunk: Buffer, _enc, done) {
         for (const l of chunk.toString().split('\n'))
           if (l.trim() !== '') lines.push(JSON.parse(l) as Record<string, unknown>);
+        logged.emit('line');
         done();
       },
     });
@@ -60,7 +65,7 @@ describe('requests the parser refuses', () => {
   const fence = async (tag: string) => {
     const res = await exchange(`GET /legacy/fence-${tag} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
     expect(res.status).toBe(200);
-    await waitFor(() => forwarded.some((f) => f.url === `/legacy/fence-${tag}`), 5000, 'the fence request');
+    await legacy.until(() => forwarded.some((f) => f.url === `/legacy/fence-${tag}`), 'the fence request');
   };
 
   it.each([
@@ -93,7 +98,12 @@ describe('requests the parser refuses', () => {
     await fence('logged');
     const f = forwarded.find((x) => x.url === '/legacy/fence-logged');
     expect(f?.xff).toBe('127.0.0.1');
-    await waitFor(() => lines.some((l) => l.passthrough === '/legacy' && l.status === 200), 5000, 'the access line');
+    await untilEmitted(
+      logged,
+      'line',
+      () => lines.some((l) => l.passthrough === '/legacy' && l.status === 200),
+      'the access line',
+    );
     for (const l of lines.filter((x) => x.passthrough === '/legacy'))
       expect(l.client, JSON.stringify(l)).toBe('127.0.0.1');
   });

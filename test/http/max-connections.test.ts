@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/defaults.js';
 import { ask } from '../helpers/ask.js';
 import { startEnv, waitFor, type Env } from '../helpers/proxy-kit.js';
+import { untilEmitted } from '../helpers/until.js';
 import { parseRaw, rawConnect, type RawExchange } from './raw.js';
 
 const KEEP_ALIVE = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
@@ -37,7 +38,7 @@ describe('connection caps', () => {
   const held = async (base: string, send: string, until: string, from?: string) => {
     const c = rawConnect(base, send, from);
     open.push(c);
-    await waitFor(() => c.received().includes(until), 5000, `a connection answered (${until})`);
+    await untilEmitted(c.socket, 'data', () => c.received().includes(until), `a connection answered (${until})`);
     return c;
   };
   /** chainproxy_connections_shed_total{reason}, read from another address (this one may be at its limit). */

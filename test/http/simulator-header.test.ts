@@ -15,7 +15,7 @@ import { startProxy, type ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { testConfig } from '../helpers/proxy.js';
-import { untilHead } from '../helpers/until.js';
+import { untilEmitted, untilHead } from '../helpers/until.js';
 
 const HEADER = 'x-chainproxy-upstream';
 let sim: SimulatorHandle;
@@ -115,7 +115,13 @@ describe('X-Chainproxy-Upstream: simulator', () => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     try {
-      await waitFor(() => out.includes('"chainproxy listening"'), 90_000, 'the listening line');
+      await untilEmitted(
+        child.stdout,
+        'data',
+        () => out.includes('"chainproxy listening"'),
+        'the listening line',
+        90_000,
+      );
       const line = out.split('\n').find((l) => l.includes('"chainproxy listening"'))!;
       const url = (JSON.parse(line) as { url: string }).url;
       await waitFor(async () => (await marker(url, '/block/max')).status === 200, 20_000, 'an answer');

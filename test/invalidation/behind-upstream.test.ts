@@ -57,10 +57,10 @@ describe('an answer from an upstream behind the best head', () => {
       { upstream: { probeIntervalMs: 50, headMarginBlocks: 100, maxLagBlocks: 2 }, invalidation: PRECISE },
     );
     const p = proxy;
-    await covered(p.url, START);
+    await covered(p, START);
 
     ahead.chain.advance(1);
-    await covered(p.url, START + 1);
+    await covered(p, START + 1);
     failing = true;
     const answered = fronts[1]!.count('/token/tx/list');
     const old = await get(p.url, LIST);
@@ -81,7 +81,7 @@ describe('an answer from an upstream behind the best head', () => {
     );
     for (let i = 1; i <= 6; i++) {
       for (const s of sims) s.chain.advance(1);
-      await covered(p.url, START + 1 + i);
+      await covered(p, START + 1 + i);
     }
     const now = await get(p.url, LIST);
     expect(now.cache).not.toBe('HIT');

@@ -9,7 +9,7 @@ const ADDR = 'n1SxfZa7UnXEnc8yuXiKmMQ3UB9wajzrFLY';
 describe('Cache-Tag headers', () => {
   it('lists the tags when enabled', async () => {
     const { sim, proxy } = await rig.start({ cacheTagHeaders: true });
-    await covered(proxy.url, sim.chain.head());
+    await covered(proxy, sim.chain.head());
     const p = `/address/info?address=${ADDR}`;
     for (const cache of ['MISS', 'HIT']) {
       const r = await get(proxy.url, p);

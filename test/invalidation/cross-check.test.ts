@@ -58,7 +58,7 @@ describe('cross-checked blocks', () => {
         invalidation: { ...PRECISE, readTimeoutMs: 20_000 },
       });
       const p = proxy;
-      await covered(p.url, START);
+      await covered(p, START);
       await get(p.url, ATP);
       expect((await get(p.url, ATP)).cache).toBe('HIT');
 
@@ -67,7 +67,7 @@ describe('cross-checked blocks', () => {
       l.emptyBlockLists(true);
       l.hold();
       c.chain.advance(1);
-      await waitFor(() => l.held() > 0, 5000, "the reader's tx/list read at the liar");
+      await l.until(() => l.held() > 0, "the reader's tx/list read at the liar");
       a.chain.advance(1);
       b.chain.advance(1);
       await waitFor(
@@ -76,7 +76,7 @@ describe('cross-checked blocks', () => {
         'every upstream at the new block',
       );
       l.release();
-      await covered(p.url, START + 1);
+      await covered(p, START + 1);
 
       const r = await get(p.url, ATP);
       expect(r.cache).not.toBe('HIT');
@@ -96,13 +96,13 @@ describe('cross-checked blocks', () => {
       invalidation: PRECISE,
     });
     const p = proxy;
-    await covered(p.url, START);
+    await covered(p, START);
     await get(p.url, ATP);
     expect((await get(p.url, ATP)).cache).toBe('HIT');
 
     liar.emptyBlockLists(true);
     sim.chain.advance(1);
-    await covered(p.url, START + 1);
+    await covered(p, START + 1);
     const r = await get(p.url, ATP);
     expect(r.cache).not.toBe('HIT');
     expect(content(r.text)).toBe(await truth(sim.url, ATP));

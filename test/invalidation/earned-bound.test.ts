@@ -41,7 +41,7 @@ describe('the earned safety bound', () => {
       },
       () => Date.now() + offset,
     );
-    await covered(proxy.url, sim.chain.head());
+    await covered(proxy, sim.chain.head());
     const bound = async (): Promise<{ ms: number; cache: string }> => {
       const r = await get(proxy!.url, PATH);
       expect(r.status).toBe(200);
@@ -67,7 +67,7 @@ describe('the earned safety bound', () => {
     while (!blockNames(SEED, h).has(ADDRESS))
       if (++h > sim.chain.head() + 500) throw new Error('no block names the address');
     sim.chain.advance(h - sim.chain.head());
-    await covered(proxy.url, h);
+    await covered(proxy, h);
     offset += 241_000;
     const before = proxy.memory.peek(PATH.slice(1))!.entry.etag;
     await get(proxy.url, PATH);
@@ -97,7 +97,7 @@ describe('the earned safety bound', () => {
       },
       () => Date.now() + offset,
     );
-    await covered(proxy.url, sim.chain.head());
+    await covered(proxy, sim.chain.head());
     const entry = () => proxy!.memory.peek(path.slice(1))?.entry;
     const first = await get(proxy.url, path);
     offset += 61_000;
@@ -107,7 +107,7 @@ describe('the earned safety bound', () => {
     expect(entry()!.freshUntil - entry()!.createdAt).toBe(60_000);
 
     sim.chain.advance(h - sim.chain.head());
-    await covered(proxy.url, h);
+    await covered(proxy, h);
     // No block named it: still a hit, with the old balance, until its bound.
     const kept = await get(proxy.url, path);
     expect([kept.headers['x-cache'], kept.text]).toEqual(['HIT', first.text]);

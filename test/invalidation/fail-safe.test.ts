@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { touchedAt } from '../../src/sim/index.js';
-import { waitFor } from '../helpers/fake-upstream.js';
+import { untilFinal } from '../helpers/until.js';
 import { dataOf, get } from '../helpers/replica.js';
 import { content, covered, invalidationStatus, PRECISE, preciseRig, SEED, truth } from './kit.js';
 
@@ -15,7 +15,7 @@ describe('fail safe', () => {
   it('a block read too slowly falls back to the head rule, counted', async () => {
     const { sim, proxy } = await rig.start({ invalidation: { ...PRECISE, readTimeoutMs: 100 } });
     const h0 = sim.chain.head();
-    await covered(proxy.url, h0);
+    await covered(proxy, h0);
     const named = touchedAt(SEED, h0 + 1).addresses;
     const kept = [...touchedAt(SEED, h0).addresses].find((a) => !named.has(a))!;
     const p = `/address/info?address=${kept}`;
@@ -25,7 +25,7 @@ describe('fail safe', () => {
     const before = Number((await invalidationStatus(proxy.url))['fallbacks']);
     sim.setFaults({ latencyMs: 400 });
     sim.chain.advance(1);
-    await covered(proxy.url, h0 + 1);
+    await covered(proxy, h0 + 1);
     sim.setFaults({});
     expect(Number((await invalidationStatus(proxy.url))['fallbacks'])).toBe(before + 1);
     const r = await get(proxy.url, p);
@@ -38,7 +38,7 @@ describe('fail safe', () => {
   it("a non-final block's record is stale once the block is final", async () => {
     const { sim, proxy } = await rig.start();
     const h0 = sim.chain.head();
-    await covered(proxy.url, h0);
+    await covered(proxy, h0);
     const f = h0 - 14; // finality depth 15: final after one more block
     const p = `/block/detail?h=${f}`;
     const first = await get(proxy.url, p);
@@ -46,13 +46,8 @@ describe('fail safe', () => {
     expect((await get(proxy.url, p)).cache).toBe('HIT');
 
     sim.chain.advance(1);
-    await covered(proxy.url, h0 + 1);
-    await waitFor(
-      async () =>
-        (dataOf((await get(proxy.url, '/status')).text)['chain'] as { finalHeight: number | null }).finalHeight! >= f,
-      5000,
-      'final height',
-    );
+    await covered(proxy, h0 + 1);
+    await untilFinal(proxy.tracker, f);
     const r = await get(proxy.url, p);
     expect(r.cache).toBe('MISS');
     expect(dataOf(r.text)['is_finality']).toBe(true);

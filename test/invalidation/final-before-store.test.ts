@@ -36,7 +36,7 @@ describe('a final block/detail while no final height is known', () => {
       invalidation: PRECISE,
     });
     const head = s.chain.head();
-    await covered(proxy.url, head);
+    await covered(proxy, head);
     expect(proxy.tracker.finalHeight()).toBeNull();
 
     const old = `/block/detail?h=${head - 100}`;

@@ -49,7 +49,7 @@ for (const suite of suites)
 
     it('reads each block once for the fleet and invalidates the same entries on both replicas', async () => {
       const h0 = sim.chain.head();
-      await Promise.all([covered(a.url, h0), covered(b.url, h0)]);
+      await Promise.all([covered(a, h0), covered(b, h0)]);
       const named = touchedAt(SEED, h0 + 1).addresses;
       const touched = [...named][0]!;
       const kept = [...touchedAt(SEED, h0).addresses].find((x) => !named.has(x))!;
@@ -63,7 +63,7 @@ for (const suite of suites)
 
       const readBefore = await readHere();
       sim.chain.advance(1);
-      await Promise.all([covered(a.url, h0 + 1), covered(b.url, h0 + 1)]);
+      await Promise.all([covered(a, h0 + 1), covered(b, h0 + 1)]);
       // One replica read the block; the other heard its set on the bus.
       expect((await readHere()) - readBefore).toBe(1);
 
@@ -86,7 +86,7 @@ for (const suite of suites)
         const p = '/contracts?page=1&page_size=5';
         const step = async (h: number): Promise<void> => {
           sim.chain.advance(h - sim.chain.head());
-          await Promise.all([covered(a.url, h), covered(b.url, h)]);
+          await Promise.all([covered(a, h), covered(b, h)]);
         };
         expect(sim.chain.head()).toBeLessThan(DEPLOY - 1);
         expect((await get(a.url, p)).cache).toBe('MISS');

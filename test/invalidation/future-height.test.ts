@@ -26,7 +26,7 @@ interface ActivityData {
 describe('answers about blocks above the head', () => {
   it('future-block poisoning: pages asked before their blocks exist neither stay nor feed the reader', async () => {
     const { sim, proxy } = await rig.start({}, { startHeight: START });
-    await covered(proxy.url, START);
+    await covered(proxy, START);
     await get(proxy.url, ATP);
     expect((await get(proxy.url, ATP)).cache).toBe('HIT');
     const watch = await openStream(proxy.url, { path: '/stream/activity', query: `?contract=${contract}` });
@@ -39,7 +39,7 @@ describe('answers about blocks above the head', () => {
       for (let i = 1; i <= 3; i++) {
         const h = START + i;
         sim.chain.advance(1);
-        await covered(proxy.url, h);
+        await covered(proxy, h);
         const r = await get(proxy.url, ATP);
         expect(r.cache, `block ${h}`).not.toBe('HIT');
         expect(content(r.text), `block ${h}`).toBe(await truth(sim.url, ATP));

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { deployedAt } from '../../src/sim/records/layout.js';
-import { get } from '../helpers/replica.js';
+import { get, type Replica } from '../helpers/replica.js';
 import { content, covered, preciseRig, truth } from './kit.js';
 
 const rig = preciseRig();
@@ -28,11 +28,12 @@ const asked = (sim: Sim, path: string): number => sim.stats()[path.slice(1).spli
  */
 async function keptUntil(
   sim: Sim,
-  url: string,
+  proxy: Replica,
   paths: readonly string[],
   quiet: number,
   changing: number,
 ): Promise<void> {
+  const url = proxy.url;
   for (const p of paths) {
     await get(url, p);
     expect((await get(url, p)).cache, p).toBe('HIT');
@@ -40,7 +41,7 @@ async function keptUntil(
   // Upstream counts are read before asking the truth (the same simulator).
   const kept = paths.map((p) => asked(sim, p));
   sim.chain.advance(quiet - sim.chain.head());
-  await covered(url, quiet);
+  await covered(proxy, quiet);
   const across = await Promise.all(paths.map((p) => get(url, p)));
   for (const [i, p] of paths.entries()) {
     expect(across[i]!.cache, `${p} across block ${quiet}`).toBe('HIT');
@@ -51,7 +52,7 @@ async function keptUntil(
 
   const before = paths.map((p) => asked(sim, p));
   sim.chain.advance(changing - sim.chain.head());
-  await covered(url, changing);
+  await covered(proxy, changing);
   const after = await Promise.all(paths.map((p) => get(url, p)));
   for (const [i, p] of paths.entries())
     expect(asked(sim, p), `${p} after block ${changing}`).toBeGreaterThan(before[i]!);
@@ -65,13 +66,13 @@ describe('global lists kept by what changes them', () => {
     async () => {
       const deploy = nextDeploy(4_842_000);
       const { sim, proxy } = await rig.start({}, { startHeight: deploy - 5 });
-      await covered(proxy.url, deploy - 5);
+      await covered(proxy, deploy - 5);
       const quiet = deploy - 4; // carries a token transfer (height mod 8 = 5), deploys nothing
       expect(deployedAt(quiet)).toBeLessThan(0);
       const before = await truth(sim.url, '/contracts?page=1&page_size=5');
       await keptUntil(
         sim,
-        proxy.url,
+        proxy,
         ['/contracts?page=1&page_size=5', '/contracts?page=2&page_size=5', '/token/list'],
         quiet,
         deploy,
@@ -83,11 +84,11 @@ describe('global lists kept by what changes them', () => {
   it('nax/summary stays fresh until the head reaches its end_height, then is refetched', async () => {
     const end = 4_848_000; // a stage boundary (6000 blocks a stage)
     const { sim, proxy } = await rig.start({}, { startHeight: end - 3 });
-    await covered(proxy.url, end - 3);
+    await covered(proxy, end - 3);
     const p = '/nax/summary';
     const before = await truth(sim.url, p);
     expect(JSON.parse(before)).toMatchObject({ end_height: end });
-    await keptUntil(sim, proxy.url, [p], end - 1, end);
+    await keptUntil(sim, proxy, [p], end - 1, end);
     expect(await truth(sim.url, p)).not.toBe(before);
   });
 
@@ -99,10 +100,10 @@ describe('global lists kept by what changes them', () => {
       const midnight = Math.floor(Date.now() / 86_400_000) * 86_400_000;
       const { sim, proxy } = await rig.start({}, { startTime: midnight - 45_000 });
       const h0 = sim.chain.head();
-      await covered(proxy.url, h0);
+      await covered(proxy, h0);
       const paths = ['/tx/count/history?days=3', '/address/count/history?days=4'];
       const before = await Promise.all(paths.map((p) => truth(sim.url, p)));
-      await keptUntil(sim, proxy.url, paths, h0 + 2, h0 + 3);
+      await keptUntil(sim, proxy, paths, h0 + 2, h0 + 3);
       for (const [i, p] of paths.entries()) expect(await truth(sim.url, p), p).not.toBe(before[i]);
     },
   );
@@ -112,12 +113,12 @@ describe('global lists kept by what changes them', () => {
     async () => {
       const { sim, proxy } = await rig.start();
       const h0 = sim.chain.head();
-      await covered(proxy.url, h0);
+      await covered(proxy, h0);
       const p = '/holders?page=1&page_size=20';
       await get(proxy.url, p);
       expect((await get(proxy.url, p)).cache).toBe('HIT');
       sim.chain.advance(1);
-      await covered(proxy.url, h0 + 1);
+      await covered(proxy, h0 + 1);
       const r = await get(proxy.url, p);
       expect(r.cache).toBe('MISS');
       expect(content(r.text)).toBe(await truth(sim.url, p));

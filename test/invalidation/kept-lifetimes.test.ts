@@ -9,7 +9,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { blockHash, decodeTxHash, startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { waitFor } from '../helpers/fake-upstream.js';
+import { untilFinal } from '../helpers/until.js';
 import { fakeClock, type FakeClock } from '../helpers/clock.js';
 import { dataOf, get, startReplica, type Replica } from '../helpers/replica.js';
 import { content, covered, PRECISE, SEED, truth } from './kit.js';
@@ -40,14 +40,14 @@ async function start(
     { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: { ...PRECISE, pendingPollMs } },
     clock.now,
   );
-  await covered(proxy.url, sim.chain.head());
+  await covered(proxy, sim.chain.head());
   return { s: sim, r: relay, p: proxy, clock };
 }
 
 /** One block more, read by the proxy. */
 async function block(s: SimulatorHandle, p: Replica): Promise<void> {
   s.chain.advance(1);
-  await covered(p.url, s.chain.head());
+  await covered(p, s.chain.head());
 }
 
 const asked = (r: Liar, path: string): number => r.requests.filter((q) => q.url === path).length;
@@ -96,7 +96,7 @@ describe('kept until the reader tells', () => {
     }
     expect(paths.map((path) => asked(r, path))).toEqual(once);
     await block(s, p);
-    await waitFor(() => (p.tracker.finalHeight() ?? 0) >= n, 5000, `block ${n} final`);
+    await untilFinal(p.tracker, n);
     for (const path of paths) {
       const fin = await get(p.url, path);
       expect(dataOf(fin.text)['is_finality'], path).toBe(true);

@@ -1,7 +1,9 @@
 /** Simulator + proxy replica for precise invalidation tests, and the proxy's coverage from /status. */
 import { afterEach } from 'vitest';
 import { startSimulator, type SimulatorHandle, type SimulatorOptions } from '../../src/sim/index.js';
+import { EventEmitter } from 'node:events';
 import { waitFor } from '../helpers/fake-upstream.js';
+import { untilEmitted } from '../helpers/until.js';
 import { dataOf, get, startReplica, type Replica } from '../helpers/replica.js';
 import type { ConfigPatch } from '../helpers/proxy.js';
 import type { InvalidationConfig } from '../../src/config/types.js';
@@ -49,13 +51,26 @@ export async function invalidationStatus(url: string): Promise<Record<string, un
   return (dataOf(s.text)['cache'] as Record<string, Record<string, unknown>>)['invalidation']!;
 }
 
-/** Waits until the proxy has published the touched set of every block up to `height`. */
-export async function covered(url: string, height: number): Promise<void> {
-  await waitFor(
-    async () => Number((await invalidationStatus(url))['coveredHeight']) >= height,
-    5000,
-    `touched sets up to ${height}`,
-  );
+/**
+ * Waits until the proxy has published the touched set of every block up to
+ * `height`: checked as each set is published (a replica), or polled on /status (a URL).
+ */
+export async function covered(proxy: Replica | string, height: number): Promise<void> {
+  const what = `touched sets up to ${height}`;
+  if (typeof proxy === 'string') {
+    const url = proxy;
+    return waitFor(async () => Number((await invalidationStatus(url))['coveredHeight']) >= height, 5000, what);
+  }
+  const tags = proxy.invalidation?.clock;
+  if (tags === undefined) throw new Error('covered: a replica without precise invalidation');
+  // Heard after the tag clock (it subscribed first): a set is applied when it is told.
+  const published = new EventEmitter();
+  const unsubscribe = proxy.touched.subscribe({ block: () => published.emit('block') });
+  try {
+    await untilEmitted(published, 'block', () => tags.covered >= height, what);
+  } finally {
+    unsubscribe();
+  }
 }
 
 /** The content of an answer without its volatile stamps and paging links (the proxy rewrites links). */

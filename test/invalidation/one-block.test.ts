@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, txHash, type SimulatorHandle } from '../../src/sim/index.js';
-import { waitFor } from '../helpers/fake-upstream.js';
+import { untilFinal } from '../helpers/until.js';
 import { fakeClock } from '../helpers/clock.js';
 import { dataOf, get, startReplica, type Replica } from '../helpers/replica.js';
 import { covered, PRECISE, SEED } from './kit.js';
@@ -43,7 +43,7 @@ describe('an answer about one block', () => {
     );
     const p = proxy;
     const h0 = s.chain.head();
-    await covered(p.url, h0);
+    await covered(p, h0);
     const mined = h0 - 3;
     const path = `/tx/detail?hash=${txHash(SEED, mined, 0)}`;
     const upstream = (): number => r.requests.filter((q) => q.url === path).length;
@@ -60,8 +60,8 @@ describe('an answer about one block', () => {
 
     // Its block becomes final (finality depth 15): promoted, not fetched again.
     s.chain.advance(mined + FINALITY_DEPTH - h0);
-    await covered(p.url, mined + FINALITY_DEPTH);
-    await waitFor(() => (p.tracker.finalHeight() ?? 0) >= mined, 5000, `block ${mined} final`);
+    await covered(p, mined + FINALITY_DEPTH);
+    await untilFinal(p.tracker, mined);
     const promoted = await get(p.url, path);
     expect(promoted.cache).toBe('HIT');
     expect(promoted.text).toBe(first.text);

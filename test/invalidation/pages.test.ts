@@ -13,14 +13,14 @@ describe('pages over tag-kept parts', () => {
   it('the address page shows what a block changed about the address', async () => {
     const { sim, proxy } = await rig.start();
     const h0 = sim.chain.head();
-    await covered(proxy.url, h0);
+    await covered(proxy, h0);
     const address = [...touchedAt(SEED, h0 + 1).addresses][0]!;
     const page = `/pages/address?address=${address}`;
     expect((await get(proxy.url, page)).status).toBe(200);
     expect((await get(proxy.url, page)).cache).toBe('HIT');
 
     sim.chain.advance(1);
-    await covered(proxy.url, h0 + 1);
+    await covered(proxy, h0 + 1);
     const r = await get(proxy.url, page);
     expect(r.cache).not.toBe('HIT');
     const info = dataOf(r.text)['info'];
@@ -30,7 +30,7 @@ describe('pages over tag-kept parts', () => {
   it('the address page stays a hit across a block that leaves the address alone', async () => {
     const { sim, proxy } = await rig.start();
     const h0 = sim.chain.head();
-    await covered(proxy.url, h0);
+    await covered(proxy, h0);
     const next = touchedAt(SEED, h0 + 1).addresses;
     const address = [...touchedAt(SEED, h0).addresses].find((a) => !next.has(a))!;
     const page = `/pages/address?address=${address}`;
@@ -39,7 +39,7 @@ describe('pages over tag-kept parts', () => {
     expect((await get(proxy.url, page)).cache).toBe('HIT');
 
     sim.chain.advance(1);
-    await covered(proxy.url, h0 + 1);
+    await covered(proxy, h0 + 1);
     const r = await get(proxy.url, page);
     expect(r.cache).toBe('HIT');
     expect(r.headers['etag']).toBe(first.headers['etag']);

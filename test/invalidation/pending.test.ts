@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { blockNames, startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { get, startReplica, type Replica } from '../helpers/replica.js';
 import { content, covered, PRECISE, SEED, truth } from './kit.js';
 
@@ -53,7 +53,7 @@ async function start(): Promise<{
     upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
     invalidation: { ...PRECISE, pendingPollMs: POLL_MS },
   });
-  await covered(proxy.url, a.chain.head());
+  await covered(proxy, a.chain.head());
   // The poll's first reads (its baseline) are behind us.
   await polls(upstream, 3);
   return { chain: a, pool: b, upstream, proxy };
@@ -67,8 +67,7 @@ function withoutTx(body: Buffer, hash: string): Buffer {
 
 /** Waits until the poll has read the pool `n` more times. */
 async function polls(upstream: FakeUpstream, n: number): Promise<void> {
-  const seen = upstream.count(LIST);
-  await waitFor(() => upstream.count(LIST) >= seen + n, 10_000, `${n} polls`);
+  await upstream.arrived(upstream.count(LIST) + n, LIST, `${n} polls`);
 }
 
 describe('the pending pool as a tag', () => {
@@ -87,7 +86,7 @@ describe('the pending pool as a tag', () => {
       const h = chain.chain.head();
       chain.chain.advance(1);
       pool.chain.advance(1);
-      await covered(proxy.url, h + 1);
+      await covered(proxy, h + 1);
       const after = await get(proxy.url, LIST);
       expect(content(after.text)).not.toBe(content(kept.text));
       expect(content(after.text)).toBe(await truth(pool.url, LIST));
@@ -127,7 +126,7 @@ describe('the pending pool as a tag', () => {
       await polls(upstream, 2);
       const h = chain.chain.head();
       chain.chain.advance(1);
-      await covered(proxy.url, h + 1);
+      await covered(proxy, h + 1);
       expect((await get(proxy.url, path)).cache).toBe('MISS');
     },
   );

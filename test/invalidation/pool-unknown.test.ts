@@ -52,7 +52,7 @@ async function start(): Promise<{
     { upstream: { probeIntervalMs: 50, headMarginBlocks: 100 }, invalidation: { ...PRECISE, pendingPollMs: 20 } },
     clock.now,
   );
-  await covered(proxy.url, s.chain.head());
+  await covered(proxy, s.chain.head());
   await polls(front, 3);
   // The poll's first reads (its baseline) are behind us, at an earlier time than what follows.
   clock.advance(1);
@@ -61,8 +61,7 @@ async function start(): Promise<{
 
 /** Waits until the poll has asked for the pool `n` more times. */
 async function polls(up: FakeUpstream, n: number): Promise<void> {
-  const seen = up.count(LIST);
-  await waitFor(() => up.count(LIST) >= seen + n, 10_000, `${n} polls`);
+  await up.arrived(up.count(LIST) + n, LIST, `${n} polls`);
 }
 
 async function poolUnknown(url: string): Promise<number> {

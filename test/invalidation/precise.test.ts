@@ -22,7 +22,7 @@ describe('precise invalidation', () => {
   it('a new block stales the answers about the addresses it names, and keeps the others fresh and true', async () => {
     const { sim, proxy } = await rig.start();
     const h0 = sim.chain.head();
-    await covered(proxy.url, h0);
+    await covered(proxy, h0);
     const touched = [...touchedAt(SEED, h0 + 1).addresses][0]!;
     const kept = untouched(h0 + 1, [...touchedAt(SEED, h0).addresses, ...touchedAt(SEED, h0 - 1).addresses]);
     const paths = (a: string) => [`/address/info?address=${a}`, `/tx/listByAddress?address=${a}&page=1&page_size=20`];
@@ -32,7 +32,7 @@ describe('precise invalidation', () => {
     }
 
     sim.chain.advance(1);
-    await covered(proxy.url, h0 + 1);
+    await covered(proxy, h0 + 1);
     for (const p of paths(touched)) {
       const r = await get(proxy.url, p);
       expect(r.cache, p).toBe('MISS');
@@ -78,7 +78,7 @@ describe('precise invalidation', () => {
     async () => {
       const { sim, proxy } = await rig.start({ invalidation: { ...PRECISE, pendingPollMs: 20 } });
       const h0 = sim.chain.head();
-      await covered(proxy.url, h0);
+      await covered(proxy, h0);
       const addresses = [
         ...new Set([h0 - 2, h0 - 1, h0, h0 + 1, h0 + 2, h0 + 3].flatMap((h) => [...touchedAt(SEED, h).addresses])),
       ].slice(0, 24);
@@ -90,7 +90,7 @@ describe('precise invalidation', () => {
       let stale = 0;
       for (let b = 1; b <= 5; b++) {
         sim.chain.advance(1);
-        await covered(proxy.url, h0 + b);
+        await covered(proxy, h0 + b);
         for (const p of paths) {
           const r = await get(proxy.url, p);
           if (r.cache === 'HIT') hits++;
@@ -117,7 +117,7 @@ describe('the pending pool', () => {
         invalidation: { ...PRECISE, pendingPollMs: 20 },
       });
       const h0 = sim.chain.head();
-      await covered(proxy.url, h0);
+      await covered(proxy, h0);
       const block = blockNames(SEED, h0 + 1);
       const viaPool = [...poolEntryNames(SEED, h0 + 1)].find((a) => !block.has(a))!;
       const p = `/tx/listByAddress?address=${viaPool}&page=1&page_size=10`;
@@ -129,7 +129,7 @@ describe('the pending pool', () => {
       // The poll sees the new pool entries while the proxy still believes h0 (no probe for a minute).
       await waitFor(async () => Number((await invalidationStatus(proxy.url))['pendingSeen']) > seen, 5000, 'the poll');
       await get(proxy.url, '/block/max'); // a head answer teaches the new head
-      await covered(proxy.url, h0 + 1);
+      await covered(proxy, h0 + 1);
       const r = await get(proxy.url, p);
       expect(content(r.text)).toBe(await truth(sim.url, p));
     },

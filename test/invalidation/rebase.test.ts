@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_START_HEIGHT, startSimulator, touchedAt, txHash, type SimulatorHandle } from '../../src/sim/index.js';
-import { waitFor } from '../helpers/fake-upstream.js';
+import { untilHead } from '../helpers/until.js';
 import { get, startReplica, type Replica } from '../helpers/replica.js';
 import { covered, invalidationStatus, PRECISE, SEED } from './kit.js';
 
@@ -66,17 +66,17 @@ async function restartFrom(restart: number, pendingPollMs = 0): Promise<void> {
   });
   const p = proxy;
   sim.chain.advance(UP);
-  await covered(p.url, START + UP);
+  await covered(p, START + UP);
   for (const path of paths()) expect((await get(p.url, path)).status, path).toBe(200);
 
   // The upstream starts again from an older height: every probe reports it, and the proxy follows it down.
   await sim.close();
   sim = await startSimulator({ port, seed: SEED, blockIntervalMs: 0, startHeight: restart });
   const again = sim;
-  await waitFor(() => p.tracker.bestHead() === restart, 10_000, 'the rebase to the older height');
+  await untilHead(p.tracker, (h) => h === restart, 'the rebase to the older height');
   again.chain.advance(2);
-  await covered(p.url, restart + 2);
-  await waitFor(() => p.tracker.bestHead() === restart + 2, 5000, 'the second block after the rebase');
+  await covered(p, restart + 2);
+  await untilHead(p.tracker, (h) => h === restart + 2, 'the second block after the rebase');
 
   const missing: string[] = [];
   for (const path of paths(restart)) {

@@ -61,7 +61,7 @@ async function rig(b: typeof ALONE, finalityDepth: number): Promise<{ s: Simulat
     upstream: { probeIntervalMs: 50, headMarginBlocks: 100 },
     invalidation: PRECISE,
   });
-  await covered(proxy.url, N - 1);
+  await covered(proxy, N - 1);
   return { s: sim, l: liar, p: proxy };
 }
 
@@ -93,7 +93,7 @@ describe('a reorg the reader must see', () => {
     const { s, l, p } = await rig(WITH_OTHERS, 15);
     l.emptyBlockLists(true);
     s.chain.advance(1);
-    await covered(p.url, N);
+    await covered(p, N);
     const status = await invalidationStatus(p.url);
     expect((status['guarded'] as Record<string, number>)['cross-check'], 'N read incomplete').toBe(1);
     l.emptyBlockLists(false);
@@ -101,22 +101,22 @@ describe('a reorg the reader must see', () => {
 
     l.reorg();
     s.chain.advance(1);
-    await covered(p.url, N + 1);
+    await covered(p, N + 1);
     await expectReplaced(s, p);
   });
 
   it('22 blocks deep, with a finality depth of 40, is noticed within one block', async () => {
     const { s, l, p } = await rig(ALONE, 40);
     s.chain.advance(1);
-    await covered(p.url, N);
+    await covered(p, N);
     await cacheOrphan(p.url);
     s.chain.advance(21);
-    await covered(p.url, N + 21);
+    await covered(p, N + 21);
     for (const path of Object.values(paths)) expect((await get(p.url, path)).cache, path).toBe('HIT');
 
     l.reorg();
     s.chain.advance(1);
-    await covered(p.url, N + 22);
+    await covered(p, N + 22);
     await expectReplaced(s, p);
     expect(Number((await invalidationStatus(p.url))['reorgWindow'])).toBeGreaterThanOrEqual(40);
   });

@@ -50,7 +50,7 @@ describe('a reorg of a non-final block', () => {
         invalidation: PRECISE,
       });
       const p = proxy;
-      await covered(p.url, START);
+      await covered(p, START);
       const heads = await openStream(p.url);
       // The transfer's record names its sender (its recipient is in the transfer's detail only).
       const activity = await openStream(p.url, { path: '/stream/activity', query: `?address=${sender}` });
@@ -58,7 +58,7 @@ describe('a reorg of a non-final block', () => {
       await heads.until(() => heads.events.length > 0, 5000, 'the first head event');
 
       s.chain.advance(1);
-      await covered(p.url, N);
+      await covered(p, N);
       await heads.until(() => heads.heights().includes(N), 5000, `the head event of ${N}`);
       const detail = `/block/detail?h=${N}`;
       const list = `/tx/listByAddress?address=${holder}&is_nrc20=true&page=1&page_size=20`;
@@ -73,7 +73,7 @@ describe('a reorg of a non-final block', () => {
       const before = await blocks();
       liar.reorg();
       s.chain.advance(1);
-      await covered(p.url, N + 1);
+      await covered(p, N + 1);
       await waitFor(async () => (await blocks()) >= before + 2, 5000, `block ${N + 1} and block ${N} again published`);
 
       // Never the old record (a hit of the reader's new reading is fine).

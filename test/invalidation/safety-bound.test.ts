@@ -27,7 +27,7 @@ describe('the safety max-age per endpoint', () => {
           maxAgeByEndpoint: { 'tx/nrc20': 120_000 },
         },
       });
-      await covered(proxy.url, sim.chain.head());
+      await covered(proxy, sim.chain.head());
       const kept = async (path: string): Promise<{ keptMs: number; clientS: number }> => {
         const r = await get(proxy.url, path);
         expect(r.status).toBe(200);

@@ -25,7 +25,7 @@ describe('unchanged answers are kept', () => {
       },
     });
     const head = sim.chain.head();
-    await covered(proxy.url, head);
+    await covered(proxy, head);
     const pool = dataOf((await get(proxy.url, '/tx/list/pending?page=1&page_size=100')).text)['list'] as {
       tx_hash: string;
     }[];
@@ -38,13 +38,13 @@ describe('unchanged answers are kept', () => {
     expect((await get(proxy.url, path)).cache).toBe('HIT');
     for (let h = head + 1; h < minedAt; h++) {
       sim.chain.advance(1);
-      await covered(proxy.url, h);
+      await covered(proxy, h);
       const r = await get(proxy.url, path);
       expect(r.cache, `at ${h}, mined at ${minedAt}`).toBe('HIT');
       expect(content(r.text)).toBe(await truth(sim.url, path));
     }
     sim.chain.advance(1);
-    await covered(proxy.url, minedAt);
+    await covered(proxy, minedAt);
     const r = await get(proxy.url, path);
     expect(r.cache).not.toBe('HIT');
     expect(dataOf(r.text)['block_height']).toBe(minedAt);
@@ -57,16 +57,16 @@ describe('unchanged answers are kept', () => {
     const { sim, proxy } = await rig.start({}, { finalityDepth: 2 });
     const n = sim.chain.head() + 1;
     sim.chain.advance(1);
-    await covered(proxy.url, n);
+    await covered(proxy, n);
     // A block the reader read: it knows that height by that hash.
     const path = `/block/detail?h=${blockHash(SEED, n)}`;
     expect(dataOf((await get(proxy.url, path)).text)['is_finality']).toBe(false);
     expect((await get(proxy.url, path)).cache).toBe('HIT');
     sim.chain.advance(1);
-    await covered(proxy.url, n + 1);
+    await covered(proxy, n + 1);
     expect((await get(proxy.url, path)).cache).toBe('HIT');
     sim.chain.advance(1);
-    await covered(proxy.url, n + 2);
+    await covered(proxy, n + 2);
     const r = await get(proxy.url, path);
     expect(r.cache).not.toBe('HIT');
     expect(dataOf(r.text)['is_finality']).toBe(true);

@@ -17,7 +17,7 @@ import { METRICS, METRIC_PREFIX, type MetricDecl } from '../../src/metrics/table
 import { startSimulator } from '../../src/sim/index.js';
 import { buildStages, type Stages } from '../../src/stages.js';
 import { registerSurface } from '../../src/surface.js';
-import { waitFor } from '../helpers/fake-upstream.js';
+import { within } from '../helpers/until.js';
 
 interface Registered {
   name: string;
@@ -53,7 +53,8 @@ beforeAll(async () => {
   installEnvelopeWriter(app, stages.writer);
   await registerSurface(app, config, stages);
   stages.pool.start();
-  await waitFor(() => stages.pool.ready(), 10_000, 'the upstream probed');
+  await within(stages.pool.firstProbe, 'the upstream probed');
+  expect(stages.pool.ready()).toBe(true);
 });
 
 afterAll(async () => {

@@ -9,6 +9,7 @@ import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.j
 import { startTestProxy } from '../helpers/proxy.js';
 import type { ProxyHandle } from '../../src/app.js';
 import { envelope, get, sendJson, serveFixtures, waitFor, type Handler } from '../helpers/proxy-kit.js';
+import { within } from '../helpers/until.js';
 
 let up: FakeUpstream | undefined;
 let proxy: ProxyHandle | undefined;
@@ -42,7 +43,8 @@ describe('readiness', () => {
     up = await startFakeUpstream(flaky());
     proxy = await startTestProxy([up.url], { upstream: { probeIntervalMs: 100, breakerFailures: 5 } });
     const base = proxy.url;
-    await waitFor(async () => (await status(base)).ready, 5000, 'first good probe');
+    await within(proxy.firstProbe, 'the first probe round');
+    expect((await status(base)).ready, 'ready after a good first probe').toBe(true);
     const probesBefore = up.count('/block/max');
     const polls: number[] = [];
     const clients: number[] = [];
@@ -81,7 +83,8 @@ describe('readiness', () => {
       upstream: { probeIntervalMs: 100, connectTimeoutMs: 200, attemptTimeoutMs: 200 },
     });
     const base = proxy.url;
-    await waitFor(async () => (await status(base)).ready, 5000, 'first good probe');
+    await within(proxy.firstProbe, 'the first probe round');
+    expect((await status(base)).ready, 'ready after a good first probe').toBe(true);
     await up.close();
     up = undefined;
     await waitFor(
@@ -104,7 +107,8 @@ describe('readiness', () => {
         upstream: { probeIntervalMs: 100, connectTimeoutMs: 200, attemptTimeoutMs: 200 },
       });
       const base = proxy.url;
-      await waitFor(async () => (await status(base)).ready, 5000, 'first good probe');
+      await within(proxy.firstProbe, 'the first probe round');
+      expect((await status(base)).ready, 'ready after a good first probe').toBe(true);
       expect((await get(base, '/chain/summary')).status).toBe(200);
       await up.close();
       up = undefined;

@@ -20,7 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relativeLinks } from '../docs/links.js';
-import { heldFixtures, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { heldFixtures, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { untilAny, untilEmitted } from '../helpers/until.js';
 import { accepts } from '../process/kit.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -129,10 +130,14 @@ describe('the packed tarball', () => {
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       try {
-        await waitFor(
+        await untilAny(
+          [
+            [child.stdout, 'data'],
+            [child, 'exit'],
+          ],
           () => out.includes('"msg":"chainproxy listening"') || child.exitCode !== null,
-          30_000,
           'the listening log line',
+          30_000,
         );
         const line = out.split('\n').find((l) => l.includes('"msg":"chainproxy listening"'));
         expect(line, `no listening line; stderr:\n${err}`).toBeDefined();
@@ -148,7 +153,7 @@ describe('the packed tarball', () => {
         );
         // The group: npm exec, its shell and the proxy (npm itself ends by the signal, the proxy drains).
         process.kill(-child.pid!, 'SIGTERM');
-        await waitFor(() => out.includes('"msg":"bye"'), 20_000, 'the proxy to drain and say bye');
+        await untilEmitted(child.stdout, 'data', () => out.includes('"msg":"bye"'), 'the proxy to drain and say bye');
       } finally {
         try {
           process.kill(-child.pid!, 'SIGKILL');
@@ -183,10 +188,14 @@ describe('npm start', () => {
         .map((l) => JSON.parse(l) as Record<string, unknown>)
         .find((l) => l['msg'] === msg);
     try {
-      await waitFor(
+      await untilAny(
+        [
+          [child.stdout, 'data'],
+          [child, 'exit'],
+        ],
         () => logged('chainproxy listening') !== undefined || child.exitCode !== null,
-        90_000,
         'the listening log line',
+        90_000,
       );
       const line = logged('chainproxy listening');
       expect(line, `stderr:\n${err}`).toBeDefined();
@@ -194,15 +203,15 @@ describe('npm start', () => {
 
       const inFlight = request(`${url}/tx/list?page=1&page_size=2`);
       // This exact request (the block reader of precise invalidation asks tx/list too).
-      await waitFor(
+      await upstream.until(
         () => upstream.requests.filter((r) => r.url === '/tx/list?page=1&page_size=2').length === 1,
-        5000,
         'the upstream request',
       );
       child.kill('SIGTERM'); // the npm process only
-      await waitFor(
+      await untilEmitted(
+        child.stdout,
+        'data',
         () => logged('shutting down: draining in-flight requests') !== undefined,
-        10_000,
         'the server to start draining',
       );
       release();

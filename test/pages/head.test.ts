@@ -6,7 +6,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { settableClock } from '../helpers/proxy-kit.js';
 import { get, metaOf, startPagesEnv, type PageMeta, type PagesEnv } from './kit.js';
-import { waitFor } from '../helpers/fake-upstream.js';
 
 let env: PagesEnv | undefined;
 afterEach(async () => {
@@ -57,9 +56,8 @@ describe('head consistency', () => {
     env.faults.set('tx/list/pending', { latencyMs: 400 });
     const pending = get(env.base, '/pages/home');
     // The other parts are answered at h0; then the chain moves on before the slow part is in.
-    await waitFor(
+    await env.until(
       () => env!.seen.filter((s) => s.path === 'block/list' && s.answered !== null).length === 1,
-      5000,
       'block/list answered',
     );
     env.sim.chain.advance(1);

@@ -3,6 +3,7 @@
  * adds per-endpoint latency or failures on command and records each upstream
  * request (arrival and answer times), and a real proxy in front of the relay.
  */
+import { EventEmitter } from 'node:events';
 import { request } from 'undici';
 import { pino } from 'pino';
 import { buildProxy, type ProxyHandle } from '../../src/app.js';
@@ -11,7 +12,7 @@ import { locate } from '../../src/transform/json-scan.js';
 import { sendJson, startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { testConfig, type ConfigPatch } from '../helpers/proxy.js';
 import { get, withoutStamps, type Got } from '../helpers/proxy-kit.js';
-import { untilHead } from '../helpers/until.js';
+import { untilEmitted, untilHead } from '../helpers/until.js';
 
 interface Fault {
   latencyMs?: number;
@@ -40,6 +41,8 @@ export interface PagesEnv {
   probe(): Promise<void>;
   /** Upstream requests for one endpoint (no leading slash) since the last mark. */
   count(endpoint?: string): number;
+  /** Resolves once `holds` does, checked as each relay request arrives and as it is answered. */
+  until(holds: () => boolean, what: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -47,11 +50,13 @@ export async function startPagesEnv(patch: ConfigPatch = {}, clock?: () => numbe
   const sim = await startSimulator({ seed: 1, blockIntervalMs: 0 });
   const faults = new Map<string, Fault>();
   const env = { seen: [] as Seen[] } as PagesEnv;
+  const moved = new EventEmitter();
   const relay = await startFakeUpstream(async (req, res) => {
     const url = req.url ?? '/';
     const path = url.split('?')[0]!.slice(1);
     const s: Seen = { path, url, arrived: performance.now(), answered: null };
     env.seen.push(s);
+    moved.emit('arrived');
     const f = faults.get(path);
     if (f?.latencyMs !== undefined) await new Promise((r) => setTimeout(r, f.latencyMs));
     if (f?.status !== undefined) {
@@ -62,6 +67,7 @@ export async function startPagesEnv(patch: ConfigPatch = {}, clock?: () => numbe
       sendJson(res, up.statusCode, body);
     }
     s.answered = performance.now();
+    moved.emit('answered');
   });
   const config = testConfig([relay.url], { upstream: { hedgeAfterMs: 0, hedgeQuantile: 0, maxAttempts: 1 }, ...patch });
   const built = await buildProxy(config, { logger: pino({ level: config.logLevel }), ...(clock ? { clock } : {}) });
@@ -91,6 +97,9 @@ export async function startPagesEnv(patch: ConfigPatch = {}, clock?: () => numbe
     probe: () => built.pool.probeNow(),
     count(endpoint?: string) {
       return env.seen.filter((s) => endpoint === undefined || s.path === endpoint).length;
+    },
+    until(holds: () => boolean, what: string) {
+      return untilEmitted(moved, ['arrived', 'answered'], holds, what);
     },
     async close() {
       await proxy.close();

@@ -15,6 +15,7 @@ import type { ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { artifactPath, describeChromium, launchChromium, servePage, type PageSite } from '../helpers/chromium.js';
 import { waitFor } from '../helpers/fake-upstream.js';
+import { untilHead } from '../helpers/until.js';
 import {
   DASHBOARD_POLL,
   EXPLORER_GETS,
@@ -91,7 +92,7 @@ describe('the explorer front end through passthrough, in headless chromium', { t
     sim = await startSimulator({ blockIntervalMs: 0, seed: 35 });
     backend = await startExplorerBackend();
     proxy = await startExplorerProxy(sim.url, backend.url);
-    await waitFor(() => proxy.tracker.bestHead() === sim.chain.head(), undefined, 'the first head');
+    await untilHead(proxy.tracker, (h) => h === sim.chain.head(), 'the first head');
     site = await servePage(() => PAGE(proxy.url));
     browser = await launchChromium();
   });
@@ -155,7 +156,7 @@ describe('the explorer front end through passthrough, in headless chromium', { t
     const blocks = 3;
     for (let b = 0; b < blocks; b++) {
       sim.chain.advance(1);
-      await waitFor(() => proxy.tracker.bestHead() === sim.chain.head(), undefined, `head ${sim.chain.head()}`);
+      await untilHead(proxy.tracker, (h) => h === sim.chain.head(), `head ${sim.chain.head()}`);
       // Every page polls at least twice more at this head before the next block.
       const seen = await answered();
       const want = seen.map((n) => n + 2 * 2 * DASHBOARD_POLL.length);

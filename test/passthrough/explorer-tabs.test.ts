@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProxyHandle } from '../../src/app.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { get } from '../helpers/proxy-kit.js';
-import { waitFor } from '../helpers/fake-upstream.js';
+import { untilHead } from '../helpers/until.js';
 import { DASHBOARD_POLL, startExplorerBackend, startExplorerProxy, type ExplorerBackend } from './explorer-kit.js';
 
 const TABS = 5;
@@ -28,7 +28,7 @@ beforeAll(async () => {
   sim = await startSimulator({ blockIntervalMs: BLOCK_MS, seed: 36 });
   backend = await startExplorerBackend();
   proxy = await startExplorerProxy(sim.url, backend.url);
-  await waitFor(() => proxy.tracker.bestHead() !== null, undefined, 'the first head');
+  await untilHead(proxy.tracker, (h) => h !== null, 'the first head');
 });
 afterAll(async () => {
   await proxy?.close();

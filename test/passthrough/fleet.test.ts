@@ -55,7 +55,7 @@ describe('the passthrough cache on a fleet', () => {
 
   it('cold requests on both replicas cost the backend one request', async () => {
     const answers = Promise.all([a, b, a, b, a, b].map((r) => get(r.url, '/explorer/held')));
-    await waitFor(() => held.length === 1, 20_000, 'the one backend request');
+    await backend.until(() => held.length === 1, 'the one backend request');
     held[0]!();
     const rs = await answers;
     expect(new Set(rs.map((r) => r.text))).toEqual(new Set(['n,1']));

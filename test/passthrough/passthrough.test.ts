@@ -5,9 +5,11 @@
  * other methods refused, and the per-route metrics.
  */
 import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstream, waitFor, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { untilEmitted } from '../helpers/until.js';
 import { json, passConfig, raw, startPassEnv, type PassEnv } from './kit.js';
 
 let legacy: FakeUpstream;
@@ -127,16 +129,21 @@ describe('passthrough relays', () => {
 
   it('streams: the first chunk arrives while the backend is still writing', async () => {
     const received: string[] = [];
+    // Told after each chunk taken in.
+    const chunks = new EventEmitter();
     const done = new Promise<string>((resolve, reject) => {
       httpRequest(`${env.proxy.url}/api/stream`, { agent: false }, (res) => {
         res.setEncoding('utf8');
-        res.on('data', (c: string) => received.push(c));
+        res.on('data', (c: string) => {
+          received.push(c);
+          chunks.emit('chunk');
+        });
         res.on('end', () => resolve(received.join('')));
       })
         .on('error', reject)
         .end();
     });
-    await waitFor(() => received.join('').includes('first;'), 10_000, 'the first chunk');
+    await untilEmitted(chunks, 'chunk', () => received.join('').includes('first;'), 'the first chunk');
     expect(received.join('')).not.toContain('last');
     releaseStream();
     expect(await done).toBe('first;last');

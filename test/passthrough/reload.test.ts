@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
-import { sendJson, startFakeUpstream, waitFor } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream } from '../helpers/fake-upstream.js';
 import { listening, startProc, type Proc } from '../process/kit.js';
 import { openStream } from '../stream/sse-client.js';
 
@@ -37,7 +37,7 @@ const withMsg = (p: Proc, msg: string): Line[] => p.lines.filter((l) => String(l
 async function hup(p: Proc, msg = 'configuration reloaded'): Promise<Line> {
   const before = withMsg(p, msg).length;
   p.child.kill('SIGHUP');
-  await waitFor(() => withMsg(p, msg).length > before || p.child.exitCode !== null, 20_000, `"${msg}"`);
+  await p.until(() => withMsg(p, msg).length > before || p.child.exitCode !== null, `"${msg}"`);
   expect(p.child.exitCode).toBeNull();
   return withMsg(p, msg).at(-1)!;
 }
@@ -88,7 +88,7 @@ describe('SIGHUP changes the passthrough prefixes live', { timeout: 120_000 }, (
       const stream = await openStream(url);
       await stream.until(() => stream.heights().length > 0, 20_000, 'a first head');
       const slow = ask(`${url}/legacy/slow`);
-      await waitFor(() => a.requests.some((r) => r.url === '/legacy/slow'), 20_000, 'the held request at a');
+      await a.until(() => a.requests.some((r) => r.url === '/legacy/slow'), 'the held request at a');
 
       writeFileSync(path, passFile(`/legacy=${a.url},/more=${b.url}`, '/legacy=off,/more=60s'));
       expect((await hup(p))['applied']).toEqual(['PASSTHROUGH', 'PASSTHROUGH_CACHE']);
@@ -113,7 +113,7 @@ describe('SIGHUP changes the passthrough prefixes live', { timeout: 120_000 }, (
       expect((await ask(`${url}/more/x`, 'POST')).status).toBe(405);
       // Logged under its prefix, with its client; counted under its own label.
       const id = first.headers['x-request-id'];
-      await waitFor(() => p.lines.some((l) => l['reqId'] === id && l['msg'] === 'request'), 5000, 'the access line');
+      await p.until(() => p.lines.some((l) => l['reqId'] === id && l['msg'] === 'request'), 'the access line');
       expect(p.lines.find((l) => l['reqId'] === id && l['msg'] === 'request')).toMatchObject({
         passthrough: '/more',
         status: 200,

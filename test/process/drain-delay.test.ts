@@ -73,7 +73,7 @@ describe('a drain and the upstream probes', { timeout: 120_000 }, () => {
     fakes.push(fake);
     const p = startProc({ UPSTREAM_URLS: fake.url, UPSTREAM_PROBE_INTERVAL_MS: '100', INVALIDATION_MODE: 'head' });
     await listening(p);
-    await waitFor(() => held.length > 0, 20_000, 'a held probe');
+    await fake.until(() => held.length > 0, 'a held probe');
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
     expect(p.stderr()).not.toContain('upstream probe');

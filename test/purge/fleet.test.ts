@@ -15,6 +15,7 @@ import { FleetMarks } from '../../src/purge/fleet-marks.js';
 import { startSimulator, type SimulatorHandle } from '../../src/sim/index.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { fakeClock } from '../helpers/clock.js';
+import { within } from '../helpers/until.js';
 import { describeRedis, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { counter, dataOf, get, startReplica, type Replica } from '../helpers/replica.js';
 import { keyQuery, purged, purgeStatus } from './kit.js';
@@ -44,10 +45,16 @@ describe('purge across two replicas sharing Redis', () => {
   /** Purges on `r`, then waits until `other` has applied it (its count of fleet purges grew). */
   const purgeAcross = async (r: Replica, other: Replica, query: string) => {
     const before = (await purgeStatus(other.url)).fleet;
+    // Applied by the purger's own listener, which was there first.
+    const heard = within(
+      new Promise((resolve) => other.fleet!.bus.once('purge', resolve)),
+      'the purge heard on the bus',
+    );
     clock.advance(1);
     const d = await purged(r.url, query);
     clock.advance(1);
-    await waitFor(async () => (await purgeStatus(other.url)).fleet === before + 1, 5000, 'the purge heard on the bus');
+    await heard;
+    expect((await purgeStatus(other.url)).fleet).toBe(before + 1);
     return d;
   };
   let address = '';

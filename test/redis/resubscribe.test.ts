@@ -5,6 +5,7 @@
  * rejection (ioredis' own re-subscribe left one: "Connection is closed",
  * which ends a Node.js process at shutdown).
  */
+import { EventEmitter } from 'node:events';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FleetBus } from '../../src/fleet/bus.js';
@@ -67,11 +68,15 @@ describe('the bus subscriber after a reconnect', () => {
     // re-subscribe after the restart is never answered, so closing the client rejects it.
     let dropping = false;
     let dropped = 0;
+    // Told as the relay drops a SUBSCRIBE.
+    const drops = new EventEmitter();
     const relay = createServer((client) => {
       const upstream = connect(server.port, '127.0.0.1');
       client.on('data', (d: Buffer) => {
-        if (dropping && /subscribe/i.test(d.toString('latin1'))) dropped++;
-        else upstream.write(d);
+        if (dropping && /subscribe/i.test(d.toString('latin1'))) {
+          dropped++;
+          drops.emit('drop');
+        } else upstream.write(d);
       });
       upstream.on('data', (d: Buffer) => client.write(d));
       const end = (): void => {
@@ -96,7 +101,7 @@ describe('the bus subscriber after a reconnect', () => {
       expect(await b.ready()).toBe(true);
       dropping = true;
       await server.restart();
-      await waitFor(() => dropped > 0, 20_000, 'a SUBSCRIBE after the restart');
+      await untilEmitted(drops, 'drop', () => dropped > 0, 'a SUBSCRIBE after the restart');
       sub.disconnect();
       await untilEmitted(sub, 'end', () => sub.status === 'end', 'the subscriber closed');
       for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));

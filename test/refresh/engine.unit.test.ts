@@ -120,10 +120,16 @@ describe('the head trigger', () => {
   it('one round per head: heads arriving while a round runs are coalesced into one more round', async () => {
     const r = rig();
     let release: () => void = () => {};
-    r.renew.mockImplementationOnce((q) => new Promise((resolve) => (release = () => resolve(entryOf(q)))));
+    let called: () => void = () => {};
+    const renewing = new Promise<void>((resolve) => (called = resolve));
+    r.renew.mockImplementationOnce((q) => {
+      called();
+      return new Promise((resolve) => (release = () => resolve(entryOf(q))));
+    });
     r.board.seen(LIST);
     const first = r.engine.head(100);
-    await vi.waitFor(() => expect(r.renew).toHaveBeenCalledTimes(1));
+    await renewing;
+    expect(r.renew).toHaveBeenCalledTimes(1);
     const later = [r.engine.head(101), r.engine.head(102), r.engine.head(101)];
     r.board.seen(LIST);
     release();

@@ -24,20 +24,20 @@ describe('refresh-ahead of invalidated entries', () => {
   it('an entry asked for after each block naming it is refetched before the next ask', async () => {
     const { sim, proxy } = await rig.start({ refreshAhead: { maxKeys: 8 } });
     const h0 = sim.chain.head();
-    await covered(proxy.url, h0);
+    await covered(proxy, h0);
     const [address, h1, h2] = twice(h0);
     const p = `/address/info?address=${address}`;
     sim.chain.advance(h1 - 1 - h0);
-    await covered(proxy.url, h1 - 1);
+    await covered(proxy, h1 - 1);
     await get(proxy.url, p);
     expect((await get(proxy.url, p)).cache).toBe('HIT');
 
     sim.chain.advance(1);
-    await covered(proxy.url, h1);
+    await covered(proxy, h1);
     expect((await get(proxy.url, p)).cache).toBe('MISS'); // invalidated, and now known to be asked for
 
     sim.chain.advance(h2 - h1);
-    await covered(proxy.url, h2);
+    await covered(proxy, h2);
     await waitFor(
       async () => Number((await invalidationStatus(proxy.url))['refreshedAhead']) >= 1,
       5000,
@@ -54,17 +54,17 @@ describe('refresh-ahead of invalidated entries', () => {
     async () => {
       const { sim, proxy } = await rig.start({ refreshAhead: { maxKeys: 12 } });
       const h0 = sim.chain.head();
-      await covered(proxy.url, h0);
+      await covered(proxy, h0);
       const [address, h1, h2] = twice(h0);
       const p = `/pages/address?address=${address}`;
       sim.chain.advance(h1 - 1 - h0);
-      await covered(proxy.url, h1 - 1);
+      await covered(proxy, h1 - 1);
       await get(proxy.url, p);
       sim.chain.advance(1);
-      await covered(proxy.url, h1);
+      await covered(proxy, h1);
       expect((await get(proxy.url, p)).cache).toBe('MISS'); // the page and its parts invalidated, and asked for
       sim.chain.advance(h2 - h1);
-      await covered(proxy.url, h2);
+      await covered(proxy, h2);
       await waitFor(
         async () => Number((await invalidationStatus(proxy.url))['refreshedAhead']) >= 1,
         5000,

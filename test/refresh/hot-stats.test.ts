@@ -5,7 +5,6 @@
  * hits the new block's answer instead of missing.
  */
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/fake-upstream.js';
 import { pathOf, headRig } from '../head/kit.js';
 import { untilHead, within } from '../helpers/until.js';
 
@@ -20,9 +19,8 @@ describe('refresh-ahead of the statistics that move with the head', () => {
     const from = rig.rec.log.length;
     const height = rig.sim.chain.advance(1);
     await untilHead(rig.proxy.tracker, (h) => h === height, `head ${height}`, 5000);
-    await waitFor(
+    await rig.rec.up.until(
       () => STATS.every((p) => rig.rec.log.slice(from).some((e) => pathOf(e.url) === p)),
-      5000,
       'the statistics fetched again',
     );
     await within(rig.proxy.resolver.idle(), 'no flight under way', 5000);

@@ -46,7 +46,7 @@ describe('/stream/activity with the block reader, alone and in a fleet', () => {
 
   it('sends the block the reader read to subscribers on both replicas, for one upstream tx/list read', async () => {
     const h0 = sim.chain.head();
-    await Promise.all([covered(a.url, h0), covered(b.url, h0)]);
+    await Promise.all([covered(a, h0), covered(b, h0)]);
     const addr = onlyAt(h0 + 1, [h0 + 1]);
     for (const r of [a, b]) {
       const c = await openStream(r.url, { path: ACTIVITY, query: `?address=${addr}` });

@@ -8,7 +8,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { tell } from '../../src/cluster/tell.js';
-import { waitFor } from '../helpers/fake-upstream.js';
+import { untilEmitted } from '../helpers/until.js';
 
 /** The inode of the child's end of its IPC channel (Linux /proc). */
 function channelInode(pid: number): string {
@@ -44,7 +44,7 @@ describe.runIf(process.platform === 'linux')('tell: a message to a worker that j
   it('a plain send raises an error event (the defect guarded against)', async () => {
     const { child, errors } = await deadButConnected();
     child.send({ cp: 1 });
-    await waitFor(() => errors.length > 0, 5000, 'the EPIPE error event');
+    await untilEmitted(child, 'error', () => errors.length > 0, 'the EPIPE error event');
     expect(errors.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(['EPIPE']);
   });
 
