@@ -34,6 +34,8 @@ export interface TagKind {
 
 const ADDRESS: TagValue = { spec: P.address, hint: 'address' };
 const HEIGHT: TagValue = { spec: P.blockHeight, hint: 'n' };
+/** `block/detail` asked by hash carries `finality:<hash>`: the block it was asked by, whatever its height. */
+const HEIGHT_OR_HASH: TagValue = { spec: P.h, hint: 'n or hash' };
 
 export const TAG_KINDS: Readonly<Record<string, TagKind>> = {
   head: { value: null, from: ['head'], doc: 'answers that change with every new block' },
@@ -46,7 +48,11 @@ export const TAG_KINDS: Readonly<Record<string, TagKind>> = {
     doc: '`contract:deployed`: the lists any new contract changes; `contract:<address>` is `address:<address>`',
   },
   token: { value: { spec: P.token, hint: 'name' }, from: ['token'], doc: 'answers naming the token in a parameter' },
-  finality: { value: HEIGHT, from: ['finality'], doc: 'the block of height n, its transactions, those mined in it' },
+  finality: {
+    value: HEIGHT_OR_HASH,
+    from: ['finality'],
+    doc: 'the block of height n (or asked by its hash), its transactions, those mined in it',
+  },
   height: { value: HEIGHT, sameAs: 'finality', from: [], doc: 'the same as `finality:<n>`' },
   pending: { value: null, from: ['pending'], doc: 'answers about the pending pool' },
   day: { value: null, from: ['day'], doc: 'answers about the current day' },

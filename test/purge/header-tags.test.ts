@@ -33,10 +33,13 @@ describe('every Cache-Tag is a purge tag', () => {
       >
     )[0]!;
     const address = tx['address_from']!;
+    const hash = dataOf((await get(sim.url, `/block/detail?h=${BLOCK - 1}`)).text)['block_hash'] as string;
     paths.push(
       '/block/max',
       '/block/list',
       `/block/detail?h=${BLOCK}`,
+      // By hash: its finality tag names the hash it was asked by.
+      `/block/detail?h=${hash}`,
       `/tx/list?block_height=${BLOCK}`,
       `/tx/detail?hash=${tx['tx_hash']!}`,
       `/address/info?address=${address}`,

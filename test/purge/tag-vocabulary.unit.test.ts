@@ -24,6 +24,7 @@ describe('tag vocabulary', () => {
     [`address:${ADDRESS}`, `address:${ADDRESS}`],
     ['token:NAX', 'token:NAX'],
     ['finality:12', 'finality:12'],
+    [`finality:${'ab'.repeat(32)}`, `finality:${'ab'.repeat(32)}`],
     ['height:12', 'finality:12'],
     ['stage-end:4848000', 'stage-end:4848000'],
   ])('%s names %s', (raw, tag) => expect(parseTag(raw, limits)).toEqual({ ok: true, tag }));
@@ -31,8 +32,9 @@ describe('tag vocabulary', () => {
   it.each([
     ['wallet:x', /^one of head, address:<address>, contract:deployed, contract:<address>, token:<name>/],
     ['head:1', /^head$/],
-    ['finality', /^finality:<n>$/],
-    ['finality:-1', /^finality:<n>$/],
+    ['finality', /^finality:<n or hash>$/],
+    ['finality:-1', /^finality:<n or hash>$/],
+    ['finality:abc', /^finality:<n or hash>$/],
     ['address:nope', /^address:<address>$/],
     ['constructor', /^one of /],
     ['toString:1', /^one of /],
