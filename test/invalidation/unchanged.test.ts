@@ -7,22 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { blockHash, decodeTxHash } from '../../src/sim/index.js';
 import { dataOf, get } from '../helpers/replica.js';
-import { content, covered, preciseRig, SEED, truth } from './kit.js';
+import { content, covered, PRECISE, preciseRig, SEED, truth } from './kit.js';
 
 const rig = preciseRig();
 
 describe('unchanged answers are kept', () => {
   it('a pending transaction, until the block that mines it', async () => {
     const { sim, proxy } = await rig.start({
-      invalidation: {
-        mode: 'precise',
-        maxAgeMs: 60_000,
-        listMaxAgeMs: 60_000,
-        maxAgeGrowth: 1,
-        maxAgeByEndpoint: {},
-        readTimeoutMs: 10_000,
-        pendingPollMs: 100,
-      },
+      invalidation: { ...PRECISE, pendingPollMs: 100 },
     });
     const head = sim.chain.head();
     await covered(proxy, head);

@@ -10,20 +10,13 @@ import { counter } from '../helpers/replica.js';
 import { waitFor } from '../helpers/fake-upstream.js';
 import { pathOf, headRig } from '../head/kit.js';
 import { untilHead, within } from '../helpers/until.js';
+import { PRECISE } from '../invalidation/kit.js';
 
 describe('x-chainproxy-purpose on upstream requests', () => {
   const rig = headRig({
     upstream: { probeIntervalMs: 100 },
     refreshAhead: { maxKeys: 12 },
-    invalidation: {
-      mode: 'precise',
-      maxAgeMs: 60_000,
-      listMaxAgeMs: 60_000,
-      maxAgeGrowth: 1,
-      maxAgeByEndpoint: {},
-      readTimeoutMs: 10_000,
-      pendingPollMs: 0,
-    },
+    invalidation: PRECISE,
   });
 
   it('names probes, block reads, pending reads and refreshes; a client miss has none', async () => {
@@ -72,15 +65,7 @@ describe('x-chainproxy-purpose on upstream requests', () => {
   it('names the pending poll between blocks `pending` too', async () => {
     const polled = await startTestProxy([rig.rec.up.url], {
       upstream: { probeIntervalMs: 100 },
-      invalidation: {
-        mode: 'precise',
-        maxAgeMs: 60_000,
-        listMaxAgeMs: 60_000,
-        maxAgeGrowth: 1,
-        maxAgeByEndpoint: {},
-        readTimeoutMs: 10_000,
-        pendingPollMs: 50,
-      },
+      invalidation: { ...PRECISE, pendingPollMs: 50 },
     });
     try {
       await untilHead(polled.tracker, (h) => h === rig.sim.chain.head(), 'the first head', 5000);
