@@ -30,7 +30,8 @@ import { workerNumber } from './cluster/worker-number.js';
 import { SIMULATOR_ENV } from './cluster/protocol.js';
 import { nodeLineWarning } from './startup/node-line.js';
 import { reload, type Running } from './startup/reload.js';
-import { startTracing, stopTracing } from './tracing/tracing.js';
+import { startTracing, stopTracing, tracingConfigured } from './tracing/tracing.js';
+import { contextFrameNotice } from './startup/context-frame.js';
 
 /** Past the drain deadline, only a close that hangs (a stuck Redis quit) can hold the process. */
 const LAST_RESORT_MS = 5000;
@@ -48,6 +49,8 @@ async function main(): Promise<void> {
   // Once per machine: a cluster worker runs the same node as its primary, which said it.
   const unsupported = workerNumber() === null ? nodeLineWarning() : null;
   if (unsupported !== null) process.stderr.write(`chainproxy: ${unsupported}\n`);
+  const frame = contextFrameNotice(tracingConfigured(process.env), process.execArgv, process.env['NODE_OPTIONS']);
+  if (frame !== null && workerNumber() === null) process.stderr.write(`chainproxy: ${frame}\n`);
   let config;
   try {
     config = loadConfig(process.env, process.argv.slice(2));

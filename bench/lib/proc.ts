@@ -124,12 +124,29 @@ export async function getRaw(url: string): Promise<{ status: number; headers: Re
 const USER_HZ = 100;
 
 /**
- * CPU time (user + system, seconds) used so far by a process, from
- * /proc/<pid>/stat (fields 14 and 15); null where /proc is not available.
- * 10 ms resolution: measure over rounds of many requests.
+ * CPU time (seconds) used so far by a process: the sum over its threads of
+ * the scheduler's run time (/proc/<pid>/task/<tid>/schedstat, nanoseconds);
+ * where that is missing, user + system from /proc/<pid>/stat (fields 14 and
+ * 15, 10 ms resolution). null where /proc is not available.
  */
 export function cpuSeconds(pid: number | undefined): number | null {
   if (pid === undefined) return null;
+  return runSeconds(pid) ?? tickSeconds(pid);
+}
+
+function runSeconds(pid: number): number | null {
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'latin1').split(' ')[0]);
+    }
+    return Number.isFinite(ns) && ns > 0 ? ns / 1e9 : null;
+  } catch {
+    return null;
+  }
+}
+
+function tickSeconds(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
     // The command name (field 2) may contain spaces: count fields after its closing parenthesis.

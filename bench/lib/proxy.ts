@@ -2,6 +2,8 @@
  * chainproxy as a child process (`node --import tsx src/main.ts`), configured by
  * environment variables like in production: quiet logs, rate limit off.
  */
+import { contextFrameFlags } from '../../src/startup/context-frame.js';
+import { tracingConfigured } from '../../src/tracing/tracing.js';
 import { NODE_TSX, freePort, spawnChild, waitForHttp, type Child } from './proc.js';
 
 export type CacheCounts = Record<'HIT' | 'MISS' | 'STALE' | 'BYPASS' | 'ERROR', number>;
@@ -28,7 +30,9 @@ export async function startProxyProc(
   // `env.PORT`: a port of the caller's choosing (a replica restarted in place).
   const port = env['PORT'] !== undefined ? Number(env['PORT']) : await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawnChild(name, NODE_TSX[0], [...NODE_TSX.slice(1), 'src/main.ts'], {
+  // What the launcher adds for a traced server on Node.js 22 (src/startup/context-frame.ts).
+  const frame = contextFrameFlags(tracingConfigured(env), [], process.env['NODE_OPTIONS']);
+  const child = spawnChild(name, NODE_TSX[0], [...NODE_TSX.slice(1), ...frame, 'src/main.ts'], {
     PORT: String(port),
     HOST: '127.0.0.1',
     UPSTREAM_URLS: upstreams.join(','),

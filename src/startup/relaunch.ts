@@ -1,8 +1,9 @@
 /**
  * The shipped entry points (`npm start`, `npx chainproxy`, the `chainproxy`
  * bin) run the server under the heap cap derived from CACHE_MAX_BYTES and
- * STREAM_ACTIVITY_WATCH_BYTES: node cannot change its heap limit once
- * started, so this process starts the server
+ * STREAM_ACTIVITY_WATCH_BYTES, and, when tracing is configured on Node.js 22,
+ * with request context on AsyncContextFrame (context-frame.ts): node cannot
+ * change either once started, so this process starts the server
  * as a child with the flag and stays as a thin parent: it forwards
  * SIGTERM/SIGINT/SIGHUP, shares its stdio, and exits with the child's code.
  * A child ended by a signal (an out-of-memory kill is a SIGKILL) is said in
@@ -14,23 +15,25 @@ import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from '../config/cli.js';
 import { loadConfig } from '../config/load.js';
+import { tracingConfigured } from '../tracing/tracing.js';
+import { contextFrameFlags } from './context-frame.js';
 import { heapCapFlags, operatorHeapCap } from './heap-cap.js';
 
 const FORWARDED = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
 /** The flags to relaunch with, or null when the server should run in this process. */
 function wantedFlags(argv: readonly string[]): string[] | null {
-  if (operatorHeapCap(process.execArgv, process.env['NODE_OPTIONS'])) return null;
   // --help, --version, bad flags and bad settings are answered by main in this process.
   if (parseArgs(argv).kind !== 'run') return null;
+  const { execArgv, env } = process;
+  const frame = contextFrameFlags(tracingConfigured(env), execArgv, env['NODE_OPTIONS']);
+  if (operatorHeapCap(execArgv, env['NODE_OPTIONS'])) return frame.length === 0 ? null : frame;
   try {
-    const config = loadConfig(process.env, argv);
-    return heapCapFlags(
-      config.cacheMaxBytes,
-      config.stream.activityWatchBytes,
-      process.execArgv,
-      process.env['NODE_OPTIONS'],
-    );
+    const config = loadConfig(env, argv);
+    return [
+      ...heapCapFlags(config.cacheMaxBytes, config.stream.activityWatchBytes, execArgv, env['NODE_OPTIONS']),
+      ...frame,
+    ];
   } catch {
     return null;
   }

@@ -24,8 +24,13 @@ import {
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { createOtlpNetworkExportDelegate, OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
+import { convertLegacyHttpOptions, createOtlpHttpExporterMetrics } from '@opentelemetry/otlp-exporter-base/node-http';
+import {
+  JsonTraceSerializer,
+  ProtobufTraceSerializer,
+  TraceExporterMetricsHelper,
+} from '@opentelemetry/otlp-transformer';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
@@ -34,15 +39,33 @@ import {
   RandomIdGenerator,
   TraceIdRatioBasedSampler,
   type Sampler,
+  type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 import { VERSION } from '../config/version.js';
+import { undiciTransport } from './export-transport.js';
 import { ratioSampling, RootSampler, type RatioSampling } from './root-sampling.js';
 import type { Tracing } from './types.js';
 
-/** The exporter the protocol variables name (http/protobuf unless http/json is asked). */
-function exporterFor(env: NodeJS.ProcessEnv): JsonExporter | ProtoExporter {
+/**
+ * The OTLP/HTTP exporter the protocol variables name (http/protobuf unless http/json is asked), configured from the
+ * environment by the SDK and sending through undici (export-transport.ts).
+ */
+function exporterFor(env: NodeJS.ProcessEnv): SpanExporter {
   const protocol = env['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'] || env['OTEL_EXPORTER_OTLP_PROTOCOL'];
-  return protocol === 'http/json' ? new JsonExporter() : new ProtoExporter();
+  const json = protocol === 'http/json';
+  const options = convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', {
+    'Content-Type': json ? 'application/json' : 'application/x-protobuf',
+  });
+  const metrics = createOtlpHttpExporterMetrics(
+    'otlp_http_span_exporter',
+    TraceExporterMetricsHelper,
+    options.url,
+    undefined,
+  );
+  const serializer = json ? JsonTraceSerializer : ProtobufTraceSerializer;
+  return new OTLPExporterBase(
+    createOtlpNetworkExportDelegate(options, serializer, metrics, undiciTransport(options)),
+  ) as SpanExporter;
 }
 
 const errorType = (err: unknown): string => {

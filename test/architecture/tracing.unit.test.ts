@@ -1,5 +1,6 @@
 /**
- * Tracing off costs no OpenTelemetry module: only src/tracing/sdk.ts imports
+ * Tracing off costs no OpenTelemetry module: only src/tracing/sdk.ts and the
+ * export transport it alone imports (export-transport.ts) import
  * `@opentelemetry/*`, and sdk.ts is reached by one dynamic import
  * (tracing.ts, made only when an OTLP endpoint is configured), never by a
  * static one.
@@ -14,9 +15,11 @@ const SRC = join(import.meta.dirname, '../../src');
 const texts = tsFiles(SRC).map((f) => ({ file: relative(SRC, f), text: readFileSync(f, 'utf8') }));
 
 describe('tracing is loaded only when configured', () => {
-  it('only src/tracing/sdk.ts imports an OpenTelemetry package', () => {
+  it('only src/tracing/sdk.ts and its export transport import an OpenTelemetry package', () => {
     const importers = texts.filter((t) => /from '@opentelemetry\/|import\('@opentelemetry\//.test(t.text));
-    expect(importers.map((t) => t.file)).toEqual(['tracing/sdk.ts']);
+    expect(importers.map((t) => t.file).sort()).toEqual(['tracing/export-transport.ts', 'tracing/sdk.ts']);
+    const transport = texts.filter((t) => /from '[./]*(tracing\/)?export-transport\.js'/.test(t.text));
+    expect(transport.map((t) => t.file)).toEqual(['tracing/sdk.ts']);
   });
 
   it('sdk.ts is imported dynamically, by tracing.ts alone', () => {
