@@ -85,7 +85,9 @@ export class HeadWatch {
     const now = this.#clock();
     const prevH = this.#lastHeight;
     const prevAt = this.#seenAt;
-    const quiet = this.#quietAt;
+    // An in-sync probe answer bounds when this block was made only if it came after the previous head (a follower
+    // hears heads without probing: its last own probe may be minutes old).
+    const quiet = this.#quietAt !== null && (prevAt === null || this.#quietAt >= prevAt) ? this.#quietAt : null;
     this.#lastHeight = height;
     this.#seenAt = now;
     this.#lastAt = quiet !== null && quiet <= now ? (quiet + now) / 2 : now;
@@ -96,8 +98,8 @@ export class HeadWatch {
       if (this.#intervals.length > INTERVALS) this.#intervals.shift();
       this.#plan();
     }
-    if (this.#quietAt !== null) {
-      const delay = now - this.#quietAt;
+    if (quiet !== null) {
+      const delay = now - quiet;
       this.#delays.push(delay);
       if (this.#delays.length > DELAYS) this.#delays.shift();
       this.#o.onDelay?.(delay / 1000);

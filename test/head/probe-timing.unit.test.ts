@@ -13,7 +13,7 @@ import { ChainTracker } from '../../src/chain/tracker.js';
 import { HeadWatch } from '../../src/upstream/head-watch.js';
 
 /** A regular 1 s chain learned by probes `d` ms either side of each block (blocks at k s, k = 0..10). */
-function learned(d: number): { watch: HeadWatch; at: (ms: number) => void } {
+function learned(d: number): { watch: HeadWatch; tracker: ChainTracker; at: (ms: number) => void } {
   let now = 0;
   const tracker = new ChainTracker();
   const watch = new HeadWatch({ tracker, settings: { sparseMs: 1000, denseMs: 100 }, clock: () => now });
@@ -27,7 +27,7 @@ function learned(d: number): { watch: HeadWatch; at: (ms: number) => void } {
     tracker.observeHead(100 + k);
     watch.probed('u0', 100 + k);
   }
-  return { watch, at: (ms) => (now = ms) };
+  return { watch, tracker, at: (ms) => (now = ms) };
 }
 
 describe('probe timing', () => {
@@ -77,5 +77,23 @@ describe('probe timing', () => {
     }
     expect(watch.intervals()).toEqual([1950, 3000, 3000]);
     expect(watch.status().blockIntervalMs).toBe(3000);
+  });
+
+  it('a follower that probed once long ago places the window from the heads it hears, and records no delay', () => {
+    // Learned as leader (1 s blocks, probes 10 ms either side), then a follower: heads come from the bus only.
+    const { watch, tracker, at } = learned(10);
+    const delays = watch.status().detectionDelayMs.samples;
+    for (let k = 11; k <= 40; k++) {
+      at(1000 * k + 10);
+      tracker.observeHead(100 + k);
+    }
+    // Block 40 heard at 40 010 ms; its last own in-sync probe was at 10 010 ms. Only block 11, heard after that
+    // probe and no other head, has a span from it (1000 ms); none after.
+    expect(watch.status().detectionDelayMs.samples).toBe(delays + 1);
+    expect(watch.status().detectionDelayMs.max).toBe(1000);
+    // Taking over the probes now: the next block is expected 900 ms after the one just heard, not overdue (before:
+    // the "late" back-off, from a block time estimated half-way back to that old probe).
+    expect(watch.nextDelay()).toBe(900);
+    expect(watch.status().mode).toBe('waiting');
   });
 });

@@ -31,7 +31,8 @@ export interface Replica {
   stream: Built['stream'];
   touched: Built['touched'];
   invalidation: Built['invalidation'];
-  close(): Promise<void>;
+  /** Stops: after a lame duck of `lameDuckMs` (readiness 503, requests still served), the drain. */
+  close(lameDuckMs?: number): Promise<void>;
 }
 
 export async function startReplica(
@@ -59,7 +60,7 @@ export async function startReplica(
     stream: built.stream,
     touched: built.touched,
     invalidation: built.invalidation,
-    close: () => (closed ??= built.close()),
+    close: (lameDuckMs = 0) => (closed ??= built.close(lameDuckMs)),
   };
 }
 
