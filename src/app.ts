@@ -95,8 +95,6 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
   /** `lameDuckMs`: readiness says not ready this long, everything still served, before the drain begins. */
   const close = async (lameDuckMs = 0) => {
     s.serving.draining = true;
-    // The fleet's background work moves to a replica that stays, while this one still serves.
-    void s.duty?.stepDown().catch(() => undefined);
     if (lameDuckMs > 0) {
       logger.info({ drainDelayMs: lameDuckMs }, 'lame duck: /readyz answers 503, requests still served');
       await lameDuck.wait(lameDuckMs);

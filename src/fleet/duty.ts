@@ -162,14 +162,6 @@ export class FleetDuty {
     });
   }
 
-  /**
-   * A replica about to stop hands the leader lease over now (a follower takes it at its next try) and follows the
-   * new leader until it closes; with no other replica it acts alone after a probe interval of silence.
-   */
-  async stepDown(): Promise<void> {
-    await this.#o.leader.close();
-  }
-
   /** Stops; a leader releases its lease. */
   async close(): Promise<void> {
     if (this.#timer !== null) clearInterval(this.#timer);

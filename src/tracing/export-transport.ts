@@ -4,7 +4,7 @@
  * transport. An export through node:http runs Node's outgoing-message code
  * with a client request's shapes every few seconds, and each time V8 drops
  * the optimized code of the server's response path (measured: about 25
- * reoptimizations per export and 8 % more CPU per memory hit at 1 % sampling).
+ * reoptimizations per export; none through undici).
  * Otherwise as the SDK sends: its URL, headers, compression and timeout (read
  * from the OTEL_EXPORTER_OTLP_* variables by the SDK), its answers (2xx
  * success; 429, 502, 503, 504 and network errors retried with its backoff

@@ -31,8 +31,7 @@ export interface Replica {
   stream: Built['stream'];
   touched: Built['touched'];
   invalidation: Built['invalidation'];
-  /** Stops: after a lame duck of `lameDuckMs` (readiness 503, requests still served), the drain. */
-  close(lameDuckMs?: number): Promise<void>;
+  close(): Promise<void>;
 }
 
 export async function startReplica(
@@ -60,7 +59,7 @@ export async function startReplica(
     stream: built.stream,
     touched: built.touched,
     invalidation: built.invalidation,
-    close: (lameDuckMs = 0) => (closed ??= built.close(lameDuckMs)),
+    close: () => (closed ??= built.close()),
   };
 }
 
