@@ -11,12 +11,11 @@
  *
  *   npx tsx bench/tracing-hit.ts [--rounds N] [--rate R] [--duration S] [--no-control]
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { runLoad } from './lib/load.js';
 import { median } from './lib/context.js';
 import { cpuSeconds, stopAll } from './lib/proc.js';
+import { startOtlpSink } from './lib/otlp-sink.js';
 import { startProxyProc, type ProxyProc } from './lib/proxy.js';
 
 const { values } = parseArgs({
@@ -30,32 +29,11 @@ const { values } = parseArgs({
 });
 
 async function main(): Promise<void> {
-  let exports = 0;
-  const sink = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      exports++;
-      res.writeHead(200, { 'content-type': 'application/x-protobuf' });
-      res.end();
-    });
-  });
-  // As an OpenTelemetry Collector's OTLP/HTTP receiver: idle connections are not closed.
-  sink.keepAliveTimeout = 600_000;
-  await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
-  const sinkUrl = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+  const sink = await startOtlpSink();
   const common = { UPSTREAM_URLS: '', SIM_BLOCK_INTERVAL_MS: '3600000' };
   const procs: Record<string, ProxyProc> = {
     off: await startProxyProc([], common, 'off'),
-    on: await startProxyProc(
-      [],
-      {
-        ...common,
-        OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl,
-        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-        OTEL_TRACES_SAMPLER_ARG: '0.01',
-      },
-      'on',
-    ),
+    on: await startProxyProc([], { ...common, ...sink.env }, 'on'),
   };
   if (values.control) procs['control'] = await startProxyProc([], common, 'control');
   const path = '/block/detail?h=1';
@@ -95,7 +73,7 @@ async function main(): Promise<void> {
       `memory hit, tracing off, CPU µs/req: ${fmt(us['off']!)}`,
       `memory hit, tracing on (parentbased_traceidratio 0.01), CPU µs/req: ${fmt(us['on']!)}`,
       ...(values.control ? [`memory hit, control (tracing off), CPU µs/req: ${fmt(us['control']!)}`] : []),
-      `OTLP exports received: ${exports}`,
+      `OTLP exports received: ${sink.exports()}`,
       `ratio on / off per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}`,
       `median ratio on / off: ${spread(ratios)} (target <= 1.1)`,
       ...(values.control
@@ -107,7 +85,7 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
-  sink.close();
+  await sink.close();
   await stopAll();
 }
 

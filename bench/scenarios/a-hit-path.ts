@@ -1,13 +1,15 @@
 /**
  * (a) Hot hit path: one cached URL through the proxy, in its default
  * configuration (rate limiter on, a budget no client reaches) with the memory
- * tier alone and with REDIS_URL, beside the limiter turned off, against a bare
- * Fastify route (own process) sending the same bytes with the same headers,
- * and nginx. Rounds are interleaved (order alternating) so machine noise hits
- * every target alike. Each round and target: a run as fast as the target
- * answers (req/s), then a run at one fixed offered load for all targets
- * (server CPU per request = CPU time of the server process, user + system from
- * /proc/<pid>/stat, / requests). CPU per request is compared at equal load
+ * tier alone and with REDIS_URL, beside the limiter turned off and tracing on
+ * (OTLP to a local sink, 1 % of roots sampled: its CPU ratio to the default
+ * proxy is tracing's cost per hit), against a bare Fastify route (own process)
+ * sending the same bytes with the same headers, and nginx. Rounds are
+ * interleaved (order alternating) so machine noise hits every target alike.
+ * Each round and target: a run as fast as the target answers (req/s), then a
+ * run at one fixed offered load for all targets (server CPU per request = CPU
+ * time of the server process, all threads, from the scheduler
+ * (bench/lib/proc.ts), / requests). CPU per request is compared at equal load
  * because it falls as load rises (more requests per event-loop turn and per
  * syscall): at maximum load a slower round would look costlier per request.
  * Ratios to the bare route are per round; the reported value is their median.
@@ -19,10 +21,27 @@ import { getRaw, treeCpuSeconds, type Child } from '../lib/proc.js';
 import { diffCounts, hitRatio, startProxyProc, type ProxyProc } from '../lib/proxy.js';
 import { nginxHitRatio } from '../lib/nginx.js';
 import { REDIS_BIN, startRedis } from '../lib/redis.js';
+import { startOtlpSink, type OtlpSink } from '../lib/otlp-sink.js';
 
 const CONNECTIONS = 50;
 /** The default configuration, with a budget no benchmark client reaches. */
 const DEFAULT_LIMITER = { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_MAX: '1000000000' };
+const DEFAULT = 'proxy (default: limiter on, memory)';
+const TRACED = 'proxy (default + tracing, 1 % sampled)';
+
+/** Tracing's cost per hit: the traced proxy's CPU per request over the default one's, round by round. */
+function tracingRatio(ctx: Ctx, off: readonly Round[], on: readonly Round[]): void {
+  const ratios = on.map((r, k) => r.cpuUs / off[k]!.cpuUs).filter(Number.isFinite);
+  const m = ratios.length === 0 ? null : median(ratios);
+  ctx.ratios.push({
+    name: `a: tracing on (parentbased_traceidratio 0.01) / off, server CPU per request at ${CPU_RATE} req/s`,
+    value: m,
+    goal: '<= 1.1',
+    pass: m === null ? null : m <= 1.1,
+    detail: `median of rounds; per round ${ratios.map((x) => x.toFixed(2)).join(' ')}`,
+  });
+}
+
 /** Offered load of the CPU runs: below what every target sustains on a loaded 2-core machine. */
 const CPU_RATE = 4000;
 
@@ -75,16 +94,19 @@ export const hitPath: Scenario = {
     if (rd === null) ctx.notes.push('(a) redis-server not installed: the REDIS_URL row is skipped.');
     const started: ProxyProc[] = [];
     let bare: Awaited<ReturnType<typeof startBare>> | null = null;
+    let sink: OtlpSink | null = null;
     try {
-      const [dflt, withRedis] = await Promise.all([
+      sink = await startOtlpSink();
+      const [dflt, withRedis, traced] = await Promise.all([
         startProxyProc([sim.url], DEFAULT_LIMITER, 'proxy-default'),
         rd === null ? null : startProxyProc([sim.url], { ...DEFAULT_LIMITER, REDIS_URL: rd.url }, 'proxy-redis'),
+        startProxyProc([sim.url], { ...DEFAULT_LIMITER, ...sink.env }, 'proxy-traced'),
       ]);
-      started.push(dflt, ...(withRedis ? [withRedis] : []));
+      started.push(dflt, traced, ...(withRedis ? [withRedis] : []));
       const final = (await sim.stats()).finalHeight;
       const path = `/block/detail?h=${final - 100}`;
       let hit: Awaited<ReturnType<typeof getRaw>> | null = null;
-      for (const p of [dflt, off, ...(withRedis ? [withRedis] : [])]) {
+      for (const p of [dflt, off, traced, ...(withRedis ? [withRedis] : [])]) {
         await getRaw(p.url + path);
         hit = await getRaw(p.url + path);
         if (hit.status !== 200 || hit.headers['x-cache'] !== 'HIT')
@@ -101,13 +123,20 @@ export const hitPath: Scenario = {
       const targets: Target[] = [
         { name: 'bare Fastify', url: bare.url, child: bare.child, proxy: null, note: '' },
         {
-          name: 'proxy (default: limiter on, memory)',
+          name: DEFAULT,
           url: dflt.url,
           child: dflt.child,
           proxy: dflt,
           note: 'RATE_LIMIT_MAX=1e9',
         },
         { name: 'proxy (limiter off)', url: off.url, child: off.child, proxy: off, note: 'RATE_LIMIT_ENABLED=false' },
+        {
+          name: TRACED,
+          url: traced.url,
+          child: traced.child,
+          proxy: traced,
+          note: 'OTLP/HTTP to a local sink, parentbased_traceidratio 0.01',
+        },
         ...(withRedis
           ? [
               {
@@ -191,7 +220,7 @@ export const hitPath: Scenario = {
         const cpuRatios = rs.map((r, k) => r.cpuUs / baseline[k]!.cpuUs);
         const cpuMaxRatios = rs.map((r, k) => r.cpuUsMax / baseline[k]!.cpuUsMax);
         const isProxy = t.proxy !== null;
-        const gated = isProxy && t.name !== 'proxy (limiter off)';
+        const gated = isProxy && t.name !== 'proxy (limiter off)' && t.name !== TRACED;
         const rpsMed = median(rpsRatios);
         const cpuMed = median(cpuRatios);
         ctx.ratios.push({
@@ -213,7 +242,9 @@ export const hitPath: Scenario = {
             `per round ${cpuMaxRatios.map((x) => x.toFixed(2)).join(' ')}`,
         });
       }
+      tracingRatio(ctx, res.get(DEFAULT)!, res.get(TRACED)!);
     } finally {
+      await sink?.close();
       await bare?.close();
       await Promise.all(started.map((p) => p.close()));
       await rd?.close();
