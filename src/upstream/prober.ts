@@ -84,8 +84,11 @@ export interface ProbeDuty {
   onHeads(apply: (heads: UpstreamHead[], intervals: number[] | undefined) => void): void;
 }
 
-/** A leader's shared probe answer as an upstream response of `name` (null: not a JSON object). */
-function followedAnswer(name: string, body: string, head: number): UpstreamResponse | null {
+/**
+ * A leader's shared probe answer as an upstream response of `name` at `head` (null: not a JSON object, or not
+ * showing `head`: an answer is never installed at a head it does not show).
+ */
+export function followedAnswer(name: string, body: string, head: number): UpstreamResponse | null {
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -93,6 +96,7 @@ function followedAnswer(name: string, body: string, head: number): UpstreamRespo
     return null;
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return null;
+  if (parseHeight(json as Record<string, unknown>) !== head) return null;
   const res = { status: 200, body: Buffer.from(body), json: json as Record<string, unknown>, upstream: name };
   return { ...res, durationMs: 0, attempts: 0, head };
 }
@@ -159,8 +163,8 @@ export class Prober {
   #loopOf: ((u: Upstream) => void) | null = null;
   /** When each upstream's last probe answered or failed. */
   readonly #probedAt = new Map<Upstream, number>();
-  /** Each upstream's last answer showing a head (shared with followers). */
-  readonly #answers = new Map<Upstream, string>();
+  /** Each upstream's last answer showing a head, with that head (shared with followers while it is the head). */
+  readonly #answers = new Map<Upstream, { height: number; body: string }>();
 
   constructor(o: ProberOptions) {
     this.#o = o;
@@ -231,7 +235,8 @@ export class Prober {
       head: u.head,
       ok: u.probeOk === true,
       ageMs: Math.round(now - (this.#probedAt.get(u) ?? now)),
-      ...(u.probeOk === true && this.#answers.has(u) ? { answer: this.#answers.get(u) } : {}),
+      // A replica that followed (heads from the bus) and now leads: its own last answer may show an older head.
+      ...(u.probeOk === true && this.#answers.get(u)?.height === u.head ? { answer: this.#answers.get(u)?.body } : {}),
     }));
   };
 
@@ -270,7 +275,7 @@ export class Prober {
       if (height !== null) {
         u.head = height;
         // Shared with followers only in a fleet (a string per probe otherwise made for nobody).
-        if (this.#duty !== null) this.#answers.set(u, res.body.toString('utf8'));
+        if (this.#duty !== null) this.#answers.set(u, { height, body: res.body.toString('utf8') });
         this.#offer(u.name, res, height);
         this.#report(u.name, height);
         if (
