@@ -230,14 +230,17 @@ export class Prober {
 
   readonly #snapshot = (): UpstreamHead[] => {
     const now = performance.now();
-    return this.#o.upstreams.map((u) => ({
-      id: this.#idOf.get(u) ?? '',
-      head: u.head,
-      ok: u.probeOk === true,
-      ageMs: Math.round(now - (this.#probedAt.get(u) ?? now)),
+    return this.#o.upstreams.map((u) => {
       // A replica that followed (heads from the bus) and now leads: its own last answer may show an older head.
-      ...(u.probeOk === true && this.#answers.get(u)?.height === u.head ? { answer: this.#answers.get(u)?.body } : {}),
-    }));
+      const a = this.#answers.get(u);
+      return {
+        id: this.#idOf.get(u) ?? '',
+        head: u.head,
+        ok: u.probeOk === true,
+        ageMs: Math.round(now - (this.#probedAt.get(u) ?? now)),
+        ...(u.probeOk === true && a !== undefined && a.height === u.head ? { answer: a.body } : {}),
+      };
+    });
   };
 
   readonly #intervals = (): number[] => this.#watch?.intervals() ?? [];
