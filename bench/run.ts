@@ -88,8 +88,7 @@ async function main(): Promise<void> {
       'fleet-propagation': { type: 'string' },
       // (l): the plain balancer too (no retry on another replica)
       'restart-plain': { type: 'boolean', default: false },
-      'restart-rounds': { type: 'string' }, // (l): rounds of windows (default 3, 1 with --quick)
-      'restart-window': { type: 'string' }, // (l): least seconds of a window (default 60, 20 with --quick)
+      'restart-rounds': { type: 'string' }, // (l): rounds per restart plan (default 8, 1 with --quick)
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -100,7 +99,7 @@ async function main(): Promise<void> {
         '[--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] ' +
         '[--oracle-spread] [--oracle-crawl S] [--oracle-no-internal] [--fleet-sizes 1,2,3] ' +
         '[--fleet-crawl | --fleet-no-crawl] [--fleet-warmup S] [--fleet-window S] [--fleet-idle S] ' +
-        '[--fleet-propagation S] [--restart-plain] [--restart-rounds N] [--restart-window S]\n' +
+        '[--fleet-propagation S] [--restart-plain] [--restart-rounds N]\n' +
         `${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`,
     );
     return;

@@ -1,17 +1,23 @@
 /**
- * (l) A rolling restart: the oracle workload of (r) (150 req/s, a block every 5 s ± 20 %,
- * every answer judged) through nginx with the rolling-restart recipe of docs/operations.md
- * over 3 replicas sharing one redis-server (bench/lib/fleet/restart.ts): rounds of windows,
- * one without restarts and one per plan (every replica restarted in place one after another,
- * spaced and back to back, readiness alone between them), their order rotated per round;
- * client errors, stale answers and upstream requests per 1000 of each restart window against
- * the window without restarts of its round (median over the rounds), and who gave the stale
- * answers (a new process young or not). `--restart-plain` runs the same on the plain balancer
- * (no retry on another replica) after it; `--restart-rounds N`, `--restart-window S`.
+ * (l) A rolling restart with a concurrent control: the oracle workload of (r) (150 req/s,
+ * a block every 5 s ± 20 %, every answer judged) sent to two identical fleets at once
+ * (bench/lib/fleet/restart.ts: one chain, each fleet 3 replicas on its own redis-server
+ * behind its own nginx with the rolling-restart recipe of docs/operations.md). In each
+ * round one fleet has every replica restarted in place one after another (spaced, or back
+ * to back: readiness alone between them) and the other, seeing the same blocks and the same
+ * requests at the same moments, is its control; the window is the restart period itself
+ * (a short lead, the restarts, a tail). Windows measured one after another differ by
+ * ± 10-25 % on their own, too much for a 5 % target; a concurrent control does not.
+ * Per plan, pooled over rounds: client errors, stale answers and upstream requests per
+ * 1000 of the restarted fleets over their controls', with a bootstrap interval over
+ * rounds, and who gave the stale answers. `--restart-plain` runs the same on the plain
+ * balancer (no retry on another replica) after it; `--restart-rounds N` rounds per plan.
  */
 import { FIELDS } from '../../src/config/fields.js';
-import { median, type Ctx, type Scenario } from '../lib/context.js';
-import { runRestarts, type PlanWindow } from '../lib/fleet/restart.js';
+import type { Ctx, Scenario } from '../lib/context.js';
+import { median } from '../lib/context.js';
+import { bootstrapInterval, pooledRatio, type PairCounts } from '../lib/fleet/paired-ratio.js';
+import { runPaired, type Arm, type PairedRound } from '../lib/fleet/restart.js';
 import { byAge, byAgeLine, pooled } from '../lib/fleet/young.js';
 import { NGINX_BIN } from '../lib/nginx.js';
 import { REDIS_BIN } from '../lib/redis.js';
@@ -25,10 +31,11 @@ const REPLICAS = 3;
 const DRAIN_DELAY_MS = 2000;
 /** A new process's answers this long after its readiness are counted as a young replica's. */
 const YOUNG_MS = 10_000;
+const LEAD_S = 2;
 
-const pct = (v: number | null): string => (v === null ? '–' : `${(v * 100).toFixed(2)} %`);
 const f1 = (v: number): string => v.toFixed(1);
 const f2 = (v: number): string => v.toFixed(2);
+const roundsOf = (n: number): string => `${n} round${n === 1 ? '' : 's'}`;
 
 /** `--name N` or `--name=N` as a number, else `fallback`. */
 function numberFlag(name: string, fallback: number): number {
@@ -41,94 +48,108 @@ function numberFlag(name: string, fallback: number): number {
   return n;
 }
 
-function row(ctx: Ctx, balancer: string, r: PlanWindow): void {
-  const s = summarize(r.window);
-  const t = r.window.tally;
-  const name = r.plan === null ? 'no restart' : `restarts ${r.plan.name}`;
+const judgedOf = (a: Arm): number => a.window.tally.requests - a.window.tally.errors;
+const staleCounts = (p: PairedRound): PairCounts => ({
+  restarted: { events: p.restarted.window.tally.stale, base: judgedOf(p.restarted) },
+  control: { events: p.control.window.tally.stale, base: judgedOf(p.control) },
+});
+const upCounts = (p: PairedRound): PairCounts => ({
+  restarted: { events: p.restarted.window.recorder.requests, base: p.restarted.window.tally.requests },
+  control: { events: p.control.window.recorder.requests, base: p.control.window.tally.requests },
+});
+
+function row(ctx: Ctx, balancer: string, p: PairedRound, arm: Arm, restarted: boolean): void {
+  const s = summarize(arm.window);
+  const role = restarted ? 'restarted' : 'control';
+  const t = arm.window.tally;
+  const outages = p.restarts.map((x) => `${x.ready - x.sigterm} ms`).join(', ');
   ctx.rows.push({
     scenario: 'l rolling restart',
-    target: `${REPLICAS} replicas, ${balancer}, round ${r.round + 1}, ${name}`,
+    target: `${balancer}, ${p.plan.name} round ${p.round + 1}: fleet ${arm.fleet} ${role}`,
     rps: s.rps,
     p50: s.p50,
     p99: s.p99,
     hitRatio: s.hitRatio,
     upPer1000: s.upPer1000,
     note:
-      `client errors ${t.errors} (${f1((t.errors / Math.max(1, t.requests)) * 1000)} per 1000)` +
+      `client errors ${t.errors}` +
       (t.dropped > 0 ? `, ${t.dropped} not sent (in-flight cap)` : '') +
-      `; stale ${pct(s.staleRatio)} (${t.stale}); ${t.requests} requests in ${f1(t.durationS)} s` +
-      (r.outages.length > 0 ? `; SIGTERM → ready again: ${r.outages.map((ms) => `${ms} ms`).join(', ')}` : ''),
+      `; stale ${f1((t.stale / Math.max(1, judgedOf(arm))) * 1000)}/1000 (${t.stale}/${judgedOf(arm)}); ` +
+      `upstream ${arm.window.recorder.requests}; ${t.requests} requests in ${f1(t.durationS)} s` +
+      (restarted ? `; SIGTERM → ready again: ${outages}` : ''),
   });
 }
 
-/** One plan's ratio per round (restart window / the round's window without restarts), median first. */
-function ratio(
-  ctx: Ctx,
-  name: string,
-  pairs: ReadonlyArray<[PlanWindow, PlanWindow]>,
-  of: (w: PlanWindow) => number | null,
-  show: (v: number) => string,
-): void {
-  const each = pairs.map(([b, r]) => {
-    const vb = of(b);
-    const vr = of(r);
-    return vb === null || vr === null || vb === 0 ? null : vr / vb;
-  });
-  const known = each.filter((v): v is number => v !== null);
-  const m = known.length === 0 ? null : median(known);
-  const rounds = pairs.map(([b, r], i) => `${show(of(r) ?? NaN)} vs ${show(of(b) ?? NaN)} (${f2(each[i] ?? NaN)})`);
+/** The pooled ratio of a plan's rounds, its bootstrap interval and every round's pair. */
+function ratio(ctx: Ctx, name: string, rounds: readonly PairCounts[]): void {
+  const value = pooledRatio(rounds);
+  const ci = bootstrapInterval(rounds);
+  const sum = (k: 'restarted' | 'control', f: 'events' | 'base'): number => rounds.reduce((a, p) => a + p[k][f], 0);
+  const per1000 = (e: number, b: number): string => f1((e / Math.max(1, b)) * 1000);
+  const pair = (p: PairCounts): string => {
+    const r = pooledRatio([p]);
+    const [a, b] = [p.restarted, p.control];
+    return `${a.events}/${a.base} vs ${b.events}/${b.base} (${r === null ? '–' : f2(r)})`;
+  };
   ctx.ratios.push({
     name,
-    value: m,
+    value,
     goal: '<= 1.05',
-    pass: m === null ? null : m <= 1.05,
+    pass: value === null ? null : value <= 1.05,
     detail:
-      `median of ${known.length} rounds` +
-      (known.length > 0 ? `, range ${f2(Math.min(...known))}-${f2(Math.max(...known))}` : '') +
-      `; per round: ${rounds.join('; ')}`,
+      `pooled over ${roundsOf(rounds.length)}: ${per1000(sum('restarted', 'events'), sum('restarted', 'base'))} vs ` +
+      `${per1000(sum('control', 'events'), sum('control', 'base'))} per 1000 ` +
+      `(${sum('restarted', 'events')} vs ${sum('control', 'events')}); ` +
+      `90 % interval (bootstrap over rounds, 1000×): ${ci === null ? '– (one round)' : `${f2(ci[0])}-${f2(ci[1])}`}; ` +
+      `per round, restarted vs control: ${rounds.map(pair).join('; ')}`,
   });
 }
 
-function report(ctx: Ctx, balancer: string, runs: readonly PlanWindow[]): void {
-  for (const r of runs) row(ctx, balancer, r);
-  const bases = runs.filter((r) => r.plan === null);
-  const plans = [...new Set(runs.flatMap((r) => (r.plan === null ? [] : [r.plan.name])))];
-  const stale = (w: PlanWindow): number | null => summarize(w.window).staleRatio;
-  const up = (w: PlanWindow): number => summarize(w.window).upPer1000;
-  for (const plan of plans) {
-    const windows = runs.filter((r) => r.plan?.name === plan);
-    const pairs = windows.flatMap((r) => {
-      const b = bases.find((x) => x.round === r.round);
-      return b === undefined ? [] : [[b, r] as [PlanWindow, PlanWindow]];
-    });
-    const ages = pooled(windows.map((w) => byAge(w.judged, w.readied, YOUNG_MS)));
+/** Median ms from the production of the first block a stale answer missed to the answer. */
+function missedLine(arms: readonly Arm[]): string {
+  const ms = arms.flatMap((a) => a.judged.flatMap((j) => (j.stale && j.missedMs !== null ? [j.missedMs] : [])));
+  return ms.length === 0 ? '–' : `${f1(median(ms))} ms (${ms.length})`;
+}
+
+function report(ctx: Ctx, balancer: string, rounds: readonly PairedRound[]): void {
+  for (const p of rounds) {
+    row(ctx, balancer, p, p.restarted, true);
+    row(ctx, balancer, p, p.control, false);
+  }
+  for (const plan of [...new Set(rounds.map((p) => p.plan.name))]) {
+    const of = rounds.filter((p) => p.plan.name === plan);
+    const young = pooled(of.map((p) => byAge(p.restarted.judged, p.restarts, YOUNG_MS)));
+    const twin = pooled(of.map((p) => byAge(p.control.judged, p.mirrored, YOUNG_MS)));
     ctx.notes.push(
-      `(l) ${balancer}, restarts ${plan}: stale answers by who answered, over ${windows.length} rounds: ` +
-        `${byAgeLine(ages, YOUNG_MS)}; stale by endpoint, round 1: ${staleByEndpoint(windows[0]!.window)}.`,
+      `(l) ${balancer}, restarts ${plan}, ${roundsOf(of.length)}: stale answers by who answered, restarted fleets: ` +
+        `${byAgeLine(young, YOUNG_MS)}; controls: ${byAgeLine(twin, YOUNG_MS, true)}. ` +
+        `A stale answer came this long after the block it missed (median): restarted ` +
+        `${missedLine(of.map((p) => p.restarted))}, control ${missedLine(of.map((p) => p.control))}. ` +
+        `Stale by endpoint, round 1: restarted ${staleByEndpoint(of[0]!.restarted.window)}; ` +
+        `control ${staleByEndpoint(of[0]!.control.window)}.`,
     );
-    if (balancer !== 'recipe') continue;
+    if (balancer !== 'recipe') continue; // the plain balancer's errors are in its rows
     const tag = `l: rolling restart ${plan}`;
-    const errors = windows.reduce((a, w) => a + w.window.tally.errors, 0);
-    const dropped = windows.reduce((a, w) => a + w.window.tally.dropped, 0);
+    const errors = of.reduce((a, p) => a + p.restarted.window.tally.errors, 0);
+    const control = of.reduce((a, p) => a + p.control.window.tally.errors, 0);
+    const dropped = of.reduce((a, p) => a + p.restarted.window.tally.dropped + p.control.window.tally.dropped, 0);
     ctx.ratios.push({
-      name: `${tag}, client errors`,
+      name: `${tag}, client errors of the restarted fleet`,
       value: errors,
       goal: '0',
       pass: errors === 0,
       detail:
-        `${errors} 5xx or transport errors over ${windows.length} rounds` +
+        `${errors} 5xx or transport errors over ${roundsOf(of.length)}; the controls: ${control}` +
         (dropped > 0 ? `; ${dropped} not sent (the load generator's in-flight cap: a stall, not an answer)` : ''),
     });
-    ratio(ctx, `${tag}, upstream per 1000 / without restarts`, pairs, up, f1);
-    ratio(ctx, `${tag}, stale answers / without restarts`, pairs, stale, (v) => pct(Number.isNaN(v) ? null : v));
+    ratio(ctx, `${tag}, upstream per 1000 / control`, of.map(upCounts));
+    ratio(ctx, `${tag}, stale answers per 1000 / control`, of.map(staleCounts));
   }
-  if (bases.length > 0)
-    ctx.notes.push(`(l) ${balancer}, no restart, round 1: stale by endpoint ${staleByEndpoint(bases[0]!.window)}.`);
 }
 
 export const restart: Scenario = {
   id: 'l',
-  title: 'a rolling restart of 3 replicas behind the recipe nginx, spaced and back to back, under the oracle workload',
+  title: 'a rolling restart of 3 replicas behind the recipe nginx against a concurrent control fleet',
   async run(ctx: Ctx) {
     if (NGINX_BIN === null || REDIS_BIN === null) {
       ctx.notes.push(`(l) skipped: ${NGINX_BIN === null ? 'nginx' : 'redis-server'} not installed`);
@@ -138,8 +159,8 @@ export const restart: Scenario = {
     const env: Record<string, string> = lameDuck ? { DRAIN_DELAY_MS: String(DRAIN_DELAY_MS) } : {};
     const spacingS = ctx.d(15, 5);
     const plans = [
-      { name: `${spacingS} s apart`, spacingS },
       { name: 'back to back', spacingS: 0 },
+      { name: `${spacingS} s apart`, spacingS },
     ];
     const common = {
       replicas: REPLICAS,
@@ -147,25 +168,28 @@ export const restart: Scenario = {
       jitter: JITTER,
       rate: RATE,
       warmS: ctx.d(60, 10),
-      windowS: numberFlag('--restart-window', ctx.d(60, 20)),
+      leadS: LEAD_S,
       tailS: ctx.d(10, 5),
-      rounds: numberFlag('--restart-rounds', ctx.d(3, 1)),
+      settleS: ctx.d(30, 5),
+      rounds: numberFlag('--restart-rounds', ctx.d(8, 1)),
       plans,
       env,
     };
     ctx.notes.push(
-      `(l) rolling restart: ${RATE} req/s open loop through nginx over ${REPLICAS} replicas sharing one ` +
-        `redis-server, blocks every ${BLOCK_MS / 1000} s ± ${JITTER * 100} %; ${common.warmS} s warm-up, then ` +
-        `${common.rounds} rounds of windows of at least ${common.windowS} s, their order rotated per round: none, ` +
-        `each replica restarted in place (SIGTERM, exit, a new process on its port, /readyz 200) ` +
-        `${plans.map((p) => p.name).join(', ')}; each restart window against its round's window without; ` +
+      `(l) rolling restart with a concurrent control: ${RATE} req/s open loop, every request sent at once to two ` +
+        `fleets of ${REPLICAS} replicas (each its own redis-server and nginx) in front of one chain, blocks every ` +
+        `${BLOCK_MS / 1000} s ± ${JITTER * 100} %; ${common.warmS} s warm-up, then ` +
+        `${roundsOf(common.rounds)} per plan ` +
+        `(${plans.map((p) => p.name).join(', ')}), the restarted fleet alternating, the other its control; a ` +
+        `window runs from ${LEAD_S} s before the first SIGTERM to ${common.tailS} s after the last /readyz 200, ` +
+        `${common.settleS} s unmeasured between rounds; ` +
         (lameDuck ? `DRAIN_DELAY_MS=${DRAIN_DELAY_MS}` : 'no DRAIN_DELAY_MS in this build') +
         `${ctx.quick ? '; --quick: a smoke run, figures not comparable' : ''}.`,
     );
     const balancers = process.argv.includes('--restart-plain') ? [true, false] : [true];
     for (const recipe of balancers) {
-      const runs = await runRestarts({ ...common, recipe, log: (m) => ctx.log(`(l) ${m}`) });
-      report(ctx, recipe ? 'recipe' : 'plain', runs);
+      const rounds = await runPaired({ ...common, recipe, log: (m) => ctx.log(`(l) ${m}`) });
+      report(ctx, recipe ? 'recipe' : 'plain', rounds);
     }
   },
 };

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { blockNames, internalCreditsAt, touchedAt } from '../../src/sim/index.js';
 import type { ProxyHandle } from '../../src/app.js';
 import { crawl } from '../../bench/lib/oracle/crawl.js';
-import { drive, type Tally } from '../../bench/lib/oracle/driver.js';
+import { drive, startDriver, type Tally } from '../../bench/lib/oracle/driver.js';
 import { startLockstep, type Lockstep } from '../../bench/lib/oracle/lockstep.js';
 import {
   PURPOSE_HEADER,
@@ -18,6 +18,7 @@ import {
 } from '../../bench/lib/oracle/recorder.js';
 import { internalLine, summarize } from '../../bench/lib/oracle/summary.js';
 import { buildUniverse, explorerSampler, universePaths } from '../../bench/lib/oracle/workload.js';
+import { waitFor } from '../helpers/fake-upstream.js';
 import { startTestProxy } from '../helpers/proxy.js';
 
 let lock: Lockstep | null = null;
@@ -82,6 +83,40 @@ describe('truth oracle', () => {
     // The stale answers match the truth some blocks back (≥ 1), found by the search.
     expect(t.unmatched).toBe(0);
     expect(t.maxBehind).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a paired driver sends each drawn request to every target at once, judges each apart, in windows', async () => {
+    lock = await startLockstep({ blockIntervalMs: 250 });
+    const addresses = minersNext(lock, 8);
+    proxy = await startTestProxy([lock.upstream.url], {
+      policies: { 'address/info': { ttlMs: 600_000, invalidateOnHead: false } },
+    });
+    let drawn = 0;
+    const sample = (): string => `/address/info?address=${addresses[drawn++ % addresses.length]}`;
+    const missed: number[][] = [[], []];
+    lock.start();
+    const d = startDriver({
+      targets: [lock.upstream.url, proxy.url],
+      lock,
+      sample,
+      rate: 60,
+      onJudged: (a, k) => void (a.stale ? missed[k]!.push(a.missedMs ?? -1) : undefined),
+    });
+    await waitFor(() => drawn >= 40, 10_000, '40 draws');
+    const first = d.cut();
+    await waitFor(() => drawn >= 120, 10_000, '120 draws');
+    const last = await d.stop();
+    // Every draw went to both targets: the bypass and the proxy answered as many requests, split by the cut.
+    for (const k of [0, 1]) {
+      expect(first[k]!.requests + last[k]!.requests).toBe(drawn);
+      expect(first[k]!.requests).toBeGreaterThanOrEqual(35);
+      expect(first[k]!.errors + last[k]!.errors).toBe(0);
+    }
+    expect(first[0]!.stale + last[0]!.stale).toBe(0);
+    expect(first[1]!.stale + last[1]!.stale).toBeGreaterThan(5);
+    // A stale answer comes after the block it missed was produced.
+    expect(missed[0]).toEqual([]);
+    expect(Math.min(...missed[1]!)).toBeGreaterThan(0);
   });
 
   it(

@@ -2,9 +2,10 @@
  * Who gave a restart window's stale answers (bench (l)): a new process before
  * the bench saw its /readyz 200, the same in its first `youngMs` after it, or
  * any other replica (the ones not restarted lately, the old ones draining).
+ * For the control fleet, the same replica slots over the same moments.
  */
 import type { Judged } from '../oracle/driver.js';
-import type { Restarted } from './restart.js';
+import type { Restarted } from './stack.js';
 
 export interface Count {
   answers: number;
@@ -65,13 +66,18 @@ const endpoints = (c: Count): string =>
     .map(([e, n]) => `${e} ${n}`)
     .join(', ');
 
-/** "new process first 10 s 9/600 (1.50 %; p50 2.1 ms; tx/list 4, block/max 3), others ...". */
-export function byAgeLine(b: ByAge, youngMs: number): string {
+/**
+ * "new process first 10 s 9/600 (1.50 %; p50 2.1 ms; tx/list 4, block/max 3), others ...";
+ * `control`: the same slots of a fleet not restarted.
+ */
+export function byAgeLine(b: ByAge, youngMs: number, control = false): string {
   const one = (name: string, c: Count): string =>
     `${name} ${c.stale}/${c.answers} (${pct(c)}; p50 ${p50(c.ms)}${c.stale > 0 ? `; ${endpoints(c)}` : ''})`;
-  return [
-    one('new process before /readyz 200', b.unready),
-    one(`new process first ${youngMs / 1000} s`, b.young),
-    one('others', b.rest),
-  ].join(', ');
+  const [unready, young] = control
+    ? [
+        'its same replica while the restarted one was not ready',
+        `the same in the restarted one's first ${youngMs / 1000} s`,
+      ]
+    : ['new process before /readyz 200', `new process first ${youngMs / 1000} s`];
+  return [one(unready, b.unready), one(young, b.young), one('others', b.rest)].join(', ');
 }

@@ -2,6 +2,8 @@
  * Open-loop load at a fixed rate through the proxy, every answer judged against the truth at the
  * heads the chain had while it was in flight; tallies hits (X-Cache), stale answers per endpoint,
  * blocks behind, and the head detection delay (block produced → first `block/max` showing it).
+ * `startDriver` sends each drawn request to several targets at the same instant (a paired
+ * comparison: the same requests at the same heads) and runs until stopped, cut into windows.
  */
 import { Pool } from 'undici';
 import type { Lockstep } from './lockstep.js';
@@ -41,10 +43,27 @@ export interface DriveOptions {
   sample: () => string;
   rate: number;
   durationS: number;
+}
+
+export interface DriverOptions {
+  /** Every drawn request goes to each of these (proxies or balancers) at the same instant. */
+  targets: readonly string[];
+  lock: Lockstep;
+  sample: () => string;
+  rate: number;
+  /** Per target: a request is not sent to a target with this many in flight (counted as dropped). */
   maxInFlight?: number;
   connections?: number;
-  /** Told of every judged answer: when (Date.now()), whether stale, and the balancer's `x-upstream` if any. */
-  onJudged?: (a: Judged) => void;
+  /** Told of every judged answer and the index of the target that gave it. */
+  onJudged?: (a: Judged, target: number) => void;
+}
+
+/** An open-loop load running until stopped, cut into windows. */
+export interface Driver {
+  /** Each target's tally since the last cut (or the start), and new ones begun; answers in flight count in those. */
+  cut(): Tally[];
+  /** Stops sending, waits for the answers in flight and returns the last cut. */
+  stop(): Promise<Tally[]>;
 }
 
 /** One judged answer, for a scenario that attributes stale answers (bench (l)). */
@@ -56,6 +75,8 @@ export interface Judged {
   ms: number;
   /** The replica that answered (the last address of nginx's `$upstream_addr`), when the balancer says. */
   upstream: string | undefined;
+  /** A stale answer: ms from the production of the first block it does not show to the answer; else null. */
+  missedMs: number | null;
 }
 
 function emptyTally(): Tally {
@@ -75,17 +96,35 @@ function emptyTally(): Tally {
   };
 }
 
-export async function drive(o: DriveOptions): Promise<Tally> {
+interface Target {
+  pool: Pool;
+  t: Tally;
+  shownHead: number;
+  inFlight: number;
+}
+
+export function startDriver(o: DriverOptions): Driver {
   const truth = new Truth(o.lock.truth.chain);
-  const pool = new Pool(o.proxyUrl, { connections: o.connections ?? 32, pipelining: 1 });
-  const t = emptyTally();
-  let shownHead = o.lock.head();
   const maxInFlight = o.maxInFlight ?? 256;
-  let inFlight = 0;
+  const targets: Target[] = o.targets.map((url) => ({
+    pool: new Pool(url, { connections: o.connections ?? 32, pipelining: 1 }),
+    t: emptyTally(),
+    shownHead: o.lock.head(),
+    inFlight: 0,
+  }));
   const pending = new Set<Promise<void>>();
 
-  const one = async (path: string): Promise<void> => {
-    const from = o.lock.head();
+  const headSeen = (x: Target, h: number, at: number): void => {
+    for (let k = x.shownHead + 1; k <= h; k++) {
+      const produced = o.lock.producedAt(k);
+      if (produced !== null) x.t.headDelays.push(at - produced);
+    }
+    x.shownHead = Math.max(x.shownHead, h);
+  };
+
+  /** `path` to target k, sent when the head was `from`; its tally is the one current when it is answered. */
+  const one = async (k: number, path: string, from: number): Promise<void> => {
+    const x = targets[k]!;
     const sentAt = performance.now();
     const q = path.indexOf('?');
     const endpoint = (q < 0 ? path : path.slice(0, q)).slice(1);
@@ -95,17 +134,18 @@ export async function drive(o: DriveOptions): Promise<Tally> {
     let cache: string;
     let upstream: string | undefined;
     try {
-      const r = await pool.request({ path, method: 'GET' });
+      const r = await x.pool.request({ path, method: 'GET' });
       status = r.statusCode;
       body = Buffer.from(await r.body.arrayBuffer());
       cache = String(r.headers['x-cache'] ?? '');
       const via = r.headers['x-upstream'];
       upstream = typeof via === 'string' ? via.split(',').at(-1)?.trim() : undefined;
     } catch {
-      t.requests++;
-      t.errors++;
+      x.t.requests++;
+      x.t.errors++;
       return;
     }
+    const t = x.t;
     const to = o.lock.head();
     const seenAt = Date.now();
     t.latencies.push(performance.now() - sentAt);
@@ -117,10 +157,21 @@ export async function drive(o: DriveOptions): Promise<Tally> {
     }
     if (endpoint === 'block/max' && status === 200) {
       const m = /"height":(\d+)/.exec(body.toString());
-      if (m !== null) headSeen(Number(m[1]), seenAt);
+      if (m !== null) headSeen(x, Number(m[1]), seenAt);
     }
     const v = truth.judge(endpoint, search, status, body, from, to);
-    o.onJudged?.({ endpoint, at: seenAt, stale: v.stale, ms: performance.now() - sentAt, upstream });
+    const missed = v.stale && v.behind !== null ? o.lock.producedAt(to - v.behind + 1) : null;
+    o.onJudged?.(
+      {
+        endpoint,
+        at: seenAt,
+        stale: v.stale,
+        ms: performance.now() - sentAt,
+        upstream,
+        missedMs: missed === null ? null : seenAt - missed,
+      },
+      k,
+    );
     const e = t.byEndpoint.get(endpoint) ?? { requests: 0, stale: 0, maxBehind: 0 };
     e.requests++;
     if (v.stale) {
@@ -138,41 +189,59 @@ export async function drive(o: DriveOptions): Promise<Tally> {
     t.byEndpoint.set(endpoint, e);
   };
 
-  const headSeen = (h: number, at: number): void => {
-    for (let k = shownHead + 1; k <= h; k++) {
-      const produced = o.lock.producedAt(k);
-      if (produced !== null) t.headDelays.push(at - produced);
+  const send = (k: number, path: string, from: number): void => {
+    const x = targets[k]!;
+    if (x.inFlight >= maxInFlight) {
+      x.t.dropped++;
+      return;
     }
-    shownHead = Math.max(shownHead, h);
+    x.inFlight++;
+    const p: Promise<void> = one(k, path, from).finally(() => {
+      x.inFlight--;
+      pending.delete(p);
+    });
+    pending.add(p);
   };
 
   const t0 = Date.now();
+  let cutAt = t0;
   let sent = 0;
-  await new Promise<void>((resolve) => {
-    const timer = setInterval(() => {
-      const elapsed = (Date.now() - t0) / 1000;
-      if (elapsed >= o.durationS) {
-        clearInterval(timer);
-        resolve();
-        return;
-      }
-      const due = Math.floor(elapsed * o.rate);
-      for (; sent < due; sent++) {
-        if (inFlight >= maxInFlight) {
-          t.dropped++;
-          continue;
-        }
-        inFlight++;
-        const p: Promise<void> = one(o.sample()).finally(() => {
-          inFlight--;
-          pending.delete(p);
-        });
-        pending.add(p);
-      }
-    }, 10);
-  });
-  await Promise.all([...pending]);
-  t.durationS = (Date.now() - t0) / 1000;
-  await pool.close();
-  return t;
+  const timer = setInterval(() => {
+    const due = Math.floor(((Date.now() - t0) / 1000) * o.rate);
+    for (; sent < due; sent++) {
+      const path = o.sample();
+      const from = o.lock.head();
+      for (let k = 0; k < targets.length; k++) send(k, path, from);
+    }
+  }, 10);
+
+  const cut = (): Tally[] => {
+    const now = Date.now();
+    const out = targets.map((x) => {
+      const t = x.t;
+      t.durationS = (now - cutAt) / 1000;
+      x.t = emptyTally();
+      return t;
+    });
+    cutAt = now;
+    return out;
+  };
+  return {
+    cut,
+    stop: async () => {
+      clearInterval(timer);
+      await Promise.all([...pending]);
+      const out = cut();
+      await Promise.all(targets.map((x) => x.pool.close()));
+      return out;
+    },
+  };
+}
+
+/** One target for `durationS`. */
+export async function drive(o: DriveOptions): Promise<Tally> {
+  const d = startDriver({ targets: [o.proxyUrl], lock: o.lock, sample: o.sample, rate: o.rate });
+  await new Promise((resolve) => setTimeout(resolve, o.durationS * 1000));
+  const [t] = await d.stop();
+  return t!;
 }
