@@ -21,7 +21,7 @@ import { runPaired, type Arm, type PairedRound } from '../lib/fleet/restart.js';
 import { byAge, byAgeLine, pooled } from '../lib/fleet/young.js';
 import { NGINX_BIN } from '../lib/nginx.js';
 import { REDIS_BIN } from '../lib/redis.js';
-import { staleByEndpoint, summarize } from '../lib/oracle/summary.js';
+import { staleByEndpoint, summarize, upstreamSplit } from '../lib/oracle/summary.js';
 
 const RATE = 150;
 const BLOCK_MS = 5000;
@@ -100,7 +100,10 @@ function ratio(ctx: Ctx, name: string, rounds: readonly PairCounts[]): void {
       `pooled over ${roundsOf(rounds.length)}: ${per1000(sum('restarted', 'events'), sum('restarted', 'base'))} vs ` +
       `${per1000(sum('control', 'events'), sum('control', 'base'))} per 1000 ` +
       `(${sum('restarted', 'events')} vs ${sum('control', 'events')}); ` +
-      `90 % interval (bootstrap over rounds, 1000×): ${ci === null ? '– (one round)' : `${f2(ci[0])}-${f2(ci[1])}`}; ` +
+      `90 % interval (bootstrap over rounds, 1000×): ` +
+      (ci === null ? '– (one round)' : `${f2(ci[0])}-${f2(ci[1])}`) +
+      (ci !== null && rounds.length < 5 ? ` (${roundsOf(rounds.length)}: too few, the interval is too narrow)` : '') +
+      '; ' +
       `per round, restarted vs control: ${rounds.map(pair).join('; ')}`,
   });
 }
@@ -126,7 +129,9 @@ function report(ctx: Ctx, balancer: string, rounds: readonly PairedRound[]): voi
         `A stale answer came this long after the block it missed (median): restarted ` +
         `${missedLine(of.map((p) => p.restarted))}, control ${missedLine(of.map((p) => p.control))}. ` +
         `Stale by endpoint, round 1: restarted ${staleByEndpoint(of[0]!.restarted.window)}; ` +
-        `control ${staleByEndpoint(of[0]!.control.window)}.`,
+        `control ${staleByEndpoint(of[0]!.control.window)}. Upstream, round 1: restarted ` +
+        `${upstreamSplit(summarize(of[0]!.restarted.window))}; ` +
+        `control ${upstreamSplit(summarize(of[0]!.control.window))}.`,
     );
     if (balancer !== 'recipe') continue; // the plain balancer's errors are in its rows
     const tag = `l: rolling restart ${plan}`;
