@@ -89,6 +89,7 @@ async function main(): Promise<void> {
       // (l): the plain balancer too (no retry on another replica)
       'restart-plain': { type: 'boolean', default: false },
       'restart-rounds': { type: 'string' }, // (l): rounds per restart plan (default 8, 1 with --quick)
+      'restart-settle': { type: 'string' }, // (l): unmeasured seconds between rounds (default 30, 5 with --quick)
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
         '[--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] ' +
         '[--oracle-spread] [--oracle-crawl S] [--oracle-no-internal] [--fleet-sizes 1,2,3] ' +
         '[--fleet-crawl | --fleet-no-crawl] [--fleet-warmup S] [--fleet-window S] [--fleet-idle S] ' +
-        '[--fleet-propagation S] [--restart-plain] [--restart-rounds N]\n' +
+        '[--fleet-propagation S] [--restart-plain] [--restart-rounds N] [--restart-settle S]\n' +
         `${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`,
     );
     return;

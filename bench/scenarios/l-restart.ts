@@ -11,7 +11,8 @@
  * Per plan, pooled over rounds: client errors, stale answers and upstream requests per
  * 1000 of the restarted fleets over their controls', with a bootstrap interval over
  * rounds, and who gave the stale answers. `--restart-plain` runs the same on the plain
- * balancer (no retry on another replica) after it; `--restart-rounds N` rounds per plan.
+ * balancer (no retry on another replica) after it; `--restart-rounds N` rounds per plan,
+ * `--restart-settle S` unmeasured seconds between rounds.
  */
 import { FIELDS } from '../../src/config/fields.js';
 import type { Ctx, Scenario } from '../lib/context.js';
@@ -175,7 +176,7 @@ export const restart: Scenario = {
       warmS: ctx.d(60, 10),
       leadS: LEAD_S,
       tailS: ctx.d(10, 5),
-      settleS: ctx.d(30, 5),
+      settleS: numberFlag('--restart-settle', ctx.d(30, 5)),
       rounds: numberFlag('--restart-rounds', ctx.d(8, 1)),
       plans,
       env,
