@@ -90,6 +90,8 @@ async function main(): Promise<void> {
       'restart-plain': { type: 'boolean', default: false },
       'restart-rounds': { type: 'string' }, // (l): rounds per restart plan (default 8, 1 with --quick)
       'restart-settle': { type: 'string' }, // (l): unmeasured seconds between rounds (default 30, 5 with --quick)
+      'restart-no-halves': { type: 'boolean', default: false }, // (l): leave the halves design out
+      'restart-no-fleets': { type: 'boolean', default: false }, // (l): leave the fleets design out
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -100,7 +102,7 @@ async function main(): Promise<void> {
         '[--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] ' +
         '[--oracle-spread] [--oracle-crawl S] [--oracle-no-internal] [--fleet-sizes 1,2,3] ' +
         '[--fleet-crawl | --fleet-no-crawl] [--fleet-warmup S] [--fleet-window S] [--fleet-idle S] ' +
-        '[--fleet-propagation S] [--restart-plain] [--restart-rounds N] [--restart-settle S]\n' +
+        '[--fleet-propagation S] [--restart-plain] [--restart-rounds N] [--restart-settle S] [--restart-no-halves|--restart-no-fleets]\n' +
         `${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`,
     );
     return;

@@ -38,8 +38,13 @@ export interface UpstreamHead {
   answer?: string;
 }
 
-/** The leader's pending-pool poll: read or not, whether what lists the pool is stale, the newly seen transactions. */
-export type PoolState = { known: false } | { known: true; stale: boolean; pending: PendingTouched };
+/**
+ * The leader's pending-pool poll: read or not, whether what lists the pool is stale, the newly seen transactions,
+ * and every transaction in the pool now (whose parties a reader published when it first saw it; absent from
+ * older replicas).
+ */
+export type PoolState =
+  { known: false } | { known: true; stale: boolean; pending: PendingTouched; pool?: readonly string[] };
 
 /** A received Redis message's fields (besides `v`, `from`, `t`). */
 type Fields = Record<string, unknown>;
@@ -168,12 +173,13 @@ export const KINDS = {
       if (typeof o.lease !== 'string') return undefined;
       if (o.known === false) return [o.lease, { known: false }];
       const known = o.known === true && typeof o.stale === 'boolean' && isPending(o.pending);
-      return known
-        ? [o.lease, { known: true, stale: o.stale as boolean, pending: o.pending as PendingTouched }]
-        : undefined;
+      if (!known) return undefined;
+      const state = { known: true as const, stale: o.stale as boolean, pending: o.pending as PendingTouched };
+      // A malformed pool list is left out: the poll still counts.
+      return [o.lease, strings(o.pool) ? { ...state, pool: o.pool } : state];
     },
     echo: false,
-    example: ['leader:b1:', { known: true, stale: false, pending: none }],
+    example: ['leader:b1:', { known: true, stale: false, pending: none, pool: ['0x2'] }],
   }),
   entries: row<[lease: string, entries: string[]]>({
     doc: "The leader's refreshed entries of one round, base64 of the entry codec (src/fleet/duty.ts).",

@@ -113,6 +113,7 @@ export function buildInvalidation(
         }
         tagClock.poolKnown();
         if (state.stale) tagClock.poolChanged();
+        if (state.pool !== undefined) reader?.heardPool(state.pool);
         if (state.pending.hashes.length > 0) touched.publishPending(state.pending);
       });
       // The fleet's record of recent sets: what was fetched before this replica's first block is judged by it.

@@ -18,6 +18,7 @@ import type { Fetched, OwnReads } from './own-reads.js';
 import type { PendingTouched, TouchedSet } from '../chain/touched.js';
 import { BlockVerifier, pagesOf, type Rec } from './verify-block.js';
 import { addRows, WINDOW_MAX, type RecentBlocks } from './reorg-window.js';
+import { HeardPool } from './heard-pool.js';
 
 /** The reorg window's first page (the home page's block list). */
 const RECENT = 20;
@@ -54,6 +55,9 @@ export class BlockReading {
   /** Parties of pool entries seen by the poll since the last block read, and the transactions gone from it. */
   #carry = { addresses: new Set<string>(), contracts: new Set<string>(), left: new Set<string>() };
 
+  /** Pool transactions whose parties were published here or by another replica. */
+  readonly #heard = new HeardPool();
+
   /** Token contracts by address as last read, and until when its entry was fresh. */
   #tokenMap: { map: ReadonlyMap<string, string>; until: number } | null = null;
   readonly #clock: () => number;
@@ -84,6 +88,25 @@ export class BlockReading {
     }
     this.#tokenMap = { map, until: read.entry.freshUntil };
     return map;
+  }
+
+  /**
+   * Pool news published (here, or by another replica on the bus): its
+   * transactions are not new to this reader's next pool read, and what another
+   * reader's news named is carried into the next block set read here (heard-pool.ts).
+   */
+  heard(p: PendingTouched): void {
+    this.#heard.add(p, this.#pool);
+  }
+
+  /** The leader's pool now: every transaction in it had its parties published when a reader first saw it. */
+  heardPool(hashes: readonly string[]): void {
+    this.#heard.known(hashes);
+  }
+
+  /** A block set was published, read here or by another replica. */
+  blockPublished(set: TouchedSet): void {
+    this.#heard.blockPublished(set);
   }
 
   /** Every page (data) of the pool; `reads` gets each answer. */
@@ -169,8 +192,9 @@ export class BlockReading {
       signal,
       keep,
     );
-    for (const a of [...pending.addresses, ...gone, ...carried.addresses]) into.addresses.add(a);
-    for (const c of [...pending.contracts, ...carried.contracts]) into.contracts.add(c);
+    const heard = this.#heard.carried();
+    for (const a of [...pending.addresses, ...gone, ...carried.addresses, ...heard.addresses]) into.addresses.add(a);
+    for (const c of [...pending.contracts, ...carried.contracts, ...heard.contracts]) into.contracts.add(c);
     const set: TouchedSet = {
       height,
       blockHash: hashOf(block),
@@ -217,7 +241,7 @@ export class BlockReading {
    * read from the upstream; `changed`: its transactions or their order differ
    * from the previous read.
    */
-  async pending(signal: AbortSignal): Promise<{ pending: PendingTouched; changed: boolean }> {
+  async pending(signal: AbortSignal): Promise<{ pending: PendingTouched; changed: boolean; pool: string[] }> {
     const before = this.#poolOrder;
     const keep: Fetched[] = [];
     const [tokens, pool] = await Promise.all([this.#tokens(signal, false, keep), this.#readPool(signal, keep)]);
@@ -235,7 +259,7 @@ export class BlockReading {
     for (const h of left) this.#carry.left.add(h);
     for (const c of p.contracts) this.#carry.contracts.add(c);
     await this.#reads.keep(keep);
-    return { pending: p, changed: before !== this.#poolOrder };
+    return { pending: p, changed: before !== this.#poolOrder, pool: [...(this.#pool?.keys() ?? [])] };
   }
 
   /**
@@ -251,7 +275,10 @@ export class BlockReading {
     keep: Fetched[],
   ): Promise<{ pending: PendingTouched; gone: string[]; left: string[] }> {
     const seen = this.#pool;
-    const fresh = seen === null ? txs : txs.filter((t) => !seen.has(String(t['tx_hash'])));
+    const fresh = txs.filter((t) => {
+      const h = String(t['tx_hash']);
+      return seen?.has(h) !== true && !this.#heard.has(h);
+    });
     const into = parties();
     await this.#parties(fresh, tokens, into, signal, null, keep);
     const pool = new Map<string, readonly string[]>();

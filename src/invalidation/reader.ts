@@ -47,7 +47,7 @@ export interface HeadSource {
 }
 
 export interface BlockReaderDeps {
-  reading: Pick<BlockReading, 'read' | 'recent' | 'pending'>;
+  reading: Pick<BlockReading, 'read' | 'recent' | 'pending' | 'heard' | 'heardPool' | 'blockPublished'>;
   touched: TouchedSets;
   clock: TagClock;
   heads: HeadSource;
@@ -94,7 +94,13 @@ export class BlockReader {
 
   constructor(deps: BlockReaderDeps) {
     this.#d = deps;
-    this.#unsubscribe = deps.touched.subscribe({ block: (s) => this.#waiters.get(s.height)?.() });
+    this.#unsubscribe = deps.touched.subscribe({
+      block: (s) => {
+        deps.reading.blockPublished(s);
+        this.#waiters.get(s.height)?.();
+      },
+      pending: (p) => deps.reading.heard(p),
+    });
     deps.heads.on('head', this.#onHead);
     deps.heads.on('rebase', this.#onRebase);
     const head = deps.heads.bestHead();
@@ -118,11 +124,11 @@ export class BlockReader {
   async #pollPending(): Promise<void> {
     if (this.#running !== null || this.#closed || this.#d.duty?.acting() === false) return;
     try {
-      const { pending, changed } = await this.#d.reading.pending(AbortSignal.timeout(this.#d.timeoutMs));
+      const { pending, changed, pool } = await this.#d.reading.pending(AbortSignal.timeout(this.#d.timeoutMs));
       if (this.#closed) return;
       const stale = changed || this.#settling;
       this.#settling = changed;
-      this.#d.duty?.sharePool({ known: true, stale, pending });
+      this.#d.duty?.sharePool({ known: true, stale, pending, pool });
       this.#d.clock.poolKnown();
       if (stale) this.#d.clock.poolChanged();
       if (pending.hashes.length === 0) return;
@@ -157,6 +163,11 @@ export class BlockReader {
     this.#target = height;
     this.#recent = null;
   };
+
+  /** The leader's list of the pool (a follower's: the transactions it need not look up when it reads the pool). */
+  heardPool(hashes: readonly string[]): void {
+    this.#d.reading.heardPool(hashes);
+  }
 
   /** Settles once every block up to the newest head heard is published (tests). */
   async idle(): Promise<void> {

@@ -84,4 +84,27 @@ describe('fleet leader: the pending-pool poll once per fleet', () => {
     expect(await counter(b.url, 'chainproxy_fleet_leader_changes_total')).toBe(0);
     expect(await counter(b.url, 'chainproxy_fleet_self_probes_total')).toBe(0);
   });
+
+  it('a follower that takes the lease reads again no transfer the fleet already read', async () => {
+    const a = await start();
+    await waitFor(() => a.duty?.isLeader() === true, INTERVAL * 4, 'the first replica leads');
+    const b = await start();
+    await untilFollows(b, 'the second replica follows', INTERVAL * 4);
+    await covered(b.url, chain.chain.head());
+    await polls(2);
+    // The reader's own lookups of a pool transfer's recipient (tx/detail), by hash.
+    const lookups = (): string[] =>
+      upstream.requests
+        .filter((r) => r.url.startsWith('/tx/detail?') && r.headers['x-chainproxy-purpose'] !== undefined)
+        .map((r) => r.url);
+    const read = lookups();
+    // The pool holds NRC20 transfers: the leader's first poll read every recipient.
+    expect(read.length).toBeGreaterThan(0);
+    await a.close();
+    await waitFor(() => b.duty?.isLeader() === true, INTERVAL * 4, 'the follower takes the lease');
+    await polls(2);
+    expect(await counter(b.url, 'chainproxy_fleet_leader_changes_total')).toBe(1);
+    // The pool did not change: what the leader read and published is not read again.
+    expect(lookups()).toEqual(read);
+  });
 });

@@ -47,6 +47,9 @@ describe('BlockReader', () => {
         return { hashes: new Map(Object.entries(w).map(([h, v]) => [Number(h), v])), lowest: N, cut: false };
       },
       pending: () => Promise.reject(new Error('no poll')),
+      heard: () => undefined,
+      blockPublished: () => undefined,
+      heardPool: () => undefined,
     };
     const touched = new TouchedSets();
     const clock = new TagClock({ maxBytes: 1 << 20, clock: () => 0 });

@@ -2,12 +2,15 @@
  * One fleet of the rolling-restart bench (l): its own recording wrapper in front
  * of the shared upstream (so its upstream requests are counted apart), its own
  * redis-server, N chainproxy child processes sharing it, and nginx in front
- * (the rolling-restart recipe, or the plain balancer). A replica can be
- * restarted in place: SIGTERM, its exit, a new process on the same port, its
- * /readyz 200.
+ * (the rolling-restart recipe, or the plain balancer). With `groups` > 1 the
+ * replicas are split into that many equal groups, each behind its own nginx:
+ * still one fleet (one Redis, one namespace, one leader lease, the first
+ * balancer's PUBLIC_BASE_URL), reached through several front doors. A replica
+ * can be restarted in place: SIGTERM, its exit, a new process on the same
+ * port, its /readyz 200.
  */
 import type { ChildProcess } from 'node:child_process';
-import { startBalancer } from '../balancer.js';
+import { startBalancer, type Balancer } from '../balancer.js';
 import { freePort, waitForHttp } from '../proc.js';
 import { startProxyProc, type ProxyProc } from '../proxy.js';
 import { startRedis } from '../redis.js';
@@ -26,7 +29,8 @@ export interface Restarted {
 
 export interface Stack {
   name: string;
-  url: string;
+  /** One balancer per group of replicas (group g: replicas g × replicas/groups onwards). */
+  urls: string[];
   recorder: Recorder;
   replicas: number;
   /** Replica i's address as the balancer names it (host:port). */
@@ -44,6 +48,8 @@ export interface StackOptions {
   recipe: boolean;
   /** Extra settings of every replica. */
   env: Record<string, string>;
+  /** Groups of replicas, each behind its own balancer (default 1). */
+  groups?: number;
 }
 
 /** Resolves when the process has exited (SIGKILL after `graceMs`). */
@@ -62,8 +68,11 @@ function stopGracefully(proc: ChildProcess, graceMs: number): Promise<void> {
 export async function startStack(o: StackOptions): Promise<Stack> {
   const recorder = await startRecorder(o.upstream);
   const redis = await startRedis();
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const groups = o.groups ?? 1;
+  if (o.replicas % groups !== 0) throw new Error(`${o.replicas} replicas do not split into ${groups} groups`);
+  const balancerPorts = await Promise.all(Array.from({ length: groups }, () => freePort()));
+  const urls = balancerPorts.map((p) => `http://127.0.0.1:${p}`);
+  const url = urls[0]!;
   const ports: number[] = [];
   const proxies: ProxyProc[] = [];
   const envOf = (p: number): Record<string, string> => ({
@@ -72,7 +81,9 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     PUBLIC_BASE_URL: url,
     PORT: String(p),
   });
+  const balancers: Balancer[] = [];
   const closeAll = async (): Promise<void> => {
+    await Promise.all(balancers.map((b) => b.close()));
     await Promise.all(proxies.map((p) => p.close()));
     await redis.close();
     await recorder.close();
@@ -82,16 +93,20 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       ports.push(await freePort());
       proxies.push(await startProxyProc([recorder.url], envOf(ports[i]!), `${o.name}-r${i}`));
     }
-    const balancer = await startBalancer(
-      port,
-      proxies.map((p) => p.url),
-      o.recipe,
-    );
+    const size = o.replicas / groups;
+    for (const [g, port] of balancerPorts.entries())
+      balancers.push(
+        await startBalancer(
+          port,
+          proxies.slice(g * size, (g + 1) * size).map((p) => p.url),
+          o.recipe,
+        ),
+      );
     let generation = 0;
     const address = (i: number): string => `127.0.0.1:${ports[i]!}`;
     return {
       name: o.name,
-      url,
+      urls,
       recorder,
       replicas: o.replicas,
       address,
@@ -110,7 +125,6 @@ export async function startStack(o: StackOptions): Promise<Stack> {
         return { replica: i, upstream: address(i), sigterm, exited, ready: Date.now() };
       },
       close: async () => {
-        await balancer.close();
         await closeAll();
       },
     };
