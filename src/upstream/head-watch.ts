@@ -11,7 +11,10 @@
  *
  * The next expected window is placed from the time the last block was made,
  * estimated as the middle of that span rather than the moment it was seen
- * (late by up to a probe step and a round trip). The intervals stay measured
+ * (late by up to a probe step and a round trip). A head learned before any
+ * new head was seen (at start, a replica that takes the lease in its first
+ * seconds) was made at an unknown time: the next block may come at once or a
+ * whole interval later, so that span is probed densely (a longer step). The intervals stay measured
  * between the moments blocks were seen: a sparse probe's wide span beside a
  * dense probe's narrow one would skew a difference of midpoints.
  */
@@ -66,6 +69,11 @@ export class HeadWatch {
   /** When the last new head was seen (the intervals are measured between these). */
   #seenAt: number | null = null;
   #quietAt: number | null = null;
+  /**
+   * When the head was first learned (at start, or after a rebase) without a new head seen: when its block was made
+   * is unknown, so the next one may come any time within an interval; null once a new head is seen.
+   */
+  #unknownSince: number | null = null;
   #blocks = 0;
   #probes = 0;
   #mode: CadenceMode = 'learning';
@@ -90,6 +98,7 @@ export class HeadWatch {
     const quiet = this.#quietAt !== null && (prevAt === null || this.#quietAt >= prevAt) ? this.#quietAt : null;
     this.#lastHeight = height;
     this.#seenAt = now;
+    this.#unknownSince = prevAt === null ? now : null;
     this.#lastAt = quiet !== null && quiet <= now ? (quiet + now) / 2 : now;
     if (prevH === null || height <= prevH) return;
     this.#blocks += height - prevH;
@@ -135,7 +144,12 @@ export class HeadWatch {
    * step the window was planned with); the other delays from now.
    */
   nextDelay(elapsedMs = 0): number {
-    const plan = nextProbe(this.#clock(), this.#lastAt, this.#window, this.#o.settings);
+    const w = this.#window;
+    // A head whose block time is unknown: the next block may come from now to the window's end, probed densely.
+    const plan =
+      this.#unknownSince !== null && w !== null
+        ? nextProbe(this.#clock(), this.#unknownSince, { from: 0, to: w.to }, this.#o.settings)
+        : nextProbe(this.#clock(), this.#lastAt, this.#window, this.#o.settings);
     this.#mode = plan.mode;
     return plan.mode === 'dense' ? Math.max(0, plan.delayMs - elapsedMs) : plan.delayMs;
   }

@@ -116,6 +116,17 @@ describe('what is dropped', () => {
     });
   });
 
+  it("a 'pool' message's list of the pool is kept when it is one, left out when malformed", () => {
+    const pending = { hashes: [], addresses: [], contracts: [] };
+    const state = { known: true, stale: false, pending };
+    expect(fromIpc({ t: 'pool', a: ['l', { ...state, pool: ['0x1'] }] })).toEqual({
+      t: 'pool',
+      a: ['l', { ...state, pool: ['0x1'] }],
+    });
+    for (const bad of [[1], 'no', null])
+      expect(fromIpc({ t: 'pool', a: ['l', { ...state, pool: bad }] })).toEqual({ t: 'pool', a: ['l', state] });
+  });
+
   it("only 'filled' goes back to its sender", () => {
     expect(kinds.filter((k) => KINDS[k].echo)).toEqual(['filled']);
   });

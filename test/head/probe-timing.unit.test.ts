@@ -96,4 +96,24 @@ describe('probe timing', () => {
     expect(watch.nextDelay()).toBe(900);
     expect(watch.status().mode).toBe('waiting');
   });
+
+  it('probes densely over a whole interval after a head it did not see made, until it sees one', () => {
+    let now = 0;
+    const tracker = new ChainTracker();
+    const watch = new HeadWatch({ tracker, settings: { sparseMs: 1000, denseMs: 100 }, clock: () => now });
+    // A new replica learns the head (made some time in the last 5 s) and the fleet's 5 s intervals.
+    tracker.observeHead(100);
+    watch.seed([5000, 5000, 5000, 5000]);
+    expect(watch.status().windowMs).toEqual({ from: 4750, to: 5250 });
+    // The next block may come now: not a second's wait for a window placed from when the head was learned.
+    now = 500;
+    expect(watch.nextDelay()).toBe(5250 / 20);
+    expect(watch.status().mode).toBe('dense');
+    // Seen made: the window is placed from it again.
+    now = 3000;
+    tracker.observeHead(101);
+    now = 3500;
+    expect(watch.nextDelay()).toBe(1000);
+    expect(watch.status().mode).toBe('waiting');
+  });
 });
