@@ -102,7 +102,8 @@ async function main(): Promise<void> {
         '[--oracle-cold S] [--oracle-warmup S] [--oracle-window S] [--oracle-intervals 5000,1000] ' +
         '[--oracle-spread] [--oracle-crawl S] [--oracle-no-internal] [--fleet-sizes 1,2,3] ' +
         '[--fleet-crawl | --fleet-no-crawl] [--fleet-warmup S] [--fleet-window S] [--fleet-idle S] ' +
-        '[--fleet-propagation S] [--restart-plain] [--restart-rounds N] [--restart-settle S] [--restart-no-halves|--restart-no-fleets]\n' +
+        '[--fleet-propagation S] [--restart-plain] [--restart-rounds N] [--restart-settle S] ' +
+        '[--restart-no-halves | --restart-no-fleets]\n' +
         `${SCENARIOS.map((s) => `  ${s.id}  ${s.title}`).join('\n')}\n`,
     );
     return;

@@ -101,7 +101,8 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
     }
     fast?.close();
     s.refresh.close();
-    s.invalidation?.close();
+    // Its block being read needs the upstream pool: awaited before the pool closes.
+    const reading = s.invalidation?.close();
     // As last reloaded.
     const { shutdownTimeoutMs } = s.live.current;
     const r = await drain({
@@ -117,6 +118,7 @@ export async function buildProxy(config: Config, opts: ProxyOptions = {}) {
         { shutdownTimeoutMs, cut: r.cut },
         'drain deadline reached: requests still running were answered 503',
       );
+    await reading;
     await closePool();
     await gate?.limiter.close();
     await s.duty?.close();

@@ -46,7 +46,8 @@ export interface Invalidation {
     logger: Logger;
   }): void;
   status(): Record<string, unknown>;
-  close(): void;
+  /** Stops reading blocks; resolves once the block being read (if any) is published. */
+  close(): Promise<void>;
 }
 
 export function buildInvalidation(
@@ -171,12 +172,15 @@ export function buildInvalidation(
         ...metrics.snapshot(),
       };
     },
-    close() {
+    async close() {
       closed = true;
       reader?.close();
-      unshare?.();
       unready?.();
       unrebase?.();
+      // A block being read is finished and shared (its lease holds it from the others): left unread, every
+      // replica would take the head rule for it, and the fleet record would lack it.
+      await reader?.idle();
+      unshare?.();
     },
   };
 }
