@@ -4,21 +4,11 @@
  * block set it reads (another reader's news since the last block set).
  */
 import { describe, expect, it } from 'vitest';
-import type { TouchedSet } from '../../src/chain/touched.js';
 import { HeardPool } from '../../src/invalidation/heard-pool.js';
+import { blockNaming } from '../refresh/kit.js';
 
 const news = (hashes: string[], addresses: string[], contracts: string[] = []) => ({ hashes, addresses, contracts });
-const block = (addresses: string[]): TouchedSet => ({
-  height: 10,
-  blockHash: 'b',
-  addresses,
-  contracts: [],
-  deployed: [],
-  day: null,
-  tokens: [],
-  left: [],
-  complete: true,
-});
+const block = (addresses: string[]) => blockNaming(10, addresses);
 
 describe('HeardPool', () => {
   it("carries another reader's news into the next block set, until a block set is published", () => {
