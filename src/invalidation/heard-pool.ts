@@ -7,7 +7,9 @@
  * since the last block set is carried into the next block set read here, as
  * that reader would have carried it (an answer older than the publication may
  * have been stored after it), in case it stopped before reading one.
- * Bounded: the newest HEARD_MAX hashes are kept.
+ * A transaction that leaves the pool (a block's `left`, a read that no
+ * longer finds it, a leader's list without it) is forgotten: back in the pool
+ * after a reorg it is news again. Bounded: the newest HEARD_MAX hashes are kept.
  */
 import type { PendingTouched, TouchedSet } from '../chain/touched.js';
 
@@ -30,17 +32,29 @@ export class HeardPool {
     for (const c of p.contracts) if (!this.#last.contracts.has(c)) this.#carry.contracts.add(c);
   }
 
-  /** Transactions whose parties were published (news of them, or a leader's list of the pool). */
+  /** Transactions whose parties were published (news of them). */
   known(hashes: readonly string[]): void {
     for (const h of hashes) {
-      this.#hashes.delete(h);
-      this.#hashes.add(h);
+      const k = h.toLowerCase();
+      this.#hashes.delete(k);
+      this.#hashes.add(k);
     }
     while (this.#hashes.size > HEARD_MAX) this.#hashes.delete(this.#hashes.values().next().value!);
   }
 
+  /** A leader's list of the pool now: what is not in it has left (its return would be news again). */
+  pool(hashes: readonly string[]): void {
+    this.#hashes.clear();
+    this.known(hashes);
+  }
+
+  /** Transactions gone from the pool (mined, dropped): back in it, they are news again (a reorg, a resend). */
+  forget(hashes: Iterable<string>): void {
+    for (const h of hashes) this.#hashes.delete(h.toLowerCase());
+  }
+
   has(hash: string): boolean {
-    return this.#hashes.has(hash);
+    return this.#hashes.has(hash.toLowerCase());
   }
 
   /** What other readers published since the last block set. */
@@ -50,6 +64,9 @@ export class HeardPool {
 
   /** A block set was published (read here or elsewhere): what came before it is in some block's set. */
   blockPublished(set: TouchedSet): void {
+    // A block that does not say which transactions left may have taken any of them.
+    if (!set.complete || set.left === undefined) this.#hashes.clear();
+    else this.forget(set.left);
     this.#last = { addresses: new Set(set.addresses), contracts: new Set(set.contracts) };
     if (this.#carry.addresses.size === 0 && this.#carry.contracts.size === 0) return;
     this.#carry = { addresses: new Set<string>(), contracts: new Set<string>() };

@@ -101,7 +101,7 @@ export class BlockReading {
 
   /** The leader's pool now: every transaction in it had its parties published when a reader first saw it. */
   heardPool(hashes: readonly string[]): void {
-    this.#heard.known(hashes);
+    this.#heard.pool(hashes);
   }
 
   /** A block set was published, read here or by another replica. */
@@ -291,6 +291,7 @@ export class BlockReading {
           gone.push(...names);
           left.push(hash.toLowerCase());
         }
+    this.#heard.forget(left);
     this.#pool = pool;
     this.#poolOrder = [...pool.keys()].join(',');
     return {

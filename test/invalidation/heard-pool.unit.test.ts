@@ -8,7 +8,7 @@ import { HeardPool } from '../../src/invalidation/heard-pool.js';
 import { blockNaming } from '../refresh/kit.js';
 
 const news = (hashes: string[], addresses: string[], contracts: string[] = []) => ({ hashes, addresses, contracts });
-const block = (addresses: string[]) => blockNaming(10, addresses);
+const block = (addresses: string[]) => ({ ...blockNaming(10, addresses), left: [] });
 
 describe('HeardPool', () => {
   it("carries another reader's news into the next block set, until a block set is published", () => {
@@ -42,5 +42,24 @@ describe('HeardPool', () => {
     h.known(Array.from({ length: 4096 }, (_, i) => `n${i}`));
     expect(h.has('p1')).toBe(false);
     expect(h.has('n4095')).toBe(true);
+  });
+
+  it('forgets a transaction that left the pool, so its return (a reorg) is news again', () => {
+    const h = new HeardPool();
+    h.known(['0xAB', '0xcd']);
+    expect(h.has('0xab')).toBe(true);
+    // Mined: the block's set names it among those that left.
+    h.blockPublished({ ...blockNaming(11, []), left: ['0xab'] });
+    expect(h.has('0xAB')).toBe(false);
+    expect(h.has('0xcd')).toBe(true);
+    h.forget(['0xCD']);
+    expect(h.has('0xcd')).toBe(false);
+    // A leader's list is the pool now: what it does not hold has left.
+    h.known(['0x1', '0x2']);
+    h.pool(['0x2', '0x3']);
+    expect([h.has('0x1'), h.has('0x2'), h.has('0x3')]).toEqual([false, true, true]);
+    // A block that does not say which left (an incomplete one) may have taken any.
+    h.blockPublished({ ...blockNaming(12, []), complete: false });
+    expect(h.has('0x2') || h.has('0x3')).toBe(false);
   });
 });
